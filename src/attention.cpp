@@ -1,0 +1,157 @@
+#include "attnlens/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "attention_internal.h"
+#include "attnlens/errors.h"
+#include "attnlens/kernels.h"
+#include "mask_eval.h"
+#include "prepare.h"
+#include "validate.h"
+
+namespace attnlens {
+namespace {
+
+// Finite inputs can still overflow float32 inside a dot product; report that instead of
+// handing back NaN or Infinity.
+void require_finite_result(FloatView values, const AttentionShape& shape, std::int64_t row_len,
+                           const char* name) {
+  try {
+    detail::require_finite(values, name);
+  } catch (const NonFiniteError&) {
+    std::size_t bad = 0;
+    while (bad < values.size && std::isfinite(values[bad])) ++bad;
+    const std::int64_t row = static_cast<std::int64_t>(bad) / row_len;
+    const std::int64_t head = row / shape.query_len, query = row % shape.query_len;
+    throw NonFiniteError(name, "attention overflowed float32 at head " + std::to_string(head) +
+                                   ", query " + std::to_string(query) +
+                                   "; rescale the inputs");
+  }
+}
+
+Strategy pick_strategy(const AttentionOptions& options, const AttentionOutputs& outputs) {
+  if (options.strategy != Strategy::kAuto) return options.strategy;
+  return outputs.weights.empty() && outputs.scores.empty() ? Strategy::kStreaming
+                                                           : Strategy::kMaterialized;
+}
+
+float max_abs(FloatView x) {
+  float m = 0.0f;
+  for (std::size_t i = 0; i < x.size; ++i) m = std::max(m, std::fabs(x[i]));
+  return m;
+}
+
+}  // namespace
+
+namespace detail {
+
+bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& options,
+                         float factor) {
+  // Bounds in double; a quarter of FLT_MAX leaves room for the online-softmax arithmetic.
+  const double limit = std::numeric_limits<float>::max() / 4.0;
+  const double d = static_cast<double>(in.shape.head_dim);
+  const double f = std::fabs(static_cast<double>(factor));
+  switch (options.score) {
+    case ScoreFunction::kScaledDot:
+    case ScoreFunction::kDot:
+      return static_cast<double>(max_abs(in.q)) * max_abs(in.k) * d * f > limit;
+    case ScoreFunction::kCosine:
+      return f > limit;  // |cosine| <= 1
+    case ScoreFunction::kAdditive: {
+      const AdditiveWeights& a = options.additive;
+      const double pre_tanh = static_cast<double>(max_abs(in.q)) * max_abs(a.w_query) * d +
+                              static_cast<double>(max_abs(in.k)) * max_abs(a.w_key) * d;
+      const double score = static_cast<double>(max_abs(a.v)) * static_cast<double>(a.hidden);
+      return pre_tanh > limit || score * f > limit;
+    }
+  }
+  return true;
+}
+
+void require_finite_scores(const float* s, std::int64_t rows, std::int64_t width, std::size_t lds,
+                           std::int64_t head, std::int64_t q0, std::int64_t k0) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < width; ++c) {
+      if (!std::isfinite(s[static_cast<std::size_t>(r) * lds + static_cast<std::size_t>(c)])) {
+        throw NonFiniteError("scores", "scale * score / temperature overflowed float32 at head " +
+                                           std::to_string(head) + ", query " +
+                                           std::to_string(q0 + r) + ", key " +
+                                           std::to_string(k0 + c) +
+                                           "; rescale the inputs or raise the temperature");
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+float default_scale(ScoreFunction score, std::int64_t head_dim) {
+  if (score == ScoreFunction::kScaledDot && head_dim > 0) {
+    return static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+  }
+  return 1.0f;
+}
+
+AttentionStats attention(const AttentionInputs& inputs, const AttentionOptions& options,
+                         const AttentionOutputs& outputs) {
+  detail::validate_attention(inputs, options, outputs);
+  const KernelSet& kernels = options.kernels ? *options.kernels : default_kernel_set();
+  const float scale = options.scale ? *options.scale : default_scale(options.score, inputs.shape.head_dim);
+  const detail::MaskEvaluator mask(options.mask, inputs.shape);
+  const float factor = scale / options.temperature;
+  const detail::Problem problem{inputs,  options, outputs, kernels, mask, factor,
+                                detail::logits_may_overflow(inputs, options, factor)};
+
+  const AttentionStats stats = pick_strategy(options, outputs) == Strategy::kMaterialized
+                                   ? detail::run_materialized(problem)
+                                   : detail::run_streaming(problem);
+  require_finite_result(FloatView(outputs.output.data, outputs.output.size), inputs.shape,
+                        inputs.shape.value_dim, "output");
+  if (!outputs.weights.empty()) {
+    require_finite_result(FloatView(outputs.weights.data, outputs.weights.size), inputs.shape,
+                          inputs.shape.key_len, "weights");
+  }
+  return stats;
+}
+
+AttentionResult attention(const AttentionInputs& inputs, const AttentionOptions& options,
+                          bool return_weights, bool return_scores) {
+  detail::validate_shape(inputs.shape);
+  const AttentionShape& s = inputs.shape;
+  AttentionResult result;
+  result.output.resize(detail::to_size(s.heads * s.query_len * s.value_dim, sizeof(float), "output"));
+  const std::size_t weights = detail::to_size(s.heads * s.query_len * s.key_len, sizeof(float), "weights");
+  if (return_weights) result.weights.resize(weights);
+  if (return_scores) result.scores.resize(weights);
+  result.stats = attention(inputs, options,
+                           AttentionOutputs{MutableFloatView(result.output),
+                                            MutableFloatView(result.weights),
+                                            MutableFloatView(result.scores)});
+  return result;
+}
+
+std::int64_t working_set_bytes(const AttentionShape& shape, Strategy strategy,
+                               const AttentionOptions& options) {
+  detail::validate_shape(shape);
+  const std::int64_t f = sizeof(float);
+  const std::int64_t depth = options.score == ScoreFunction::kAdditive && options.additive.hidden > 0
+                                 ? options.additive.hidden
+                                 : shape.head_dim;
+  if (strategy == Strategy::kMaterialized) {
+    const std::int64_t keys = detail::div_up(shape.key_len, detail::kMaterializedKeyBlock) *
+                              detail::kMaterializedKeyBlock * depth;
+    return f * (shape.query_len * shape.key_len + keys + shape.query_len * depth);
+  }
+  const std::int64_t bq = std::min(options.query_block > 0 ? options.query_block
+                                                           : detail::kDefaultQueryBlock, shape.query_len);
+  const std::int64_t bk = std::min(options.key_block > 0 ? options.key_block
+                                                         : detail::kDefaultKeyBlock, shape.key_len);
+  const std::int64_t keys = detail::div_up(shape.key_len, bk) * bk * depth;
+  return f * (keys + shape.query_len * depth + bq * bk + bq * shape.value_dim + 2 * bq);
+}
+
+}  // namespace attnlens

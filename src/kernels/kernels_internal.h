@@ -1,0 +1,31 @@
+// Declarations of every kernel variant; registry.inc lists them for the registry, the tests and
+// the benchmarks.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/vec128.h"
+
+namespace attnlens::kernels {
+
+#define ATTNLENS_DECLARE_GEMM(name)                                                           \
+  void name(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,      \
+            const float* b, std::size_t ldb, float* c, std::size_t ldc, bool accumulate);
+#define ATTNLENS_DECLARE_ROW_MAX(name) float name(const float* x, std::size_t n);
+#define ATTNLENS_DECLARE_EXP_SUM(name) \
+  float name(const float* x, float max, float* out, std::size_t n);
+#define ATTNLENS_DECLARE_ADDITIVE_ROW(name)                                                 \
+  void name(std::size_t hidden, const float* qa, const float* kat, std::size_t ldk,          \
+            const float* v, std::size_t n, float* out);
+
+#define ATTNLENS_GEMM(name) ATTNLENS_DECLARE_GEMM(name)
+#define ATTNLENS_ROW_MAX(name) ATTNLENS_DECLARE_ROW_MAX(name)
+#define ATTNLENS_EXP_SUM(name) ATTNLENS_DECLARE_EXP_SUM(name)
+#define ATTNLENS_ADDITIVE_ROW(name) ATTNLENS_DECLARE_ADDITIVE_ROW(name)
+#include "kernels/registry.inc"
+#undef ATTNLENS_GEMM
+#undef ATTNLENS_ROW_MAX
+#undef ATTNLENS_EXP_SUM
+#undef ATTNLENS_ADDITIVE_ROW
+
+}  // namespace attnlens::kernels

@@ -1,0 +1,80 @@
+#include "attnlens/attnlens.h"
+
+#include <cstring>
+
+#include "kernels/kernels_internal.h"
+
+namespace attnlens {
+namespace {
+
+using namespace kernels;  // NOLINT(build/namespaces): the registry lists kernels by bare name
+
+#define ATTNLENS_GEMM(name) GemmKernel{#name, &name},
+#define ATTNLENS_ROW_MAX(name)
+#define ATTNLENS_EXP_SUM(name)
+#define ATTNLENS_ADDITIVE_ROW(name)
+const GemmKernel kGemm[] = {
+#include "kernels/registry.inc"
+};
+#undef ATTNLENS_GEMM
+#undef ATTNLENS_ROW_MAX
+#define ATTNLENS_GEMM(name)
+#define ATTNLENS_ROW_MAX(name) RowMaxKernel{#name, &name},
+const RowMaxKernel kRowMax[] = {
+#include "kernels/registry.inc"
+};
+#undef ATTNLENS_ROW_MAX
+#undef ATTNLENS_EXP_SUM
+#define ATTNLENS_ROW_MAX(name)
+#define ATTNLENS_EXP_SUM(name) ExpSumKernel{#name, &name},
+const ExpSumKernel kExpSum[] = {
+#include "kernels/registry.inc"
+};
+#undef ATTNLENS_EXP_SUM
+#undef ATTNLENS_ADDITIVE_ROW
+#define ATTNLENS_EXP_SUM(name)
+#define ATTNLENS_ADDITIVE_ROW(name) AdditiveRowKernel{#name, &name},
+const AdditiveRowKernel kAdditiveRow[] = {
+#include "kernels/registry.inc"
+};
+#undef ATTNLENS_GEMM
+#undef ATTNLENS_ROW_MAX
+#undef ATTNLENS_EXP_SUM
+#undef ATTNLENS_ADDITIVE_ROW
+
+// The default (last) set uses the variants that measure fastest in bench/attnlens_bench.
+const KernelSet kSets[] = {
+    {"scalar", &f32_gemm__scalar, &f32_row_max__scalar, &f32_exp_sum__scalar,
+     &f32_additive_row__scalar},
+#if ATTNLENS_HAVE_SIMD
+    {"simd128", &f32_gemm__simd128_4x8, &f32_row_max__simd128_x8, &f32_exp_sum__simd128_x8,
+     &f32_additive_row__simd128_x4},
+#endif
+};
+
+template <typename T, std::size_t N>
+Span<const T> view(const T (&array)[N]) {
+  return Span<const T>(array, N);
+}
+
+}  // namespace
+
+Span<const GemmKernel> gemm_kernels() { return view(kGemm); }
+Span<const RowMaxKernel> row_max_kernels() { return view(kRowMax); }
+Span<const ExpSumKernel> exp_sum_kernels() { return view(kExpSum); }
+Span<const AdditiveRowKernel> additive_row_kernels() { return view(kAdditiveRow); }
+Span<const KernelSet> kernel_sets() { return view(kSets); }
+const KernelSet& default_kernel_set() { return kSets[sizeof(kSets) / sizeof(kSets[0]) - 1]; }
+
+const KernelSet* find_kernel_set(const char* name) {
+  for (const KernelSet& s : kSets) {
+    if (name != nullptr && std::strcmp(s.name, name) == 0) return &s;
+  }
+  return nullptr;
+}
+
+bool simd_enabled() { return ATTNLENS_HAVE_SIMD != 0; }
+
+const char* version() { return ATTNLENS_VERSION; }
+
+}  // namespace attnlens

@@ -1,0 +1,188 @@
+// A thin 128-bit float vector abstraction: the simd128 kernels are written once against it.
+//
+//   Emscripten with -msimd128  -> wasm_simd128.h (the target that matters)
+//   x86-64                     -> SSE2 (part of the baseline ABI)
+//   AArch64                    -> NEON
+// ATTNLENS_HAVE_SIMD is 0 when ATTNLENS_NO_SIMD is set or no mapping exists; then only scalar
+// kernels are built. Only operations the kernels use are provided.
+#pragma once
+
+#include <cstdint>
+
+#if defined(ATTNLENS_NO_SIMD)
+#define ATTNLENS_HAVE_SIMD 0
+#elif defined(__wasm_simd128__)
+#define ATTNLENS_HAVE_SIMD 1
+#include <wasm_simd128.h>
+#elif defined(__SSE2__)
+#define ATTNLENS_HAVE_SIMD 1
+#include <emmintrin.h>
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#define ATTNLENS_HAVE_SIMD 1
+#include <arm_neon.h>
+#else
+#define ATTNLENS_HAVE_SIMD 0
+#endif
+
+#if ATTNLENS_HAVE_SIMD
+namespace attnlens::simd {
+
+#define ATTNLENS_VEC_INLINE static inline __attribute__((always_inline))
+
+#if defined(__wasm_simd128__)
+using f32x4 = v128_t;
+using i32x4 = v128_t;
+ATTNLENS_VEC_INLINE f32x4 load(const float* p) { return wasm_v128_load(p); }
+ATTNLENS_VEC_INLINE void store(float* p, f32x4 v) { wasm_v128_store(p, v); }
+ATTNLENS_VEC_INLINE f32x4 splat(float x) { return wasm_f32x4_splat(x); }
+ATTNLENS_VEC_INLINE f32x4 load_splat(const float* p) { return wasm_v128_load32_splat(p); }
+ATTNLENS_VEC_INLINE f32x4 add(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
+ATTNLENS_VEC_INLINE f32x4 sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
+ATTNLENS_VEC_INLINE f32x4 mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
+ATTNLENS_VEC_INLINE f32x4 div(f32x4 a, f32x4 b) { return wasm_f32x4_div(a, b); }
+// pmax/pmin are single x86 instructions under V8. A NaN in `a` passes through, which the
+// overflow checks downstream rely on.
+ATTNLENS_VEC_INLINE f32x4 max(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
+ATTNLENS_VEC_INLINE f32x4 min(f32x4 a, f32x4 b) { return wasm_f32x4_pmin(a, b); }
+ATTNLENS_VEC_INLINE f32x4 abs(f32x4 a) { return wasm_f32x4_abs(a); }
+ATTNLENS_VEC_INLINE f32x4 less(f32x4 a, f32x4 b) { return wasm_f32x4_lt(a, b); }
+ATTNLENS_VEC_INLINE f32x4 bit_and(f32x4 a, f32x4 b) { return wasm_v128_and(a, b); }
+ATTNLENS_VEC_INLINE f32x4 and_not(f32x4 a, f32x4 mask) { return wasm_v128_andnot(a, mask); }
+ATTNLENS_VEC_INLINE f32x4 bit_or(f32x4 a, f32x4 b) { return wasm_v128_or(a, b); }
+ATTNLENS_VEC_INLINE f32x4 bit_xor(f32x4 a, f32x4 b) { return wasm_v128_xor(a, b); }
+ATTNLENS_VEC_INLINE f32x4 round_nearest(f32x4 a) { return wasm_f32x4_nearest(a); }
+// Exact for integral inputs in int32 range.
+ATTNLENS_VEC_INLINE i32x4 to_int(f32x4 a) { return wasm_i32x4_trunc_sat_f32x4(a); }
+ATTNLENS_VEC_INLINE i32x4 int_add(i32x4 a, i32x4 b) { return wasm_i32x4_add(a, b); }
+ATTNLENS_VEC_INLINE i32x4 int_splat(std::int32_t x) { return wasm_i32x4_splat(x); }
+ATTNLENS_VEC_INLINE i32x4 shift_left_23(i32x4 a) { return wasm_i32x4_shl(a, 23); }
+ATTNLENS_VEC_INLINE f32x4 as_float(i32x4 a) { return a; }
+ATTNLENS_VEC_INLINE float hsum(f32x4 v) {
+  const f32x4 s = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  return wasm_f32x4_extract_lane(wasm_f32x4_add(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
+}
+ATTNLENS_VEC_INLINE float hmax(f32x4 v) {
+  const f32x4 s = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  return wasm_f32x4_extract_lane(wasm_f32x4_pmax(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
+}
+
+#elif defined(__SSE2__)
+using f32x4 = __m128;
+using i32x4 = __m128i;
+ATTNLENS_VEC_INLINE f32x4 load(const float* p) { return _mm_loadu_ps(p); }
+ATTNLENS_VEC_INLINE void store(float* p, f32x4 v) { _mm_storeu_ps(p, v); }
+ATTNLENS_VEC_INLINE f32x4 splat(float x) { return _mm_set1_ps(x); }
+ATTNLENS_VEC_INLINE f32x4 load_splat(const float* p) { return _mm_set1_ps(*p); }
+ATTNLENS_VEC_INLINE f32x4 add(f32x4 a, f32x4 b) { return _mm_add_ps(a, b); }
+ATTNLENS_VEC_INLINE f32x4 sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
+ATTNLENS_VEC_INLINE f32x4 mul(f32x4 a, f32x4 b) { return _mm_mul_ps(a, b); }
+ATTNLENS_VEC_INLINE f32x4 div(f32x4 a, f32x4 b) { return _mm_div_ps(a, b); }
+// Operands swapped so NaN handling matches wasm pmax/pmin: max(a, b) = a < b ? b : a.
+ATTNLENS_VEC_INLINE f32x4 max(f32x4 a, f32x4 b) { return _mm_max_ps(b, a); }
+ATTNLENS_VEC_INLINE f32x4 min(f32x4 a, f32x4 b) { return _mm_min_ps(b, a); }
+ATTNLENS_VEC_INLINE f32x4 abs(f32x4 a) {
+  return _mm_and_ps(a, _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)));
+}
+ATTNLENS_VEC_INLINE f32x4 less(f32x4 a, f32x4 b) { return _mm_cmplt_ps(a, b); }
+ATTNLENS_VEC_INLINE f32x4 bit_and(f32x4 a, f32x4 b) { return _mm_and_ps(a, b); }
+ATTNLENS_VEC_INLINE f32x4 and_not(f32x4 a, f32x4 mask) { return _mm_andnot_ps(mask, a); }
+ATTNLENS_VEC_INLINE f32x4 bit_or(f32x4 a, f32x4 b) { return _mm_or_ps(a, b); }
+ATTNLENS_VEC_INLINE f32x4 bit_xor(f32x4 a, f32x4 b) { return _mm_xor_ps(a, b); }
+ATTNLENS_VEC_INLINE i32x4 to_int(f32x4 a) { return _mm_cvttps_epi32(a); }
+// SSE2 has no round instruction; the magic-number trick rounds to nearest-even for |a| < 2^22.
+ATTNLENS_VEC_INLINE f32x4 round_nearest(f32x4 a) {
+  const __m128 magic = _mm_set1_ps(12582912.0f);  // 1.5 * 2^23
+  return _mm_sub_ps(_mm_add_ps(a, magic), magic);
+}
+ATTNLENS_VEC_INLINE i32x4 int_add(i32x4 a, i32x4 b) { return _mm_add_epi32(a, b); }
+ATTNLENS_VEC_INLINE i32x4 int_splat(std::int32_t x) { return _mm_set1_epi32(x); }
+ATTNLENS_VEC_INLINE i32x4 shift_left_23(i32x4 a) { return _mm_slli_epi32(a, 23); }
+ATTNLENS_VEC_INLINE f32x4 as_float(i32x4 a) { return _mm_castsi128_ps(a); }
+ATTNLENS_VEC_INLINE float hsum(f32x4 v) {
+  const __m128 s = _mm_add_ps(v, _mm_movehl_ps(v, v));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
+}
+ATTNLENS_VEC_INLINE float hmax(f32x4 v) {
+  const __m128 s = _mm_max_ps(v, _mm_movehl_ps(v, v));
+  return _mm_cvtss_f32(_mm_max_ss(s, _mm_shuffle_ps(s, s, 1)));
+}
+
+#else  // NEON
+using f32x4 = float32x4_t;
+using i32x4 = int32x4_t;
+ATTNLENS_VEC_INLINE f32x4 load(const float* p) { return vld1q_f32(p); }
+ATTNLENS_VEC_INLINE void store(float* p, f32x4 v) { vst1q_f32(p, v); }
+ATTNLENS_VEC_INLINE f32x4 splat(float x) { return vdupq_n_f32(x); }
+ATTNLENS_VEC_INLINE f32x4 load_splat(const float* p) { return vld1q_dup_f32(p); }
+ATTNLENS_VEC_INLINE f32x4 add(f32x4 a, f32x4 b) { return vaddq_f32(a, b); }
+ATTNLENS_VEC_INLINE f32x4 sub(f32x4 a, f32x4 b) { return vsubq_f32(a, b); }
+ATTNLENS_VEC_INLINE f32x4 mul(f32x4 a, f32x4 b) { return vmulq_f32(a, b); }
+ATTNLENS_VEC_INLINE f32x4 div(f32x4 a, f32x4 b) { return vdivq_f32(a, b); }
+ATTNLENS_VEC_INLINE f32x4 max(f32x4 a, f32x4 b) { return vmaxq_f32(a, b); }
+ATTNLENS_VEC_INLINE f32x4 min(f32x4 a, f32x4 b) { return vminq_f32(a, b); }
+ATTNLENS_VEC_INLINE f32x4 abs(f32x4 a) { return vabsq_f32(a); }
+ATTNLENS_VEC_INLINE f32x4 less(f32x4 a, f32x4 b) { return vreinterpretq_f32_u32(vcltq_f32(a, b)); }
+ATTNLENS_VEC_INLINE f32x4 bit_and(f32x4 a, f32x4 b) {
+  return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b)));
+}
+ATTNLENS_VEC_INLINE f32x4 and_not(f32x4 a, f32x4 mask) {
+  return vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(mask)));
+}
+ATTNLENS_VEC_INLINE f32x4 bit_or(f32x4 a, f32x4 b) {
+  return vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b)));
+}
+ATTNLENS_VEC_INLINE f32x4 bit_xor(f32x4 a, f32x4 b) {
+  return vreinterpretq_f32_u32(veorq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b)));
+}
+ATTNLENS_VEC_INLINE f32x4 round_nearest(f32x4 a) { return vrndnq_f32(a); }
+ATTNLENS_VEC_INLINE i32x4 to_int(f32x4 a) { return vcvtq_s32_f32(a); }
+ATTNLENS_VEC_INLINE i32x4 int_add(i32x4 a, i32x4 b) { return vaddq_s32(a, b); }
+ATTNLENS_VEC_INLINE i32x4 int_splat(std::int32_t x) { return vdupq_n_s32(x); }
+ATTNLENS_VEC_INLINE i32x4 shift_left_23(i32x4 a) { return vshlq_n_s32(a, 23); }
+ATTNLENS_VEC_INLINE f32x4 as_float(i32x4 a) { return vreinterpretq_f32_s32(a); }
+ATTNLENS_VEC_INLINE float hsum(f32x4 v) { return vaddvq_f32(v); }
+ATTNLENS_VEC_INLINE float hmax(f32x4 v) { return vmaxvq_f32(v); }
+#endif
+
+// a * b + c. Two roundings on every target (no FMA in baseline wasm SIMD), so results match
+// across builds.
+ATTNLENS_VEC_INLINE f32x4 mul_add(f32x4 a, f32x4 b, f32x4 c) { return add(mul(a, b), c); }
+
+// Picks a where mask lanes are all ones, else b.
+ATTNLENS_VEC_INLINE f32x4 select(f32x4 mask, f32x4 a, f32x4 b) {
+  return bit_or(bit_and(mask, a), and_not(b, mask));
+}
+
+// exp(x) for x <= 88 to about 2 ulp (Cephes expf: range reduction by ln 2 in two parts, then
+// a degree-6 polynomial). Inputs below -87.33 (including -inf) give exactly 0, which is what
+// makes masked softmax entries exact zeros.
+ATTNLENS_VEC_INLINE f32x4 exp(f32x4 x) {
+  const f32x4 underflow = less(x, splat(-87.336544f));
+  x = min(x, splat(88.0f));
+  x = max(x, splat(-87.336544f));
+  const f32x4 n = round_nearest(mul(x, splat(1.44269504088896341f)));
+  f32x4 r = sub(x, mul(n, splat(0.693359375f)));
+  r = sub(r, mul(n, splat(-2.12194440e-4f)));
+  f32x4 p = splat(1.9875691500e-4f);
+  p = mul_add(p, r, splat(1.3981999507e-3f));
+  p = mul_add(p, r, splat(8.3334519073e-3f));
+  p = mul_add(p, r, splat(4.1665795894e-2f));
+  p = mul_add(p, r, splat(1.6666665459e-1f));
+  p = mul_add(p, r, splat(5.0000001201e-1f));
+  p = mul_add(p, mul(r, r), add(r, splat(1.0f)));
+  // 2^n built in the exponent field; the clamps keep n in [-126, 127], a normal exponent.
+  const f32x4 scale = as_float(shift_left_23(int_add(to_int(n), int_splat(127))));
+  return and_not(mul(p, scale), underflow);
+}
+
+// tanh(x) = sign(x) * (1 - e) / (1 + e) with e = exp(-2|x|): no cancellation for large |x|,
+// absolute error ~1e-7 near 0.
+ATTNLENS_VEC_INLINE f32x4 tanh(f32x4 x) {
+  const f32x4 sign = bit_and(x, splat(-0.0f));
+  const f32x4 e = exp(mul(abs(x), splat(-2.0f)));
+  const f32x4 one = splat(1.0f);
+  return bit_or(div(sub(one, e), add(one, e)), sign);
+}
+
+}  // namespace attnlens::simd
+#endif  // ATTNLENS_HAVE_SIMD

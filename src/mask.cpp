@@ -1,0 +1,113 @@
+#include "attnlens/mask.h"
+
+#include <algorithm>
+
+#include "attnlens/attention.h"
+#include "attnlens/errors.h"
+#include "mask_eval.h"
+#include "validate.h"
+
+namespace attnlens {
+
+bool MaskSpec::is_global() const {
+  return !causal && !window && sparse.pattern == SparsePattern::kNone && key_lengths.empty() &&
+         key_valid.empty() && custom.empty();
+}
+
+void mask_matrix(const MaskSpec& mask, const AttentionShape& shape, std::int64_t head,
+                 Span<unsigned char> out) {
+  detail::validate_shape(shape);
+  detail::validate_mask(mask, shape);
+  detail::require_in_range(head, 0, shape.heads - 1, "head");
+  detail::require_length(out.size, shape.query_len * shape.key_len, "out",
+                         "query_len*key_len = " +
+                             detail::product_text({shape.query_len, shape.key_len}));
+  const detail::MaskEvaluator eval(mask, shape);
+  for (std::int64_t i = 0; i < shape.query_len; ++i) {
+    for (std::int64_t j = 0; j < shape.key_len; ++j) {
+      out[static_cast<std::size_t>(i * shape.key_len + j)] = eval.visible(head, i, j) ? 1 : 0;
+    }
+  }
+}
+
+std::vector<unsigned char> mask_matrix(const MaskSpec& mask, const AttentionShape& shape,
+                                       std::int64_t head) {
+  detail::validate_shape(shape);
+  std::vector<unsigned char> out(
+      detail::to_size(shape.query_len * shape.key_len, 1, "query_len*key_len"));
+  mask_matrix(mask, shape, head, Span<unsigned char>(out.data(), out.size()));
+  return out;
+}
+
+namespace detail {
+
+MaskEvaluator::MaskEvaluator(const MaskSpec& mask, const AttentionShape& shape)
+    : query_len_(shape.query_len),
+      key_len_(shape.key_len),
+      causal_(mask.causal),
+      sparse_(mask.sparse.pattern),
+      restricts_nothing_(mask.is_global()) {
+  if (mask.window) {
+    windowed_ = true;
+    before_ = mask.window->before;
+    after_ = mask.window->after;
+    dilation_ = mask.window->dilation;
+  }
+  if (sparse_ != SparsePattern::kNone) {
+    stride_ = mask.sparse.stride;
+    summary_ = mask.sparse.summary;
+  }
+  if (!mask.key_lengths.empty()) key_lengths_ = mask.key_lengths.data();
+  if (!mask.key_valid.empty()) key_valid_ = mask.key_valid.data;
+  if (!mask.custom.empty()) custom_ = mask.custom.data;
+  if (!mask.global_tokens.empty()) {
+    const std::int64_t longest = std::max(query_len_, key_len_);
+    global_flags_.assign(static_cast<std::size_t>(longest), 0);
+    for (std::int64_t p : mask.global_tokens) global_flags_[static_cast<std::size_t>(p)] = 1;
+    global_prefix_.assign(global_flags_.size() + 1, 0);
+    for (std::size_t p = 0; p < global_flags_.size(); ++p) {
+      global_prefix_[p + 1] = global_prefix_[p] + global_flags_[p];
+    }
+  }
+}
+
+std::int64_t MaskEvaluator::count_global(std::int64_t b, std::int64_t e) const {
+  if (global_prefix_.empty()) return 0;
+  const auto n = static_cast<std::int64_t>(global_flags_.size());
+  b = std::clamp<std::int64_t>(b, 0, n);
+  e = std::clamp<std::int64_t>(e, 0, n);
+  return e > b ? global_prefix_[static_cast<std::size_t>(e)] -
+                     global_prefix_[static_cast<std::size_t>(b)]
+               : 0;
+}
+
+KeyRange MaskEvaluator::reachable(std::int64_t head, std::int64_t /*q0*/, std::int64_t q1) const {
+  KeyRange r{0, key_limit(head)};
+  if (causal_) r.end = std::min(r.end, q1);  // keys j <= i < q1
+  return r;
+}
+
+KeyRange MaskEvaluator::band(std::int64_t head, std::int64_t q0, std::int64_t q1) const {
+  KeyRange r = reachable(head, q0, q1);
+  if (windowed_) {
+    r.begin = std::max(r.begin, q0 - before_ * dilation_);
+    r.end = std::min(r.end, (q1 - 1) + after_ * dilation_ + 1);
+  }
+  return r;
+}
+
+bool MaskEvaluator::block_fully_visible(std::int64_t head, std::int64_t q0, std::int64_t q1,
+                                        std::int64_t k0, std::int64_t k1) const {
+  if (restricts_nothing_) return true;
+  if (key_valid_ || custom_ || sparse_ != SparsePattern::kNone) return false;
+  if (k1 > key_limit(head)) return false;
+  if (causal_ && k1 - 1 > q0) return false;
+  if (windowed_) {
+    if (dilation_ != 1) return false;
+    if (k0 < (q1 - 1) - before_ || k1 - 1 > q0 + after_) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace attnlens

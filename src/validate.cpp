@@ -1,0 +1,236 @@
+#include "validate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "attnlens/errors.h"
+
+namespace attnlens::detail {
+
+std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    throw OverflowError(what, "size product " + std::to_string(a) + "*" + std::to_string(b) +
+                                  " overflows 64 bits");
+  }
+  return r;
+}
+
+std::size_t to_size(std::int64_t count, std::size_t element_bytes, const char* what) {
+  const auto max_elems = static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max() / 2) /
+                         element_bytes;
+  if (count < 0 || static_cast<std::uint64_t>(count) > max_elems) {
+    throw OverflowError(what, std::to_string(count) + " elements of " +
+                                  std::to_string(element_bytes) +
+                                  " bytes do not fit in this platform's address space");
+  }
+  return static_cast<std::size_t>(count);
+}
+
+void require_in_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const char* name) {
+  if (value < lo || value > hi) {
+    throw RangeError(name, "must be between " + std::to_string(lo) + " and " +
+                               std::to_string(hi) + ", got " + std::to_string(value));
+  }
+}
+
+void require_length(std::size_t actual, std::int64_t expected, const char* name,
+                    const std::string& formula) {
+  if (static_cast<std::uint64_t>(actual) != static_cast<std::uint64_t>(expected)) {
+    throw ShapeError(name, "expected " + formula + " elements, got " + std::to_string(actual));
+  }
+}
+
+void require_finite(FloatView values, const char* name) {
+  // A branch-free sweep over the exponent bits first (all ones means NaN or Inf; integer OR
+  // vectorises), then the exact index only when something is wrong.
+  std::uint32_t bad = 0;
+  for (std::size_t i = 0; i < values.size; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &values.data[i], sizeof bits);
+    bad |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  if (bad == 0) return;
+  for (std::size_t i = 0; i < values.size; ++i) {
+    const float x = values[i];
+    if (!std::isfinite(x)) {
+      const char* what = std::isnan(x) ? "NaN" : (x > 0 ? "+Infinity" : "-Infinity");
+      throw NonFiniteError(name, std::string(name) + "[" + std::to_string(i) + "] is " + what +
+                                     "; inputs must be finite");
+    }
+  }
+}
+
+std::string product_text(std::initializer_list<std::int64_t> factors) {
+  std::ostringstream s;
+  std::int64_t p = 1;
+  bool first = true;
+  for (auto f : factors) {
+    s << (first ? "" : "*") << f;
+    first = false;
+    p *= f;
+  }
+  if (factors.size() > 1) s << " = " << p;
+  return s.str();
+}
+
+void validate_shape(const AttentionShape& shape) {
+  struct Dim { std::int64_t value; const char* name; };
+  for (const Dim& d : {Dim{shape.heads, "heads"}, Dim{shape.query_len, "query_len"},
+                       Dim{shape.key_len, "key_len"}, Dim{shape.head_dim, "head_dim"},
+                       Dim{shape.value_dim, "value_dim"}}) {
+    if (d.value < 1) {
+      throw RangeError(d.name, "must be at least 1, got " + std::to_string(d.value));
+    }
+  }
+  // Every buffer size the call can touch, checked once so later arithmetic cannot overflow.
+  const std::int64_t hq = checked_mul(shape.heads, shape.query_len, "heads*query_len");
+  const std::int64_t hk = checked_mul(shape.heads, shape.key_len, "heads*key_len");
+  to_size(checked_mul(hq, shape.key_len, "heads*query_len*key_len"), sizeof(float),
+          "heads*query_len*key_len");
+  to_size(checked_mul(hq, shape.head_dim, "heads*query_len*head_dim"), sizeof(float),
+          "heads*query_len*head_dim");
+  to_size(checked_mul(hq, shape.value_dim, "heads*query_len*value_dim"), sizeof(float),
+          "heads*query_len*value_dim");
+  to_size(checked_mul(hk, shape.head_dim, "heads*key_len*head_dim"), sizeof(float),
+          "heads*key_len*head_dim");
+  to_size(checked_mul(hk, shape.value_dim, "heads*key_len*value_dim"), sizeof(float),
+          "heads*key_len*value_dim");
+}
+
+void validate_mask(const MaskSpec& mask, const AttentionShape& shape) {
+  const std::int64_t longest = std::max(shape.query_len, shape.key_len);
+  if (mask.window) {
+    require_in_range(mask.window->before, 0, longest, "window.before");
+    require_in_range(mask.window->after, 0, longest, "window.after");
+    require_in_range(mask.window->dilation, 1, longest, "window.dilation");
+  }
+  if (mask.sparse.pattern != SparsePattern::kNone) {
+    require_in_range(mask.sparse.stride, 1, longest, "sparse.stride");
+    if (mask.sparse.pattern == SparsePattern::kFixed) {
+      require_in_range(mask.sparse.summary, 1, mask.sparse.stride, "sparse.summary");
+    }
+  }
+  for (std::size_t t = 0; t < mask.global_tokens.size(); ++t) {
+    const std::int64_t p = mask.global_tokens[t];
+    if (p < 0 || p >= longest) {
+      throw RangeError("global_tokens", "global_tokens[" + std::to_string(t) + "] = " +
+                                            std::to_string(p) + " is not a position in 0.." +
+                                            std::to_string(longest - 1));
+    }
+  }
+  if (!mask.key_lengths.empty()) {
+    require_length(mask.key_lengths.size(), shape.heads, "key_lengths", "one per head: " +
+                   std::to_string(shape.heads));
+    for (std::size_t h = 0; h < mask.key_lengths.size(); ++h) {
+      const std::int64_t len = mask.key_lengths[h];
+      if (len < 0 || len > shape.key_len) {
+        throw RangeError("key_lengths", "key_lengths[" + std::to_string(h) + "] = " +
+                                            std::to_string(len) + " is outside 0.." +
+                                            std::to_string(shape.key_len));
+      }
+    }
+  }
+  if (!mask.key_valid.empty()) {
+    require_length(mask.key_valid.size, shape.key_len, "key_valid",
+                   "key_len = " + std::to_string(shape.key_len));
+  }
+  if (!mask.custom.empty()) {
+    require_length(mask.custom.size,
+                   checked_mul(shape.query_len, shape.key_len, "custom"), "custom",
+                   "query_len*key_len = " + product_text({shape.query_len, shape.key_len}));
+  }
+}
+
+namespace {
+
+void validate_options(const AttentionShape& shape, const AttentionOptions& options) {
+  if (!std::isfinite(options.temperature) || !(options.temperature > 0.0f)) {
+    throw RangeError("temperature", "must be a positive finite number, got " +
+                                        std::to_string(options.temperature));
+  }
+  if (options.scale && !std::isfinite(*options.scale)) {
+    throw RangeError("scale", "must be finite, got " + std::to_string(*options.scale));
+  }
+  require_in_range(options.query_block, 0, 1 << 16, "query_block");
+  require_in_range(options.key_block, 0, 1 << 16, "key_block");
+  switch (options.score) {
+    case ScoreFunction::kScaledDot:
+    case ScoreFunction::kDot:
+    case ScoreFunction::kCosine:
+      break;
+    case ScoreFunction::kAdditive: {
+      const AdditiveWeights& a = options.additive;
+      if (a.w_query.empty() || a.w_key.empty() || a.v.empty()) {
+        throw InvalidArgumentError("additive", "the additive score needs w_query, w_key and v");
+      }
+      if (a.hidden < 1) {
+        throw RangeError("additive.hidden", "must be at least 1, got " + std::to_string(a.hidden));
+      }
+      const std::int64_t ha = checked_mul(shape.heads, a.hidden, "additive.hidden");
+      const std::int64_t had = checked_mul(ha, shape.head_dim, "additive.w_query");
+      to_size(had, sizeof(float), "additive.w_query");
+      require_length(a.w_query.size, had, "additive.w_query",
+                     "H*A*D = " + product_text({shape.heads, a.hidden, shape.head_dim}));
+      require_length(a.w_key.size, had, "additive.w_key",
+                     "H*A*D = " + product_text({shape.heads, a.hidden, shape.head_dim}));
+      require_length(a.v.size, ha, "additive.v", "H*A = " + product_text({shape.heads, a.hidden}));
+      require_finite(a.w_query, "additive.w_query");
+      require_finite(a.w_key, "additive.w_key");
+      require_finite(a.v, "additive.v");
+      break;
+    }
+    default:
+      throw InvalidArgumentError("score", "unknown score function");
+  }
+  switch (options.strategy) {
+    case Strategy::kAuto:
+    case Strategy::kMaterialized:
+    case Strategy::kStreaming:
+      break;
+    default:
+      throw InvalidArgumentError("strategy", "unknown strategy");
+  }
+}
+
+}  // namespace
+
+void validate_attention(const AttentionInputs& in, const AttentionOptions& options,
+                        const AttentionOutputs& out) {
+  const AttentionShape& s = in.shape;
+  validate_shape(s);
+  require_length(in.q.size, s.heads * s.query_len * s.head_dim, "q",
+                 "H*Nq*D = " + product_text({s.heads, s.query_len, s.head_dim}));
+  require_length(in.k.size, s.heads * s.key_len * s.head_dim, "k",
+                 "H*Nk*D = " + product_text({s.heads, s.key_len, s.head_dim}));
+  require_length(in.v.size, s.heads * s.key_len * s.value_dim, "v",
+                 "H*Nk*Dv = " + product_text({s.heads, s.key_len, s.value_dim}));
+  require_length(out.output.size, s.heads * s.query_len * s.value_dim, "output",
+                 "H*Nq*Dv = " + product_text({s.heads, s.query_len, s.value_dim}));
+  if (!out.weights.empty()) {
+    require_length(out.weights.size, s.heads * s.query_len * s.key_len, "weights",
+                   "H*Nq*Nk = " + product_text({s.heads, s.query_len, s.key_len}));
+  }
+  if (!out.scores.empty()) {
+    require_length(out.scores.size, s.heads * s.query_len * s.key_len, "scores",
+                   "H*Nq*Nk = " + product_text({s.heads, s.query_len, s.key_len}));
+  }
+  if (options.strategy == Strategy::kStreaming && (!out.weights.empty() || !out.scores.empty())) {
+    throw InvalidArgumentError("strategy",
+                               "the streaming strategy never forms the weight matrix; use "
+                               "materialized or auto to get weights or scores");
+  }
+  validate_options(s, options);
+  validate_mask(options.mask, s);
+  if (out.output.data == nullptr) {
+    throw InvalidArgumentError("output", "an output buffer is required");
+  }
+  require_finite(in.q, "q");
+  require_finite(in.k, "k");
+  require_finite(in.v, "v");
+}
+
+}  // namespace attnlens::detail

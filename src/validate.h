@@ -1,0 +1,44 @@
+// Argument checks shared by every entry point. Each throws a typed attnlens::Error whose
+// message starts with the parameter name.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "attnlens/attention.h"
+#include "attnlens/span.h"
+
+namespace attnlens::detail {
+
+// a * b, or OverflowError naming `what` when it does not fit in int64.
+std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what);
+
+// Converts an element count to size_t, or OverflowError if it exceeds this platform's memory
+// (on wasm32 that is 4 GiB of floats at most).
+std::size_t to_size(std::int64_t count, std::size_t element_bytes, const char* what);
+
+// RangeError unless lo <= value <= hi.
+void require_in_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const char* name);
+
+// ShapeError unless `actual == expected`; `formula` explains the expectation ("H*Nq*D").
+void require_length(std::size_t actual, std::int64_t expected, const char* name,
+                    const std::string& formula);
+
+// NonFiniteError naming the first NaN/Inf element of `values`.
+void require_finite(FloatView values, const char* name);
+
+// Shape sizes >= 1 and the size products fit (OverflowError otherwise).
+void validate_shape(const AttentionShape& shape);
+
+// The whole attention call: shapes, buffers, options, mask, finiteness.
+void validate_attention(const AttentionInputs& inputs, const AttentionOptions& options,
+                        const AttentionOutputs& outputs);
+
+// The mask alone against a shape (also used by mask_matrix).
+void validate_mask(const MaskSpec& mask, const AttentionShape& shape);
+
+// Human-readable "2*3*4 = 24" for messages.
+std::string product_text(std::initializer_list<std::int64_t> factors);
+
+}  // namespace attnlens::detail
