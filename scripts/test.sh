@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The one test command: sets up a fresh Debian machine (installs what is missing), builds every
+# configuration and runs every test suite attnlens has. Any failure stops it with a non-zero exit.
+#
+#   ./scripts/test.sh            everything (what CI runs)
+#   ./scripts/test.sh native     only the stages whose name contains "native"
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+only=${1:-}
+want() { [ -z "$only" ] || [[ "$1" == *"$only"* ]]; }
+
+ensure_build_tools
+
+run_ctest() { ctest --test-dir "$1" --output-on-failure -j "$JOBS"; }
+
+if want native-simd; then
+  step "native build, SIMD kernels: C++ test suite"
+  configure_and_build build/native -DCMAKE_BUILD_TYPE=Release
+  run_ctest build/native
+fi
+
+if want native-nosimd; then
+  step "native build, scalar kernels only (ATTNLENS_NO_SIMD): C++ test suite"
+  configure_and_build build/native-nosimd -DCMAKE_BUILD_TYPE=Release -DATTNLENS_NO_SIMD=ON
+  run_ctest build/native-nosimd
+fi
+
+if want native-sanitize; then
+  step "native build under AddressSanitizer + UndefinedBehaviorSanitizer: C++ test suite"
+  configure_and_build build/native-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLENS_SANITIZE=ON \
+    -DATTNLENS_BUILD_BENCH=OFF
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build/native-asan
+fi
+
+if want wasm-simd; then
+  step "WebAssembly build (SIMD128) under Node: C++ test suite"
+  EMSCRIPTEN_BUILD=1 configure_and_build build/wasm-simd
+  run_ctest build/wasm-simd
+fi
+
+if want wasm-nosimd; then
+  step "WebAssembly build without SIMD under Node: C++ test suite"
+  EMSCRIPTEN_BUILD=1 configure_and_build build/wasm-nosimd -DATTNLENS_NO_SIMD=ON
+  run_ctest build/wasm-nosimd
+fi
+
+step "all test suites passed"
