@@ -41,13 +41,18 @@ ensure_build_tools() {
 JOBS=$(nproc 2>/dev/null || echo 2)
 export JOBS
 
-# configure_and_build DIR [cmake args...]; uses emcmake when EMSCRIPTEN_BUILD=1.
-configure_and_build() {
+# configure DIR [cmake args...]; uses emcmake when EMSCRIPTEN_BUILD=1.
+configure() {
   local dir=$1; shift
   if [ "${EMSCRIPTEN_BUILD:-0}" = 1 ]; then
     emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
   else
     cmake -S . -B "$dir" "$@" >/dev/null
   fi
-  cmake --build "$dir" -j "$JOBS"
+}
+
+# configure_and_build DIR [cmake args...]: configure, then build every target.
+configure_and_build() {
+  configure "$@"
+  cmake --build "$1" -j "$JOBS"
 }
