@@ -1,0 +1,370 @@
+// Type declarations of the attnlens package (hand-written; checked by test/types with
+// `tsc --noEmit --strict`). The contract they describe is docs/JS_API.md.
+
+// ---- errors -------------------------------------------------------------------------------------
+
+/** The `code` of every error attnlens raises (the C++ core's ErrorKind names, plus memory). */
+export type ErrorCode =
+  | 'invalid_argument'  // raised as TypeError
+  | 'shape_mismatch'    // RangeError
+  | 'out_of_range'      // RangeError
+  | 'non_finite'        // RangeError
+  | 'size_overflow'     // RangeError
+  | 'out_of_memory';    // RangeError
+
+/**
+ * The properties attnlens adds to the TypeError / RangeError it throws. The message starts with
+ * `parameter` ("temperature: must be a positive finite number, got 0").
+ */
+export interface AttnlensErrorFields {
+  code: ErrorCode;
+  /** The argument at fault: 'q', 'window.before', 'mask', ... */
+  parameter: string;
+  /** For 'non_finite' input errors: the first NaN or Infinity element. */
+  index?: number;
+}
+
+// ---- engine -------------------------------------------------------------------------------------
+
+export type BackendName = 'auto' | 'wasm' | 'wasm-simd' | 'wasm-scalar';
+export type RunningBackend = 'wasm-simd' | 'wasm-scalar';
+export declare const BACKEND_NAMES: readonly BackendName[];
+
+export interface CreateAttentionOptions {
+  /** 'auto' (default) picks the fastest available; 'wasm' the best wasm flavour. */
+  backend?: BackendName;
+  /** The .wasm to load instead of the packaged one (must match the backend's flavour). */
+  wasmUrl?: string | URL;
+  /** Emscripten-style: maps the packaged file name ('attnlens-simd.wasm') to a URL. */
+  locateFile?: (fileName: string, directory: string) => string | URL;
+}
+
+/** Loads the engine; in Node it reads the packaged .wasm from disk, elsewhere it fetches it. */
+export declare function createAttention(options?: CreateAttentionOptions): Promise<Attention>;
+
+/** True when this JavaScript engine runs WebAssembly SIMD128. */
+export declare function simdSupported(): boolean;
+
+export type ScoreFunction = 'scaled-dot' | 'dot' | 'cosine' | 'additive';
+export type Strategy = 'auto' | 'materialized' | 'streaming';
+
+/** Flags of key j (keyValid) or of (query i, key j) at i * keyLength + j (mask); non-zero = visible. */
+export type Flags = Uint8Array | ArrayLike<boolean | number>;
+
+export interface WindowSpec {
+  /** Steps to the left of the query (default 0). */
+  before?: number;
+  /** Steps to the right (default 0). */
+  after?: number;
+  /** Distance between attended keys (default 1). */
+  dilation?: number;
+}
+
+export interface SparseSpec {
+  pattern: 'strided' | 'fixed';
+  /** Block length l of the Sparse Transformer. */
+  stride: number;
+  /** 'fixed' only: the last `summary` positions of each block are seen by all (default 1). */
+  summary?: number;
+}
+
+/** Which keys each query may see (include/attnlens/mask.h has the formula). */
+export interface MaskOptions {
+  causal?: boolean;
+  /** w means { before: w, after: w }. */
+  window?: number | WindowSpec;
+  sparse?: SparseSpec;
+  /** Positions that see, and are seen by, every position. */
+  globalTokens?: ArrayLike<number>;
+  /** Valid keys per head (key padding): one count per head. */
+  keyLengths?: ArrayLike<number>;
+  /** keyLength flags: false / 0 marks padding. */
+  keyValid?: Flags;
+  /** queryLength * keyLength flags, row-major. */
+  mask?: Flags;
+}
+
+/** Bahdanau score weights per head: wQuery, wKey [H, A, D], v [H, A]. */
+export interface AdditiveWeights {
+  hidden: number;
+  wQuery: Float32Array;
+  wKey: Float32Array;
+  v: Float32Array;
+}
+
+/** Everything but the shape: score, scaling and the mask. */
+export interface ComputeOptions extends MaskOptions {
+  score?: ScoreFunction;
+  /** Default 1/sqrt(headDim) for 'scaled-dot', else 1. */
+  scale?: number;
+  /** Positive and finite; default 1. */
+  temperature?: number;
+  strategy?: Strategy;
+  /** Required for score 'additive'. */
+  additive?: AdditiveWeights;
+}
+
+export interface AttentionOptions extends ComputeOptions {
+  heads: number;
+  headDim: number;
+  /** Default headDim. */
+  valueDim?: number;
+  /** Softmax weights [H, Nq, Nk]. */
+  returnWeights?: boolean;
+  /** Raw scores [H, Nq, Nk], before scale, temperature and mask. */
+  returnScores?: boolean;
+}
+
+export interface AttentionStats {
+  strategy: 'materialized' | 'streaming';
+  tilesVisited: number;
+  tilesTotal: number;
+  scratchBytes: number;
+  backend: RunningBackend;
+  /** Wall time of the call, including copies in and out. */
+  ms: number;
+}
+
+export interface AttentionResult {
+  /** [H, Nq, Dv] */
+  output: Float32Array;
+  weights?: Float32Array;
+  scores?: Float32Array;
+  stats: AttentionStats;
+}
+
+/** Row-major projection matrices; other properties are ignored. */
+export interface MultiHeadWeights {
+  /** [modelDim, H*D] */
+  wQuery: Float32Array;
+  /** [keyModelDim, H*D] */
+  wKey: Float32Array;
+  /** [keyModelDim, H*Dv] */
+  wValue: Float32Array;
+  /** [H*Dv, outDim] */
+  wOut: Float32Array;
+  bQuery?: Float32Array;
+  bKey?: Float32Array;
+  bValue?: Float32Array;
+  bOut?: Float32Array;
+}
+
+export interface MultiHeadOptions extends AttentionOptions {
+  /** Default: read off wQuery. */
+  modelDim?: number;
+  /** Default: read off wKey (only with `source`). */
+  keyModelDim?: number;
+  /** Default: read off wOut. */
+  outDim?: number;
+  /** [Nk, keyModelDim]: the sequence to attend to (cross-attention). */
+  source?: Float32Array;
+  /** Also return the projected q, k, v, head-major. */
+  returnProjections?: boolean;
+}
+
+export interface MultiHeadResult extends AttentionResult {
+  /** [Nq, outDim] */
+  output: Float32Array;
+  /** [H, Nq, D] */
+  q?: Float32Array;
+  /** [H, Nk, D] */
+  k?: Float32Array;
+  /** [H, Nk, Dv] */
+  v?: Float32Array;
+}
+
+export interface MaskMatrixOptions extends MaskOptions {
+  /** Default 1. */
+  heads?: number;
+  queryLength: number;
+  keyLength: number;
+  /** Default 0. */
+  head?: number;
+}
+
+export interface WorkingSetOptions {
+  heads?: number;
+  queryLength: number;
+  keyLength: number;
+  headDim: number;
+  valueDim?: number;
+  /** 'auto' counts as 'streaming', what attention() runs without returned weights. */
+  strategy?: Strategy;
+  score?: ScoreFunction;
+  /** Only `hidden` is read (the additive score's depth). */
+  additive?: Pick<AdditiveWeights, 'hidden'>;
+}
+
+export interface BufferShape {
+  heads?: number;
+  queryLength: number;
+  keyLength: number;
+  headDim: number;
+  valueDim?: number;
+}
+
+/**
+ * Tensors that live in wasm memory until dispose(). Every getter returns a new view: wasm memory
+ * may grow during any call and detach views taken earlier, so read the getter again after each.
+ */
+export interface AttentionBuffers {
+  readonly shape: Readonly<Required<BufferShape>>;
+  readonly q: Float32Array;
+  readonly k: Float32Array;
+  readonly v: Float32Array;
+  readonly output: Float32Array;
+  readonly disposed: boolean;
+  /** Attention of the current q, k, v into output. */
+  run(options?: ComputeOptions): Promise<{ stats: AttentionStats }>;
+  dispose(): void;
+}
+
+export interface Attention {
+  /** What runs the computations. */
+  readonly backend: RunningBackend;
+  /** The C++ core's version. */
+  readonly version: string;
+  /** q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv], head-major. */
+  attention(q: Float32Array, k: Float32Array, v: Float32Array,
+    options: AttentionOptions): Promise<AttentionResult>;
+  /** x [Nq, modelDim], token-major; `options.source` for cross-attention. */
+  multiHead(x: Float32Array, weights: MultiHeadWeights,
+    options: MultiHeadOptions): Promise<MultiHeadResult>;
+  /** [queryLength * keyLength], 1 where the query may attend to the key. */
+  maskMatrix(options: MaskMatrixOptions): Uint8Array;
+  workingSetBytes(options: WorkingSetOptions): number;
+  allocate(shape: BufferShape): AttentionBuffers;
+  /** Frees the instance and its buffers; later calls throw. */
+  dispose(): void;
+}
+
+// ---- text to attention --------------------------------------------------------------------------
+
+/** Most UTF-16 code units tokenize() accepts. */
+export declare const MAX_TEXT_LENGTH: number;
+/** Most tokens one text may produce. */
+export declare const MAX_TOKENS: number;
+/** Widest embedding and projection the text path builds. */
+export declare const MAX_MODEL_DIM: number;
+/** Most heads analyze() runs. */
+export declare const MAX_HEADS: number;
+
+export type Granularity = 'word' | 'char' | 'subword';
+
+/** A token and its UTF-16 offsets: text.slice(start, end) === token.text. */
+export interface Token {
+  text: string;
+  start: number;
+  end: number;
+}
+
+export interface TokenizeOptions {
+  granularity?: Granularity;
+  locale?: string | string[];
+}
+
+export declare function tokenize(text: string, options?: TokenizeOptions): Token[];
+
+export interface EmbedOptions {
+  /** Default 64. */
+  dim?: number;
+  /** uint32, default 1. */
+  seed?: number;
+  /** Weight of the sinusoidal positions (default 1; 0 leaves content only). */
+  positionScale?: number;
+}
+
+/** Deterministic embeddings [tokens.length, dim], row-major. */
+export declare function embed(tokens: ReadonlyArray<string | { text: string }>,
+  options?: EmbedOptions): Float32Array;
+
+/** The sinusoidal position encoding [length, dim]. */
+export declare function positionEncoding(length: number, dim: number): Float32Array;
+
+/** The hashed features (character n-grams and the whole token) of one token. */
+export declare function tokenFeatures(text: string): string[];
+
+export interface ProjectionWeightsOptions {
+  heads: number;
+  headDim: number;
+  valueDim?: number;
+  modelDim?: number;
+  keyModelDim?: number;
+  outDim?: number;
+  additiveHidden?: number;
+  seed?: number;
+  shareQueryKey?: boolean;
+}
+
+/** Seeded projection weights in the layout multiHead() takes, plus additive-score weights. */
+export declare function projectionWeights(options: ProjectionWeightsOptions):
+  MultiHeadWeights & { additive: AdditiveWeights };
+
+/** 8 hex digits of FNV-1a over the bytes of a typed array. */
+export declare function fingerprint(array: ArrayBufferView): string;
+
+/** Shannon entropy (bits) of one attention row. */
+export declare function entropy(weightsRow: ArrayLike<number>): number;
+
+/** The `count` (default 3) largest weights of a row, largest first. */
+export declare function topAttended(weightsRow: ArrayLike<number>,
+  count?: number): Array<{ index: number; weight: number }>;
+
+export interface AnalyzeOptions extends ComputeOptions, TokenizeOptions {
+  /** Default 4. */
+  heads?: number;
+  /** Default 16. */
+  headDim?: number;
+  valueDim?: number;
+  /** Default heads * headDim. */
+  modelDim?: number;
+  outDim?: number;
+  seed?: number;
+  positionScale?: number;
+  shareQueryKey?: boolean;
+  additiveHidden?: number;
+  /** The instance to use (default: one shared instance created on first use). */
+  attention?: Attention;
+}
+
+export interface HeadAnalysis {
+  /** [Nq * Nk] softmax weights. */
+  weights: Float32Array;
+  /** [Nq * Nk] raw scores. */
+  scores: Float32Array;
+  /** [Nq * Nk] visibility (1 = may attend). */
+  mask: Uint8Array;
+}
+
+export interface LayerAnalysis {
+  heads: HeadAnalysis[];
+  /** [Nq, outDim] */
+  output: Float32Array;
+  q: Float32Array;
+  k: Float32Array;
+  v: Float32Array;
+  embeddings: { query: Float32Array; key: Float32Array };
+  timing: { ms: number; totalMs: number };
+  backend: RunningBackend;
+  stats: AttentionStats;
+  shape: {
+    heads: number; queryLength: number; keyLength: number; headDim: number;
+    valueDim: number; modelDim: number; outDim: number;
+  };
+}
+
+export interface TextAnalysis extends LayerAnalysis {
+  tokens: Token[];
+}
+
+export interface PairAnalysis extends LayerAnalysis {
+  sourceTokens: Token[];
+  targetTokens: Token[];
+}
+
+/** Self-attention over the tokens of one text. */
+export declare function analyze(text: string, options?: AnalyzeOptions): Promise<TextAnalysis>;
+
+/** Cross-attention: target tokens (queries) attend to source tokens (keys, values). */
+export declare function analyzePair(source: string, target: string,
+  options?: AnalyzeOptions): Promise<PairAnalysis>;

@@ -1,0 +1,77 @@
+// The package as users get it: `npm pack`, install the tarball into an empty project, then import
+// it from Node, type-check a consumer against its .d.ts, and run its CLI. No registry access is
+// needed (the package has no dependencies).
+//
+//   node scripts/pack-smoke.mjs
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const web = fileURLToPath(new URL('../', import.meta.url));
+const tsc = join(web, 'node_modules', '.bin', 'tsc');
+const work = mkdtempSync(join(tmpdir(), 'attnlens-pack-'));
+const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: 'utf8' });
+
+try {
+  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], web));
+  const files = packed.files.map((f) => f.path);
+  for (const required of ['package.json', 'README.md', 'index.d.ts', 'bin/attnlens.js', 'src/index.js',
+    'src/wasm/attnlens-simd.js', 'src/wasm/attnlens-simd.wasm', 'src/wasm/attnlens-scalar.js',
+    'src/wasm/attnlens-scalar.wasm']) {
+    assert.ok(files.includes(required), `the tarball lacks ${required}`);
+  }
+  const strays = files.filter((f) => /^(test|scripts|node_modules|demo|widget)\//.test(f) || f.includes('-eval.'));
+  assert.deepEqual(strays, [], 'files that do not belong in the tarball');
+  console.log(`tarball: ${packed.filename}, ${files.length} files, ${(packed.size / 1024).toFixed(1)} KiB packed, ` +
+    `${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked`);
+
+  const project = join(work, 'project');
+  run('mkdir', ['-p', project]);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', join(work, packed.filename)], project);
+
+  writeFileSync(join(project, 'app.mjs'), `
+    import { createAttention, analyze } from 'attnlens';
+    const results = {};
+    for (const backend of ['auto', 'wasm-scalar']) {
+      const attn = await createAttention({ backend });
+      // One query, two keys: weights softmax([1, 0]) and the output mixes the values.
+      const q = new Float32Array([1, 0]), k = new Float32Array([1, 0, 0, 1]), v = new Float32Array([2, 0, 0, 4]);
+      const r = await attn.attention(q, k, v, { heads: 1, headDim: 2, scale: 1, returnWeights: true });
+      results[attn.backend] = { weights: Array.from(r.weights), output: Array.from(r.output) };
+      attn.dispose();
+    }
+    const a = await analyze('The animal was tired', { heads: 2 });
+    results.tokens = a.tokens.map((t) => t.text);
+    console.log(JSON.stringify(results));`);
+  const results = JSON.parse(run('node', ['app.mjs'], project));
+  const e = Math.E;
+  for (const backend of ['wasm-simd', 'wasm-scalar']) {
+    const [w0, w1] = results[backend].weights;
+    assert.ok(Math.abs(w0 - e / (e + 1)) < 1e-6 && Math.abs(w1 - 1 / (e + 1)) < 1e-6, JSON.stringify(results));
+    assert.ok(Math.abs(results[backend].output[0] - 2 * w0) < 1e-6);
+  }
+  assert.deepEqual(results.tokens, ['The', 'animal', 'was', 'tired']);
+  console.log('installed package: attention on wasm-simd and wasm-scalar, analyze() ok');
+
+  writeFileSync(join(project, 'consumer.ts'), `
+    import { createAttention, type AttentionResult } from 'attnlens';
+    const attn = await createAttention();
+    const r: AttentionResult = await attn.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), { heads: 1, headDim: 4 });
+    export const length: number = r.output.length;`);
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: {
+    strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: [] } }));
+  run(tsc, ['-p', project], project);
+  console.log('installed package: its types resolve through the exports map and type-check');
+
+  const cli = JSON.parse(run(join(project, 'node_modules', '.bin', 'attnlens'),
+    ["The animal didn't cross the street", '--json'], project));
+  assert.equal(cli.backend, 'wasm-simd');
+  console.log('installed package: the attnlens CLI runs');
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,92 @@
+// Reusable tensors in wasm memory, for loops that want no copies in or out.
+//
+// Lifetime: the buffers live until dispose() (or the instance's dispose()). The getters return a
+// fresh Float32Array view on every read, because wasm memory can grow during any call (this
+// instance's or another buffer set's), and growth detaches every view taken before it. Keep a
+// view only until the next call into the same instance.
+
+import { checkRun, requireFinite } from './checks.js';
+import { coreError } from './errors.js';
+import { malloc, rawOptions, withHeap } from './heap.js';
+
+export class WasmBuffers {
+  #module;
+  #onDispose;
+  #blocks;  // { q, k, v, output }: { ptr, length } each
+
+  #backendName;
+
+  constructor(module, backendName, shape, onDispose) {
+    this.#module = module;
+    this.#backendName = backendName;
+    this.#onDispose = onDispose;
+    this.shape = Object.freeze({ ...shape });
+    const { heads, queryLength: nq, keyLength: nk, headDim, valueDim } = shape;
+    const lengths = { q: heads * nq * headDim, k: heads * nk * headDim, v: heads * nk * valueDim,
+      output: heads * nq * valueDim };
+    this.#blocks = {};
+    try {
+      for (const [name, length] of Object.entries(lengths)) {
+        this.#blocks[name] = { ptr: malloc(module, length * 4, name), length };
+      }
+    } catch (error) {
+      this.#freeBlocks();
+      throw error;
+    }
+  }
+
+  /** Queries [heads, queryLength, headDim]: write inputs here. */
+  get q() { return this.#view('q'); }
+  /** Keys [heads, keyLength, headDim]. */
+  get k() { return this.#view('k'); }
+  /** Values [heads, keyLength, valueDim]. */
+  get v() { return this.#view('v'); }
+  /** Output [heads, queryLength, valueDim], written by run(). */
+  get output() { return this.#view('output'); }
+
+  get disposed() {
+    return this.#module === null;
+  }
+
+  /**
+   * Attention over the current contents of q, k and v into output, with the same options as
+   * attention() except the shape (fixed at allocate()) and returned matrices.
+   * @returns {Promise<{ stats: object }>}
+   */
+  async run(options) {
+    const m = this.#live('run');
+    const resolved = checkRun(options, this.shape);
+    for (const name of ['q', 'k', 'v']) requireFinite(this.#view(name), name);
+    const started = performance.now();
+    const stats = withHeap(m, (heap) => {
+      const result = m._attention(this.shape, this.#blocks, rawOptions(resolved, heap));
+      if (result.error) throw coreError(result.error);
+      return result;
+    });
+    return { stats: { ...stats, backend: this.#backendName, ms: performance.now() - started } };
+  }
+
+  /** Frees the wasm memory; the getters and run() throw afterwards. Safe to call twice. */
+  dispose() {
+    if (this.#module === null) return;
+    this.#freeBlocks();
+    this.#module = null;
+    this.#onDispose();
+  }
+
+  #freeBlocks() {
+    for (const { ptr } of Object.values(this.#blocks)) this.#module._free(ptr);
+    this.#blocks = {};
+  }
+
+  #live(what) {
+    if (this.#module === null) throw new Error(`${what}: these buffers were disposed`);
+    return this.#module;
+  }
+
+  #view(name) {
+    const module = this.#live(name);
+    const { ptr, length } = this.#blocks[name];
+    return new Float32Array(module.HEAPF32.buffer, ptr, length);
+  }
+}

@@ -1,0 +1,45 @@
+// The errors attnlens raises: built-in TypeError / RangeError (so `instanceof` works as users
+// expect) carrying `code` and `parameter`, whether the JS checks or the C++ core found the problem.
+//
+// Codes are the core's ErrorKind names (include/attnlens/errors.h) plus 'out_of_memory'.
+
+/** Maps an error code to the JavaScript class it is raised as. */
+const CLASS_OF_CODE = {
+  invalid_argument: TypeError,
+  shape_mismatch: RangeError,
+  out_of_range: RangeError,
+  non_finite: RangeError,
+  size_overflow: RangeError,
+  out_of_memory: RangeError,
+};
+
+/**
+ * An error whose message starts with the parameter name, as every attnlens message does.
+ * @param {string} code one of the keys of CLASS_OF_CODE
+ * @param {string} parameter the argument at fault ('q', 'window.before', ...)
+ * @param {string} detail the rest of the message
+ * @param {object} [extra] more properties (e.g. `index` of a non-finite element)
+ */
+export function attnlensError(code, parameter, detail, extra) {
+  const ErrorClass = CLASS_OF_CODE[code] ?? Error;
+  const error = new ErrorClass(`${parameter}: ${detail}`);
+  return Object.assign(error, { code, parameter }, extra);
+}
+
+/** The error the bindings returned as { kind, parameter, message }, as a thrown-ready Error. */
+export function coreError({ kind, parameter, message }) {
+  const ErrorClass = CLASS_OF_CODE[kind] ?? Error;
+  return Object.assign(new ErrorClass(message), { code: kind, parameter });
+}
+
+/** A short description of a value for messages: 'abc', 3, null, array, Float64Array, object. */
+export function describe(value) {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return `'${value}'`;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return String(value);
+  }
+  if (Array.isArray(value)) return 'an array';
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
+  return typeof value === 'object' ? 'an object' : typeof value;
+}

@@ -1,0 +1,99 @@
+// Per-call wasm memory: inputs copied in with one TypedArray.set each, outputs allocated, and
+// everything freed when the call ends, whatever happens.
+//
+// Heap views (module.HEAPU8, module.HEAPF32) are re-read at every use: any malloc, and any core
+// call, may grow wasm memory, which replaces the ArrayBuffer and detaches older views.
+
+import { attnlensError } from './errors.js';
+
+// wasm32 memory as linked (-sALLOW_MEMORY_GROWTH, default maximum).
+const MAX_WASM_BYTES = 2 ** 31;
+
+/**
+ * malloc, or an 'out_of_memory' RangeError naming `name`. Sizes are checked first: _malloc takes
+ * a 32-bit size, and 2^32 bytes would silently become 0.
+ */
+export function malloc(module, byteLength, name) {
+  const ptr = byteLength < MAX_WASM_BYTES ? module._malloc(Math.max(byteLength, 1)) : 0;
+  if (ptr === 0) {
+    throw attnlensError('out_of_memory', name,
+      `cannot allocate ${byteLength} bytes of wasm memory (it is limited to 2 GiB)`);
+  }
+  return ptr;
+}
+
+export class HeapScope {
+  #module;
+  #pointers = [];
+
+  constructor(module) {
+    this.#module = module;
+  }
+
+  /** `byteLength` bytes of wasm memory, freed by free(); 'out_of_memory' RangeError if impossible. */
+  allocate(byteLength, name) {
+    const ptr = malloc(this.#module, byteLength, name);
+    this.#pointers.push(ptr);
+    return ptr;
+  }
+
+  /** A copy of a typed array in wasm memory, as the { ptr, length } the bindings take. */
+  copyIn(array, name) {
+    const ptr = this.allocate(array.byteLength, name);
+    this.#module.HEAPU8.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), ptr);
+    return { ptr, length: array.length };
+  }
+
+  /** Room for `length` floats. */
+  floats(length, name) {
+    return { ptr: this.allocate(length * 4, name), length };
+  }
+
+  /** Room for `length` bytes. */
+  bytes(length, name) {
+    return { ptr: this.allocate(length, name), length };
+  }
+
+  free() {
+    for (const ptr of this.#pointers) this.#module._free(ptr);
+    this.#pointers = [];
+  }
+}
+
+/** Runs fn(scope) and frees every block the scope allocated, also when fn throws. */
+export function withHeap(module, fn) {
+  const scope = new HeapScope(module);
+  try {
+    return fn(scope);
+  } finally {
+    scope.free();
+  }
+}
+
+/** A copy (never a view) of `length` floats at `ptr`. */
+export function copyFloats(module, { ptr, length }) {
+  const start = ptr >>> 2;
+  return module.HEAPF32.slice(start, start + length);
+}
+
+/** A copy of `length` bytes at `ptr`. */
+export function copyBytes(module, { ptr, length }) {
+  return module.HEAPU8.slice(ptr, ptr + length);
+}
+
+/** The options object of the bindings: typed arrays in checked options become heap copies. */
+export function rawOptions(options, heap) {
+  const raw = { ...options };
+  if (options.mask) raw.mask = heap.copyIn(options.mask, 'mask');
+  if (options.keyValid) raw.keyValid = heap.copyIn(options.keyValid, 'keyValid');
+  if (options.additive) {
+    const { hidden, wQuery, wKey, v } = options.additive;
+    raw.additive = {
+      hidden,
+      wQuery: heap.copyIn(wQuery, 'additive.wQuery'),
+      wKey: heap.copyIn(wKey, 'additive.wKey'),
+      v: heap.copyIn(v, 'additive.v'),
+    };
+  }
+  return raw;
+}

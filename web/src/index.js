@@ -1,0 +1,7 @@
+// attnlens: attention kernels in WebAssembly, with an idiomatic async API.
+// Contract: docs/JS_API.md; types: ../index.d.ts.
+
+export { createAttention, BACKEND_NAMES } from './attention.js';
+export { simdSupported } from './loader.js';
+export * from './text/index.js';
+export * from './analyze.js';

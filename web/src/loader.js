@@ -1,0 +1,133 @@
+// Finds, compiles and instantiates the embind module of one flavour ('simd' or 'scalar').
+//
+// The Emscripten glue (./wasm/attnlens-<flavour>.js, built with -sENVIRONMENT=web,worker) never
+// fetches anything itself: this loader compiles the .wasm and hands it over via the glue's
+// `instantiateWasm` hook. That keeps one code path for every host:
+//   - browsers and workers fetch the URL (streaming compilation when served as application/wasm);
+//   - Node (where fetch() cannot read file: URLs) reads file: URLs with fs;
+//   - bundlers see the literal `new URL('./wasm/...', import.meta.url)` below and emit the file.
+// Compiled modules are cached per URL, so later instances only instantiate.
+
+// The smallest module that uses a SIMD128 instruction:
+//   (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt))
+// WebAssembly.validate accepts it exactly when the engine supports SIMD128.
+const SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // magic, version 1
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,        // type section: () -> v128
+  0x03, 0x02, 0x01, 0x00,                          // function section: one function of type 0
+  0x0a, 0x0a, 0x01, 0x08, 0x00,                    // code section: one body, no locals
+  0x41, 0x00,                                      //   i32.const 0
+  0xfd, 0x0f,                                      //   i8x16.splat
+  0xfd, 0x62,                                      //   i8x16.popcnt
+  0x0b,                                            //   end
+]);
+
+let simdSupport;
+
+/** True when this engine runs WebAssembly SIMD128 (decided once, with a probe module). */
+export function simdSupported() {
+  simdSupport ??= WebAssembly.validate(SIMD_PROBE);
+  return simdSupport;
+}
+
+const FLAVOURS = {
+  simd: {
+    fileName: 'attnlens-simd.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-simd.wasm', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-simd.js'),
+  },
+  scalar: {
+    fileName: 'attnlens-scalar.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-scalar.wasm', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-scalar.js'),
+  },
+};
+
+const compiledByUrl = new Map();  // href -> Promise<WebAssembly.Module>
+
+/**
+ * The instantiated Emscripten module of `flavour`.
+ * @param {'simd' | 'scalar'} flavour
+ * @param {{ wasmUrl?: string | URL, locateFile?: (fileName: string, directory: string) => string | URL }} [where]
+ */
+export async function loadWasmModule(flavour, { wasmUrl, locateFile } = {}) {
+  const { fileName, packagedUrl, importGlue } = FLAVOURS[flavour];
+  let url = packagedUrl();
+  if (wasmUrl !== undefined) {
+    url = await resolveUrl(wasmUrl, 'wasmUrl');
+  } else if (locateFile !== undefined) {
+    url = await resolveUrl(locateFile(fileName, new URL('./', url).href), 'locateFile');
+  }
+  const [glue, compiled] = await Promise.all([importGlue(), compileCached(url)]);
+  return instantiate(glue.default, compiled);
+}
+
+function compileCached(url) {
+  let compiled = compiledByUrl.get(url.href);
+  if (!compiled) {
+    compiled = compile(url);
+    compiledByUrl.set(url.href, compiled);
+    compiled.catch(() => compiledByUrl.delete(url.href));  // let a later call try again
+  }
+  return compiled;
+}
+
+async function compile(url) {
+  try {
+    if (url.protocol === 'file:') {
+      const { readFile } = await nodeBuiltin('fs/promises');
+      return await WebAssembly.compile(await readFile(url));
+    }
+    const response = await fetch(url, { credentials: 'same-origin' });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const type = response.headers.get('content-type') ?? '';
+    if (typeof WebAssembly.compileStreaming === 'function' && type.startsWith('application/wasm')) {
+      return await WebAssembly.compileStreaming(response);
+    }
+    return await WebAssembly.compile(await response.arrayBuffer());
+  } catch (cause) {
+    const where = url.protocol === 'data:' ? 'a data: URL' : url.href;
+    throw new Error(`attnlens: cannot load the wasm module from ${where}: ${cause.message}`, { cause });
+  }
+}
+
+// Absolute URLs as they are; relative strings against the page in browsers, against the
+// working directory in Node.
+async function resolveUrl(value, name) {
+  if (value instanceof URL) return value;
+  if (typeof value !== 'string') {
+    throw Object.assign(new TypeError(`${name}: must give a string or URL, got ${typeof value}`),
+      { code: 'invalid_argument', parameter: name });
+  }
+  if (globalThis.location?.href) return new URL(value, globalThis.location.href);
+  try {
+    return new URL(value);
+  } catch {
+    const { pathToFileURL } = await nodeBuiltin('url');
+    return pathToFileURL(value);
+  }
+}
+
+// Node's built-in modules without a static import, which would break browser builds:
+// process.getBuiltinModule where it exists (Node >= 20.16), else import() of a computed
+// specifier that bundlers leave alone.
+async function nodeBuiltin(name) {
+  if (typeof globalThis.process?.getBuiltinModule === 'function') {
+    return globalThis.process.getBuiltinModule(name);
+  }
+  const specifier = `node:${name}`;
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
+}
+
+function instantiate(createModule, compiled) {
+  return new Promise((resolve, reject) => {
+    createModule({
+      instantiateWasm(imports, receiveInstance) {
+        WebAssembly.instantiate(compiled, imports)
+          .then((instance) => receiveInstance(instance, compiled), reject);
+        return {};  // exports arrive asynchronously through receiveInstance
+      },
+      onAbort: (what) => reject(new Error(`attnlens: the wasm module aborted: ${what}`)),
+    }).then(resolve, reject);
+  });
+}

@@ -1,0 +1,64 @@
+// Shared by the engine tests: seeded inputs, both wasm flavours, and element-wise comparison
+// that names the first failing index.
+
+import assert from 'node:assert/strict';
+import { Attention } from '../../src/attention.js';
+import { openWasmBackend } from '../../src/wasm-backend.js';
+
+/** mulberry32: reproducible uniform numbers in [-1, 1). */
+export function random(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 31 - 1;
+  };
+}
+
+/** A Float32Array of `length` seeded values in [-amplitude, amplitude). */
+export function tensor(length, seed, amplitude = 1) {
+  const next = random(seed);
+  return Float32Array.from({ length }, () => next() * amplitude);
+}
+
+/**
+ * Both flavours, each with its backend object (for heap statistics and the raw bindings), as
+ * instances of the class createAttention() returns.
+ */
+export async function openFlavours() {
+  const flavours = {};
+  for (const flavour of ['simd', 'scalar']) {
+    const backend = await openWasmBackend(flavour);
+    flavours[flavour] = { attn: new Attention({ compute: backend, wasm: backend }), backend };
+  }
+  return flavours;
+}
+
+/** |actual - expected| <= tolerance * (1 + |expected|) everywhere, or a failure naming the index. */
+export function assertClose(actual, expected, what, tolerance = 1e-5) {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  for (let i = 0; i < expected.length; i++) {
+    const error = Math.abs(actual[i] - expected[i]);
+    if (!(error <= tolerance * (1 + Math.abs(expected[i])))) {
+      assert.fail(`${what}[${i}] = ${actual[i]}, expected ${expected[i]} (error ${error})`);
+    }
+  }
+}
+
+/** Asserts that `promiseOrFn` fails with `ErrorClass`, `code` and `parameter`; returns the error. */
+export async function assertFails(promiseOrFn, ErrorClass, code, parameter) {
+  let error;
+  try {
+    await (typeof promiseOrFn === 'function' ? promiseOrFn() : promiseOrFn);
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error, `expected a ${ErrorClass.name} (${code}, ${parameter}), nothing was thrown`);
+  assert.ok(error instanceof ErrorClass, `expected ${ErrorClass.name}, got ${error.constructor.name}: ${error.message}`);
+  assert.equal(error.code, code, error.message);
+  assert.equal(error.parameter, parameter, error.message);
+  assert.ok(error.message.startsWith(`${parameter}:`), `message starts with the parameter: ${error.message}`);
+  return error;
+}

@@ -1,0 +1,144 @@
+// A plain double-precision reference of what the engine computes, written from the formulas in
+// include/attnlens/attention.h, mask.h and multihead.h (not from the C++ code), for small shapes.
+
+/** Key j visible to query i in head h: the formula of include/attnlens/mask.h. */
+export function visible(mask, h, i, j, keyLength) {
+  const { causal, window, sparse, globalTokens = [], keyLengths, keyValid } = mask;
+  if (keyLengths && j >= keyLengths[h]) return false;
+  if (keyValid && !keyValid[j]) return false;
+  if (mask.mask && !mask.mask[i * keyLength + j]) return false;
+  if (causal && j > i) return false;
+  if (globalTokens.includes(i) || globalTokens.includes(j)) return true;
+  if (window) {
+    const w = typeof window === 'number' ? { before: window, after: window } : window;
+    const dilation = w.dilation ?? 1;
+    const delta = j - i;
+    if (delta % dilation !== 0) return false;
+    const steps = delta / dilation;
+    if (steps < -(w.before ?? 0) || steps > (w.after ?? 0)) return false;
+  }
+  if (sparse?.pattern === 'strided') {
+    if (!(Math.abs(i - j) < sparse.stride) && (i - j) % sparse.stride !== 0) return false;
+  }
+  if (sparse?.pattern === 'fixed') {
+    const summary = sparse.summary ?? 1;
+    const sameBlock = Math.floor(i / sparse.stride) === Math.floor(j / sparse.stride);
+    if (!sameBlock && j % sparse.stride < sparse.stride - summary) return false;
+  }
+  return true;
+}
+
+function dot(a, ai, b, bi, n) {
+  let s = 0;
+  for (let d = 0; d < n; d++) s += a[ai + d] * b[bi + d];
+  return s;
+}
+
+function score(kind, q, qi, k, ki, d, additive, h) {
+  switch (kind) {
+    case 'scaled-dot':
+    case 'dot':
+      return dot(q, qi, k, ki, d);
+    case 'cosine': {
+      const nq = Math.sqrt(dot(q, qi, q, qi, d));
+      const nk = Math.sqrt(dot(k, ki, k, ki, d));
+      return nq === 0 || nk === 0 ? 0 : dot(q, qi, k, ki, d) / (nq * nk);
+    }
+    case 'additive': {
+      const { hidden: a, wQuery, wKey, v } = additive;
+      let s = 0;
+      for (let t = 0; t < a; t++) {
+        const row = (h * a + t) * d;
+        s += v[h * a + t] * Math.tanh(dot(wQuery, row, q, qi, d) + dot(wKey, row, k, ki, d));
+      }
+      return s;
+    }
+    default:
+      throw new Error(`unknown score ${kind}`);
+  }
+}
+
+/**
+ * Attention over head-major q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv].
+ * @returns {{ output: Float64Array, weights: Float64Array, scores: Float64Array }}
+ */
+export function referenceAttention(q, k, v, options) {
+  const { heads: H, headDim: D } = options;
+  const Dv = options.valueDim ?? D;
+  const Nq = q.length / (H * D);
+  const Nk = k.length / (H * D);
+  const kind = options.score ?? 'scaled-dot';
+  const scale = options.scale ?? (kind === 'scaled-dot' ? 1 / Math.sqrt(D) : 1);
+  const temperature = options.temperature ?? 1;
+  const output = new Float64Array(H * Nq * Dv);
+  const weights = new Float64Array(H * Nq * Nk);
+  const scores = new Float64Array(H * Nq * Nk);
+  for (let h = 0; h < H; h++) {
+    for (let i = 0; i < Nq; i++) {
+      const row = (h * Nq + i) * Nk;
+      const logits = new Float64Array(Nk).fill(-Infinity);
+      for (let j = 0; j < Nk; j++) {
+        const s = score(kind, q, (h * Nq + i) * D, k, (h * Nk + j) * D, D, options.additive, h);
+        scores[row + j] = s;
+        if (visible(options, h, i, j, Nk)) logits[j] = (scale * s) / temperature;
+      }
+      const max = Math.max(...logits);
+      if (max === -Infinity) continue;  // no visible key: zero weights and output
+      let sum = 0;
+      for (let j = 0; j < Nk; j++) sum += Math.exp(logits[j] - max);
+      for (let j = 0; j < Nk; j++) {
+        const w = Math.exp(logits[j] - max) / sum;
+        weights[row + j] = w;
+        for (let c = 0; c < Dv; c++) output[(h * Nq + i) * Dv + c] += w * v[(h * Nk + j) * Dv + c];
+      }
+    }
+  }
+  return { output, weights, scores };
+}
+
+// out[rows, cols] = x[rows, inner] w[inner, cols] + bias
+function project(x, rows, inner, w, cols, bias) {
+  const out = new Float64Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      let s = bias ? bias[c] : 0;
+      for (let t = 0; t < inner; t++) s += x[r * inner + t] * w[t * cols + c];
+      out[r * cols + c] = s;
+    }
+  }
+  return out;
+}
+
+// token-major [n, H*d] -> head-major [H, n, d]
+function splitHeads(tokens, n, H, d) {
+  const out = new Float64Array(H * n * d);
+  for (let h = 0; h < H; h++) {
+    for (let i = 0; i < n; i++) {
+      for (let c = 0; c < d; c++) out[(h * n + i) * d + c] = tokens[i * H * d + h * d + c];
+    }
+  }
+  return out;
+}
+
+/** Multi-head attention with projections, as in multihead.h; `options.source` for cross. */
+export function referenceMultiHead(x, w, options) {
+  const { heads: H, headDim: D } = options;
+  const Dv = options.valueDim ?? D;
+  const modelDim = w.wQuery.length / (H * D);
+  const source = options.source ?? x;
+  const keyModelDim = w.wKey.length / (H * D);
+  const outDim = w.wOut.length / (H * Dv);
+  const Nq = x.length / modelDim;
+  const Nk = source.length / keyModelDim;
+  const q = splitHeads(project(x, Nq, modelDim, w.wQuery, H * D, w.bQuery), Nq, H, D);
+  const k = splitHeads(project(source, Nk, keyModelDim, w.wKey, H * D, w.bKey), Nk, H, D);
+  const v = splitHeads(project(source, Nk, keyModelDim, w.wValue, H * Dv, w.bValue), Nk, H, Dv);
+  const heads = referenceAttention(q, k, v, { ...options, valueDim: Dv });
+  const concat = new Float64Array(Nq * H * Dv);
+  for (let h = 0; h < H; h++) {
+    for (let i = 0; i < Nq; i++) {
+      for (let c = 0; c < Dv; c++) concat[i * H * Dv + h * Dv + c] = heads.output[(h * Nq + i) * Dv + c];
+    }
+  }
+  return { ...heads, output: project(concat, Nq, H * Dv, w.wOut, outDim, w.bOut), q, k, v };
+}

@@ -1,0 +1,69 @@
+// Compile-only check of index.d.ts (tsc --noEmit --strict): typical use must type-check, and
+// each @ts-expect-error line must really be an error (tsc fails if one is not).
+
+import {
+  analyze, analyzePair, createAttention, embed, MAX_TOKENS, tokenize,
+  type Attention, type AttentionBuffers, type AttentionResult, type ErrorCode,
+  type MultiHeadResult, type RunningBackend, type Token,
+} from 'attnlens';
+
+async function engine(): Promise<void> {
+  const attn: Attention = await createAttention({ backend: 'auto', locateFile: (f, dir) => new URL(f, dir) });
+  const backend: RunningBackend = attn.backend;
+  const q = new Float32Array(2 * 4 * 8);
+  const r: AttentionResult = await attn.attention(q, q, q, {
+    heads: 2, headDim: 8, causal: true, window: { before: 2, dilation: 2 },
+    sparse: { pattern: 'fixed', stride: 2 }, globalTokens: [0], keyLengths: [4, 3],
+    keyValid: [true, true, false, true], mask: new Uint8Array(16), temperature: 0.5,
+    score: 'additive', additive: { hidden: 3, wQuery: q, wKey: q, v: q }, returnWeights: true,
+  });
+  const weights: Float32Array | undefined = r.weights;
+  const ms: number = r.stats.ms;
+
+  const mh: MultiHeadResult = await attn.multiHead(q, { wQuery: q, wKey: q, wValue: q, wOut: q },
+    { heads: 2, headDim: 8, source: q, returnProjections: true });
+  const projected: Float32Array | undefined = mh.k;
+
+  const visibleKeys: Uint8Array = attn.maskMatrix({ queryLength: 4, keyLength: 4, causal: true });
+  const bytes: number = attn.workingSetBytes({ queryLength: 4, keyLength: 4, headDim: 8, strategy: 'streaming' });
+  const buffers: AttentionBuffers = attn.allocate({ queryLength: 4, keyLength: 4, headDim: 8 });
+  buffers.q.set(q.subarray(0, 32));
+  const { stats } = await buffers.run({ causal: true });
+  buffers.dispose();
+  attn.dispose();
+
+  try {
+    await attn.attention(q, q, q, { heads: 1, headDim: 8 });
+  } catch (error) {
+    const code: ErrorCode = (error as RangeError & { code: ErrorCode }).code;
+    void code;
+  }
+  void [backend, weights, ms, projected, visibleKeys, bytes, stats];
+
+  // @ts-expect-error heads and headDim are required
+  await attn.attention(q, q, q, { causal: true });
+  // @ts-expect-error inputs are Float32Array
+  await attn.attention([1, 2], q, q, { heads: 1, headDim: 2 });
+  // @ts-expect-error unknown score function
+  await attn.attention(q, q, q, { heads: 1, headDim: 2, score: 'bilinear' });
+  // @ts-expect-error 'webgpu' is not a backend yet
+  await createAttention({ backend: 'webgpu' });
+  // @ts-expect-error the buffers' views are read-only properties
+  buffers.q = new Float32Array(1);
+}
+
+async function text(): Promise<void> {
+  const tokens: Token[] = tokenize('我爱自然语言处理', { granularity: 'word' });
+  const x: Float32Array = embed(tokens, { dim: 64, seed: 1 });
+  const a = await analyze('The animal was tired', { heads: 4, causal: true, granularity: 'subword' });
+  const firstHead: Float32Array = a.heads[0].weights;
+  const p = await analyzePair('a cat', 'un chat', { temperature: 2 });
+  const target: Token[] = p.targetTokens;
+  const cap: number = MAX_TOKENS;
+  void [x, firstHead, target, cap];
+  // @ts-expect-error granularity is a fixed set
+  tokenize('x', { granularity: 'sentence' });
+}
+
+void engine;
+void text;
