@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+// attnlens CLI: attention of a seeded transformer layer over a sentence, as a terminal heatmap or
+// as JSON. Exit codes: 0 done, 1 unexpected failure, 2 bad usage (unknown flag, bad value, text
+// over a cap).
+
+import { readFileSync } from 'node:fs';
+import { analyze, analyzePair } from '../src/analyze.js';
+import { UsageError, USAGE, detectColorMode, parseCommandLine } from '../src/cli/arguments.js';
+import { renderHeatmap } from '../src/cli/heatmap.js';
+import { fitToWidth, sanitize, displayWidth } from '../src/cli/terminal-text.js';
+
+function packageVersion() {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  return manifest.version;
+}
+
+/** A row-major matrix as an array of rows. */
+function matrixRows(values, rows, columns, format = (x) => x) {
+  const out = [];
+  for (let i = 0; i < rows; i++) {
+    out.push(Array.from(values.subarray(i * columns, (i + 1) * columns), format));
+  }
+  return out;
+}
+
+// 9 significant digits are enough for every float32 to read back to the same value.
+const float32Digits = (x) => Number(x.toPrecision(9));
+
+function jsonReport(command, result, queryTokens, keyTokens, shownHeads) {
+  const rows = queryTokens.length;
+  const columns = keyTokens.length;
+  const report = {
+    settings: {
+      text: command.text,
+      ...(command.source !== undefined ? { source: command.source } : {}),
+      masks: command.masks,
+      granularity: command.options.granularity ?? 'word',
+      score: command.options.score ?? 'scaled-dot',
+      temperature: command.options.temperature ?? 1,
+      heads: result.shape.heads,
+      headDim: result.shape.headDim,
+      modelDim: result.shape.modelDim,
+      seed: command.options.seed ?? 1,
+      shareQueryKey: Boolean(command.options.shareQueryKey),
+      analyzeOptions: command.options,
+    },
+    backend: result.backend,
+    timing: result.timing,
+    tokens: queryTokens,
+    ...(command.source !== undefined ? { sourceTokens: keyTokens } : {}),
+    heads: shownHeads.map((h) => ({
+      head: h,
+      weights: matrixRows(result.heads[h].weights, rows, columns, float32Digits),
+      scores: matrixRows(result.heads[h].scores, rows, columns, float32Digits),
+      mask: matrixRows(result.heads[h].mask, rows, columns),
+    })),
+  };
+  return JSON.stringify(report);
+}
+
+function tokenList(label, tokens, width) {
+  const lines = [];
+  let line = `${label}:`;
+  tokens.forEach((token, i) => {
+    const item = ` ${i}·${sanitize(token.text)}`;
+    if (displayWidth(line + item) > width && line !== `${label}:`) {
+      lines.push(line);
+      line = ' '.repeat(label.length + 1);
+    }
+    line += item;
+  });
+  lines.push(line);
+  return lines;
+}
+
+function textReport(command, result, queryTokens, keyTokens, shownHeads, colorMode, width) {
+  const { shape } = result;
+  const settings = [
+    command.source !== undefined
+      ? `${queryTokens.length} target × ${keyTokens.length} source tokens`
+      : `${queryTokens.length} tokens`,
+    `${shape.heads} head${shape.heads > 1 ? 's' : ''} × ${shape.headDim} dims`,
+    command.options.score ?? 'scaled-dot',
+    `mask ${command.masks.join(' + ')}`,
+    `temperature ${command.options.temperature ?? 1}`,
+    `seed ${command.options.seed ?? 1}`,
+    result.backend,
+    `${result.timing.ms.toFixed(2)} ms`,
+  ];
+  const lines = [`attnlens · ${settings.join(' · ')}`, ''];
+  const listWidth = Number.isFinite(width) ? width : 100;
+  if (command.source !== undefined) {
+    lines.push(...tokenList('source (keys)', keyTokens, listWidth),
+      ...tokenList('target (queries)', queryTokens, listWidth));
+  } else {
+    lines.push(...tokenList('tokens', queryTokens, listWidth));
+  }
+  for (const h of shownHeads) {
+    lines.push('', fitToWidth(`head ${h} of ${shape.heads} — rows: queries, columns: keys`, Math.min(width, 80)).trimEnd());
+    lines.push(...renderHeatmap({
+      weights: result.heads[h].weights,
+      mask: result.heads[h].mask,
+      rowLabels: queryTokens.map((t) => t.text),
+      columnLabels: keyTokens.map((t) => t.text),
+      colorMode,
+      maxWidth: width,
+    }));
+  }
+  return lines.join('\n');
+}
+
+async function main(argv) {
+  const command = parseCommandLine(argv);
+  if (command.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command.version) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return;
+  }
+
+  let result;
+  try {
+    result = command.source !== undefined
+      ? await analyzePair(command.source, command.text, command.options)
+      : await analyze(command.text, command.options);
+  } catch (error) {
+    // Bad values the flag syntax cannot catch (a window wider than the text, a text over the cap,
+    // a global token past the end) come back from the library as TypeError/RangeError.
+    // A TypeError without an argument name in front is a bug, not a usage mistake.
+    const namesArgument = /^[\w.[\]]+: /.test(error.message);
+    if (error instanceof RangeError || (error instanceof TypeError && namesArgument)) {
+      throw new UsageError(error.message);
+    }
+    throw error;
+  }
+  const queryTokens = command.source !== undefined ? result.targetTokens : result.tokens;
+  const keyTokens = command.source !== undefined ? result.sourceTokens : result.tokens;
+  const shownHeads = command.head === 'all' ? result.heads.map((_, h) => h) : [command.head];
+
+  if (command.json) {
+    process.stdout.write(`${jsonReport(command, result, queryTokens, keyTokens, shownHeads)}\n`);
+    return;
+  }
+  const colorMode = command.color ?? detectColorMode(process.env, process.stdout);
+  const width = process.stdout.isTTY ? process.stdout.columns : Infinity;
+  process.stdout.write(`${textReport(command, result, queryTokens, keyTokens, shownHeads, colorMode, width)}\n`);
+}
+
+// `attnlens ... | head` closes the pipe early: that is the reader's choice, not a failure.
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(0);
+});
+
+main(process.argv.slice(2)).then(
+  () => { process.exitCode = 0; },
+  (error) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`attnlens: ${error.message}\n\n${USAGE}\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`attnlens: ${error.stack ?? error}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,200 @@
+// Text in, attention out: tokenize, embed, project with seeded weights and run the engine's
+// multi-head attention, returning everything a visualisation needs (per-head weights, raw scores,
+// visibility masks, projections, timing).
+//
+// The layer is untrained: its weights come from a seed, so the patterns show what the mechanism
+// does with the given masks, score function, temperature and heads (and how similar tokens score
+// against each other), not what a trained model has learnt.
+
+import { createAttention } from './attention.js';
+import { embed } from './text/embed.js';
+import { tokenize } from './text/tokenize.js';
+import { projectionWeights } from './text/weights.js';
+import { optionsObject, rangeError } from './text/arguments.js';
+
+export { entropy, topAttended } from './row-stats.js';
+
+const DEFAULT_HEADS = 4;
+const DEFAULT_HEAD_DIM = 16;
+
+// Options analyze() consumes itself; everything else goes to attn.multiHead() unchanged, so every
+// mask, score function, temperature, scale and strategy of the engine is available.
+const TEXT_OPTIONS = new Set([
+  'attention', 'granularity', 'locale', 'seed', 'positionScale', 'shareQueryKey', 'additiveHidden',
+]);
+const MASK_OPTIONS = ['causal', 'window', 'sparse', 'globalTokens', 'keyLengths', 'keyValid', 'mask'];
+
+let sharedAttention = null;
+
+/** The instance analyze() uses when none is passed: created on first use, then shared. */
+function defaultAttention() {
+  if (!sharedAttention) {
+    sharedAttention = createAttention().catch((error) => {
+      sharedAttention = null; // let a later call retry instead of caching the failure
+      throw error;
+    });
+  }
+  return sharedAttention;
+}
+
+function splitOptions(options) {
+  const textOptions = {};
+  const engineOptions = {};
+  for (const [name, value] of Object.entries(options)) {
+    if (TEXT_OPTIONS.has(name)) textOptions[name] = value;
+    else engineOptions[name] = value;
+  }
+  return { textOptions, engineOptions };
+}
+
+/** tokenize() with errors naming `name` instead of "text" (analyzePair has two texts). */
+function tokenizeArgument(name, text, options) {
+  let tokens;
+  try {
+    tokens = tokenize(text, { granularity: options.granularity, locale: options.locale });
+  } catch (error) {
+    if (name !== 'text' && error.parameter === 'text') {
+      error.message = error.message.replace(/^text:/, `${name}:`);
+      error.parameter = name;
+    }
+    throw error;
+  }
+  if (tokens.length === 0) {
+    throw rangeError(name, 'contains no tokens (it is empty or only whitespace)');
+  }
+  return tokens;
+}
+
+// Regenerating weights on every slider move is wasted work: keep the last set.
+let lastWeights = { key: '', weights: null };
+
+function cachedProjectionWeights(params) {
+  const key = JSON.stringify(params);
+  if (lastWeights.key !== key) lastWeights = { key, weights: projectionWeights(params) };
+  return lastWeights.weights;
+}
+
+/** Everything shared by analyze() and analyzePair(): weights, engine call, per-head split. */
+async function runLayer(queryTokens, keyTokens, options, crossAttention, started) {
+  const { textOptions, engineOptions } = splitOptions(options);
+  const heads = engineOptions.heads ?? DEFAULT_HEADS;
+  const headDim = engineOptions.headDim ?? DEFAULT_HEAD_DIM;
+  const params = {
+    heads,
+    headDim,
+    valueDim: engineOptions.valueDim,
+    modelDim: engineOptions.modelDim,
+    outDim: engineOptions.outDim,
+    additiveHidden: textOptions.additiveHidden,
+    seed: textOptions.seed,
+    shareQueryKey: textOptions.shareQueryKey,
+  };
+  const weights = cachedProjectionWeights(params); // validates every size and the seed
+  const valueDim = params.valueDim ?? headDim;
+  const modelDim = params.modelDim ?? heads * headDim;
+  const embedOptions = { dim: modelDim, seed: textOptions.seed, positionScale: textOptions.positionScale };
+
+  const attn = textOptions.attention ?? await defaultAttention();
+  const queryEmbeddings = embed(queryTokens, embedOptions);
+  const keyEmbeddings = crossAttention ? embed(keyTokens, embedOptions) : queryEmbeddings;
+  const layerOptions = {
+    ...engineOptions,
+    heads,
+    headDim,
+    valueDim,
+    modelDim,
+    returnWeights: true,
+    returnScores: true,
+    returnProjections: true,
+  };
+  if (crossAttention) {
+    layerOptions.source = keyEmbeddings;
+    layerOptions.keyModelDim = modelDim;
+  }
+  if (layerOptions.score === 'additive' && layerOptions.additive === undefined) {
+    layerOptions.additive = weights.additive;
+  }
+
+  const engineStarted = performance.now();
+  const { wQuery, wKey, wValue, wOut } = weights;
+  const result = await attn.multiHead(queryEmbeddings, { wQuery, wKey, wValue, wOut }, layerOptions);
+  const engineMs = performance.now() - engineStarted;
+
+  const queryLength = queryTokens.length;
+  const keyLength = keyTokens.length;
+  const maskOptions = {};
+  for (const name of MASK_OPTIONS) {
+    if (engineOptions[name] !== undefined) maskOptions[name] = engineOptions[name];
+  }
+  const cells = queryLength * keyLength;
+  const perHead = [];
+  let mask = null;
+  for (let h = 0; h < heads; h++) {
+    // Only key lengths differ per head; otherwise every head shares one mask (asked for once).
+    if (h === 0 || maskOptions.keyLengths !== undefined) {
+      mask = await attn.maskMatrix({ heads, queryLength, keyLength, head: h, ...maskOptions });
+    }
+    perHead.push({
+      weights: result.weights.subarray(h * cells, (h + 1) * cells),
+      scores: result.scores.subarray(h * cells, (h + 1) * cells),
+      mask,
+    });
+  }
+
+  return {
+    heads: perHead,
+    output: result.output,
+    q: result.q,
+    k: result.k,
+    v: result.v,
+    embeddings: { query: queryEmbeddings, key: keyEmbeddings },
+    timing: { ms: engineMs, totalMs: performance.now() - started },
+    backend: attn.backend,
+    stats: result.stats,
+    shape: {
+      heads, queryLength, keyLength, headDim, valueDim, modelDim,
+      outDim: params.outDim ?? modelDim,
+    },
+  };
+}
+
+/**
+ * Self-attention over the tokens of one text.
+ *
+ * @param {string} text at most MAX_TEXT_LENGTH characters and MAX_TOKENS tokens
+ * @param {object} [options] granularity, locale, seed, positionScale, shareQueryKey,
+ *   additiveHidden, attention (an instance from createAttention(); default: one shared instance),
+ *   heads (default 4), headDim (default 16), valueDim, modelDim (default heads * headDim), outDim,
+ *   and every option of attn.multiHead() (masks, score, scale, temperature, strategy, ...)
+ * Heads share one mask array unless `keyLengths` makes their masks differ.
+ * @returns {Promise<object>} { tokens, heads: [{ weights [N*N], scores [N*N], mask [N*N] }],
+ *   output [N, outDim], q, k, v [H, N, D|Dv], embeddings: { query, key } [N, modelDim],
+ *   timing: { ms (engine call), totalMs (whole analysis) }, backend, stats, shape }
+ */
+export async function analyze(text, options) {
+  const started = performance.now();
+  const opts = optionsObject('options', options);
+  const tokens = tokenizeArgument('text', text, opts);
+  const layer = await runLayer(tokens, tokens, opts, false, started);
+  return { tokens, ...layer };
+}
+
+/**
+ * Cross-attention alignment between two texts: each target token is a query attending to the
+ * source tokens (keys and values), as a decoder attends to its encoder in translation.
+ *
+ * @param {string} source the attended text (keys/values); same caps as analyze()
+ * @param {string} target the attending text (queries)
+ * @param {object} [options] as for analyze(); both texts share embeddings and weights
+ * @returns {Promise<object>} { sourceTokens, targetTokens, heads: [{ weights [Nt*Ns],
+ *   scores [Nt*Ns], mask [Nt*Ns] }], output [Nt, outDim], q [H, Nt, D], k [H, Ns, D],
+ *   v [H, Ns, Dv], embeddings: { query, key }, timing, backend, stats, shape }
+ */
+export async function analyzePair(source, target, options) {
+  const started = performance.now();
+  const opts = optionsObject('options', options);
+  const sourceTokens = tokenizeArgument('source', source, opts);
+  const targetTokens = tokenizeArgument('target', target, opts);
+  const layer = await runLayer(targetTokens, sourceTokens, opts, true, started);
+  return { sourceTokens, targetTokens, ...layer };
+}

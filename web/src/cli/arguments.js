@@ -1,0 +1,219 @@
+// Command-line arguments of `attnlens` -> options for analyze()/analyzePair() and for display.
+// Every mistake raises UsageError, which the CLI turns into a usage message and exit code 2.
+
+import { parseArgs } from 'node:util';
+import { COLOR_MODES } from './heatmap.js';
+import { MAX_HEADS, MAX_MODEL_DIM } from '../text/limits.js';
+
+export class UsageError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const USAGE = `Usage: attnlens [options] "text"
+
+Tokenizes the text, runs one seeded, untrained multi-head attention layer over it (WebAssembly)
+and prints the tokens and a heatmap of the attention weights (rows: queries, columns: keys).
+
+Options:
+  --mask SPEC          which keys each query may see; repeat to combine (all must hold):
+                         global             no restriction (default)
+                         causal             only earlier keys and itself
+                         local:W            keys at most W positions away
+                         dilated:W:D        every D-th key, at most W steps of D away
+                         strided:S          Sparse Transformer strided pattern, stride S
+                         fixed:S:C          Sparse Transformer fixed pattern, block S, C summary keys
+                         global-tokens:0,3  these positions see and are seen by all
+  --score NAME         scaled-dot (default) | dot | cosine | additive
+  --temperature T      softmax temperature, > 0 (default 1; low sharpens, high flattens)
+  --heads H            number of heads (default 4)
+  --head I|all         head to show, from 0 (default all)
+  --head-dim D         dimensions per head (default 16; model width = heads x head-dim)
+  --granularity G      word (default) | char | subword
+  --locale TAG         locale for word breaking, e.g. zh or ja (default: the runtime's)
+  --seed N             seed of embeddings and weights, 0..4294967295 (default 1)
+  --share-qk           use one projection for queries and keys (similar tokens attend)
+  --source "text"      cross-attention: the text's tokens attend to this text's tokens
+  --color MODE         truecolor | 256 | none (default: from the terminal; NO_COLOR honoured)
+  --json               print the numbers (tokens, weights and scores per head, settings) as JSON
+  -h, --help           this message
+  -v, --version        the package version
+
+Example:
+  attnlens "The animal didn't cross the street because it was too tired" --mask causal --heads 4 --head 2`;
+
+const OPTIONS = {
+  mask: { type: 'string', multiple: true },
+  score: { type: 'string' },
+  temperature: { type: 'string' },
+  heads: { type: 'string' },
+  head: { type: 'string' },
+  'head-dim': { type: 'string' },
+  granularity: { type: 'string' },
+  locale: { type: 'string' },
+  seed: { type: 'string' },
+  'share-qk': { type: 'boolean' },
+  source: { type: 'string' },
+  color: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+};
+
+const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
+const GRANULARITIES = ['word', 'char', 'subword'];
+const NON_NEGATIVE_INTEGER = /^\d+$/;
+const POSITIVE_DECIMAL = /^\+?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+function integerFlag(flag, text, min, max) {
+  if (!NON_NEGATIVE_INTEGER.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`${flag}: expected an integer from ${min} to ${max}, got '${text}'`);
+  }
+  return Number(text);
+}
+
+function nonNegativeInteger(flag, text) {
+  if (!NON_NEGATIVE_INTEGER.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(`${flag}: expected a non-negative integer, got '${text}'`);
+  }
+  return Number(text);
+}
+
+function oneOf(flag, text, allowed) {
+  if (!allowed.includes(text)) {
+    throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, got '${text}'`);
+  }
+  return text;
+}
+
+function maskParameters(spec, count) {
+  const parts = spec.split(':').slice(1);
+  if (parts.length !== count) {
+    throw new UsageError(`--mask ${spec}: expected ${count} value${count > 1 ? 's' : ''} after the name`);
+  }
+  return parts.map((p) => nonNegativeInteger(`--mask ${spec}`, p));
+}
+
+/** Adds one --mask SPEC to the engine options (mask options combine by intersection). */
+function applyMask(spec, options) {
+  const name = spec.split(':')[0];
+  const once = (key) => {
+    if (options[key] !== undefined) {
+      throw new UsageError(`--mask ${spec}: only one ${key === 'window' ? 'local or dilated window' : 'sparse pattern'} can be given`);
+    }
+  };
+  switch (name) {
+    case 'global':
+      maskParameters(spec, 0);
+      break;
+    case 'causal':
+      maskParameters(spec, 0);
+      options.causal = true;
+      break;
+    case 'local': {
+      once('window');
+      [options.window] = maskParameters(spec, 1);
+      break;
+    }
+    case 'dilated': {
+      once('window');
+      const [width, dilation] = maskParameters(spec, 2);
+      options.window = { before: width, after: width, dilation };
+      break;
+    }
+    case 'strided': {
+      once('sparse');
+      const [stride] = maskParameters(spec, 1);
+      options.sparse = { pattern: 'strided', stride };
+      break;
+    }
+    case 'fixed': {
+      once('sparse');
+      const [stride, summary] = maskParameters(spec, 2);
+      options.sparse = { pattern: 'fixed', stride, summary };
+      break;
+    }
+    case 'global-tokens': {
+      const list = spec.slice('global-tokens:'.length);
+      if (!spec.startsWith('global-tokens:') || list === '') {
+        throw new UsageError(`--mask ${spec}: expected positions, e.g. global-tokens:0,3`);
+      }
+      const positions = list.split(',').map((p) => nonNegativeInteger(`--mask ${spec}`, p));
+      options.globalTokens = [...(options.globalTokens ?? []), ...positions];
+      break;
+    }
+    default:
+      throw new UsageError(`--mask: unknown mask '${spec}' (global, causal, local:W, dilated:W:D, `
+        + 'strided:S, fixed:S:C, global-tokens:I,J)');
+  }
+}
+
+/**
+ * Parses argv (without node and the script).
+ * @returns {{ help?: true, version?: true } | { text: string, source?: string, head: number | 'all',
+ *   json: boolean, color?: string, masks: string[], options: object }}
+ */
+export function parseCommandLine(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  if (values.version) return { version: true };
+  if (positionals.length === 0) throw new UsageError('missing the text to analyze');
+  // Unquoted words arrive as several arguments: read them as one text.
+  const text = positionals.join(' ');
+
+  const options = {};
+  if (values.heads !== undefined) options.heads = integerFlag('--heads', values.heads, 1, MAX_HEADS);
+  if (values['head-dim'] !== undefined) options.headDim = integerFlag('--head-dim', values['head-dim'], 1, MAX_MODEL_DIM);
+  if (values.seed !== undefined) options.seed = integerFlag('--seed', values.seed, 0, 0xffffffff);
+  if (values.score !== undefined) options.score = oneOf('--score', values.score, SCORES);
+  if (values.granularity !== undefined) {
+    options.granularity = oneOf('--granularity', values.granularity, GRANULARITIES);
+  }
+  if (values.locale !== undefined) options.locale = values.locale;
+  if (values['share-qk']) options.shareQueryKey = true;
+  if (values.temperature !== undefined) {
+    const t = Number(values.temperature);
+    if (!POSITIVE_DECIMAL.test(values.temperature) || !(t > 0) || !Number.isFinite(t)) {
+      throw new UsageError(`--temperature: expected a positive number, got '${values.temperature}'`);
+    }
+    options.temperature = t;
+  }
+  const masks = values.mask ?? [];
+  for (const spec of masks) applyMask(spec, options);
+
+  const heads = options.heads ?? 4;
+  let head = 'all';
+  if (values.head !== undefined && values.head !== 'all') {
+    head = integerFlag('--head', values.head, 0, heads - 1);
+  }
+  const color = values.color === undefined ? undefined : oneOf('--color', values.color, COLOR_MODES);
+
+  return {
+    text,
+    source: values.source,
+    head,
+    json: Boolean(values.json),
+    color,
+    masks: masks.length ? masks : ['global'],
+    options,
+  };
+}
+
+/** The colour mode for a stream when --color is not given (NO_COLOR / FORCE_COLOR conventions). */
+export function detectColorMode(env, stream) {
+  if (env.NO_COLOR) return 'none';
+  if (env.FORCE_COLOR !== undefined) {
+    if (env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return 'none';
+    return env.FORCE_COLOR === '3' ? 'truecolor' : '256';
+  }
+  if (!stream.isTTY || env.TERM === 'dumb') return 'none';
+  return /^(truecolor|24bit)$/i.test(env.COLORTERM ?? '') ? 'truecolor' : '256';
+}

@@ -1,0 +1,125 @@
+// Token embeddings that need no download: hashed character n-grams for content plus sinusoidal
+// positions, bit-for-bit identical in every browser and in Node.
+//
+// Content (fastText-style "hashing trick"): the lower-cased token, wrapped in begin/end markers,
+// contributes each of its character 2-, 3- and 4-grams and the whole token as features. Each
+// feature hashes (with the seed) to one dimension and a sign, and adds +-1 there. Words that share
+// many n-grams ("attend", "attention", "attended") therefore get similar vectors without any
+// training, while unrelated words are nearly orthogonal (up to hash collisions, which a larger
+// `dim` makes rarer). The content vector is scaled to norm sqrt(dim / 2).
+//
+// Position (Vaswani et al. 2017): PE[p, 2i] = sin(p * w_i), PE[p, 2i + 1] = cos(p * w_i) with
+// w_i = 10000^(-2i / dim); its norm is also sqrt(dim / 2), so content and position carry equal
+// energy by default. Without positions attention cannot tell word order (the demo can show that
+// with positionScale: 0).
+//
+// Determinism: only integer hashing and exact IEEE operations (see exact-math.js) are used; the
+// sums run in a fixed order in float64 and are rounded to float32 once, when stored.
+
+import { hashString } from './hash.js';
+import { exactCos, exactSin, exactRootOfUnitInterval } from './exact-math.js';
+import { MAX_MODEL_DIM } from './limits.js';
+import { MAX_SEED, finiteOption, integerOption, optionsObject, typeError } from './arguments.js';
+
+const NGRAM_SIZES = [2, 3, 4];
+const BEGIN = '\u0002';
+const END = '\u0003';
+const WHOLE_TOKEN = '\u0001';
+const POSITION_BASE_SQUARED_INVERSE = 1e-8; // (10000^2)^-1: w_i = (10000^(-2/dim))^i
+
+/** The features of one token: its character n-grams (over code points) and the whole token. */
+export function tokenFeatures(text) {
+  const chars = [BEGIN, ...text.toLowerCase(), END];
+  const features = [WHOLE_TOKEN + text.toLowerCase()];
+  for (const n of NGRAM_SIZES) {
+    for (let i = 0; i + n <= chars.length; i++) features.push(chars.slice(i, i + n).join(''));
+  }
+  return features;
+}
+
+/** Writes the content vector of `text` (norm sqrt(dim / 2), or zero) into out[offset..+dim). */
+function writeContent(out, offset, text, dim, seed) {
+  const vector = new Float64Array(dim);
+  for (const feature of tokenFeatures(text)) {
+    const h = hashString(feature, seed);
+    // The low bits pick the dimension, the top bit the sign: independent parts of one hash.
+    vector[h % dim] += h >>> 31 ? -1 : 1;
+  }
+  let squared = 0;
+  for (let d = 0; d < dim; d++) squared += vector[d] * vector[d];
+  const scale = squared > 0 ? Math.sqrt(dim / 2 / squared) : 0;
+  for (let d = 0; d < dim; d++) out[offset + d] = vector[d] * scale;
+}
+
+const frequencyCache = new Map();
+
+/** w_i = 10000^(-2i / dim) for i < ceil(dim / 2), from exact operations only. */
+export function positionFrequencies(dim) {
+  let frequencies = frequencyCache.get(dim);
+  if (!frequencies) {
+    const ratio = exactRootOfUnitInterval(POSITION_BASE_SQUARED_INVERSE, dim);
+    frequencies = new Float64Array(Math.ceil(dim / 2));
+    let w = 1;
+    for (let i = 0; i < frequencies.length; i++) {
+      frequencies[i] = w;
+      w *= ratio;
+    }
+    frequencyCache.set(dim, frequencies);
+  }
+  return frequencies;
+}
+
+function positionEncoding64(length, dim) {
+  const out = new Float64Array(length * dim);
+  const frequencies = positionFrequencies(dim);
+  for (let p = 0; p < length; p++) {
+    for (let d = 0; d < dim; d++) {
+      const angle = p * frequencies[d >> 1];
+      out[p * dim + d] = d % 2 === 0 ? exactSin(angle) : exactCos(angle);
+    }
+  }
+  return out;
+}
+
+/**
+ * The sinusoidal position encoding, Float32Array [length, dim] (row p is position p).
+ * @param {number} length
+ * @param {number} dim
+ */
+export function positionEncoding(length, dim) {
+  return Float32Array.from(positionEncoding64(length, dim));
+}
+
+function tokenText(token, index) {
+  if (typeof token === 'string') return token;
+  if (token !== null && typeof token === 'object' && typeof token.text === 'string') {
+    return token.text;
+  }
+  throw typeError(`tokens[${index}]`, 'must be a string or a { text } token');
+}
+
+/**
+ * Deterministic embeddings of tokens.
+ * @param {Array<string | { text: string }>} tokens from tokenize(), or plain strings
+ * @param {{ dim?: number, seed?: number, positionScale?: number }} [options]
+ *   dim: width, 1..MAX_MODEL_DIM (default 64); seed: uint32 (default 1) that selects the hash;
+ *   positionScale: weight of the position encoding (default 1; 0 leaves content only)
+ * @returns {Float32Array} [tokens.length, dim], row-major
+ */
+export function embed(tokens, options) {
+  if (!Array.isArray(tokens)) throw typeError('tokens', 'must be an array');
+  const opts = optionsObject('options', options);
+  const dim = integerOption('dim', opts.dim, { min: 1, max: MAX_MODEL_DIM, fallback: 64 });
+  const seed = integerOption('seed', opts.seed, { min: 0, max: MAX_SEED, fallback: 1 });
+  const positionScale = finiteOption('positionScale', opts.positionScale, { min: 0, fallback: 1 });
+  const texts = tokens.map(tokenText);
+
+  const out = new Float64Array(texts.length * dim);
+  texts.forEach((text, row) => writeContent(out, row * dim, text, dim, seed));
+  if (positionScale !== 0) {
+    const positions = positionEncoding64(texts.length, dim);
+    // Add in float64 then round once: identical to what every engine computes.
+    for (let i = 0; i < out.length; i++) out[i] += positionScale * positions[i];
+  }
+  return Float32Array.from(out);
+}
