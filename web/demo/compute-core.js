@@ -1,0 +1,161 @@
+// Everything the demo computes, as one async function per request. It runs inside
+// compute-worker.js (so typing never waits for wasm), or on the main thread when a module worker
+// cannot start. Results carry only typed arrays and plain objects, so they cross postMessage as
+// transferables.
+import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
+import { maskOptions } from '../src/views/mask-spec.js';
+
+export const HEAD_DIM = 16;
+// Powers of two for the memory curve. Past a few thousand tokens the full score matrix of several
+// heads no longer fits wasm32's 4 GiB address space, and the engine says so: the curve stops at
+// the last length it accepts.
+const COST_CURVE_LENGTHS = Array.from({ length: 12 }, (_, i) => 2 ** (i + 4));
+const BENCH_REPEATS = 3;
+
+let enginePromise;
+function engine() {
+  enginePromise ??= createAttention();
+  return enginePromise;
+}
+
+// Entropy (bits) of each query row of a row-major [rows, cols] weight matrix.
+function rowEntropies(weights, rows, cols) {
+  const out = new Float32Array(rows);
+  for (let r = 0; r < rows; r++) out[r] = entropy(weights.subarray(r * cols, (r + 1) * cols));
+  return out;
+}
+
+async function runOnce(params, mask, attn, rowsHint, colsHint) {
+  const options = {
+    heads: params.heads,
+    headDim: HEAD_DIM,
+    seed: params.seed,
+    granularity: params.granularity,
+    score: params.score,
+    temperature: params.temperature,
+    attention: attn,
+    ...maskOptions(mask, rowsHint, colsHint),
+  };
+  return params.mode === 'cross'
+    ? analyzePair(params.source, params.text, options)
+    : analyze(params.text, options);
+}
+
+async function costCurve(attn, shape) {
+  const curve = [];
+  for (const n of COST_CURVE_LENGTHS) {
+    try {
+      curve.push({
+        n,
+        materialized: await attn.workingSetBytes({ ...shape, queryLength: n, keyLength: n, strategy: 'materialized' }),
+        streaming: await attn.workingSetBytes({ ...shape, queryLength: n, keyLength: n, strategy: 'streaming' }),
+      });
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      break;
+    }
+  }
+  return curve;
+}
+
+// params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare }
+// (mask/compare: parsed mask models from mask-spec.js; compare may be null)
+export async function computeView(params) {
+  const attn = await engine();
+  const queryTokens = tokenize(params.text, { granularity: params.granularity });
+  const keyTokens = params.mode === 'cross' ? tokenize(params.source, { granularity: params.granularity }) : queryTokens;
+  if (!queryTokens.length || !keyTokens.length) {
+    return { empty: true, rowTokens: queryTokens, colTokens: keyTokens };
+  }
+  const rows = queryTokens.length;
+  const cols = keyTokens.length;
+  const primary = await runOnce(params, params.mask, attn, rows, cols);
+  const rowTokens = params.mode === 'cross' ? primary.targetTokens : primary.tokens;
+  const colTokens = params.mode === 'cross' ? primary.sourceTokens : primary.tokens;
+  // Every head shares one mask here (no per-head key lengths), so head 0's stands for all.
+  const mask = primary.heads[0].mask;
+  const heads = primary.heads.map((head) => ({
+    weights: head.weights,
+    scores: head.scores,
+    entropy: rowEntropies(head.weights, rows, cols),
+  }));
+  let compare = null;
+  if (params.compare) {
+    const second = await runOnce(params, params.compare, attn, rows, cols);
+    compare = {
+      mask: second.heads[0].mask,
+      heads: second.heads.map((head) => ({ weights: head.weights, entropy: rowEntropies(head.weights, rows, cols) })),
+    };
+  }
+  const shape = { heads: params.heads, queryLength: rows, keyLength: cols, headDim: HEAD_DIM, valueDim: HEAD_DIM };
+  const cost = {
+    materialized: await attn.workingSetBytes({ ...shape, strategy: 'materialized' }),
+    streaming: await attn.workingSetBytes({ ...shape, strategy: 'streaming' }),
+    curve: await costCurve(attn, shape),
+  };
+  return {
+    empty: false,
+    rowTokens: rowTokens.map(({ text, start, end }) => ({ text, start, end })),
+    colTokens: colTokens.map(({ text, start, end }) => ({ text, start, end })),
+    heads,
+    mask,
+    compare,
+    q: primary.q,
+    k: primary.k,
+    v: primary.v,
+    headDim: HEAD_DIM,
+    ms: primary.timing?.ms ?? NaN,
+    backend: primary.backend ?? attn.backend,
+    cost,
+  };
+}
+
+// Random Q/K/V of a long sequence through both strategies with the current mask: the measured
+// face of O(N^2) memory versus the tiled kernel (and of the tiles a sparse mask lets it skip).
+export async function benchmark({ heads, length, mask, temperature }) {
+  const attn = await engine();
+  const size = heads * length * HEAD_DIM;
+  const fill = (seed) => {
+    const a = new Float32Array(size);
+    let s = seed >>> 0;
+    for (let i = 0; i < size; i++) {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      a[i] = s / 4294967296 - 0.5;
+    }
+    return a;
+  };
+  const q = fill(1);
+  const k = fill(2);
+  const v = fill(3);
+  const options = { heads, headDim: HEAD_DIM, temperature, ...maskOptions(mask, length, length) };
+  const results = {};
+  for (const strategy of ['materialized', 'streaming']) {
+    let best = Infinity;
+    let stats;
+    for (let i = 0; i < BENCH_REPEATS; i++) {
+      const started = performance.now();
+      const r = await attn.attention(q, k, v, { ...options, strategy });
+      best = Math.min(best, performance.now() - started);
+      stats = r.stats;
+    }
+    results[strategy] = {
+      ms: best,
+      tilesVisited: stats.tilesVisited,
+      tilesTotal: stats.tilesTotal,
+      bytes: await attn.workingSetBytes({ heads, queryLength: length, keyLength: length, headDim: HEAD_DIM, valueDim: HEAD_DIM, strategy }),
+    };
+  }
+  return { length, heads, headDim: HEAD_DIM, backend: attn.backend, ...results };
+}
+
+// The typed arrays of a result, for postMessage's transfer list.
+export function transferables(result) {
+  const buffers = new Set();
+  const visit = (value) => {
+    if (!value || typeof value !== 'object') return;
+    if (ArrayBuffer.isView(value)) buffers.add(value.buffer);
+    else for (const item of Array.isArray(value) ? value : Object.values(value)) visit(item);
+  };
+  visit(result);
+  return [...buffers];
+}

@@ -1,0 +1,15 @@
+// The demo's compute thread: receives { id, type, params } and answers { id, ok, result | error }.
+import { benchmark, computeView, transferables } from './compute-core.js';
+
+const handlers = { view: computeView, benchmark };
+
+self.addEventListener('message', async (event) => {
+  const { id, type, params } = event.data;
+  try {
+    const result = await handlers[type](params);
+    self.postMessage({ id, ok: true, result }, transferables(result));
+  } catch (error) {
+    self.postMessage({ id, ok: false, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } });
+  }
+});
+self.postMessage({ ready: true });

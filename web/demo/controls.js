@@ -1,0 +1,166 @@
+// The settings panel: native inputs (so every control is reachable and operable by keyboard and
+// announced by screen readers) bound to the state. `sync` writes the state into the inputs,
+// the handlers turn input events into state patches.
+import { el, shortLabel, tokenLabel } from '../src/views/dom.js';
+import { formatMask, parseMask } from '../src/views/mask-spec.js';
+import { language, t } from './i18n.js';
+import { MAX_HEADS, sliderFromTemperature, temperatureFromSlider } from './state.js';
+
+const $ = (id) => document.getElementById(id);
+
+function radios(name) {
+  return [...document.querySelectorAll(`input[type="radio"][name="${name}"]`)];
+}
+
+function setRadio(name, value) {
+  for (const input of radios(name)) input.checked = input.value === value;
+}
+
+// Arrow keys within a group of toggle buttons behave like a radio group (one tab stop).
+function rovingButtons(container, selector) {
+  container.addEventListener('keydown', (event) => {
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+    if (!step) return;
+    const buttons = [...container.querySelectorAll(selector)];
+    const index = buttons.indexOf(document.activeElement);
+    if (index < 0) return;
+    event.preventDefault();
+    const next = buttons[(index + step + buttons.length) % buttons.length];
+    next.focus();
+    next.click();
+  });
+}
+
+export class Controls {
+  // update(patch) applies a state patch; getState() returns the current state.
+  constructor({ update, getState }) {
+    this.update = update;
+    this.getState = getState;
+    this.#bind();
+  }
+
+  #maskPatch(change) {
+    const mask = { ...parseMask(this.getState().mask), ...change };
+    return { mask: formatMask(mask) };
+  }
+
+  #bind() {
+    for (const input of radios('mode')) input.addEventListener('change', () => this.update({ mode: input.value, query: -1, key: -1 }));
+    for (const input of radios('score')) input.addEventListener('change', () => this.update({ score: input.value }));
+    for (const input of radios('granularity')) input.addEventListener('change', () => this.update({ granularity: input.value, query: -1, key: -1 }));
+    for (const input of radios('scale')) input.addEventListener('change', () => this.update({ scale: input.value }));
+    for (const input of radios('range')) input.addEventListener('change', () => this.update({ range: input.value }));
+    for (const input of radios('pattern')) input.addEventListener('change', () => this.update(this.#maskPatch({ pattern: input.value })));
+
+    $('heads-input').addEventListener('input', (event) => {
+      const heads = Number(event.target.value);
+      this.update({ heads, head: Math.min(this.getState().head, heads - 1) });
+    });
+    $('temperature-input').addEventListener('input', (event) => {
+      this.update({ temperature: temperatureFromSlider(Number(event.target.value)) });
+    });
+    $('causal-input').addEventListener('change', (event) => this.update(this.#maskPatch({ causal: event.target.checked })));
+    for (const [id, field] of [['window', 'window'], ['dilation', 'dilation'], ['stride', 'stride'], ['summary', 'summary']]) {
+      $(`${id}-input`).addEventListener('input', (event) => {
+        const value = Number(event.target.value);
+        const patch = { [field]: value };
+        const mask = parseMask(this.getState().mask);
+        if (field === 'stride' && mask.summary > value) patch.summary = value;
+        if (field === 'summary' && value > mask.stride) patch.summary = mask.stride;
+        this.update(this.#maskPatch(patch));
+      });
+    }
+    $('compare-select').addEventListener('change', (event) => this.update({ compare: event.target.value }));
+    $('orientation-select').addEventListener('change', (event) => this.update({ orientation: event.target.value }));
+    rovingButtons($('head-picker'), 'button');
+  }
+
+  // Writes state (and, when known, the token counts of the last result) into the inputs.
+  sync(state, result) {
+    setRadio('mode', state.mode);
+    setRadio('score', state.score);
+    setRadio('granularity', state.granularity);
+    setRadio('scale', state.scale);
+    setRadio('range', state.range);
+    const mask = parseMask(state.mask);
+    setRadio('pattern', mask.pattern);
+    $('causal-input').checked = mask.causal;
+    $('heads-input').value = String(state.heads);
+    $('heads-output').value = String(state.heads);
+    const position = sliderFromTemperature(state.temperature);
+    const temperature = $('temperature-input');
+    temperature.value = String(position);
+    const shown = state.temperature.toFixed(2);
+    temperature.setAttribute('aria-valuetext', shown);
+    $('temperature-output').value = shown;
+
+    const n = result && !result.empty ? Math.max(result.rowTokens.length, result.colTokens.length) : 16;
+    const sliders = {
+      window: [mask.window, 0, Math.max(8, n)],
+      dilation: [mask.dilation, 1, Math.max(2, Math.min(8, n))],
+      stride: [mask.stride, 1, Math.max(4, n)],
+      summary: [mask.summary, 1, Math.max(1, mask.stride)],
+    };
+    for (const [id, [value, min, max]] of Object.entries(sliders)) {
+      const input = $(`${id}-input`);
+      input.min = String(min);
+      input.max = String(max);
+      input.value = String(value);
+      $(`${id}-output`).value = String(value);
+    }
+    $('window-param').hidden = !['local', 'dilated'].includes(mask.pattern);
+    $('dilation-param').hidden = mask.pattern !== 'dilated';
+    $('stride-param').hidden = !['strided', 'fixed'].includes(mask.pattern);
+    $('summary-param').hidden = mask.pattern !== 'fixed';
+    $('mask-code').textContent = formatMask(mask);
+
+    const compare = $('compare-select');
+    if (state.compare && ![...compare.options].some((o) => o.value === state.compare)) {
+      compare.append(el('option', { value: state.compare, text: state.compare }));
+    }
+    compare.value = state.compare;
+    $('orientation-select').value = state.orientation;
+
+    this.#syncHeadPicker(state);
+    this.#syncGlobalTokens(state, mask, result);
+  }
+
+  #syncHeadPicker(state) {
+    const picker = $('head-picker');
+    const buttons = [];
+    for (let h = 0; h < Math.min(state.heads, MAX_HEADS); h++) {
+      const checked = h === state.head;
+      buttons.push(el('button', {
+        type: 'button', role: 'radio', 'aria-checked': String(checked), tabindex: checked ? 0 : -1,
+        'aria-label': t('headN', { n: h + 1 }), onclick: () => this.update({ head: h }),
+      }, String(h + 1)));
+    }
+    const focused = picker.contains(document.activeElement) ? state.head : -1;
+    picker.replaceChildren(...buttons);
+    if (focused >= 0) buttons[focused]?.focus();
+  }
+
+  // One toggle per key token; pressing one adds or removes it from the global tokens.
+  #syncGlobalTokens(state, mask, result) {
+    const host = $('global-tokens');
+    const tokens = result && !result.empty ? result.colTokens : [];
+    // Typing calls sync on every keystroke; rebuild only when the tokens or the choice changed.
+    const key = `${mask.globalTokens.join(',')}|${tokens.map((t) => t.text).join('\u0000')}|${language()}`;
+    if (key === this.globalTokensKey) return;
+    this.globalTokensKey = key;
+    const focusedIndex = host.contains(document.activeElement) ? Number(document.activeElement.dataset.index) : -1;
+    const buttons = tokens.map((token, i) => el('button', {
+      type: 'button', 'aria-pressed': String(mask.globalTokens.includes(i)), dataset: { index: i },
+      'aria-label': `${tokenLabel(token.text)} (${i + 1})`,
+      onclick: () => {
+        const current = parseMask(this.getState().mask);
+        const set = new Set(current.globalTokens);
+        if (set.has(i)) set.delete(i);
+        else set.add(i);
+        this.update(this.#maskPatch({ globalTokens: [...set].sort((a, b) => a - b) }));
+      },
+    }, shortLabel(token.text, 10)));
+    host.replaceChildren(...buttons);
+    if (focusedIndex >= 0) buttons[focusedIndex]?.focus();
+  }
+}

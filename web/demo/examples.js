@@ -1,0 +1,29 @@
+// Ready-made inputs. Each sets the mode and the text(s); settings stay as the reader left them.
+export const EXAMPLES = [
+  {
+    id: 'english',
+    label: 'exampleEnglish',
+    mode: 'self',
+    text: "The animal didn't cross the street because it was too tired.",
+  },
+  {
+    id: 'chinese',
+    label: 'exampleChinese',
+    mode: 'self',
+    text: '小猫没有跳上桌子，因为它太累了。',
+  },
+  {
+    id: 'long-chinese',
+    label: 'exampleLong',
+    mode: 'self',
+    granularity: 'char',
+    text: '春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。',
+  },
+  {
+    id: 'translation',
+    label: 'exampleCross',
+    mode: 'cross',
+    source: '我爱自然语言处理',
+    text: 'I love natural language processing',
+  },
+];

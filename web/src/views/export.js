@@ -1,0 +1,184 @@
+// Exports of the current view: PNG (canvas drawing at 2x), SVG (vector cells, labels as real
+// text, built with DOM calls and serialised, so token text is escaped by construction) and JSON
+// (the numbers and the settings that produced them).
+import { colorAt, gradientStops } from './colormap.js';
+import { shortLabel } from './dom.js';
+import { layoutMatrix, paintMatrixFigure } from './matrix-layout.js';
+import { DEFAULT_THEME, makeCanvas, visibleMax } from './matrix-paint.js';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const TITLE_HEIGHT = 40;
+const LEGEND_HEIGHT = 44;
+const EXPORT_MAX_CELL = 28;
+
+function exportLayout(figure) {
+  const ctx = makeCanvas(1, 1).getContext('2d');
+  const n = Math.max(figure.rowTokens.length, figure.colTokens.length);
+  const cell = Math.max(4, Math.min(EXPORT_MAX_CELL, Math.floor(900 / n)));
+  const layout = layoutMatrix(ctx, { ...figure, cell, theme: figure.theme ?? DEFAULT_THEME });
+  const width = Math.max(layout.width, 360);
+  return { layout, width, height: layout.height + TITLE_HEIGHT + LEGEND_HEIGHT };
+}
+
+function rangeOf(figure) {
+  return figure.range ?? [0, visibleMax(figure.weights, figure.mask) || 1];
+}
+
+// figure: { rowTokens, colTokens, weights, mask, scale, range?, rowStats?, title, subtitle, theme? }
+export async function matrixPNG(figure, pixelRatio = 2) {
+  const theme = figure.theme ?? DEFAULT_THEME;
+  const { layout, width, height } = exportLayout(figure);
+  const canvas = makeCanvas(Math.round(width * pixelRatio), Math.round(height * pixelRatio));
+  const ctx = canvas.getContext('2d');
+  ctx.scale(pixelRatio, pixelRatio);
+  ctx.fillStyle = theme.background;
+  ctx.fillRect(0, 0, width, height);
+  ctx.fillStyle = theme.ink;
+  ctx.font = `600 15px ${theme.font}`;
+  ctx.textBaseline = 'alphabetic';
+  ctx.fillText(figure.title ?? 'attention weights', 8, 20);
+  ctx.fillStyle = theme.muted;
+  ctx.font = `12px ${theme.font}`;
+  ctx.fillText(figure.subtitle ?? '', 8, 35);
+  ctx.save();
+  ctx.translate(0, TITLE_HEIGHT);
+  paintMatrixFigure(ctx, layout, { ...figure, range: rangeOf(figure), theme, background: false });
+  ctx.restore();
+  const [lo, hi] = rangeOf(figure);
+  const y = TITLE_HEIGHT + layout.height + 8;
+  const gradient = ctx.createLinearGradient(8, 0, 208, 0);
+  gradientStops(figure.scale).forEach((c, i, all) => gradient.addColorStop(i / (all.length - 1), c));
+  ctx.fillStyle = gradient;
+  ctx.fillRect(8, y, 200, 10);
+  ctx.fillStyle = theme.muted;
+  ctx.fillText(lo.toFixed(2), 8, y + 26);
+  ctx.textAlign = 'right';
+  ctx.fillText(hi.toFixed(2), 208, y + 26);
+  if (canvas.convertToBlob) return canvas.convertToBlob({ type: 'image/png' });
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+}
+
+function node(tag, attributes = {}, text) {
+  const n = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attributes)) n.setAttribute(k, String(v));
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
+export function matrixSVG(figure) {
+  const theme = figure.theme ?? DEFAULT_THEME;
+  // The per-row statistic column is a PNG-only extra; the SVG keeps to the matrix.
+  const { layout, width, height } = exportLayout({ ...figure, rowStats: undefined });
+  const { rowTokens, colTokens, weights, mask, scale } = figure;
+  const [lo, hi] = rangeOf(figure);
+  const span = hi - lo || 1;
+  const { left, top, cell } = layout;
+  const svg = node('svg', { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`,
+    'font-family': theme.font, 'font-size': 12 });
+  const defs = node('defs');
+  const hatch = node('pattern', { id: 'masked', width: 6, height: 6, patternUnits: 'userSpaceOnUse',
+    patternTransform: 'rotate(45)' });
+  hatch.append(node('rect', { width: 6, height: 6, fill: theme.masked }),
+    node('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: theme.hatch, 'stroke-width': 1.5 }));
+  const legend = node('linearGradient', { id: 'legend' });
+  gradientStops(scale).forEach((c, i, all) => legend.append(node('stop', { offset: i / (all.length - 1), 'stop-color': c })));
+  defs.append(hatch, legend);
+  svg.append(defs, node('rect', { width, height, fill: theme.background }));
+  svg.append(node('title', {}, figure.title ?? 'attention weights'));
+  svg.append(node('text', { x: 8, y: 20, 'font-size': 15, 'font-weight': 600, fill: theme.ink }, figure.title ?? 'attention weights'));
+  svg.append(node('text', { x: 8, y: 35, fill: theme.muted }, figure.subtitle ?? ''));
+  const body = node('g', { transform: `translate(0 ${TITLE_HEIGHT})` });
+  const cells = node('g', { 'shape-rendering': 'crispEdges' });
+  const cols = colTokens.length;
+  for (let r = 0; r < rowTokens.length; r++) {
+    for (let c = 0; c < cols; c++) {
+      const i = r * cols + c;
+      const masked = mask && !mask[i];
+      const [red, green, blue] = colorAt(scale, (weights[i] - lo) / span);
+      const rect = node('rect', { x: left + c * cell, y: top + r * cell, width: cell, height: cell,
+        fill: masked ? 'url(#masked)' : `rgb(${red},${green},${blue})` });
+      rect.append(node('title', {}, `${rowTokens[r].text} → ${colTokens[c].text}: ${masked ? 'masked' : weights[i].toFixed(4)}`));
+      cells.append(rect);
+    }
+  }
+  body.append(cells);
+  const labels = node('g', { fill: theme.ink });
+  rowTokens.forEach((t, r) => {
+    if (r % layout.rowStep) return;
+    labels.append(node('text', { x: left - 6, y: top + (r + 0.5) * cell, 'text-anchor': 'end', 'dominant-baseline': 'central' }, shortLabel(t.text)));
+  });
+  colTokens.forEach((t, c) => {
+    if (c % layout.colStep) return;
+    const x = left + (c + 0.5) * cell;
+    labels.append(layout.rotateColumns
+      ? node('text', { transform: `translate(${x} ${top - 6}) rotate(-60)` }, shortLabel(t.text))
+      : node('text', { x, y: top - 10, 'text-anchor': 'middle' }, shortLabel(t.text)));
+  });
+  body.append(labels);
+  svg.append(body);
+  const y = TITLE_HEIGHT + layout.height + 8;
+  svg.append(node('rect', { x: 8, y, width: 200, height: 10, fill: 'url(#legend)' }),
+    node('text', { x: 8, y: y + 26, fill: theme.muted }, lo.toFixed(2)),
+    node('text', { x: 208, y: y + 26, fill: theme.muted, 'text-anchor': 'end' }, hi.toFixed(2)));
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg);
+}
+
+export function downloadBlob(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.rel = 'noopener';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+// Properties that CSS gives the live SVG views and a standalone file must carry inline.
+const INLINE_PROPERTIES = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'stroke-opacity', 'opacity',
+  'font-family', 'font-size', 'font-weight', 'text-transform', 'letter-spacing'];
+
+// A live SVG element (e.g. the line view) as a standalone SVG document: computed styles inlined,
+// a background added, interactive attributes dropped.
+export function svgElementToString(svgElement, background = DEFAULT_THEME.background) {
+  const clone = svgElement.cloneNode(true);
+  const sources = [svgElement, ...svgElement.querySelectorAll('*')];
+  const targets = [clone, ...clone.querySelectorAll('*')];
+  sources.forEach((source, i) => {
+    const style = getComputedStyle(source);
+    const target = targets[i];
+    target.removeAttribute('tabindex');
+    target.removeAttribute('class');
+    for (const property of INLINE_PROPERTIES) {
+      const value = style.getPropertyValue(property);
+      if (value) target.style.setProperty(property, value);
+    }
+  });
+  clone.setAttribute('xmlns', SVG_NS);
+  const width = svgElement.width.baseVal.value;
+  const height = svgElement.height.baseVal.value;
+  const backdrop = document.createElementNS(SVG_NS, 'rect');
+  backdrop.setAttribute('width', String(width));
+  backdrop.setAttribute('height', String(height));
+  backdrop.setAttribute('fill', background);
+  clone.insertBefore(backdrop, clone.firstChild);
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(clone);
+}
+
+// Rasterises an SVG document string (same-origin blob URL, so the canvas stays exportable).
+export async function svgStringToPNG(svgText, width, height, pixelRatio = 2) {
+  const url = URL.createObjectURL(new Blob([svgText], { type: 'image/svg+xml' }));
+  try {
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const canvas = makeCanvas(Math.round(width * pixelRatio), Math.round(height * pixelRatio));
+    const ctx = canvas.getContext('2d');
+    ctx.scale(pixelRatio, pixelRatio);
+    ctx.drawImage(image, 0, 0, width, height);
+    return await new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}

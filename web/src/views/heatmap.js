@@ -1,0 +1,280 @@
+// The interactive heatmap: a canvas of query rows x key columns that zooms (buttons, +/-,
+// ctrl+wheel, pinch), follows the pointer with a tooltip, and is fully usable from the keyboard:
+// arrow keys move a focus cell, Home/End and PageUp/PageDown jump, Enter locks the query row.
+// What the focus cell holds is announced through a live region.
+import { el, formatWeight, shortLabel, tokenLabel } from './dom.js';
+import { LABEL_FONT_PX, layoutMatrix, paintLabels, paintRowStats } from './matrix-layout.js';
+import { DEFAULT_THEME, paintMatrix, readTheme, visibleMax } from './matrix-paint.js';
+
+const MIN_CELL = 3;
+const MAX_CELL = 72;
+const MAX_CANVAS_CSS = 12000;
+const MAX_BACKING_PIXELS = 36e6;
+
+export class Heatmap {
+  // options: { label, onSelect(row, col), onFocus(row, col), describe(row, col) -> string,
+  //            strings: { masked, zoomHint } }
+  constructor(host, options = {}) {
+    this.host = host;
+    this.options = options;
+    this.data = null;
+    this.zoom = 1;
+    this.focus = { row: 0, col: 0 };
+    this.lockedRow = -1;
+    this.hover = null;
+    host.classList.add('al-heatmap');
+    this.canvas = el('canvas', {
+      tabindex: 0,
+      role: 'application',
+      'aria-roledescription': options.roleDescription ?? 'heatmap',
+      'aria-label': options.label ?? 'attention heatmap',
+      class: 'al-heatmap-canvas',
+    });
+    this.scroller = el('div', { class: 'al-heatmap-scroll' }, this.canvas);
+    this.tooltip = el('div', { class: 'al-tooltip', 'aria-hidden': 'true', hidden: true });
+    this.live = el('div', { class: 'al-sr-only', 'aria-live': 'polite', 'aria-atomic': 'true' });
+    host.replaceChildren(this.scroller, this.tooltip, this.live);
+    this.#bindEvents();
+    this.resizeObserver = new ResizeObserver(() => this.render());
+    this.resizeObserver.observe(this.scroller);
+  }
+
+  // data: { rowTokens, colTokens, weights (row-major), mask (0/1 or null), scale, range?,
+  //         rowStats?: { values, max, label } }
+  setData(data) {
+    this.data = data;
+    const rows = data.rowTokens.length;
+    const cols = data.colTokens.length;
+    this.focus.row = Math.min(this.focus.row, rows - 1);
+    this.focus.col = Math.min(this.focus.col, cols - 1);
+    if (this.lockedRow >= rows) this.lockedRow = -1;
+    this.render();
+  }
+
+  setLockedRow(row) {
+    this.lockedRow = row;
+    if (row >= 0) this.focus.row = row;
+    this.render();
+  }
+
+  setZoom(zoom) {
+    this.zoom = Math.min(8, Math.max(0.25, zoom));
+    this.render();
+    this.#scrollFocusIntoView();
+  }
+
+  zoomBy(factor) {
+    this.setZoom(this.zoom * factor);
+  }
+
+  // Cell size in CSS pixels: fit the container width at zoom 1.
+  cellSize() {
+    const { rowTokens, colTokens } = this.data;
+    const ctx = this.canvas.getContext('2d');
+    ctx.font = `${LABEL_FONT_PX}px ${this.theme?.font ?? DEFAULT_THEME.font}`;
+    let labels = 0;
+    for (const token of rowTokens) labels = Math.max(labels, ctx.measureText(shortLabel(token.text)).width);
+    const reserved = Math.min(150, labels) + 24 + (this.data.rowStats ? 76 : 0);
+    const available = Math.max(120, this.scroller.clientWidth - reserved);
+    const fit = Math.min(52, Math.max(MIN_CELL, Math.floor(available / colTokens.length)));
+    const cell = Math.min(MAX_CELL, Math.max(MIN_CELL, fit * this.zoom));
+    const limit = MAX_CANVAS_CSS / Math.max(rowTokens.length, colTokens.length);
+    return Math.max(MIN_CELL, Math.min(cell, limit));
+  }
+
+  render() {
+    if (!this.data || !this.canvas.isConnected) return;
+    const { rowTokens, colTokens, weights, mask, scale, rowStats } = this.data;
+    const theme = readTheme(this.host);
+    this.theme = theme;
+    const ctx = this.canvas.getContext('2d');
+    const layout = layoutMatrix(ctx, { rowTokens, colTokens, cell: this.cellSize(), rowStats, theme });
+    this.layout = layout;
+    // Where the cells are, in CSS pixels from the canvas corner (for tests and overlays).
+    Object.assign(this.canvas.dataset, { left: layout.left, top: layout.top, cell: layout.cell });
+    const ratio = Math.min(window.devicePixelRatio || 1,
+      Math.sqrt(MAX_BACKING_PIXELS / (layout.width * layout.height)));
+    this.canvas.width = Math.round(layout.width * ratio);
+    this.canvas.height = Math.round(layout.height * ratio);
+    this.canvas.style.width = `${layout.width}px`;
+    this.canvas.style.height = `${layout.height}px`;
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, layout.width, layout.height);
+    const range = this.data.range ?? [0, visibleMax(weights, mask) || 1];
+    paintMatrix(ctx, { rows: rowTokens.length, cols: colTokens.length, weights, mask, scale, range,
+      x: layout.left, y: layout.top, cellW: layout.cell, cellH: layout.cell, theme, gap: 1 });
+    const focusVisible = this.hasFocus || this.hover;
+    const marked = this.hover ?? this.focus;
+    paintLabels(ctx, layout, { rowTokens, colTokens, theme, lockedRow: this.lockedRow,
+      focusRow: focusVisible ? marked.row : this.lockedRow, focusCol: focusVisible ? marked.col : -1 });
+    paintRowStats(ctx, layout, { rowStats, rows: rowTokens.length, theme });
+    this.#paintMarks(ctx, layout, theme, focusVisible ? marked : null);
+  }
+
+  #paintMarks(ctx, layout, theme, marked) {
+    const { left, top, cell } = layout;
+    const cols = this.data.colTokens.length;
+    ctx.save();
+    if (this.lockedRow >= 0) {
+      ctx.strokeStyle = theme.focus;
+      ctx.lineWidth = 2;
+      ctx.strokeRect(left - 1, top + this.lockedRow * cell - 1, cols * cell + 2, cell + 2);
+    }
+    if (marked) {
+      ctx.strokeStyle = theme.background;
+      ctx.lineWidth = 4;
+      ctx.strokeRect(left + marked.col * cell, top + marked.row * cell, cell, cell);
+      ctx.strokeStyle = theme.ink;
+      ctx.lineWidth = 2;
+      ctx.strokeRect(left + marked.col * cell, top + marked.row * cell, cell, cell);
+    }
+    ctx.restore();
+  }
+
+  cellAt(clientX, clientY) {
+    if (!this.layout) return null;
+    const box = this.canvas.getBoundingClientRect();
+    const x = clientX - box.left - this.layout.left;
+    const y = clientY - box.top - this.layout.top;
+    const col = Math.floor(x / this.layout.cell);
+    const row = Math.floor(y / this.layout.cell);
+    if (row < 0 || col < 0 || row >= this.data.rowTokens.length || col >= this.data.colTokens.length) return null;
+    return { row, col };
+  }
+
+  describe(row, col) {
+    if (this.options.describe) return this.options.describe(row, col);
+    const { rowTokens, colTokens, weights, mask } = this.data;
+    const i = row * colTokens.length + col;
+    const value = mask && !mask[i] ? (this.options.strings?.masked ?? 'masked') : formatWeight(weights[i]);
+    return `${tokenLabel(rowTokens[row].text)} → ${tokenLabel(colTokens[col].text)}: ${value}`;
+  }
+
+  #moveFocus(row, col, announce = true) {
+    const rows = this.data.rowTokens.length;
+    const cols = this.data.colTokens.length;
+    this.focus = { row: Math.max(0, Math.min(rows - 1, row)), col: Math.max(0, Math.min(cols - 1, col)) };
+    this.render();
+    this.#scrollFocusIntoView();
+    if (announce) this.live.textContent = this.describe(this.focus.row, this.focus.col);
+    this.options.onFocus?.(this.focus.row, this.focus.col);
+  }
+
+  #scrollFocusIntoView() {
+    if (!this.layout) return;
+    const { left, top, cell } = this.layout;
+    const x = left + this.focus.col * cell;
+    const y = top + this.focus.row * cell;
+    const s = this.scroller;
+    if (x < s.scrollLeft + left) s.scrollLeft = Math.max(0, x - left);
+    else if (x + cell > s.scrollLeft + s.clientWidth) s.scrollLeft = x + cell - s.clientWidth + 8;
+    if (y < s.scrollTop + top) s.scrollTop = Math.max(0, y - top);
+    else if (y + cell > s.scrollTop + s.clientHeight) s.scrollTop = y + cell - s.clientHeight + 8;
+  }
+
+  #showTooltip(cell, clientX, clientY) {
+    if (!cell) {
+      this.tooltip.hidden = true;
+      return;
+    }
+    this.tooltip.textContent = this.describe(cell.row, cell.col);
+    this.tooltip.hidden = false;
+    const host = this.host.getBoundingClientRect();
+    const x = Math.min(clientX - host.left + 14, host.width - this.tooltip.offsetWidth - 4);
+    this.tooltip.style.transform = `translate(${Math.max(0, x)}px, ${clientY - host.top + 16}px)`;
+  }
+
+  #bindEvents() {
+    const c = this.canvas;
+    c.addEventListener('pointermove', (event) => {
+      if (!this.data || this.pinch) return;
+      const cell = this.cellAt(event.clientX, event.clientY);
+      const changed = cell?.row !== this.hover?.row || cell?.col !== this.hover?.col;
+      this.hover = cell;
+      if (event.pointerType === 'mouse') this.#showTooltip(cell, event.clientX, event.clientY);
+      if (changed) this.render();
+    });
+    c.addEventListener('pointerleave', () => {
+      this.hover = null;
+      this.tooltip.hidden = true;
+      this.render();
+    });
+    c.addEventListener('click', (event) => {
+      if (!this.data) return;
+      const cell = this.cellAt(event.clientX, event.clientY);
+      if (!cell) return;
+      this.focus = cell;
+      this.options.onSelect?.(cell.row, cell.col);
+      if (event.pointerType && event.pointerType !== 'mouse') this.#showTooltip(cell, event.clientX, event.clientY);
+      this.live.textContent = this.describe(cell.row, cell.col);
+      this.render();
+    });
+    c.addEventListener('focus', () => { this.hasFocus = true; this.render(); });
+    c.addEventListener('blur', () => { this.hasFocus = false; this.render(); });
+    c.addEventListener('keydown', (event) => this.#onKey(event));
+    c.addEventListener('wheel', (event) => {
+      if (!event.ctrlKey && !event.metaKey) return;
+      event.preventDefault();
+      this.zoomBy(event.deltaY < 0 ? 1.15 : 1 / 1.15);
+    }, { passive: false });
+    this.#bindPinch();
+  }
+
+  #onKey(event) {
+    if (!this.data) return;
+    const { row, col } = this.focus;
+    const page = Math.max(1, Math.floor(this.scroller.clientHeight / (this.layout?.cell || 20)) - 1);
+    const moves = {
+      ArrowUp: [row - 1, col], ArrowDown: [row + 1, col], ArrowLeft: [row, col - 1], ArrowRight: [row, col + 1],
+      Home: event.ctrlKey ? [0, 0] : [row, 0],
+      End: event.ctrlKey ? [Infinity, Infinity] : [row, Infinity],
+      PageUp: [row - page, col], PageDown: [row + page, col],
+    };
+    if (moves[event.key]) {
+      event.preventDefault();
+      this.#moveFocus(...moves[event.key]);
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      this.options.onSelect?.(row, col);
+      this.live.textContent = this.describe(row, col);
+    } else if (event.key === '+' || event.key === '=') {
+      event.preventDefault();
+      this.zoomBy(1.25);
+    } else if (event.key === '-' || event.key === '_') {
+      event.preventDefault();
+      this.zoomBy(0.8);
+    } else if (event.key === '0') {
+      event.preventDefault();
+      this.setZoom(1);
+    }
+  }
+
+  // Two-finger pinch zooms; one finger keeps scrolling the container natively.
+  #bindPinch() {
+    const points = new Map();
+    const distance = () => {
+      const [a, b] = [...points.values()];
+      return Math.hypot(a.x - b.x, a.y - b.y);
+    };
+    this.canvas.addEventListener('pointerdown', (event) => {
+      if (event.pointerType !== 'touch') return;
+      points.set(event.pointerId, { x: event.clientX, y: event.clientY });
+      if (points.size === 2) this.pinch = { start: distance(), zoom: this.zoom };
+    });
+    this.canvas.addEventListener('pointermove', (event) => {
+      if (!points.has(event.pointerId)) return;
+      points.set(event.pointerId, { x: event.clientX, y: event.clientY });
+      if (this.pinch && points.size === 2) this.setZoom(this.pinch.zoom * (distance() / this.pinch.start));
+    });
+    const end = (event) => {
+      points.delete(event.pointerId);
+      if (points.size < 2) this.pinch = null;
+    };
+    this.canvas.addEventListener('pointerup', end);
+    this.canvas.addEventListener('pointercancel', end);
+  }
+
+  destroy() {
+    this.resizeObserver.disconnect();
+  }
+}

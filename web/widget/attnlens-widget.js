@@ -1,0 +1,306 @@
+// <attn-lens>: attention on a piece of text, for blog posts and docs. One module script loads it:
+//
+//   <script type="module" src=".../widget/attnlens-widget.js"></script>
+//   <attn-lens text="我爱自然语言处理" mask="local:2" heads="2"></attn-lens>
+//
+// Attributes: text; source (switches to cross-attention: text attends to source); mask (see
+// src/views/mask-spec.js: "causal", "local:2", "strided:3+tokens:0", ...); score ("scaled-dot",
+// "dot", "cosine", "additive"); temperature; heads; head (1-based, the head shown); view
+// ("matrix", "lines", "heads"); granularity ("word", "char", "subword"); language ("en", "zh");
+// colors ("viridis", "cividis"); demo (URL of the attnlens demo page: adds an "open in attnlens"
+// link with the same settings). Changing any of them re-renders.
+//
+// Every widget on a page shares one engine (one wasm instance), and each computes only once it
+// scrolls near the viewport. Styles live in a shadow root; the host element decides the width.
+// No eval, no inline script, no innerHTML: it runs under `script-src 'self' 'wasm-unsafe-eval'`,
+// and text is only ever set as text.
+import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
+import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
+import { HeadsGrid } from '../src/views/heads-grid.js';
+import { Heatmap } from '../src/views/heatmap.js';
+import { LineView } from '../src/views/lineview.js';
+import { maskOptions, parseMask, formatMask } from '../src/views/mask-spec.js';
+import { visibleMax } from '../src/views/matrix-paint.js';
+import { renderWeightsTable } from '../src/views/weights-table.js';
+import { WIDGET_CSS } from './widget-style.js';
+
+const HEAD_DIM = 16;
+const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
+const VIEWS = ['matrix', 'lines', 'heads'];
+const GRANULARITIES = ['word', 'char', 'subword'];
+const SCALES = ['viridis', 'cividis'];
+
+const STRINGS = {
+  en: {
+    loading: 'computing attention…', masked: 'masked', heatmap: 'Attention heatmap: rows are queries, columns are keys. Arrow keys move.',
+    lines: 'Attention lines', queries: 'queries', keys: 'keys', source: 'source', target: 'target', head: 'head {n}',
+    tokens: '{n} tokens', cross: '{nt} × {ns} tokens', table: 'Attention weights of head {n}', open: 'Open in attnlens',
+    error: 'attn-lens: {message}', corner: 'query \\ key',
+  },
+  zh: {
+    loading: '正在计算注意力…', masked: '已掩码', heatmap: '注意力热力图：行是查询，列是键。可用方向键移动。',
+    lines: '注意力连线', queries: '查询', keys: '键', source: '源', target: '目标', head: '第 {n} 个头',
+    tokens: '{n} 个词元', cross: '{nt} × {ns} 个词元', table: '第 {n} 个头的注意力权重', open: '在 attnlens 中打开',
+    error: 'attn-lens：{message}', corner: '查询 \\ 键',
+  },
+};
+
+let enginePromise = null;
+// The one engine every <attn-lens> on the page uses.
+export function sharedEngine() {
+  enginePromise ??= createAttention().catch((error) => {
+    enginePromise = null;
+    throw error;
+  });
+  return enginePromise;
+}
+
+let styleSheet = null;
+function adoptStyles(root) {
+  if ('adoptedStyleSheets' in root && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+    styleSheet ??= new CSSStyleSheet();
+    if (!styleSheet.cssRules.length) styleSheet.replaceSync(WIDGET_CSS);
+    root.adoptedStyleSheets = [styleSheet];
+  } else {
+    root.append(el('style', { text: WIDGET_CSS }));
+  }
+}
+
+// Pages that load many widgets observe them all with one IntersectionObserver.
+let visibilityObserver = null;
+function observeVisibility(widget) {
+  if (typeof IntersectionObserver !== 'function') {
+    widget.becameVisible();
+    return;
+  }
+  visibilityObserver ??= new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (entry.isIntersecting) {
+        visibilityObserver.unobserve(entry.target);
+        entry.target.becameVisible();
+      }
+    }
+  }, { rootMargin: '200px 0px' });
+  visibilityObserver.observe(widget);
+}
+
+function oneOf(value, allowed, fallback) {
+  return allowed.includes(value) ? value : fallback;
+}
+
+function clampedInteger(value, min, max, fallback) {
+  const n = Number(value);
+  return Number.isInteger(n) ? Math.min(max, Math.max(min, n)) : fallback;
+}
+
+export class AttnLensElement extends HTMLElement {
+  static observedAttributes = ['text', 'source', 'mask', 'score', 'temperature', 'heads', 'head', 'view',
+    'granularity', 'language', 'colors', 'demo'];
+
+  #visible = false;
+  #scheduled = false;
+  #generation = 0;
+  #result = null;
+  #view = null;
+  #parts = null;
+
+  connectedCallback() {
+    if (!this.shadowRoot) this.#build();
+    this.dataset.state ??= 'waiting';
+    if (!this.#visible) observeVisibility(this);
+  }
+
+  disconnectedCallback() {
+    visibilityObserver?.unobserve(this);
+  }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue === newValue || !this.#visible) return;
+    this.#schedule();
+  }
+
+  // Called once the element is near the viewport: from then on it computes.
+  becameVisible() {
+    this.#visible = true;
+    this.#schedule();
+  }
+
+  #strings() {
+    const lang = this.getAttribute('language') ?? (this.closest('[lang]')?.getAttribute('lang') ?? 'en');
+    return STRINGS[/^zh/i.test(lang) ? 'zh' : 'en'];
+  }
+
+  #t(key, values = {}) {
+    return this.#strings()[key].replace(/\{(\w+)\}/g, (m, name) => String(values[name] ?? m));
+  }
+
+  #build() {
+    const root = this.attachShadow({ mode: 'open' });
+    adoptStyles(root);
+    const parts = {
+      header: el('div', { class: 'header', part: 'header' }),
+      view: el('div', { class: 'view', part: 'view' }),
+      status: el('p', { class: 'status', role: 'status' }),
+      table: el('table', { class: 'sr-only' }),
+      footer: el('div', { class: 'footer', part: 'footer' }),
+    };
+    root.append(el('div', { class: 'frame' }, parts.header, parts.status, parts.view, parts.table, parts.footer));
+    this.#parts = parts;
+  }
+
+  // Several attribute changes in one task become one computation.
+  #schedule() {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      this.#compute();
+    });
+  }
+
+  #settings() {
+    const heads = clampedInteger(this.getAttribute('heads'), 1, 8, 2);
+    const temperature = Number(this.getAttribute('temperature') ?? 1);
+    return {
+      text: this.getAttribute('text') ?? this.textContent.trim(),
+      source: this.getAttribute('source'),
+      mask: parseMask(this.getAttribute('mask') ?? 'global'),
+      score: oneOf(this.getAttribute('score'), SCORES, 'scaled-dot'),
+      temperature: Number.isFinite(temperature) && temperature > 0 ? temperature : 1,
+      heads,
+      head: clampedInteger(this.getAttribute('head'), 1, heads, 1) - 1,
+      view: oneOf(this.getAttribute('view'), VIEWS, 'matrix'),
+      granularity: oneOf(this.getAttribute('granularity'), GRANULARITIES, 'word'),
+      scale: oneOf(this.getAttribute('colors'), SCALES, 'viridis'),
+    };
+  }
+
+  async #compute() {
+    const generation = ++this.#generation;
+    const parts = this.#parts;
+    parts.status.textContent = this.#t('loading');
+    this.dataset.state = 'computing';
+    try {
+      const settings = this.#settings();
+      const attn = await sharedEngine();
+      const options = { heads: settings.heads, headDim: HEAD_DIM, seed: 1, granularity: settings.granularity,
+        score: settings.score, temperature: settings.temperature, attention: attn };
+      const cross = settings.source !== null;
+      // Mask sizes are clamped to the token counts (a window wider than the text is the text).
+      const rows = tokenize(settings.text, { granularity: settings.granularity }).length;
+      const cols = cross ? tokenize(settings.source, { granularity: settings.granularity }).length : rows;
+      const masked = { ...options, ...maskOptions(settings.mask, rows, cols) };
+      const result = cross
+        ? await analyzePair(settings.source, settings.text, masked)
+        : await analyze(settings.text, masked);
+      if (generation !== this.#generation) return;
+      const rowTokens = cross ? result.targetTokens : result.tokens;
+      const colTokens = cross ? result.sourceTokens : result.tokens;
+      this.#result = { ...result, rowTokens, colTokens, settings, cross };
+      this.#render();
+      this.dataset.state = 'ready';
+      this.dataset.renders = String(Number(this.dataset.renders ?? 0) + 1);
+      this.dispatchEvent(new CustomEvent('attn-lens-render', {
+        bubbles: true, composed: true,
+        detail: { queries: rowTokens.map((t) => t.text), keys: colTokens.map((t) => t.text), backend: result.backend },
+      }));
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      this.dataset.state = 'error';
+      parts.status.textContent = this.#t('error', { message: error.message });
+      parts.view.replaceChildren();
+      parts.header.replaceChildren();
+      this.#view?.destroy?.();
+      this.#view = null;
+    }
+  }
+
+  #render() {
+    const { rowTokens, colTokens, heads, settings, cross, backend } = this.#result;
+    const parts = this.#parts;
+    const head = Math.min(settings.head, heads.length - 1);
+    const weights = heads[head].weights;
+    const mask = heads[head].mask;
+    const top = visibleMax(weights, mask) || 1;
+    parts.status.textContent = '';
+    parts.header.replaceChildren(...[
+      el('span', { class: 'count', text: cross ? this.#t('cross', { nt: rowTokens.length, ns: colTokens.length }) : this.#t('tokens', { n: rowTokens.length }) }),
+      el('code', { text: formatMask(settings.mask) }),
+      el('span', { text: `${settings.score} · T ${settings.temperature}` }),
+      heads.length > 1 ? el('span', { text: this.#t('head', { n: head + 1 }) + ` / ${heads.length}` }) : null,
+    ].filter(Boolean));
+
+    const data = { rowTokens, colTokens, weights, mask, scale: settings.scale, range: [0, top] };
+    if (this.#view?.kind !== settings.view) {
+      this.#view?.destroy?.();
+      const host = el('div', { class: `view-${settings.view}` });
+      parts.view.replaceChildren(host);
+      if (settings.view === 'matrix') {
+        this.#view = new Heatmap(host, {
+          label: this.#t('heatmap'),
+          describe: (r, c) => this.#describe(r, c),
+        });
+      } else if (settings.view === 'lines') {
+        this.#view = new LineView(host, { label: this.#t('lines') });
+      } else {
+        this.#view = new HeadsGrid(host, {
+          onSelect: (h) => this.setAttribute('head', String(h + 1)),
+          headLabel: (h) => this.#t('head', { n: h + 1 }),
+        });
+      }
+      this.#view.kind = settings.view;
+    }
+    if (settings.view === 'matrix') {
+      this.#view.canvas.setAttribute('aria-label', this.#t('heatmap'));
+      const rows = rowTokens.length;
+      const cols = colTokens.length;
+      const rowEntropy = Array.from({ length: rows }, (_, r) => entropy(weights.subarray(r * cols, (r + 1) * cols)));
+      this.#view.setData({ ...data, rowStats: this.clientWidth > 420 ? { values: rowEntropy, max: Math.log2(cols), label: 'H bits' } : undefined });
+    } else if (settings.view === 'lines') {
+      this.#view.options.strings = {
+        queries: cross ? this.#t('target') : this.#t('queries'),
+        keys: cross ? this.#t('source') : this.#t('keys'),
+      };
+      this.#view.setData(data);
+    } else {
+      this.#view.setData({ heads: heads.map((h) => ({ weights: h.weights, mask: h.mask })), rows: rowTokens.length,
+        cols: colTokens.length, scale: settings.scale, selected: head });
+    }
+    renderWeightsTable(parts.table, { rowTokens, colTokens, weights, mask, caption: this.#t('table', { n: head + 1 }),
+      corner: this.#t('corner'), masked: this.#t('masked') });
+    const demo = this.getAttribute('demo');
+    parts.footer.replaceChildren(...[
+      demo ? el('a', { href: this.#demoLink(demo, settings), target: '_blank', rel: 'noopener', text: `${this.#t('open')} ↗` }) : null,
+      el('span', { class: 'backend', text: `attnlens · ${backend}` }),
+    ].filter(Boolean));
+  }
+
+  #describe(row, col) {
+    const { rowTokens, colTokens, heads, settings } = this.#result;
+    const head = heads[Math.min(settings.head, heads.length - 1)];
+    const i = row * colTokens.length + col;
+    const value = head.mask[i] ? formatWeight(head.weights[i]) : this.#t('masked');
+    return `${tokenLabel(rowTokens[row].text)} → ${tokenLabel(colTokens[col].text)}: ${value}`;
+  }
+
+  // The same view in the full demo, when the page names where the demo is (attribute `demo`).
+  #demoLink(demo, settings) {
+    const url = new URL(demo, document.baseURI);
+    const params = url.searchParams;
+    params.set('text', settings.text);
+    if (settings.source !== null) {
+      params.set('mode', 'cross');
+      params.set('source', settings.source);
+    }
+    params.set('mask', formatMask(settings.mask));
+    params.set('score', settings.score);
+    params.set('t', String(settings.temperature));
+    params.set('heads', String(settings.heads));
+    params.set('head', String(settings.head + 1));
+    params.set('tokens', settings.granularity);
+    params.set('view', settings.view);
+    return url.href;
+  }
+}
+
+if (!customElements.get('attn-lens')) customElements.define('attn-lens', AttnLensElement);
