@@ -4,6 +4,7 @@
 #
 #   ./scripts/test.sh            everything (what CI runs)
 #   ./scripts/test.sh native     only the stages whose name contains "native"
+#   ./scripts/test.sh web        only the web stages: the npm package, then the browser tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -44,6 +45,32 @@ if want wasm-nosimd; then
   step "WebAssembly build without SIMD under Node: C++ test suite"
   EMSCRIPTEN_BUILD=1 configure_and_build build/wasm-nosimd -DATTNLENS_NO_SIMD=ON
   run_ctest build/wasm-nosimd
+fi
+
+if want web-package; then
+  step "npm package (web/): wasm modules, node:test suite, types, npm pack and esbuild smoke tests, size"
+  ensure_packages chromium  # the bundle smoke test runs the bundle in headless Chromium
+  ./scripts/build-wasm.sh
+  (
+    cd web
+    npm ci --no-audit --no-fund
+    npm test
+    npm run test:types
+    npm run test:pack
+    npm run test:bundle
+    npm run size
+  )
+fi
+
+if want web-browser; then
+  step "demo and widget in headless Chromium: production build (web/dist), then the browser tests"
+  ensure_packages chromium fonts-wqy-microhei
+  if [ ! -f web/src/wasm/attnlens-simd.wasm ] || [ ! -f web/src/wasm/attnlens-scalar.wasm ]; then
+    ./scripts/build-wasm.sh
+  fi
+  [ -d web/node_modules/playwright-core ] || (cd web && npm ci --no-audit --no-fund)
+  node scripts/build-site.mjs
+  (cd web && ATTNLENS_SITE_ROOT=dist npm run test:browser)
 fi
 
 step "all test suites passed"
