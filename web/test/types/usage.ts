@@ -6,6 +6,7 @@ import {
   type Attention, type AttentionBuffers, type AttentionResult, type ErrorCode,
   type MultiHeadResult, type RunningBackend, type Token,
 } from 'attnlens';
+import { AttnLensElement, sharedEngine } from 'attnlens/widget';
 
 async function engine(): Promise<void> {
   const attn: Attention = await createAttention({ backend: 'auto', locateFile: (f, dir) => new URL(f, dir) });
@@ -67,3 +68,12 @@ async function text(): Promise<void> {
 
 void engine;
 void text;
+
+// The widget entry point: the element class, the shared engine and the tag-name map.
+async function widget(): Promise<void> {
+  const lens: AttnLensElement = document.createElement('attn-lens');
+  lens.setAttribute('mask', 'local:2');
+  const engine: Attention = await sharedEngine();
+  void engine.backend;
+}
+void widget;
