@@ -69,16 +69,24 @@ export function positionFrequencies(dim) {
   return frequencies;
 }
 
+// Rows already computed, per width: the exact sine is costly (thousands of calls per text), and
+// a demo recomputes on every keystroke with the same widths. Grows to the longest text seen.
+const positionCache = new Map();
+
 function positionEncoding64(length, dim) {
-  const out = new Float64Array(length * dim);
+  const cached = positionCache.get(dim);
+  if (cached && cached.length >= length * dim) return cached.subarray(0, length * dim);
+  const rows = Math.max(length, cached ? (2 * cached.length) / dim : 64);
+  const out = new Float64Array(rows * dim);
   const frequencies = positionFrequencies(dim);
-  for (let p = 0; p < length; p++) {
+  for (let p = 0; p < rows; p++) {
     for (let d = 0; d < dim; d++) {
       const angle = p * frequencies[d >> 1];
       out[p * dim + d] = d % 2 === 0 ? exactSin(angle) : exactCos(angle);
     }
   }
-  return out;
+  positionCache.set(dim, out);
+  return out.subarray(0, length * dim);
 }
 
 /**
