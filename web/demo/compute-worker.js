@@ -1,5 +1,5 @@
 // The demo's compute thread: receives { id, type, params } and answers { id, ok, result | error }.
-import { benchmark, computeView, transferables } from './compute-core.js';
+import { benchmark, computeView, engine, transferables } from './compute-core.js';
 
 const handlers = { view: computeView, benchmark };
 
@@ -13,3 +13,6 @@ self.addEventListener('message', async (event) => {
   }
 });
 self.postMessage({ ready: true });
+// Compile and warm up the engine now, while the page is still setting itself up; a failure here
+// reaches the page with its first request (computeView awaits the same promise).
+engine().catch(() => {});

@@ -4,7 +4,13 @@
 import { el, shortLabel, tokenLabel } from '../src/views/dom.js';
 import { formatMask, parseMask } from '../src/views/mask-spec.js';
 import { language, t } from './i18n.js';
-import { MAX_HEADS, sliderFromTemperature, temperatureFromSlider } from './state.js';
+import { MAX_HEADS, TEMPERATURE_RANGE, sliderFromTemperature, temperatureFromSlider } from './state.js';
+
+// Scores confined to a narrow range (cosine in [-1, 1], additive not much wider) differ too
+// little for softmax at T = 1: the weights come out nearly uniform. The hint says so and offers
+// the lowest temperature; it never changes the temperature by itself.
+const NARROW_SCORES = { cosine: 'narrowScoreCosine', additive: 'narrowScoreAdditive' };
+const SHARP_TEMPERATURE = TEMPERATURE_RANGE[0];
 
 const $ = (id) => document.getElementById(id);
 
@@ -123,6 +129,24 @@ export class Controls {
 
     this.#syncHeadPicker(state);
     this.#syncGlobalTokens(state, mask, result);
+    this.#syncScoreHint(state);
+  }
+
+  #syncScoreHint(state) {
+    const host = $('score-hint');
+    const text = NARROW_SCORES[state.score];
+    const offer = text && state.temperature > SHARP_TEMPERATURE;
+    // Rebuilt only when it changes: the hint is a live region, and each rebuild is announced.
+    const key = `${text}|${offer}|${language()}`;
+    if (key === this.scoreHintKey) return;
+    this.scoreHintKey = key;
+    if (!text) {
+      host.replaceChildren();
+      return;
+    }
+    host.replaceChildren(el('p', { text: t(text) }), offer ? el('button', {
+      type: 'button', class: 'chip-button', onclick: () => this.update({ temperature: SHARP_TEMPERATURE }),
+    }, t('tryTemperature', { t: SHARP_TEMPERATURE })) : null);
   }
 
   #syncHeadPicker(state) {

@@ -31,7 +31,8 @@ function chart(curve, currentN, current) {
   const ticks = curve.filter((p, i) => i % 2 === 0 || i === curve.length - 1).map((p) => svgEl('text', { x: px(p.n), y: height - 8, 'text-anchor': 'middle', text: p.n >= 1024 ? `${p.n / 1024}k` : String(p.n) }));
   const yTicks = [];
   for (let e = Math.ceil(y0 / 5) * 5; e <= y1; e += 5) {
-    const label = formatBytes(2 ** e).replace(' ', '');
+    // Ticks fall on powers of 32 (1 KiB, 32 KiB, 1 MiB, ...): whole numbers, no decimals.
+    const label = formatBytes(2 ** e).replace(/\.0 /, ' ');
     yTicks.push(svgEl('text', { x: pad.left - 6, y: py(2 ** e) + 3, 'text-anchor': 'end', text: label }),
       svgEl('line', { class: 'axis', x1: pad.left, x2: width - pad.right, y1: py(2 ** e), y2: py(2 ** e), 'stroke-dasharray': '2 4' }));
   }
@@ -69,8 +70,13 @@ export class CostPanel {
     const n = Math.max(result.rowTokens.length, result.colTokens.length);
     const max = Math.max(cost.materialized, cost.streaming);
     const far = cost.curve[cost.curve.length - 1];
+    const { engineMs, totalMs, warm } = result.timing;
     const facts = el('dl', { class: 'cost-facts' },
-      el('dt', { text: t('lastRun') }), el('dd', { text: t('runtime', { ms: result.ms.toFixed(2) }) }),
+      el('dt', { text: t('kernelTime') }),
+      el('dd', { class: 'kernel-time', dataset: { warm: String(warm) } }, t('runtime', { ms: engineMs.toFixed(2) }),
+        warm ? null : el('small', { text: ` ${t('coldRun')}` })),
+      el('dt', { text: t('totalTime') }),
+      el('dd', { class: 'total-time' }, t('runtime', { ms: totalMs.toFixed(2) }), el('small', { text: ` ${t('totalTimeParts')}` })),
       el('dt', { text: t('backend') }), el('dd', { text: result.backend }),
       el('dt', { text: t('thread') }), el('dd', { text: where ?? '' }));
     const benchButton = el('button', {

@@ -1,16 +1,19 @@
 // Ready-made inputs. Each sets the mode and the text(s); settings stay as the reader left them.
+// `focus` names the query token the explain panel opens on until the reader picks another.
 export const EXAMPLES = [
   {
     id: 'english',
     label: 'exampleEnglish',
     mode: 'self',
     text: "The animal didn't cross the street because it was too tired.",
+    focus: 'it',
   },
   {
     id: 'chinese',
     label: 'exampleChinese',
     mode: 'self',
     text: '小猫没有跳上桌子，因为它太累了。',
+    focus: '它',
   },
   {
     id: 'long-chinese',

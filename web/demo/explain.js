@@ -24,7 +24,7 @@ function vectorRow(name, values, maxAbs) {
     cell.style.background = signedColor(value, maxAbs);
     return cell;
   });
-  return el('div', { class: 'vector-row' }, el('span', { class: 'vector-name', text: name }),
+  return el('div', { class: 'vector-row' }, el('span', { class: 'vector-name', title: name, text: name }),
     el('span', { class: 'vector', role: 'img', 'aria-label': `${name}: ${Array.from(values.slice(0, VECTOR_DIMS), (v) => formatNumber(v, 2)).join(', ')}` }, cells));
 }
 
@@ -145,7 +145,7 @@ export class ExplainPanel {
     for (const w of weights) max = Math.max(max, w);
     const body = order.map((j) => {
       const bar = el('span', { class: 'weight-bar' });
-      bar.style.width = `${Math.round((weights[j] / (max || 1)) * 70)}%`;
+      bar.style.width = `${Math.round((weights[j] / (max || 1)) * 100)}%`;
       return el('tr', {
         class: [visible[j] ? '' : 'is-masked', j === key ? 'is-key' : ''].join(' ').trim() || null,
         tabindex: 0, 'aria-selected': String(j === key),
@@ -160,8 +160,9 @@ export class ExplainPanel {
       el('td', { text: `${j + 1}. ${tokenLabel(result.colTokens[j].text)}` }),
       el('td', { text: formatNumber(scores[j]) }),
       el('td', { text: visible[j] ? formatNumber(logits[j]) : '−∞' }),
-      el('td', { class: 'bar-cell' }, visible[j] ? bar : null,
-        el('span', { class: 'num', text: visible[j] ? formatWeight(weights[j]) : t('maskedCell') })));
+      el('td', { class: 'bar-cell' }, el('span', { class: 'weight-cell' },
+        el('span', { class: 'weight-track' }, visible[j] ? bar : null),
+        el('span', { class: 'num', text: visible[j] ? formatWeight(weights[j]) : t('maskedCell') }))));
     });
     const table = el('table', { class: 'explain-table' },
       el('thead', null, el('tr', null,

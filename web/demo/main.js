@@ -13,6 +13,7 @@ import { renderWeightsTable } from '../src/views/weights-table.js';
 import { ComputeClient } from './compute-client.js';
 import { Controls } from './controls.js';
 import { CostPanel, BENCH_LENGTH } from './cost.js';
+import { defaultQuery } from './default-focus.js';
 import { EXAMPLES } from './examples.js';
 import { ExplainPanel } from './explain.js';
 import { detectLanguage, language, scoreName, setLanguage, t, tNodes, translateDocument } from './i18n.js';
@@ -135,6 +136,14 @@ function currentHead() {
   return Math.min(state.head, result.heads.length - 1);
 }
 
+// The query row being explained: the reader's pick (state.query, also in the URL), else the
+// default for this text; -1 only when there is nothing to explain.
+function focusedQuery() {
+  if (!result || result.empty) return -1;
+  const rows = result.rowTokens.length;
+  return state.query >= 0 && state.query < rows ? state.query : defaultQuery(result.rowTokens, state);
+}
+
 function describeCell(row, col, compared) {
   const source = compared ? result.compare : result;
   const cols = result.colTokens.length;
@@ -145,7 +154,7 @@ function describeCell(row, col, compared) {
 }
 
 function rowStats(heads) {
-  return { values: heads[currentHead()].entropy, max: Math.log2(result.colTokens.length), label: 'H bits' };
+  return { values: heads[currentHead()].entropy, max: Math.log2(result.colTokens.length), label: t('entropyColumn') };
 }
 
 function render() {
@@ -166,7 +175,7 @@ function render() {
   const head = currentHead();
   const rows = result.rowTokens.length;
   const cols = result.colTokens.length;
-  const query = state.query < rows ? state.query : -1;
+  const query = focusedQuery();
   const compare = result.compare;
   const top = state.range === 'unit' ? 1 : Math.max(
     visibleMax(result.heads[head].weights, result.mask),
@@ -202,7 +211,8 @@ function render() {
       queries: state.mode === 'cross' ? t('targetQueries') : t('queries'),
       keys: state.mode === 'cross' ? t('sourceKeys') : t('keys'),
     };
-    lineView.locked = query >= 0 ? { side: 'query', index: query } : null;
+    // Only a query the reader picked filters the lines; the default one leaves the overview.
+    lineView.locked = state.query >= 0 && state.query < rows ? { side: 'query', index: state.query } : null;
     lineView.setData({ ...common, weights: result.heads[head].weights, mask: result.mask, orientation: state.orientation });
   }
   if (state.view === 'heads') {
@@ -276,6 +286,7 @@ function renderViewChrome() {
   $('panel-numbers').classList.toggle('is-background', state.view !== 'numbers');
   $('panel-numbers').setAttribute('aria-hidden', 'false');
   $('zoom-tools').hidden = state.view !== 'matrix';
+  $('legend-help').hidden = state.view !== 'matrix'; // its keys are the heatmap's
   $('line-tools').hidden = state.view !== 'lines';
   for (const button of document.querySelectorAll('.lang-switch button')) {
     button.setAttribute('aria-pressed', String(button.dataset.lang === language()));
@@ -308,9 +319,10 @@ function renderTokenStrip() {
     return;
   }
   const globals = new Set(parseMask(state.mask).globalTokens);
+  const query = focusedQuery();
   const queries = result.rowTokens.map((token, i) => tokenChip(token, i, {
-    pressed: i === state.query, global: state.mode === 'self' && globals.has(i),
-    onclick: () => update({ query: i === state.query ? -1 : i }),
+    pressed: i === query, global: state.mode === 'self' && globals.has(i),
+    onclick: () => update({ query: i }),
   }));
   if (state.mode === 'self') {
     strip.className = 'token-strip';
@@ -375,7 +387,7 @@ function exportJSON() {
       score: state.score, temperature: state.temperature, granularity: state.granularity,
     },
     backend: result.backend,
-    ms: result.ms,
+    timing: { engineMs: result.timing.engineMs, totalMs: result.timing.totalMs },
     queryTokens: result.rowTokens,
     keyTokens: result.colTokens,
     mask: matrix(result.mask),

@@ -33,15 +33,15 @@ const SCALES = ['viridis', 'cividis'];
 const STRINGS = {
   en: {
     loading: 'computing attention…', masked: 'masked', heatmap: 'Attention heatmap: rows are queries, columns are keys. Arrow keys move.',
-    lines: 'Attention lines', queries: 'queries', keys: 'keys', source: 'source', target: 'target', head: 'head {n}',
+    lines: 'Attention lines', queries: 'queries', keys: 'keys', source: 'source', target: 'target', head: 'head {n}', headOf: 'head {n} of {of}',
     tokens: '{n} tokens', cross: '{nt} × {ns} tokens', table: 'Attention weights of head {n}', open: 'Open in attnlens',
-    error: 'attn-lens: {message}', corner: 'query \\ key',
+    error: 'attn-lens: {message}', corner: 'query \\ key', entropy: 'H (bits)',
   },
   zh: {
     loading: '正在计算注意力…', masked: '已掩码', heatmap: '注意力热力图：行是查询，列是键。可用方向键移动。',
-    lines: '注意力连线', queries: '查询', keys: '键', source: '源', target: '目标', head: '第 {n} 个头',
+    lines: '注意力连线', queries: '查询', keys: '键', source: '源', target: '目标', head: '第 {n} 个头', headOf: '第 {n} 个头（共 {of} 个）',
     tokens: '{n} 个词元', cross: '{nt} × {ns} 个词元', table: '第 {n} 个头的注意力权重', open: '在 attnlens 中打开',
-    error: 'attn-lens：{message}', corner: '查询 \\ 键',
+    error: 'attn-lens：{message}', corner: '查询 \\ 键', entropy: '熵（比特）',
   },
 };
 
@@ -227,7 +227,7 @@ export class AttnLensElement extends HTMLElement {
       el('span', { class: 'count', text: cross ? this.#t('cross', { nt: rowTokens.length, ns: colTokens.length }) : this.#t('tokens', { n: rowTokens.length }) }),
       el('code', { text: formatMask(settings.mask) }),
       el('span', { text: `${settings.score} · T ${settings.temperature}` }),
-      heads.length > 1 ? el('span', { text: this.#t('head', { n: head + 1 }) + ` / ${heads.length}` }) : null,
+      heads.length > 1 ? el('span', { text: this.#t('headOf', { n: head + 1, of: heads.length }) }) : null,
     ].filter(Boolean));
 
     const data = { rowTokens, colTokens, weights, mask, scale: settings.scale, range: [0, top] };
@@ -255,7 +255,7 @@ export class AttnLensElement extends HTMLElement {
       const rows = rowTokens.length;
       const cols = colTokens.length;
       const rowEntropy = Array.from({ length: rows }, (_, r) => entropy(weights.subarray(r * cols, (r + 1) * cols)));
-      this.#view.setData({ ...data, rowStats: this.clientWidth > 420 ? { values: rowEntropy, max: Math.log2(cols), label: 'H bits' } : undefined });
+      this.#view.setData({ ...data, rowStats: this.clientWidth > 420 ? { values: rowEntropy, max: Math.log2(cols), label: this.#t('entropy') } : undefined });
     } else if (settings.view === 'lines') {
       this.#view.options.strings = {
         queries: cross ? this.#t('target') : this.#t('queries'),

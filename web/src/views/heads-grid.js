@@ -3,6 +3,10 @@
 import { el } from './dom.js';
 import { paintMatrix, readTheme, visibleMax } from './matrix-paint.js';
 
+// Width each tile adds around its thumbnail, plus the gap to the next one: room for the padding,
+// border and gap of the demo's and the widget's stylesheets, so a row of tiles never wraps.
+const TILE_CHROME = 30;
+
 export class HeadsGrid {
   // options: { onSelect(head), headLabel(h) -> string }
   constructor(host, options = {}) {
@@ -29,7 +33,7 @@ export class HeadsGrid {
     this.width = this.host.clientWidth;
     const available = this.width || 600;
     const columns = Math.min(heads.length, Math.max(1, Math.floor(available / 150)));
-    const size = Math.max(72, Math.min(220, Math.floor(available / columns) - 14));
+    const size = Math.max(72, Math.min(220, Math.floor(available / columns) - TILE_CHROME));
     let max = 0;
     for (const head of heads) max = Math.max(max, visibleMax(head.weights, head.mask));
     const buttons = heads.map((head, h) => {

@@ -10,6 +10,10 @@ const MIN_CELL = 3;
 const MAX_CELL = 72;
 const MAX_CANVAS_CSS = 12000;
 const MAX_BACKING_PIXELS = 36e6;
+// Fitting a matrix into the height of its scroll box never shrinks cells below this: it is the
+// smallest cell that still gets a label on every row (LABEL_FONT_PX + 2), and a text too long
+// for it scrolls instead.
+const MIN_FIT_CELL = LABEL_FONT_PX + 2;
 
 export class Heatmap {
   // options: { label, onSelect(row, col), onFocus(row, col), describe(row, col) -> string,
@@ -67,19 +71,40 @@ export class Heatmap {
     this.setZoom(this.zoom * factor);
   }
 
-  // Cell size in CSS pixels: fit the container width at zoom 1.
+  // Cell size in CSS pixels. At zoom 1 the matrix fits the container's width and, when the rows
+  // can stay legible, its max-height too, so a short text shows whole without scrolling.
   cellSize() {
     const { rowTokens, colTokens } = this.data;
     const ctx = this.canvas.getContext('2d');
-    ctx.font = `${LABEL_FONT_PX}px ${this.theme?.font ?? DEFAULT_THEME.font}`;
+    ctx.font = `600 ${LABEL_FONT_PX}px ${this.theme?.font ?? DEFAULT_THEME.font}`; // as layoutMatrix measures
     let labels = 0;
     for (const token of rowTokens) labels = Math.max(labels, ctx.measureText(shortLabel(token.text)).width);
     const reserved = Math.min(150, labels) + 24 + (this.data.rowStats ? 76 : 0);
     const available = Math.max(120, this.scroller.clientWidth - reserved);
-    const fit = Math.min(52, Math.max(MIN_CELL, Math.floor(available / colTokens.length)));
+    const widthFit = Math.min(52, Math.max(MIN_CELL, Math.floor(available / colTokens.length)));
+    const fit = this.#heightFit(ctx, widthFit);
     const cell = Math.min(MAX_CELL, Math.max(MIN_CELL, fit * this.zoom));
     const limit = MAX_CANVAS_CSS / Math.max(rowTokens.length, colTokens.length);
     return Math.max(MIN_CELL, Math.min(cell, limit));
+  }
+
+  // The largest cell, at most `cell`, whose whole matrix fits the scroll box's max-height; never
+  // below MIN_FIT_CELL (a long text scrolls instead).
+  #heightFit(ctx, cell) {
+    const maxHeight = Number.parseFloat(getComputedStyle(this.scroller).maxHeight);
+    if (!Number.isFinite(maxHeight)) return cell;
+    const { rowTokens, colTokens, rowStats } = this.data;
+    const rows = rowTokens.length;
+    let fitted = cell;
+    // Narrower cells can tip the column labels into their rotated, taller form: fit again.
+    for (let attempt = 0; attempt < 3 && fitted > MIN_FIT_CELL; attempt++) {
+      const layout = layoutMatrix(ctx, { rowTokens, colTokens, cell: fitted, rowStats, theme: this.theme });
+      const margins = layout.height - rows * fitted;
+      const next = Math.floor((maxHeight - margins) / rows);
+      if (next >= fitted) break;
+      fitted = Math.max(MIN_FIT_CELL, next);
+    }
+    return Math.min(cell, fitted);
   }
 
   render() {

@@ -24,8 +24,11 @@ export function layoutMatrix(ctx, { rowTokens, colTokens, cell, rowStats, theme 
   let top = 8;
   let rotateColumns = false;
   if (labels) {
-    const rowWidths = rowTokens.map((t) => measure(ctx, shortLabel(t.text), font));
-    const colWidths = colTokens.map((t) => measure(ctx, shortLabel(t.text), font));
+    // Measured in the bold that paintLabels uses for the focused row and column, so the focused
+    // label fits as well as the others.
+    const bold = `600 ${font}`;
+    const rowWidths = rowTokens.map((t) => measure(ctx, shortLabel(t.text), bold));
+    const colWidths = colTokens.map((t) => measure(ctx, shortLabel(t.text), bold));
     left = Math.min(150, Math.ceil(Math.max(0, ...rowWidths))) + LABEL_GAP + 4;
     const widestCol = Math.max(0, ...colWidths);
     rotateColumns = widestCol > cell * colStep - 2;

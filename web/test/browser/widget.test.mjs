@@ -59,6 +59,12 @@ test('the blog sample renders three widgets from one wasm instance, lazily', asy
   assert.ok(views[1].paths > 0, 'line view');
   assert.equal(views[2].tiles, 4, 'heads view: one tile per head');
   assert.equal(wasmRequests.length, 1, `one wasm download for all widgets: ${wasmRequests}`);
+  // 16 characters fit the widget's default 520px height: no row is cut off.
+  const matrix = await page.evaluate(() => {
+    const scroller = document.getElementById('widget-local').shadowRoot.querySelector('.al-heatmap-scroll');
+    return { scrollHeight: scroller.scrollHeight, clientHeight: scroller.clientHeight };
+  });
+  assert.ok(matrix.scrollHeight <= matrix.clientHeight, `matrix ${matrix.scrollHeight}px in a ${matrix.clientHeight}px box`);
 
   // local:2 over characters: only |i - j| <= 2 is visible.
   const local = await widgetTable(page, 'widget-local');
