@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { Attention } from '../../src/attention.js';
+import { Backends } from '../../src/backend.js';
 import { openWasmBackend } from '../../src/wasm-backend.js';
 
 /** mulberry32: reproducible uniform numbers in [-1, 1). */
@@ -31,7 +32,7 @@ export async function openFlavours() {
   const flavours = {};
   for (const flavour of ['simd', 'scalar']) {
     const backend = await openWasmBackend(flavour);
-    flavours[flavour] = { attn: new Attention({ compute: backend, wasm: backend }), backend };
+    flavours[flavour] = { attn: new Attention(new Backends(`wasm-${flavour}`, backend, null, {})), backend };
   }
   return flavours;
 }
