@@ -2,7 +2,7 @@
 // compute-worker.js (so typing never waits for wasm), or on the main thread when a module worker
 // cannot start. Results carry only typed arrays and plain objects, so they cross postMessage as
 // transferables.
-import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
+import { analyze, analyzePair, createAttention, detectWebGpu, entropy, tokenize } from '../src/index.js';
 import { maskOptions } from '../src/views/mask-spec.js';
 
 export const HEAD_DIM = 16;
@@ -12,10 +12,21 @@ export const HEAD_DIM = 16;
 const COST_CURVE_LENGTHS = Array.from({ length: 12 }, (_, i) => 2 ** (i + 4));
 const BENCH_REPEATS = 3;
 
-let enginePromise;
-function engine() {
-  enginePromise ??= createAttention();
-  return enginePromise;
+// One engine per backend choice ('auto', 'wasm', 'webgpu'), created on first use; a failed
+// creation is not kept, so choosing again retries.
+const engines = new Map();
+function engine(backend = 'auto') {
+  if (!engines.has(backend)) {
+    const created = createAttention({ backend });
+    engines.set(backend, created);
+    created.catch(() => engines.delete(backend));
+  }
+  return engines.get(backend);
+}
+
+// What the backend picker may offer: WebGPU only where an adapter exists.
+export async function capabilities() {
+  return { webgpu: await detectWebGpu() };
 }
 
 // Entropy (bits) of each query row of a row-major [rows, cols] weight matrix.
@@ -58,10 +69,10 @@ async function costCurve(attn, shape) {
   return curve;
 }
 
-// params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare }
+// params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare, backend }
 // (mask/compare: parsed mask models from mask-spec.js; compare may be null)
 export async function computeView(params) {
-  const attn = await engine();
+  const attn = await engine(params.backend);
   const queryTokens = tokenize(params.text, { granularity: params.granularity });
   const keyTokens = params.mode === 'cross' ? tokenize(params.source, { granularity: params.granularity }) : queryTokens;
   if (!queryTokens.length || !keyTokens.length) {
@@ -112,8 +123,8 @@ export async function computeView(params) {
 
 // Random Q/K/V of a long sequence through both strategies with the current mask: the measured
 // face of O(N^2) memory versus the tiled kernel (and of the tiles a sparse mask lets it skip).
-export async function benchmark({ heads, length, mask, temperature }) {
-  const attn = await engine();
+export async function benchmark({ heads, length, mask, temperature, backend }) {
+  const attn = await engine(backend);
   const size = heads * length * HEAD_DIM;
   const fill = (seed) => {
     const a = new Float32Array(size);
@@ -129,6 +140,7 @@ export async function benchmark({ heads, length, mask, temperature }) {
   const v = fill(3);
   const options = { heads, headDim: HEAD_DIM, temperature, ...maskOptions(mask, length, length) };
   const results = {};
+  let ran = attn.backend;
   for (const strategy of ['materialized', 'streaming']) {
     let best = Infinity;
     let stats;
@@ -137,6 +149,7 @@ export async function benchmark({ heads, length, mask, temperature }) {
       const r = await attn.attention(q, k, v, { ...options, strategy });
       best = Math.min(best, performance.now() - started);
       stats = r.stats;
+      ran = r.stats.backend;
     }
     results[strategy] = {
       ms: best,
@@ -145,7 +158,7 @@ export async function benchmark({ heads, length, mask, temperature }) {
       bytes: await attn.workingSetBytes({ heads, queryLength: length, keyLength: length, headDim: HEAD_DIM, valueDim: HEAD_DIM, strategy }),
     };
   }
-  return { length, heads, headDim: HEAD_DIM, backend: attn.backend, ...results };
+  return { length, heads, headDim: HEAD_DIM, backend: ran, ...results };
 }
 
 // The typed arrays of a result, for postMessage's transfer list.

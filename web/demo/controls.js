@@ -72,6 +72,7 @@ export class Controls {
     }
     $('compare-select').addEventListener('change', (event) => this.update({ compare: event.target.value }));
     $('orientation-select').addEventListener('change', (event) => this.update({ orientation: event.target.value }));
+    $('backend-select').addEventListener('change', (event) => this.update({ backend: event.target.value }));
     rovingButtons($('head-picker'), 'button');
   }
 
@@ -120,9 +121,20 @@ export class Controls {
     }
     compare.value = state.compare;
     $('orientation-select').value = state.orientation;
+    $('backend-select').value = state.backend;
 
     this.#syncHeadPicker(state);
     this.#syncGlobalTokens(state, mask, result);
+  }
+
+  // Shows the WebGPU choice when detectWebGpu() found an adapter (marked when it is software).
+  offerWebGpu(detected) {
+    const option = $('backend-option-webgpu');
+    option.hidden = !detected.available;
+    option.disabled = !detected.available;
+    option.dataset.i18n = detected.available && detected.adapter.software ? 'backendWebgpuSoftware' : 'backendWebgpu';
+    option.textContent = t(option.dataset.i18n);
+    $('backend-select').value = this.getState().backend;
   }
 
   #syncHeadPicker(state) {

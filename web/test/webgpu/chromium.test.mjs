@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { WEB_ROOT, newPage, openBrowser } from '../browser/harness.mjs';
 
 const TOLERANCE = 1e-4;
+const computed = (p) => p.evaluate(() => Number(document.body.dataset.computed ?? 0));
 
 let browser;
 let page;
@@ -52,4 +53,24 @@ test("fallbacks: 'auto' skips SwiftShader, no adapter, a lost device", { timeout
   assert.equal(out.deviceLoss.events[0].from, 'webgpu');
   assert.match(out.deviceLoss.events[0].reason, /lost/);
   assert.equal(out.deviceLoss.backend, out.deviceLoss.after);
+});
+
+test('the demo offers WebGPU where it exists, runs on it, and switches back', { timeout: 120000 }, async () => {
+  const demo = await newPage(browser.context);
+  await demo.goto(`${browser.base}/demo/?backend=webgpu&heads=2`);
+  await demo.waitForFunction(() => Number(document.body.dataset.computed) >= 1, null, { timeout: 60000 });
+  await demo.waitForFunction(() => document.body.dataset.webgpu === 'available', null, { timeout: 20000 });
+  const option = await demo.$eval('#backend-option-webgpu', (o) => ({ hidden: o.hidden, text: o.textContent }));
+  assert.deepEqual(option, { hidden: false, text: 'WebGPU (software)' });
+  assert.equal(await demo.inputValue('#backend-select'), 'webgpu');
+  assert.match(await demo.textContent('#engine-badge'), /^webgpu · /);
+  assert.match(await demo.textContent('#cost-body .cost-facts'), /webgpu/);
+
+  const before = await computed(demo);
+  await demo.selectOption('#backend-select', 'wasm');
+  await demo.waitForFunction((n) => Number(document.body.dataset.computed) > n, before, { timeout: 20000 });
+  assert.match(await demo.textContent('#engine-badge'), /^wasm-(simd|scalar) · /);
+  await demo.waitForFunction(() => location.search.includes('backend=wasm'));  // the link keeps the choice
+  assert.deepEqual(demo.problems, []);
+  await demo.close();
 });
