@@ -1,10 +1,11 @@
 // Tile sizes from the device's limits, and how a problem is cut when it exceeds them.
 //
-// Streaming kernel (wgsl/streaming.js): a workgroup owns `queryBlock` query rows of one head;
-// each row is served by `lanes` invocations that split the keys of a tile for the scores and the
-// value columns for the output. Per workgroup, workgroup memory holds the query rows, one key
-// tile and one value tile (as vec4), the tile's probabilities, and the reduction scratch when
-// subgroups are not used. Depths are rounded up to buckets so nearby shapes share a pipeline.
+// Streaming kernel (wgsl/streaming.wgsl.js): a workgroup owns `queryBlock` query rows of one
+// head; each row is served by `lanes` invocations that split the keys of a tile for the scores and
+// the value columns for the output (queries live in registers). Per workgroup, workgroup memory
+// holds one key tile and one value tile (as vec4), the tile's probabilities, and the reduction
+// scratch when subgroups are not used. Depths are rounded up to buckets so nearby shapes share a
+// pipeline.
 
 /** Padded depth: 4, 8, 16, 32, 64, then multiples of 32. Tiles are zero-padded to it. */
 export function depthBucket(depth) {
@@ -34,7 +35,7 @@ export function planStreaming({ depth, valueDim, additive }, limits, { subgroups
   const invocations = Math.min(TARGET_INVOCATIONS, limits.maxComputeInvocationsPerWorkgroup);
   let queryBlock = Math.max(1, Math.floor(invocations / lanes));
   let keyTile = Math.max(LARGEST_KEY_TILE, lanes);
-  const bytes = () => 16 * (queryBlock * depth4 + keyTile * depth4 + keyTile * value4 + (additive ? depth4 : 0)) +
+  const bytes = () => 16 * (keyTile * depth4 + keyTile * value4 + (additive ? depth4 : 0)) +
     4 * queryBlock * keyTile + (subgroups ? 0 : 4 * queryBlock * lanes);
   // Shrink until it fits: key tiles first (down to 16 keys), then query rows (down to 4), then
   // key tiles and lanes together, then the last rows.

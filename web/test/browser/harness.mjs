@@ -19,8 +19,8 @@ const FLAGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-ba
 
 // Serves `root`, else ATTNLENS_SITE_ROOT (e.g. web/dist after the production build), else web/.
 // `webgpu: true` starts Chromium with --enable-unsafe-webgpu: without a GPU its adapter is
-// SwiftShader (docs/ARCHITECTURE.md, "WebGPU backend").
-export async function openBrowser({ root: servedRoot, webgpu = false } = {}) {
+// SwiftShader (docs/ARCHITECTURE.md, "WebGPU backend"). `args` adds Chromium flags.
+export async function openBrowser({ root: servedRoot, webgpu = false, args = [] } = {}) {
   const root = servedRoot ?? (process.env.ATTNLENS_SITE_ROOT ? resolve(process.env.ATTNLENS_SITE_ROOT) : WEB_ROOT);
   const server = await startServer({ root, port: 0 });
   const base = `http://127.0.0.1:${server.address().port}`;
@@ -28,7 +28,7 @@ export async function openBrowser({ root: servedRoot, webgpu = false } = {}) {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: webgpu ? [...FLAGS, '--enable-unsafe-webgpu'] : FLAGS,
+    args: [...FLAGS, ...(webgpu ? ['--enable-unsafe-webgpu'] : []), ...args],
     acceptDownloads: true,
     viewport: { width: 1360, height: 900 },
   });

@@ -3,9 +3,10 @@
 // src/attention_streaming.cpp does), stages each key and value tile in workgroup memory, and keeps
 // an online softmax per row in f32: running max m, running sum l, unnormalised accumulator.
 //
-// Row r of the block is served by `lanes` consecutive invocations. Lane `lane` scores keys
-// lane, lane + lanes, ... of the tile and owns value vec4 columns lane, lane + lanes, ...; the
-// tile's probabilities pass between lanes through workgroup memory. Masked or missing keys score
+// Row r of the block is served by `lanes` consecutive invocations, each holding the row's query
+// in registers. Lane `lane` scores keys lane, lane + lanes, ... of the tile and owns value vec4
+// columns lane, lane + lanes, ...; the tile's probabilities pass between lanes through workgroup
+// memory. Masked or missing keys score
 // NO_SCORE (common.wgsl.js); a row that sees no key ends with l = 0 and writes zeros.
 //
 // Bindings: 0 uniforms, 1 q, 2 k, 3 v (f32 or f16 each), 4 out (f32), 5 maskWords,
@@ -72,7 +73,6 @@ const VALUE4: u32 = ${value4}u;
 const KEYS_PER_LANE: u32 = ${keysPerLane}u;
 const ACCUMULATORS: u32 = ${accumulators}u;
 
-var<workgroup> queryTile: array<vec4<f32>, ${queryBlock * depth4}>;
 var<workgroup> keyTileData: array<vec4<f32>, ${keyTile * depth4}>;
 var<workgroup> valueTileData: array<vec4<f32>, ${keyTile * value4}>;
 var<workgroup> probs: array<f32, ${queryBlock * keyTile}>;
@@ -83,12 +83,12 @@ ${MASK_WGSL}
 ${laneReductions(plan)}
 
 ${['q', 'k', 'v'].map((name) => loadFunction(name)).join('')}
-fn score(row: u32, key: u32) -> f32 {
+fn score(query: ptr<function, array<vec4<f32>, DEPTH4>>, key: u32) -> f32 {
   var s = 0.0;
   for (var x = 0u; x < DEPTH4; x++) {
 ${additive
-    ? '    s += dot(additiveVTile[x], safeTanh(queryTile[row * DEPTH4 + x] + keyTileData[key * DEPTH4 + x]));'
-    : '    s += dot(queryTile[row * DEPTH4 + x], keyTileData[key * DEPTH4 + x]);'}
+    ? '    s += dot(additiveVTile[x], safeTanh((*query)[x] + keyTileData[key * DEPTH4 + x]));'
+    : '    s += dot((*query)[x], keyTileData[key * DEPTH4 + x]);'}
   }
   return s;
 }
@@ -104,11 +104,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
   let i = q0 + r;
   let live = i < q1;
 
-  for (var e = li; e < QUERY_BLOCK * DEPTH4; e += WORKGROUP) {
-    let row = q0 + e / DEPTH4;
-    var value = vec4<f32>(0.0);
-    if (row < q1) { value = loadQ(localHead * p.qHead + row * p.qRow, (e % DEPTH4) * 4u, p.depth); }
-    queryTile[e] = value;
+  var query: array<vec4<f32>, DEPTH4>;
+  if (live) {
+    for (var x = 0u; x < DEPTH4; x++) { query[x] = loadQ(localHead * p.qHead + i * p.qRow, x * 4u, p.depth); }
   }
 ${additive ? `  for (var e = li; e < DEPTH4; e += WORKGROUP) {
     var value = vec4<f32>(0.0);
@@ -161,7 +159,7 @@ ${additive ? `  for (var e = li; e < DEPTH4; e += WORKGROUP) {
       let key = lane + c * LANES;
       var logit = NO_SCORE;
       if (live && key < width && (!masked || visible(h, i, k0 + key))) {
-        logit = score(r, key) * p.factor;
+        logit = score(&query, key) * p.factor;
       }
       s[c] = logit;
       tileMax = max(tileMax, logit);
