@@ -15,8 +15,8 @@
 import { attnlensError, describe } from './errors.js';
 import { simdSupported } from './loader.js';
 import { openWasmBackend } from './wasm-backend.js';
-import { WebGpuUnavailable } from './webgpu/device.js';
-import { GpuDeclined, GpuDeviceLost, WebGpuBackend } from './webgpu/webgpu-backend.js';
+import { findGpu } from './webgpu/detect.js';
+import { GpuDeclined, GpuDeviceLost, WebGpuUnavailable } from './webgpu/errors.js';
 
 /** The names createAttention({ backend }) accepts. */
 export const BACKEND_NAMES = Object.freeze(['auto', 'wasm', 'wasm-simd', 'wasm-scalar', 'webgpu']);
@@ -31,6 +31,14 @@ export const BACKEND_NAMES = Object.freeze(['auto', 'wasm', 'wasm-simd', 'wasm-s
 export const WEBGPU_MIN_FLOPS = 2 ** 24;
 
 const MAX_DEVICE_RECREATIONS = 2;
+
+// The WebGPU backend (its kernels are most of the package's JavaScript) is imported only once a
+// GPU object exists, so pages without WebGPU never load it.
+async function openWebGpuBackend(options) {
+  if (!options.device) findGpu(options.gpu);  // throws WebGpuUnavailable when there is none
+  const { WebGpuBackend } = await import('./webgpu/webgpu-backend.js');
+  return WebGpuBackend.open(options);
+}
 
 /** Floating-point operations of the attention part of a checked problem. */
 export function attentionFlops({ shape }) {
@@ -88,7 +96,7 @@ export async function openBackends(requested, where, webgpu = {}) {
 // { backend } or, for 'auto', { reason } when there is no usable GPU.
 async function openGpu(requested, options) {
   try {
-    return { backend: await WebGpuBackend.open(options) };
+    return { backend: await openWebGpuBackend(options) };
   } catch (error) {
     if (!(error instanceof WebGpuUnavailable)) throw error;
     if (requested === 'webgpu') {
@@ -180,7 +188,7 @@ export class Backends {
     if (owned && this.#recreations < MAX_DEVICE_RECREATIONS) {
       this.#recreations++;
       try {
-        this.gpu = await WebGpuBackend.open(this.#options);
+        this.gpu = await openWebGpuBackend(this.#options);
       } catch (error) {
         detail += `; a new device could not be opened: ${error.message}`;
       }

@@ -2,7 +2,7 @@
 // Contract: docs/JS_API.md; types: ../index.d.ts.
 
 export { createAttention, BACKEND_NAMES, WEBGPU_MIN_FLOPS } from './attention.js';
-export { detectWebGpu } from './webgpu/device.js';
+export { detectWebGpu } from './webgpu/detect.js';
 export { simdSupported } from './loader.js';
 export * from './text/index.js';
 export * from './analyze.js';

@@ -1,7 +1,8 @@
-// Getting a WebGPU device: where the GPU object comes from, why there may be none (each failure
-// becomes an Error naming the step), the limits and features attnlens asks for, and the check
-// that decides whether subgroup shuffles may be used.
+// Getting a WebGPU device: the limits and features attnlens asks for, and the check that decides
+// whether subgroup shuffles may be used. Failures are WebGpuUnavailable errors naming the step.
 
+import { describeAdapter, findGpu, isSoftware, requestAdapter } from './detect.js';
+import { WebGpuUnavailable } from './errors.js';
 import { chooseFeatures, shuffleLanes } from './features.js';
 import { PROBE_WORKGROUP, SUBGROUP_PROBE } from './wgsl/probe.wgsl.js';
 
@@ -9,73 +10,6 @@ import { PROBE_WORKGROUP, SUBGROUP_PROBE } from './wgsl/probe.wgsl.js';
 // workgroup memory. Everything else stays at the defaults every device has.
 const RAISED_LIMITS = ['maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupStorageSize',
   'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX'];
-
-/** An Error whose message says why WebGPU cannot be used, for createAttention() to report. */
-export class WebGpuUnavailable extends Error {
-  constructor(reason, options) {
-    super(reason, options);
-    this.name = 'WebGpuUnavailable';
-  }
-}
-
-function findGpu(gpu) {
-  if (gpu !== undefined && gpu !== null) return gpu;
-  const found = globalThis.navigator?.gpu;
-  if (found) return found;
-  if (globalThis.navigator === undefined || globalThis.process?.versions?.node) {
-    throw new WebGpuUnavailable('this JavaScript host has no navigator.gpu; in Node, pass ' +
-      "webgpu: { gpu } (e.g. create([]) from the 'webgpu' package)");
-  }
-  throw new WebGpuUnavailable('navigator.gpu is missing: this browser or context has no WebGPU ' +
-    '(it needs a secure context: https: or http://localhost)');
-}
-
-/** Whether an adapter is a software implementation (SwiftShader, WARP): slower than wasm. */
-function isSoftware(adapter) {
-  return Boolean(adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter);
-}
-
-function describeAdapter(info, software) {
-  return {
-    vendor: info?.vendor ?? '',
-    architecture: info?.architecture ?? '',
-    description: info?.description ?? '',
-    software,
-  };
-}
-
-async function requestAdapter(gpu, powerPreference) {
-  let adapter;
-  try {
-    adapter = await gpu.requestAdapter({ powerPreference });
-  } catch (cause) {
-    throw new WebGpuUnavailable(`requestAdapter() failed: ${cause?.message ?? cause}`, { cause });
-  }
-  if (!adapter) {
-    throw new WebGpuUnavailable('requestAdapter() returned null: no usable GPU adapter (WebGPU ' +
-      'disabled or blocklisted, or no driver)');
-  }
-  return adapter;
-}
-
-/**
- * What detectWebGpu() reports: whether an adapter exists, without creating a device.
- * @param {{ gpu?: object, powerPreference?: string }} [options]
- */
-export async function detectWebGpu({ gpu, powerPreference = 'high-performance' } = {}) {
-  try {
-    const adapter = await requestAdapter(findGpu(gpu), powerPreference);
-    const software = isSoftware(adapter);
-    return {
-      available: true,
-      adapter: describeAdapter(adapter.info, software),
-      features: [...adapter.features].filter((f) => f === 'shader-f16' || f === 'subgroups').sort(),
-    };
-  } catch (error) {
-    if (!(error instanceof WebGpuUnavailable)) throw error;
-    return { available: false, reason: error.message };
-  }
-}
 
 /**
  * Runs the probe kernel: true when invocations fill subgroups in index order.

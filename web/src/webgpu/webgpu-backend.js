@@ -5,6 +5,7 @@
 // GpuDeviceLost, and backend.js re-creates the device or falls back to wasm.
 
 import { openGpuDevice } from './device.js';
+import { GpuDeclined, GpuDeviceLost } from './errors.js';
 import { HALF_MAX, toHalf } from './f16.js';
 import { maskData } from './mask-data.js';
 import { logitFactor, logitsMayOverflow, maxAbs } from './overflow.js';
@@ -12,23 +13,6 @@ import { GpuPasses } from './passes.js';
 import { KernelCompileError } from './pipelines.js';
 import { encodeStreaming, materializedChunks, runMaterialized, streamingPlanFor } from './attention-gpu.js';
 import { headGroups } from './tiling.js';
-
-/** This call cannot run on the GPU; `message` says why. */
-export class GpuDeclined extends Error {
-  constructor(reason, options) {
-    super(reason, options);
-    this.name = 'GpuDeclined';
-  }
-}
-
-/** The device was lost (driver reset, device.destroy(), ...). */
-export class GpuDeviceLost extends Error {
-  constructor(info, options) {
-    super(`the WebGPU device was lost (${info.reason}: ${info.message})`, options);
-    this.name = 'GpuDeviceLost';
-    this.info = info;
-  }
-}
 
 // How long a failed GPU operation waits for device.lost to settle before it is reported as an
 // ordinary error: losses are announced asynchronously, often just after the failure they cause.
