@@ -110,6 +110,7 @@ export class Backends {
   #requested;
   #options;
   #recreations = 0;
+  #recovering = null;  // Promise while a lost device is being replaced
 
   constructor(requested, wasm, gpu, options, unavailableReason) {
     this.#requested = requested;
@@ -133,14 +134,19 @@ export class Backends {
    * @param {(change: { from: string, to: string, reason: string }) => void} onChange
    */
   async run(kind, problem, onChange) {
-    if (this.gpu?.lost) await this.#recover(new GpuDeviceLost(this.gpu.lost), onChange);
+    await this.#recovering;  // a lost device being replaced: wait, then use what replaced it
+    const gpu = this.gpu;
+    if (gpu?.lost) {
+      await this.#recover(gpu, new GpuDeviceLost(gpu.lost), onChange);
+      return this.run(kind, problem, onChange);
+    }
     const reason = this.#reasonForWasm(problem);
     if (reason === null) {
       try {
-        return await this.#timed(this.gpu, () => this.gpu[kind](problem));
+        return await this.#timed(gpu, () => gpu[kind](problem));
       } catch (error) {
         if (error instanceof GpuDeviceLost) {
-          await this.#recover(error, onChange);
+          await this.#recover(gpu, error, onChange);
           return this.run(kind, problem, onChange);
         }
         if (!(error instanceof GpuDeclined)) throw error;
@@ -178,11 +184,23 @@ export class Backends {
     return result;
   }
 
-  // The device is gone: re-create it when attnlens owns it, else (or when that fails) use wasm.
-  async #recover(loss, onChange) {
-    const lost = this.gpu;
-    const owned = lost.info.owned;
-    lost.dispose();
+  // The device of `failed` is gone: re-create it when attnlens owns it, else (or when that
+  // fails) use wasm. Calls that fail together on one loss recover once: the first replaces the
+  // backend, the others find it replaced and wait for the replacement.
+  async #recover(failed, loss, onChange) {
+    if (this.gpu !== failed) return;
+    const recovery = this.#replace(failed, loss, onChange);
+    this.#recovering = recovery;
+    try {
+      await recovery;
+    } finally {
+      if (this.#recovering === recovery) this.#recovering = null;
+    }
+  }
+
+  async #replace(failed, loss, onChange) {
+    const owned = failed.info.owned;
+    failed.dispose();
     this.gpu = null;
     let detail = loss.message;
     if (owned && this.#recreations < MAX_DEVICE_RECREATIONS) {

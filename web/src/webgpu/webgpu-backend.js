@@ -90,8 +90,10 @@ export class WebGpuBackend {
   // Turns failures caused by a lost device into GpuDeviceLost, and compile failures into
   // GpuDeclined.
   async #guarded(run) {
-    if (this.#disposed) throw new Error('the WebGPU backend was disposed');
+    // Loss first: calls queued behind the one that found the device lost must be re-run by
+    // backend.js even though it has disposed this backend meanwhile.
     if (this.#lost) throw new GpuDeviceLost(this.#lost);
+    if (this.#disposed) throw new Error('the WebGPU backend was disposed');
     try {
       return await run();
     } catch (error) {

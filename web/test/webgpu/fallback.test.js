@@ -116,6 +116,21 @@ describe('device loss', () => {
     attn.dispose();
   });
 
+  it('calls in flight together when the device goes recover once', async () => {
+    const device = await requestDevice();
+    const attn = await createAttention({ backend: 'webgpu', webgpu: { device } });
+    await attn.attention(q, k, v, OPTIONS);
+    let results;
+    const events = await changesDuring(attn, async () => {
+      const calls = [attn.attention(q, k, v, OPTIONS), attn.attention(q, k, v, OPTIONS), attn.attention(q, k, v, OPTIONS)];
+      device.destroy();
+      results = await Promise.all(calls);
+    });
+    for (const r of results) assert.deepEqual(r.output, expected.output);
+    assert.equal(events.length, 1);
+    attn.dispose();
+  });
+
   it('a device attnlens created: the next call re-creates it and stays on WebGPU', async () => {
     const devices = [];
     // The real GPU object, watched: it records each device attnlens requests.
