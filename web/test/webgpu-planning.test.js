@@ -82,6 +82,7 @@ describe('cutting problems to the binding limit', () => {
     assert.deepEqual(headGroups(5, 100, 250), [{ first: 0, count: 2 }, { first: 2, count: 2 }, { first: 4, count: 1 }]);
     assert.deepEqual(headGroups(3, 100, 1e9), [{ first: 0, count: 3 }]);
     assert.equal(headGroups(3, 300, 250), null);
+    assert.deepEqual(headGroups(3, 1, 1e9, 2), [{ first: 0, count: 2 }, { first: 2, count: 1 }], 'dispatch limit');
   });
 
   it('cuts score matrices into whole heads, or bands of rows', () => {

@@ -68,8 +68,9 @@ async function prepareOperands(passes, encoder, g) {
 }
 
 /**
- * Streaming attention of one group. Resolves to { tilesVisited, tilesTotal, scratchBytes } once
- * `encoder` holds the work (the caller submits it, reading `visits` back with the output).
+ * Streaming attention of one group. Resolves to { tilesTotal, scratchBytes } once `encoder` holds
+ * the work (the caller submits it, reading `visits` back with the output). scratchBytes counts
+ * GPU buffers beyond inputs and output: the prepared operands of cosine and additive scores.
  * @param {HeadGroup} g
  * @param {object} plan streamingPlanFor()
  * @param {GPUBuffer} visits a zeroed u32 counter
@@ -93,7 +94,7 @@ export async function encodeStreaming(passes, encoder, g, plan, visits) {
     fields, resources);
   return {
     tilesTotal: heads * Math.ceil(nq / plan.queryBlock) * Math.ceil(nk / plan.keyTile),
-    scratchBytes: operands.scratchBytes + plan.workgroupBytes * Math.ceil(nq / plan.queryBlock) * heads,
+    scratchBytes: operands.scratchBytes,
   };
 }
 

@@ -61,14 +61,15 @@ export function planStreaming({ depth, valueDim, additive }, limits, { subgroups
 }
 
 /**
- * Head groups whose tensors each fit one storage binding: [{ first, count }], or null when a
- * single head is already too large.
+ * Head groups whose tensors each fit one storage binding and whose heads fit one dispatch
+ * dimension: [{ first, count }], or null when a single head is already too large.
  * @param {number} heads
  * @param {number} bytesPerHead the largest per-head tensor of the problem, in bytes
  * @param {number} maxBinding the device's usable binding size
+ * @param {number} [maxHeads] at most this many heads per group (maxComputeWorkgroupsPerDimension)
  */
-export function headGroups(heads, bytesPerHead, maxBinding) {
-  const perGroup = Math.floor(maxBinding / bytesPerHead);
+export function headGroups(heads, bytesPerHead, maxBinding, maxHeads = Infinity) {
+  const perGroup = Math.min(Math.floor(maxBinding / bytesPerHead), maxHeads);
   if (perGroup < 1) return null;
   const groups = [];
   for (let first = 0; first < heads; first += perGroup) {

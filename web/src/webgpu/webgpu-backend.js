@@ -126,7 +126,8 @@ export class WebGpuBackend {
     return factor;
   }
 
-  // Streaming when asked (or auto without matrices) and its tiles fit, else materialized.
+  // Streaming when asked (or auto without matrices) and its tiles fit, else materialized, whose
+  // score matrix must be cut into chunks the device accepts (checked for the largest group).
   #strategy(requested, wantsMatrices, group) {
     const passes = this.#passes;
     const streaming = requested === 'streaming' || (requested === 'auto' && !wantsMatrices);
@@ -136,9 +137,8 @@ export class WebGpuBackend {
         return { strategy: 'streaming', plan };
       }
     }
-    const chunks = materializedChunks(passes, group);
-    if (!chunks) decline('the score matrix cannot be cut into chunks this device accepts');
-    return { strategy: 'materialized', chunks };
+    if (!materializedChunks(passes, group)) decline('the score matrix cannot be cut into chunks this device accepts');
+    return { strategy: 'materialized' };
   }
 
   async #attention({ shape, q, k, v, options, returnWeights, returnScores }) {
@@ -149,7 +149,7 @@ export class WebGpuBackend {
     if (storage === 'f16' && maxAbs(q, k, v) > HALF_MAX) decline('inputs beyond the f16 range (65504)');
     const hidden = options.additive?.hidden ?? 0;
     const largestRow = Math.max(d, dv, hidden);
-    const groups = headGroups(heads, 4 * Math.max(nq, nk) * largestRow, passes.maxBinding);
+    const groups = headGroups(heads, 4 * Math.max(nq, nk) * largestRow, passes.maxBinding, passes.maxGroups);
     if (!groups) decline('one head exceeds the largest storage binding of this device');
     const dims = { queryLength: nq, keyLength: nk, headDim: d, valueDim: dv, score: options.score, additiveHidden: hidden };
     const route = this.#strategy(options.strategy, returnWeights || returnScores, { ...dims, heads: groups[0].count });
@@ -193,7 +193,7 @@ export class WebGpuBackend {
         scratchBytes = Math.max(scratchBytes, s.scratchBytes);
         regions.push({ buffer: visits, bytes: 4, role: 'visits' });
       } else {
-        const s = await runMaterialized(passes, encoder, group, route.chunks, matrices);
+        const s = await runMaterialized(passes, encoder, group, materializedChunks(passes, group), matrices);
         encoder = s.encoder;
         tilesTotal += s.tilesTotal;
         scratchBytes = Math.max(scratchBytes, s.scratchBytes);
@@ -223,6 +223,7 @@ export class WebGpuBackend {
       nq * outDim, tensors.wQuery.length, tensors.wKey.length, tensors.wValue.length, tensors.wOut.length,
       tensors.x.length, source.length);
     if (largest > passes.maxBinding) decline('a tensor exceeds the largest storage binding of this device');
+    if (heads > passes.maxGroups) decline('more heads than one dispatch dimension allows');
     const dims = { queryLength: nq, keyLength: nk, headDim: d, valueDim: dv, score: options.score, additiveHidden: hidden };
     const route = this.#strategy(options.strategy, returnWeights || returnScores, { ...dims, heads });
     for (const s of [{ batch: heads, m: nq, n: Math.max(d, dv) }, { batch: heads, m: nk, n: Math.max(d, dv) },
@@ -273,7 +274,7 @@ export class WebGpuBackend {
       passes.device.queue.writeBuffer(visits, 0, new Uint32Array(1));
       attention = await encodeStreaming(passes, encoder, group, route.plan, visits);
     } else {
-      attention = await runMaterialized(passes, encoder, group, route.chunks, matrices);
+      attention = await runMaterialized(passes, encoder, group, materializedChunks(passes, group), matrices);
       tail = attention.encoder;
     }
     const output = buffers.storage('mh-output', nq * outDim * 4);
@@ -298,7 +299,8 @@ export class WebGpuBackend {
     const tilesVisited = route.strategy === 'streaming' ? new Uint32Array(copies[1])[0] : attention.tilesTotal;
     result.stats = {
       strategy: route.strategy, tilesVisited, tilesTotal: attention.tilesTotal,
-      scratchBytes: attention.scratchBytes + 4 * (heads * (nq + nk) * (d + dv) + nq * (heads * dv + outDim)),
+      // Projections and the concatenated heads, beyond what attention itself needed.
+      scratchBytes: attention.scratchBytes + 4 * (heads * (nq * d + nk * (d + dv)) + nq * heads * dv),
       gpu: this.#describe(route),
     };
     return result;
