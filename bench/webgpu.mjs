@@ -53,8 +53,7 @@ if (values.browser) {
   }
 } else {
   // The package is web/'s devDependency; this file lives outside web/.
-  const { create, globals } = await import('../web/node_modules/webgpu/index.js');
-  Object.assign(globalThis, globals);
+  const { create } = await import('../web/node_modules/webgpu/index.js');
   const { runBenchmark } = await import('./webgpu-core.js');
   console.log(HEADER);
   const result = await runBenchmark({ ...options, gpu: create([]), log: console.log });

@@ -4,6 +4,7 @@
 import { describeAdapter, findGpu, isSoftware, requestAdapter } from './detect.js';
 import { WebGpuUnavailable } from './errors.js';
 import { chooseFeatures, shuffleLanes } from './features.js';
+import { BufferUsage, MapMode } from './flags.js';
 import { PROBE_WORKGROUP, SUBGROUP_PROBE } from './wgsl/probe.wgsl.js';
 
 // Raised to the adapter's maxima: large problems need big bindings, and tiles grow with
@@ -17,8 +18,8 @@ const RAISED_LIMITS = ['maxStorageBufferBindingSize', 'maxBufferSize', 'maxCompu
  */
 async function subgroupsFillInOrder(device) {
   const bytes = PROBE_WORKGROUP * 2 * 4;
-  const result = device.createBuffer({ size: bytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
-  const readback = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const result = device.createBuffer({ size: bytes, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+  const readback = device.createBuffer({ size: bytes, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
   try {
     const module = device.createShaderModule({ code: SUBGROUP_PROBE, label: 'attnlens subgroup probe' });
     const pipeline = await device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
@@ -34,7 +35,7 @@ async function subgroupsFillInOrder(device) {
     pass.end();
     encoder.copyBufferToBuffer(result, 0, readback, 0, bytes);
     device.queue.submit([encoder.finish()]);
-    await readback.mapAsync(GPUMapMode.READ);
+    await readback.mapAsync(MapMode.READ);
     const words = new Uint32Array(readback.getMappedRange().slice(0));
     readback.unmap();
     for (let i = 0; i < PROBE_WORKGROUP; i++) {

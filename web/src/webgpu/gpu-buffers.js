@@ -3,9 +3,11 @@
 // of one shape allocate nothing. Calls on one device run one at a time (webgpu-backend.js), so a
 // role is never used by two calls at once.
 
-const STORAGE = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
-const UNIFORM = () => GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST;
-const READBACK = () => GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST;
+import { BufferUsage } from './flags.js';
+
+const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+const UNIFORM = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
+const READBACK = BufferUsage.MAP_READ | BufferUsage.COPY_DST;
 
 // Writes and copies move multiples of 4 bytes, uniform structs are multiples of 16.
 const roundUp = (bytes) => Math.max(16, Math.ceil(bytes / 16) * 16);
@@ -27,12 +29,12 @@ export class GpuBuffers {
 
   /** A storage buffer (also copy source and destination) of at least `bytes`. */
   storage(role, bytes) {
-    return this.#get(role, bytes, STORAGE());
+    return this.#get(role, bytes, STORAGE);
   }
 
   /** A uniform buffer holding `data` (an ArrayBuffer from uniforms.js pack()). */
   uniform(role, data) {
-    const buffer = this.#get(`uniform:${role}`, data.byteLength, UNIFORM());
+    const buffer = this.#get(`uniform:${role}`, data.byteLength, UNIFORM);
     this.#device.queue.writeBuffer(buffer, 0, data);
     return buffer;
   }
@@ -53,7 +55,7 @@ export class GpuBuffers {
 
   /** A mappable buffer for copying results back. */
   readback(role, bytes) {
-    return this.#get(`readback:${role}`, bytes, READBACK());
+    return this.#get(`readback:${role}`, bytes, READBACK);
   }
 
   #get(role, bytes, usage) {

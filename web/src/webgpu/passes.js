@@ -2,6 +2,7 @@
 // writes its uniforms into the buffer of its role and records one compute pass. Roles name the
 // uniform buffers, so every dispatch of one submission needs a role of its own.
 
+import { MapMode } from './flags.js';
 import { GpuBuffers } from './gpu-buffers.js';
 import { PipelineCache } from './pipelines.js';
 import { GEMM_TILE, GEMM_UNIFORMS, gemmKernel } from './wgsl/gemm.wgsl.js';
@@ -134,7 +135,7 @@ export class GpuPasses {
     this.device.queue.submit([encoder.finish()]);
     const copies = [];
     for (const { target, bytes } of targets) {
-      await target.mapAsync(GPUMapMode.READ, 0, Math.ceil(bytes / 4) * 4);
+      await target.mapAsync(MapMode.READ, 0, Math.ceil(bytes / 4) * 4);
       copies.push(target.getMappedRange(0, Math.ceil(bytes / 4) * 4).slice(0, bytes));
       target.unmap();
     }

@@ -1,13 +1,12 @@
 // Shared by the WebGPU tests in Node: the `webgpu` package (Dawn), whose only adapter on a
 // machine without a GPU is Chromium's SwiftShader (run through scripts/swiftshader.mjs, which
-// points Vulkan at it), plus a wasm instance as the reference the GPU must match.
+// points Vulkan at it), plus a wasm instance as the reference the GPU must match. The package's
+// globals (GPUBufferUsage, ...) are deliberately not installed: attnlens must not need them.
 
 import assert from 'node:assert/strict';
-import { create, globals } from 'webgpu';
+import { create } from 'webgpu';
 import { createAttention } from '../../src/index.js';
 import { assertClose } from '../support/helpers.js';
-
-Object.assign(globalThis, globals);
 
 /** The GPU object of this process (navigator.gpu's equivalent). */
 export const gpu = create([]);
