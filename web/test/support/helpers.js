@@ -24,6 +24,16 @@ export function tensor(length, seed, amplitude = 1) {
   return Float32Array.from({ length }, () => next() * amplitude);
 }
 
+/** Additive-score weights for `heads` heads: wQuery, wKey [H, hidden, headDim], v [H, hidden]. */
+export function additiveWeights(heads, hidden, headDim, seed, amplitude = 0.5) {
+  return {
+    hidden,
+    wQuery: tensor(heads * hidden * headDim, seed, amplitude),
+    wKey: tensor(heads * hidden * headDim, seed + 1, amplitude),
+    v: tensor(heads * hidden, seed + 2),
+  };
+}
+
 /**
  * Both flavours, each with its backend object (for heap statistics and the raw bindings), as
  * instances of the class createAttention() returns.
