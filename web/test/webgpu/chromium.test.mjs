@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { WEB_ROOT, newPage, openBrowser } from '../browser/harness.mjs';
+import { WEB_ROOT, artifact, newPage, openBrowser } from '../browser/harness.mjs';
 
 const TOLERANCE = 1e-4;
 const computed = (p) => p.evaluate(() => Number(document.body.dataset.computed ?? 0));
@@ -65,6 +65,7 @@ test('the demo offers WebGPU where it exists, runs on it, and switches back', { 
   assert.equal(await demo.inputValue('#backend-select'), 'webgpu');
   assert.match(await demo.textContent('#engine-badge'), /^webgpu · /);
   assert.match(await demo.textContent('#cost-body .cost-facts'), /webgpu/);
+  await demo.screenshot({ path: artifact('demo-webgpu.png') });
 
   const before = await computed(demo);
   await demo.selectOption('#backend-select', 'wasm');
