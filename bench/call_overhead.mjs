@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Attention } from '../web/src/attention.js';
+import { Backends } from '../web/src/backend.js';
 import { WasmBackend } from '../web/src/wasm-backend.js';
 
 const dir = process.argv[2] ? pathToFileURL(`${resolve(process.argv[2])}/`)
@@ -45,7 +46,7 @@ function tensor(length, seed) {
 async function cases(name) {
   const module = await load(name);
   const backend = new WasmBackend(module, name);
-  const attn = new Attention({ compute: backend, wasm: backend });
+  const attn = new Attention(new Backends('wasm', backend, null, {}));
 
   const one = new Float32Array([0.5]);
   const ptr = module._malloc(16);

@@ -4,7 +4,8 @@
 #
 #   ./scripts/test.sh            everything (what CI runs)
 #   ./scripts/test.sh native     only the stages whose name contains "native"
-#   ./scripts/test.sh web        only the web stages: the npm package, then the browser tests
+#   ./scripts/test.sh web        only the web stages: the npm package, the browser tests, WebGPU
+#   ./scripts/test.sh web-webgpu only the WebGPU backend (SwiftShader, in Node and in Chromium)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -71,6 +72,16 @@ if want web-browser; then
   [ -d web/node_modules/playwright-core ] || (cd web && npm ci --no-audit --no-fund)
   node scripts/build-site.mjs
   (cd web && ATTNLENS_SITE_ROOT=dist npm run test:browser)
+fi
+
+if want web-webgpu; then
+  step "WebGPU backend on SwiftShader (no GPU needed): in Node through the webgpu package, in headless Chromium with --enable-unsafe-webgpu"
+  ensure_packages chromium  # ships SwiftShader's Vulkan driver, used by both
+  if [ ! -f web/src/wasm/attnlens-simd.wasm ] || [ ! -f web/src/wasm/attnlens-scalar.wasm ]; then
+    ./scripts/build-wasm.sh
+  fi
+  [ -d web/node_modules/webgpu ] || (cd web && npm ci --no-audit --no-fund)
+  (cd web && npm run test:webgpu)
 fi
 
 step "all test suites passed"

@@ -26,21 +26,68 @@ export interface AttnlensErrorFields {
 
 // ---- engine -------------------------------------------------------------------------------------
 
-export type BackendName = 'auto' | 'wasm' | 'wasm-simd' | 'wasm-scalar';
-export type RunningBackend = 'wasm-simd' | 'wasm-scalar';
+export type BackendName = 'auto' | 'wasm' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
+export type RunningBackend = 'wasm-simd' | 'wasm-scalar' | 'webgpu';
 export declare const BACKEND_NAMES: readonly BackendName[];
 
+/**
+ * 'auto' runs a call on WebGPU from this many flops of attention, 2 * H * Nq * Nk * (D + Dv).
+ * An estimate: no real GPU has been measured yet.
+ */
+export declare const WEBGPU_MIN_FLOPS: number;
+
+export interface WebGpuOptions {
+  /** The GPU object (default navigator.gpu); in Node e.g. create([]) from the 'webgpu' package. */
+  gpu?: object;
+  /** A device to use instead of requesting one; attnlens never destroys it (on loss: wasm). */
+  device?: object;
+  /** Passed to requestAdapter (default 'high-performance'). */
+  powerPreference?: 'high-performance' | 'low-power';
+  /** 'auto' only: smaller problems run on wasm (default WEBGPU_MIN_FLOPS). */
+  minFlops?: number;
+  /** 'auto' only: also use software adapters such as SwiftShader (default false: slower than wasm). */
+  allowSoftwareAdapter?: boolean;
+  /** 'f16' stores q, k, v as halves where 'shader-f16' exists (softmax stays f32); default 'f32'. */
+  storage?: 'f32' | 'f16';
+  /** Use subgroup operations where the 'subgroups' feature exists (default true). */
+  subgroups?: boolean;
+  /** Largest GPU buffer one binding may cover (default: the device's limits); larger problems are split. */
+  maxBufferBytes?: number;
+}
+
 export interface CreateAttentionOptions {
-  /** 'auto' (default) picks the fastest available; 'wasm' the best wasm flavour. */
+  /**
+   * 'auto' (default): WebGPU for large problems when a hardware adapter exists, else the best
+   * wasm; 'webgpu': WebGPU for every call it can take (rejects when unavailable); 'wasm' the best
+   * wasm flavour.
+   */
   backend?: BackendName;
   /** The .wasm to load instead of the packaged one (must match the backend's flavour). */
   wasmUrl?: string | URL;
   /** Emscripten-style: maps the packaged file name ('attnlens-simd.wasm') to a URL. */
   locateFile?: (fileName: string, directory: string) => string | URL;
+  /** Where the WebGPU device comes from and how it is used ('auto' and 'webgpu'). */
+  webgpu?: WebGpuOptions;
 }
 
 /** Loads the engine; in Node it reads the packaged .wasm from disk, elsewhere it fetches it. */
 export declare function createAttention(options?: CreateAttentionOptions): Promise<Attention>;
+
+export interface WebGpuAdapterInfo {
+  vendor: string;
+  architecture: string;
+  description: string;
+  /** A software implementation (SwiftShader, WARP): slower than wasm. */
+  software: boolean;
+}
+
+export type WebGpuDetection =
+  | { available: true; adapter: WebGpuAdapterInfo; features: Array<'shader-f16' | 'subgroups'> }
+  | { available: false; reason: string };
+
+/** Whether a WebGPU adapter exists here (no device is created). */
+export declare function detectWebGpu(options?: { gpu?: object; powerPreference?: 'high-performance' | 'low-power' }):
+  Promise<WebGpuDetection>;
 
 /** True when this JavaScript engine runs WebAssembly SIMD128. */
 export declare function simdSupported(): boolean;
@@ -120,9 +167,20 @@ export interface AttentionStats {
   tilesVisited: number;
   tilesTotal: number;
   scratchBytes: number;
+  /** What ran this call. */
   backend: RunningBackend;
-  /** Wall time of the call, including copies in and out. */
+  /** Wall time of the call, including copies in and out (and GPU uploads and readback). */
   ms: number;
+  /** Why a call ran on wasm although a GPU device is held (size, limits, overflow risk). */
+  fallbackReason?: string;
+  /** Calls that ran on WebGPU: storage type, reductions and (streaming) tile sizes. */
+  gpu?: {
+    storage: 'f32' | 'f16';
+    subgroups: boolean;
+    lanes?: number;
+    queryBlock?: number;
+    keyTile?: number;
+  };
 }
 
 export interface AttentionResult {
@@ -219,9 +277,35 @@ export interface AttentionBuffers {
   dispose(): void;
 }
 
-export interface Attention {
-  /** What runs the computations. */
+/** Fired on an Attention when a lost GPU device is re-created or replaced by wasm. */
+export interface BackendChangeEvent extends Event {
+  readonly type: 'backendchange';
+  readonly from: RunningBackend;
+  readonly to: RunningBackend;
+  readonly reason: string;
+}
+
+export interface Attention extends EventTarget {
+  /** What the instance offloads to: 'webgpu' while it holds a GPU device. stats.backend says what ran a call. */
   readonly backend: RunningBackend;
+  /** The GPU in use, or null. */
+  readonly webgpu: null | {
+    adapter: WebGpuAdapterInfo;
+    storage: 'f32' | 'f16';
+    subgroups: boolean;
+    /** Preferences that could not be honoured, and why. */
+    notes: string[];
+  };
+  /** Why 'auto' holds no GPU (no WebGPU, software adapter, ...), else undefined. */
+  readonly webgpuUnavailable: string | undefined;
+  addEventListener(type: 'backendchange', listener: (event: BackendChangeEvent) => void,
+    options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | AddEventListenerOptions): void;
+  removeEventListener(type: 'backendchange', listener: (event: BackendChangeEvent) => void,
+    options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | EventListenerOptions): void;
   /** The C++ core's version. */
   readonly version: string;
   /** q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv], head-major. */
@@ -234,7 +318,7 @@ export interface Attention {
   maskMatrix(options: MaskMatrixOptions): Uint8Array;
   workingSetBytes(options: WorkingSetOptions): number;
   allocate(shape: BufferShape): AttentionBuffers;
-  /** Frees the instance and its buffers; later calls throw. */
+  /** Frees the instance, its buffers and its GPU device; later calls throw. */
   dispose(): void;
 }
 

@@ -60,8 +60,8 @@ export class ComputeClient {
         this.worker.postMessage({ id, type, params });
       });
     }
-    const fn = type === 'view' ? this.local.computeView : this.local.benchmark;
-    return fn(params);
+    const handlers = { view: this.local.computeView, benchmark: this.local.benchmark, capabilities: this.local.capabilities };
+    return handlers[type](params);
   }
 
   // Latest-wins per lane: resolves with the result, or with null when a newer request replaced it.

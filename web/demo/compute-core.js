@@ -2,7 +2,7 @@
 // compute-worker.js (so typing never waits for wasm), or on the main thread when a module worker
 // cannot start. Results carry only typed arrays and plain objects, so they cross postMessage as
 // transferables.
-import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
+import { analyze, analyzePair, createAttention, detectWebGpu, entropy, tokenize } from '../src/index.js';
 import { maskOptions } from '../src/views/mask-spec.js';
 
 export const HEAD_DIM = 16;
@@ -17,22 +17,37 @@ const BENCH_REPEATS = 3;
 const WARM_UP_TEXT = 'warm up the attention kernels';
 const WARM_UP_SCORES = ['scaled-dot', 'scaled-dot', 'scaled-dot', 'cosine', 'additive'];
 
-let enginePromise;
-let engineCalls = 0;
+// One engine per backend choice ('auto', 'wasm', 'webgpu'), created on first use and warmed up;
+// a failed creation is not kept, so choosing again retries.
+const engines = new Map();
+const engineCalls = new Map();  // backend -> calls made so far (0: the next is its first)
 
-async function warmUp(attn) {
+function countCall(backend) {
+  engineCalls.set(backend, (engineCalls.get(backend) ?? 0) + 1);
+}
+
+async function warmUp(attn, backend) {
   for (const score of WARM_UP_SCORES) {
     await analyze(WARM_UP_TEXT, { heads: 4, headDim: HEAD_DIM, seed: 1, score, attention: attn });
-    engineCalls += 1;
+    countCall(backend);
   }
   return attn;
 }
 
-// Creates (once) the engine every request uses, warmed up; the worker calls it as soon as it
-// loads, so the warm-up overlaps the page's own start.
-export function engine() {
-  enginePromise ??= createAttention().then(warmUp);
-  return enginePromise;
+// The engine for `backend`; the worker asks for the default one as soon as it loads, so the
+// warm-up overlaps the page's own start.
+export function engine(backend = 'auto') {
+  if (!engines.has(backend)) {
+    const created = createAttention({ backend }).then((attn) => warmUp(attn, backend));
+    engines.set(backend, created);
+    created.catch(() => engines.delete(backend));
+  }
+  return engines.get(backend);
+}
+
+// What the backend picker may offer: WebGPU only where an adapter exists.
+export async function capabilities() {
+  return { webgpu: await detectWebGpu() };
 }
 
 // Entropy (bits) of each query row of a row-major [rows, cols] weight matrix.
@@ -43,7 +58,7 @@ function rowEntropies(weights, rows, cols) {
 }
 
 async function runOnce(params, mask, attn, rowsHint, colsHint) {
-  engineCalls += 1;
+  countCall(params.backend ?? 'auto');
   const options = {
     heads: params.heads,
     headDim: HEAD_DIM,
@@ -76,10 +91,10 @@ async function costCurve(attn, shape) {
   return curve;
 }
 
-// params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare }
+// params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare, backend }
 // (mask/compare: parsed mask models from mask-spec.js; compare may be null)
 export async function computeView(params) {
-  const attn = await engine();
+  const attn = await engine(params.backend);
   const queryTokens = tokenize(params.text, { granularity: params.granularity });
   const keyTokens = params.mode === 'cross' ? tokenize(params.source, { granularity: params.granularity }) : queryTokens;
   if (!queryTokens.length || !keyTokens.length) {
@@ -87,7 +102,7 @@ export async function computeView(params) {
   }
   const rows = queryTokens.length;
   const cols = keyTokens.length;
-  const warm = engineCalls > 0;
+  const warm = (engineCalls.get(params.backend ?? 'auto') ?? 0) > 0;
   const primary = await runOnce(params, params.mask, attn, rows, cols);
   const rowTokens = params.mode === 'cross' ? primary.targetTokens : primary.tokens;
   const colTokens = params.mode === 'cross' ? primary.sourceTokens : primary.tokens;
@@ -133,8 +148,8 @@ export async function computeView(params) {
 
 // Random Q/K/V of a long sequence through both strategies with the current mask: the measured
 // face of O(N^2) memory versus the tiled kernel (and of the tiles a sparse mask lets it skip).
-export async function benchmark({ heads, length, mask, temperature }) {
-  const attn = await engine();
+export async function benchmark({ heads, length, mask, temperature, backend }) {
+  const attn = await engine(backend);
   const size = heads * length * HEAD_DIM;
   const fill = (seed) => {
     const a = new Float32Array(size);
@@ -150,6 +165,7 @@ export async function benchmark({ heads, length, mask, temperature }) {
   const v = fill(3);
   const options = { heads, headDim: HEAD_DIM, temperature, ...maskOptions(mask, length, length) };
   const results = {};
+  let ran = attn.backend;
   for (const strategy of ['materialized', 'streaming']) {
     let best = Infinity;
     let stats;
@@ -158,6 +174,7 @@ export async function benchmark({ heads, length, mask, temperature }) {
       const r = await attn.attention(q, k, v, { ...options, strategy });
       best = Math.min(best, performance.now() - started);
       stats = r.stats;
+      ran = r.stats.backend;
     }
     results[strategy] = {
       ms: best,
@@ -166,7 +183,7 @@ export async function benchmark({ heads, length, mask, temperature }) {
       bytes: await attn.workingSetBytes({ heads, queryLength: length, keyLength: length, headDim: HEAD_DIM, valueDim: HEAD_DIM, strategy }),
     };
   }
-  return { length, heads, headDim: HEAD_DIM, backend: attn.backend, ...results };
+  return { length, heads, headDim: HEAD_DIM, backend: ran, ...results };
 }
 
 // The typed arrays of a result, for postMessage's transfer list.

@@ -1,7 +1,7 @@
 // The demo's compute thread: receives { id, type, params } and answers { id, ok, result | error }.
-import { benchmark, computeView, engine, transferables } from './compute-core.js';
+import { benchmark, capabilities, computeView, engine, transferables } from './compute-core.js';
 
-const handlers = { view: computeView, benchmark };
+const handlers = { view: computeView, benchmark, capabilities };
 
 self.addEventListener('message', async (event) => {
   const { id, type, params } = event.data;

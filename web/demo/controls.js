@@ -78,6 +78,7 @@ export class Controls {
     }
     $('compare-select').addEventListener('change', (event) => this.update({ compare: event.target.value }));
     $('orientation-select').addEventListener('change', (event) => this.update({ orientation: event.target.value }));
+    $('backend-select').addEventListener('change', (event) => this.update({ backend: event.target.value }));
     rovingButtons($('head-picker'), 'button');
   }
 
@@ -126,6 +127,7 @@ export class Controls {
     }
     compare.value = state.compare;
     $('orientation-select').value = state.orientation;
+    $('backend-select').value = state.backend;
 
     this.#syncHeadPicker(state);
     this.#syncGlobalTokens(state, mask, result);
@@ -147,6 +149,16 @@ export class Controls {
     host.replaceChildren(el('p', { text: t(text) }), offer ? el('button', {
       type: 'button', class: 'chip-button', onclick: () => this.update({ temperature: SHARP_TEMPERATURE }),
     }, t('tryTemperature', { t: SHARP_TEMPERATURE })) : null);
+  }
+
+  // Shows the WebGPU choice when detectWebGpu() found an adapter (marked when it is software).
+  offerWebGpu(detected) {
+    const option = $('backend-option-webgpu');
+    option.hidden = !detected.available;
+    option.disabled = !detected.available;
+    option.dataset.i18n = detected.available && detected.adapter.software ? 'backendWebgpuSoftware' : 'backendWebgpu';
+    option.textContent = t(option.dataset.i18n);
+    $('backend-select').value = this.getState().backend;
   }
 
   #syncHeadPicker(state) {

@@ -27,7 +27,7 @@ const URL_DEBOUNCE_MS = 300;
 // announces any cell as the arrow keys reach it).
 const BACKGROUND_TABLE_CELLS = 4096;
 // Fields whose change needs a new computation; the rest only redraw.
-const COMPUTED = ['mode', 'text', 'source', 'heads', 'mask', 'compare', 'score', 'temperature', 'granularity'];
+const COMPUTED = ['mode', 'text', 'source', 'heads', 'mask', 'compare', 'score', 'temperature', 'granularity', 'backend'];
 
 const $ = (id) => document.getElementById(id);
 
@@ -60,6 +60,7 @@ const cost = new CostPanel($('cost-body'), {
   runBenchmark: async () => ({
     ...(await client.request('bench', 'benchmark', {
       heads: state.heads, length: BENCH_LENGTH, mask: parseMask(state.mask), temperature: state.temperature,
+      backend: state.backend,
     })),
     mask: state.mask,
   }),
@@ -103,6 +104,7 @@ async function compute() {
     mode: state.mode, text: state.text, source: state.source, heads: state.heads, seed: 1,
     granularity: state.granularity, score: state.score, temperature: state.temperature,
     mask: parseMask(state.mask), compare: state.compare ? parseMask(state.compare) : null,
+    backend: state.backend,
   };
   let next;
   try {
@@ -122,6 +124,20 @@ async function compute() {
   document.body.dataset.computed = String(Number(document.body.dataset.computed ?? 0) + 1);
   controls.sync(state, result);
   render();
+}
+
+// The backend picker offers WebGPU only where the compute thread finds an adapter; a link that
+// asks for WebGPU elsewhere falls back to auto.
+async function offerBackends() {
+  let detected = { available: false };
+  try {
+    ({ webgpu: detected } = await client.request('capabilities', 'capabilities', {}));
+  } catch {
+    // Detection failing is the same as no WebGPU.
+  }
+  controls.offerWebGpu(detected);
+  document.body.dataset.webgpu = detected.available ? 'available' : 'unavailable';
+  if (!detected.available && state.backend === 'webgpu') update({ backend: 'auto' });
 }
 
 function showError(error) {
@@ -463,6 +479,7 @@ controls.sync(state, null);
 render();
 client.ready.then(() => {
   document.body.dataset.engine = client.where;
+  offerBackends();
 }, () => {
   $('engine-badge').dataset.state = 'error';
   $('engine-badge').textContent = t('engineError');

@@ -26,6 +26,7 @@ export function defaultState() {
     range: 'max',
     orientation: 'auto',
     lang: '',
+    backend: 'auto',
   };
 }
 
@@ -38,13 +39,14 @@ const ENUMS = {
   range: ['max', 'unit'],
   orientation: ['auto', 'vertical', 'horizontal'],
   lang: ['en', 'zh'],
+  backend: ['auto', 'wasm', 'webgpu'],
 };
 
 // URL parameter name for each state field.
 const PARAMS = {
   mode: 'mode', text: 'text', source: 'source', heads: 'heads', head: 'head', mask: 'mask',
   compare: 'compare', score: 'score', temperature: 't', granularity: 'tokens', view: 'view',
-  query: 'q', key: 'k', scale: 'colors', range: 'range', orientation: 'layout', lang: 'lang',
+  query: 'q', key: 'k', scale: 'colors', range: 'range', orientation: 'layout', lang: 'lang', backend: 'backend',
 };
 
 function validMask(text) {

@@ -14,15 +14,27 @@ const web = new URL('../', import.meta.url);
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const gzip = (bytes) => gzipSync(bytes, { level: 9 }).length;
 
-// The JS files reachable from the entry point (the glue of both flavours is a dynamic import;
-// only the SIMD one is loaded by default, so it is counted separately).
+// The JS files a page loads by default: the static import closure of the entry point. Dynamic
+// imports load on demand: the glue of each flavour (only the SIMD one by default, counted on its
+// own row) and the WebGPU backend (only where a GPU object exists: reported, not counted).
 const { metafile } = await esbuild.build({
   entryPoints: [fileURLToPath(new URL('src/index.js', web))],
   bundle: true, write: false, metafile: true, format: 'esm', platform: 'neutral', logLevel: 'silent',
 });
-const packageJs = Object.keys(metafile.inputs)
-  .filter((path) => !path.includes('/wasm/attnlens-'))
-  .map((path) => readFileSync(path));
+const staticClosure = new Set();
+const pending = Object.keys(metafile.inputs).filter((path) => path.endsWith('src/index.js'));
+while (pending.length) {
+  const path = pending.pop();
+  if (staticClosure.has(path)) continue;
+  staticClosure.add(path);
+  for (const { path: imported, kind } of metafile.inputs[path].imports) {
+    if (kind === 'import-statement' && metafile.inputs[imported]) pending.push(imported);
+  }
+}
+const packageJs = [...staticClosure].map((path) => readFileSync(path));
+const onDemand = Object.keys(metafile.inputs)
+  .filter((path) => !staticClosure.has(path) && !path.includes('/wasm/attnlens-'));
+const webgpuJs = Buffer.concat(onDemand.map((path) => readFileSync(path)));
 
 const rows = [
   ['package JS (import closure of src/index.js)', Buffer.concat(packageJs)],
@@ -37,6 +49,8 @@ for (const [name, bytes] of rows) {
   console.log(`${name.padEnd(48)}${kib(bytes.length).padStart(12)}${kib(gzip(bytes)).padStart(12)}`);
 }
 console.log(`${'total'.padEnd(48)}${kib(raw).padStart(12)}${kib(zipped).padStart(12)}`);
+console.log(`(WebGPU backend, imported where a GPU exists: ${onDemand.length} files, ` +
+  `${kib(webgpuJs.length)} raw, ${kib(gzip(webgpuJs))} gzip)`);
 const scalar = readFileSync(new URL('src/wasm/attnlens-scalar.wasm', web));
 console.log(`(fallback src/wasm/attnlens-scalar.wasm: ${kib(scalar.length)} raw, ${kib(gzip(scalar))} gzip)`);
 if (zipped > BUDGET_GZIP_BYTES) {

@@ -149,7 +149,7 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
     v: result.v,
     embeddings: { query: queryEmbeddings, key: keyEmbeddings },
     timing: { ms: engineMs, totalMs: performance.now() - started },
-    backend: attn.backend,
+    backend: result.stats.backend,  // what ran this call (auto may pick per size)
     stats: result.stats,
     shape: {
       heads, queryLength, keyLength, headDim, valueDim, modelDim,

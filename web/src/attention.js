@@ -1,18 +1,22 @@
 // The engine instance users hold: createAttention() and its methods.
 //
 // Each method checks its arguments completely (checks.js) before any backend sees them, then hands
-// the normalized problem to the backend chosen at creation (backend.js). Compute methods return
-// Promises so that asynchronous backends (WebGPU) fit the same API; results are always copies.
+// the normalized problem to backend.js, which picks wasm or WebGPU for the call. Compute methods
+// return Promises (WebGPU is asynchronous); results are always copies. The instance is an
+// EventTarget: 'backendchange' fires when a lost GPU device is re-created or replaced by wasm.
 
-import { BACKEND_NAMES, openBackends } from './backend.js';
-import { checkAttention, checkBufferShape, checkMaskMatrix, checkMultiHead,
+import { BACKEND_NAMES, WEBGPU_MIN_FLOPS, openBackends } from './backend.js';
+import { checkAttention, checkBufferShape, checkMaskMatrix, checkMultiHead, checkWebGpuOptions,
   checkWorkingSet } from './checks.js';
 import { attnlensError, describe } from './errors.js';
+
+const CREATE_OPTIONS = ['backend', 'wasmUrl', 'locateFile', 'webgpu'];
 
 /**
  * Loads the engine.
  * @param {{ backend?: string, wasmUrl?: string | URL,
- *           locateFile?: (fileName: string, directory: string) => string | URL }} [options]
+ *           locateFile?: (fileName: string, directory: string) => string | URL,
+ *           webgpu?: object }} [options]
  * @returns {Promise<Attention>}
  */
 export async function createAttention(options = {}) {
@@ -20,43 +24,71 @@ export async function createAttention(options = {}) {
     throw attnlensError('invalid_argument', 'options', `must be an object, got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (!['backend', 'wasmUrl', 'locateFile'].includes(key)) {
+    if (!CREATE_OPTIONS.includes(key)) {
       throw attnlensError('invalid_argument', 'options',
-        `unknown option '${key}' (known: backend, wasmUrl, locateFile)`);
+        `unknown option '${key}' (known: ${CREATE_OPTIONS.join(', ')})`);
     }
   }
   const { backend = 'auto', wasmUrl, locateFile } = options;
+  const webgpu = checkWebGpuOptions(options.webgpu);
   if (wasmUrl !== undefined && typeof wasmUrl !== 'string' && !(wasmUrl instanceof URL)) {
     throw attnlensError('invalid_argument', 'wasmUrl', `must be a string or URL, got ${describe(wasmUrl)}`);
   }
   if (locateFile !== undefined && typeof locateFile !== 'function') {
     throw attnlensError('invalid_argument', 'locateFile', `must be a function, got ${describe(locateFile)}`);
   }
-  return new Attention(await openBackends(backend, { wasmUrl, locateFile }));
+  return new Attention(await openBackends(backend, { wasmUrl, locateFile }, webgpu));
 }
 
-export { BACKEND_NAMES };
+export { BACKEND_NAMES, WEBGPU_MIN_FLOPS };
 
-export class Attention {
-  #compute;
-  #wasm;
-  #backendName;
+/** The 'backendchange' event: `from` and `to` are backend names, `reason` says what happened. */
+export class BackendChangeEvent extends Event {
+  constructor({ from, to, reason }) {
+    super('backendchange');
+    this.from = from;
+    this.to = to;
+    this.reason = reason;
+  }
+}
 
-  /** Use createAttention(); this takes already opened backends ({ compute, wasm }). */
-  constructor({ compute, wasm }) {
-    this.#compute = compute;
-    this.#wasm = wasm;
-    this.#backendName = compute.name;
+export class Attention extends EventTarget {
+  #backends;
+  #disposedName = '';
+
+  /** Use createAttention(); this takes opened backends (backend.js Backends). */
+  constructor(backends) {
+    super();
+    this.#backends = backends;
   }
 
-  /** What runs the computations: 'wasm-simd' or 'wasm-scalar' (later 'webgpu'). */
+  /**
+   * What the instance offloads to: 'webgpu' while it holds a GPU device, else 'wasm-simd' or
+   * 'wasm-scalar'. Which one ran a given call is in its stats.backend.
+   */
   get backend() {
-    return this.#backendName;
+    return this.#backends ? this.#backends.name : this.#disposedName;
+  }
+
+  /**
+   * While a GPU device is held: { adapter: { vendor, architecture, description, software },
+   * storage, subgroups, notes }; else null. `webgpuUnavailable` says why there is none.
+   */
+  get webgpu() {
+    const gpu = this.#live('webgpu').gpu;
+    if (!gpu) return null;
+    const { adapter, storage, subgroups, notes } = gpu.info;
+    return { adapter, storage, subgroups, notes };
+  }
+
+  /** Why 'auto' runs without WebGPU (no navigator.gpu, software adapter, ...), else undefined. */
+  get webgpuUnavailable() {
+    return this.#live('webgpuUnavailable').webgpuUnavailable;
   }
 
   /** The C++ core's version, "major.minor.patch". */
   get version() {
-    return this.#live('version').version;
+    return this.#live('version').wasm.version;
   }
 
   /**
@@ -64,8 +96,8 @@ export class Attention {
    * @returns {Promise<{ output: Float32Array, weights?: Float32Array, scores?: Float32Array, stats: object }>}
    */
   async attention(q, k, v, options) {
-    const backend = this.#live('attention', this.#compute);
-    return this.#timed(backend, () => backend.attention(checkAttention(q, k, v, options)));
+    const backends = this.#live('attention');
+    return backends.run('attention', checkAttention(q, k, v, options), this.#announce);
   }
 
   /**
@@ -73,43 +105,40 @@ export class Attention {
    * @returns {Promise<{ output: Float32Array, weights?, scores?, q?, k?, v?, stats: object }>}
    */
   async multiHead(x, weights, options) {
-    const backend = this.#live('multiHead', this.#compute);
-    return this.#timed(backend, () => backend.multiHead(checkMultiHead(x, weights, options)));
+    const backends = this.#live('multiHead');
+    return backends.run('multiHead', checkMultiHead(x, weights, options), this.#announce);
   }
 
   /** The [queryLength, keyLength] visibility matrix of one head (1 = may attend). */
   maskMatrix(options) {
-    return this.#live('maskMatrix').maskMatrix(checkMaskMatrix(options));
+    return this.#live('maskMatrix').wasm.maskMatrix(checkMaskMatrix(options));
   }
 
   /** Bytes of working memory a strategy needs for a shape (no weights requested). */
   workingSetBytes(options) {
-    return this.#live('workingSetBytes').workingSetBytes(checkWorkingSet(options));
+    return this.#live('workingSetBytes').wasm.workingSetBytes(checkWorkingSet(options));
   }
 
-  /** Reusable q/k/v/output buffers in wasm memory for copy-free loops (see buffers.js). */
+  /**
+   * Reusable q/k/v/output buffers in wasm memory for copy-free loops (see buffers.js); their
+   * run() computes on wasm whatever the backend.
+   */
   allocate(shape) {
-    return this.#live('allocate').allocate(checkBufferShape(shape));
+    return this.#live('allocate').wasm.allocate(checkBufferShape(shape));
   }
 
-  /** Frees the instance and its buffers; every later call throws. Safe to call twice. */
+  /** Frees the instance, its buffers and its GPU device; every later call throws. Safe to call twice. */
   dispose() {
-    if (this.#wasm === null) return;
-    if (this.#compute !== this.#wasm) this.#compute.dispose();
-    this.#wasm.dispose();
-    this.#compute = null;
-    this.#wasm = null;
+    if (this.#backends === null) return;
+    this.#disposedName = this.#backends.name;
+    this.#backends.dispose();
+    this.#backends = null;
   }
 
-  async #timed(backend, run) {
-    const started = performance.now();
-    const result = await run();
-    result.stats = { ...result.stats, backend: backend.name, ms: performance.now() - started };
-    return result;
-  }
+  #announce = (change) => this.dispatchEvent(new BackendChangeEvent(change));
 
-  #live(what, backend = this.#wasm) {
-    if (this.#wasm === null) throw new Error(`${what}: this attnlens instance was disposed`);
-    return backend;
+  #live(what) {
+    if (this.#backends === null) throw new Error(`${what}: this attnlens instance was disposed`);
+    return this.#backends;
   }
 }

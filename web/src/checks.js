@@ -377,3 +377,40 @@ export function checkRun(rawOptions, shape) {
   const options = optionsObject(rawOptions, 'options', RUN_KEYS);
   return computeOptions(options, shape, { wantsMatrices: false });
 }
+
+const POWER_PREFERENCES = ['high-performance', 'low-power'];
+const STORAGE_TYPES = ['f32', 'f16'];
+
+/**
+ * createAttention({ webgpu }): { gpu, device, powerPreference, minFlops, allowSoftwareAdapter,
+ * storage, subgroups, maxBufferBytes }, all optional.
+ */
+export function checkWebGpuOptions(rawOptions) {
+  const o = optionsObject(rawOptions, 'webgpu', ['gpu', 'device', 'powerPreference', 'minFlops',
+    'allowSoftwareAdapter', 'storage', 'subgroups', 'maxBufferBytes']);
+  const checked = {};
+  for (const key of ['gpu', 'device']) {
+    if (o[key] === undefined) continue;
+    if (o[key] === null || typeof o[key] !== 'object') {
+      throw typeError(`webgpu.${key}`, `must be a ${key === 'gpu' ? 'GPU' : 'GPUDevice'} object, got ${describe(o[key])}`);
+    }
+    checked[key] = o[key];
+  }
+  if (o.powerPreference !== undefined) {
+    checked.powerPreference = oneOf(o.powerPreference, 'webgpu.powerPreference', POWER_PREFERENCES);
+  }
+  if (o.minFlops !== undefined) {
+    if (typeof o.minFlops !== 'number') throw typeError('webgpu.minFlops', `must be a number, got ${describe(o.minFlops)}`);
+    if (!(o.minFlops >= 0)) throw rangeError('webgpu.minFlops', `must be a non-negative number, got ${o.minFlops}`);
+    checked.minFlops = o.minFlops;
+  }
+  if (o.allowSoftwareAdapter !== undefined) {
+    checked.allowSoftwareAdapter = boolean(o.allowSoftwareAdapter, 'webgpu.allowSoftwareAdapter');
+  }
+  if (o.storage !== undefined) checked.storage = oneOf(o.storage, 'webgpu.storage', STORAGE_TYPES);
+  if (o.subgroups !== undefined) checked.subgroups = boolean(o.subgroups, 'webgpu.subgroups');
+  if (o.maxBufferBytes !== undefined) {
+    checked.maxBufferBytes = integer(o.maxBufferBytes, 'webgpu.maxBufferBytes', 1024, Number.MAX_SAFE_INTEGER);
+  }
+  return checked;
+}

@@ -3,19 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assertClose, openFlavours, tensor } from './support/helpers.js';
+import { additiveWeights, assertClose, openFlavours, tensor } from './support/helpers.js';
 import { referenceAttention } from './support/reference.js';
 
 const flavours = await openFlavours();
-
-function additiveWeights(heads, hidden, headDim, seed) {
-  return {
-    hidden,
-    wQuery: tensor(heads * hidden * headDim, seed, 0.5),
-    wKey: tensor(heads * hidden * headDim, seed + 1, 0.5),
-    v: tensor(heads * hidden, seed + 2),
-  };
-}
 
 function customMask(nq, nk, seed) {
   const next = tensor(nq * nk, seed);

@@ -22,7 +22,7 @@ describe('createAttention', () => {
       assert.match(attn.version, /^\d+\.\d+\.\d+$/);
       attn.dispose();
     }
-    assert.deepEqual(BACKEND_NAMES, ['auto', 'wasm', 'wasm-simd', 'wasm-scalar']);
+    assert.deepEqual(BACKEND_NAMES, ['auto', 'wasm', 'wasm-simd', 'wasm-scalar', 'webgpu']);
   });
 
   it("'wasm-scalar' loads the build without SIMD", async () => {
@@ -33,7 +33,7 @@ describe('createAttention', () => {
   });
 
   it('rejects unknown backends and options', async () => {
-    await assertFails(createAttention({ backend: 'webgpu' }), RangeError, 'out_of_range', 'backend');
+    await assertFails(createAttention({ backend: 'cuda' }), RangeError, 'out_of_range', 'backend');
     await assertFails(createAttention({ backend: 1 }), TypeError, 'invalid_argument', 'backend');
     await assertFails(createAttention({ wasmURL: 'x' }), TypeError, 'invalid_argument', 'options');
     await assertFails(createAttention({ locateFile: 'x' }), TypeError, 'invalid_argument', 'locateFile');

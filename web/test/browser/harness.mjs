@@ -17,16 +17,18 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FLAGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync'];
 
-// Serves ATTNLENS_SITE_ROOT (e.g. web/dist after the production build) or web/.
-export async function openBrowser() {
-  const root = process.env.ATTNLENS_SITE_ROOT ? resolve(process.env.ATTNLENS_SITE_ROOT) : WEB_ROOT;
+// Serves `root`, else ATTNLENS_SITE_ROOT (e.g. web/dist after the production build), else web/.
+// `webgpu: true` starts Chromium with --enable-unsafe-webgpu: without a GPU its adapter is
+// SwiftShader (docs/ARCHITECTURE.md, "WebGPU backend"). `args` adds Chromium flags.
+export async function openBrowser({ root: servedRoot, webgpu = false, args = [] } = {}) {
+  const root = servedRoot ?? (process.env.ATTNLENS_SITE_ROOT ? resolve(process.env.ATTNLENS_SITE_ROOT) : WEB_ROOT);
   const server = await startServer({ root, port: 0 });
   const base = `http://127.0.0.1:${server.address().port}`;
   const profile = mkdtempSync(join(tmpdir(), 'attnlens-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: FLAGS,
+    args: [...FLAGS, ...(webgpu ? ['--enable-unsafe-webgpu'] : []), ...args],
     acceptDownloads: true,
     viewport: { width: 1360, height: 900 },
   });

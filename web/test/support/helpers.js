@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { Attention } from '../../src/attention.js';
+import { Backends } from '../../src/backend.js';
 import { openWasmBackend } from '../../src/wasm-backend.js';
 
 /** mulberry32: reproducible uniform numbers in [-1, 1). */
@@ -23,6 +24,16 @@ export function tensor(length, seed, amplitude = 1) {
   return Float32Array.from({ length }, () => next() * amplitude);
 }
 
+/** Additive-score weights for `heads` heads: wQuery, wKey [H, hidden, headDim], v [H, hidden]. */
+export function additiveWeights(heads, hidden, headDim, seed, amplitude = 0.5) {
+  return {
+    hidden,
+    wQuery: tensor(heads * hidden * headDim, seed, amplitude),
+    wKey: tensor(heads * hidden * headDim, seed + 1, amplitude),
+    v: tensor(heads * hidden, seed + 2),
+  };
+}
+
 /**
  * Both flavours, each with its backend object (for heap statistics and the raw bindings), as
  * instances of the class createAttention() returns.
@@ -31,7 +42,7 @@ export async function openFlavours() {
   const flavours = {};
   for (const flavour of ['simd', 'scalar']) {
     const backend = await openWasmBackend(flavour);
-    flavours[flavour] = { attn: new Attention({ compute: backend, wasm: backend }), backend };
+    flavours[flavour] = { attn: new Attention(new Backends(`wasm-${flavour}`, backend, null, {})), backend };
   }
   return flavours;
 }

@@ -2,8 +2,8 @@
 // each @ts-expect-error line must really be an error (tsc fails if one is not).
 
 import {
-  analyze, analyzePair, createAttention, embed, MAX_TOKENS, tokenize,
-  type Attention, type AttentionBuffers, type AttentionResult, type ErrorCode,
+  analyze, analyzePair, createAttention, detectWebGpu, embed, MAX_TOKENS, tokenize, WEBGPU_MIN_FLOPS,
+  type Attention, type AttentionBuffers, type AttentionResult, type BackendChangeEvent, type ErrorCode,
   type MultiHeadResult, type RunningBackend, type Token,
 } from 'attnlens';
 import { AttnLensElement, sharedEngine } from 'attnlens/widget';
@@ -47,10 +47,32 @@ async function engine(): Promise<void> {
   await attn.attention([1, 2], q, q, { heads: 1, headDim: 2 });
   // @ts-expect-error unknown score function
   await attn.attention(q, q, q, { heads: 1, headDim: 2, score: 'bilinear' });
-  // @ts-expect-error 'webgpu' is not a backend yet
-  await createAttention({ backend: 'webgpu' });
+  // @ts-expect-error 'cuda' is not a backend
+  await createAttention({ backend: 'cuda' });
+  // @ts-expect-error storage is 'f32' or 'f16'
+  await createAttention({ backend: 'webgpu', webgpu: { storage: 'f64' } });
   // @ts-expect-error the buffers' views are read-only properties
   buffers.q = new Float32Array(1);
+}
+
+async function gpu(): Promise<void> {
+  const found = await detectWebGpu();
+  const why: string = found.available ? found.adapter.description : found.reason;
+  const attn = await createAttention({
+    backend: 'auto',
+    webgpu: { minFlops: WEBGPU_MIN_FLOPS * 2, storage: 'f16', subgroups: false, maxBufferBytes: 1 << 26 },
+  });
+  attn.addEventListener('backendchange', (event: BackendChangeEvent) => {
+    const to: RunningBackend = event.to;
+    void [to, event.reason];
+  });
+  const storage: 'f32' | 'f16' | undefined = attn.webgpu?.storage;
+  const unavailable: string | undefined = attn.webgpuUnavailable;
+  const q = new Float32Array(8);
+  const r = await attn.attention(q, q, q, { heads: 1, headDim: 2 });
+  const fallback: string | undefined = r.stats.fallbackReason;
+  const lanes: number | undefined = r.stats.gpu?.lanes;
+  void [why, storage, unavailable, fallback, lanes];
 }
 
 async function text(): Promise<void> {
@@ -67,6 +89,7 @@ async function text(): Promise<void> {
 }
 
 void engine;
+void gpu;
 void text;
 
 // The widget entry point: the element class, the shared engine and the tag-name map.
