@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "attnlens/attnlens.h"
+#include "peak.h"
 
 namespace {
 
@@ -186,6 +187,9 @@ int main(int argc, char** argv) {
   }
   std::printf("attnlens %s, simd kernels: %s\n", attnlens::version(),
               attnlens::simd_enabled() ? "yes" : "no");
+  const double peak = attnlens_bench::register_peak_gflops(cfg.quick ? 20 : 100);
+  std::printf("%-12s %-44s %24.2f GFLOP/s\n", "peak", attnlens_bench::register_peak_description(),
+              peak);
   bench_gemm(cfg);
   bench_softmax(cfg);
   bench_projection(cfg);
