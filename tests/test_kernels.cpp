@@ -146,6 +146,8 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
   REQUIRE(row_max_kernels().size >= 1);
   REQUIRE(exp_sum_kernels().size >= 1);
   REQUIRE(additive_row_kernels().size >= 1);
+  REQUIRE(panel_gemm_kernels().size >= 1);
+  REQUIRE(online_softmax_kernels().size >= 1);
   for (const GemmKernel& k : gemm_kernels()) {
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_gemm__");
@@ -162,6 +164,14 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_");
   }
+  for (const PanelGemmKernel& k : panel_gemm_kernels()) {
+    CHECK(k.fn != nullptr);
+    check_kernel_name(k.name, "f32_panel_gemm__");
+  }
+  for (const OnlineSoftmaxKernel& k : online_softmax_kernels()) {
+    CHECK(k.fn != nullptr);
+    check_kernel_name(k.name, "f32_online_softmax__");
+  }
 
   const Span<const KernelSet> sets = kernel_sets();
   REQUIRE(sets.size >= 1);
@@ -174,18 +184,26 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(set.row_max != nullptr);
     CHECK(set.exp_sum != nullptr);
     CHECK(set.additive_row != nullptr);
+    CHECK(set.panel_gemm != nullptr);
+    CHECK(set.online_softmax != nullptr);
     CHECK(find_kernel_set(set.name) == &set);
     // A set is a choice among the registered variants, so testing the registry covers it.
-    bool gemm_listed = false, max_listed = false, exp_listed = false, additive_listed = false;
+    bool gemm_listed = false, max_listed = false, exp_listed = false, additive_listed = false,
+         panel_listed = false, online_listed = false;
     for (const GemmKernel& k : gemm_kernels()) gemm_listed |= k.fn == set.gemm;
     for (const RowMaxKernel& k : row_max_kernels()) max_listed |= k.fn == set.row_max;
     for (const ExpSumKernel& k : exp_sum_kernels()) exp_listed |= k.fn == set.exp_sum;
     for (const AdditiveRowKernel& k : additive_row_kernels())
       additive_listed |= k.fn == set.additive_row;
+    for (const PanelGemmKernel& k : panel_gemm_kernels()) panel_listed |= k.fn == set.panel_gemm;
+    for (const OnlineSoftmaxKernel& k : online_softmax_kernels())
+      online_listed |= k.fn == set.online_softmax;
     CHECK(gemm_listed);
     CHECK(max_listed);
     CHECK(exp_listed);
     CHECK(additive_listed);
+    CHECK(panel_listed);
+    CHECK(online_listed);
   }
   CHECK(find_kernel_set("no-such-set") == nullptr);
   CHECK(simd_enabled() == (find_kernel_set("simd128") != nullptr));

@@ -25,15 +25,42 @@ using ExpSumFn = float (*)(const float* x, float max, float* out, std::size_t n)
 using AdditiveRowFn = void (*)(std::size_t hidden, const float* qa, const float* kat,
                                std::size_t ldk, const float* v, std::size_t n, float* out);
 
+// The panel GEMM micro-kernel that both products of attention run on (scores and weights * V).
+// Operands are packed so that every load is contiguous: for t < tiles,
+//   C_t[r][j] = (c_scale ? C_t[r][j] * c_scale[j] : 0) + sum_{p < k} A_t[p][r] * B[p][j]
+// with A_t = a + t * a_stride laid out [k][kPanelRows], B = b laid out [k][kPanelCols] and
+// C_t = c + t * kPanelRows * kPanelCols laid out [kPanelRows][kPanelCols]. Attention packs keys
+// (or values) as A panels of 4 rows and 8 queries as B, so C holds scores or outputs of 8
+// queries side by side and the softmax runs down columns without horizontal reductions.
+constexpr std::size_t kPanelRows = 4;
+constexpr std::size_t kPanelCols = 8;
+using PanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float* a,
+                             std::size_t a_stride, const float* b, float* c,
+                             const float* c_scale);
+// One step of the online softmax over a [n][kPanelCols] block of logits, column by column
+// (each column is one query). Per column j, with m = max(max[j], max_i s[i][j]) and
+// base = m, or 0 when m is -inf (nothing visible yet):
+//   rescale[j] = exp(max[j] - base)                (what earlier partial sums must be scaled by)
+//   s[i][j]    = exp(s[i][j] - base)               (in place; -inf becomes exactly 0)
+//   sum[j]     = sum[j] * rescale[j] + sum_i s[i][j]
+//   max[j]     = m
+// Starting from max = -inf, sum = 0 and normalising by sum at the end gives the plain softmax.
+using OnlineSoftmaxFn = void (*)(std::size_t n, float* s, float* max, float* sum,
+                                 float* rescale);
+
 struct GemmKernel { const char* name; GemmFn fn; };
 struct RowMaxKernel { const char* name; RowMaxFn fn; };
 struct ExpSumKernel { const char* name; ExpSumFn fn; };
 struct AdditiveRowKernel { const char* name; AdditiveRowFn fn; };
+struct PanelGemmKernel { const char* name; PanelGemmFn fn; };
+struct OnlineSoftmaxKernel { const char* name; OnlineSoftmaxFn fn; };
 
 Span<const GemmKernel> gemm_kernels();
 Span<const RowMaxKernel> row_max_kernels();
 Span<const ExpSumKernel> exp_sum_kernels();
 Span<const AdditiveRowKernel> additive_row_kernels();
+Span<const PanelGemmKernel> panel_gemm_kernels();
+Span<const OnlineSoftmaxKernel> online_softmax_kernels();
 
 // A consistent choice of one kernel per operation, used by attention().
 struct KernelSet {
@@ -42,6 +69,8 @@ struct KernelSet {
   RowMaxFn row_max;
   ExpSumFn exp_sum;
   AdditiveRowFn additive_row;
+  PanelGemmFn panel_gemm;
+  OnlineSoftmaxFn online_softmax;
 };
 
 // "scalar" always; "simd128" unless built with ATTNLENS_NO_SIMD. The last one is the default.

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 
+#include "attnlens/kernels.h"
 #include "kernels/vec128.h"
 
 namespace attnlens::kernels {
@@ -18,14 +19,24 @@ namespace attnlens::kernels {
   void name(std::size_t hidden, const float* qa, const float* kat, std::size_t ldk,          \
             const float* v, std::size_t n, float* out);
 
+#define ATTNLENS_DECLARE_PANEL_GEMM(name)                                                    \
+  void name(std::size_t tiles, std::size_t k, const float* a, std::size_t a_stride,           \
+            const float* b, float* c, const float* c_scale);
+#define ATTNLENS_DECLARE_ONLINE_SOFTMAX(name) \
+  void name(std::size_t n, float* s, float* max, float* sum, float* rescale);
+
 #define ATTNLENS_GEMM(name) ATTNLENS_DECLARE_GEMM(name)
 #define ATTNLENS_ROW_MAX(name) ATTNLENS_DECLARE_ROW_MAX(name)
 #define ATTNLENS_EXP_SUM(name) ATTNLENS_DECLARE_EXP_SUM(name)
 #define ATTNLENS_ADDITIVE_ROW(name) ATTNLENS_DECLARE_ADDITIVE_ROW(name)
+#define ATTNLENS_PANEL_GEMM(name) ATTNLENS_DECLARE_PANEL_GEMM(name)
+#define ATTNLENS_ONLINE_SOFTMAX(name) ATTNLENS_DECLARE_ONLINE_SOFTMAX(name)
 #include "kernels/registry.inc"
 #undef ATTNLENS_GEMM
 #undef ATTNLENS_ROW_MAX
 #undef ATTNLENS_EXP_SUM
 #undef ATTNLENS_ADDITIVE_ROW
+#undef ATTNLENS_PANEL_GEMM
+#undef ATTNLENS_ONLINE_SOFTMAX
 
 }  // namespace attnlens::kernels
