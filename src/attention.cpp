@@ -72,21 +72,6 @@ bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& opti
   return true;
 }
 
-void require_finite_scores(const float* s, std::int64_t rows, std::int64_t width, std::size_t lds,
-                           std::int64_t head, std::int64_t q0, std::int64_t k0) {
-  for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t c = 0; c < width; ++c) {
-      if (!std::isfinite(s[static_cast<std::size_t>(r) * lds + static_cast<std::size_t>(c)])) {
-        throw NonFiniteError("scores", "scale * score / temperature overflowed float32 at head " +
-                                           std::to_string(head) + ", query " +
-                                           std::to_string(q0 + r) + ", key " +
-                                           std::to_string(k0 + c) +
-                                           "; rescale the inputs or raise the temperature");
-      }
-    }
-  }
-}
-
 }  // namespace detail
 
 float default_scale(ScoreFunction score, std::int64_t head_dim) {
@@ -141,17 +126,17 @@ std::int64_t working_set_bytes(const AttentionShape& shape, Strategy strategy,
   const std::int64_t depth = options.score == ScoreFunction::kAdditive && options.additive.hidden > 0
                                  ? options.additive.hidden
                                  : shape.head_dim;
+  // One head's packed operands (prepare.h) and one query panel's scratch (query_panel.h).
+  const std::int64_t keys4 = detail::round_up(shape.key_len, detail::kPanelKeys);
+  const std::int64_t values4 = detail::round_up(shape.value_dim, detail::kPanelKeys);
+  const std::int64_t operands = keys4 * (depth + values4) + shape.query_len * depth;
+  const auto panel = [&](std::int64_t chunk) {
+    return detail::kPanelQueries * (depth + chunk + values4 + 3);
+  };
   if (strategy == Strategy::kMaterialized) {
-    const std::int64_t keys = detail::div_up(shape.key_len, detail::kMaterializedKeyBlock) *
-                              detail::kMaterializedKeyBlock * depth;
-    return f * (shape.query_len * shape.key_len + keys + shape.query_len * depth);
+    return f * (shape.query_len * shape.key_len + operands + panel(keys4));
   }
-  const std::int64_t bq = std::min(options.query_block > 0 ? options.query_block
-                                                           : detail::kDefaultQueryBlock, shape.query_len);
-  const std::int64_t bk = std::min(options.key_block > 0 ? options.key_block
-                                                         : detail::kDefaultKeyBlock, shape.key_len);
-  const std::int64_t keys = detail::div_up(shape.key_len, bk) * bk * depth;
-  return f * (keys + shape.query_len * depth + bq * bk + bq * shape.value_dim + 2 * bq);
+  return f * (operands + panel(std::min(detail::kStreamingChunk, keys4)));
 }
 
 }  // namespace attnlens

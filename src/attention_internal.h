@@ -19,19 +19,20 @@ struct Problem {
   bool check_scores;
 };
 
-// NonFiniteError naming the first non-finite logit of a [rows, width] tile at (q0, k0).
-void require_finite_scores(const float* s, std::int64_t rows, std::int64_t width, std::size_t lds,
-                           std::int64_t head, std::int64_t q0, std::int64_t k0);
-
 // Whether a logit can overflow float32 for these (validated) inputs, from max |q|, |k| and the
 // weights: the common case proves it cannot and skips the per-tile checks.
 bool logits_may_overflow(const AttentionInputs& inputs, const AttentionOptions& options,
                          float logit_factor);
 
-// Default tile sizes of the streaming strategy (rows of Q, columns of K per tile).
+// Default tile sizes of the streaming strategy (rows of Q, columns of K per tile): the grid
+// on which whole tiles are skipped and AttentionStats counts. Work inside a tile is done per
+// panel of 8 queries and narrowed to what each panel can see, so these matter little.
 constexpr std::int64_t kDefaultQueryBlock = 32;
 constexpr std::int64_t kDefaultKeyBlock = 64;
-// Key tile width the materialized strategy packs keys in.
+// The most keys one online-softmax step of the streaming strategy covers (a multiple of 4):
+// larger chunks rescale the running output less often, smaller ones keep scores in L1.
+constexpr std::int64_t kStreamingChunk = 128;
+// The tile width the materialized strategy reports its (unskippable) tiles in.
 constexpr std::int64_t kMaterializedKeyBlock = 64;
 
 AttentionStats run_materialized(const Problem& problem);
