@@ -48,29 +48,36 @@ __attribute__((noinline)) float mul_add_chains(long iterations, float m, float c
 }
 #endif
 
+float (*volatile probe)(long, float, float) = mul_add_chains;
+volatile float probe_m = 0.999f, probe_c = 0.001f;  // acc converges to c / (1 - m): no overflow
+volatile float probe_sink = 0.0f;
+
+double timed_ms(long iterations) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  probe_sink = probe_sink + probe(iterations, probe_m, probe_c);
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
 }  // namespace
 
-double register_peak_gflops(double run_ms) {
-  using Clock = std::chrono::steady_clock;
-  float (*volatile probe)(long, float, float) = mul_add_chains;
-  volatile float m = 0.999f, c = 0.001f;  // acc converges to c / (1 - m): no overflow, no denormals
-  volatile float sink = 0.0f;
-  const auto timed_ms = [&](long iterations) {
-    const auto t0 = Clock::now();
-    sink = sink + probe(iterations, m, c);
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  };
-  // Calibrate: double the count until one run lasts a quarter of run_ms (these first runs also
-  // let V8 tier the probe up from Liftoff to TurboFan), then aim for run_ms per run.
+PeakProbe::PeakProbe() {
+  // Double the count until one run lasts 10 ms; the first runs also tier the probe up.
   long iterations = 1 << 12;
   double ms = timed_ms(iterations);
-  while (ms < run_ms / 4 && iterations < (1L << 30)) ms = timed_ms(iterations *= 2);
-  iterations = static_cast<long>(static_cast<double>(iterations) * run_ms / std::max(ms, 1e-3));
+  while (ms < 10.0 && iterations < (1L << 28)) ms = timed_ms(iterations *= 2);
+  for (int i = 0; i < 3; ++i) ms = std::min(ms, timed_ms(iterations));
+  iterations_per_ms_ = static_cast<double>(iterations) / std::max(ms, 1e-3);
+}
+
+double PeakProbe::run(double ms) {
+  const long iterations = std::max(1L, static_cast<long>(iterations_per_ms_ * ms));
+  return kChains * kFlopsPerPair * static_cast<double>(iterations) / (timed_ms(iterations) * 1e6);
+}
+
+double PeakProbe::best_of(int runs, double ms) {
   double best = 0.0;
-  for (int run = 0; run < 7; ++run) {
-    ms = timed_ms(iterations);
-    best = std::max(best, kChains * kFlopsPerPair * static_cast<double>(iterations) / (ms * 1e6));
-  }
+  for (int i = 0; i < runs; ++i) best = std::max(best, run(ms));
   return best;
 }
 

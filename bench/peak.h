@@ -4,10 +4,21 @@
 
 namespace attnlens_bench {
 
-// GFLOP/s of independent vector multiply-add chains that never touch memory: 128-bit mul + add
-// (8 flops per pair) in SIMD builds, scalar mul + add (2 flops) in ATTNLENS_NO_SIMD builds. The
-// best of several runs of about `run_ms` each, so a busy machine understates it least.
-double register_peak_gflops(double run_ms);
+// Independent vector multiply-add chains that never touch memory: 128-bit mul + add (8 flops
+// per pair) in SIMD builds, scalar mul + add (2 flops) in ATTNLENS_NO_SIMD builds.
+//
+// On a shared machine the throughput a process gets drifts by tens of percent within seconds
+// (other work on the same physical core), so benchmarks sample the peak between their own runs
+// and compare against the best sample taken alongside them.
+class PeakProbe {
+ public:
+  PeakProbe();  // calibrates the iteration count per millisecond (and lets V8 tier the probe up)
+  double run(double ms);  // GFLOP/s of one run of about `ms` milliseconds
+  double best_of(int runs, double ms);
+
+ private:
+  double iterations_per_ms_ = 0.0;
+};
 
 // What the peak counts, for printing.
 const char* register_peak_description();
