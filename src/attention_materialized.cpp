@@ -12,20 +12,6 @@
 #include "validate.h"
 
 namespace attnlens::detail {
-namespace {
-
-// dst[j * ld + k] = src[k * 8 + j] * factor[j] for j < rows, k < keys: a [keys][8] panel block
-// written out as `rows` rows of a row-major matrix.
-void write_rows(const float* src, std::int64_t keys, std::int64_t rows, const float* factor,
-                float* dst, std::int64_t ld) {
-  for (std::int64_t j = 0; j < rows; ++j) {
-    float* row = dst + j * ld;
-    const float f = factor[j];
-    for (std::int64_t k = 0; k < keys; ++k) row[k] = src[k * kPanelQueries + j] * f;
-  }
-}
-
-}  // namespace
 
 AttentionStats run_materialized(const Problem& p) {
   const AttentionShape& s = p.inputs.shape;
@@ -33,6 +19,7 @@ AttentionStats run_materialized(const Problem& p) {
   const std::int64_t padded_keys = round_up(nk, kPanelKeys);
   const std::size_t head_scores = to_size(s.query_len * nk, sizeof(float), "query_len*key_len");
   const bool raw_scores = !p.outputs.scores.empty();
+  const auto keys = static_cast<std::size_t>(nk);
 
   // Weights go straight into the caller's buffer when there is one.
   std::vector<float> scratch;
@@ -57,10 +44,11 @@ AttentionStats run_materialized(const Problem& p) {
 
     for (std::int64_t q0 = 0; q0 < s.query_len; q0 += kPanelQueries) {
       const std::int64_t rows = std::min(kPanelQueries, s.query_len - q0);
+      const auto panel_rows = static_cast<std::size_t>(rows);
       qp.start(q0, rows);
       qp.compute_scores(0, padded_keys);
       if (raw_scores) {
-        write_rows(qp.chunk_scores(), nk, rows, ones, scores + q0 * nk, nk);
+        p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, ones, scores + q0 * nk, keys);
         qp.scale_scores(p.logit_factor);
       }
       if (p.check_scores) qp.check_finite(0, nk);
@@ -69,7 +57,7 @@ AttentionStats run_materialized(const Problem& p) {
       qp.finish(out + q0 * s.value_dim);
       float inverse_sums[kPanelQueries];
       for (std::int64_t j = 0; j < kPanelQueries; ++j) inverse_sums[j] = qp.inverse_sum(j);
-      write_rows(qp.chunk_scores(), nk, rows, inverse_sums, weights + q0 * nk, nk);
+      p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, inverse_sums, weights + q0 * nk, keys);
     }
   }
   return stats;

@@ -87,15 +87,15 @@ void QueryPanel::softmax_and_values() {
 
 void QueryPanel::finish(float* out) const {
   const std::int64_t dv = p_.inputs.shape.value_dim;
-  for (std::int64_t j = 0; j < rows_; ++j) {
-    float* row = out + j * dv;
-    if (!has_output_) {
-      std::fill(row, row + dv, 0.0f);  // no key visible to the whole panel
-      continue;
-    }
-    const float inv = inverse_sum(j);  // 0 for a query with no visible key: zero output row
-    for (std::int64_t d = 0; d < dv; ++d) row[d] = output_t_[d * kPanelQueries + j] * inv;
+  if (!has_output_) {  // no key visible to the whole panel
+    std::fill(out, out + rows_ * dv, 0.0f);
+    return;
   }
+  float inverse_sums[kPanelQueries];  // 0 for a query with no visible key: zero output row
+  for (std::int64_t j = 0; j < kPanelQueries; ++j) inverse_sums[j] = inverse_sum(j);
+  p_.kernels.panel_to_rows(static_cast<std::size_t>(dv), output_t_.data(),
+                           static_cast<std::size_t>(rows_), inverse_sums, out,
+                           static_cast<std::size_t>(dv));
 }
 
 std::int64_t QueryPanel::bytes() const {

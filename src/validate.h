@@ -41,4 +41,10 @@ void validate_mask(const MaskSpec& mask, const AttentionShape& shape);
 // Human-readable "2*3*4 = 24" for messages.
 std::string product_text(std::initializer_list<std::int64_t> factors);
 
+// require_length for a tensor of `factors` elements (already validated not to overflow); the
+// message text ("q", "H*Nq*D = 2*3*4 = 24") is only formatted when the check fails, so a valid
+// call formats nothing.
+void require_product_length(std::size_t actual, const char* name, const char* symbols,
+                            std::initializer_list<std::int64_t> factors);
+
 }  // namespace attnlens::detail

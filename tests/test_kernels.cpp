@@ -148,6 +148,7 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
   REQUIRE(additive_row_kernels().size >= 1);
   REQUIRE(panel_gemm_kernels().size >= 1);
   REQUIRE(online_softmax_kernels().size >= 1);
+  REQUIRE(panel_to_rows_kernels().size >= 1);
   for (const GemmKernel& k : gemm_kernels()) {
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_gemm__");
@@ -172,6 +173,10 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_online_softmax__");
   }
+  for (const PanelToRowsKernel& k : panel_to_rows_kernels()) {
+    CHECK(k.fn != nullptr);
+    check_kernel_name(k.name, "f32_panel_to_rows__");
+  }
 
   const Span<const KernelSet> sets = kernel_sets();
   REQUIRE(sets.size >= 1);
@@ -186,10 +191,11 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(set.additive_row != nullptr);
     CHECK(set.panel_gemm != nullptr);
     CHECK(set.online_softmax != nullptr);
+    CHECK(set.panel_to_rows != nullptr);
     CHECK(find_kernel_set(set.name) == &set);
     // A set is a choice among the registered variants, so testing the registry covers it.
     bool gemm_listed = false, max_listed = false, exp_listed = false, additive_listed = false,
-         panel_listed = false, online_listed = false;
+         panel_listed = false, online_listed = false, to_rows_listed = false;
     for (const GemmKernel& k : gemm_kernels()) gemm_listed |= k.fn == set.gemm;
     for (const RowMaxKernel& k : row_max_kernels()) max_listed |= k.fn == set.row_max;
     for (const ExpSumKernel& k : exp_sum_kernels()) exp_listed |= k.fn == set.exp_sum;
@@ -198,12 +204,15 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     for (const PanelGemmKernel& k : panel_gemm_kernels()) panel_listed |= k.fn == set.panel_gemm;
     for (const OnlineSoftmaxKernel& k : online_softmax_kernels())
       online_listed |= k.fn == set.online_softmax;
+    for (const PanelToRowsKernel& k : panel_to_rows_kernels())
+      to_rows_listed |= k.fn == set.panel_to_rows;
     CHECK(gemm_listed);
     CHECK(max_listed);
     CHECK(exp_listed);
     CHECK(additive_listed);
     CHECK(panel_listed);
     CHECK(online_listed);
+    CHECK(to_rows_listed);
   }
   CHECK(find_kernel_set("no-such-set") == nullptr);
   CHECK(simd_enabled() == (find_kernel_set("simd128") != nullptr));

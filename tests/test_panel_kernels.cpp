@@ -1,7 +1,7 @@
-// The two kernels attention runs on, panel_gemm and online_softmax, against double-precision
-// results computed here from their contracts (attnlens/kernels.h): every registered variant,
-// depths below, at and above the tile sizes, padded panel strides, both GEMM modes, masked
-// entries, columns with nothing visible, and IEEE behaviour on overflow.
+// The kernels attention runs on, panel_gemm, online_softmax and panel_to_rows, against results
+// computed here from their contracts (attnlens/kernels.h), in double where rounding matters:
+// every registered variant, depths below, at and above the tile sizes, padded panel strides,
+// both GEMM modes, masked entries, columns with nothing visible, and IEEE behaviour on overflow.
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -220,6 +220,39 @@ TEST_CASE("online_softmax kernels: an overflowed score turns its column NaN",
         CHECK(std::isnan(sum[column]));
         const std::size_t other = (column + 1) % kPanelCols;
         CHECK(sum[other] == static_cast<float>(n));  // exp(1 - 1) = 1 per row, untouched by NaN
+      }
+    }
+  }
+}
+
+// A single multiply per element, so the result must be exact; rows of the destination beyond
+// `rows` and columns beyond n (the caller's other data) must survive.
+TEST_CASE("panel_to_rows kernels: every n and row count, padded destinations",
+          "[kernels][panel_to_rows]") {
+  const std::vector<std::size_t> counts = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 64, 65, 127};
+  for (const PanelToRowsKernel& kernel : panel_to_rows_kernels()) {
+    Rng rng(60000);
+    for (std::size_t n : counts) {
+      for (std::size_t rows = 1; rows <= kPanelCols; ++rows) {
+        const std::size_t ldo = n + (rows % 3) * 2;
+        const std::vector<float> panel = random_floats(n * kPanelCols, rng, -10.0f, 10.0f);
+        const std::vector<float> scale = random_floats(kPanelCols, rng, -2.0f, 2.0f);
+        const std::vector<float> before = random_floats(kPanelCols * ldo + 4, rng);
+        std::vector<float> out = before;
+        kernel.fn(n, panel.data(), rows, scale.data(), out.data(), ldo);
+        INFO(kernel.name << " n=" << n << " rows=" << rows << " ldo=" << ldo);
+        std::size_t bad = 0;
+        for (std::size_t at = 0; at < out.size(); ++at) {
+          const std::size_t j = at / std::max<std::size_t>(ldo, 1), i = at % std::max<std::size_t>(ldo, 1);
+          const bool written = ldo > 0 && j < rows && i < n;
+          const float expected = written ? panel[i * kPanelCols + j] * scale[j] : before[at];
+          if (out[at] != expected && bad++ == 0) {
+            FAIL_CHECK("at row " << j << " column " << i << ": expected " << expected
+                                 << (written ? "" : " (not to be written)") << ", actual "
+                                 << out[at]);
+          }
+        }
+        CHECK(bad == 0);
       }
     }
   }

@@ -48,12 +48,19 @@ using PanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float* a,
 using OnlineSoftmaxFn = void (*)(std::size_t n, float* s, float* max, float* sum,
                                  float* rescale);
 
+// A [n][kPanelCols] block written out as rows (the layout callers see), each row scaled:
+//   out[j * ldo + i] = panel[i * kPanelCols + j] * scale[j]   for i < n, j < rows <= kPanelCols.
+// Outputs, weights and scores leave attention's panel layout through it.
+using PanelToRowsFn = void (*)(std::size_t n, const float* panel, std::size_t rows,
+                               const float* scale, float* out, std::size_t ldo);
+
 struct GemmKernel { const char* name; GemmFn fn; };
 struct RowMaxKernel { const char* name; RowMaxFn fn; };
 struct ExpSumKernel { const char* name; ExpSumFn fn; };
 struct AdditiveRowKernel { const char* name; AdditiveRowFn fn; };
 struct PanelGemmKernel { const char* name; PanelGemmFn fn; };
 struct OnlineSoftmaxKernel { const char* name; OnlineSoftmaxFn fn; };
+struct PanelToRowsKernel { const char* name; PanelToRowsFn fn; };
 
 Span<const GemmKernel> gemm_kernels();
 Span<const RowMaxKernel> row_max_kernels();
@@ -61,6 +68,7 @@ Span<const ExpSumKernel> exp_sum_kernels();
 Span<const AdditiveRowKernel> additive_row_kernels();
 Span<const PanelGemmKernel> panel_gemm_kernels();
 Span<const OnlineSoftmaxKernel> online_softmax_kernels();
+Span<const PanelToRowsKernel> panel_to_rows_kernels();
 
 // A consistent choice of one kernel per operation, used by attention().
 struct KernelSet {
@@ -71,6 +79,7 @@ struct KernelSet {
   AdditiveRowFn additive_row;
   PanelGemmFn panel_gemm;
   OnlineSoftmaxFn online_softmax;
+  PanelToRowsFn panel_to_rows;
 };
 
 // "scalar" always; "simd128" unless built with ATTNLENS_NO_SIMD. The last one is the default.

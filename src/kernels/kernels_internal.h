@@ -25,12 +25,17 @@ namespace attnlens::kernels {
 #define ATTNLENS_DECLARE_ONLINE_SOFTMAX(name) \
   void name(std::size_t n, float* s, float* max, float* sum, float* rescale);
 
+#define ATTNLENS_DECLARE_PANEL_TO_ROWS(name)                                                 \
+  void name(std::size_t n, const float* panel, std::size_t rows, const float* scale, float* out, \
+            std::size_t ldo);
+
 #define ATTNLENS_GEMM(name) ATTNLENS_DECLARE_GEMM(name)
 #define ATTNLENS_ROW_MAX(name) ATTNLENS_DECLARE_ROW_MAX(name)
 #define ATTNLENS_EXP_SUM(name) ATTNLENS_DECLARE_EXP_SUM(name)
 #define ATTNLENS_ADDITIVE_ROW(name) ATTNLENS_DECLARE_ADDITIVE_ROW(name)
 #define ATTNLENS_PANEL_GEMM(name) ATTNLENS_DECLARE_PANEL_GEMM(name)
 #define ATTNLENS_ONLINE_SOFTMAX(name) ATTNLENS_DECLARE_ONLINE_SOFTMAX(name)
+#define ATTNLENS_PANEL_TO_ROWS(name) ATTNLENS_DECLARE_PANEL_TO_ROWS(name)
 #include "kernels/registry.inc"
 #undef ATTNLENS_GEMM
 #undef ATTNLENS_ROW_MAX
@@ -38,5 +43,6 @@ namespace attnlens::kernels {
 #undef ATTNLENS_ADDITIVE_ROW
 #undef ATTNLENS_PANEL_GEMM
 #undef ATTNLENS_ONLINE_SOFTMAX
+#undef ATTNLENS_PANEL_TO_ROWS
 
 }  // namespace attnlens::kernels

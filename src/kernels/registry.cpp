@@ -16,6 +16,7 @@ using namespace kernels;  // NOLINT(build/namespaces): the registry lists kernel
 #define ATTNLENS_ADDITIVE_ROW(name)
 #define ATTNLENS_PANEL_GEMM(name)
 #define ATTNLENS_ONLINE_SOFTMAX(name)
+#define ATTNLENS_PANEL_TO_ROWS(name)
 
 #undef ATTNLENS_GEMM
 #define ATTNLENS_GEMM(name) GemmKernel{#name, &name},
@@ -64,20 +65,30 @@ const OnlineSoftmaxKernel kOnlineSoftmax[] = {
 };
 #undef ATTNLENS_ONLINE_SOFTMAX
 #define ATTNLENS_ONLINE_SOFTMAX(name)
+
+#undef ATTNLENS_PANEL_TO_ROWS
+#define ATTNLENS_PANEL_TO_ROWS(name) PanelToRowsKernel{#name, &name},
+const PanelToRowsKernel kPanelToRows[] = {
+#include "kernels/registry.inc"
+};
+
 #undef ATTNLENS_GEMM
 #undef ATTNLENS_ROW_MAX
 #undef ATTNLENS_EXP_SUM
 #undef ATTNLENS_ADDITIVE_ROW
 #undef ATTNLENS_PANEL_GEMM
 #undef ATTNLENS_ONLINE_SOFTMAX
+#undef ATTNLENS_PANEL_TO_ROWS
 
 // The default (last) set uses the variants that measure fastest in bench/attnlens_bench.
 const KernelSet kSets[] = {
     {"scalar", &f32_gemm__scalar, &f32_row_max__scalar, &f32_exp_sum__scalar,
-     &f32_additive_row__scalar, &f32_panel_gemm__scalar_4x8, &f32_online_softmax__scalar_x8},
+     &f32_additive_row__scalar, &f32_panel_gemm__scalar_4x8, &f32_online_softmax__scalar_x8,
+     &f32_panel_to_rows__scalar_x8},
 #if ATTNLENS_HAVE_SIMD
     {"simd128", &f32_gemm__simd128_4x8, &f32_row_max__simd128_x8, &f32_exp_sum__simd128_x8,
-     &f32_additive_row__simd128_x4, &f32_panel_gemm__simd128_4x8, &f32_online_softmax__simd128_x8},
+     &f32_additive_row__simd128_x4, &f32_panel_gemm__simd128_4x8, &f32_online_softmax__simd128_x8,
+     &f32_panel_to_rows__simd128_x8},
 #endif
 };
 
@@ -94,6 +105,7 @@ Span<const ExpSumKernel> exp_sum_kernels() { return view(kExpSum); }
 Span<const AdditiveRowKernel> additive_row_kernels() { return view(kAdditiveRow); }
 Span<const PanelGemmKernel> panel_gemm_kernels() { return view(kPanelGemm); }
 Span<const OnlineSoftmaxKernel> online_softmax_kernels() { return view(kOnlineSoftmax); }
+Span<const PanelToRowsKernel> panel_to_rows_kernels() { return view(kPanelToRows); }
 Span<const KernelSet> kernel_sets() { return view(kSets); }
 const KernelSet& default_kernel_set() { return kSets[sizeof(kSets) / sizeof(kSets[0]) - 1]; }
 

@@ -58,6 +58,15 @@ ATTNLENS_VEC_INLINE float hmax(f32x4 v) {
   const f32x4 s = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   return wasm_f32x4_extract_lane(wasm_f32x4_pmax(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
 }
+// Rows r0..r3 become columns (each shuffle pattern is one unpck/movlh/movhl under V8).
+ATTNLENS_VEC_INLINE void transpose4(f32x4& r0, f32x4& r1, f32x4& r2, f32x4& r3) {
+  const f32x4 t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+  const f32x4 t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5), t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+  r0 = wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5);
+  r1 = wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7);
+  r2 = wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5);
+  r3 = wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7);
+}
 
 #elif defined(__SSE2__)
 using f32x4 = __m128;
@@ -92,6 +101,9 @@ ATTNLENS_VEC_INLINE float hmax(f32x4 v) {
   const __m128 s = _mm_max_ps(v, _mm_movehl_ps(v, v));
   return _mm_cvtss_f32(_mm_max_ss(s, _mm_shuffle_ps(s, s, 1)));
 }
+ATTNLENS_VEC_INLINE void transpose4(f32x4& r0, f32x4& r1, f32x4& r2, f32x4& r3) {
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+}
 
 #else  // NEON
 using f32x4 = float32x4_t;
@@ -125,6 +137,14 @@ ATTNLENS_VEC_INLINE f32x4 bits_shl23(f32x4 a) {
 }
 ATTNLENS_VEC_INLINE float hsum(f32x4 v) { return vaddvq_f32(v); }
 ATTNLENS_VEC_INLINE float hmax(f32x4 v) { return vmaxvq_f32(v); }
+ATTNLENS_VEC_INLINE void transpose4(f32x4& r0, f32x4& r1, f32x4& r2, f32x4& r3) {
+  const f32x4 t0 = vzip1q_f32(r0, r1), t1 = vzip2q_f32(r0, r1);
+  const f32x4 t2 = vzip1q_f32(r2, r3), t3 = vzip2q_f32(r2, r3);
+  r0 = vreinterpretq_f32_f64(vzip1q_f64(vreinterpretq_f64_f32(t0), vreinterpretq_f64_f32(t2)));
+  r1 = vreinterpretq_f32_f64(vzip2q_f64(vreinterpretq_f64_f32(t0), vreinterpretq_f64_f32(t2)));
+  r2 = vreinterpretq_f32_f64(vzip1q_f64(vreinterpretq_f64_f32(t1), vreinterpretq_f64_f32(t3)));
+  r3 = vreinterpretq_f32_f64(vzip2q_f64(vreinterpretq_f64_f32(t1), vreinterpretq_f64_f32(t3)));
+}
 #endif
 
 // a * b + c. Two roundings on every target (no FMA in baseline wasm SIMD), so results match
