@@ -26,10 +26,18 @@ int main(int argc, char** argv) {
   }
   std::printf("attnlens %s, simd kernels: %s\n", attnlens::version(),
               attnlens::simd_enabled() ? "yes" : "no");
-  attnlens_bench::PeakProbe peak;
+  // In relaxed-SIMD builds the FMA peak is what the fastest kernels can reach, so lines are
+  // measured against it; the mul+add peak is printed too.
+  const bool fused = attnlens_bench::has_fused_peak();
+  attnlens_bench::PeakProbe peak(fused);
   cfg.peak = &peak;
+  if (fused) {
+    attnlens_bench::PeakProbe mul_add;
+    std::printf("%-11s %-46s %24s %17.2f GFLOP/s\n", "peak",
+                attnlens_bench::register_peak_description(false), "", mul_add.best_of(10, 20.0));
+  }
   std::printf("%-11s %-46s %24s %17.2f GFLOP/s\n", "peak",
-              attnlens_bench::register_peak_description(), "", peak.best_of(10, 20.0));
+              attnlens_bench::register_peak_description(fused), "", peak.best_of(10, 20.0));
   std::printf("%-11s %-46s %10s %10s    %8s %8s         %5s\n", "group", "name", "median", "best",
               "median", "best", "best/peak");
   attnlens_bench::bench_gemm(cfg);

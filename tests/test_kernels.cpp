@@ -29,16 +29,18 @@ bool has_prefix(const char* name, const char* prefix) {
   return std::strncmp(name, prefix, std::strlen(prefix)) == 0;
 }
 
-// The isa part of a kernel name must say "scalar" or "simd128", and no-SIMD builds have none of
-// the latter.
+// The isa part of a kernel name must say "scalar", "simd128" or "relaxedsimd", and builds without
+// those instruction sets have none of the latter two.
 void check_kernel_name(const char* name, const char* op_prefix) {
   INFO("kernel " << name);
   CHECK(has_prefix(name, op_prefix));
   const std::string s = name;
   const bool scalar = s.find("__scalar") != std::string::npos;
   const bool simd = s.find("__simd128") != std::string::npos;
-  CHECK((scalar || simd));
+  const bool relaxed = s.find("__relaxedsimd") != std::string::npos;
+  CHECK((scalar || simd || relaxed));
   if (simd) CHECK(simd_enabled());
+  if (relaxed) CHECK(relaxed_simd_enabled());
 }
 
 // One gemm call with padded leading dimensions and C pre-filled with noise, compared against
@@ -216,6 +218,8 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
   }
   CHECK(find_kernel_set("no-such-set") == nullptr);
   CHECK(simd_enabled() == (find_kernel_set("simd128") != nullptr));
+  CHECK(relaxed_simd_enabled() == (find_kernel_set("relaxedsimd") != nullptr));
+  if (relaxed_simd_enabled()) CHECK(simd_enabled());
 #ifdef ATTNLENS_NO_SIMD
   CHECK_FALSE(simd_enabled());
   CHECK(sets.size == 1);  // scalar only

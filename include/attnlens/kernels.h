@@ -3,8 +3,10 @@
 // Names follow `f32_<op>__<isa>[_<tile>]`, e.g. f32_gemm__simd128_4x8. "simd128" kernels are
 // written once against a 128-bit vector abstraction (src/kernels/vec128.h) that maps to
 // wasm_simd128.h under Emscripten and SSE2/NEON natively; "scalar" kernels are the plain C++
-// twins. Building with ATTNLENS_NO_SIMD leaves only the scalar ones. Tests and benchmarks both
-// expand this registry, so no variant goes untested or unmeasured.
+// twins; "relaxedsimd" kernels are simd128 ones that multiply-add with relaxed SIMD's
+// f32x4.relaxed_madd (wasm builds with ATTNLENS_RELAXED_SIMD only). Building with
+// ATTNLENS_NO_SIMD leaves only the scalar ones. Tests and benchmarks both expand this registry,
+// so no variant goes untested or unmeasured.
 #pragma once
 
 #include <cstddef>
@@ -82,12 +84,15 @@ struct KernelSet {
   PanelToRowsFn panel_to_rows;
 };
 
-// "scalar" always; "simd128" unless built with ATTNLENS_NO_SIMD. The last one is the default.
+// "scalar" always; "simd128" unless built with ATTNLENS_NO_SIMD; "relaxedsimd" in wasm builds
+// with ATTNLENS_RELAXED_SIMD (needs a browser with relaxed SIMD). The last one is the default.
 Span<const KernelSet> kernel_sets();
 const KernelSet& default_kernel_set();
 const KernelSet* find_kernel_set(const char* name);  // nullptr if absent
 
 // True when this build has the simd128 kernels.
 bool simd_enabled();
+// True when this build has the relaxedsimd kernels (f32x4.relaxed_madd).
+bool relaxed_simd_enabled();
 
 }  // namespace attnlens

@@ -33,8 +33,9 @@ void f32_online_softmax__scalar_x8(std::size_t n, float* s, float* max, float* s
 }
 
 #if ATTNLENS_HAVE_SIMD
-void f32_online_softmax__simd128_x8(std::size_t n, float* s, float* max, float* sum,
-                                    float* rescale) {
+namespace {
+template <typename M>
+void online_softmax(std::size_t n, float* s, float* max, float* sum, float* rescale) {
   using simd::f32x4;
   const f32x4 old0 = simd::load(max), old1 = simd::load(max + 4);
   // Two accumulators per half so the max chain does not wait on its own latency.
@@ -60,23 +61,36 @@ void f32_online_softmax__simd128_x8(std::size_t n, float* s, float* max, float* 
   const f32x4 ninf = simd::splat(kNegInf);
   const f32x4 base0 = simd::and_not(m0, simd::equal(m0, ninf));
   const f32x4 base1 = simd::and_not(m1, simd::equal(m1, ninf));
-  const f32x4 r0 = simd::exp(simd::sub(old0, base0)), r1 = simd::exp(simd::sub(old1, base1));
+  const f32x4 r0 = simd::exp<M>(simd::sub(old0, base0)), r1 = simd::exp<M>(simd::sub(old1, base1));
   simd::store(rescale, r0);
   simd::store(rescale + 4, r1);
 
   f32x4 sum0 = simd::splat(0.0f), sum1 = sum0;
   float* row = s;
   for (float* const end = s + n * kCols; row != end; row += kCols) {
-    const f32x4 e0 = simd::exp(simd::sub(simd::load(row), base0));
-    const f32x4 e1 = simd::exp(simd::sub(simd::load(row + 4), base1));
+    const f32x4 e0 = simd::exp<M>(simd::sub(simd::load(row), base0));
+    const f32x4 e1 = simd::exp<M>(simd::sub(simd::load(row + 4), base1));
     simd::store(row, e0);
     simd::store(row + 4, e1);
     sum0 = simd::add(sum0, e0);
     sum1 = simd::add(sum1, e1);
   }
-  simd::store(sum, simd::add(simd::mul(simd::load(sum), r0), sum0));
-  simd::store(sum + 4, simd::add(simd::mul(simd::load(sum + 4), r1), sum1));
+  simd::store(sum, M::apply(simd::load(sum), r0, sum0));
+  simd::store(sum + 4, M::apply(simd::load(sum + 4), r1, sum1));
 }
+}  // namespace
+
+void f32_online_softmax__simd128_x8(std::size_t n, float* s, float* max, float* sum,
+                                    float* rescale) {
+  online_softmax<simd::MulAdd>(n, s, max, sum, rescale);
+}
+
+#if ATTNLENS_HAVE_RELAXED_SIMD
+void f32_online_softmax__relaxedsimd_x8(std::size_t n, float* s, float* max, float* sum,
+                                        float* rescale) {
+  online_softmax<simd::RelaxedMulAdd>(n, s, max, sum, rescale);
+}
+#endif
 #endif  // ATTNLENS_HAVE_SIMD
 
 }  // namespace attnlens::kernels

@@ -30,16 +30,17 @@ void f32_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a
 }
 
 #if ATTNLENS_HAVE_SIMD
+namespace {
 // Register budget under V8 on x86 (15 usable xmm registers): 8 accumulators, the 2 B vectors
 // and 4 broadcasts of A, which V8 loads at the top of the loop body, plus 1 product
-// temporary = 15. One k step per loop iteration on purpose: unrolling in the source puts the
-// loads of several steps into one basic block, V8 hoists them all and spills; V8 unrolls the
-// loop itself, keeping each step's loads in their own block. Every address is a pointer plus
-// a constant offset, so the loop carries two pointer increments and a compare, and runs at
-// ~97% of the register-only peak.
-void f32_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
-                                 std::size_t a_stride, const float* b, float* c,
-                                 const float* c_scale) {
+// temporary (none with relaxed_madd) = 15. One k step per loop iteration on purpose: unrolling
+// in the source puts the loads of several steps into one basic block, V8 hoists them all and
+// spills; V8 unrolls the loop itself, keeping each step's loads in their own block. Every
+// address is a pointer plus a constant offset, so the loop carries two pointer increments and a
+// compare, and runs at ~97% of the register-only mul+add peak.
+template <typename M>
+void panel_gemm(std::size_t tiles, std::size_t k, const float* a, std::size_t a_stride,
+                const float* b, float* c, const float* c_scale) {
   using simd::f32x4;
   for (std::size_t t = 0; t < tiles; ++t, a += a_stride, c += kRows * kCols) {
     f32x4 c00, c01, c10, c11, c20, c21, c30, c31;
@@ -61,17 +62,17 @@ void f32_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* 
     for (const float* const a_end = a + k * kRows; ap != a_end; ap += kRows, bp += kCols) {
       const f32x4 b0 = simd::load(bp), b1 = simd::load(bp + 4);
       f32x4 x = simd::load_splat(ap);
-      c00 = simd::mul_add(x, b0, c00);
-      c01 = simd::mul_add(x, b1, c01);
+      c00 = M::apply(x, b0, c00);
+      c01 = M::apply(x, b1, c01);
       x = simd::load_splat(ap + 1);
-      c10 = simd::mul_add(x, b0, c10);
-      c11 = simd::mul_add(x, b1, c11);
+      c10 = M::apply(x, b0, c10);
+      c11 = M::apply(x, b1, c11);
       x = simd::load_splat(ap + 2);
-      c20 = simd::mul_add(x, b0, c20);
-      c21 = simd::mul_add(x, b1, c21);
+      c20 = M::apply(x, b0, c20);
+      c21 = M::apply(x, b1, c21);
       x = simd::load_splat(ap + 3);
-      c30 = simd::mul_add(x, b0, c30);
-      c31 = simd::mul_add(x, b1, c31);
+      c30 = M::apply(x, b0, c30);
+      c31 = M::apply(x, b1, c31);
     }
     simd::store(c + 0, c00);
     simd::store(c + 4, c01);
@@ -83,6 +84,21 @@ void f32_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* 
     simd::store(c + 28, c31);
   }
 }
+}  // namespace
+
+void f32_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
+                                 std::size_t a_stride, const float* b, float* c,
+                                 const float* c_scale) {
+  panel_gemm<simd::MulAdd>(tiles, k, a, a_stride, b, c, c_scale);
+}
+
+#if ATTNLENS_HAVE_RELAXED_SIMD
+void f32_panel_gemm__relaxedsimd_4x8(std::size_t tiles, std::size_t k, const float* a,
+                                     std::size_t a_stride, const float* b, float* c,
+                                     const float* c_scale) {
+  panel_gemm<simd::RelaxedMulAdd>(tiles, k, a, a_stride, b, c, c_scale);
+}
+#endif
 #endif  // ATTNLENS_HAVE_SIMD
 
 }  // namespace attnlens::kernels

@@ -4,7 +4,9 @@
 //   x86-64                     -> SSE2 (part of the baseline ABI)
 //   AArch64                    -> NEON
 // ATTNLENS_HAVE_SIMD is 0 when ATTNLENS_NO_SIMD is set or no mapping exists; then only scalar
-// kernels are built. Only operations the kernels use are provided.
+// kernels are built. ATTNLENS_HAVE_RELAXED_SIMD is 1 in wasm builds with -mrelaxed-simd
+// (ATTNLENS_RELAXED_SIMD in CMake), which add "relaxedsimd" kernels that multiply-add with
+// f32x4.relaxed_madd. Only operations the kernels use are provided.
 #pragma once
 
 #if defined(ATTNLENS_NO_SIMD)
@@ -20,6 +22,12 @@
 #include <arm_neon.h>
 #else
 #define ATTNLENS_HAVE_SIMD 0
+#endif
+
+#if ATTNLENS_HAVE_SIMD && defined(__wasm_relaxed_simd__)
+#define ATTNLENS_HAVE_RELAXED_SIMD 1
+#else
+#define ATTNLENS_HAVE_RELAXED_SIMD 0
 #endif
 
 #if ATTNLENS_HAVE_SIMD
@@ -151,6 +159,22 @@ ATTNLENS_VEC_INLINE void transpose4(f32x4& r0, f32x4& r1, f32x4& r2, f32x4& r3) 
 // across builds.
 ATTNLENS_VEC_INLINE f32x4 mul_add(f32x4 a, f32x4 b, f32x4 c) { return add(mul(a, b), c); }
 
+// How a kernel forms a * b + c, as a template parameter, so one kernel body serves both ISAs.
+struct MulAdd {
+  ATTNLENS_VEC_INLINE f32x4 apply(f32x4 a, f32x4 b, f32x4 c) { return mul_add(a, b, c); }
+};
+#if ATTNLENS_HAVE_RELAXED_SIMD
+// f32x4.relaxed_madd: a * b + c rounded once (FMA) or twice, as the hardware prefers. clang 14
+// has no intrinsic for the standard instruction: __builtin_wasm_fma_f32x4(a, b, c) emits the
+// pre-standard opcode 0xfd 0xaf, which scripts/wasm_relaxed_madd.py rewrites after linking to
+// relaxed_madd (0xfd 0x105, operands a * b + c); clang treats the builtin as opaque.
+struct RelaxedMulAdd {
+  ATTNLENS_VEC_INLINE f32x4 apply(f32x4 a, f32x4 b, f32x4 c) {
+    return __builtin_wasm_fma_f32x4(a, b, c);
+  }
+};
+#endif
+
 // Picks a where mask lanes are all ones, else b.
 ATTNLENS_VEC_INLINE f32x4 select(f32x4 mask, f32x4 a, f32x4 b) {
   return bit_or(bit_and(mask, a), and_not(b, mask));
@@ -166,19 +190,20 @@ ATTNLENS_VEC_INLINE f32x4 select(f32x4 mask, f32x4 a, f32x4 b) {
 // constant, whose low mantissa bits then hold n + 127, so shifting the bits left by 23 builds
 // 2^n directly. Then x - n ln 2 in two parts (hi has trailing zero bits, so n * hi is exact) and
 // a degree-5 polynomial; the constants are XNNPACK's rr2_p5 minimax set.
+template <typename M = MulAdd>
 ATTNLENS_VEC_INLINE f32x4 exp(f32x4 x) {
   const f32x4 magic = splat(0x1.8000FEp23f);  // 1.5 * 2^23 + 127
-  f32x4 n = add(mul(x, splat(0x1.715476p+0f)), magic);
+  f32x4 n = M::apply(x, splat(0x1.715476p+0f), magic);
   const f32x4 two_n = bits_shl23(n);
   n = sub(n, magic);
-  f32x4 t = add(mul(n, splat(-0x1.62E400p-1f)), x);
-  t = add(mul(n, splat(-0x1.7F7D1Cp-20f)), t);
-  f32x4 p = mul_add(splat(0x1.0F9F9Cp-7f), t, splat(0x1.573A1Ap-5f));
-  p = mul_add(p, t, splat(0x1.555A80p-3f));
-  p = mul_add(p, t, splat(0x1.FFFDC6p-2f));
-  p = mul_add(p, t, splat(0x1.FFFFF6p-1f));
+  f32x4 t = M::apply(n, splat(-0x1.62E400p-1f), x);
+  t = M::apply(n, splat(-0x1.7F7D1Cp-20f), t);
+  f32x4 p = M::apply(splat(0x1.0F9F9Cp-7f), t, splat(0x1.573A1Ap-5f));
+  p = M::apply(p, t, splat(0x1.555A80p-3f));
+  p = M::apply(p, t, splat(0x1.FFFDC6p-2f));
+  p = M::apply(p, t, splat(0x1.FFFFF6p-1f));
   t = mul(t, two_n);
-  const f32x4 e = mul_add(t, p, two_n);  // 2^n (1 + t p(t))
+  const f32x4 e = M::apply(t, p, two_n);  // 2^n (1 + t p(t))
   return and_not(e, less(x, splat(-0x1.5D589Ep6f)));
 }
 
