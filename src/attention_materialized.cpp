@@ -36,7 +36,8 @@ AttentionStats run_materialized(const Problem& p) {
     float* scores = raw_scores ? p.outputs.scores.data + h * head_scores : nullptr;
     float* out = p.outputs.output.data + h * s.query_len * s.value_dim;
     // Raw scores are wanted before scale and temperature, so then the factor comes afterwards.
-    const HeadOperands ops(p.inputs, p.options, h, raw_scores ? 1.0f : p.logit_factor, p.kernels);
+    const float factor = base2_logit_factor(p.logit_factor);
+    const HeadOperands ops(p.inputs, p.options, h, raw_scores ? 1.0f : factor, p.kernels);
     QueryPanel qp(p, ops, h, padded_keys);
     stats.scratch_bytes = std::max(
         stats.scratch_bytes,
@@ -49,7 +50,7 @@ AttentionStats run_materialized(const Problem& p) {
       qp.compute_scores(0, padded_keys);
       if (raw_scores) {
         p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, ones, scores + q0 * nk, keys);
-        qp.scale_scores(p.logit_factor);
+        qp.scale_scores(factor);
       }
       if (p.check_scores) qp.check_finite(0, nk);
       qp.apply_mask(0, nk);

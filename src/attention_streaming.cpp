@@ -42,7 +42,8 @@ void tiles_to_visit(const MaskEvaluator& mask, std::int64_t h, std::int64_t q0, 
 
 // The keys a panel of queries [q0, q1) can see at all: its band, or everything reachable when
 // global tokens exist (a global key may sit outside the band, a global query sees every key).
-KeyRange panel_keys(const MaskEvaluator& mask, std::int64_t h, std::int64_t q0, std::int64_t q1) {
+KeyRange panel_keys(const MaskEvaluator& mask, std::int64_t h, std::int64_t q0,
+                    std::int64_t q1) noexcept {
   return mask.has_global_tokens() ? mask.reachable(h, q0, q1) : mask.band(h, q0, q1);
 }
 
@@ -88,7 +89,7 @@ AttentionStats run_streaming(const Problem& p) {
   stats.tiles_total = s.heads * q_blocks * k_tiles;
 
   for (std::int64_t h = 0; h < s.heads; ++h) {
-    const HeadOperands ops(p.inputs, p.options, h, p.logit_factor, p.kernels);
+    const HeadOperands ops(p.inputs, p.options, h, base2_logit_factor(p.logit_factor), p.kernels);
     std::vector<QueryPanel> panels;
     panels.reserve(panels_per_block);
     for (std::size_t i = 0; i < panels_per_block; ++i) panels.emplace_back(p, ops, h, chunk);

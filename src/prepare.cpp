@@ -106,7 +106,7 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
   }
 }
 
-void HeadOperands::pack_queries(std::int64_t q0, std::int64_t rows, float* out) const {
+void HeadOperands::pack_queries(std::int64_t q0, std::int64_t rows, float* out) const noexcept {
   std::fill(out, out + query_panel_size(), 0.0f);
   for (std::int64_t j = 0; j < rows; ++j) {
     const float* row = queries_ + (q0 + j) * depth_;
@@ -115,7 +115,7 @@ void HeadOperands::pack_queries(std::int64_t q0, std::int64_t rows, float* out) 
 }
 
 void HeadOperands::scores(const float* query_panel, std::int64_t q0, std::int64_t rows,
-                          std::int64_t k0, std::int64_t width, float* s) const {
+                          std::int64_t k0, std::int64_t width, float* s, float* row) const noexcept {
   if (score_ != ScoreFunction::kAdditive) {
     kernels_.panel_gemm(static_cast<std::size_t>(width / kPanelKeys),
                         static_cast<std::size_t>(depth_),
@@ -123,21 +123,20 @@ void HeadOperands::scores(const float* query_panel, std::int64_t q0, std::int64_
                         query_panel, s, nullptr);
     return;
   }
-  std::vector<float> row(static_cast<std::size_t>(width));
   for (std::int64_t j = 0; j < kPanelQueries; ++j) {
     if (j < rows) {
       kernels_.additive_row(static_cast<std::size_t>(depth_), queries_ + (q0 + j) * depth_,
                             packed_keys_.data() + k0, static_cast<std::size_t>(padded_keys_),
-                            additive_v_.data(), static_cast<std::size_t>(width), row.data());
+                            additive_v_.data(), static_cast<std::size_t>(width), row);
     } else {
-      std::fill(row.begin(), row.end(), 0.0f);
+      std::fill(row, row + width, 0.0f);
     }
     for (std::int64_t i = 0; i < width; ++i) s[i * kPanelQueries + j] = row[i];
   }
 }
 
 void HeadOperands::accumulate_values(const float* p, std::int64_t k0, std::int64_t width,
-                                     const float* rescale, float* ot) const {
+                                     const float* rescale, float* ot) const noexcept {
   kernels_.panel_gemm(static_cast<std::size_t>(value_panels_), static_cast<std::size_t>(width),
                       packed_values_.data() + k0 * kPanelKeys,
                       static_cast<std::size_t>(padded_keys_ * kPanelKeys), p, ot, rescale);

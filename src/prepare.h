@@ -42,18 +42,21 @@ class HeadOperands {
   // Floats of one packed query panel.
   std::size_t query_panel_size() const { return static_cast<std::size_t>(depth_ * kPanelQueries); }
 
+  // The per-chunk operations never throw (see query_panel.h for why that matters).
+
   // out[p][j] = folded query q0 + j, element p, for j < rows (<= 8); zero for j >= rows.
-  void pack_queries(std::int64_t q0, std::int64_t rows, float* out) const;
+  void pack_queries(std::int64_t q0, std::int64_t rows, float* out) const noexcept;
 
   // s[i][j] = score(query q0 + j, key k0 + i) * fold for i < width, j < 8 (queries beyond `rows`
   // score 0, keys beyond Nk are padding). k0 and width are multiples of 4, k0 + width <= Nk4.
+  // `row` is scratch of `width` floats (used by the additive score only).
   void scores(const float* query_panel, std::int64_t q0, std::int64_t rows, std::int64_t k0,
-              std::int64_t width, float* s) const;
+              std::int64_t width, float* s, float* row) const noexcept;
 
   // ot[d][j] = (rescale ? ot[d][j] * rescale[j] : 0) + sum_i V[k0 + i][d] * p[i][j], for
   // d < Dv rounded up to 4; k0 and width as for scores().
   void accumulate_values(const float* p, std::int64_t k0, std::int64_t width,
-                         const float* rescale, float* ot) const;
+                         const float* rescale, float* ot) const noexcept;
 
   std::int64_t value_rows() const { return value_panels_ * kPanelKeys; }  // Dv rounded up to 4
   std::int64_t bytes() const;

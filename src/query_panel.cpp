@@ -19,9 +19,10 @@ QueryPanel::QueryPanel(const Problem& problem, const HeadOperands& operands, std
       head_(head),
       queries_(operands.query_panel_size()),
       scores_(static_cast<std::size_t>(max_chunk * kPanelQueries)),
-      output_t_(static_cast<std::size_t>(operands.value_rows() * kPanelQueries)) {}
+      output_t_(static_cast<std::size_t>(operands.value_rows() * kPanelQueries)),
+      row_(static_cast<std::size_t>(max_chunk)) {}
 
-void QueryPanel::start(std::int64_t q0, std::int64_t rows) {
+void QueryPanel::start(std::int64_t q0, std::int64_t rows) noexcept {
   q0_ = q0;
   rows_ = rows;
   has_output_ = false;
@@ -30,13 +31,13 @@ void QueryPanel::start(std::int64_t q0, std::int64_t rows) {
   std::fill(sum_, sum_ + kPanelQueries, 0.0f);
 }
 
-void QueryPanel::compute_scores(std::int64_t a, std::int64_t b) {
+void QueryPanel::compute_scores(std::int64_t a, std::int64_t b) noexcept {
   a_ = a;
   b_ = b;
-  ops_.scores(queries_.data(), q0_, rows_, a, b - a, scores_.data());
+  ops_.scores(queries_.data(), q0_, rows_, a, b - a, scores_.data(), row_.data());
 }
 
-void QueryPanel::scale_scores(float factor) {
+void QueryPanel::scale_scores(float factor) noexcept {
   for (std::int64_t i = 0; i < (b_ - a_) * kPanelQueries; ++i) scores_[i] *= factor;
 }
 
@@ -53,7 +54,7 @@ void QueryPanel::check_finite(std::int64_t lo, std::int64_t hi) const {
   }
 }
 
-void QueryPanel::apply_mask(std::int64_t lo, std::int64_t hi) {
+void QueryPanel::apply_mask(std::int64_t lo, std::int64_t hi) noexcept {
   const auto hide = [&](std::int64_t j, std::int64_t k0, std::int64_t k1) {
     for (std::int64_t k = k0; k < k1; ++k) scores_[(k - a_) * kPanelQueries + j] = kNegInf;
   };
@@ -76,7 +77,7 @@ void QueryPanel::apply_mask(std::int64_t lo, std::int64_t hi) {
   }
 }
 
-void QueryPanel::softmax_and_values() {
+void QueryPanel::softmax_and_values() noexcept {
   p_.kernels.online_softmax(static_cast<std::size_t>(b_ - a_), scores_.data(), max_, sum_,
                             rescale_);
   // The first chunk overwrites the output accumulator, so it is never zeroed.
@@ -85,7 +86,7 @@ void QueryPanel::softmax_and_values() {
   has_output_ = true;
 }
 
-void QueryPanel::finish(float* out) const {
+void QueryPanel::finish(float* out) const noexcept {
   const std::int64_t dv = p_.inputs.shape.value_dim;
   if (!has_output_) {  // no key visible to the whole panel
     std::fill(out, out + rows_ * dv, 0.0f);
@@ -98,9 +99,9 @@ void QueryPanel::finish(float* out) const {
                            static_cast<std::size_t>(dv));
 }
 
-std::int64_t QueryPanel::bytes() const {
+std::int64_t QueryPanel::bytes() const noexcept {
   return static_cast<std::int64_t>((queries_.size() + scores_.size() + output_t_.size() +
-                                    3 * kPanelQueries) *
+                                    row_.size() + 3 * kPanelQueries) *
                                    sizeof(float));
 }
 

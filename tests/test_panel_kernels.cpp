@@ -69,9 +69,9 @@ void check_panel_gemm(const PanelGemmKernel& kernel, std::size_t tiles, std::siz
   SUCCEED();
 }
 
-// The online-softmax contract evaluated in double from the same float inputs. Differences the
-// kernel forms in float (x - base) are formed in float here too, so only exp and the sums are
-// judged: relative 2e-6 per element plus FLT_MIN (results below the normal range may flush to
+// The online-softmax contract (base 2) evaluated in double from the same float inputs.
+// Differences the kernel forms in float (x - base) are formed in float here too, so only exp2
+// and the sums are judged: relative 2e-6 per element plus FLT_MIN (results below the normal range may flush to
 // zero), and 2e-6 + (n + 2) u for the sums.
 struct SoftmaxCase {
   std::vector<float> s;  // [n][8]
@@ -95,18 +95,18 @@ void check_online_softmax(const OnlineSoftmaxKernel& kernel, const SoftmaxCase& 
     const float base = m == -kInf ? 0.0f : m;
     INFO("column " << j << ": max in " << in.max[j] << ", block max " << m);
     CHECK(out.max[j] == m);
-    const double expected_rescale = std::exp(static_cast<double>(in.max[j] - base));
+    const double expected_rescale = std::exp2(static_cast<double>(in.max[j] - base));
     if (!close(expected_rescale, rescale[j], 2e-6)) {
       FAIL_CHECK("rescale: expected " << expected_rescale << ", actual " << rescale[j]);
     }
     double block_sum = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
       const float x = in.s[i * kPanelCols + j];
-      const double expected = x == -kInf ? 0.0 : std::exp(static_cast<double>(x - base));
+      const double expected = x == -kInf ? 0.0 : std::exp2(static_cast<double>(x - base));
       const float actual = out.s[i * kPanelCols + j];
       block_sum += expected;
       if (expected == 0.0 && actual != 0.0f) {
-        FAIL_CHECK("exp(-inf) must be exactly 0: row " << i << " got " << actual);
+        FAIL_CHECK("2^-inf must be exactly 0: row " << i << " got " << actual);
         return;
       }
       if (!close(expected, actual, 2e-6)) {
@@ -154,7 +154,7 @@ TEST_CASE("panel_gemm kernels: tiles x depth sweep, overwrite and scaled accumul
 
 TEST_CASE("panel_gemm kernels: zero scale clears C even when it held huge values",
           "[kernels][panel_gemm]") {
-  // Attention rescales its accumulators by exp(old max - new max), which underflows to exactly 0;
+  // Attention rescales its accumulators by 2^(old max - new max), which underflows to exactly 0;
   // 0 * finite C must give 0 so the old contents vanish.
   for (const PanelGemmKernel& kernel : panel_gemm_kernels()) {
     std::vector<float> a(4 * 3, 0.5f), b(8 * 3, 0.25f), c(kTile, 3e38f), scale(kPanelCols, 0.0f);
@@ -177,7 +177,7 @@ TEST_CASE("online_softmax kernels: fresh and continuing blocks", "[kernels][onli
       c.sum = random_floats(kPanelCols, rng, 0.5f, 50.0f);
       check_online_softmax(kernel, c, "continuing");
 
-      // Large magnitudes: exp(x) alone would overflow, exp(x - max) must not.
+      // Large magnitudes: 2^x alone would overflow, 2^(x - max) must not.
       c = random_block(n, rng, 1e6f - 60.0f, 1e6f);
       check_online_softmax(kernel, c, "s near 1e6");
       c = random_block(n, rng, -3e4f, 3e4f);
@@ -219,7 +219,7 @@ TEST_CASE("online_softmax kernels: an overflowed score turns its column NaN",
         CHECK(std::isnan(s[(n - 1) * kPanelCols + column]));
         CHECK(std::isnan(sum[column]));
         const std::size_t other = (column + 1) % kPanelCols;
-        CHECK(sum[other] == static_cast<float>(n));  // exp(1 - 1) = 1 per row, untouched by NaN
+        CHECK(sum[other] == static_cast<float>(n));  // 2^(1 - 1) = 1 per row, untouched by NaN
       }
     }
   }

@@ -8,7 +8,7 @@ namespace attnlens::kernels {
 
 void f32_gemm__scalar(std::size_t m, std::size_t n, std::size_t k, const float* a,
                       std::size_t lda, const float* b, std::size_t ldb, float* c,
-                      std::size_t ldc, bool accumulate) {
+                      std::size_t ldc, bool accumulate) noexcept {
   for (std::size_t i = 0; i < m; ++i) {
     float* crow = c + i * ldc;
     if (!accumulate) {
@@ -93,19 +93,19 @@ void gemm_simd(std::size_t m, std::size_t n, std::size_t k, const float* a, std:
 
 void f32_gemm__simd128_4x8(std::size_t m, std::size_t n, std::size_t k, const float* a,
                            std::size_t lda, const float* b, std::size_t ldb, float* c,
-                           std::size_t ldc, bool accumulate) {
+                           std::size_t ldc, bool accumulate) noexcept {
   gemm_simd<4, 2>(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
 void f32_gemm__simd128_6x8(std::size_t m, std::size_t n, std::size_t k, const float* a,
                            std::size_t lda, const float* b, std::size_t ldb, float* c,
-                           std::size_t ldc, bool accumulate) {
+                           std::size_t ldc, bool accumulate) noexcept {
   gemm_simd<6, 2>(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
 void f32_gemm__simd128_4x16(std::size_t m, std::size_t n, std::size_t k, const float* a,
                             std::size_t lda, const float* b, std::size_t ldb, float* c,
-                            std::size_t ldc, bool accumulate) {
+                            std::size_t ldc, bool accumulate) noexcept {
   gemm_simd<4, 4>(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 #endif  // ATTNLENS_HAVE_SIMD

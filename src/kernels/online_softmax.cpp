@@ -1,4 +1,4 @@
-// One online-softmax step over a [n][8] block of logits, column by column (contract in
+// One online-softmax step over a [n][8] block of base-2 logits, column by column (contract in
 // attnlens/kernels.h). The columns are 8 queries side by side, so in the SIMD kernel every
 // reduction (max, sum) runs down the block on whole vectors.
 #include <cmath>
@@ -15,15 +15,15 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 }  // namespace
 
 void f32_online_softmax__scalar_x8(std::size_t n, float* s, float* max, float* sum,
-                                   float* rescale) {
+                                   float* rescale) noexcept {
   for (std::size_t j = 0; j < kCols; ++j) {
     float m = max[j];
     for (std::size_t i = 0; i < n; ++i) m = s[i * kCols + j] > m ? s[i * kCols + j] : m;
     const float base = m == kNegInf ? 0.0f : m;
-    rescale[j] = std::exp(max[j] - base);
+    rescale[j] = std::exp2(max[j] - base);
     float block_sum = 0.0f;
     for (std::size_t i = 0; i < n; ++i) {
-      const float e = std::exp(s[i * kCols + j] - base);
+      const float e = std::exp2(s[i * kCols + j] - base);
       s[i * kCols + j] = e;
       block_sum += e;
     }
@@ -61,15 +61,15 @@ void online_softmax(std::size_t n, float* s, float* max, float* sum, float* resc
   const f32x4 ninf = simd::splat(kNegInf);
   const f32x4 base0 = simd::and_not(m0, simd::equal(m0, ninf));
   const f32x4 base1 = simd::and_not(m1, simd::equal(m1, ninf));
-  const f32x4 r0 = simd::exp<M>(simd::sub(old0, base0)), r1 = simd::exp<M>(simd::sub(old1, base1));
+  const f32x4 r0 = simd::exp2<M>(simd::sub(old0, base0)), r1 = simd::exp2<M>(simd::sub(old1, base1));
   simd::store(rescale, r0);
   simd::store(rescale + 4, r1);
 
   f32x4 sum0 = simd::splat(0.0f), sum1 = sum0;
   float* row = s;
   for (float* const end = s + n * kCols; row != end; row += kCols) {
-    const f32x4 e0 = simd::exp<M>(simd::sub(simd::load(row), base0));
-    const f32x4 e1 = simd::exp<M>(simd::sub(simd::load(row + 4), base1));
+    const f32x4 e0 = simd::exp2<M>(simd::sub(simd::load(row), base0));
+    const f32x4 e1 = simd::exp2<M>(simd::sub(simd::load(row + 4), base1));
     simd::store(row, e0);
     simd::store(row + 4, e1);
     sum0 = simd::add(sum0, e0);
@@ -81,13 +81,13 @@ void online_softmax(std::size_t n, float* s, float* max, float* sum, float* resc
 }  // namespace
 
 void f32_online_softmax__simd128_x8(std::size_t n, float* s, float* max, float* sum,
-                                    float* rescale) {
+                                    float* rescale) noexcept {
   online_softmax<simd::MulAdd>(n, s, max, sum, rescale);
 }
 
 #if ATTNLENS_HAVE_RELAXED_SIMD
 void f32_online_softmax__relaxedsimd_x8(std::size_t n, float* s, float* max, float* sum,
-                                        float* rescale) {
+                                        float* rescale) noexcept {
   online_softmax<simd::RelaxedMulAdd>(n, s, max, sum, rescale);
 }
 #endif

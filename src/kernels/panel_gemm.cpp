@@ -12,7 +12,7 @@ constexpr std::size_t kRows = kPanelRows, kCols = kPanelCols;
 
 void f32_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a,
                                 std::size_t a_stride, const float* b, float* c,
-                                const float* c_scale) {
+                                const float* c_scale) noexcept {
   for (std::size_t t = 0; t < tiles; ++t, a += a_stride, c += kRows * kCols) {
     float acc[kRows][kCols];
     for (std::size_t r = 0; r < kRows; ++r) {
@@ -88,14 +88,14 @@ void panel_gemm(std::size_t tiles, std::size_t k, const float* a, std::size_t a_
 
 void f32_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
                                  std::size_t a_stride, const float* b, float* c,
-                                 const float* c_scale) {
+                                 const float* c_scale) noexcept {
   panel_gemm<simd::MulAdd>(tiles, k, a, a_stride, b, c, c_scale);
 }
 
 #if ATTNLENS_HAVE_RELAXED_SIMD
 void f32_panel_gemm__relaxedsimd_4x8(std::size_t tiles, std::size_t k, const float* a,
                                      std::size_t a_stride, const float* b, float* c,
-                                     const float* c_scale) {
+                                     const float* c_scale) noexcept {
   panel_gemm<simd::RelaxedMulAdd>(tiles, k, a, a_stride, b, c, c_scale);
 }
 #endif

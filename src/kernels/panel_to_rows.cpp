@@ -11,7 +11,7 @@ constexpr std::size_t kCols = kPanelCols;
 }  // namespace
 
 void f32_panel_to_rows__scalar_x8(std::size_t n, const float* panel, std::size_t rows,
-                                  const float* scale, float* out, std::size_t ldo) {
+                                  const float* scale, float* out, std::size_t ldo) noexcept {
   for (std::size_t j = 0; j < rows; ++j) {
     for (std::size_t i = 0; i < n; ++i) out[j * ldo + i] = panel[i * kCols + j] * scale[j];
   }
@@ -21,7 +21,7 @@ void f32_panel_to_rows__scalar_x8(std::size_t n, const float* panel, std::size_t
 // 4 x 4 blocks: four vector loads down the panel, a register transpose, four scaled vector
 // stores along the rows; remainders go element by element.
 void f32_panel_to_rows__simd128_x8(std::size_t n, const float* panel, std::size_t rows,
-                                   const float* scale, float* out, std::size_t ldo) {
+                                   const float* scale, float* out, std::size_t ldo) noexcept {
   using simd::f32x4;
   const std::size_t n4 = n / 4 * 4;
   std::size_t j = 0;

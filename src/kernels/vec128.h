@@ -9,6 +9,8 @@
 // f32x4.relaxed_madd. Only operations the kernels use are provided.
 #pragma once
 
+#include <cstdint>
+
 #if defined(ATTNLENS_NO_SIMD)
 #define ATTNLENS_HAVE_SIMD 0
 #elif defined(__wasm_simd128__)
@@ -56,8 +58,11 @@ ATTNLENS_VEC_INLINE f32x4 bit_and(f32x4 a, f32x4 b) { return wasm_v128_and(a, b)
 ATTNLENS_VEC_INLINE f32x4 and_not(f32x4 a, f32x4 mask) { return wasm_v128_andnot(a, mask); }
 ATTNLENS_VEC_INLINE f32x4 bit_or(f32x4 a, f32x4 b) { return wasm_v128_or(a, b); }
 ATTNLENS_VEC_INLINE f32x4 bit_xor(f32x4 a, f32x4 b) { return wasm_v128_xor(a, b); }
-// The bits of each lane shifted left by 23 (an integer shift of the float's representation).
+// Integer operations on the lanes' bit patterns.
 ATTNLENS_VEC_INLINE f32x4 bits_shl23(f32x4 a) { return wasm_i32x4_shl(a, 23); }
+ATTNLENS_VEC_INLINE f32x4 int_splat(std::int32_t x) { return wasm_i32x4_splat(x); }
+ATTNLENS_VEC_INLINE f32x4 int_sub(f32x4 a, f32x4 b) { return wasm_i32x4_sub(a, b); }
+ATTNLENS_VEC_INLINE f32x4 int_max(f32x4 a, f32x4 b) { return wasm_i32x4_max(a, b); }
 ATTNLENS_VEC_INLINE float hsum(f32x4 v) {
   const f32x4 s = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   return wasm_f32x4_extract_lane(wasm_f32x4_add(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
@@ -101,6 +106,16 @@ ATTNLENS_VEC_INLINE f32x4 bit_xor(f32x4 a, f32x4 b) { return _mm_xor_ps(a, b); }
 ATTNLENS_VEC_INLINE f32x4 bits_shl23(f32x4 a) {
   return _mm_castsi128_ps(_mm_slli_epi32(_mm_castps_si128(a), 23));
 }
+ATTNLENS_VEC_INLINE f32x4 int_splat(std::int32_t x) { return _mm_castsi128_ps(_mm_set1_epi32(x)); }
+ATTNLENS_VEC_INLINE f32x4 int_sub(f32x4 a, f32x4 b) {
+  return _mm_castsi128_ps(_mm_sub_epi32(_mm_castps_si128(a), _mm_castps_si128(b)));
+}
+// SSE2 has no pmaxsd: compare and select.
+ATTNLENS_VEC_INLINE f32x4 int_max(f32x4 a, f32x4 b) {
+  const __m128i x = _mm_castps_si128(a), y = _mm_castps_si128(b);
+  const __m128i greater = _mm_cmpgt_epi32(x, y);
+  return _mm_castsi128_ps(_mm_or_si128(_mm_and_si128(greater, x), _mm_andnot_si128(greater, y)));
+}
 ATTNLENS_VEC_INLINE float hsum(f32x4 v) {
   const __m128 s = _mm_add_ps(v, _mm_movehl_ps(v, v));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
@@ -143,6 +158,13 @@ ATTNLENS_VEC_INLINE f32x4 bit_xor(f32x4 a, f32x4 b) {
 ATTNLENS_VEC_INLINE f32x4 bits_shl23(f32x4 a) {
   return vreinterpretq_f32_s32(vshlq_n_s32(vreinterpretq_s32_f32(a), 23));
 }
+ATTNLENS_VEC_INLINE f32x4 int_splat(std::int32_t x) { return vreinterpretq_f32_s32(vdupq_n_s32(x)); }
+ATTNLENS_VEC_INLINE f32x4 int_sub(f32x4 a, f32x4 b) {
+  return vreinterpretq_f32_s32(vsubq_s32(vreinterpretq_s32_f32(a), vreinterpretq_s32_f32(b)));
+}
+ATTNLENS_VEC_INLINE f32x4 int_max(f32x4 a, f32x4 b) {
+  return vreinterpretq_f32_s32(vmaxq_s32(vreinterpretq_s32_f32(a), vreinterpretq_s32_f32(b)));
+}
 ATTNLENS_VEC_INLINE float hsum(f32x4 v) { return vaddvq_f32(v); }
 ATTNLENS_VEC_INLINE float hmax(f32x4 v) { return vmaxvq_f32(v); }
 ATTNLENS_VEC_INLINE void transpose4(f32x4& r0, f32x4& r1, f32x4& r2, f32x4& r3) {
@@ -180,10 +202,19 @@ ATTNLENS_VEC_INLINE f32x4 select(f32x4 mask, f32x4 a, f32x4 b) {
   return bit_or(bit_and(mask, a), and_not(b, mask));
 }
 
-// exp(x) for x <= 88, relative error below 2e-7 (1.8e-7 measured over every float in
-// [-87.3, 0]). Inputs below -87.34 (including -inf) give exactly 0, which is what makes masked
-// softmax entries exact zeros; NaN stays NaN. Every caller passes x <= 0: softmax arguments are
-// x - max, and tanh uses exp(-2|x|).
+// 2^n for the integer n that the magic-number rounding left in the low mantissa bits of
+// `rounded` (bits = 0x4B400000 + n + bias), or exactly 0 when the biased exponent would be 0 or
+// less. The clamp is an integer max instead of a compare and select: clang 14 turns
+// andnot(x, compare) into v128.bitselect, three instructions under V8.
+ATTNLENS_VEC_INLINE f32x4 two_to_the(f32x4 rounded, std::int32_t bias) {
+  const f32x4 exponent = int_max(int_sub(rounded, int_splat(0x4B400000 - bias)), int_splat(0));
+  return bits_shl23(exponent);
+}
+
+// exp(x) for x <= 88, relative error below 2e-7 (1.9e-7 measured over every float in
+// [-87.3, 88]). x below -87.3 (including -inf) gives 0, exactly: the exponent clamp makes 2^n
+// zero, which is what makes masked softmax entries exact zeros; NaN stays NaN (max() lets it
+// through). Every caller passes x <= 0 (softmax arguments are x - max, tanh uses exp(-2|x|)).
 //
 // About 20 vector operations per 4 lanes and no float<->int conversion (those are multi-
 // instruction sequences under V8 on x86): n = round(x / ln 2) comes from adding a magic
@@ -192,9 +223,10 @@ ATTNLENS_VEC_INLINE f32x4 select(f32x4 mask, f32x4 a, f32x4 b) {
 // a degree-5 polynomial; the constants are XNNPACK's rr2_p5 minimax set.
 template <typename M = MulAdd>
 ATTNLENS_VEC_INLINE f32x4 exp(f32x4 x) {
+  x = max(x, splat(-88.5f));
   const f32x4 magic = splat(0x1.8000FEp23f);  // 1.5 * 2^23 + 127
   f32x4 n = M::apply(x, splat(0x1.715476p+0f), magic);
-  const f32x4 two_n = bits_shl23(n);
+  const f32x4 two_n = two_to_the(n, 0);  // the magic constant already holds the bias
   n = sub(n, magic);
   f32x4 t = M::apply(n, splat(-0x1.62E400p-1f), x);
   t = M::apply(n, splat(-0x1.7F7D1Cp-20f), t);
@@ -203,8 +235,26 @@ ATTNLENS_VEC_INLINE f32x4 exp(f32x4 x) {
   p = M::apply(p, t, splat(0x1.FFFDC6p-2f));
   p = M::apply(p, t, splat(0x1.FFFFF6p-1f));
   t = mul(t, two_n);
-  const f32x4 e = M::apply(t, p, two_n);  // 2^n (1 + t p(t))
-  return and_not(e, less(x, splat(-0x1.5D589Ep6f)));
+  return M::apply(t, p, two_n);  // 2^n (1 + t p(t))
+}
+
+// 2^x for x <= 127, relative error below 2e-7 (1.8e-7 measured over [-126, 0]); below -126.5
+// (including -inf) exactly 0, NaN stays NaN. The softmax kernels work in base 2 (the caller
+// folds log2(e) into the logits), which saves exp's multiplication by 1/ln 2 and its two-part
+// reduction: x - round(x) is exact. Degree-5 polynomial for 2^t on [-0.5, 0.5], fitted for
+// relative error (Lawson's algorithm in 40-digit arithmetic, rounded to float).
+template <typename M = MulAdd>
+ATTNLENS_VEC_INLINE f32x4 exp2(f32x4 x) {
+  x = max(x, splat(-127.0f));
+  const f32x4 magic = splat(0x1.8p23f);  // 1.5 * 2^23: adding it rounds to an integer
+  const f32x4 rounded = add(x, magic);
+  const f32x4 t = sub(x, sub(rounded, magic));  // in [-0.5, 0.5], exact
+  const f32x4 two_n = two_to_the(rounded, 127);
+  f32x4 p = M::apply(splat(0x1.5BBA4Cp-10f), t, splat(0x1.3CEAB8p-7f));
+  p = M::apply(p, t, splat(0x1.C6B754p-5f));
+  p = M::apply(p, t, splat(0x1.EBF9BCp-3f));
+  p = M::apply(p, t, splat(0x1.62E42Ap-1f));
+  return M::apply(mul(t, two_n), p, two_n);  // 2^n (1 + t p(t))
 }
 
 // tanh(x) = sign(x) * (1 - e) / (1 + e) with e = exp(-2|x|): no cancellation for large |x|,
