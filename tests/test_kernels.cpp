@@ -17,7 +17,7 @@ using namespace attnlens_test;
 
 namespace {
 
-// 1, 2, 3, tile-1 / tile / tile+1 for the register tiles in use (4, 6, 8 rows; 8, 16 columns),
+// 1, 2, 3, tile-1 / tile / tile+1 for the register tiles in use (4 rows; 4, 8 columns),
 // their multiples, and odd large sizes.
 const std::vector<std::size_t> kSizes = {1,  2,  3,  4,  5,  6,  7,  8,  9,  11, 12,
                                          13, 15, 16, 17, 31, 32, 33, 64, 65, 127};
@@ -261,6 +261,9 @@ TEST_CASE("gemm kernels: large and degenerate shapes", "[kernels][gemm]") {
     check_gemm(kernel, 65, 64, 130, true, 0, seed++);
     check_gemm(kernel, 64, 65, 64, false, 7, seed++);
     check_gemm(kernel, 130, 3, 67, true, 2, seed++);
+    // Depths past the SIMD kernel's 256-deep B panels: the second block accumulates onto the first.
+    check_gemm(kernel, 9, 17, 300, false, 3, seed++);
+    check_gemm(kernel, 5, 24, 513, true, 0, seed++);
     // k = 0: C becomes 0, or stays C_in when accumulating.
     check_gemm(kernel, 5, 9, 0, false, 2, seed++);
     check_gemm(kernel, 5, 9, 0, true, 2, seed++);

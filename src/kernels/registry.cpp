@@ -91,8 +91,8 @@ const KernelSet kSets[] = {
      &f32_panel_to_rows__simd128_x8},
 #endif
 #if ATTNLENS_HAVE_RELAXED_SIMD
-    // The simd128 set with f32x4.relaxed_madd in the two kernels attention spends its time in.
-    {"relaxedsimd", &f32_gemm__simd128_4x8, &f32_row_max__simd128_x8, &f32_exp_sum__simd128_x8,
+    // The simd128 set with f32x4.relaxed_madd in the GEMMs and the softmax.
+    {"relaxedsimd", &f32_gemm__relaxedsimd_4x8, &f32_row_max__simd128_x8, &f32_exp_sum__simd128_x8,
      &f32_additive_row__simd128_x4, &f32_panel_gemm__relaxedsimd_4x8,
      &f32_online_softmax__relaxedsimd_x8, &f32_panel_to_rows__simd128_x8},
 #endif
