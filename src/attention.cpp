@@ -61,7 +61,7 @@ float max_abs(FloatView x) {
 namespace detail {
 
 bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& options,
-                         float factor) {
+                         float factor, const InputMagnitudes& magnitudes) {
   // Bounds in double; a quarter of FLT_MAX leaves room for the online-softmax arithmetic.
   const double limit = std::numeric_limits<float>::max() / 4.0;
   const double d = static_cast<double>(in.shape.head_dim);
@@ -69,13 +69,13 @@ bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& opti
   switch (options.score) {
     case ScoreFunction::kScaledDot:
     case ScoreFunction::kDot:
-      return static_cast<double>(max_abs(in.q)) * max_abs(in.k) * d * f > limit;
+      return static_cast<double>(magnitudes.q) * magnitudes.k * d * f > limit;
     case ScoreFunction::kCosine:
       return f > limit;  // |cosine| <= 1
     case ScoreFunction::kAdditive: {
       const AdditiveWeights& a = options.additive;
-      const double pre_tanh = static_cast<double>(max_abs(in.q)) * max_abs(a.w_query) * d +
-                              static_cast<double>(max_abs(in.k)) * max_abs(a.w_key) * d;
+      const double pre_tanh = static_cast<double>(magnitudes.q) * max_abs(a.w_query) * d +
+                              static_cast<double>(magnitudes.k) * max_abs(a.w_key) * d;
       const double score = static_cast<double>(max_abs(a.v)) * static_cast<double>(a.hidden);
       return pre_tanh > limit || score * f > limit;
     }
@@ -94,13 +94,13 @@ float default_scale(ScoreFunction score, std::int64_t head_dim) {
 
 AttentionStats attention(const AttentionInputs& inputs, const AttentionOptions& options,
                          const AttentionOutputs& outputs) {
-  detail::validate_attention(inputs, options, outputs);
+  const detail::InputMagnitudes magnitudes = detail::validate_attention(inputs, options, outputs);
   const KernelSet& kernels = options.kernels ? *options.kernels : default_kernel_set();
   const float scale = options.scale ? *options.scale : default_scale(options.score, inputs.shape.head_dim);
   const detail::MaskEvaluator mask(options.mask, inputs.shape);
   const float factor = scale / options.temperature;
   const detail::Problem problem{inputs,  options, outputs, kernels, mask, factor,
-                                detail::logits_may_overflow(inputs, options, factor)};
+                                detail::logits_may_overflow(inputs, options, factor, magnitudes)};
 
   const AttentionStats stats = pick_strategy(options, outputs) == Strategy::kMaterialized
                                    ? detail::run_materialized(problem)

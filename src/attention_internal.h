@@ -4,6 +4,7 @@
 #include "attnlens/attention.h"
 #include "attnlens/kernels.h"
 #include "mask_eval.h"
+#include "validate.h"
 
 namespace attnlens::detail {
 
@@ -15,14 +16,14 @@ struct Problem {
   const MaskEvaluator& mask;
   float logit_factor;  // scale / temperature
   // True when the inputs are large enough that a logit could overflow float32; the strategies
-  // then check every score tile (require_finite_scores) instead of trusting the bound.
+  // then check every score tile (QueryPanel::check_finite) instead of trusting the bound.
   bool check_scores;
 };
 
-// Whether a logit can overflow float32 for these (validated) inputs, from max |q|, |k| and the
-// weights: the common case proves it cannot and skips the per-tile checks.
+// Whether a logit can overflow float32 for these (validated) inputs, from max |q|, |k| (found
+// by validation) and the weights: the common case proves it cannot and skips the checks.
 bool logits_may_overflow(const AttentionInputs& inputs, const AttentionOptions& options,
-                         float logit_factor);
+                         float logit_factor, const InputMagnitudes& magnitudes);
 
 // The online-softmax kernel works in base 2 (attnlens/kernels.h), so the panels fold log2(e)
 // into the logit factor: one rounding of the product, one multiplication fewer per score.

@@ -30,11 +30,16 @@ void project(const KernelSet& kernels, const float* x, std::int64_t rows, std::i
 
 // [rows][cols] row-major -> panels [rows4 / 4][cols][4] (rows4 = rows rounded up to 4, the
 // padding zero): the layout whose 4 rows a panel kernel broadcasts per step.
+// Written panel by panel so every store is sequential (4 row streams are read at once).
 std::vector<float> pack_row_panels(const float* x, std::int64_t rows, std::int64_t cols) {
   std::vector<float> out(static_cast<std::size_t>(round_up(rows, kPanelKeys) * cols), 0.0f);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    float* panel = out.data() + (r / kPanelKeys) * cols * kPanelKeys + r % kPanelKeys;
-    for (std::int64_t c = 0; c < cols; ++c) panel[c * kPanelKeys] = x[r * cols + c];
+  float* o = out.data();
+  for (std::int64_t r0 = 0; r0 < rows; r0 += kPanelKeys, o += cols * kPanelKeys) {
+    const std::int64_t count = std::min(kPanelKeys, rows - r0);
+    for (std::int64_t r = 0; r < count; ++r) {
+      const float* row = x + (r0 + r) * cols;
+      for (std::int64_t c = 0; c < cols; ++c) o[c * kPanelKeys + r] = row[c];
+    }
   }
   return out;
 }
@@ -98,10 +103,12 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
   // (4 value dimensions) per panel, keys padded to Nk4.
   const float* v = in.v.data + head * s.key_len * s.value_dim;
   packed_values_.assign(static_cast<std::size_t>(value_panels_ * padded_keys_ * kPanelKeys), 0.0f);
-  for (std::int64_t j = 0; j < s.key_len; ++j) {
-    for (std::int64_t c = 0; c < s.value_dim; ++c) {
-      packed_values_[(c / kPanelKeys) * padded_keys_ * kPanelKeys + j * kPanelKeys +
-                     c % kPanelKeys] = v[j * s.value_dim + c];
+  for (std::int64_t pc = 0; pc < value_panels_; ++pc) {
+    // Each key contributes its 4 values of this panel: a 16-byte copy when Dv allows.
+    const std::int64_t c0 = pc * kPanelKeys, count = std::min(kPanelKeys, s.value_dim - c0);
+    float* panel = packed_values_.data() + pc * padded_keys_ * kPanelKeys;
+    for (std::int64_t j = 0; j < s.key_len; ++j) {
+      for (std::int64_t c = 0; c < count; ++c) panel[j * kPanelKeys + c] = v[j * s.value_dim + c0 + c];
     }
   }
 }

@@ -44,16 +44,23 @@ void require_length(std::size_t actual, std::int64_t expected, const char* name,
   }
 }
 
-void require_finite(FloatView values, const char* name) {
-  // A branch-free sweep over the exponent bits first (all ones means NaN or Inf; integer OR
-  // vectorises), then the exact index only when something is wrong.
-  std::uint32_t bad = 0;
+float require_finite(FloatView values, const char* name) {
+  // One branch-free sweep: the largest sign-cleared bit pattern is max |x| when every value is
+  // finite (for non-negative floats integer order is float order, and an integer max
+  // vectorises), and Inf or NaN patterns exceed every finite one. The exact index is looked
+  // for only when something is wrong.
+  std::uint32_t largest = 0;
   for (std::size_t i = 0; i < values.size; ++i) {
     std::uint32_t bits;
     std::memcpy(&bits, &values.data[i], sizeof bits);
-    bad |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+    bits &= 0x7fffffffu;
+    largest = bits > largest ? bits : largest;
   }
-  if (bad == 0) return;
+  if (largest < 0x7f800000u) {
+    float max_abs;
+    std::memcpy(&max_abs, &largest, sizeof max_abs);
+    return max_abs;
+  }
   for (std::size_t i = 0; i < values.size; ++i) {
     const float x = values[i];
     if (!std::isfinite(x)) {
@@ -62,6 +69,7 @@ void require_finite(FloatView values, const char* name) {
                                      "; inputs must be finite");
     }
   }
+  return 0.0f;  // not reached: some value was not finite
 }
 
 void require_product_length(std::size_t actual, const char* name, const char* symbols,
@@ -207,8 +215,8 @@ void validate_options(const AttentionShape& shape, const AttentionOptions& optio
 
 }  // namespace
 
-void validate_attention(const AttentionInputs& in, const AttentionOptions& options,
-                        const AttentionOutputs& out) {
+InputMagnitudes validate_attention(const AttentionInputs& in, const AttentionOptions& options,
+                                   const AttentionOutputs& out) {
   const AttentionShape& s = in.shape;
   validate_shape(s);
   require_product_length(in.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
@@ -234,9 +242,11 @@ void validate_attention(const AttentionInputs& in, const AttentionOptions& optio
   if (out.output.data == nullptr) {
     throw InvalidArgumentError("output", "an output buffer is required");
   }
-  require_finite(in.q, "q");
-  require_finite(in.k, "k");
+  InputMagnitudes magnitudes;
+  magnitudes.q = require_finite(in.q, "q");
+  magnitudes.k = require_finite(in.k, "k");
   require_finite(in.v, "v");
+  return magnitudes;
 }
 
 }  // namespace attnlens::detail
