@@ -42,6 +42,13 @@ if want wasm-simd; then
   run_ctest build/wasm-simd
 fi
 
+if want wasm-relaxed; then
+  step "WebAssembly build with relaxed SIMD (f32x4.relaxed_madd) under Node: C++ test suite"
+  python3 scripts/test_wasm_relaxed_madd.py
+  EMSCRIPTEN_BUILD=1 configure_and_build build/wasm-relaxed -DATTNLENS_RELAXED_SIMD=ON
+  run_ctest build/wasm-relaxed
+fi
+
 if want wasm-nosimd; then
   step "WebAssembly build without SIMD under Node: C++ test suite"
   EMSCRIPTEN_BUILD=1 configure_and_build build/wasm-nosimd -DATTNLENS_NO_SIMD=ON

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -39,10 +40,20 @@ Strategy pick_strategy(const AttentionOptions& options, const AttentionOutputs& 
                                                            : Strategy::kMaterialized;
 }
 
+// max |x| of finite values, as the largest sign-cleared bit pattern: for non-negative floats the
+// integer order is the float order, and an integer max reduction vectorises where a float max
+// (with its NaN rules) does not. Runs on every call, so it must not cost more than the checks.
 float max_abs(FloatView x) {
-  float m = 0.0f;
-  for (std::size_t i = 0; i < x.size; ++i) m = std::max(m, std::fabs(x[i]));
-  return m;
+  std::uint32_t m = 0;
+  for (std::size_t i = 0; i < x.size; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &x.data[i], sizeof bits);
+    bits &= 0x7fffffffu;
+    m = bits > m ? bits : m;
+  }
+  float result;
+  std::memcpy(&result, &m, sizeof result);
+  return result;
 }
 
 }  // namespace
@@ -50,7 +61,7 @@ float max_abs(FloatView x) {
 namespace detail {
 
 bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& options,
-                         float factor) {
+                         float factor, const InputMagnitudes& magnitudes) {
   // Bounds in double; a quarter of FLT_MAX leaves room for the online-softmax arithmetic.
   const double limit = std::numeric_limits<float>::max() / 4.0;
   const double d = static_cast<double>(in.shape.head_dim);
@@ -58,33 +69,18 @@ bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& opti
   switch (options.score) {
     case ScoreFunction::kScaledDot:
     case ScoreFunction::kDot:
-      return static_cast<double>(max_abs(in.q)) * max_abs(in.k) * d * f > limit;
+      return static_cast<double>(magnitudes.q) * magnitudes.k * d * f > limit;
     case ScoreFunction::kCosine:
       return f > limit;  // |cosine| <= 1
     case ScoreFunction::kAdditive: {
       const AdditiveWeights& a = options.additive;
-      const double pre_tanh = static_cast<double>(max_abs(in.q)) * max_abs(a.w_query) * d +
-                              static_cast<double>(max_abs(in.k)) * max_abs(a.w_key) * d;
+      const double pre_tanh = static_cast<double>(magnitudes.q) * max_abs(a.w_query) * d +
+                              static_cast<double>(magnitudes.k) * max_abs(a.w_key) * d;
       const double score = static_cast<double>(max_abs(a.v)) * static_cast<double>(a.hidden);
       return pre_tanh > limit || score * f > limit;
     }
   }
   return true;
-}
-
-void require_finite_scores(const float* s, std::int64_t rows, std::int64_t width, std::size_t lds,
-                           std::int64_t head, std::int64_t q0, std::int64_t k0) {
-  for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t c = 0; c < width; ++c) {
-      if (!std::isfinite(s[static_cast<std::size_t>(r) * lds + static_cast<std::size_t>(c)])) {
-        throw NonFiniteError("scores", "scale * score / temperature overflowed float32 at head " +
-                                           std::to_string(head) + ", query " +
-                                           std::to_string(q0 + r) + ", key " +
-                                           std::to_string(k0 + c) +
-                                           "; rescale the inputs or raise the temperature");
-      }
-    }
-  }
 }
 
 }  // namespace detail
@@ -98,13 +94,13 @@ float default_scale(ScoreFunction score, std::int64_t head_dim) {
 
 AttentionStats attention(const AttentionInputs& inputs, const AttentionOptions& options,
                          const AttentionOutputs& outputs) {
-  detail::validate_attention(inputs, options, outputs);
+  const detail::InputMagnitudes magnitudes = detail::validate_attention(inputs, options, outputs);
   const KernelSet& kernels = options.kernels ? *options.kernels : default_kernel_set();
   const float scale = options.scale ? *options.scale : default_scale(options.score, inputs.shape.head_dim);
   const detail::MaskEvaluator mask(options.mask, inputs.shape);
   const float factor = scale / options.temperature;
   const detail::Problem problem{inputs,  options, outputs, kernels, mask, factor,
-                                detail::logits_may_overflow(inputs, options, factor)};
+                                detail::logits_may_overflow(inputs, options, factor, magnitudes)};
 
   const AttentionStats stats = pick_strategy(options, outputs) == Strategy::kMaterialized
                                    ? detail::run_materialized(problem)
@@ -141,17 +137,17 @@ std::int64_t working_set_bytes(const AttentionShape& shape, Strategy strategy,
   const std::int64_t depth = options.score == ScoreFunction::kAdditive && options.additive.hidden > 0
                                  ? options.additive.hidden
                                  : shape.head_dim;
+  // One head's packed operands (prepare.h) and one query panel's scratch (query_panel.h).
+  const std::int64_t keys4 = detail::round_up(shape.key_len, detail::kPanelKeys);
+  const std::int64_t values4 = detail::round_up(shape.value_dim, detail::kPanelKeys);
+  const std::int64_t operands = keys4 * (depth + values4) + shape.query_len * depth;
+  const auto panel = [&](std::int64_t chunk) {
+    return detail::kPanelQueries * (depth + chunk + values4 + 3);
+  };
   if (strategy == Strategy::kMaterialized) {
-    const std::int64_t keys = detail::div_up(shape.key_len, detail::kMaterializedKeyBlock) *
-                              detail::kMaterializedKeyBlock * depth;
-    return f * (shape.query_len * shape.key_len + keys + shape.query_len * depth);
+    return f * (shape.query_len * shape.key_len + operands + panel(keys4));
   }
-  const std::int64_t bq = std::min(options.query_block > 0 ? options.query_block
-                                                           : detail::kDefaultQueryBlock, shape.query_len);
-  const std::int64_t bk = std::min(options.key_block > 0 ? options.key_block
-                                                         : detail::kDefaultKeyBlock, shape.key_len);
-  const std::int64_t keys = detail::div_up(shape.key_len, bk) * bk * depth;
-  return f * (keys + shape.query_len * depth + bq * bk + bq * shape.value_dim + 2 * bq);
+  return f * (operands + panel(std::min(detail::kStreamingChunk, keys4)));
 }
 
 }  // namespace attnlens

@@ -4,6 +4,7 @@
 #include "attnlens/attention.h"
 #include "attnlens/kernels.h"
 #include "mask_eval.h"
+#include "validate.h"
 
 namespace attnlens::detail {
 
@@ -15,23 +16,30 @@ struct Problem {
   const MaskEvaluator& mask;
   float logit_factor;  // scale / temperature
   // True when the inputs are large enough that a logit could overflow float32; the strategies
-  // then check every score tile (require_finite_scores) instead of trusting the bound.
+  // then check every score tile (QueryPanel::check_finite) instead of trusting the bound.
   bool check_scores;
 };
 
-// NonFiniteError naming the first non-finite logit of a [rows, width] tile at (q0, k0).
-void require_finite_scores(const float* s, std::int64_t rows, std::int64_t width, std::size_t lds,
-                           std::int64_t head, std::int64_t q0, std::int64_t k0);
-
-// Whether a logit can overflow float32 for these (validated) inputs, from max |q|, |k| and the
-// weights: the common case proves it cannot and skips the per-tile checks.
+// Whether a logit can overflow float32 for these (validated) inputs, from max |q|, |k| (found
+// by validation) and the weights: the common case proves it cannot and skips the checks.
 bool logits_may_overflow(const AttentionInputs& inputs, const AttentionOptions& options,
-                         float logit_factor);
+                         float logit_factor, const InputMagnitudes& magnitudes);
 
-// Default tile sizes of the streaming strategy (rows of Q, columns of K per tile).
+// The online-softmax kernel works in base 2 (attnlens/kernels.h), so the panels fold log2(e)
+// into the logit factor: one rounding of the product, one multiplication fewer per score.
+inline float base2_logit_factor(float logit_factor) {
+  return static_cast<float>(static_cast<double>(logit_factor) * 1.4426950408889634);
+}
+
+// Default tile sizes of the streaming strategy (rows of Q, columns of K per tile): the grid
+// on which whole tiles are skipped and AttentionStats counts. Work inside a tile is done per
+// panel of 8 queries and narrowed to what each panel can see, so these matter little.
 constexpr std::int64_t kDefaultQueryBlock = 32;
 constexpr std::int64_t kDefaultKeyBlock = 64;
-// Key tile width the materialized strategy packs keys in.
+// The most keys one online-softmax step of the streaming strategy covers (a multiple of 4):
+// larger chunks rescale the running output less often, smaller ones keep scores in L1.
+constexpr std::int64_t kStreamingChunk = 128;
+// The tile width the materialized strategy reports its (unskippable) tiles in.
 constexpr std::int64_t kMaterializedKeyBlock = 64;
 
 AttentionStats run_materialized(const Problem& problem);

@@ -1,22 +1,25 @@
-// Materialized attention: the whole [Nq, Nk] score matrix of one head at a time. It is what
+// Materialized attention: the whole [Nq, Nk] weight matrix of one head at a time. It is what
 // the visualisation needs (weights and raw scores), and the fastest path for short texts.
+//
+// It runs the streaming strategy's panel steps with one chunk spanning every key, so the online
+// softmax degenerates to the plain one, and writes each panel's scores and weights out as rows.
 #include <algorithm>
-#include <cstring>
-#include <limits>
 #include <vector>
 
 #include "attention_internal.h"
 #include "prepare.h"
+#include "query_panel.h"
 #include "validate.h"
 
 namespace attnlens::detail {
 
 AttentionStats run_materialized(const Problem& p) {
   const AttentionShape& s = p.inputs.shape;
-  const std::size_t nq = static_cast<std::size_t>(s.query_len);
-  const std::size_t nk = static_cast<std::size_t>(s.key_len);
-  const std::size_t head_scores = to_size(s.query_len * s.key_len, sizeof(float), "query_len*key_len");
-  const float ninf = -std::numeric_limits<float>::infinity();
+  const std::int64_t nk = s.key_len;
+  const std::int64_t padded_keys = round_up(nk, kPanelKeys);
+  const std::size_t head_scores = to_size(s.query_len * nk, sizeof(float), "query_len*key_len");
+  const bool raw_scores = !p.outputs.scores.empty();
+  const auto keys = static_cast<std::size_t>(nk);
 
   // Weights go straight into the caller's buffer when there is one.
   std::vector<float> scratch;
@@ -24,45 +27,39 @@ AttentionStats run_materialized(const Problem& p) {
 
   AttentionStats stats;
   stats.strategy = Strategy::kMaterialized;
-  const std::int64_t tiles = div_up(s.key_len, kMaterializedKeyBlock);
-  stats.tiles_total = stats.tiles_visited = s.heads * tiles;
-  stats.scratch_bytes = static_cast<std::int64_t>(scratch.size() * sizeof(float));
+  stats.tiles_total = stats.tiles_visited = s.heads * div_up(nk, kMaterializedKeyBlock);
 
+  const float ones[kPanelQueries] = {1, 1, 1, 1, 1, 1, 1, 1};
   for (std::int64_t h = 0; h < s.heads; ++h) {
-    float* w = p.outputs.weights.empty() ? scratch.data() : p.outputs.weights.data + h * head_scores;
-    const HeadOperands ops(p.inputs, p.options, h, kMaterializedKeyBlock, 1.0f, p.kernels);
-    stats.scratch_bytes = std::max(stats.scratch_bytes,
-                                   static_cast<std::int64_t>(scratch.size() * sizeof(float)) + ops.bytes());
-    for (std::int64_t t = 0; t < tiles; ++t) {
-      const std::int64_t j0 = t * kMaterializedKeyBlock;
-      const std::int64_t width = std::min(kMaterializedKeyBlock, s.key_len - j0);
-      ops.scores(0, s.query_len, t, width, w + j0, nk);
-    }
-    if (!p.outputs.scores.empty()) {
-      std::memcpy(p.outputs.scores.data + h * head_scores, w, head_scores * sizeof(float));
-    }
-    for (std::size_t i = 0; i < nq; ++i) {
-      float* row = w + i * nk;
-      for (std::size_t j = 0; j < nk; ++j) row[j] *= p.logit_factor;
-      if (p.check_scores) require_finite_scores(row, 1, s.key_len, nk, h, static_cast<std::int64_t>(i), 0);
-      if (!p.mask.restricts_nothing()) {
-        for (std::size_t j = 0; j < nk; ++j) {
-          if (!p.mask.visible(h, static_cast<std::int64_t>(i), static_cast<std::int64_t>(j))) row[j] = ninf;
-        }
+    float* weights =
+        p.outputs.weights.empty() ? scratch.data() : p.outputs.weights.data + h * head_scores;
+    float* scores = raw_scores ? p.outputs.scores.data + h * head_scores : nullptr;
+    float* out = p.outputs.output.data + h * s.query_len * s.value_dim;
+    // Raw scores are wanted before scale and temperature, so then the factor comes afterwards.
+    const float factor = base2_logit_factor(p.logit_factor);
+    const HeadOperands ops(p.inputs, p.options, h, raw_scores ? 1.0f : factor, p.kernels);
+    QueryPanel qp(p, ops, h, padded_keys);
+    stats.scratch_bytes = std::max(
+        stats.scratch_bytes,
+        static_cast<std::int64_t>(scratch.size() * sizeof(float)) + qp.bytes() + ops.bytes());
+
+    for (std::int64_t q0 = 0; q0 < s.query_len; q0 += kPanelQueries) {
+      const std::int64_t rows = std::min(kPanelQueries, s.query_len - q0);
+      const auto panel_rows = static_cast<std::size_t>(rows);
+      qp.start(q0, rows);
+      qp.compute_scores(0, padded_keys);
+      if (raw_scores) {
+        p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, ones, scores + q0 * nk, keys);
+        qp.scale_scores(factor);
       }
-      const float max = p.kernels.row_max(row, nk);
-      if (max == ninf) {  // no visible key: zero weights, zero output
-        std::fill(row, row + nk, 0.0f);
-        continue;
-      }
-      const float inv = 1.0f / p.kernels.exp_sum(row, max, row, nk);
-      for (std::size_t j = 0; j < nk; ++j) row[j] *= inv;
+      if (p.check_scores) qp.check_finite(0, nk);
+      qp.apply_mask(0, nk);
+      qp.softmax_and_values();
+      qp.finish(out + q0 * s.value_dim);
+      float inverse_sums[kPanelQueries];
+      for (std::int64_t j = 0; j < kPanelQueries; ++j) inverse_sums[j] = qp.inverse_sum(j);
+      p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, inverse_sums, weights + q0 * nk, keys);
     }
-    p.kernels.gemm(nq, static_cast<std::size_t>(s.value_dim), nk, w, nk,
-                   p.inputs.v.data + h * s.key_len * s.value_dim,
-                   static_cast<std::size_t>(s.value_dim),
-                   p.outputs.output.data + h * s.query_len * s.value_dim,
-                   static_cast<std::size_t>(s.value_dim), false);
   }
   return stats;
 }

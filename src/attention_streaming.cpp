@@ -1,29 +1,21 @@
-// Streaming (Flash-style) attention: for each block of query rows, walk the key tiles the mask
-// can reach, keeping a running max m, running sum l and an unnormalised output accumulator per
-// row (the online softmax). Memory is O((Nq + Nk) * D), never O(Nq * Nk), and a tile the mask
-// removes entirely costs nothing: causal visits about half the tiles, a window of width w about
-// N * w / tile_area of them.
+// Streaming (Flash-style) attention: queries go in panels of 8 through the key runs the mask
+// can reach, keeping a running max, running sum and unnormalised output per query (the online
+// softmax, see QueryPanel). Memory is O((Nq + Nk) * D), never O(Nq * Nk).
+//
+// Skipping has two levels. Query blocks x key tiles (options.query_block / key_block) are the
+// unit AttentionStats counts: a tile the mask removes from a whole block is never visited. Each
+// panel then narrows every visited tile to the keys its own 8 queries can reach (causal: up to
+// the panel's last query; a window: the panel's band), rounded out to multiples of 4, so causal
+// costs about half of the full problem and a window about N * width of it, whatever the tiles.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <vector>
 
 #include "attention_internal.h"
 #include "prepare.h"
-#include "validate.h"
+#include "query_panel.h"
 
 namespace attnlens::detail {
 namespace {
-
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-// Per-block working memory, reused across blocks.
-struct BlockScratch {
-  std::vector<float> s;    // [query_block, key_block] logits, then probabilities
-  std::vector<float> acc;  // [query_block, Dv] unnormalised output
-  std::vector<float> m;    // running max per row
-  std::vector<float> l;    // running sum per row
-};
 
 // The key tiles a block of queries must visit, in increasing order.
 void tiles_to_visit(const MaskEvaluator& mask, std::int64_t h, std::int64_t q0, std::int64_t q1,
@@ -48,6 +40,35 @@ void tiles_to_visit(const MaskEvaluator& mask, std::int64_t h, std::int64_t q0, 
   }
 }
 
+// The keys a panel of queries [q0, q1) can see at all: its band, or everything reachable when
+// global tokens exist (a global key may sit outside the band, a global query sees every key).
+KeyRange panel_keys(const MaskEvaluator& mask, std::int64_t h, std::int64_t q0,
+                    std::int64_t q1) noexcept {
+  return mask.has_global_tokens() ? mask.reachable(h, q0, q1) : mask.band(h, q0, q1);
+}
+
+// Runs the panels of one query block over the keys [lo, hi) in chunks of at most max_chunk keys.
+// Chunk by chunk, every panel takes its share (the chunk narrowed to what the panel can see,
+// widened to multiples of 4) while the chunk's keys and values are still in cache.
+void run_keys(std::vector<QueryPanel>& panels, const std::vector<KeyRange>& reach,
+              std::size_t count, const Problem& p, std::int64_t lo, std::int64_t hi,
+              std::int64_t max_chunk) {
+  const std::int64_t padded_keys = round_up(p.inputs.shape.key_len, kPanelKeys);
+  while (lo < hi) {
+    const std::int64_t end = std::min(hi, round_down(lo, kPanelKeys) + max_chunk);
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::int64_t k0 = std::max(lo, reach[i].begin), k1 = std::min(end, reach[i].end);
+      if (k0 >= k1) continue;
+      QueryPanel& qp = panels[i];
+      qp.compute_scores(round_down(k0, kPanelKeys), std::min(round_up(k1, kPanelKeys), padded_keys));
+      if (p.check_scores) qp.check_finite(k0, k1);
+      qp.apply_mask(k0, k1);
+      qp.softmax_and_values();
+    }
+    lo = end;
+  }
+}
+
 }  // namespace
 
 AttentionStats run_streaming(const Problem& p) {
@@ -56,89 +77,54 @@ AttentionStats run_streaming(const Problem& p) {
                                                              : kDefaultQueryBlock, s.query_len);
   const std::int64_t bk = std::min(p.options.key_block > 0 ? p.options.key_block
                                                            : kDefaultKeyBlock, s.key_len);
-  const std::int64_t dv = s.value_dim;
   const std::int64_t q_blocks = div_up(s.query_len, bq);
   const std::int64_t k_tiles = div_up(s.key_len, bk);
-
-  BlockScratch scratch;
-  scratch.s.resize(static_cast<std::size_t>(bq * bk));
-  scratch.acc.resize(static_cast<std::size_t>(bq * dv));
-  scratch.m.resize(static_cast<std::size_t>(bq));
-  scratch.l.resize(static_cast<std::size_t>(bq));
+  const std::int64_t chunk = std::min(kStreamingChunk, round_up(s.key_len, kPanelKeys));
+  const auto panels_per_block = static_cast<std::size_t>(div_up(bq, kPanelQueries));
   std::vector<std::int64_t> visit;
+  std::vector<KeyRange> reach(panels_per_block);
 
   AttentionStats stats;
   stats.strategy = Strategy::kStreaming;
   stats.tiles_total = s.heads * q_blocks * k_tiles;
-  const std::int64_t block_bytes = static_cast<std::int64_t>(
-      (scratch.s.size() + scratch.acc.size() + scratch.m.size() + scratch.l.size()) * sizeof(float));
 
   for (std::int64_t h = 0; h < s.heads; ++h) {
-    const HeadOperands ops(p.inputs, p.options, h, bk, p.logit_factor, p.kernels);
-    stats.scratch_bytes = std::max(stats.scratch_bytes, block_bytes + ops.bytes());
-    const float* v = p.inputs.v.data + h * s.key_len * dv;
-    float* out = p.outputs.output.data + h * s.query_len * dv;
+    const HeadOperands ops(p.inputs, p.options, h, base2_logit_factor(p.logit_factor), p.kernels);
+    std::vector<QueryPanel> panels;
+    panels.reserve(panels_per_block);
+    for (std::size_t i = 0; i < panels_per_block; ++i) panels.emplace_back(p, ops, h, chunk);
+    stats.scratch_bytes =
+        std::max(stats.scratch_bytes,
+                 static_cast<std::int64_t>(panels_per_block) * panels[0].bytes() + ops.bytes());
+    float* out = p.outputs.output.data + h * s.query_len * s.value_dim;
 
     for (std::int64_t b = 0; b < q_blocks; ++b) {
-      const std::int64_t q0 = b * bq;
-      const std::int64_t rows = std::min(bq, s.query_len - q0);
-      std::fill(scratch.acc.begin(), scratch.acc.end(), 0.0f);
-      std::fill(scratch.m.begin(), scratch.m.end(), kNegInf);
-      std::fill(scratch.l.begin(), scratch.l.end(), 0.0f);
-
-      tiles_to_visit(p.mask, h, q0, q0 + rows, bk, k_tiles, visit);
-      for (const std::int64_t t : visit) {
-        const std::int64_t k0 = t * bk;
-        const std::int64_t width = std::min(bk, s.key_len - k0);
-        float* sc = scratch.s.data();
-        ops.scores(q0, rows, t, width, sc, static_cast<std::size_t>(bk));
-        if (p.check_scores) require_finite_scores(sc, rows, width, static_cast<std::size_t>(bk), h, q0, k0);
-        ++stats.tiles_visited;
-
-        if (!p.mask.block_fully_visible(h, q0, q0 + rows, k0, k0 + width)) {
-          for (std::int64_t r = 0; r < rows; ++r) {
-            for (std::int64_t c = 0; c < width; ++c) {
-              if (!p.mask.visible(h, q0 + r, k0 + c)) sc[r * bk + c] = kNegInf;
-            }
-          }
-        }
-
-        bool any_row_live = false;
-        for (std::int64_t r = 0; r < rows; ++r) {
-          float* row = sc + r * bk;
-          const float tile_max = p.kernels.row_max(row, static_cast<std::size_t>(width));
-          const float m_old = scratch.m[r];
-          const float m_new = std::max(m_old, tile_max);
-          if (m_new == kNegInf) {  // nothing visible to this row yet
-            std::fill(row, row + width, 0.0f);
-            continue;
-          }
-          any_row_live = true;
-          const float tile_sum = p.kernels.exp_sum(row, m_new, row, static_cast<std::size_t>(width));
-          if (m_old != m_new) {
-            // Rescale what was accumulated under the old max; exp(-inf) = 0 for the first tile.
-            const float correction = m_old == kNegInf ? 0.0f : std::exp(m_old - m_new);
-            scratch.l[r] *= correction;
-            float* acc = scratch.acc.data() + r * dv;
-            for (std::int64_t d = 0; d < dv; ++d) acc[d] *= correction;
-            scratch.m[r] = m_new;
-          }
-          scratch.l[r] += tile_sum;
-        }
-        if (any_row_live) {
-          p.kernels.gemm(static_cast<std::size_t>(rows), static_cast<std::size_t>(dv),
-                         static_cast<std::size_t>(width), sc, static_cast<std::size_t>(bk),
-                         v + k0 * dv, static_cast<std::size_t>(dv), scratch.acc.data(),
-                         static_cast<std::size_t>(dv), true);
-        }
+      const std::int64_t q0 = b * bq, q1 = std::min(q0 + bq, s.query_len);
+      tiles_to_visit(p.mask, h, q0, q1, bk, k_tiles, visit);
+      stats.tiles_visited += static_cast<std::int64_t>(visit.size());
+      const auto count = static_cast<std::size_t>(div_up(q1 - q0, kPanelQueries));
+      for (std::size_t i = 0; i < count; ++i) {
+        const std::int64_t p0 = q0 + static_cast<std::int64_t>(i) * kPanelQueries;
+        const std::int64_t p1 = std::min(p0 + kPanelQueries, q1);
+        panels[i].start(p0, p1 - p0);
+        reach[i] = panel_keys(p.mask, h, p0, p1);
       }
-
-      for (std::int64_t r = 0; r < rows; ++r) {
-        float* dst = out + (q0 + r) * dv;
-        const float* acc = scratch.acc.data() + r * dv;
-        const float l = scratch.l[r];
-        const float inv = l > 0.0f ? 1.0f / l : 0.0f;  // no visible key: zero output row
-        for (std::int64_t d = 0; d < dv; ++d) dst[d] = acc[d] * inv;
+      // Consecutive visited tiles merge into one run, so chunks do not stop at tile edges.
+      const KeyRange block_reach = panel_keys(p.mask, h, q0, q1);
+      std::int64_t run_lo = 0, run_hi = 0;
+      for (const std::int64_t t : visit) {
+        const std::int64_t lo = std::max(t * bk, block_reach.begin);
+        const std::int64_t hi = std::min(std::min((t + 1) * bk, s.key_len), block_reach.end);
+        if (lo >= hi) continue;
+        if (lo != run_hi) {
+          run_keys(panels, reach, count, p, run_lo, run_hi, chunk);
+          run_lo = lo;
+        }
+        run_hi = hi;
+      }
+      run_keys(panels, reach, count, p, run_lo, run_hi, chunk);
+      for (std::size_t i = 0; i < count; ++i) {
+        panels[i].finish(out + (q0 + static_cast<std::int64_t>(i) * kPanelQueries) * s.value_dim);
       }
     }
   }

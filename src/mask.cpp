@@ -71,7 +71,7 @@ MaskEvaluator::MaskEvaluator(const MaskSpec& mask, const AttentionShape& shape)
   }
 }
 
-std::int64_t MaskEvaluator::count_global(std::int64_t b, std::int64_t e) const {
+std::int64_t MaskEvaluator::count_global(std::int64_t b, std::int64_t e) const noexcept {
   if (global_prefix_.empty()) return 0;
   const auto n = static_cast<std::int64_t>(global_flags_.size());
   b = std::clamp<std::int64_t>(b, 0, n);
@@ -81,13 +81,14 @@ std::int64_t MaskEvaluator::count_global(std::int64_t b, std::int64_t e) const {
                : 0;
 }
 
-KeyRange MaskEvaluator::reachable(std::int64_t head, std::int64_t /*q0*/, std::int64_t q1) const {
+KeyRange MaskEvaluator::reachable(std::int64_t head, std::int64_t /*q0*/,
+                                  std::int64_t q1) const noexcept {
   KeyRange r{0, key_limit(head)};
   if (causal_) r.end = std::min(r.end, q1);  // keys j <= i < q1
   return r;
 }
 
-KeyRange MaskEvaluator::band(std::int64_t head, std::int64_t q0, std::int64_t q1) const {
+KeyRange MaskEvaluator::band(std::int64_t head, std::int64_t q0, std::int64_t q1) const noexcept {
   KeyRange r = reachable(head, q0, q1);
   if (windowed_) {
     r.begin = std::max(r.begin, q0 - before_ * dilation_);
@@ -97,7 +98,7 @@ KeyRange MaskEvaluator::band(std::int64_t head, std::int64_t q0, std::int64_t q1
 }
 
 bool MaskEvaluator::block_fully_visible(std::int64_t head, std::int64_t q0, std::int64_t q1,
-                                        std::int64_t k0, std::int64_t k1) const {
+                                        std::int64_t k0, std::int64_t k1) const noexcept {
   if (restricts_nothing_) return true;
   if (key_valid_ || custom_ || sparse_ != SparsePattern::kNone) return false;
   if (k1 > key_limit(head)) return false;

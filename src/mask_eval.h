@@ -59,24 +59,41 @@ class MaskEvaluator {
   // A superset of the keys visible to any query in [q0, q1) of `head`: the band that causal,
   // window and key length allow, widened to everything when a global query or key is present
   // (global_keys_in answers the latter per tile).
-  KeyRange band(std::int64_t head, std::int64_t q0, std::int64_t q1) const;
+  KeyRange band(std::int64_t head, std::int64_t q0, std::int64_t q1) const noexcept;
 
   // The keys any query in [q0, q1) could see at all, ignoring the window (for global queries).
-  KeyRange reachable(std::int64_t head, std::int64_t q0, std::int64_t q1) const;
+  KeyRange reachable(std::int64_t head, std::int64_t q0, std::int64_t q1) const noexcept;
 
   bool any_global_query(std::int64_t q0, std::int64_t q1) const { return count_global(q0, q1) > 0; }
   bool any_global_key(std::int64_t k0, std::int64_t k1) const { return count_global(k0, k1) > 0; }
   bool has_global_tokens() const { return !global_prefix_.empty() && global_prefix_.back() > 0; }
 
+  // True when each query's visible keys form one contiguous range (causal, an undilated window
+  // and key lengths only), which row_range() then gives; masking a block is then a fill outside
+  // that range instead of a visible() call per element.
+  bool rows_are_ranges() const {
+    return !key_valid_ && !custom_ && sparse_ == SparsePattern::kNone &&
+           (!windowed_ || dilation_ == 1) && global_flags_.empty();
+  }
+  KeyRange row_range(std::int64_t head, std::int64_t query) const {
+    KeyRange r{0, key_limit(head)};
+    if (causal_) r.end = std::min(r.end, query + 1);
+    if (windowed_) {
+      r.begin = std::max(r.begin, query - before_);
+      r.end = std::min(r.end, query + after_ + 1);
+    }
+    return r;
+  }
+
   // True when every (query, key) in the block is visible, so the block needs no masking.
   bool block_fully_visible(std::int64_t head, std::int64_t q0, std::int64_t q1, std::int64_t k0,
-                           std::int64_t k1) const;
+                           std::int64_t k1) const noexcept;
 
  private:
   bool is_global(std::int64_t pos) const {
     return !global_flags_.empty() && global_flags_[static_cast<std::size_t>(pos)] != 0;
   }
-  std::int64_t count_global(std::int64_t b, std::int64_t e) const;
+  std::int64_t count_global(std::int64_t b, std::int64_t e) const noexcept;
 
   std::int64_t query_len_, key_len_;
   bool causal_;

@@ -12,13 +12,12 @@ namespace attnlens {
 namespace {
 
 using detail::checked_mul;
-using detail::product_text;
 using detail::require_finite;
-using detail::require_length;
+using detail::require_product_length;
 
-void require_optional_length(FloatView bias, std::int64_t expected, const char* name,
-                             const std::string& formula) {
-  if (!bias.empty()) require_length(bias.size, expected, name, formula);
+void require_optional_length(FloatView bias, const char* name, const char* symbols,
+                             std::initializer_list<std::int64_t> factors) {
+  if (!bias.empty()) detail::require_product_length(bias.size, name, symbols, factors);
 }
 
 // out[rows, cols] = x[rows, inner] * w[inner, cols] + bias, then a finiteness check whose
@@ -99,32 +98,29 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
   const MultiHeadShape s = resolve_shape(in.shape);
   const std::int64_t hd = s.heads * s.head_dim, hdv = s.heads * s.value_dim;
   const MultiHeadWeights& w = in.weights;
-  require_length(in.x_query.size, s.query_len * s.model_dim, "x_query",
-                 "query_len*model_dim = " + product_text({s.query_len, s.model_dim}));
+  require_product_length(in.x_query.size, "x_query", "query_len*model_dim",
+                         {s.query_len, s.model_dim});
   if (!self) {
-    require_length(in.x_key_value.size, s.key_len * s.key_model_dim, "x_key_value",
-                   "key_len*key_model_dim = " + product_text({s.key_len, s.key_model_dim}));
+    require_product_length(in.x_key_value.size, "x_key_value", "key_len*key_model_dim",
+                           {s.key_len, s.key_model_dim});
   }
-  require_length(w.w_query.size, s.model_dim * hd, "w_query",
-                 "model_dim*heads*head_dim = " + product_text({s.model_dim, s.heads, s.head_dim}));
-  require_length(w.w_key.size, s.key_model_dim * hd, "w_key",
-                 "key_model_dim*heads*head_dim = " +
-                     product_text({s.key_model_dim, s.heads, s.head_dim}));
-  require_length(w.w_value.size, s.key_model_dim * hdv, "w_value",
-                 "key_model_dim*heads*value_dim = " +
-                     product_text({s.key_model_dim, s.heads, s.value_dim}));
-  require_length(w.w_out.size, hdv * s.out_dim, "w_out",
-                 "heads*value_dim*out_dim = " + product_text({s.heads, s.value_dim, s.out_dim}));
-  require_optional_length(w.b_query, hd, "b_query", "heads*head_dim = " + product_text({s.heads, s.head_dim}));
-  require_optional_length(w.b_key, hd, "b_key", "heads*head_dim = " + product_text({s.heads, s.head_dim}));
-  require_optional_length(w.b_value, hdv, "b_value", "heads*value_dim = " + product_text({s.heads, s.value_dim}));
-  require_optional_length(w.b_out, s.out_dim, "b_out", "out_dim = " + std::to_string(s.out_dim));
-  require_length(out.output.size, s.query_len * s.out_dim, "output",
-                 "query_len*out_dim = " + product_text({s.query_len, s.out_dim}));
+  require_product_length(w.w_query.size, "w_query", "model_dim*heads*head_dim",
+                         {s.model_dim, s.heads, s.head_dim});
+  require_product_length(w.w_key.size, "w_key", "key_model_dim*heads*head_dim",
+                         {s.key_model_dim, s.heads, s.head_dim});
+  require_product_length(w.w_value.size, "w_value", "key_model_dim*heads*value_dim",
+                         {s.key_model_dim, s.heads, s.value_dim});
+  require_product_length(w.w_out.size, "w_out", "heads*value_dim*out_dim",
+                         {s.heads, s.value_dim, s.out_dim});
+  require_optional_length(w.b_query, "b_query", "heads*head_dim", {s.heads, s.head_dim});
+  require_optional_length(w.b_key, "b_key", "heads*head_dim", {s.heads, s.head_dim});
+  require_optional_length(w.b_value, "b_value", "heads*value_dim", {s.heads, s.value_dim});
+  require_optional_length(w.b_out, "b_out", "out_dim", {s.out_dim});
+  require_product_length(out.output.size, "output", "query_len*out_dim", {s.query_len, s.out_dim});
   const AttentionShape heads_shape{s.heads, s.query_len, s.key_len, s.head_dim, s.value_dim};
-  if (!out.q.empty()) require_length(out.q.size, s.heads * s.query_len * s.head_dim, "q", "H*Nq*D = " + product_text({s.heads, s.query_len, s.head_dim}));
-  if (!out.k.empty()) require_length(out.k.size, s.heads * s.key_len * s.head_dim, "k", "H*Nk*D = " + product_text({s.heads, s.key_len, s.head_dim}));
-  if (!out.v.empty()) require_length(out.v.size, s.heads * s.key_len * s.value_dim, "v", "H*Nk*Dv = " + product_text({s.heads, s.key_len, s.value_dim}));
+  if (!out.q.empty()) require_product_length(out.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
+  if (!out.k.empty()) require_product_length(out.k.size, "k", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
+  if (!out.v.empty()) require_product_length(out.v.size, "v", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
   for (const auto& [view, name] : {std::pair{in.x_query, "x_query"}, {in.x_key_value, "x_key_value"},
                                    {w.w_query, "w_query"}, {w.w_key, "w_key"}, {w.w_value, "w_value"},
                                    {w.w_out, "w_out"}, {w.b_query, "b_query"}, {w.b_key, "b_key"},

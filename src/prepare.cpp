@@ -1,5 +1,6 @@
 #include "prepare.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnlens::detail {
@@ -27,41 +28,54 @@ void project(const KernelSet& kernels, const float* x, std::int64_t rows, std::i
   kernels.gemm(rows, hidden, depth, x, depth, wt.data(), hidden, out, hidden, false);
 }
 
+// [rows][cols] row-major -> panels [rows4 / 4][cols][4] (rows4 = rows rounded up to 4, the
+// padding zero): the layout whose 4 rows a panel kernel broadcasts per step.
+// Written panel by panel so every store is sequential (4 row streams are read at once).
+std::vector<float> pack_row_panels(const float* x, std::int64_t rows, std::int64_t cols) {
+  std::vector<float> out(static_cast<std::size_t>(round_up(rows, kPanelKeys) * cols), 0.0f);
+  float* o = out.data();
+  for (std::int64_t r0 = 0; r0 < rows; r0 += kPanelKeys, o += cols * kPanelKeys) {
+    const std::int64_t count = std::min(kPanelKeys, rows - r0);
+    for (std::int64_t r = 0; r < count; ++r) {
+      const float* row = x + (r0 + r) * cols;
+      for (std::int64_t c = 0; c < cols; ++c) o[c * kPanelKeys + r] = row[c];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& options,
-                           std::int64_t head, std::int64_t key_block, float fold,
-                           const KernelSet& kernels)
-    : kernels_(kernels), score_(options.score), key_block_(key_block) {
+                           std::int64_t head, float fold, const KernelSet& kernels)
+    : kernels_(kernels),
+      score_(options.score),
+      padded_keys_(round_up(in.shape.key_len, kPanelKeys)),
+      value_panels_(div_up(in.shape.value_dim, kPanelKeys)),
+      query_fold_(1.0f) {
   const AttentionShape& s = in.shape;
   const std::int64_t d = s.head_dim;
   const float* q = in.q.data + head * s.query_len * d;
   const float* k = in.k.data + head * s.key_len * d;
 
-  // Keys in the row-major layout [Nk, depth] before packing.
-  const float* key_rows = k;
-  std::vector<float> key_storage;
   switch (score_) {
     case ScoreFunction::kScaledDot:
     case ScoreFunction::kDot:
       depth_ = d;
-      if (fold == 1.0f) {
-        queries_ = q;
-      } else {
-        query_storage_.resize(static_cast<std::size_t>(s.query_len * d));
-        for (std::size_t i = 0; i < query_storage_.size(); ++i) query_storage_[i] = q[i] * fold;
-        queries_ = query_storage_.data();
-      }
+      queries_ = q;
+      query_fold_ = fold;
+      packed_keys_ = pack_row_panels(k, s.key_len, d);
       break;
-    case ScoreFunction::kCosine:
+    case ScoreFunction::kCosine: {
       depth_ = d;
       query_storage_.resize(static_cast<std::size_t>(s.query_len * d));
       normalize_rows(q, s.query_len, d, fold, query_storage_.data());
       queries_ = query_storage_.data();
-      key_storage.resize(static_cast<std::size_t>(s.key_len * d));
-      normalize_rows(k, s.key_len, d, 1.0f, key_storage.data());
-      key_rows = key_storage.data();
+      std::vector<float> unit_keys(static_cast<std::size_t>(s.key_len * d));
+      normalize_rows(k, s.key_len, d, 1.0f, unit_keys.data());
+      packed_keys_ = pack_row_panels(unit_keys.data(), s.key_len, d);
       break;
+    }
     case ScoreFunction::kAdditive: {
       const AdditiveWeights& a = options.additive;
       depth_ = a.hidden;
@@ -70,45 +84,75 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
       query_storage_.resize(static_cast<std::size_t>(s.query_len * a.hidden));
       project(kernels_, q, s.query_len, d, wq, a.hidden, query_storage_.data());
       queries_ = query_storage_.data();
-      key_storage.resize(static_cast<std::size_t>(s.key_len * a.hidden));
-      project(kernels_, k, s.key_len, d, wk, a.hidden, key_storage.data());
-      key_rows = key_storage.data();
+      std::vector<float> key_rows(static_cast<std::size_t>(s.key_len * a.hidden));
+      project(kernels_, k, s.key_len, d, wk, a.hidden, key_rows.data());
+      // Hidden-major [A][Nk4], so additive_row runs along keys.
+      packed_keys_.assign(static_cast<std::size_t>(a.hidden * padded_keys_), 0.0f);
+      for (std::int64_t j = 0; j < s.key_len; ++j) {
+        for (std::int64_t h = 0; h < a.hidden; ++h) {
+          packed_keys_[h * padded_keys_ + j] = key_rows[j * a.hidden + h];
+        }
+      }
       additive_v_.assign(a.v.data + head * a.hidden, a.v.data + (head + 1) * a.hidden);
       for (float& x : additive_v_) x *= fold;
       break;
     }
   }
 
-  const std::int64_t tiles = div_up(s.key_len, key_block_);
-  packed_keys_.assign(static_cast<std::size_t>(tiles * depth_ * key_block_), 0.0f);
-  for (std::int64_t j = 0; j < s.key_len; ++j) {
-    const std::int64_t t = j / key_block_, c = j % key_block_;
-    float* tile = packed_keys_.data() + t * depth_ * key_block_;
-    const float* row = key_rows + j * depth_;
-    for (std::int64_t p = 0; p < depth_; ++p) tile[p * key_block_ + c] = row[p];
+  // Values: the transpose of V [Nk][Dv] in row panels, i.e. V^T [Dv][Nk] packed 4 rows of V^T
+  // (4 value dimensions) per panel, keys padded to Nk4.
+  const float* v = in.v.data + head * s.key_len * s.value_dim;
+  packed_values_.assign(static_cast<std::size_t>(value_panels_ * padded_keys_ * kPanelKeys), 0.0f);
+  for (std::int64_t pc = 0; pc < value_panels_; ++pc) {
+    // Each key contributes its 4 values of this panel: a 16-byte copy when Dv allows.
+    const std::int64_t c0 = pc * kPanelKeys, count = std::min(kPanelKeys, s.value_dim - c0);
+    float* panel = packed_values_.data() + pc * padded_keys_ * kPanelKeys;
+    for (std::int64_t j = 0; j < s.key_len; ++j) {
+      for (std::int64_t c = 0; c < count; ++c) panel[j * kPanelKeys + c] = v[j * s.value_dim + c0 + c];
+    }
   }
 }
 
-void HeadOperands::scores(std::int64_t q0, std::int64_t rows, std::int64_t tile,
-                          std::int64_t width, float* s, std::size_t lds) const {
-  const float* keys = packed_keys_.data() + tile * depth_ * key_block_;
+void HeadOperands::pack_queries(std::int64_t q0, std::int64_t rows, float* out) const noexcept {
+  std::fill(out, out + query_panel_size(), 0.0f);
+  for (std::int64_t j = 0; j < rows; ++j) {
+    const float* row = queries_ + (q0 + j) * depth_;
+    for (std::int64_t p = 0; p < depth_; ++p) out[p * kPanelQueries + j] = row[p] * query_fold_;
+  }
+}
+
+void HeadOperands::scores(const float* query_panel, std::int64_t q0, std::int64_t rows,
+                          std::int64_t k0, std::int64_t width, float* s, float* row) const noexcept {
   if (score_ != ScoreFunction::kAdditive) {
-    kernels_.gemm(static_cast<std::size_t>(rows), static_cast<std::size_t>(width),
-                  static_cast<std::size_t>(depth_), queries_ + q0 * depth_,
-                  static_cast<std::size_t>(depth_), keys, static_cast<std::size_t>(key_block_), s,
-                  lds, false);
+    kernels_.panel_gemm(static_cast<std::size_t>(width / kPanelKeys),
+                        static_cast<std::size_t>(depth_),
+                        packed_keys_.data() + k0 * depth_, static_cast<std::size_t>(depth_ * kPanelKeys),
+                        query_panel, s, nullptr);
     return;
   }
-  for (std::int64_t r = 0; r < rows; ++r) {
-    kernels_.additive_row(static_cast<std::size_t>(depth_), queries_ + (q0 + r) * depth_, keys,
-                          static_cast<std::size_t>(key_block_), additive_v_.data(),
-                          static_cast<std::size_t>(width), s + r * lds);
+  for (std::int64_t j = 0; j < kPanelQueries; ++j) {
+    if (j < rows) {
+      kernels_.additive_row(static_cast<std::size_t>(depth_), queries_ + (q0 + j) * depth_,
+                            packed_keys_.data() + k0, static_cast<std::size_t>(padded_keys_),
+                            additive_v_.data(), static_cast<std::size_t>(width), row);
+    } else {
+      std::fill(row, row + width, 0.0f);
+    }
+    for (std::int64_t i = 0; i < width; ++i) s[i * kPanelQueries + j] = row[i];
   }
+}
+
+void HeadOperands::accumulate_values(const float* p, std::int64_t k0, std::int64_t width,
+                                     const float* rescale, float* ot) const noexcept {
+  kernels_.panel_gemm(static_cast<std::size_t>(value_panels_), static_cast<std::size_t>(width),
+                      packed_values_.data() + k0 * kPanelKeys,
+                      static_cast<std::size_t>(padded_keys_ * kPanelKeys), p, ot, rescale);
 }
 
 std::int64_t HeadOperands::bytes() const {
-  return static_cast<std::int64_t>(
-      (query_storage_.size() + packed_keys_.size() + additive_v_.size()) * sizeof(float));
+  return static_cast<std::int64_t>((query_storage_.size() + packed_keys_.size() +
+                                    packed_values_.size() + additive_v_.size()) *
+                                   sizeof(float));
 }
 
 }  // namespace attnlens::detail

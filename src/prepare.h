@@ -1,12 +1,17 @@
-// Per-head score operands, shared by both strategies.
+// Per-head operands, packed once per head for the panel kernels (attnlens/kernels.h) that both
+// strategies run on.
 //
-// Every score function becomes "a query row against a packed tile of keys":
-//   dot / scaled dot   queries Q,            keys K^T
-//   cosine             queries Q / |Q|,      keys (K / |K|)^T
-//   additive           queries Q Wq^T [Nq,A], keys (K Wk^T)^T, then v . tanh(q + k)
-// Keys are packed tile by tile as [depth, key_block] blocks so the score GEMM streams through
-// contiguous memory whatever Nk is. An optional factor (scale / temperature) is folded into the
-// queries (or into v for additive), so scores come out as logits with no extra pass.
+// Every score function becomes "8 queries against a run of keys", computed as S^T = K Q^T so
+// that the 8 queries sit side by side in each row of scores:
+//   dot / scaled dot   queries Q,             keys K
+//   cosine             queries Q / |Q|,       keys K / |K|
+//   additive           queries Q Wq^T [Nq,A], keys K Wk^T, then v . tanh(q + k) (additive_row)
+// Layouts (Nk4 = Nk rounded up to a multiple of 4, zero padded):
+//   keys    [Nk4 / 4][depth][4]     A panels of the score product
+//   values  [ceil(Dv / 4)][Nk4][4]  A panels of the output product O^T = V^T P^T
+//   queries [Nq][depth]             row-major, packed per panel into [depth][8] by pack_queries
+// An optional factor (scale / temperature) is folded into the packed queries (or into v for
+// additive), so scores come out as logits with no extra pass.
 #pragma once
 
 #include <cstdint>
@@ -17,33 +22,57 @@
 
 namespace attnlens::detail {
 
+// Ceiling division for positive sizes.
+inline std::int64_t div_up(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// a rounded down / up to a multiple of b.
+inline std::int64_t round_down(std::int64_t a, std::int64_t b) { return a / b * b; }
+inline std::int64_t round_up(std::int64_t a, std::int64_t b) { return div_up(a, b) * b; }
+
+constexpr std::int64_t kPanelKeys = static_cast<std::int64_t>(kPanelRows);       // 4
+constexpr std::int64_t kPanelQueries = static_cast<std::int64_t>(kPanelCols);    // 8
+
 class HeadOperands {
  public:
   // Prepares head `head`; `fold` multiplies every score (1 for raw scores).
   HeadOperands(const AttentionInputs& inputs, const AttentionOptions& options, std::int64_t head,
-               std::int64_t key_block, float fold, const KernelSet& kernels);
-  HeadOperands(const HeadOperands&) = delete;  // queries_ may point into query_storage_
+               float fold, const KernelSet& kernels);
+  HeadOperands(const HeadOperands&) = delete;
   HeadOperands& operator=(const HeadOperands&) = delete;
 
-  // s[r * lds + c] = score(query q0 + r, key tile*key_block + c) for r < rows, c < width.
-  void scores(std::int64_t q0, std::int64_t rows, std::int64_t tile, std::int64_t width,
-              float* s, std::size_t lds) const;
+  // Floats of one packed query panel.
+  std::size_t query_panel_size() const { return static_cast<std::size_t>(depth_ * kPanelQueries); }
 
-  std::int64_t key_block() const { return key_block_; }
+  // The per-chunk operations never throw (see query_panel.h for why that matters).
+
+  // out[p][j] = folded query q0 + j, element p, for j < rows (<= 8); zero for j >= rows.
+  void pack_queries(std::int64_t q0, std::int64_t rows, float* out) const noexcept;
+
+  // s[i][j] = score(query q0 + j, key k0 + i) * fold for i < width, j < 8 (queries beyond `rows`
+  // score 0, keys beyond Nk are padding). k0 and width are multiples of 4, k0 + width <= Nk4.
+  // `row` is scratch of `width` floats (used by the additive score only).
+  void scores(const float* query_panel, std::int64_t q0, std::int64_t rows, std::int64_t k0,
+              std::int64_t width, float* s, float* row) const noexcept;
+
+  // ot[d][j] = (rescale ? ot[d][j] * rescale[j] : 0) + sum_i V[k0 + i][d] * p[i][j], for
+  // d < Dv rounded up to 4; k0 and width as for scores().
+  void accumulate_values(const float* p, std::int64_t k0, std::int64_t width,
+                         const float* rescale, float* ot) const noexcept;
+
+  std::int64_t value_rows() const { return value_panels_ * kPanelKeys; }  // Dv rounded up to 4
   std::int64_t bytes() const;
 
  private:
   const KernelSet& kernels_;
   ScoreFunction score_;
-  std::int64_t depth_;      // inner size of the score: D, or A for additive
-  std::int64_t key_block_;
-  const float* queries_;    // [Nq, depth], into the input or query_storage_
+  std::int64_t depth_;       // inner size of the score: D, or A for additive
+  std::int64_t padded_keys_;  // Nk4
+  std::int64_t value_panels_;
+  float query_fold_;         // applied while packing queries (1 when folded elsewhere)
+  const float* queries_;     // [Nq, depth], into the input or query_storage_
   std::vector<float> query_storage_;
-  std::vector<float> packed_keys_;  // [tiles, depth, key_block]
-  std::vector<float> additive_v_;   // [A], with the fold applied
+  std::vector<float> packed_keys_;    // panels, or [A][Nk4] hidden-major keys for additive
+  std::vector<float> packed_values_;  // [ceil(Dv/4)][Nk4][4]
+  std::vector<float> additive_v_;     // [A], with the fold applied
 };
-
-// Ceiling division for positive sizes.
-inline std::int64_t div_up(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace attnlens::detail

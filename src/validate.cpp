@@ -44,16 +44,23 @@ void require_length(std::size_t actual, std::int64_t expected, const char* name,
   }
 }
 
-void require_finite(FloatView values, const char* name) {
-  // A branch-free sweep over the exponent bits first (all ones means NaN or Inf; integer OR
-  // vectorises), then the exact index only when something is wrong.
-  std::uint32_t bad = 0;
+float require_finite(FloatView values, const char* name) {
+  // One branch-free sweep: the largest sign-cleared bit pattern is max |x| when every value is
+  // finite (for non-negative floats integer order is float order, and an integer max
+  // vectorises), and Inf or NaN patterns exceed every finite one. The exact index is looked
+  // for only when something is wrong.
+  std::uint32_t largest = 0;
   for (std::size_t i = 0; i < values.size; ++i) {
     std::uint32_t bits;
     std::memcpy(&bits, &values.data[i], sizeof bits);
-    bad |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+    bits &= 0x7fffffffu;
+    largest = bits > largest ? bits : largest;
   }
-  if (bad == 0) return;
+  if (largest < 0x7f800000u) {
+    float max_abs;
+    std::memcpy(&max_abs, &largest, sizeof max_abs);
+    return max_abs;
+  }
   for (std::size_t i = 0; i < values.size; ++i) {
     const float x = values[i];
     if (!std::isfinite(x)) {
@@ -61,6 +68,16 @@ void require_finite(FloatView values, const char* name) {
       throw NonFiniteError(name, std::string(name) + "[" + std::to_string(i) + "] is " + what +
                                      "; inputs must be finite");
     }
+  }
+  return 0.0f;  // not reached: some value was not finite
+}
+
+void require_product_length(std::size_t actual, const char* name, const char* symbols,
+                            std::initializer_list<std::int64_t> factors) {
+  std::int64_t expected = 1;
+  for (std::int64_t f : factors) expected *= f;
+  if (static_cast<std::uint64_t>(actual) != static_cast<std::uint64_t>(expected)) {
+    require_length(actual, expected, name, std::string(symbols) + " = " + product_text(factors));
   }
 }
 
@@ -139,9 +156,9 @@ void validate_mask(const MaskSpec& mask, const AttentionShape& shape) {
                    "key_len = " + std::to_string(shape.key_len));
   }
   if (!mask.custom.empty()) {
-    require_length(mask.custom.size,
-                   checked_mul(shape.query_len, shape.key_len, "custom"), "custom",
-                   "query_len*key_len = " + product_text({shape.query_len, shape.key_len}));
+    checked_mul(shape.query_len, shape.key_len, "custom");
+    require_product_length(mask.custom.size, "custom", "query_len*key_len",
+                           {shape.query_len, shape.key_len});
   }
 }
 
@@ -173,11 +190,11 @@ void validate_options(const AttentionShape& shape, const AttentionOptions& optio
       const std::int64_t ha = checked_mul(shape.heads, a.hidden, "additive.hidden");
       const std::int64_t had = checked_mul(ha, shape.head_dim, "additive.w_query");
       to_size(had, sizeof(float), "additive.w_query");
-      require_length(a.w_query.size, had, "additive.w_query",
-                     "H*A*D = " + product_text({shape.heads, a.hidden, shape.head_dim}));
-      require_length(a.w_key.size, had, "additive.w_key",
-                     "H*A*D = " + product_text({shape.heads, a.hidden, shape.head_dim}));
-      require_length(a.v.size, ha, "additive.v", "H*A = " + product_text({shape.heads, a.hidden}));
+      require_product_length(a.w_query.size, "additive.w_query", "H*A*D",
+                             {shape.heads, a.hidden, shape.head_dim});
+      require_product_length(a.w_key.size, "additive.w_key", "H*A*D",
+                             {shape.heads, a.hidden, shape.head_dim});
+      require_product_length(a.v.size, "additive.v", "H*A", {shape.heads, a.hidden});
       require_finite(a.w_query, "additive.w_query");
       require_finite(a.w_key, "additive.w_key");
       require_finite(a.v, "additive.v");
@@ -198,25 +215,22 @@ void validate_options(const AttentionShape& shape, const AttentionOptions& optio
 
 }  // namespace
 
-void validate_attention(const AttentionInputs& in, const AttentionOptions& options,
-                        const AttentionOutputs& out) {
+InputMagnitudes validate_attention(const AttentionInputs& in, const AttentionOptions& options,
+                                   const AttentionOutputs& out) {
   const AttentionShape& s = in.shape;
   validate_shape(s);
-  require_length(in.q.size, s.heads * s.query_len * s.head_dim, "q",
-                 "H*Nq*D = " + product_text({s.heads, s.query_len, s.head_dim}));
-  require_length(in.k.size, s.heads * s.key_len * s.head_dim, "k",
-                 "H*Nk*D = " + product_text({s.heads, s.key_len, s.head_dim}));
-  require_length(in.v.size, s.heads * s.key_len * s.value_dim, "v",
-                 "H*Nk*Dv = " + product_text({s.heads, s.key_len, s.value_dim}));
-  require_length(out.output.size, s.heads * s.query_len * s.value_dim, "output",
-                 "H*Nq*Dv = " + product_text({s.heads, s.query_len, s.value_dim}));
+  require_product_length(in.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
+  require_product_length(in.k.size, "k", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
+  require_product_length(in.v.size, "v", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
+  require_product_length(out.output.size, "output", "H*Nq*Dv",
+                         {s.heads, s.query_len, s.value_dim});
   if (!out.weights.empty()) {
-    require_length(out.weights.size, s.heads * s.query_len * s.key_len, "weights",
-                   "H*Nq*Nk = " + product_text({s.heads, s.query_len, s.key_len}));
+    require_product_length(out.weights.size, "weights", "H*Nq*Nk",
+                           {s.heads, s.query_len, s.key_len});
   }
   if (!out.scores.empty()) {
-    require_length(out.scores.size, s.heads * s.query_len * s.key_len, "scores",
-                   "H*Nq*Nk = " + product_text({s.heads, s.query_len, s.key_len}));
+    require_product_length(out.scores.size, "scores", "H*Nq*Nk",
+                           {s.heads, s.query_len, s.key_len});
   }
   if (options.strategy == Strategy::kStreaming && (!out.weights.empty() || !out.scores.empty())) {
     throw InvalidArgumentError("strategy",
@@ -228,9 +242,11 @@ void validate_attention(const AttentionInputs& in, const AttentionOptions& optio
   if (out.output.data == nullptr) {
     throw InvalidArgumentError("output", "an output buffer is required");
   }
-  require_finite(in.q, "q");
-  require_finite(in.k, "k");
+  InputMagnitudes magnitudes;
+  magnitudes.q = require_finite(in.q, "q");
+  magnitudes.k = require_finite(in.k, "k");
   require_finite(in.v, "v");
+  return magnitudes;
 }
 
 }  // namespace attnlens::detail

@@ -25,20 +25,32 @@ void require_in_range(std::int64_t value, std::int64_t lo, std::int64_t hi, cons
 void require_length(std::size_t actual, std::int64_t expected, const char* name,
                     const std::string& formula);
 
-// NonFiniteError naming the first NaN/Inf element of `values`.
-void require_finite(FloatView values, const char* name);
+// NonFiniteError naming the first NaN/Inf element of `values`; otherwise max |x| over them
+// (0 for none), which the same pass yields for free.
+float require_finite(FloatView values, const char* name);
 
 // Shape sizes >= 1 and the size products fit (OverflowError otherwise).
 void validate_shape(const AttentionShape& shape);
 
-// The whole attention call: shapes, buffers, options, mask, finiteness.
-void validate_attention(const AttentionInputs& inputs, const AttentionOptions& options,
-                        const AttentionOutputs& outputs);
+// The whole attention call: shapes, buffers, options, mask, finiteness. Returns max |q| and
+// max |k|, found while checking finiteness, for the overflow bound.
+struct InputMagnitudes {
+  float q = 0.0f;
+  float k = 0.0f;
+};
+InputMagnitudes validate_attention(const AttentionInputs& inputs, const AttentionOptions& options,
+                                   const AttentionOutputs& outputs);
 
 // The mask alone against a shape (also used by mask_matrix).
 void validate_mask(const MaskSpec& mask, const AttentionShape& shape);
 
 // Human-readable "2*3*4 = 24" for messages.
 std::string product_text(std::initializer_list<std::int64_t> factors);
+
+// require_length for a tensor of `factors` elements (already validated not to overflow); the
+// message text ("q", "H*Nq*D = 2*3*4 = 24") is only formatted when the check fails, so a valid
+// call formats nothing.
+void require_product_length(std::size_t actual, const char* name, const char* symbols,
+                            std::initializer_list<std::int64_t> factors);
 
 }  // namespace attnlens::detail

@@ -17,7 +17,7 @@ using namespace attnlens_test;
 
 namespace {
 
-// 1, 2, 3, tile-1 / tile / tile+1 for the register tiles in use (4, 6, 8 rows; 8, 16 columns),
+// 1, 2, 3, tile-1 / tile / tile+1 for the register tiles in use (4 rows; 4, 8 columns),
 // their multiples, and odd large sizes.
 const std::vector<std::size_t> kSizes = {1,  2,  3,  4,  5,  6,  7,  8,  9,  11, 12,
                                          13, 15, 16, 17, 31, 32, 33, 64, 65, 127};
@@ -29,16 +29,18 @@ bool has_prefix(const char* name, const char* prefix) {
   return std::strncmp(name, prefix, std::strlen(prefix)) == 0;
 }
 
-// The isa part of a kernel name must say "scalar" or "simd128", and no-SIMD builds have none of
-// the latter.
+// The isa part of a kernel name must say "scalar", "simd128" or "relaxedsimd", and builds without
+// those instruction sets have none of the latter two.
 void check_kernel_name(const char* name, const char* op_prefix) {
   INFO("kernel " << name);
   CHECK(has_prefix(name, op_prefix));
   const std::string s = name;
   const bool scalar = s.find("__scalar") != std::string::npos;
   const bool simd = s.find("__simd128") != std::string::npos;
-  CHECK((scalar || simd));
+  const bool relaxed = s.find("__relaxedsimd") != std::string::npos;
+  CHECK((scalar || simd || relaxed));
   if (simd) CHECK(simd_enabled());
+  if (relaxed) CHECK(relaxed_simd_enabled());
 }
 
 // One gemm call with padded leading dimensions and C pre-filled with noise, compared against
@@ -146,6 +148,9 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
   REQUIRE(row_max_kernels().size >= 1);
   REQUIRE(exp_sum_kernels().size >= 1);
   REQUIRE(additive_row_kernels().size >= 1);
+  REQUIRE(panel_gemm_kernels().size >= 1);
+  REQUIRE(online_softmax_kernels().size >= 1);
+  REQUIRE(panel_to_rows_kernels().size >= 1);
   for (const GemmKernel& k : gemm_kernels()) {
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_gemm__");
@@ -162,6 +167,18 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_");
   }
+  for (const PanelGemmKernel& k : panel_gemm_kernels()) {
+    CHECK(k.fn != nullptr);
+    check_kernel_name(k.name, "f32_panel_gemm__");
+  }
+  for (const OnlineSoftmaxKernel& k : online_softmax_kernels()) {
+    CHECK(k.fn != nullptr);
+    check_kernel_name(k.name, "f32_online_softmax__");
+  }
+  for (const PanelToRowsKernel& k : panel_to_rows_kernels()) {
+    CHECK(k.fn != nullptr);
+    check_kernel_name(k.name, "f32_panel_to_rows__");
+  }
 
   const Span<const KernelSet> sets = kernel_sets();
   REQUIRE(sets.size >= 1);
@@ -174,21 +191,35 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(set.row_max != nullptr);
     CHECK(set.exp_sum != nullptr);
     CHECK(set.additive_row != nullptr);
+    CHECK(set.panel_gemm != nullptr);
+    CHECK(set.online_softmax != nullptr);
+    CHECK(set.panel_to_rows != nullptr);
     CHECK(find_kernel_set(set.name) == &set);
     // A set is a choice among the registered variants, so testing the registry covers it.
-    bool gemm_listed = false, max_listed = false, exp_listed = false, additive_listed = false;
+    bool gemm_listed = false, max_listed = false, exp_listed = false, additive_listed = false,
+         panel_listed = false, online_listed = false, to_rows_listed = false;
     for (const GemmKernel& k : gemm_kernels()) gemm_listed |= k.fn == set.gemm;
     for (const RowMaxKernel& k : row_max_kernels()) max_listed |= k.fn == set.row_max;
     for (const ExpSumKernel& k : exp_sum_kernels()) exp_listed |= k.fn == set.exp_sum;
     for (const AdditiveRowKernel& k : additive_row_kernels())
       additive_listed |= k.fn == set.additive_row;
+    for (const PanelGemmKernel& k : panel_gemm_kernels()) panel_listed |= k.fn == set.panel_gemm;
+    for (const OnlineSoftmaxKernel& k : online_softmax_kernels())
+      online_listed |= k.fn == set.online_softmax;
+    for (const PanelToRowsKernel& k : panel_to_rows_kernels())
+      to_rows_listed |= k.fn == set.panel_to_rows;
     CHECK(gemm_listed);
     CHECK(max_listed);
     CHECK(exp_listed);
     CHECK(additive_listed);
+    CHECK(panel_listed);
+    CHECK(online_listed);
+    CHECK(to_rows_listed);
   }
   CHECK(find_kernel_set("no-such-set") == nullptr);
   CHECK(simd_enabled() == (find_kernel_set("simd128") != nullptr));
+  CHECK(relaxed_simd_enabled() == (find_kernel_set("relaxedsimd") != nullptr));
+  if (relaxed_simd_enabled()) CHECK(simd_enabled());
 #ifdef ATTNLENS_NO_SIMD
   CHECK_FALSE(simd_enabled());
   CHECK(sets.size == 1);  // scalar only
@@ -230,6 +261,9 @@ TEST_CASE("gemm kernels: large and degenerate shapes", "[kernels][gemm]") {
     check_gemm(kernel, 65, 64, 130, true, 0, seed++);
     check_gemm(kernel, 64, 65, 64, false, 7, seed++);
     check_gemm(kernel, 130, 3, 67, true, 2, seed++);
+    // Depths past the SIMD kernel's 256-deep B panels: the second block accumulates onto the first.
+    check_gemm(kernel, 9, 17, 300, false, 3, seed++);
+    check_gemm(kernel, 5, 24, 513, true, 0, seed++);
     // k = 0: C becomes 0, or stays C_in when accumulating.
     check_gemm(kernel, 5, 9, 0, false, 2, seed++);
     check_gemm(kernel, 5, 9, 0, true, 2, seed++);

@@ -3,8 +3,10 @@
 // Names follow `f32_<op>__<isa>[_<tile>]`, e.g. f32_gemm__simd128_4x8. "simd128" kernels are
 // written once against a 128-bit vector abstraction (src/kernels/vec128.h) that maps to
 // wasm_simd128.h under Emscripten and SSE2/NEON natively; "scalar" kernels are the plain C++
-// twins. Building with ATTNLENS_NO_SIMD leaves only the scalar ones. Tests and benchmarks both
-// expand this registry, so no variant goes untested or unmeasured.
+// twins; "relaxedsimd" kernels are simd128 ones that multiply-add with relaxed SIMD's
+// f32x4.relaxed_madd (wasm builds with ATTNLENS_RELAXED_SIMD only). Building with
+// ATTNLENS_NO_SIMD leaves only the scalar ones. Tests and benchmarks both expand this registry,
+// so no variant goes untested or unmeasured.
 #pragma once
 
 #include <cstddef>
@@ -16,24 +18,61 @@ namespace attnlens {
 // C[m, n] (+)= A[m, k] * B[k, n]; row-major with leading dimensions; accumulate adds to C.
 using GemmFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* a,
                         std::size_t lda, const float* b, std::size_t ldb, float* c,
-                        std::size_t ldc, bool accumulate);
+                        std::size_t ldc, bool accumulate) noexcept;
 // max(x[0..n)); -inf for n == 0.
-using RowMaxFn = float (*)(const float* x, std::size_t n);
+using RowMaxFn = float (*)(const float* x, std::size_t n) noexcept;
 // out[j] = exp(x[j] - max) (out may alias x), returns the sum; exp(-inf) is exactly 0.
-using ExpSumFn = float (*)(const float* x, float max, float* out, std::size_t n);
+using ExpSumFn = float (*)(const float* x, float max, float* out, std::size_t n) noexcept;
 // out[j] = sum_a v[a] * tanh(qa[a] + kat[a * ldk + j]) for j < n (additive score of one query).
 using AdditiveRowFn = void (*)(std::size_t hidden, const float* qa, const float* kat,
-                               std::size_t ldk, const float* v, std::size_t n, float* out);
+                               std::size_t ldk, const float* v, std::size_t n,
+                               float* out) noexcept;
+
+// The panel GEMM micro-kernel that both products of attention run on (scores and weights * V).
+// Operands are packed so that every load is contiguous: for t < tiles,
+//   C_t[r][j] = (c_scale ? C_t[r][j] * c_scale[j] : 0) + sum_{p < k} A_t[p][r] * B[p][j]
+// with A_t = a + t * a_stride laid out [k][kPanelRows], B = b laid out [k][kPanelCols] and
+// C_t = c + t * kPanelRows * kPanelCols laid out [kPanelRows][kPanelCols]. Attention packs keys
+// (or values) as A panels of 4 rows and 8 queries as B, so C holds scores or outputs of 8
+// queries side by side and the softmax runs down columns without horizontal reductions.
+constexpr std::size_t kPanelRows = 4;
+constexpr std::size_t kPanelCols = 8;
+using PanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float* a,
+                             std::size_t a_stride, const float* b, float* c,
+                             const float* c_scale) noexcept;
+// One step of the online softmax over a [n][kPanelCols] block of logits in base 2 (natural
+// logits times log2(e), which attention folds into the query scale), column by column (each
+// column is one query). Per column j, with m = max(max[j], max_i s[i][j]) and base = m, or 0
+// when m is -inf (nothing visible yet):
+//   rescale[j] = 2^(max[j] - base)                 (what earlier partial sums must be scaled by)
+//   s[i][j]    = 2^(s[i][j] - base)                (in place; -inf becomes exactly 0)
+//   sum[j]     = sum[j] * rescale[j] + sum_i s[i][j]
+//   max[j]     = m
+// Starting from max = -inf, sum = 0 and normalising by sum at the end gives the plain softmax.
+using OnlineSoftmaxFn = void (*)(std::size_t n, float* s, float* max, float* sum,
+                                 float* rescale) noexcept;
+
+// A [n][kPanelCols] block written out as rows (the layout callers see), each row scaled:
+//   out[j * ldo + i] = panel[i * kPanelCols + j] * scale[j]   for i < n, j < rows <= kPanelCols.
+// Outputs, weights and scores leave attention's panel layout through it.
+using PanelToRowsFn = void (*)(std::size_t n, const float* panel, std::size_t rows,
+                               const float* scale, float* out, std::size_t ldo) noexcept;
 
 struct GemmKernel { const char* name; GemmFn fn; };
 struct RowMaxKernel { const char* name; RowMaxFn fn; };
 struct ExpSumKernel { const char* name; ExpSumFn fn; };
 struct AdditiveRowKernel { const char* name; AdditiveRowFn fn; };
+struct PanelGemmKernel { const char* name; PanelGemmFn fn; };
+struct OnlineSoftmaxKernel { const char* name; OnlineSoftmaxFn fn; };
+struct PanelToRowsKernel { const char* name; PanelToRowsFn fn; };
 
 Span<const GemmKernel> gemm_kernels();
 Span<const RowMaxKernel> row_max_kernels();
 Span<const ExpSumKernel> exp_sum_kernels();
 Span<const AdditiveRowKernel> additive_row_kernels();
+Span<const PanelGemmKernel> panel_gemm_kernels();
+Span<const OnlineSoftmaxKernel> online_softmax_kernels();
+Span<const PanelToRowsKernel> panel_to_rows_kernels();
 
 // A consistent choice of one kernel per operation, used by attention().
 struct KernelSet {
@@ -42,14 +81,20 @@ struct KernelSet {
   RowMaxFn row_max;
   ExpSumFn exp_sum;
   AdditiveRowFn additive_row;
+  PanelGemmFn panel_gemm;
+  OnlineSoftmaxFn online_softmax;
+  PanelToRowsFn panel_to_rows;
 };
 
-// "scalar" always; "simd128" unless built with ATTNLENS_NO_SIMD. The last one is the default.
+// "scalar" always; "simd128" unless built with ATTNLENS_NO_SIMD; "relaxedsimd" in wasm builds
+// with ATTNLENS_RELAXED_SIMD (needs a browser with relaxed SIMD). The last one is the default.
 Span<const KernelSet> kernel_sets();
 const KernelSet& default_kernel_set();
 const KernelSet* find_kernel_set(const char* name);  // nullptr if absent
 
 // True when this build has the simd128 kernels.
 bool simd_enabled();
+// True when this build has the relaxedsimd kernels (f32x4.relaxed_madd).
+bool relaxed_simd_enabled();
 
 }  // namespace attnlens

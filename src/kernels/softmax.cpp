@@ -8,13 +8,13 @@
 
 namespace attnlens::kernels {
 
-float f32_row_max__scalar(const float* x, std::size_t n) {
+float f32_row_max__scalar(const float* x, std::size_t n) noexcept {
   float m = -std::numeric_limits<float>::infinity();
   for (std::size_t j = 0; j < n; ++j) m = x[j] > m ? x[j] : m;
   return m;
 }
 
-float f32_exp_sum__scalar(const float* x, float max, float* out, std::size_t n) {
+float f32_exp_sum__scalar(const float* x, float max, float* out, std::size_t n) noexcept {
   float sum = 0.0f;
   for (std::size_t j = 0; j < n; ++j) {
     const float e = std::exp(x[j] - max);
@@ -27,7 +27,7 @@ float f32_exp_sum__scalar(const float* x, float max, float* out, std::size_t n) 
 #if ATTNLENS_HAVE_SIMD
 using simd::f32x4;
 
-float f32_row_max__simd128_x8(const float* x, std::size_t n) {
+float f32_row_max__simd128_x8(const float* x, std::size_t n) noexcept {
   const float ninf = -std::numeric_limits<float>::infinity();
   f32x4 m0 = simd::splat(ninf), m1 = m0;
   std::size_t j = 0;
@@ -41,7 +41,7 @@ float f32_row_max__simd128_x8(const float* x, std::size_t n) {
   return m;
 }
 
-float f32_exp_sum__simd128_x8(const float* x, float max, float* out, std::size_t n) {
+float f32_exp_sum__simd128_x8(const float* x, float max, float* out, std::size_t n) noexcept {
   const f32x4 vmax = simd::splat(max);
   f32x4 s0 = simd::splat(0.0f), s1 = s0;
   std::size_t j = 0;

@@ -1,0 +1,57 @@
+#include "timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+namespace attnlens_bench {
+
+using Clock = std::chrono::steady_clock;
+
+bool selected(const Config& cfg, const std::string& name) {
+  return cfg.filter.empty() || name.find(cfg.filter) != std::string::npos;
+}
+
+Timing time_calls(const Config& cfg, const std::function<void()>& fn, double min_ms) {
+  const auto elapsed_ms = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  const auto warm_start = Clock::now();
+  for (int i = 0; i < 3 || elapsed_ms(warm_start) < 20.0; ++i) fn();
+
+  std::vector<double> times;
+  double total = 0.0, peak = 0.0;
+  while ((total < min_ms || times.size() < 5) && times.size() < 500) {
+    const auto t0 = Clock::now();
+    fn();
+    times.push_back(elapsed_ms(t0));
+    total += times.back();
+    if (cfg.peak != nullptr) peak = std::max(peak, cfg.peak->run(std::clamp(times.back() / 4, 0.5, 10.0)));
+  }
+  std::sort(times.begin(), times.end());
+  return Timing{times[times.size() / 2], times.front(), peak};
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::vector<float> v(n);
+  for (float& x : v) x = static_cast<float>(gen() >> 8) / 16777216.0f * 2.0f - 1.0f;
+  return v;
+}
+
+void report_flops(const char* group, const std::string& name, const Timing& t, double flops) {
+  const double median = flops / (t.median_ms * 1e6), best = flops / (t.best_ms * 1e6);
+  std::printf("%-11s %-46s %10.3f %10.3f ms %8.2f %8.2f GFLOP/s %5.0f%%\n", group, name.c_str(),
+              t.median_ms, t.best_ms, median, best,
+              t.peak_gflops > 0 ? 100.0 * best / t.peak_gflops : 0.0);
+}
+
+void report_elements(const char* group, const std::string& name, const Timing& t,
+                     double elements, const char* unit) {
+  std::printf("%-11s %-46s %10.3f %10.3f ms %8.2f %8.2f ns/%s\n", group, name.c_str(),
+              t.median_ms, t.best_ms, t.median_ms * 1e6 / elements, t.best_ms * 1e6 / elements,
+              unit);
+}
+
+}  // namespace attnlens_bench

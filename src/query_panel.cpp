@@ -1,0 +1,108 @@
+#include "query_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "attnlens/errors.h"
+
+namespace attnlens::detail {
+namespace {
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+}  // namespace
+
+QueryPanel::QueryPanel(const Problem& problem, const HeadOperands& operands, std::int64_t head,
+                       std::int64_t max_chunk)
+    : p_(problem),
+      ops_(operands),
+      head_(head),
+      queries_(operands.query_panel_size()),
+      scores_(static_cast<std::size_t>(max_chunk * kPanelQueries)),
+      output_t_(static_cast<std::size_t>(operands.value_rows() * kPanelQueries)),
+      row_(static_cast<std::size_t>(max_chunk)) {}
+
+void QueryPanel::start(std::int64_t q0, std::int64_t rows) noexcept {
+  q0_ = q0;
+  rows_ = rows;
+  has_output_ = false;
+  ops_.pack_queries(q0, rows, queries_.data());
+  std::fill(max_, max_ + kPanelQueries, kNegInf);
+  std::fill(sum_, sum_ + kPanelQueries, 0.0f);
+}
+
+void QueryPanel::compute_scores(std::int64_t a, std::int64_t b) noexcept {
+  a_ = a;
+  b_ = b;
+  ops_.scores(queries_.data(), q0_, rows_, a, b - a, scores_.data(), row_.data());
+}
+
+void QueryPanel::scale_scores(float factor) noexcept {
+  for (std::int64_t i = 0; i < (b_ - a_) * kPanelQueries; ++i) scores_[i] *= factor;
+}
+
+void QueryPanel::check_finite(std::int64_t lo, std::int64_t hi) const {
+  for (std::int64_t j = 0; j < rows_; ++j) {
+    for (std::int64_t k = lo; k < hi; ++k) {
+      if (!std::isfinite(scores_[(k - a_) * kPanelQueries + j])) {
+        throw NonFiniteError("scores", "scale * score / temperature overflowed float32 at head " +
+                                           std::to_string(head_) + ", query " +
+                                           std::to_string(q0_ + j) + ", key " + std::to_string(k) +
+                                           "; rescale the inputs or raise the temperature");
+      }
+    }
+  }
+}
+
+void QueryPanel::apply_mask(std::int64_t lo, std::int64_t hi) noexcept {
+  const auto hide = [&](std::int64_t j, std::int64_t k0, std::int64_t k1) {
+    for (std::int64_t k = k0; k < k1; ++k) scores_[(k - a_) * kPanelQueries + j] = kNegInf;
+  };
+  for (std::int64_t j = 0; j < kPanelQueries; ++j) {
+    hide(j, a_, lo);
+    hide(j, hi, b_);
+  }
+  const MaskEvaluator& mask = p_.mask;
+  if (mask.block_fully_visible(head_, q0_, q0_ + rows_, lo, hi)) return;
+  for (std::int64_t j = 0; j < rows_; ++j) {
+    if (mask.rows_are_ranges()) {
+      const KeyRange r = mask.row_range(head_, q0_ + j);
+      hide(j, lo, std::clamp(r.begin, lo, hi));
+      hide(j, std::clamp(r.end, lo, hi), hi);
+    } else {
+      for (std::int64_t k = lo; k < hi; ++k) {
+        if (!mask.visible(head_, q0_ + j, k)) scores_[(k - a_) * kPanelQueries + j] = kNegInf;
+      }
+    }
+  }
+}
+
+void QueryPanel::softmax_and_values() noexcept {
+  p_.kernels.online_softmax(static_cast<std::size_t>(b_ - a_), scores_.data(), max_, sum_,
+                            rescale_);
+  // The first chunk overwrites the output accumulator, so it is never zeroed.
+  ops_.accumulate_values(scores_.data(), a_, b_ - a_, has_output_ ? rescale_ : nullptr,
+                         output_t_.data());
+  has_output_ = true;
+}
+
+void QueryPanel::finish(float* out) const noexcept {
+  const std::int64_t dv = p_.inputs.shape.value_dim;
+  if (!has_output_) {  // no key visible to the whole panel
+    std::fill(out, out + rows_ * dv, 0.0f);
+    return;
+  }
+  float inverse_sums[kPanelQueries];  // 0 for a query with no visible key: zero output row
+  for (std::int64_t j = 0; j < kPanelQueries; ++j) inverse_sums[j] = inverse_sum(j);
+  p_.kernels.panel_to_rows(static_cast<std::size_t>(dv), output_t_.data(),
+                           static_cast<std::size_t>(rows_), inverse_sums, out,
+                           static_cast<std::size_t>(dv));
+}
+
+std::int64_t QueryPanel::bytes() const noexcept {
+  return static_cast<std::int64_t>((queries_.size() + scores_.size() + output_t_.size() +
+                                    row_.size() + 3 * kPanelQueries) *
+                                   sizeof(float));
+}
+
+}  // namespace attnlens::detail

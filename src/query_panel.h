@@ -1,0 +1,67 @@
+// One panel of up to 8 queries of one head, run against keys a chunk at a time: the steps both
+// strategies share. Scores are held transposed, [key][query], so each row of a chunk holds the
+// 8 queries side by side and the online softmax and both products run on whole vectors.
+//
+//   start(q0, rows)            pack the queries, reset the running max and sum
+//   compute_scores(a, b)       logits (base 2, see base2_logit_factor) of keys [a, b), a and b
+//                              multiples of 4
+//   check_finite / apply_mask  on the keys [lo, hi) of the chunk that count; the rest are -inf
+//   softmax_and_values()       one online-softmax step, then O^T += V^T P^T (rescaled)
+//   finish(out)                out[j][:] = O^T[:][j] / sum[j]
+//
+// Everything but the constructor and check_finite is noexcept, kernels included: under
+// Emscripten's JS-based exceptions, a call that might throw from a scope with destructors (the
+// strategies' loops hold vectors) goes through a JS trampoline, thousands of times per call.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attention_internal.h"
+#include "prepare.h"
+
+namespace attnlens::detail {
+
+class QueryPanel {
+ public:
+  // `max_chunk`: the most keys one compute_scores() call may cover (a multiple of 4).
+  QueryPanel(const Problem& problem, const HeadOperands& operands, std::int64_t head,
+             std::int64_t max_chunk);
+
+  void start(std::int64_t q0, std::int64_t rows) noexcept;
+  void compute_scores(std::int64_t a, std::int64_t b) noexcept;
+  void scale_scores(float factor) noexcept;  // for raw scores computed with fold 1
+  // NonFiniteError naming the first non-finite logit among keys [lo, hi) of real queries. The
+  // logits are in base 2 here (x 1.44), so a finite logit within 1.44x of FLT_MAX also raises.
+  void check_finite(std::int64_t lo, std::int64_t hi) const;
+  // -inf for keys of the chunk outside [lo, hi) and for keys the mask hides.
+  void apply_mask(std::int64_t lo, std::int64_t hi) noexcept;
+  void softmax_and_values() noexcept;
+  // Normalised outputs of the real queries into out[j * value_dim ...].
+  void finish(float* out) const noexcept;
+
+  // The current chunk, [b - a][8]: logits after compute_scores, probabilities (not yet divided
+  // by sum) after softmax_and_values.
+  const float* chunk_scores() const noexcept { return scores_.data(); }
+  std::int64_t chunk_begin() const noexcept { return a_; }
+  std::int64_t rows() const noexcept { return rows_; }
+  // 1 / sum per query (0 when nothing is visible), valid after the last softmax_and_values.
+  float inverse_sum(std::int64_t j) const noexcept { return sum_[j] > 0.0f ? 1.0f / sum_[j] : 0.0f; }
+
+  std::int64_t bytes() const noexcept;
+
+ private:
+  const Problem& p_;
+  const HeadOperands& ops_;
+  std::int64_t head_;
+  std::int64_t q0_ = 0, rows_ = 0;
+  std::int64_t a_ = 0, b_ = 0;
+  bool has_output_ = false;  // false until the first chunk wrote output_t_
+  std::vector<float> queries_;   // [depth][8]
+  std::vector<float> scores_;    // [max_chunk][8]
+  std::vector<float> output_t_;  // [Dv rounded up to 4][8]
+  std::vector<float> row_;       // [max_chunk], one query's additive scores
+  float max_[kPanelQueries], sum_[kPanelQueries], rescale_[kPanelQueries];
+};
+
+}  // namespace attnlens::detail
