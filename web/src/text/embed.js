@@ -88,8 +88,11 @@ export function featureHashes(text, seed, visit) {
 
 let contentScratch = new Float64Array(64);
 
-/** Writes the content vector of `text` (norm sqrt(dim / 2), or zero) into out[offset..+dim). */
-function writeContent(out, offset, text, dim, seed) {
+/**
+ * The content vector of `text` before scaling, in a scratch array (valid until the next call),
+ * and the scale that gives it norm sqrt(dim / 2) (0 for an all-zero vector).
+ */
+function contentVector(text, dim, seed) {
   if (contentScratch.length < dim) contentScratch = new Float64Array(dim);
   const vector = contentScratch;
   vector.fill(0, 0, dim);
@@ -99,8 +102,7 @@ function writeContent(out, offset, text, dim, seed) {
   });
   let squared = 0;
   for (let d = 0; d < dim; d++) squared += vector[d] * vector[d];
-  const scale = squared > 0 ? Math.sqrt(dim / 2 / squared) : 0;
-  for (let d = 0; d < dim; d++) out[offset + d] = vector[d] * scale;
+  return { vector, scale: squared > 0 ? Math.sqrt(dim / 2 / squared) : 0 };
 }
 
 const frequencyCache = new Map();
@@ -174,12 +176,18 @@ export function embed(tokens, options) {
   const positionScale = finiteOption('positionScale', opts.positionScale, { min: 0, fallback: 1 });
   const texts = tokens.map(tokenText);
 
-  const out = new Float64Array(texts.length * dim);
-  texts.forEach((text, row) => writeContent(out, row * dim, text, dim, seed));
-  if (positionScale !== 0) {
-    const positions = positionEncoding64(texts.length, dim);
-    // Add in float64 then round once: identical to what every engine computes.
-    for (let i = 0; i < out.length; i++) out[i] += positionScale * positions[i];
+  const out = new Float32Array(texts.length * dim);
+  const positions = positionScale === 0 ? null : positionEncoding64(texts.length, dim);
+  for (let row = 0; row < texts.length; row++) {
+    const { vector, scale } = contentVector(texts[row], dim, seed);
+    const offset = row * dim;
+    // content * scale + positionScale * position in float64, rounded to float32 once when
+    // stored: the same operations in the same order in every engine.
+    if (positions) {
+      for (let d = 0; d < dim; d++) out[offset + d] = vector[d] * scale + positionScale * positions[offset + d];
+    } else {
+      for (let d = 0; d < dim; d++) out[offset + d] = vector[d] * scale;
+    }
   }
-  return new Float32Array(out);  // rounds each value to float32 once
+  return out;
 }
