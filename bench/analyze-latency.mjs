@@ -2,10 +2,13 @@
 // analyze() latency, 64 tokens and 4 heads, in Node and in headless Chromium (numbers printed,
 // never asserted; bench/analyze-latency-core.js says what each row times).
 //
-//   node bench/analyze-latency.mjs [--where node,chromium] [--calls 300] [--json FILE]
+//   node bench/analyze-latency.mjs [--where node,chromium] [--calls 300] [--json FILE] [--label L]
 //
+// --json saves the results with the label (default 'current') and the commit measured, which is
+// how docs/benchmarks.md shows a before/after (scripts/bench.sh saves bench/peers/results/).
 // Chromium comes from web/node_modules/playwright-core and Debian's /usr/bin/chromium, through
 // the browser tests' harness (the repository served over http://127.0.0.1 with COOP/COEP).
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -14,6 +17,7 @@ const { values } = parseArgs({
     where: { type: 'string', default: 'node,chromium' },
     calls: { type: 'string', default: '300' },
     json: { type: 'string' },
+    label: { type: 'string', default: 'current' },
   },
 });
 const options = { calls: Number(values.calls) };
@@ -53,4 +57,19 @@ for (const where of values.where.split(',')) {
   }
   console.log(`${'first analyze()'.padEnd(22)}${ms(r.firstAnalyze)}`);
 }
-if (values.json) writeFileSync(values.json, `${JSON.stringify({ date: new Date().toISOString(), results }, null, 1)}\n`);
+
+function commit() {
+  const cwd = new URL('..', import.meta.url);
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd, encoding: 'utf8' }).trim();
+    return dirty ? `${head} (with uncommitted changes)` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+if (values.json) {
+  const saved = { label: values.label, commit: commit(), date: new Date().toISOString(), results };
+  writeFileSync(values.json, `${JSON.stringify(saved, null, 1)}\n`);
+}
