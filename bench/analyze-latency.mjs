@@ -3,9 +3,11 @@
 // never asserted; bench/analyze-latency-core.js says what each row times).
 //
 //   node bench/analyze-latency.mjs [--where node,chromium] [--calls 300] [--json FILE] [--label L]
+//     [--commit C]
 //
-// --json saves the results with the label (default 'current') and the commit measured, which is
-// how docs/benchmarks.md shows a before/after (scripts/bench.sh saves bench/peers/results/).
+// --json saves the results with the label (default 'current') and the commit measured (git's
+// HEAD, or --commit for a tree exported without .git), which is how docs/benchmarks.md shows a
+// before/after (scripts/bench.sh saves bench/peers/results/).
 // Chromium comes from web/node_modules/playwright-core and Debian's /usr/bin/chromium, through
 // the browser tests' harness (the repository served over http://127.0.0.1 with COOP/COEP).
 import { execFileSync } from 'node:child_process';
@@ -18,6 +20,7 @@ const { values } = parseArgs({
     calls: { type: 'string', default: '300' },
     json: { type: 'string' },
     label: { type: 'string', default: 'current' },
+    commit: { type: 'string' },
   },
 });
 const options = { calls: Number(values.calls) };
@@ -70,6 +73,6 @@ function commit() {
 }
 
 if (values.json) {
-  const saved = { label: values.label, commit: commit(), date: new Date().toISOString(), results };
+  const saved = { label: values.label, commit: values.commit ?? commit(), date: new Date().toISOString(), results };
   writeFileSync(values.json, `${JSON.stringify(saved, null, 1)}\n`);
 }
