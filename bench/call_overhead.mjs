@@ -3,15 +3,16 @@
 //
 //   node bench/call_overhead.mjs [bindings dir]     (after ./scripts/build-wasm.sh)
 //
-// Rows: a raw call that does no work (_version), a raw _attention on a 1x1x1 problem (reads the
-// shape, tensor and option objects), the public attn.attention() on the same problem (checks,
-// copies in and out), and a mid-size attention where the kernels dominate.
+// Rows: a raw call that does no work (_version), a raw _attention on a 1x1x1 problem (reads its
+// call block: shape, options and tensors), the public attn.attention() on the same problem
+// (checks, call block, copies in and out), and a mid-size attention where the kernels dominate.
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Attention } from '../web/src/attention.js';
 import { Backends } from '../web/src/backend.js';
+import { ARRAY_SLOT, BLOCK_LENGTH, SLOT } from '../web/src/call-block.js';
 import { WasmBackend } from '../web/src/wasm-backend.js';
 
 const dir = process.argv[2] ? pathToFileURL(`${resolve(process.argv[2])}/`)
@@ -49,18 +50,24 @@ async function cases(name) {
   const attn = new Attention(new Backends('wasm', backend, null, {}));
 
   const one = new Float32Array([0.5]);
-  const ptr = module._malloc(16);
-  module.HEAPF32.set([0.5, 0.5, 0.5, 0], ptr >> 2);
-  const shape = { heads: 1, queryLength: 1, keyLength: 1, headDim: 1, valueDim: 1 };
-  const tensors = { q: { ptr, length: 1 }, k: { ptr: ptr + 4, length: 1 }, v: { ptr: ptr + 8, length: 1 },
-    output: { ptr: ptr + 12, length: 1 } };
-  const options = { causal: true, temperature: 1 };
+  // q, k, v and output of one element each, then a call block describing a causal 1x1x1 call.
+  const tensors = module._malloc(16);
+  module.HEAPF32.set([0.5, 0.5, 0.5, 0], tensors >> 2);
+  const block = new Float64Array(BLOCK_LENGTH);
+  for (const [name, value] of Object.entries({ heads: 1, queryLength: 1, keyLength: 1, headDim: 1,
+    valueDim: 1, scale: NaN, temperature: 1, causal: 1 })) block[SLOT[name]] = value;
+  ['q', 'k', 'v', 'output'].forEach((name, i) => {
+    block[ARRAY_SLOT[name]] = tensors + 4 * i;
+    block[ARRAY_SLOT[name] + 1] = 1;
+  });
+  const address = module._malloc(block.byteLength);
+  module.HEAPF64.set(block, address >> 3);
 
   const h = 8, n = 128, d = 64;
   const q = tensor(h * n * d, 1), k = tensor(h * n * d, 2), v = tensor(h * n * d, 3);
   return {
     '_version() (no work)': [100000, () => module._version()],
-    '_attention raw, 1x1x1': [20000, () => module._attention(shape, tensors, options)],
+    '_attention raw, 1x1x1': [20000, () => module._attention(address)],
     'attn.attention(), 1x1x1': [20000, () => attn.attention(one, one, one, { heads: 1, headDim: 1, causal: true })],
     'attn.attention(), H8 N128 D64': [50, () => attn.attention(q, k, v, { heads: h, headDim: d, causal: true })],
   };

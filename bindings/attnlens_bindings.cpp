@@ -1,13 +1,17 @@
 // The embind layer: one raw function per core operation, registered under `_names`.
 //
 // The JavaScript side (web/src/) validates arguments, copies input tensors into wasm memory in
-// bulk and passes them here as { ptr, length } descriptors; results are written into buffers it
-// allocated and copies them out afterwards. Nothing here keeps a pointer past the call.
+// bulk, and describes the call in a call block (call_block.h): shape, options and every tensor as
+// an address and a length, in one array of doubles. The functions here take the block's address,
+// read it in one pass, run the core and write the stats back into it. Nothing here keeps a pointer
+// past the call.
 //
 // Errors: every attnlens::Error (and allocation failure) is caught here and returned as
-// { error: { kind, parameter, message } }. No JavaScript exception is thrown through C++ frames,
-// so the module's state stays consistent and it remains usable after any failed call.
+// { error: { kind, parameter, message } }; success returns undefined. No JavaScript exception is
+// thrown through C++ frames, so the module's state stays consistent and it remains usable after
+// any failed call.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
@@ -18,168 +22,148 @@
 #include <vector>
 
 #include "attnlens/attnlens.h"
+#include "call_block.h"
 
 namespace {
 
 using emscripten::val;
-// Self-documenting names for what JavaScript passes in.
-using JsObject = val;      // a plain object with the named fields
-using TensorRef = val;     // { ptr, length } into wasm memory, or undefined
-using CallResult = val;    // the result object, or { error }
+using CallResult = val;  // undefined, or { error }
+namespace cb = attnlens_bindings;
 
-bool given(const val& v) { return !v.isUndefined() && !v.isNull(); }
-
-// Type checks come before every as<T>(): a failed embind conversion would throw a JavaScript
-// exception through these C++ frames and skip their destructors.
-const JsObject& object_arg(const JsObject& o, const char* name) {
-  if (!given(o) || o.typeOf().as<std::string>() != "object") {
-    throw attnlens::InvalidArgumentError(name, "must be an object");
-  }
-  return o;
-}
-
-double number(const val& v, const std::string& name) {
-  if (!v.isNumber()) throw attnlens::InvalidArgumentError(name, "must be a number");
-  return v.as<double>();
-}
-
-std::string text(const val& v, const std::string& name) {
-  if (!v.isString()) throw attnlens::InvalidArgumentError(name, "must be a string");
-  return v.as<std::string>();
-}
-
-std::int64_t to_int(const val& v, const std::string& name) {
-  const double d = number(v, name);
+std::int64_t to_int(double d, const char* name) {
   if (!std::isfinite(d) || d != std::trunc(d) || std::fabs(d) > 9007199254740991.0) {
     throw attnlens::RangeError(name, "must be an integer, got " + std::to_string(d));
   }
   return static_cast<std::int64_t>(d);
 }
 
-std::int64_t int_field(const JsObject& o, const char* key, const std::string& name) {
-  return to_int(o[key], name);
-}
-
-template <typename T>
-attnlens::Span<T> tensor_ref(const TensorRef& t, const std::string& name) {
-  if (!given(t)) return {};
-  object_arg(t, name.c_str());
-  const std::int64_t ptr = int_field(t, "ptr", name + ".ptr");
-  const std::int64_t length = int_field(t, "length", name + ".length");
-  if (ptr <= 0 || length < 0) {
-    throw attnlens::InvalidArgumentError(name, "needs a wasm pointer and a non-negative length");
+// Reads (and checks) the values of one call block; writes its results.
+class CallBlock {
+ public:
+  explicit CallBlock(std::uintptr_t address) : slots_(reinterpret_cast<double*>(address)) {
+    if (address == 0 || address % alignof(double) != 0) {
+      throw attnlens::InvalidArgumentError("block", "needs the address of a call block of doubles");
+    }
   }
-  return {reinterpret_cast<T*>(static_cast<std::uintptr_t>(ptr)), static_cast<std::size_t>(length)};
-}
 
-template <typename T>
-attnlens::Span<T> tensor(const JsObject& tensors, const char* key) {
-  return tensor_ref<T>(tensors[key], key);
-}
+  double number(cb::Slot slot) const { return slots_[slot]; }
+  std::int64_t integer(cb::Slot slot, const char* name) const { return to_int(slots_[slot], name); }
+  void set(cb::Slot slot, double value) { slots_[slot] = value; }
 
-std::vector<std::int64_t> int_list(const val& list, const char* name) {
-  std::vector<std::int64_t> out;
-  if (!given(list)) return out;
-  const auto n = static_cast<std::size_t>(to_int(list["length"], std::string(name) + ".length"));
-  out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    out.push_back(to_int(list[i], std::string(name) + "[" + std::to_string(i) + "]"));
+  // An array's view, empty when its address is 0. The address must be aligned for T and the
+  // whole range inside wasm memory.
+  template <typename T>
+  attnlens::Span<T> array(cb::Array which, const char* name) const {
+    const double* entry = slots_ + cb::kSlotCount + 2 * which;
+    const std::int64_t address = to_int(entry[0], name);
+    const std::int64_t length = to_int(entry[1], name);
+    if (address == 0) {
+      if (length != 0) throw attnlens::InvalidArgumentError(name, "has a length but no wasm address");
+      return {};
+    }
+    const auto heap = static_cast<std::int64_t>(emscripten_get_heap_size());
+    if (address < 0 || length < 0 || address % static_cast<std::int64_t>(alignof(T)) != 0 ||
+        length > (heap - address) / static_cast<std::int64_t>(sizeof(T))) {
+      throw attnlens::InvalidArgumentError(name, "is not an aligned range of wasm memory");
+    }
+    return {reinterpret_cast<T*>(static_cast<std::uintptr_t>(address)),
+            static_cast<std::size_t>(length)};
   }
-  return out;
+
+  // A list of integers stored as doubles.
+  std::vector<std::int64_t> integers(cb::Array which, const char* name) const {
+    const attnlens::Span<const double> values = array<const double>(which, name);
+    std::vector<std::int64_t> out;
+    out.reserve(values.size);
+    for (double v : values) out.push_back(to_int(v, name));
+    return out;
+  }
+
+ private:
+  double* slots_;
+};
+
+attnlens::ScoreFunction score_function(const CallBlock& block) {
+  switch (block.integer(cb::kScore, "score")) {
+    case cb::kScaledDot: return attnlens::ScoreFunction::kScaledDot;
+    case cb::kDot: return attnlens::ScoreFunction::kDot;
+    case cb::kCosine: return attnlens::ScoreFunction::kCosine;
+    case cb::kAdditive: return attnlens::ScoreFunction::kAdditive;
+    default: throw attnlens::InvalidArgumentError("score", "unknown score function code");
+  }
 }
 
-attnlens::ScoreFunction score_function(const val& v) {
-  const std::string s = given(v) ? text(v, "score") : "scaled-dot";
-  if (s == "scaled-dot") return attnlens::ScoreFunction::kScaledDot;
-  if (s == "dot") return attnlens::ScoreFunction::kDot;
-  if (s == "cosine") return attnlens::ScoreFunction::kCosine;
-  if (s == "additive") return attnlens::ScoreFunction::kAdditive;
-  throw attnlens::InvalidArgumentError("score", "unknown score function '" + s + "'");
+attnlens::Strategy strategy(const CallBlock& block) {
+  switch (block.integer(cb::kStrategy, "strategy")) {
+    case cb::kAuto: return attnlens::Strategy::kAuto;
+    case cb::kMaterialized: return attnlens::Strategy::kMaterialized;
+    case cb::kStreaming: return attnlens::Strategy::kStreaming;
+    default: throw attnlens::InvalidArgumentError("strategy", "unknown strategy code");
+  }
 }
 
-attnlens::Strategy strategy(const val& v) {
-  const std::string s = given(v) ? text(v, "strategy") : "auto";
-  if (s == "auto") return attnlens::Strategy::kAuto;
-  if (s == "materialized") return attnlens::Strategy::kMaterialized;
-  if (s == "streaming") return attnlens::Strategy::kStreaming;
-  throw attnlens::InvalidArgumentError("strategy", "unknown strategy '" + s + "'");
-}
-
-const char* strategy_name(attnlens::Strategy s) {
+double strategy_code(attnlens::Strategy s) {
   switch (s) {
-    case attnlens::Strategy::kMaterialized: return "materialized";
-    case attnlens::Strategy::kStreaming: return "streaming";
+    case attnlens::Strategy::kMaterialized: return cb::kMaterialized;
+    case attnlens::Strategy::kStreaming: return cb::kStreaming;
     case attnlens::Strategy::kAuto: break;
   }
-  return "auto";
+  return cb::kAuto;
 }
 
-// Everything of the mask. `mask` and `keyValid` are tensors of bytes; the lists are JS arrays
-// (the MaskSpec owns copies of them, so `spec` must outlive nothing but this call).
-attnlens::MaskSpec mask_spec(const JsObject& o) {
+// Everything of the mask (the MaskSpec owns copies of the integer lists).
+attnlens::MaskSpec mask_spec(const CallBlock& block) {
   attnlens::MaskSpec m;
-  m.causal = given(o["causal"]) && o["causal"].as<bool>();
-  const val window = o["window"];
-  if (given(window)) {
-    object_arg(window, "window");
-    m.window = attnlens::LocalWindow{int_field(window, "before", "window.before"),
-                                     int_field(window, "after", "window.after"),
-                                     int_field(window, "dilation", "window.dilation")};
+  m.causal = block.number(cb::kCausal) != 0;
+  const std::int64_t dilation = block.integer(cb::kWindowDilation, "window.dilation");
+  if (dilation != 0) {
+    m.window = attnlens::LocalWindow{block.integer(cb::kWindowBefore, "window.before"),
+                                     block.integer(cb::kWindowAfter, "window.after"), dilation};
   }
-  const val sparse = o["sparse"];
-  if (given(sparse)) {
-    object_arg(sparse, "sparse");
-    const std::string pattern = text(sparse["pattern"], "sparse.pattern");
-    if (pattern == "strided") {
-      m.sparse.pattern = attnlens::SparsePattern::kStrided;
-    } else if (pattern == "fixed") {
-      m.sparse.pattern = attnlens::SparsePattern::kFixed;
-    } else {
-      throw attnlens::InvalidArgumentError("sparse.pattern", "unknown pattern '" + pattern + "'");
-    }
-    m.sparse.stride = int_field(sparse, "stride", "sparse.stride");
-    m.sparse.summary = int_field(sparse, "summary", "sparse.summary");
+  switch (block.integer(cb::kSparsePattern, "sparse.pattern")) {
+    case cb::kSparseNone: break;
+    case cb::kSparseStrided: m.sparse.pattern = attnlens::SparsePattern::kStrided; break;
+    case cb::kSparseFixed: m.sparse.pattern = attnlens::SparsePattern::kFixed; break;
+    default: throw attnlens::InvalidArgumentError("sparse.pattern", "unknown pattern code");
   }
-  m.global_tokens = int_list(o["globalTokens"], "globalTokens");
-  m.key_lengths = int_list(o["keyLengths"], "keyLengths");
-  m.key_valid = tensor<const unsigned char>(o, "keyValid");
-  m.custom = tensor<const unsigned char>(o, "mask");
+  if (m.sparse.pattern != attnlens::SparsePattern::kNone) {
+    m.sparse.stride = block.integer(cb::kSparseStride, "sparse.stride");
+    m.sparse.summary = block.integer(cb::kSparseSummary, "sparse.summary");
+  }
+  m.global_tokens = block.integers(cb::kGlobalTokens, "globalTokens");
+  m.key_lengths = block.integers(cb::kKeyLengths, "keyLengths");
+  m.key_valid = block.array<const unsigned char>(cb::kKeyValid, "keyValid");
+  m.custom = block.array<const unsigned char>(cb::kCustomMask, "mask");
   return m;
 }
 
-attnlens::AttentionOptions attention_options(const JsObject& o) {
+attnlens::AttentionOptions attention_options(const CallBlock& block) {
   attnlens::AttentionOptions opt;
-  opt.score = score_function(o["score"]);
-  if (given(o["scale"])) opt.scale = static_cast<float>(number(o["scale"], "scale"));
-  if (given(o["temperature"])) {
-    opt.temperature = static_cast<float>(number(o["temperature"], "temperature"));
-  }
-  opt.strategy = strategy(o["strategy"]);
-  opt.mask = mask_spec(o);
-  const val additive = o["additive"];
-  if (given(additive)) {
-    object_arg(additive, "additive");
-    opt.additive.hidden = int_field(additive, "hidden", "additive.hidden");
-    opt.additive.w_query = tensor<const float>(additive, "wQuery");
-    opt.additive.w_key = tensor<const float>(additive, "wKey");
-    opt.additive.v = tensor<const float>(additive, "v");
+  opt.score = score_function(block);
+  if (!std::isnan(block.number(cb::kScale))) opt.scale = static_cast<float>(block.number(cb::kScale));
+  opt.temperature = static_cast<float>(block.number(cb::kTemperature));
+  opt.strategy = strategy(block);
+  opt.mask = mask_spec(block);
+  if (opt.score == attnlens::ScoreFunction::kAdditive) {
+    opt.additive.hidden = block.integer(cb::kAdditiveHidden, "additive.hidden");
+    opt.additive.w_query = block.array<const float>(cb::kAdditiveWQuery, "additive.wQuery");
+    opt.additive.w_key = block.array<const float>(cb::kAdditiveWKey, "additive.wKey");
+    opt.additive.v = block.array<const float>(cb::kAdditiveV, "additive.v");
   }
   return opt;
 }
 
-attnlens::AttentionShape attention_shape(const JsObject& s) {
-  return {int_field(s, "heads", "heads"), int_field(s, "queryLength", "queryLength"),
-          int_field(s, "keyLength", "keyLength"), int_field(s, "headDim", "headDim"),
-          int_field(s, "valueDim", "valueDim")};
+attnlens::AttentionShape attention_shape(const CallBlock& block) {
+  return {block.integer(cb::kHeads, "heads"), block.integer(cb::kQueryLength, "queryLength"),
+          block.integer(cb::kKeyLength, "keyLength"), block.integer(cb::kHeadDim, "headDim"),
+          block.integer(cb::kValueDim, "valueDim")};
 }
 
-CallResult stats_object(const attnlens::AttentionStats& stats) {
-  val r = val::object();
-  r.set("strategy", strategy_name(stats.strategy));
-  r.set("tilesVisited", static_cast<double>(stats.tiles_visited));
-  r.set("tilesTotal", static_cast<double>(stats.tiles_total));
-  r.set("scratchBytes", static_cast<double>(stats.scratch_bytes));
-  return r;
+void write_stats(CallBlock& block, const attnlens::AttentionStats& stats) {
+  block.set(cb::kResultStrategy, strategy_code(stats.strategy));
+  block.set(cb::kResultTilesVisited, static_cast<double>(stats.tiles_visited));
+  block.set(cb::kResultTilesTotal, static_cast<double>(stats.tiles_total));
+  block.set(cb::kResultScratchBytes, static_cast<double>(stats.scratch_bytes));
 }
 
 CallResult error_object(const char* kind, const std::string& parameter, const std::string& message) {
@@ -192,11 +176,13 @@ CallResult error_object(const char* kind, const std::string& parameter, const st
   return r;
 }
 
-// Runs `body`, turning every C++ failure into an { error } result.
+// Runs `body` on the block at `address`, turning every C++ failure into an { error } result.
 template <typename Body>
-CallResult guarded(Body&& body) {
+CallResult guarded(std::uintptr_t address, Body&& body) {
   try {
-    return body();
+    CallBlock block(address);
+    body(block);
+    return val::undefined();
   } catch (const attnlens::Error& e) {
     return error_object(attnlens::error_kind_name(e.kind()), e.parameter(), e.what());
   } catch (const std::bad_alloc&) {
@@ -207,76 +193,65 @@ CallResult guarded(Body&& body) {
   }
 }
 
-// _attention(shape, tensors { q, k, v, output, weights?, scores? }, options) -> stats | { error }
-CallResult attention(const JsObject& shape, const JsObject& tensors, const JsObject& options) {
-  return guarded([&] {
-    object_arg(tensors, "tensors");
-    object_arg(options, "options");
-    const attnlens::AttentionInputs in{attention_shape(object_arg(shape, "shape")), tensor<const float>(tensors, "q"),
-                                       tensor<const float>(tensors, "k"),
-                                       tensor<const float>(tensors, "v")};
-    const attnlens::AttentionOutputs out{tensor<float>(tensors, "output"),
-                                         tensor<float>(tensors, "weights"),
-                                         tensor<float>(tensors, "scores")};
-    return stats_object(attnlens::attention(in, attention_options(options), out));
+// _attention(block): q, k, v, output, weights?, scores? -> stats in the block.
+CallResult attention(std::uintptr_t address) {
+  return guarded(address, [](CallBlock& block) {
+    const attnlens::AttentionInputs in{attention_shape(block), block.array<const float>(cb::kQ, "q"),
+                                       block.array<const float>(cb::kK, "k"),
+                                       block.array<const float>(cb::kV, "v")};
+    const attnlens::AttentionOutputs out{block.array<float>(cb::kOutput, "output"),
+                                         block.array<float>(cb::kWeights, "weights"),
+                                         block.array<float>(cb::kScores, "scores")};
+    write_stats(block, attnlens::attention(in, attention_options(block), out));
   });
 }
 
-// _multiHead(shape, tensors { x, source?, wQuery, ..., bOut?, output, weights?, scores?, q?, k?,
-// v? }, options) -> stats | { error }. Zero sizes in `shape` mean "same as" (multihead.h).
-CallResult multi_head(const JsObject& shape, const JsObject& tensors, const JsObject& options) {
-  return guarded([&] {
-    object_arg(shape, "shape");
-    object_arg(tensors, "tensors");
-    object_arg(options, "options");
+// _multiHead(block): x, source?, wQuery, ..., bOut?, output, weights?, scores?, q?, k?, v?
+// -> stats in the block.
+CallResult multi_head(std::uintptr_t address) {
+  return guarded(address, [](CallBlock& block) {
     attnlens::MultiHeadInputs in;
-    in.shape = {int_field(shape, "heads", "heads"),         int_field(shape, "headDim", "headDim"),
-                int_field(shape, "valueDim", "valueDim"),   int_field(shape, "queryLength", "queryLength"),
-                int_field(shape, "keyLength", "keyLength"), int_field(shape, "modelDim", "modelDim"),
-                int_field(shape, "keyModelDim", "keyModelDim"), int_field(shape, "outDim", "outDim")};
-    in.x_query = tensor<const float>(tensors, "x");
-    in.x_key_value = tensor<const float>(tensors, "source");
-    in.weights = {tensor<const float>(tensors, "wQuery"), tensor<const float>(tensors, "wKey"),
-                  tensor<const float>(tensors, "wValue"), tensor<const float>(tensors, "wOut"),
-                  tensor<const float>(tensors, "bQuery"), tensor<const float>(tensors, "bKey"),
-                  tensor<const float>(tensors, "bValue"), tensor<const float>(tensors, "bOut")};
+    in.shape = {block.integer(cb::kHeads, "heads"),         block.integer(cb::kHeadDim, "headDim"),
+                block.integer(cb::kValueDim, "valueDim"),   block.integer(cb::kQueryLength, "queryLength"),
+                block.integer(cb::kKeyLength, "keyLength"), block.integer(cb::kModelDim, "modelDim"),
+                block.integer(cb::kKeyModelDim, "keyModelDim"), block.integer(cb::kOutDim, "outDim")};
+    in.x_query = block.array<const float>(cb::kX, "x");
+    in.x_key_value = block.array<const float>(cb::kSource, "source");
+    in.weights = {block.array<const float>(cb::kWQuery, "wQuery"), block.array<const float>(cb::kWKey, "wKey"),
+                  block.array<const float>(cb::kWValue, "wValue"), block.array<const float>(cb::kWOut, "wOut"),
+                  block.array<const float>(cb::kBQuery, "bQuery"), block.array<const float>(cb::kBKey, "bKey"),
+                  block.array<const float>(cb::kBValue, "bValue"), block.array<const float>(cb::kBOut, "bOut")};
     const attnlens::MultiHeadOutputs out{
-        tensor<float>(tensors, "output"), tensor<float>(tensors, "weights"),
-        tensor<float>(tensors, "scores"), tensor<float>(tensors, "q"),
-        tensor<float>(tensors, "k"),      tensor<float>(tensors, "v")};
-    return stats_object(attnlens::multi_head_attention(in, attention_options(options), out));
+        block.array<float>(cb::kOutput, "output"), block.array<float>(cb::kWeights, "weights"),
+        block.array<float>(cb::kScores, "scores"), block.array<float>(cb::kQ, "q"),
+        block.array<float>(cb::kK, "k"),           block.array<float>(cb::kV, "v")};
+    write_stats(block, attnlens::multi_head_attention(in, attention_options(block), out));
   });
 }
 
-// _maskMatrix(shape, head, out { ptr, length } of bytes, options) -> {} | { error }
-CallResult mask_matrix(const JsObject& shape, double head, const TensorRef& out,
-                       const JsObject& options) {
-  return guarded([&] {
-    object_arg(shape, "shape");
-    object_arg(options, "options");
-    attnlens::mask_matrix(mask_spec(options), attention_shape(shape), to_int(val(head), "head"),
-                          tensor_ref<unsigned char>(out, "out"));
-    return val::object();
+// _maskMatrix(block): shape, head, mask options -> the [Nq, Nk] bytes in maskOut.
+CallResult mask_matrix(std::uintptr_t address) {
+  return guarded(address, [](CallBlock& block) {
+    attnlens::mask_matrix(mask_spec(block), attention_shape(block), block.integer(cb::kHead, "head"),
+                          block.array<unsigned char>(cb::kMaskOut, "out"));
   });
 }
 
-// _workingSetBytes(shape, strategy, options) -> { bytes } | { error }
-CallResult working_set_bytes(const JsObject& shape, const std::string& strategy_text,
-                             const JsObject& options) {
-  return guarded([&] {
-    object_arg(shape, "shape");
-    object_arg(options, "options");
+// _workingSetBytes(block): shape, strategy, score, additive hidden -> bytes in the block.
+CallResult working_set_bytes(std::uintptr_t address) {
+  return guarded(address, [](CallBlock& block) {
     attnlens::AttentionOptions opt;
-    opt.score = score_function(options["score"]);
-    if (given(options["additiveHidden"])) {
-      opt.additive.hidden = int_field(options, "additiveHidden", "additiveHidden");
+    opt.score = score_function(block);
+    if (opt.score == attnlens::ScoreFunction::kAdditive) {
+      opt.additive.hidden = block.integer(cb::kAdditiveHidden, "additiveHidden");
     }
-    val r = val::object();
-    r.set("bytes", static_cast<double>(attnlens::working_set_bytes(
-                       attention_shape(shape), strategy(val(strategy_text)), opt)));
-    return r;
+    block.set(cb::kResultBytes, static_cast<double>(attnlens::working_set_bytes(
+                                    attention_shape(block), strategy(block), opt)));
   });
 }
+
+// How many doubles a call block holds: web/src/call-block.js checks its layout against it.
+int call_block_length() { return attnlens_bindings::kBlockLength; }
 
 std::string version() { return attnlens::version(); }
 bool simd_enabled() { return attnlens::simd_enabled(); }
@@ -288,6 +263,7 @@ double heap_bytes_in_use() { return static_cast<double>(mallinfo().uordblks); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlens) {
+  emscripten::function("_callBlockLength", &call_block_length);
   emscripten::function("_attention", &attention);
   emscripten::function("_multiHead", &multi_head);
   emscripten::function("_maskMatrix", &mask_matrix);

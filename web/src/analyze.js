@@ -131,7 +131,10 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
   let mask = null;
   for (let h = 0; h < heads; h++) {
     // Only key lengths differ per head; otherwise every head shares one mask (asked for once).
-    if (h === 0 || maskOptions.keyLengths !== undefined) {
+    // Without mask options every key is visible (mask.h): no engine call is needed for that.
+    if (h === 0 && Object.keys(maskOptions).length === 0) {
+      mask = new Uint8Array(cells).fill(1);
+    } else if (h === 0 || maskOptions.keyLengths !== undefined) {
       mask = await attn.maskMatrix({ heads, queryLength, keyLength, head: h, ...maskOptions });
     }
     perHead.push({

@@ -5,9 +5,10 @@
 // instance's or another buffer set's), and growth detaches every view taken before it. Keep a
 // view only until the next call into the same instance.
 
+import { CallBlock } from './call-block.js';
 import { checkRun, requireFinite } from './checks.js';
 import { coreError } from './errors.js';
-import { malloc, rawOptions, withHeap } from './heap.js';
+import { malloc, withHeap } from './heap.js';
 
 export class WasmBuffers {
   #module;
@@ -59,9 +60,11 @@ export class WasmBuffers {
     for (const name of ['q', 'k', 'v']) requireFinite(this.#view(name), name);
     const started = performance.now();
     const stats = withHeap(m, (heap) => {
-      const result = m._attention(this.shape, this.#blocks, rawOptions(resolved, heap));
-      if (result.error) throw coreError(result.error);
-      return result;
+      const call = new CallBlock(m, heap).shape(this.shape).options(resolved, heap);
+      for (const [name, block] of Object.entries(this.#blocks)) call.array(name, block);
+      const error = m._attention(call.write())?.error;
+      if (error) throw coreError(error);
+      return call.stats();
     });
     return { stats: { ...stats, backend: this.#backendName, ms: performance.now() - started } };
   }

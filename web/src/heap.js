@@ -80,20 +80,3 @@ export function copyFloats(module, { ptr, length }) {
 export function copyBytes(module, { ptr, length }) {
   return module.HEAPU8.slice(ptr, ptr + length);
 }
-
-/** The options object of the bindings: typed arrays in checked options become heap copies. */
-export function rawOptions(options, heap) {
-  const raw = { ...options };
-  if (options.mask) raw.mask = heap.copyIn(options.mask, 'mask');
-  if (options.keyValid) raw.keyValid = heap.copyIn(options.keyValid, 'keyValid');
-  if (options.additive) {
-    const { hidden, wQuery, wKey, v } = options.additive;
-    raw.additive = {
-      hidden,
-      wQuery: heap.copyIn(wQuery, 'additive.wQuery'),
-      wKey: heap.copyIn(wKey, 'additive.wKey'),
-      v: heap.copyIn(v, 'additive.v'),
-    };
-  }
-  return raw;
-}

@@ -5,8 +5,9 @@
 // workingSetBytes and allocate, and is always loaded: it is the fallback of any other backend.
 
 import { WasmBuffers } from './buffers.js';
+import { CallBlock, checkBlockLayout } from './call-block.js';
 import { coreError } from './errors.js';
-import { copyBytes, copyFloats, rawOptions, withHeap } from './heap.js';
+import { copyBytes, copyFloats, withHeap } from './heap.js';
 import { loadWasmModule } from './loader.js';
 
 /** @param {'simd' | 'scalar'} flavour */
@@ -14,10 +15,9 @@ export async function openWasmBackend(flavour, where) {
   return new WasmBackend(await loadWasmModule(flavour, where), `wasm-${flavour}`);
 }
 
-// The bindings return { error } instead of throwing through C++ frames.
+// The bindings return { error } instead of throwing through C++ frames, undefined on success.
 function unwrap(result) {
-  if (result.error) throw coreError(result.error);
-  return result;
+  if (result?.error) throw coreError(result.error);
 }
 
 export class WasmBackend {
@@ -25,6 +25,7 @@ export class WasmBackend {
   #buffers = new Set();
 
   constructor(module, name) {
+    checkBlockLayout(module);
     this.#module = module;
     this.name = name;
   }
@@ -46,20 +47,20 @@ export class WasmBackend {
   attention({ shape, q, k, v, options, returnWeights, returnScores }) {
     const m = this.#module;
     return withHeap(m, (heap) => {
+      const call = new CallBlock(m, heap).shape(shape).options(options, heap);
       const matrix = shape.heads * shape.queryLength * shape.keyLength;
-      const tensors = {
-        q: heap.copyIn(q, 'q'),
-        k: heap.copyIn(k, 'k'),
-        v: heap.copyIn(v, 'v'),
-        output: heap.floats(shape.heads * shape.queryLength * shape.valueDim, 'output'),
-      };
-      if (returnWeights) tensors.weights = heap.floats(matrix, 'weights');
-      if (returnScores) tensors.scores = heap.floats(matrix, 'scores');
-      const stats = unwrap(m._attention(shape, tensors, rawOptions(options, heap)));
-      const result = { output: copyFloats(m, tensors.output) };
-      if (returnWeights) result.weights = copyFloats(m, tensors.weights);
-      if (returnScores) result.scores = copyFloats(m, tensors.scores);
-      result.stats = stats;
+      const output = heap.floats(shape.heads * shape.queryLength * shape.valueDim, 'output');
+      call.array('q', heap.copyIn(q, 'q')).array('k', heap.copyIn(k, 'k')).array('v', heap.copyIn(v, 'v'))
+        .array('output', output);
+      const weights = returnWeights ? heap.floats(matrix, 'weights') : null;
+      const scores = returnScores ? heap.floats(matrix, 'scores') : null;
+      if (weights) call.array('weights', weights);
+      if (scores) call.array('scores', scores);
+      unwrap(m._attention(call.write()));
+      const result = { output: copyFloats(m, output) };
+      if (weights) result.weights = copyFloats(m, weights);
+      if (scores) result.scores = copyFloats(m, scores);
+      result.stats = call.stats();
       return result;
     });
   }
@@ -68,22 +69,21 @@ export class WasmBackend {
     const m = this.#module;
     const { heads, queryLength: nq, keyLength: nk, headDim, valueDim, outDim } = shape;
     return withHeap(m, (heap) => {
-      const tensors = {};
-      for (const [key, array] of Object.entries(inputs)) tensors[key] = heap.copyIn(array, key);
-      tensors.output = heap.floats(nq * outDim, 'output');
-      if (returnWeights) tensors.weights = heap.floats(heads * nq * nk, 'weights');
-      if (returnScores) tensors.scores = heap.floats(heads * nq * nk, 'scores');
+      const call = new CallBlock(m, heap).shape(shape).options(options, heap);
+      for (const [key, array] of Object.entries(inputs)) call.array(key, heap.copyIn(array, key));
+      const outputs = { output: heap.floats(nq * outDim, 'output') };
+      if (returnWeights) outputs.weights = heap.floats(heads * nq * nk, 'weights');
+      if (returnScores) outputs.scores = heap.floats(heads * nq * nk, 'scores');
       if (returnProjections) {
-        tensors.q = heap.floats(heads * nq * headDim, 'q');
-        tensors.k = heap.floats(heads * nk * headDim, 'k');
-        tensors.v = heap.floats(heads * nk * valueDim, 'v');
+        outputs.q = heap.floats(heads * nq * headDim, 'q');
+        outputs.k = heap.floats(heads * nk * headDim, 'k');
+        outputs.v = heap.floats(heads * nk * valueDim, 'v');
       }
-      const stats = unwrap(m._multiHead(shape, tensors, rawOptions(options, heap)));
-      const result = { output: copyFloats(m, tensors.output) };
-      for (const key of ['weights', 'scores', 'q', 'k', 'v']) {
-        if (tensors[key]) result[key] = copyFloats(m, tensors[key]);
-      }
-      result.stats = stats;
+      for (const [key, tensor] of Object.entries(outputs)) call.array(key, tensor);
+      unwrap(m._multiHead(call.write()));
+      const result = {};
+      for (const [key, tensor] of Object.entries(outputs)) result[key] = copyFloats(m, tensor);
+      result.stats = call.stats();
       return result;
     });
   }
@@ -91,14 +91,21 @@ export class WasmBackend {
   maskMatrix({ shape, head, options }) {
     const m = this.#module;
     return withHeap(m, (heap) => {
+      const call = new CallBlock(m, heap).shape(shape).options(options, heap).set('head', head);
       const out = heap.bytes(shape.queryLength * shape.keyLength, 'out');
-      unwrap(m._maskMatrix(shape, head, out, rawOptions(options, heap)));
+      unwrap(m._maskMatrix(call.array('maskOut', out).write()));
       return copyBytes(m, out);
     });
   }
 
   workingSetBytes({ shape, strategy, score, additiveHidden }) {
-    return unwrap(this.#module._workingSetBytes(shape, strategy, { score, additiveHidden })).bytes;
+    const m = this.#module;
+    return withHeap(m, (heap) => {
+      const call = new CallBlock(m, heap).shape(shape).options({ score, strategy }, heap);
+      if (additiveHidden !== undefined) call.set('additiveHidden', additiveHidden);
+      unwrap(m._workingSetBytes(call.write()));
+      return call.result('resultBytes');
+    });
   }
 
   /** Reusable input/output buffers in wasm memory (buffers.js). */

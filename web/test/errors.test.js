@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ARRAY_SLOT, BLOCK_LENGTH, SLOT } from '../src/call-block.js';
 import { coreError } from '../src/errors.js';
 import { assertClose, assertFails, openFlavours, tensor } from './support/helpers.js';
 import { referenceAttention } from './support/reference.js';
@@ -130,50 +131,76 @@ describe('errors found by the C++ core', () => {
     await stillWorks();
   });
 
-  // The raw bindings are what the JS checks protect; called directly they must still report
-  // every problem as a value, so the module never sees a JS exception inside C++ frames.
-  function rawCall(mutate) {
+  // The raw bindings are what the JS checks protect; called directly, with any numbers in the
+  // call block (src/call-block.js), they must still report every problem as a value, so the module
+  // never sees a JS exception inside C++ frames.
+  function rawCall(fn, fill) {
     const m = backend.module;
     const pointers = [];
-    const copy = (array) => {
-      const ptr = m._malloc(array.byteLength);
+    const allocate = (bytes) => {
+      const ptr = m._malloc(bytes);
       pointers.push(ptr);
+      return ptr;
+    };
+    const copy = (array) => {
+      const ptr = allocate(array.byteLength);
       m.HEAPU8.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), ptr);
       return { ptr, length: array.length };
     };
+    const block = new Float64Array(BLOCK_LENGTH);
     const call = {
-      shape: { heads: H, queryLength: N, keyLength: N, headDim: D, valueDim: D },
-      tensors: { q: copy(q), k: copy(k), v: copy(v), output: copy(new Float32Array(H * N * D)) },
-      options: {},
+      block,
+      copy,
+      set: (name, value) => { block[SLOT[name]] = value; },
+      array: (name, { ptr, length }) => {
+        block[ARRAY_SLOT[name]] = ptr;
+        block[ARRAY_SLOT[name] + 1] = length;
+      },
     };
-    mutate(call, copy);
+    fill(call);
+    const address = allocate(block.byteLength);
+    m.HEAPF64.set(block, address / 8);
     try {
-      return m._attention(call.shape, call.tensors, call.options);
+      return { result: fn(address), results: m.HEAPF64.slice(address / 8, address / 8 + BLOCK_LENGTH) };
     } finally {
       pointers.forEach((ptr) => m._free(ptr));
     }
   }
 
+  // A valid _attention call block, then `mutate` breaks it.
+  function rawAttention(mutate) {
+    return rawCall((address) => backend.module._attention(address), (call) => {
+      for (const [name, value] of Object.entries({ heads: H, queryLength: N, keyLength: N, headDim: D,
+        valueDim: D, scale: NaN, temperature: 1 })) call.set(name, value);
+      for (const [name, array] of Object.entries({ q, k, v, output: new Float32Array(H * N * D) })) {
+        call.array(name, call.copy(array));
+      }
+      mutate(call);
+    });
+  }
+
   const RAW_CASES = [
-    ['custom mask of the wrong length', (c, copy) => { c.options.mask = copy(new Uint8Array(N * N - 1)); }, 'shape_mismatch', 'custom'],
-    ['q shorter than the shape says', (c) => { c.tensors.q = { ...c.tensors.q, length: c.tensors.q.length - 1 }; }, 'shape_mismatch', 'q'],
-    ['zero heads', (c) => { c.shape.heads = 0; }, 'out_of_range', 'heads'],
-    ['temperature -1', (c) => { c.options.temperature = -1; }, 'out_of_range', 'temperature'],
-    ['window beyond the sequence', (c) => { c.options.window = { before: N + 1, after: 0, dilation: 1 }; }, 'out_of_range', 'window.before'],
-    ['global token out of range', (c) => { c.options.globalTokens = [N]; }, 'out_of_range', 'global_tokens'],
-    ['streaming with weights', (c, copy) => { c.options.strategy = 'streaming'; c.tensors.weights = copy(new Float32Array(H * N * N)); }, 'invalid_argument', 'strategy'],
-    ['a score name the core does not know', (c) => { c.options.score = 'bilinear'; }, 'invalid_argument', 'score'],
-    ['a string where a number belongs', (c) => { c.shape.headDim = '4'; }, 'invalid_argument', 'headDim'],
-    ['a fractional size', (c) => { c.shape.queryLength = 2.5; }, 'out_of_range', 'queryLength'],
-    ['no tensors object', (c) => { c.tensors = undefined; }, 'invalid_argument', 'tensors'],
-    ['NaN in k', (c, copy) => { const bad = Float32Array.from(k); bad[3] = NaN; c.tensors.k = copy(bad); }, 'non_finite', 'k'],
+    ['custom mask of the wrong length', (c) => { c.array('mask', c.copy(new Uint8Array(N * N - 1))); }, 'shape_mismatch', 'custom'],
+    ['q shorter than the shape says', (c) => { c.block[ARRAY_SLOT.q + 1] -= 1; }, 'shape_mismatch', 'q'],
+    ['zero heads', (c) => { c.set('heads', 0); }, 'out_of_range', 'heads'],
+    ['temperature -1', (c) => { c.set('temperature', -1); }, 'out_of_range', 'temperature'],
+    ['window beyond the sequence', (c) => { c.set('windowDilation', 1); c.set('windowBefore', N + 1); }, 'out_of_range', 'window.before'],
+    ['global token out of range', (c) => { c.array('globalTokens', c.copy(Float64Array.of(N))); }, 'out_of_range', 'global_tokens'],
+    ['streaming with weights', (c) => { c.set('strategy', 2); c.array('weights', c.copy(new Float32Array(H * N * N))); }, 'invalid_argument', 'strategy'],
+    ['a score code the core does not know', (c) => { c.set('score', 9); }, 'invalid_argument', 'score'],
+    ['a NaN size', (c) => { c.set('headDim', NaN); }, 'out_of_range', 'headDim'],
+    ['a fractional size', (c) => { c.set('queryLength', 2.5); }, 'out_of_range', 'queryLength'],
+    ['a tensor beyond wasm memory', (c) => { c.block[ARRAY_SLOT.q] = backend.module.HEAPU8.length - 8; }, 'invalid_argument', 'q'],
+    ['a misaligned tensor', (c) => { c.block[ARRAY_SLOT.k] += 1; }, 'invalid_argument', 'k'],
+    ['a length without an address', (c) => { c.block[ARRAY_SLOT.output] = 0; }, 'invalid_argument', 'output'],
+    ['NaN in k', (c) => { const bad = Float32Array.from(k); bad[3] = NaN; c.array('k', c.copy(bad)); }, 'non_finite', 'k'],
   ];
 
   for (const [name, mutate, kind, parameter] of RAW_CASES) {
     it(`raw _attention: ${name}`, async () => {
       const heapBefore = backend.heapBytesInUse();
-      const result = rawCall(mutate);
-      assert.ok(result.error, `expected an error result, got ${JSON.stringify(result)}`);
+      const { result } = rawAttention(mutate);
+      assert.ok(result?.error, `expected an error result, got ${JSON.stringify(result)}`);
       assert.equal(result.error.kind, kind, result.error.message);
       assert.equal(result.error.parameter, parameter, result.error.message);
       assert.ok(result.error.message.startsWith(`${parameter}:`), result.error.message);
@@ -185,23 +212,39 @@ describe('errors found by the C++ core', () => {
     });
   }
 
-  it('a valid raw call returns stats', () => {
-    const result = rawCall(() => {});
-    assert.equal(result.error, undefined);
-    assert.equal(result.strategy, 'streaming');
+  it('a valid raw call returns undefined and writes its stats into the block', () => {
+    const { result, results } = rawAttention(() => {});
+    assert.equal(result, undefined);
+    assert.equal(results[SLOT.resultStrategy], 2, 'streaming');
+    assert.ok(results[SLOT.resultTilesVisited] > 0);
+  });
+
+  it('a null call block is an error value', () => {
+    const result = backend.module._attention(0);
+    assert.equal(result.error.kind, 'invalid_argument');
+    assert.equal(result.error.parameter, 'block');
   });
 
   it('raw _maskMatrix and _workingSetBytes report errors as values too', async () => {
     const m = backend.module;
     const out = m._malloc(9);
     try {
-      const bad = m._maskMatrix({ heads: 1, queryLength: 3, keyLength: 3, headDim: 1, valueDim: 1 }, 0, { ptr: out, length: 8 }, {});
+      const { result: bad } = rawCall((address) => m._maskMatrix(address), (call) => {
+        for (const [name, value] of Object.entries({ heads: 1, queryLength: 3, keyLength: 3, headDim: 1, valueDim: 1 })) {
+          call.set(name, value);
+        }
+        call.array('maskOut', { ptr: out, length: 8 });
+      });
       assert.equal(bad.error.kind, 'shape_mismatch');
       assert.equal(bad.error.parameter, 'out');
     } finally {
       m._free(out);
     }
-    const ws = m._workingSetBytes({ heads: 1, queryLength: 0, keyLength: 3, headDim: 1, valueDim: 1 }, 'streaming', {});
+    const { result: ws } = rawCall((address) => m._workingSetBytes(address), (call) => {
+      for (const [name, value] of Object.entries({ heads: 1, queryLength: 0, keyLength: 3, headDim: 1, valueDim: 1, strategy: 2 })) {
+        call.set(name, value);
+      }
+    });
     assert.equal(ws.error.kind, 'out_of_range');
     await stillWorks();
   });

@@ -16,7 +16,7 @@
 // Determinism: only integer hashing and exact IEEE operations (see exact-math.js) are used; the
 // sums run in a fixed order in float64 and are rounded to float32 once, when stored.
 
-import { hashString } from './hash.js';
+import { FNV_PRIME, fmix32, hashBasis } from './hash.js';
 import { exactCos, exactSin, exactRootOfUnitInterval } from './exact-math.js';
 import { MAX_MODEL_DIM } from './limits.js';
 import { MAX_SEED, finiteOption, integerOption, optionsObject, typeError } from './arguments.js';
@@ -27,7 +27,10 @@ const END = '\u0003';
 const WHOLE_TOKEN = '\u0001';
 const POSITION_BASE_SQUARED_INVERSE = 1e-8; // (10000^2)^-1: w_i = (10000^(-2/dim))^i
 
-/** The features of one token: its character n-grams (over code points) and the whole token. */
+/**
+ * The features of one token: its character n-grams (over code points) and the whole token.
+ * This is the definition; writeContent() hashes the same strings without building them.
+ */
 export function tokenFeatures(text) {
   const chars = [BEGIN, ...text.toLowerCase(), END];
   const features = [WHOLE_TOKEN + text.toLowerCase()];
@@ -37,18 +40,69 @@ export function tokenFeatures(text) {
   return features;
 }
 
-/** Writes the content vector of `text` (norm sqrt(dim / 2), or zero) into out[offset..+dim). */
-function writeContent(out, offset, text, dim, seed) {
-  const vector = new Float64Array(dim);
-  for (const feature of tokenFeatures(text)) {
-    const h = hashString(feature, seed);
+// Scratch for featureHashes(), grown to the longest token seen: the marked token's UTF-16 code
+// units, and where each code point starts in them (one entry past the last, too).
+let units = new Uint16Array(64);
+let pointStarts = new Int32Array(65);
+
+/**
+ * Calls visit(hash) with hashString(feature, seed) for every feature of tokenFeatures(text), in
+ * the same order, but without creating the feature strings (the costliest part of embed()):
+ * FNV-1a reads code units one at a time, so hashing a slice of the marked token's code units
+ * gives exactly the hash of the joined n-gram string.
+ */
+export function featureHashes(text, seed, visit) {
+  const lower = text.toLowerCase();
+  const basis = hashBasis(seed);
+  let h = Math.imul(basis ^ WHOLE_TOKEN.charCodeAt(0), FNV_PRIME);
+  for (let i = 0; i < lower.length; i++) h = Math.imul(h ^ lower.charCodeAt(i), FNV_PRIME);
+  visit(fmix32(h));
+
+  const length = lower.length + 2;
+  if (units.length < length) {
+    units = new Uint16Array(2 * length);
+    pointStarts = new Int32Array(2 * length + 1);
+  }
+  units[0] = BEGIN.charCodeAt(0);
+  for (let i = 0; i < lower.length; i++) units[i + 1] = lower.charCodeAt(i);
+  units[length - 1] = END.charCodeAt(0);
+  // Code points as the string iterator ([...text]) splits them: a high surrogate followed by a
+  // low one is one code point; any other unit (a lone surrogate too) is one on its own.
+  let points = 0;
+  for (let u = 0; u < length; points++) {
+    pointStarts[points] = u;
+    const pair = units[u] >= 0xd800 && units[u] <= 0xdbff && u + 1 < length &&
+      units[u + 1] >= 0xdc00 && units[u + 1] <= 0xdfff;
+    u += pair ? 2 : 1;
+  }
+  pointStarts[points] = length;
+
+  for (const n of NGRAM_SIZES) {
+    for (let i = 0; i + n <= points; i++) {
+      h = basis;
+      for (let u = pointStarts[i]; u < pointStarts[i + n]; u++) h = Math.imul(h ^ units[u], FNV_PRIME);
+      visit(fmix32(h));
+    }
+  }
+}
+
+let contentScratch = new Float64Array(64);
+
+/**
+ * The content vector of `text` before scaling, in a scratch array (valid until the next call),
+ * and the scale that gives it norm sqrt(dim / 2) (0 for an all-zero vector).
+ */
+function contentVector(text, dim, seed) {
+  if (contentScratch.length < dim) contentScratch = new Float64Array(dim);
+  const vector = contentScratch;
+  vector.fill(0, 0, dim);
+  featureHashes(text, seed, (h) => {
     // The low bits pick the dimension, the top bit the sign: independent parts of one hash.
     vector[h % dim] += h >>> 31 ? -1 : 1;
-  }
+  });
   let squared = 0;
   for (let d = 0; d < dim; d++) squared += vector[d] * vector[d];
-  const scale = squared > 0 ? Math.sqrt(dim / 2 / squared) : 0;
-  for (let d = 0; d < dim; d++) out[offset + d] = vector[d] * scale;
+  return { vector, scale: squared > 0 ? Math.sqrt(dim / 2 / squared) : 0 };
 }
 
 const frequencyCache = new Map();
@@ -95,7 +149,7 @@ function positionEncoding64(length, dim) {
  * @param {number} dim
  */
 export function positionEncoding(length, dim) {
-  return Float32Array.from(positionEncoding64(length, dim));
+  return new Float32Array(positionEncoding64(length, dim));
 }
 
 function tokenText(token, index) {
@@ -122,12 +176,18 @@ export function embed(tokens, options) {
   const positionScale = finiteOption('positionScale', opts.positionScale, { min: 0, fallback: 1 });
   const texts = tokens.map(tokenText);
 
-  const out = new Float64Array(texts.length * dim);
-  texts.forEach((text, row) => writeContent(out, row * dim, text, dim, seed));
-  if (positionScale !== 0) {
-    const positions = positionEncoding64(texts.length, dim);
-    // Add in float64 then round once: identical to what every engine computes.
-    for (let i = 0; i < out.length; i++) out[i] += positionScale * positions[i];
+  const out = new Float32Array(texts.length * dim);
+  const positions = positionScale === 0 ? null : positionEncoding64(texts.length, dim);
+  for (let row = 0; row < texts.length; row++) {
+    const { vector, scale } = contentVector(texts[row], dim, seed);
+    const offset = row * dim;
+    // content * scale + positionScale * position in float64, rounded to float32 once when
+    // stored: the same operations in the same order in every engine.
+    if (positions) {
+      for (let d = 0; d < dim; d++) out[offset + d] = vector[d] * scale + positionScale * positions[offset + d];
+    } else {
+      for (let d = 0; d < dim; d++) out[offset + d] = vector[d] * scale;
+    }
   }
-  return Float32Array.from(out);
+  return out;
 }

@@ -11,15 +11,22 @@ export function fmix32(h) {
   return h >>> 0;
 }
 
+export const FNV_PRIME = 0x01000193;
+
+/** The FNV-1a state hashString() starts from for `seed`. */
+export function hashBasis(seed) {
+  return (0x811c9dc5 ^ fmix32(seed)) >>> 0;
+}
+
 /**
  * FNV-1a over the UTF-16 code units of `text`, started from a seed-dependent basis, then fmix32.
  * Returns a uint32.
  */
 export function hashString(text, seed) {
-  let h = (0x811c9dc5 ^ fmix32(seed)) >>> 0;
+  let h = hashBasis(seed);
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+    h = Math.imul(h, FNV_PRIME);
   }
   return fmix32(h);
 }

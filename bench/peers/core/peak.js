@@ -1,0 +1,94 @@
+// The machine's WebAssembly SIMD128 peak, measured the way bench/peak.cpp on the kernel branch
+// does it: ten independent `acc = acc * m + c` chains on f32x4 registers that never touch memory.
+// Ten chains hide the 4-cycle latency of mul and add on the two FP ports, so the loop runs at the
+// engine's throughput for separate f32x4.mul and f32x4.add (80 flops per iteration).
+//
+// The module is assembled here byte by byte, so the probe needs no compiler and runs the same in
+// Node and in a page. Every result of the benchmark is reported as a fraction of this peak.
+
+const CHAINS = 10;
+export const FLOPS_PER_ITERATION = CHAINS * 4 * 2;
+
+const V128 = 0x7b;
+const F32 = 0x7d;
+const I32 = 0x7f;
+const op = {
+  localGet: (i) => [0x20, i], localSet: (i) => [0x21, i], localTee: (i) => [0x22, i],
+  f32x4Splat: [0xfd, 0x13], f32x4Add: [0xfd, 0xe4, 0x01], f32x4Mul: [0xfd, 0xe6, 0x01],
+  f32x4ExtractLane0: [0xfd, 0x1f, 0x00], i32Const1: [0x41, 0x01], i32Sub: [0x6b],
+  loop: [0x03, 0x40], brIf0: [0x0d, 0x00], end: [0x0b],
+};
+
+// Section: id, byte length (LEB128; every section here is < 128 bytes except code), contents.
+function leb128(n) {
+  const out = [];
+  do {
+    let byte = n & 0x7f;
+    n >>>= 7;
+    if (n) byte |= 0x80;
+    out.push(byte);
+  } while (n);
+  return out;
+}
+const section = (id, bytes) => [id, ...leb128(bytes.length), ...bytes];
+
+/** The bytes of a module exporting chains(iterations: i32, m: f32, c: f32) -> f32. */
+export function peakModuleBytes() {
+  // Locals: 0 iterations, 1 m, 2 c (parameters); 3 splat(m), 4 splat(c), 5..14 the accumulators.
+  const vm = 3;
+  const vc = 4;
+  const acc = (i) => 5 + i;
+  const body = [
+    ...op.localGet(1), ...op.f32x4Splat, ...op.localSet(vm),
+    ...op.localGet(2), ...op.f32x4Splat, ...op.localSet(vc),
+  ];
+  for (let i = 0; i < CHAINS; i++) body.push(...op.localGet(vc), ...op.localSet(acc(i)));
+  body.push(...op.loop);
+  for (let i = 0; i < CHAINS; i++) {
+    body.push(...op.localGet(acc(i)), ...op.localGet(vm), ...op.f32x4Mul, ...op.localGet(vc),
+      ...op.f32x4Add, ...op.localSet(acc(i)));
+  }
+  body.push(...op.localGet(0), ...op.i32Const1, ...op.i32Sub, ...op.localTee(0), ...op.brIf0, ...op.end);
+  body.push(...op.localGet(acc(0)));
+  for (let i = 1; i < CHAINS; i++) body.push(...op.localGet(acc(i)), ...op.f32x4Add);
+  body.push(...op.f32x4ExtractLane0, ...op.end);
+  const locals = [1, 2 + CHAINS, V128];  // one group of 12 v128 locals
+  const func = [...locals, ...body];
+  const name = [...'chains'].map((c) => c.charCodeAt(0));
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, [1, 0x60, 3, I32, F32, F32, 1, F32]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, name.length, ...name, 0x00, 0]),
+    ...section(10, [1, ...leb128(func.length), ...func]),
+  ]);
+}
+
+/**
+ * Runs the probe for about `totalMs` and returns GFLOP/s: `best` is the peak figure, `median`
+ * shows how much the machine's load moved it.
+ * @returns {Promise<{ best: number, median: number, calls: number } | { unavailable: string }>}
+ */
+export async function measurePeak({ totalMs = 1500 } = {}) {
+  const bytes = peakModuleBytes();
+  if (!WebAssembly.validate(bytes)) return { unavailable: 'this engine has no WebAssembly SIMD128' };
+  const { instance } = await WebAssembly.instantiate(bytes);
+  const chains = instance.exports.chains;
+  // m < 1 and c small keep the accumulators finite and normal (no denormal slow paths).
+  let iterations = 1 << 16;
+  for (;;) {  // grow the call until it takes >= 20 ms, so timer resolution does not matter
+    const started = performance.now();
+    chains(iterations, 0.5, 0.25);
+    if (performance.now() - started >= 20 || iterations >= 1 << 28) break;
+    iterations *= 2;
+  }
+  const rates = [];
+  const start = performance.now();
+  while (rates.length < 5 || performance.now() - start < totalMs) {
+    const started = performance.now();
+    chains(iterations, 0.5, 0.25);
+    rates.push((iterations * FLOPS_PER_ITERATION) / ((performance.now() - started) * 1e6));
+  }
+  rates.sort((a, b) => a - b);
+  return { best: rates[rates.length - 1], median: rates[rates.length >> 1], calls: rates.length };
+}

@@ -1,0 +1,61 @@
+// One benchmark case, run the same way in a Node process and in a Chromium page: open the
+// library, build the seeded inputs, call once and check the output against the float64
+// reference, then time it. A library whose output is wrong is reported, never timed.
+
+import { RUNNERS } from '../libraries/index.js';
+import { checkOutput } from './reference.js';
+import { TIMING, timeRuns } from './timing.js';
+import { denseFlops, makeInputs } from './workload.js';
+
+/**
+ * @param {{ runner: string, n: number, mask: string, threads: number, quick?: boolean }} spec
+ * @param {{ name: string, sharedMemory: boolean, loadModel: Function, memory: () => object | Promise<object>,
+ *   cpuMs?: () => number, ortWasmPaths?: string, tfjsWasmPaths?: string }} platform what differs
+ *   between Node and a page
+ * @returns {Promise<object>} the spec plus `status` ('ok' | 'wrong' | 'unavailable' | 'failed')
+ *   and, when timed, ms (median), minMs, runs, gflops, check, memory, version, detail
+ */
+export async function runCase(spec, platform) {
+  const entry = RUNNERS[spec.runner];
+  if (!entry) return { ...spec, status: 'failed', error: `unknown runner '${spec.runner}'` };
+  const result = { ...spec, library: entry.library };
+  try {
+    const adapter = await entry.load();
+    const library = await adapter.open({ ...entry.options, threads: spec.threads, platform });
+    if (library.unavailable) return { ...result, status: 'unavailable', reason: library.unavailable };
+    Object.assign(result, { version: library.version, detail: library.detail });
+
+    const inputs = makeInputs(spec.n);
+    const prepared = await library.prepare(inputs, spec.mask);
+    if (prepared.detail) result.detail += `, ${prepared.detail}`;
+    const before = await platform.memory();
+
+    const started = performance.now();
+    const output = await prepared.call();
+    const firstMs = performance.now() - started;
+    result.check = checkOutput(prepared.headMajor(output), inputs, spec.mask);
+    if (!result.check.passed) return { ...result, status: 'wrong', firstMs };
+
+    const cpuBefore = platform.cpuMs?.();
+    const timedStart = performance.now();
+    const timing = await timeRuns(prepared.call, spec.quick ? TIMING.quick : TIMING.full, firstMs);
+    const timedMs = performance.now() - timedStart;
+    const after = await platform.memory();
+    prepared.dispose?.();
+    return {
+      ...result,
+      status: 'ok',
+      firstMs,
+      ms: timing.median,
+      minMs: timing.min,
+      runs: timing.runs,
+      gflops: denseFlops(spec.n) / (timing.median * 1e6),
+      memory: { before, after, wasmBytes: library.wasmBytes?.() },
+      // CPU time over wall time while timing: about 1 on one thread, up to `threads` when a
+      // library's threads really run (Node only: pages cannot read CPU time).
+      cpuPerWall: cpuBefore === undefined ? undefined : (platform.cpuMs() - cpuBefore) / timedMs,
+    };
+  } catch (error) {
+    return { ...result, status: 'failed', error: String(error?.message ?? error).slice(0, 500) };
+  }
+}

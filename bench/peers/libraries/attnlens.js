@@ -1,0 +1,44 @@
+// attnlens as users call it: attn.attention(q, k, v, options) on head-major Float32Arrays, which
+// checks the arguments, copies into wasm memory, runs the streaming kernel and copies out.
+//
+// A variant is one way of building or loading the engine. Adding one (the threaded build, a
+// relaxed-SIMD build) is one entry here; run.mjs then accepts `attnlens-<name>` as a runner.
+
+import { Attention } from '../../../web/src/attention.js';
+import { openBackends } from '../../../web/src/backend.js';
+import { DEPTH, HEADS, WINDOW_HALF_WIDTH } from '../core/workload.js';
+
+/** name -> { backend: what createAttention() is asked for, threads: thread counts it can run } */
+export const ATTNLENS_VARIANTS = {
+  simd: { backend: 'wasm-simd', threads: [1], describe: 'wasm SIMD128' },
+  scalar: { backend: 'wasm-scalar', threads: [1], describe: 'wasm without SIMD' },
+};
+
+function maskOptions(mask) {
+  if (mask === 'causal') return { causal: true };
+  if (mask === 'window128') return { window: WINDOW_HALF_WIDTH };
+  return {};
+}
+
+export async function open({ variant, threads }) {
+  const config = ATTNLENS_VARIANTS[variant];
+  if (!config) throw new Error(`unknown attnlens variant '${variant}'`);
+  if (!config.threads.includes(threads)) {
+    return { unavailable: `attnlens ${variant} runs ${config.threads.join('/')} thread(s); the threaded build comes later` };
+  }
+  // What createAttention() does, keeping hold of the wasm backend to read its memory size.
+  const backends = await openBackends(config.backend, {}, {});
+  const attn = new Attention(backends);
+  return {
+    version: attn.version,
+    detail: `${config.describe} (${backends.wasm.name})`,
+    wasmBytes: () => backends.wasm.module.HEAPU8.byteLength,
+    prepare({ q, k, v }, mask) {
+      const options = { heads: HEADS, headDim: DEPTH, ...maskOptions(mask) };
+      return {
+        call: async () => (await attn.attention(q, k, v, options)).output,
+        headMajor: (output) => output,
+      };
+    },
+  };
+}
