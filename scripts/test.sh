@@ -90,7 +90,8 @@ fi
 if want web-browser; then
   step "demo and widget in headless Chromium: production build (web/dist), then the browser tests"
   ensure_packages chromium fonts-wqy-microhei
-  if [ ! -f web/src/wasm/attnlens-simd.wasm ] || [ ! -f web/src/wasm/attnlens-scalar.wasm ]; then
+  if [ ! -f web/src/wasm/attnlens-simd.wasm ] || [ ! -f web/src/wasm/attnlens-scalar.wasm ] ||
+    [ ! -f web/src/wasm/attnlens-simd-threads.wasm ]; then
     ./scripts/build-wasm.sh
   fi
   [ -d web/node_modules/playwright-core ] || (cd web && npm ci --no-audit --no-fund)
@@ -101,7 +102,8 @@ fi
 if want web-webgpu; then
   step "WebGPU backend on SwiftShader (no GPU needed): in Node through the webgpu package, in headless Chromium with --enable-unsafe-webgpu"
   ensure_packages chromium  # ships SwiftShader's Vulkan driver, used by both
-  if [ ! -f web/src/wasm/attnlens-simd.wasm ] || [ ! -f web/src/wasm/attnlens-scalar.wasm ]; then
+  if [ ! -f web/src/wasm/attnlens-simd.wasm ] || [ ! -f web/src/wasm/attnlens-scalar.wasm ] ||
+    [ ! -f web/src/wasm/attnlens-simd-threads.wasm ]; then
     ./scripts/build-wasm.sh
   fi
   [ -d web/node_modules/webgpu ] || (cd web && npm ci --no-audit --no-fund)
