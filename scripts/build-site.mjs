@@ -24,7 +24,8 @@ const web = join(repo, 'web');
 const { values } = parseArgs({ options: { out: { type: 'string', default: join(web, 'dist') } } });
 const out = resolve(values.out);
 
-const REQUIRED_WASM = ['attnlens-simd.js', 'attnlens-simd.wasm', 'attnlens-scalar.js', 'attnlens-scalar.wasm'];
+const REQUIRED_WASM = ['attnlens-relaxed.js', 'attnlens-relaxed.wasm', 'attnlens-simd.js', 'attnlens-simd.wasm',
+  'attnlens-scalar.js', 'attnlens-scalar.wasm'];
 const SKIPPED_SOURCE_DIRS = new Set(['cli']);
 const SERVED_EXTENSIONS = new Set(['.html', '.js', '.mjs', '.css', '.svg', '.wasm', '.json', '.png', '.ico']);
 

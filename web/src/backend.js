@@ -13,13 +13,13 @@
 // wasm; either way the change is reported through onChange (the instance's 'backendchange' event).
 
 import { attnlensError, describe } from './errors.js';
-import { simdSupported } from './loader.js';
+import { bestFlavour, relaxedSimdSupported, simdSupported } from './loader.js';
 import { openWasmBackend } from './wasm-backend.js';
 import { findGpu } from './webgpu/detect.js';
 import { GpuDeclined, GpuDeviceLost, WebGpuUnavailable } from './webgpu/errors.js';
 
 /** The names createAttention({ backend }) accepts. */
-export const BACKEND_NAMES = Object.freeze(['auto', 'wasm', 'wasm-simd', 'wasm-scalar', 'webgpu']);
+export const BACKEND_NAMES = Object.freeze(['auto', 'wasm', 'wasm-relaxed', 'wasm-simd', 'wasm-scalar', 'webgpu']);
 
 /**
  * 'auto' sends a call to the GPU from this many floating-point operations of attention,
@@ -47,6 +47,12 @@ export function attentionFlops({ shape }) {
 
 async function openWasm(requested, where) {
   switch (requested) {
+    case 'wasm-relaxed':
+      if (!relaxedSimdSupported()) {
+        throw new Error("backend: 'wasm-relaxed' needs WebAssembly relaxed SIMD (f32x4.relaxed_madd), " +
+          "which this engine lacks; use 'wasm' or 'auto' to fall back to 'wasm-simd'");
+      }
+      return openWasmBackend('relaxed', where);
     case 'wasm-simd':
       if (!simdSupported()) {
         throw new Error("backend: 'wasm-simd' needs WebAssembly SIMD128, which this engine lacks; " +
@@ -56,7 +62,7 @@ async function openWasm(requested, where) {
     case 'wasm-scalar':
       return openWasmBackend('scalar', where);
     default:
-      return openWasmBackend(simdSupported() ? 'simd' : 'scalar', where);
+      return openWasmBackend(bestFlavour(), where);
   }
 }
 

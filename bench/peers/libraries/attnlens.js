@@ -8,8 +8,16 @@ import { Attention } from '../../../web/src/attention.js';
 import { openBackends } from '../../../web/src/backend.js';
 import { DEPTH, HEADS, WINDOW_HALF_WIDTH } from '../core/workload.js';
 
-/** name -> { backend: what createAttention() is asked for, threads: thread counts it can run } */
+/**
+ * name -> { backend: what createAttention() is asked for, threads: thread counts it can run,
+ * nodeFlags: what a Node process needs to run it }
+ */
 export const ATTNLENS_VARIANTS = {
+  // What 'auto' loads in Chromium; Node 20 validates relaxed SIMD only behind its flag.
+  relaxed: {
+    backend: 'wasm-relaxed', threads: [1], describe: 'wasm relaxed SIMD (FMA)',
+    nodeFlags: ['--experimental-wasm-relaxed-simd'],
+  },
   simd: { backend: 'wasm-simd', threads: [1], describe: 'wasm SIMD128' },
   scalar: { backend: 'wasm-scalar', threads: [1], describe: 'wasm without SIMD' },
 };
