@@ -17,6 +17,13 @@ want() { [ -z "$only" ] || [[ "$1" == *"$only"* ]]; }
 
 ensure_build_tools
 
+wasm_modules_built() {
+  local flavour
+  for flavour in relaxed simd scalar relaxed-threads simd-threads; do
+    [ -f "web/src/wasm/attnlens-$flavour.wasm" ] || return 1
+  done
+}
+
 run_ctest() { ctest --test-dir "$1" --output-on-failure -j "$JOBS"; }
 
 if want native-simd; then
@@ -90,8 +97,7 @@ fi
 if want web-browser; then
   step "demo and widget in headless Chromium: production build (web/dist), then the browser tests"
   ensure_packages chromium fonts-wqy-microhei
-  if [ ! -f web/src/wasm/attnlens-simd.wasm ] || [ ! -f web/src/wasm/attnlens-scalar.wasm ] ||
-    [ ! -f web/src/wasm/attnlens-simd-threads.wasm ]; then
+  if ! wasm_modules_built; then
     ./scripts/build-wasm.sh
   fi
   [ -d web/node_modules/playwright-core ] || (cd web && npm ci --no-audit --no-fund)
@@ -102,8 +108,7 @@ fi
 if want web-webgpu; then
   step "WebGPU backend on SwiftShader (no GPU needed): in Node through the webgpu package, in headless Chromium with --enable-unsafe-webgpu"
   ensure_packages chromium  # ships SwiftShader's Vulkan driver, used by both
-  if [ ! -f web/src/wasm/attnlens-simd.wasm ] || [ ! -f web/src/wasm/attnlens-scalar.wasm ] ||
-    [ ! -f web/src/wasm/attnlens-simd-threads.wasm ]; then
+  if ! wasm_modules_built; then
     ./scripts/build-wasm.sh
   fi
   [ -d web/node_modules/webgpu ] || (cd web && npm ci --no-audit --no-fund)

@@ -26,8 +26,8 @@ export interface AttnlensErrorFields {
 
 // ---- engine -------------------------------------------------------------------------------------
 
-export type BackendName = 'auto' | 'wasm' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
-export type RunningBackend = 'wasm-simd' | 'wasm-scalar' | 'webgpu';
+export type BackendName = 'auto' | 'wasm' | 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
+export type RunningBackend = 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
 export declare const BACKEND_NAMES: readonly BackendName[];
 
 /**
@@ -111,6 +111,8 @@ export declare function detectWebGpu(options?: { gpu?: object; powerPreference?:
 
 /** True when this JavaScript engine runs WebAssembly SIMD128. */
 export declare function simdSupported(): boolean;
+/** True when it also runs relaxed SIMD's f32x4.relaxed_madd (fused multiply-add): 'wasm-relaxed'. */
+export declare function relaxedSimdSupported(): boolean;
 
 export type ScoreFunction = 'scaled-dot' | 'dot' | 'cosine' | 'additive';
 export type Strategy = 'auto' | 'materialized' | 'streaming';

@@ -99,7 +99,8 @@ function reasonToSkip(spec, earlier) {
 
 function runInNode(spec) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./node-case.mjs', import.meta.url)), JSON.stringify(spec)], {
+    const nodeFlags = RUNNERS[spec.runner].nodeFlags ?? [];
+    const child = spawn(process.execPath, [...nodeFlags, fileURLToPath(new URL('./node-case.mjs', import.meta.url)), JSON.stringify(spec)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -7,6 +7,7 @@
 // against each other), not what a trained model has learnt.
 
 import { createAttention } from './attention.js';
+import { simdSupported } from './loader.js';
 import { embed } from './text/embed.js';
 import { tokenize } from './text/tokenize.js';
 import { projectionWeights } from './text/weights.js';
@@ -26,10 +27,15 @@ const MASK_OPTIONS = ['causal', 'window', 'sparse', 'globalTokens', 'keyLengths'
 
 let sharedAttention = null;
 
-/** The instance analyze() uses when none is passed: created on first use, then shared. */
+/**
+ * The instance analyze() uses when none is passed: created on first use, then shared. It runs
+ * the SIMD128 build, not relaxed SIMD (whose fused multiply-add rounds differently on CPUs with
+ * and without FMA) nor WebGPU, so the same text gives the same bits in every engine with SIMD128
+ * and in Node. Texts are small: the fastest flavour would not be noticeably faster.
+ */
 function defaultAttention() {
   if (!sharedAttention) {
-    sharedAttention = createAttention().catch((error) => {
+    sharedAttention = createAttention({ backend: simdSupported() ? 'wasm-simd' : 'wasm-scalar' }).catch((error) => {
       sharedAttention = null; // let a later call retry instead of caching the failure
       throw error;
     });
@@ -166,7 +172,8 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
  *
  * @param {string} text at most MAX_TEXT_LENGTH characters and MAX_TOKENS tokens
  * @param {object} [options] granularity, locale, seed, positionScale, shareQueryKey,
- *   additiveHidden, attention (an instance from createAttention(); default: one shared instance),
+ *   additiveHidden, attention (an instance from createAttention(); default: one shared
+ *   'wasm-simd' instance, see defaultAttention()),
  *   heads (default 4), headDim (default 16), valueDim, modelDim (default heads * headDim), outDim,
  *   and every option of attn.multiHead() (masks, score, scale, temperature, strategy, ...)
  * Heads share one mask array unless `keyLengths` makes their masks differ.

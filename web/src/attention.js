@@ -65,8 +65,8 @@ export class Attention extends EventTarget {
   }
 
   /**
-   * What the instance offloads to: 'webgpu' while it holds a GPU device, else 'wasm-simd' or
-   * 'wasm-scalar'. Which one ran a given call is in its stats.backend.
+   * What the instance offloads to: 'webgpu' while it holds a GPU device, else 'wasm-relaxed',
+   * 'wasm-simd' or 'wasm-scalar'. Which one ran a given call is in its stats.backend.
    */
   get backend() {
     return this.#backends ? this.#backends.name : this.#disposedName;

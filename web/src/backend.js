@@ -13,14 +13,14 @@
 // wasm; either way the change is reported through onChange (the instance's 'backendchange' event).
 
 import { attnlensError, describe } from './errors.js';
-import { simdSupported, threadsUnavailableReason } from './loader.js';
+import { bestFlavour, relaxedSimdSupported, simdSupported, threadsUnavailableReason } from './loader.js';
 import { resolveThreads, warnThreadsFailed } from './threads.js';
 import { openWasmBackend } from './wasm-backend.js';
 import { findGpu } from './webgpu/detect.js';
 import { GpuDeclined, GpuDeviceLost, WebGpuUnavailable } from './webgpu/errors.js';
 
 /** The names createAttention({ backend }) accepts. */
-export const BACKEND_NAMES = Object.freeze(['auto', 'wasm', 'wasm-simd', 'wasm-scalar', 'webgpu']);
+export const BACKEND_NAMES = Object.freeze(['auto', 'wasm', 'wasm-relaxed', 'wasm-simd', 'wasm-scalar', 'webgpu']);
 
 /**
  * 'auto' sends a call to the GPU from this many floating-point operations of attention,
@@ -48,36 +48,46 @@ export function attentionFlops({ shape }) {
 
 async function openWasm(requested, where, threadsOption) {
   switch (requested) {
+    case 'wasm-relaxed':
+      if (!relaxedSimdSupported()) {
+        throw new Error("backend: 'wasm-relaxed' needs WebAssembly relaxed SIMD (f32x4.relaxed_madd), " +
+          "which this engine lacks; use 'wasm' or 'auto' to fall back to 'wasm-simd'");
+      }
+      return openFlavour('relaxed', where, threadsOption);
     case 'wasm-simd':
       if (!simdSupported()) {
         throw new Error("backend: 'wasm-simd' needs WebAssembly SIMD128, which this engine lacks; " +
           "use 'wasm' or 'auto' to fall back to 'wasm-scalar'");
       }
-      return openSimd(where, threadsOption);
+      return openFlavour('simd', where, threadsOption);
     case 'wasm-scalar':
-      resolveThreads(threadsOption, "backend 'wasm-scalar' has no threaded module");
-      return openWasmBackend('scalar', where);
+      return openFlavour('scalar', where, threadsOption);
     default:
-      if (simdSupported()) return openSimd(where, threadsOption);
-      resolveThreads(threadsOption, threadsUnavailableReason());
-      return openWasmBackend('scalar', where);
+      return openFlavour(bestFlavour(), where, threadsOption);
   }
 }
 
-// The SIMD module, threaded when the threads option and the host allow it (threads.js).
-async function openSimd(where, threadsOption) {
-  const unavailable = where.wasmUrl !== undefined
-    ? 'wasmUrl names one single-threaded .wasm file (give locateFile instead to place both)'
-    : threadsUnavailableReason();
+// A flavour's module, or its threaded twin ('relaxed-threads', 'simd-threads') when the threads
+// option and the host allow it (threads.js). Both compute the same bits.
+async function openFlavour(flavour, where, threadsOption) {
+  let unavailable = '';
+  if (flavour === 'scalar') {
+    unavailable = simdSupported() ? "backend 'wasm-scalar' has no threaded module"
+      : threadsUnavailableReason();
+  } else if (where.wasmUrl !== undefined) {
+    unavailable = 'wasmUrl names one single-threaded .wasm file (give locateFile instead to place them all)';
+  } else {
+    unavailable = threadsUnavailableReason();
+  }
   const { threads } = resolveThreads(threadsOption, unavailable);
   if (threads > 1) {
     try {
-      return await openWasmBackend('simd-threads', where, threads);
+      return await openWasmBackend(`${flavour}-threads`, where, threads);
     } catch (error) {
       warnThreadsFailed(threadsOption, error);
     }
   }
-  return openWasmBackend('simd', where);
+  return openWasmBackend(flavour, where);
 }
 
 /**

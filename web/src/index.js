@@ -3,6 +3,6 @@
 
 export { createAttention, BACKEND_NAMES, THREADS_MIN_FLOPS, WEBGPU_MIN_FLOPS } from './attention.js';
 export { detectWebGpu } from './webgpu/detect.js';
-export { simdSupported, threadsUnavailableReason } from './loader.js';
+export { relaxedSimdSupported, simdSupported, threadsUnavailableReason } from './loader.js';
 export * from './text/index.js';
 export * from './analyze.js';

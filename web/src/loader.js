@@ -1,4 +1,5 @@
-// Finds, compiles and instantiates the embind module of one flavour ('simd' or 'scalar').
+// Finds, compiles and instantiates the embind module of one flavour ('relaxed', 'simd' or
+// 'scalar', or the threaded 'relaxed-threads' and 'simd-threads').
 //
 // The Emscripten glue (./wasm/attnlens-<flavour>.js, built with -sENVIRONMENT=web,worker) never
 // fetches anything itself: this loader compiles the .wasm and hands it over via the glue's
@@ -22,7 +23,23 @@ const SIMD_PROBE = new Uint8Array([
   0x0b,                                            //   end
 ]);
 
+// The one relaxed-SIMD instruction the relaxed build uses (scripts/wasm_relaxed_madd.py stops its
+// build on any other):
+//   (module (func (param v128 v128 v128) (result v128)
+//     local.get 0 local.get 1 local.get 2 f32x4.relaxed_madd))
+// Chromium validates it since 114; Node 20 only with --experimental-wasm-relaxed-simd.
+const RELAXED_MADD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,        // magic, version 1
+  0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b,  // type: (v128 v128 v128) -> v128
+  0x03, 0x02, 0x01, 0x00,                                // function section: one function
+  0x0a, 0x0d, 0x01, 0x0b, 0x00,                          // code section: one body, no locals
+  0x20, 0x00, 0x20, 0x01, 0x20, 0x02,                    //   local.get 0, 1, 2
+  0xfd, 0x85, 0x02,                                      //   f32x4.relaxed_madd
+  0x0b,                                                  //   end
+]);
+
 let simdSupport;
+let relaxedSimdSupport;
 
 /** True when this engine runs WebAssembly SIMD128 (decided once, with a probe module). */
 export function simdSupported() {
@@ -30,11 +47,23 @@ export function simdSupported() {
   return simdSupport;
 }
 
+/** True when this engine also runs f32x4.relaxed_madd, what the 'relaxed' flavour adds. */
+export function relaxedSimdSupported() {
+  relaxedSimdSupport ??= simdSupported() && WebAssembly.validate(RELAXED_MADD_PROBE);
+  return relaxedSimdSupport;
+}
+
+/** The fastest flavour this engine runs: 'relaxed', then 'simd', then 'scalar'. */
+export function bestFlavour() {
+  if (relaxedSimdSupported()) return 'relaxed';
+  return simdSupported() ? 'simd' : 'scalar';
+}
+
 /**
  * Why this host cannot run the threaded module, or '' when it can. It needs SharedArrayBuffer
  * (browsers expose it only on cross-origin isolated pages: COOP same-origin + COEP
  * require-corp), Web Workers for the helper threads (the module is built for browsers: Node
- * runs attnlens on one thread), and SIMD128 (the threaded module is the SIMD build).
+ * runs attnlens on one thread), and SIMD128 (the threaded modules are the SIMD and relaxed ones).
  */
 export function threadsUnavailableReason() {
   if (typeof globalThis.process?.versions?.node === 'string' && typeof Worker !== 'function') {
@@ -45,15 +74,30 @@ export function threadsUnavailableReason() {
       "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp')";
   }
   if (typeof Worker !== 'function') return 'this context cannot start Web Workers';
-  if (!simdSupported()) return 'the threaded module needs WebAssembly SIMD128, which this engine lacks';
+  // The threaded glue finds its worker script, and each worker re-imports the glue, by the
+  // glue's own import.meta.url; inside a bundle that URL is the bundle's.
+  if (!import.meta.url.endsWith('/loader.js')) {
+    return "attnlens was bundled, and the threaded module runs only from the package's own files";
+  }
+  if (!simdSupported()) return 'the threaded modules need WebAssembly SIMD128, which this engine lacks';
   return '';
 }
 
 const FLAVOURS = {
+  relaxed: {
+    fileName: 'attnlens-relaxed.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-relaxed.wasm', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-relaxed.js'),
+  },
   simd: {
     fileName: 'attnlens-simd.wasm',
     packagedUrl: () => new URL('./wasm/attnlens-simd.wasm', import.meta.url),
     importGlue: () => import('./wasm/attnlens-simd.js'),
+  },
+  'relaxed-threads': {
+    fileName: 'attnlens-relaxed-threads.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-relaxed-threads.wasm', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-relaxed-threads.js'),
   },
   'simd-threads': {
     fileName: 'attnlens-simd-threads.wasm',
@@ -71,9 +115,9 @@ const compiledByUrl = new Map();  // href -> Promise<WebAssembly.Module>
 
 /**
  * The instantiated Emscripten module of `flavour`.
- * @param {'simd' | 'simd-threads' | 'scalar'} flavour
+ * @param {'relaxed' | 'simd' | 'scalar' | 'relaxed-threads' | 'simd-threads'} flavour
  * @param {{ wasmUrl?: string | URL, locateFile?: (fileName: string, directory: string) => string | URL }} [where]
- * @param {number} [helperThreads] 'simd-threads' only: Web Workers to start with the module
+ * @param {number} [helperThreads] threaded flavours only: Web Workers to start with the module
  */
 export async function loadWasmModule(flavour, { wasmUrl, locateFile } = {}, helperThreads = 0) {
   const { fileName, packagedUrl, importGlue } = FLAVOURS[flavour];

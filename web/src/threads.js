@@ -1,6 +1,6 @@
 // createAttention({ threads }): how many threads a wasm call may use, and when.
 //
-// Threads need the threaded module (attnlens-simd-threads: -pthread, shared memory), which only
+// Threads need a threaded module (attnlens-<flavour>-threads: -pthread, shared memory), which only
 // loads on cross-origin isolated pages with Web Workers (loader.js threadsUnavailableReason).
 //   'auto' (default)  threads where they can run: up to MAX_AUTO_THREADS (and the cores the
 //                     browser reports); silently one thread elsewhere (plain hosting, iOS

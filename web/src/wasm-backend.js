@@ -12,13 +12,13 @@ import { loadWasmModule } from './loader.js';
 import { THREADS_MIN_FLOPS } from './threads.js';
 
 /**
- * @param {'simd' | 'simd-threads' | 'scalar'} flavour
- * @param {number} [threads] 'simd-threads': the threads a large call uses (threads.js)
+ * @param {'relaxed' | 'simd' | 'scalar' | 'relaxed-threads' | 'simd-threads'} flavour
+ * @param {number} [threads] threaded flavours: the threads a large call uses (threads.js)
  */
 export async function openWasmBackend(flavour, where, threads = 1) {
   const module = await loadWasmModule(flavour, where, threads - 1);
-  // The threaded module is the SIMD one with threads: same name, and `threads` says the rest.
-  return new WasmBackend(module, flavour === 'simd-threads' ? 'wasm-simd' : `wasm-${flavour}`, threads);
+  // A threaded module is its flavour with threads: same name, and `threads` says the rest.
+  return new WasmBackend(module, `wasm-${flavour.replace(/-threads$/, '')}`, threads);
 }
 
 // The bindings return { error } instead of throwing through C++ frames, undefined on success.
@@ -34,14 +34,16 @@ export class WasmBackend {
     checkBlockLayout(module);
     this.#module = module;
     this.name = name;
-    /** Threads a call of at least THREADS_MIN_FLOPS uses (1: the single-threaded module). */
+    /** Threads a call of at least threadsMinFlops uses (1: the single-threaded module). */
     this.threads = threads;
+    /** THREADS_MIN_FLOPS; bench/threads-break-even.mjs lowers it to measure the break-even. */
+    this.threadsMinFlops = THREADS_MIN_FLOPS;
   }
 
   // Small calls stay on one thread: waking the helpers would cost more than they save.
   #threadsFor({ heads, queryLength, keyLength, headDim, valueDim }) {
     const flops = 2 * heads * queryLength * keyLength * (headDim + valueDim);
-    return flops >= THREADS_MIN_FLOPS ? this.threads : 1;
+    return flops >= this.threadsMinFlops ? this.threads : 1;
   }
 
   /** The raw embind module (its `_names` functions); for tests and diagnostics. */

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BACKEND_NAMES, createAttention, simdSupported } from '../src/index.js';
+import { BACKEND_NAMES, createAttention, relaxedSimdSupported, simdSupported } from '../src/index.js';
 import { assertFails, tensor } from './support/helpers.js';
 
 const wasmDir = new URL('../src/wasm/', import.meta.url);
@@ -14,15 +14,48 @@ const x = tensor(2 * 3 * 4, 5);
 const run = (attn) => attn.attention(x, x, x, { heads: 2, headDim: 4 });
 
 describe('createAttention', () => {
-  it("'auto' and 'wasm' choose SIMD where the probe says it runs (Node 20 does)", async () => {
+  it("'auto' and 'wasm' choose SIMD where the probe says it runs (Node 20 does, without relaxed SIMD)", async () => {
     assert.equal(simdSupported(), true);
+    assert.equal(relaxedSimdSupported(), false, 'Node 20 validates relaxed SIMD only behind a flag');
     for (const backend of [undefined, 'auto', 'wasm', 'wasm-simd']) {
       const attn = await createAttention(backend ? { backend } : undefined);
       assert.equal(attn.backend, 'wasm-simd');
       assert.match(attn.version, /^\d+\.\d+\.\d+$/);
       attn.dispose();
     }
-    assert.deepEqual(BACKEND_NAMES, ['auto', 'wasm', 'wasm-simd', 'wasm-scalar', 'webgpu']);
+    assert.deepEqual(BACKEND_NAMES, ['auto', 'wasm', 'wasm-relaxed', 'wasm-simd', 'wasm-scalar', 'webgpu']);
+  });
+
+  it("'wasm-relaxed' where the engine lacks relaxed SIMD is an Error naming it and the fallback", async () => {
+    await assert.rejects(createAttention({ backend: 'wasm-relaxed' }),
+      /'wasm-relaxed' needs WebAssembly relaxed SIMD \(f32x4\.relaxed_madd\).*'wasm'/);
+    (await createAttention({ backend: 'wasm' })).dispose();
+  });
+
+  it('with relaxed SIMD (Node behind its flag), auto picks wasm-relaxed and agrees with wasm-simd', () => {
+    const script = `
+      import(${JSON.stringify(new URL('../src/index.js', import.meta.url).href)}).then(async ({ createAttention }) => {
+        const x = new Float32Array(3 * 37 * 24).map((_, i) => Math.sin(i * 0.37) * 2);
+        const runOn = async (backend) => {
+          const attn = await createAttention({ backend });
+          const r = await attn.attention(x, x, x, { heads: 3, headDim: 24, causal: true, returnWeights: true });
+          return { backend: attn.backend, output: Array.from(r.output), weights: Array.from(r.weights) };
+        };
+        console.log(JSON.stringify([await runOn('auto'), await runOn('wasm-relaxed'), await runOn('wasm-simd')]));
+      }).catch((e) => console.log(JSON.stringify({ error: e.message })));`;
+    const out = JSON.parse(execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd',
+      '--input-type=module', '-e', script], { encoding: 'utf8' }));
+    assert.ok(Array.isArray(out), JSON.stringify(out));
+    const [auto, relaxed, simd] = out;
+    assert.equal(auto.backend, 'wasm-relaxed');
+    assert.equal(relaxed.backend, 'wasm-relaxed');
+    assert.equal(simd.backend, 'wasm-simd');
+    // One rounding per multiply-add instead of two: equal up to float32 rounding, not bit for bit.
+    for (const field of ['output', 'weights']) {
+      let worst = 0;
+      for (let i = 0; i < simd[field].length; i++) worst = Math.max(worst, Math.abs(relaxed[field][i] - simd[field][i]));
+      assert.ok(worst < 1e-5, `${field}: relaxed and simd differ by ${worst}`);
+    }
   });
 
   it("'wasm-scalar' loads the build without SIMD", async () => {

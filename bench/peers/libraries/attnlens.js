@@ -10,13 +10,22 @@ import { heapU8 } from '../../../web/src/heap.js';
 import { threadsUnavailableReason } from '../../../web/src/loader.js';
 import { DEPTH, HEADS, WINDOW_HALF_WIDTH } from '../core/workload.js';
 
-/** name -> { backend: what createAttention() is asked for, threads: thread counts it can run } */
+/**
+ * name -> { backend: what createAttention() is asked for, threads: thread counts it can run,
+ * nodeFlags: what a Node process needs to run it }
+ */
 export const ATTNLENS_VARIANTS = {
+  // What 'auto' loads in Chromium; Node 20 validates relaxed SIMD only behind its flag.
+  relaxed: {
+    backend: 'wasm-relaxed', threads: [1], describe: 'wasm relaxed SIMD (FMA)',
+    nodeFlags: ['--experimental-wasm-relaxed-simd'],
+  },
   simd: { backend: 'wasm-simd', threads: [1], describe: 'wasm SIMD128' },
   scalar: { backend: 'wasm-scalar', threads: [1], describe: 'wasm without SIMD' },
-  // The -pthread module: only where threadsUnavailableReason() is '' (cross-origin isolated
+  // The -pthread modules: only where threadsUnavailableReason() is '' (cross-origin isolated
   // pages; not Node, whose glue has no worker_threads support).
   threads: { backend: 'wasm-simd', threads: [2], describe: 'wasm SIMD128, threaded' },
+  'relaxed-threads': { backend: 'wasm-relaxed', threads: [2], describe: 'wasm relaxed SIMD (FMA), threaded' },
 };
 
 function maskOptions(mask) {
@@ -30,7 +39,7 @@ export async function open({ variant, threads }) {
   if (!config) throw new Error(`unknown attnlens variant '${variant}'`);
   if (!config.threads.includes(threads)) {
     return { unavailable: `attnlens ${variant} runs ${config.threads.join('/')} thread(s)` +
-      (variant === 'threads' ? '' : '; attnlens-threads runs 2') };
+      (config.threads.includes(2) ? '' : '; attnlens-threads and attnlens-relaxed-threads run 2') };
   }
   if (threads > 1 && threadsUnavailableReason()) return { unavailable: threadsUnavailableReason() };
   // What createAttention() does, keeping hold of the wasm backend to read its memory size.

@@ -1,14 +1,18 @@
 // Every runner the benchmark knows: a name (a row of the results), the library it belongs to,
 // the adapter module that opens it, and the masks it runs. Adapters export
 // open(options) -> { version, detail, wasmBytes?, prepare(inputs, mask) -> { call, headMajor } }
-// or { unavailable: reason } when a configuration (e.g. threads) cannot run here.
+// or { unavailable: reason } when a configuration (e.g. threads) cannot run here. `nodeFlags`:
+// options the Node process of a case starts with.
 
 import { ATTNLENS_VARIANTS } from './attnlens.js';
 import { MASKS } from '../core/workload.js';
 
 const attnlensRunners = Object.fromEntries(Object.keys(ATTNLENS_VARIANTS).map((variant) => [
   `attnlens-${variant}`,
-  { library: 'attnlens', load: () => import('./attnlens.js'), options: { variant }, masks: MASKS },
+  {
+    library: 'attnlens', load: () => import('./attnlens.js'), options: { variant }, masks: MASKS,
+    nodeFlags: ATTNLENS_VARIANTS[variant].nodeFlags ?? [],
+  },
 ]));
 
 export const RUNNERS = {

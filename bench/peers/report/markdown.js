@@ -4,7 +4,7 @@ import { RUNNERS } from '../libraries/index.js';
 import { HEADS, DEPTH, WINDOW_HALF_WIDTH } from '../core/workload.js';
 import { FULL_CHECK_MAX_N, TOLERANCE } from '../core/reference.js';
 import {
-  ATTNLENS, LIBRARY_ORDER, bestOfLibrary, distinct, findCase, masksOf, peakMemoryDelta, runnersOf,
+  LIBRARY_ORDER, attnlensCase, bestOfLibrary, distinct, findCase, masksOf, peakMemoryDelta, runnersOf,
 } from './results.js';
 
 const MIB = 2 ** 20;
@@ -80,11 +80,11 @@ export function summaryTable(report, { sizes } = {}) {
   const rows = [];
   for (const mask of masksOf(report)) {
     for (const n of sizes ?? distinct(report, 'n')) {
-      const ours = findCase(report, { runner: ATTNLENS, n, mask, threads: 1 });
+      const ours = attnlensCase(report, { n, mask, threads: 1 });
       if (!ours) continue;
       const row = [MASK_TITLES[mask], String(n)];
       if (ours.status === 'ok') {
-        row.push(`${ms(ours.ms)} ms, **${gflops(ours.gflops)}**${peak ? ` (${percent(ours.gflops / peak)} of peak)` : ''}`);
+        row.push(`${ms(ours.ms)} ms, **${gflops(ours.gflops)}**${peak ? ` (${percent(ours.gflops / peak)} of peak)` : ''}, ${ours.runner}`);
       } else {
         row.push(ours.status);
       }
@@ -99,7 +99,7 @@ export function summaryTable(report, { sizes } = {}) {
       rows.push(row);
     }
   }
-  return table(['mask', 'N', 'attnlens (wasm SIMD), GFLOP/s', 'onnxruntime-web', 'TensorFlow.js (wasm)', 'plain JS'], rows);
+  return table(['mask', 'N', 'attnlens (fastest build), GFLOP/s', 'onnxruntime-web', 'TensorFlow.js (wasm)', 'plain JS'], rows);
 }
 
 /** Two-thread runs against attnlens on one thread (attnlens has no threaded build yet). */
@@ -108,7 +108,7 @@ export function threadsTable(report) {
   for (const r of report.results) {
     if (r.threads < 2 || r.status !== 'ok') continue;
     const single = findCase(report, { ...r, threads: 1 });
-    const ours = findCase(report, { runner: ATTNLENS, n: r.n, mask: r.mask, threads: 1 });
+    const ours = attnlensCase(report, { n: r.n, mask: r.mask, threads: 1 });
     rows.push([r.runner, MASK_TITLES[r.mask], String(r.n), `${ms(r.ms)} ms, ${gflops(r.gflops)}`,
       single?.status === 'ok' ? `×${(single.ms / r.ms).toFixed(2)}` : '',
       r.cpuPerWall ? r.cpuPerWall.toFixed(2) : '',
@@ -127,12 +127,12 @@ export function fullTables(report) {
     for (const threads of distinct(report, 'threads')) {
       const rows = [];
       for (const n of distinct(report, 'n')) {
-        const ours = findCase(report, { runner: ATTNLENS, n, mask, threads: 1 });
+        const ours = attnlensCase(report, { n, mask, threads: 1 });
         for (const runner of runnersOf(report)) {
           const r = findCase(report, { runner, n, mask, threads });
           if (!r || r.status !== 'ok') continue;
           rows.push([String(n), runner, ms(r.ms), gflops(r.gflops), peak ? percent(r.gflops / (threads * peak)) : '',
-            runner !== ATTNLENS && ours?.status === 'ok' ? times(r, ours) : '',
+            runner !== ours?.runner && ours?.status === 'ok' ? times(r, ours) : '',
             r.check.maxAbsError.toExponential(1), mib(peakMemoryDelta(r)), mib(r.memory?.wasmBytes)]);
         }
       }

@@ -1,7 +1,14 @@
 // Queries over saved benchmark results (run.mjs writes one file per environment): a case by its
 // runner, size, mask and threads, and a library's best runner for a case.
 
-export const ATTNLENS = 'attnlens-simd';
+/**
+ * attnlens in a case: its fastest timed build (relaxed SIMD where the engine has it, which is
+ * what createAttention() loads there; else SIMD128), or its SIMD128 row when none ran.
+ */
+export function attnlensCase(report, { n, mask, threads }) {
+  return bestOfLibrary(report, 'attnlens', { n, mask, threads }) ??
+    findCase(report, { runner: 'attnlens-simd', n, mask, threads });
+}
 
 /** Libraries in the order tables and the plot list them, attnlens first. */
 export const LIBRARY_ORDER = ['attnlens', 'onnxruntime-web', 'tensorflow.js', 'plain JavaScript'];

@@ -31,6 +31,7 @@ const latency = readdirSync(dir).filter((f) => /^latency.*\.json$/.test(f)).map(
   .sort((a, b) => (a.label === 'before' ? -1 : b.label === 'before' ? 1 : 0));
 
 const SERIES = [
+  { label: 'attnlens (wasm relaxed SIMD)', color: '#CC79A7', pick: (r, c) => findCase(r, { runner: 'attnlens-relaxed', ...c }) },
   { label: 'attnlens (wasm SIMD)', color: '#0072B2', pick: (r, c) => findCase(r, { runner: 'attnlens-simd', ...c }) },
   { label: 'attnlens (wasm, no SIMD)', color: '#0072B2', dash: '5 4', pick: (r, c) => findCase(r, { runner: 'attnlens-scalar', ...c }) },
   { label: 'onnxruntime-web (best graph)', color: '#E69F00', pick: (r, c) => bestOfLibrary(r, 'onnxruntime-web', c) },

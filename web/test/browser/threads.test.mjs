@@ -8,7 +8,7 @@ import { newPage, openBrowser, WEB_ROOT } from './harness.mjs';
 
 // In the page: runs the same problems with a 1-thread and an n-thread instance and returns
 // what the test compares. Problems are above THREADS_MIN_FLOPS, so threads are really used.
-async function compareThreads(threads) {
+async function compareThreads({ threads, backend = 'auto' }) {
   const { createAttention, THREADS_MIN_FLOPS } = await import('/src/index.js');
   const seeded = (length, seed) => {
     const a = new Float32Array(length);
@@ -19,8 +19,8 @@ async function compareThreads(threads) {
     }
     return a;
   };
-  const one = await createAttention({ threads: 1 });
-  const many = await createAttention({ threads });
+  const one = await createAttention({ backend, threads: 1 });
+  const many = await createAttention({ backend, threads });
   const heads = 3, length = 150, headDim = 32;
   const q = seeded(heads * length * headDim, 1), k = seeded(heads * length * headDim, 2);
   const v = seeded(heads * length * headDim, 3);
@@ -50,6 +50,7 @@ async function compareThreads(threads) {
     isolated: globalThis.crossOriginIsolated,
     threadsProperty: many.threads,
     backend: many.backend,
+    oneBackend: one.backend,
     minFlops: THREADS_MIN_FLOPS,
     results,
     multiHeadSame: mhOne.output.every((value, i) => Object.is(value, mhMany.output[i])),
@@ -73,10 +74,12 @@ describe('threads in Chromium, cross-origin isolated page', () => {
   after(async () => browser?.close());
 
   it('2 threads give the results of 1 thread, bit for bit', async () => {
-    const report = await page.evaluate(compareThreads, 2);
+    const report = await page.evaluate(compareThreads, { threads: 2 });
     assert.equal(report.isolated, true);
     assert.equal(report.threadsProperty, 2);
-    assert.equal(report.backend, 'wasm-simd');
+    // The threaded twin of the flavour one thread loads (relaxed SIMD in Chromium).
+    assert.equal(report.backend, report.oneBackend);
+    assert.match(report.backend, /^wasm-(relaxed|simd)$/);
     for (const r of report.results) {
       assert.ok(r.sameOutput, `output differs for ${r.options}`);
       assert.ok(r.sameWeights, `weights differ for ${r.options}`);
@@ -90,6 +93,17 @@ describe('threads in Chromium, cross-origin isolated page', () => {
     // WebGPU probe is not ours).
     assert.deepEqual(warnings.filter((w) => !/^No available adapters/.test(w)), []);
     assert.deepEqual(page.problems, []);
+  });
+
+  it("the SIMD128 module's threaded twin too ('wasm-simd')", async () => {
+    const report = await page.evaluate(compareThreads, { threads: 2, backend: 'wasm-simd' });
+    assert.equal(report.backend, 'wasm-simd');
+    assert.equal(report.threadsProperty, 2);
+    for (const r of report.results) {
+      assert.ok(r.sameOutput && r.sameWeights, r.options);
+      assert.equal(r.threadsMany, 2, r.options);
+    }
+    assert.ok(report.multiHeadSame);
   });
 
   it("'auto' uses threads on an isolated page", async () => {
@@ -117,8 +131,8 @@ describe('threads in Chromium, page without isolation', () => {
   after(async () => browser?.close());
 
   it('asked-for threads warn once and fall back to one thread', async () => {
-    const first = await page.evaluate(compareThreads, 2);
-    const second = await page.evaluate(compareThreads, 2);
+    const first = await page.evaluate(compareThreads, { threads: 2 });
+    const second = await page.evaluate(compareThreads, { threads: 2 });
     assert.equal(first.isolated, false);
     for (const report of [first, second]) {
       assert.equal(report.threadsProperty, 1);

@@ -70,7 +70,7 @@ test('the demo offers WebGPU where it exists, runs on it, and switches back', { 
   const before = await computed(demo);
   await demo.selectOption('#backend-select', 'wasm');
   await demo.waitForFunction((n) => Number(document.body.dataset.computed) > n, before, { timeout: 20000 });
-  assert.match(await demo.textContent('#engine-badge'), /^wasm-(simd|scalar) · /);
+  assert.match(await demo.textContent('#engine-badge'), /^wasm-relaxed · /);
   await demo.waitForFunction(() => location.search.includes('backend=wasm'));  // the link keeps the choice
   assert.deepEqual(demo.problems, []);
   await demo.close();
