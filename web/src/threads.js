@@ -21,9 +21,12 @@ export const MAX_AUTO_THREADS = 4;
 
 /**
  * Calls below this many attention flops (2 * heads * Nq * Nk * (headDim + valueDim)) run on one
- * thread. Measured in headless Chromium on a 2-core machine (bench/threads-break-even.mjs):
- * 2 threads start to win at about 2^21 flops (e.g. H=4, N=64, D=32 takes ~0.1 ms), where a
- * wake-up of the helper (tens of microseconds) stops dominating.
+ * thread. Measured on a shared 2-core machine, H=4, D=32, weights returned, 1 vs 2 threads:
+ * the core alone in Node (bench/attnlens_bench.js, threaded build, best of 200) is even at
+ * N=32 (2^19 flops, 0.06 ms) and 1.4x faster at N=64 (2^21); whole calls in headless Chromium
+ * (bench/threads-break-even.mjs, medians, other jobs running) are even at N=64 (2^21) and at
+ * most 1.1x faster up to N=256. Below 2^21 the helper's wake-up (tens of microseconds) and the
+ * call's serial copies leave nothing to gain.
  */
 export const THREADS_MIN_FLOPS = 2 ** 21;
 
