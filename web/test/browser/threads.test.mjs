@@ -106,6 +106,22 @@ describe('threads in Chromium, cross-origin isolated page', () => {
     assert.ok(report.multiHeadSame);
   });
 
+  it("runs threaded under a strict CSP (script-src 'self' 'wasm-unsafe-eval')", async () => {
+    const csp = await newPage(browser.context);
+    await csp.goto(`${browser.base}/widget/csp.html`);
+    const report = await csp.evaluate(async () => {
+      const { createAttention } = await import('/src/index.js');
+      const attn = await createAttention({ threads: 2 });
+      const x = new Float32Array(4 * 128 * 32).map((_, i) => Math.sin(i));
+      const { stats } = await attn.attention(x, x, x, { heads: 4, headDim: 32 });
+      attn.dispose();
+      return { isolated: crossOriginIsolated, threads: stats.threads };
+    });
+    assert.deepEqual(report, { isolated: true, threads: 2 });
+    assert.deepEqual(csp.problems, []);
+    await csp.close();
+  });
+
   it("'auto' uses threads on an isolated page", async () => {
     const threads = await page.evaluate(async () => {
       const { createAttention } = await import('/src/index.js');
