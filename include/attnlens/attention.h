@@ -95,7 +95,8 @@ struct AttentionStats {
   std::int64_t tiles_visited = 0;  // tiles actually computed (streaming skips masked ones)
   std::int64_t scratch_bytes = 0;  // working memory beyond the caller's buffers (the peak, over
                                    // all threads of the call)
-  int threads = 1;                 // threads that took part
+  int threads = 1;                 // threads the call's tasks were handed to, the caller
+                                   // included (1: it ran on the calling thread alone)
 };
 
 // Computes attention into caller-owned buffers. Throws attnlens::Error subclasses on bad input.
