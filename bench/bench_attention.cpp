@@ -38,20 +38,55 @@ std::vector<Mask> masks() {
   return {{"none", {}}, {"causal", causal}, {"window128", window}};
 }
 
-// The figures issue 6 sets targets for: H=8, D=64, one thread, streaming, default kernels.
+// Thread counts to time: 1, and 2 where the build has threads (lines then end in " 2t").
+std::vector<std::int64_t> thread_counts() {
+  if (attnlens::threads_supported()) return {1, 2};
+  return {1};
+}
+
+std::string threads_suffix(std::int64_t threads) {
+  return threads == 1 ? "" : " " + std::to_string(threads) + "t";
+}
+
+// The figures issue 6 sets targets for: H=8, D=64, streaming, default kernels; one thread, and
+// two in threaded builds.
 void bench_targets(const Config& cfg) {
   for (std::int64_t n : {512, 2048}) {
     Workload w(n);
     for (const Mask& mask : masks()) {
-      const std::string name = "H=8 D=64 N=" + std::to_string(n) + " " + mask.name + " stream";
+      for (std::int64_t threads : thread_counts()) {
+        const std::string name =
+            "H=8 D=64 N=" + std::to_string(n) + " " + mask.name + " stream" + threads_suffix(threads);
+        if (!selected(cfg, name)) continue;
+        attnlens::AttentionOptions opt;
+        opt.mask = mask.spec;
+        opt.strategy = attnlens::Strategy::kStreaming;
+        opt.threads = threads;
+        const Timing t = time_calls(cfg, [&] {
+          attnlens::attention(w.inputs(), opt, attnlens::AttentionOutputs{w.out, {}, {}});
+        }, cfg.quick ? 100 : 1000);
+        report_flops("attention", name, t, w.flops());
+      }
+    }
+  }
+}
+
+// Where two threads start to pay (web/src/threads.js THREADS_MIN_FLOPS): small problems, with
+// the weights as the visualisation asks for them, 1 and 2 threads.
+void bench_thread_break_even(const Config& cfg) {
+  if (!attnlens::threads_supported()) return;
+  for (std::int64_t n : {16, 32, 64, 128, 256}) {
+    Workload w(n, 4, 32);
+    w.weights.resize(static_cast<std::size_t>(4 * n * n));
+    for (std::int64_t threads : {1, 2}) {
+      const std::string name = "H=4 D=32 N=" + std::to_string(n) + " weights" + threads_suffix(threads);
       if (!selected(cfg, name)) continue;
       attnlens::AttentionOptions opt;
-      opt.mask = mask.spec;
-      opt.strategy = attnlens::Strategy::kStreaming;
+      opt.threads = threads;
       const Timing t = time_calls(cfg, [&] {
-        attnlens::attention(w.inputs(), opt, attnlens::AttentionOutputs{w.out, {}, {}});
-      }, cfg.quick ? 100 : 1000);
-      report_flops("attention", name, t, w.flops());
+        attnlens::attention(w.inputs(), opt, attnlens::AttentionOutputs{w.out, w.weights, {}});
+      }, cfg.quick ? 200 : 2000);
+      report_flops("threads", name, t, w.flops());
     }
   }
 }
@@ -102,6 +137,7 @@ void bench_matrix(const Config& cfg) {
 
 void bench_attention(const Config& cfg) {
   bench_targets(cfg);
+  bench_thread_break_even(cfg);
   bench_visualisation(cfg);
   bench_matrix(cfg);
 }

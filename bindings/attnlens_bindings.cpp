@@ -144,6 +144,7 @@ attnlens::AttentionOptions attention_options(const CallBlock& block) {
   opt.temperature = static_cast<float>(block.number(cb::kTemperature));
   opt.strategy = strategy(block);
   opt.mask = mask_spec(block);
+  opt.threads = block.integer(cb::kThreads, "threads");
   if (opt.score == attnlens::ScoreFunction::kAdditive) {
     opt.additive.hidden = block.integer(cb::kAdditiveHidden, "additive.hidden");
     opt.additive.w_query = block.array<const float>(cb::kAdditiveWQuery, "additive.wQuery");
@@ -164,6 +165,7 @@ void write_stats(CallBlock& block, const attnlens::AttentionStats& stats) {
   block.set(cb::kResultTilesVisited, static_cast<double>(stats.tiles_visited));
   block.set(cb::kResultTilesTotal, static_cast<double>(stats.tiles_total));
   block.set(cb::kResultScratchBytes, static_cast<double>(stats.scratch_bytes));
+  block.set(cb::kResultThreads, stats.threads);
 }
 
 CallResult error_object(const char* kind, const std::string& parameter, const std::string& message) {

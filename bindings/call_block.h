@@ -38,12 +38,14 @@ enum Slot : int {
   kSparseSummary,
   kAdditiveHidden,
   kHead,            // maskMatrix: the head whose mask is wanted
+  kThreads,         // AttentionOptions::threads (JS writes 1 unless the call is to be split)
   // Results, written by the call.
   kResultStrategy,  // StrategyCode of the strategy that ran
   kResultTilesVisited,
   kResultTilesTotal,
   kResultScratchBytes,
   kResultBytes,     // workingSetBytes
+  kResultThreads,   // threads that took part
   kSlotCount
 };
 

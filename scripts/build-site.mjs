@@ -25,7 +25,9 @@ const { values } = parseArgs({ options: { out: { type: 'string', default: join(w
 const out = resolve(values.out);
 
 const REQUIRED_WASM = ['attnlens-relaxed.js', 'attnlens-relaxed.wasm', 'attnlens-simd.js', 'attnlens-simd.wasm',
-  'attnlens-scalar.js', 'attnlens-scalar.wasm'];
+  'attnlens-scalar.js', 'attnlens-scalar.wasm', 'attnlens-relaxed-threads.js', 'attnlens-relaxed-threads.wasm',
+  'attnlens-relaxed-threads.worker.js', 'attnlens-simd-threads.js', 'attnlens-simd-threads.wasm',
+  'attnlens-simd-threads.worker.js'];
 const SKIPPED_SOURCE_DIRS = new Set(['cli']);
 const SERVED_EXTENSIONS = new Set(['.html', '.js', '.mjs', '.css', '.svg', '.wasm', '.json', '.png', '.ico']);
 

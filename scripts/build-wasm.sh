@@ -3,8 +3,13 @@
 #   attnlens-relaxed.{js,wasm} from build/wasm-relaxed (SIMD128 plus f32x4.relaxed_madd: FMA)
 #   attnlens-simd.{js,wasm}    from build/wasm-simd (the core compiled with -msimd128)
 #   attnlens-scalar.{js,wasm}  from build/wasm-nosimd (ATTNLENS_NO_SIMD: no SIMD opcodes at all)
-# web/src/loader.js loads the first of them the engine validates.
-# Both are the -sDYNAMIC_EXECUTION=0 links (no eval: strict-CSP pages can load them). The *-eval
+#   attnlens-simd-threads.{js,wasm,worker.js}     from build/wasm-threads and
+#   attnlens-relaxed-threads.{js,wasm,worker.js}  from build/wasm-relaxed-threads: the SIMD and
+#                              relaxed modules with -pthread (shared memory, so only cross-origin
+#                              isolated pages load them; the worker script runs each helper thread)
+# web/src/loader.js loads the first of relaxed, simd, scalar the engine validates (the threaded
+# twin of relaxed or simd where threads can run).
+# All are the -sDYNAMIC_EXECUTION=0 links (no eval: strict-CSP pages can load them). The *-eval
 # links are built alongside for bench/call_overhead.mjs and are not shipped.
 # The configures are the ones ./scripts/test.sh uses for its wasm stages, so either reuses the
 # other's build.
@@ -15,15 +20,17 @@ cd "$(dirname "$0")/.."
 ensure_build_tools
 
 build_modules() {
-  local dir=$1; shift
+  local dir=$1 targets=$2; shift 2
   EMSCRIPTEN_BUILD=1 configure "$dir" "$@"
-  cmake --build "$dir" -j "$JOBS" --target attnlens_web attnlens_web_eval
+  cmake --build "$dir" -j "$JOBS" --target $targets
 }
 
 step "building the wasm modules for web/"
-build_modules build/wasm-simd
-build_modules build/wasm-relaxed -DATTNLENS_RELAXED_SIMD=ON
-build_modules build/wasm-nosimd -DATTNLENS_NO_SIMD=ON
+build_modules build/wasm-simd "attnlens_web attnlens_web_eval"
+build_modules build/wasm-relaxed "attnlens_web attnlens_web_eval" -DATTNLENS_RELAXED_SIMD=ON
+build_modules build/wasm-nosimd "attnlens_web attnlens_web_eval" -DATTNLENS_NO_SIMD=ON
+build_modules build/wasm-threads attnlens_web -DATTNLENS_THREADS=ON
+build_modules build/wasm-relaxed-threads attnlens_web -DATTNLENS_RELAXED_SIMD=ON -DATTNLENS_THREADS=ON
 
 mkdir -p web/src/wasm
 for flavour in simd relaxed scalar; do
@@ -33,6 +40,13 @@ for flavour in simd relaxed scalar; do
     scalar) dir=build/wasm-nosimd ;;
   esac
   cp "$dir/bindings/attnlens-$flavour.js" "$dir/bindings/attnlens-$flavour.wasm" web/src/wasm/
+done
+cp build/wasm-threads/bindings/attnlens-simd-threads.{js,wasm,worker.js} web/src/wasm/
+cp build/wasm-relaxed-threads/bindings/attnlens-relaxed-threads.{js,wasm,worker.js} web/src/wasm/
+
+# Strict-CSP pages ('script-src' without 'unsafe-eval') must be able to load every module.
+for glue in web/src/wasm/*.js; do
+  ! grep -qE '\beval\(|new Function\(' "$glue" || die "$glue uses eval or new Function"
 done
 
 # The scalar module is what engines without SIMD128 load: it must not contain one SIMD
@@ -46,10 +60,12 @@ simd_instructions() { wasm-dis "$1" | grep -cE 'v128|[if](8x16|16x8|32x4|64x2)\.
 # The relaxed module must need relaxed SIMD (else it is the simd one under another name) and be
 # valid with it: Node 20 validates relaxed SIMD only behind a flag.
 validates() {
+  local wasm=$1; shift
   node "$@" -e 'const fs = require("fs");
-    process.stdout.write(String(WebAssembly.validate(fs.readFileSync(process.argv[1]))));' \
-    web/src/wasm/attnlens-relaxed.wasm
+    process.stdout.write(String(WebAssembly.validate(fs.readFileSync(process.argv[1]))));' "$wasm"
 }
-[ "$(validates)" = false ] && [ "$(validates --experimental-wasm-relaxed-simd)" = true ] ||
-  die "attnlens-relaxed.wasm: must validate with relaxed SIMD and only with it"
+for wasm in web/src/wasm/attnlens-relaxed.wasm web/src/wasm/attnlens-relaxed-threads.wasm; do
+  [ "$(validates "$wasm")" = false ] && [ "$(validates "$wasm" --experimental-wasm-relaxed-simd)" = true ] ||
+    die "$wasm: must validate with relaxed SIMD and only with it"
+done
 ls -l web/src/wasm

@@ -29,14 +29,22 @@ const MIME_TYPES = {
   '.d.ts': 'text/plain; charset=utf-8',
 };
 
-const ISOLATION_HEADERS = {
+const ISOLATION_HEADERS_ALL = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
   'Cross-Origin-Resource-Policy': 'same-origin',
   'X-Content-Type-Options': 'nosniff',
 };
 
-export function startServer({ root, port = 8080, host = '127.0.0.1', index = '/demo/' } = {}) {
+// Without COOP/COEP: how plain static hosting serves pages (tests of the single-threaded fallback).
+const PLAIN_HEADERS = {
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/** `isolated: false` leaves out COOP/COEP, so pages are not cross-origin isolated. */
+export function startServer({ root, port = 8080, host = '127.0.0.1', index = '/demo/', isolated = true } = {}) {
+  const ISOLATION_HEADERS = isolated ? ISOLATION_HEADERS_ALL : PLAIN_HEADERS;
   const base = resolve(root);
   const server = createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');

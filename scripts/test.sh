@@ -4,6 +4,8 @@
 #
 #   ./scripts/test.sh            everything (what CI runs)
 #   ./scripts/test.sh native     only the stages whose name contains "native"
+#   ./scripts/test.sh native-tsan the threaded tests under ThreadSanitizer
+#   ./scripts/test.sh wasm-threads the suite in the -pthread wasm build under Node
 #   ./scripts/test.sh web        only the web stages: the npm package, the browser tests, WebGPU
 #   ./scripts/test.sh web-webgpu only the WebGPU backend (SwiftShader, in Node and in Chromium)
 set -euo pipefail
@@ -17,7 +19,9 @@ ensure_build_tools
 
 wasm_modules_built() {
   local flavour
-  for flavour in relaxed simd scalar; do [ -f "web/src/wasm/attnlens-$flavour.wasm" ] || return 1; done
+  for flavour in relaxed simd scalar relaxed-threads simd-threads; do
+    [ -f "web/src/wasm/attnlens-$flavour.wasm" ] || return 1
+  done
 }
 
 run_ctest() { ctest --test-dir "$1" --output-on-failure -j "$JOBS"; }
@@ -41,6 +45,15 @@ if want native-sanitize; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build/native-asan
 fi
 
+if want native-tsan; then
+  step "native build under ThreadSanitizer (ATTNLENS_TSAN): the threaded tests"
+  configure build/native-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLENS_TSAN=ON \
+    -DATTNLENS_BUILD_BENCH=OFF
+  cmake --build build/native-tsan -j "$JOBS" --target attnlens_tests
+  # Only the cases that run threads: the rest of the suite is single-threaded and slow here.
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build/native-tsan/tests/attnlens_tests "[threads]"
+fi
+
 if want wasm-simd; then
   step "WebAssembly build (SIMD128) under Node: C++ test suite"
   EMSCRIPTEN_BUILD=1 configure_and_build build/wasm-simd
@@ -52,6 +65,12 @@ if want wasm-relaxed; then
   python3 scripts/test_wasm_relaxed_madd.py
   EMSCRIPTEN_BUILD=1 configure_and_build build/wasm-relaxed -DATTNLENS_RELAXED_SIMD=ON
   run_ctest build/wasm-relaxed
+fi
+
+if want wasm-threads; then
+  step "WebAssembly build with threads (-pthread, SIMD128) under Node: C++ test suite"
+  EMSCRIPTEN_BUILD=1 configure_and_build build/wasm-threads -DATTNLENS_THREADS=ON
+  run_ctest build/wasm-threads
 fi
 
 if want wasm-nosimd; then

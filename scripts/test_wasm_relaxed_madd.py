@@ -57,6 +57,18 @@ class RewriteTest(unittest.TestCase):
         self.assertEqual(rm.rewrite(data), 0)
         self.assertEqual(bytes(data), before)
 
+    def test_walks_atomics_of_threaded_builds(self):
+        # -pthread builds: memory.atomic.wait32 and i32.atomic.rmw.add whose memarg offsets look
+        # like the FMA, atomic.fence, then a real FMA that must still be found.
+        atomics = (b"\x41\x00\x41\x00\x42\x00\xfe\x01\x02\xfd\xaf\x01\x1a"  # wait32
+                   b"\x41\x00\x41\x01\xfe\x1e\x02\xfd\xaf\x01\x1a"           # rmw.add
+                   b"\xfe\x03\x00")                                                # fence
+        data = module(body(atomics, GET3, FMA, b"\x1a"))
+        self.assertEqual(rm.rewrite(data), 1)
+        self.assertEqual(data.count(MADD), 1)
+        with self.assertRaises(rm.DecodeError):
+            rm.rewrite(module(body(b"\xfe\x7f")))  # not an atomic opcode
+
     def test_refuses_other_prestandard_fma_opcodes(self):
         data = module(body(GET3, b"\xfd\xb0\x01", b"\x1a"))  # f32x4.fms of the draft
         with self.assertRaises(rm.DecodeError):

@@ -112,6 +112,17 @@ def misc_immediates(r, op, at):
         raise DecodeError(f"unknown opcode 0xfc {op} at byte {at}")
 
 
+def atomic_immediates(r, op, at):
+    """Skips the immediates of 0xfe `op` (threads: wait/notify, fence, atomic memory accesses),
+    which -pthread builds contain."""
+    if op == 0x03:  # atomic.fence
+        r.skip(1)
+    elif op <= 0x02 or 0x10 <= op <= 0x4E:  # notify, wait32/64, loads, stores, rmw, cmpxchg
+        skip_memarg(r)
+    else:
+        raise DecodeError(f"unknown opcode 0xfe {op:#x} at byte {at}")
+
+
 def rewrite_body(data, r, counts):
     """Walks one function body (locals, then instructions) up to r.end."""
     for _ in range(r.uleb()):  # local declarations
@@ -145,6 +156,8 @@ def rewrite_body(data, r, counts):
             r.skip(8)
         elif op == 0xFC:
             misc_immediates(r, r.uleb(), at)
+        elif op == 0xFE:
+            atomic_immediates(r, r.uleb(), at)
         elif op == 0xFD:
             sub_at = r.pos
             sub = r.uleb()

@@ -11,6 +11,7 @@
 #include "attnlens/errors.h"
 #include "attnlens/kernels.h"
 #include "mask_eval.h"
+#include "parallel.h"
 #include "prepare.h"
 #include "validate.h"
 
@@ -100,7 +101,8 @@ AttentionStats attention(const AttentionInputs& inputs, const AttentionOptions& 
   const detail::MaskEvaluator mask(options.mask, inputs.shape);
   const float factor = scale / options.temperature;
   const detail::Problem problem{inputs,  options, outputs, kernels, mask, factor,
-                                detail::logits_may_overflow(inputs, options, factor, magnitudes)};
+                                detail::logits_may_overflow(inputs, options, factor, magnitudes),
+                                detail::resolve_threads(options.threads)};
 
   const AttentionStats stats = pick_strategy(options, outputs) == Strategy::kMaterialized
                                    ? detail::run_materialized(problem)

@@ -18,6 +18,7 @@ struct Problem {
   // True when the inputs are large enough that a logit could overflow float32; the strategies
   // then check every score tile (QueryPanel::check_finite) instead of trusting the bound.
   bool check_scores;
+  int threads;  // the most threads the strategy may use (resolve_threads of options.threads)
 };
 
 // Whether a logit can overflow float32 for these (validated) inputs, from max |q|, |k| (found

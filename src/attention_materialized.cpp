@@ -3,15 +3,36 @@
 //
 // It runs the streaming strategy's panel steps with one chunk spanning every key, so the online
 // softmax degenerates to the plain one, and writes each panel's scores and weights out as rows.
+// Threads (options.threads) take tasks of consecutive query panels of one head (head_tasks.h).
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "attention_internal.h"
+#include "head_tasks.h"
+#include "parallel.h"
 #include "prepare.h"
 #include "query_panel.h"
 #include "validate.h"
 
 namespace attnlens::detail {
+
+namespace {
+
+// One head's operands, and its weight matrix when the caller wants none (the panels' weights
+// still need a place to go).
+struct MaterializedHead {
+  MaterializedHead(const Problem& p, std::int64_t h, float fold, std::size_t scratch_floats,
+                   ScratchMeter& meter)
+      : ops(p.inputs, p.options, h, fold, p.kernels),
+        weights(scratch_floats),
+        lease(meter, ops.bytes() + static_cast<std::int64_t>(scratch_floats * sizeof(float))) {}
+  HeadOperands ops;
+  std::vector<float> weights;
+  ScratchLease lease;
+};
+
+}  // namespace
 
 AttentionStats run_materialized(const Problem& p) {
   const AttentionShape& s = p.inputs.shape;
@@ -20,30 +41,35 @@ AttentionStats run_materialized(const Problem& p) {
   const std::size_t head_scores = to_size(s.query_len * nk, sizeof(float), "query_len*key_len");
   const bool raw_scores = !p.outputs.scores.empty();
   const auto keys = static_cast<std::size_t>(nk);
+  const std::size_t scratch_floats = p.outputs.weights.empty() ? head_scores : 0;
+  // Raw scores are wanted before scale and temperature, so then the factor comes afterwards.
+  const float factor = base2_logit_factor(p.logit_factor);
 
-  // Weights go straight into the caller's buffer when there is one.
-  std::vector<float> scratch;
-  if (p.outputs.weights.empty()) scratch.resize(head_scores);
+  const std::vector<HeadTask> tasks =
+      head_tasks(s.heads, div_up(s.query_len, kPanelQueries), p.threads);
+  SharedHeads<MaterializedHead> heads(s.heads, tasks);
+  ScratchMeter meter;
 
-  AttentionStats stats;
-  stats.strategy = Strategy::kMaterialized;
-  stats.tiles_total = stats.tiles_visited = s.heads * div_up(nk, kMaterializedKeyBlock);
-
-  const float ones[kPanelQueries] = {1, 1, 1, 1, 1, 1, 1, 1};
-  for (std::int64_t h = 0; h < s.heads; ++h) {
+  // Query panels [task.begin, task.end) of one head.
+  const auto run_task = [&](std::int64_t index) {
+    const HeadTask& task = tasks[static_cast<std::size_t>(index)];
+    const std::int64_t h = task.head;
+    const HeadLease<MaterializedHead> lease(heads, h);
+    MaterializedHead& head = heads.acquire(h, [&] {
+      return std::make_unique<MaterializedHead>(p, h, raw_scores ? 1.0f : factor, scratch_floats,
+                                                meter);
+    });
+    // Weights go straight into the caller's buffer when there is one.
     float* weights =
-        p.outputs.weights.empty() ? scratch.data() : p.outputs.weights.data + h * head_scores;
+        scratch_floats > 0 ? head.weights.data() : p.outputs.weights.data + h * head_scores;
     float* scores = raw_scores ? p.outputs.scores.data + h * head_scores : nullptr;
     float* out = p.outputs.output.data + h * s.query_len * s.value_dim;
-    // Raw scores are wanted before scale and temperature, so then the factor comes afterwards.
-    const float factor = base2_logit_factor(p.logit_factor);
-    const HeadOperands ops(p.inputs, p.options, h, raw_scores ? 1.0f : factor, p.kernels);
-    QueryPanel qp(p, ops, h, padded_keys);
-    stats.scratch_bytes = std::max(
-        stats.scratch_bytes,
-        static_cast<std::int64_t>(scratch.size() * sizeof(float)) + qp.bytes() + ops.bytes());
+    QueryPanel qp(p, head.ops, h, padded_keys);
+    const ScratchLease panel_lease(meter, qp.bytes());
+    const float ones[kPanelQueries] = {1, 1, 1, 1, 1, 1, 1, 1};
 
-    for (std::int64_t q0 = 0; q0 < s.query_len; q0 += kPanelQueries) {
+    for (std::int64_t q0 = task.begin * kPanelQueries;
+         q0 < std::min(task.end * kPanelQueries, s.query_len); q0 += kPanelQueries) {
       const std::int64_t rows = std::min(kPanelQueries, s.query_len - q0);
       const auto panel_rows = static_cast<std::size_t>(rows);
       qp.start(q0, rows);
@@ -60,7 +86,13 @@ AttentionStats run_materialized(const Problem& p) {
       for (std::int64_t j = 0; j < kPanelQueries; ++j) inverse_sums[j] = qp.inverse_sum(j);
       p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, inverse_sums, weights + q0 * nk, keys);
     }
-  }
+  };
+
+  AttentionStats stats;
+  stats.strategy = Strategy::kMaterialized;
+  stats.tiles_total = stats.tiles_visited = s.heads * div_up(nk, kMaterializedKeyBlock);
+  stats.threads = parallel_for(static_cast<std::int64_t>(tasks.size()), p.threads, run_task);
+  stats.scratch_bytes = meter.peak();
   return stats;
 }
 

@@ -7,10 +7,17 @@
 // panel then narrows every visited tile to the keys its own 8 queries can reach (causal: up to
 // the panel's last query; a window: the panel's band), rounded out to multiples of 4, so causal
 // costs about half of the full problem and a window about N * width of it, whatever the tiles.
+//
+// Threads (options.threads) take tasks of consecutive query blocks of one head (head_tasks.h),
+// each with its own panels; a block's rows are computed the same way whoever runs it.
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <vector>
 
 #include "attention_internal.h"
+#include "head_tasks.h"
+#include "parallel.h"
 #include "prepare.h"
 #include "query_panel.h"
 
@@ -69,6 +76,15 @@ void run_keys(std::vector<QueryPanel>& panels, const std::vector<KeyRange>& reac
   }
 }
 
+// The operands of one head, and their share of the scratch meter.
+struct StreamingHead {
+  StreamingHead(const Problem& p, std::int64_t h, ScratchMeter& meter)
+      : ops(p.inputs, p.options, h, base2_logit_factor(p.logit_factor), p.kernels),
+        lease(meter, ops.bytes()) {}
+  HeadOperands ops;
+  ScratchLease lease;
+};
+
 }  // namespace
 
 AttentionStats run_streaming(const Problem& p) {
@@ -81,27 +97,33 @@ AttentionStats run_streaming(const Problem& p) {
   const std::int64_t k_tiles = div_up(s.key_len, bk);
   const std::int64_t chunk = std::min(kStreamingChunk, round_up(s.key_len, kPanelKeys));
   const auto panels_per_block = static_cast<std::size_t>(div_up(bq, kPanelQueries));
-  std::vector<std::int64_t> visit;
-  std::vector<KeyRange> reach(panels_per_block);
 
-  AttentionStats stats;
-  stats.strategy = Strategy::kStreaming;
-  stats.tiles_total = s.heads * q_blocks * k_tiles;
+  const std::vector<HeadTask> tasks = head_tasks(s.heads, q_blocks, p.threads);
+  SharedHeads<StreamingHead> heads(s.heads, tasks);
+  ScratchMeter meter;
+  std::atomic<std::int64_t> tiles_visited{0};
 
-  for (std::int64_t h = 0; h < s.heads; ++h) {
-    const HeadOperands ops(p.inputs, p.options, h, base2_logit_factor(p.logit_factor), p.kernels);
+  // Query blocks [task.begin, task.end) of one head, with this task's own panels.
+  const auto run_task = [&](std::int64_t index) {
+    const HeadTask& task = tasks[static_cast<std::size_t>(index)];
+    const std::int64_t h = task.head;
+    const HeadLease<StreamingHead> lease(heads, h);
+    const HeadOperands& ops =
+        heads.acquire(h, [&] { return std::make_unique<StreamingHead>(p, h, meter); }).ops;
     std::vector<QueryPanel> panels;
     panels.reserve(panels_per_block);
     for (std::size_t i = 0; i < panels_per_block; ++i) panels.emplace_back(p, ops, h, chunk);
-    stats.scratch_bytes =
-        std::max(stats.scratch_bytes,
-                 static_cast<std::int64_t>(panels_per_block) * panels[0].bytes() + ops.bytes());
+    const ScratchLease panels_lease(meter,
+                                    static_cast<std::int64_t>(panels_per_block) * panels[0].bytes());
+    std::vector<std::int64_t> visit;
+    std::vector<KeyRange> reach(panels_per_block);
     float* out = p.outputs.output.data + h * s.query_len * s.value_dim;
+    std::int64_t visited = 0;
 
-    for (std::int64_t b = 0; b < q_blocks; ++b) {
+    for (std::int64_t b = task.begin; b < task.end; ++b) {
       const std::int64_t q0 = b * bq, q1 = std::min(q0 + bq, s.query_len);
       tiles_to_visit(p.mask, h, q0, q1, bk, k_tiles, visit);
-      stats.tiles_visited += static_cast<std::int64_t>(visit.size());
+      visited += static_cast<std::int64_t>(visit.size());
       const auto count = static_cast<std::size_t>(div_up(q1 - q0, kPanelQueries));
       for (std::size_t i = 0; i < count; ++i) {
         const std::int64_t p0 = q0 + static_cast<std::int64_t>(i) * kPanelQueries;
@@ -127,7 +149,15 @@ AttentionStats run_streaming(const Problem& p) {
         panels[i].finish(out + (q0 + static_cast<std::int64_t>(i) * kPanelQueries) * s.value_dim);
       }
     }
-  }
+    tiles_visited.fetch_add(visited, std::memory_order_relaxed);
+  };
+
+  AttentionStats stats;
+  stats.strategy = Strategy::kStreaming;
+  stats.tiles_total = s.heads * q_blocks * k_tiles;
+  stats.threads = parallel_for(static_cast<std::int64_t>(tasks.size()), p.threads, run_task);
+  stats.tiles_visited = tiles_visited.load();
+  stats.scratch_bytes = meter.peak();
   return stats;
 }
 

@@ -1,11 +1,14 @@
 #include "attnlens/multihead.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "attnlens/errors.h"
 #include "attnlens/kernels.h"
+#include "parallel.h"
+#include "prepare.h"
 #include "validate.h"
 
 namespace attnlens {
@@ -21,24 +24,37 @@ void require_optional_length(FloatView bias, const char* name, const char* symbo
 }
 
 // out[rows, cols] = x[rows, inner] * w[inner, cols] + bias, then a finiteness check whose
-// message names the product that overflowed.
-void project(const KernelSet& kernels, FloatView x, std::int64_t rows, std::int64_t inner,
-             FloatView w, std::int64_t cols, FloatView bias, std::vector<float>& out,
-             const char* what) {
+// message names the product that overflowed. With threads, tasks take runs of rows (each row
+// is computed the same way whoever runs it). Returns the threads that took part.
+int project(const KernelSet& kernels, FloatView x, std::int64_t rows, std::int64_t inner,
+            FloatView w, std::int64_t cols, FloatView bias, std::vector<float>& out,
+            const char* what, int threads) {
   out.resize(static_cast<std::size_t>(rows * cols));
-  kernels.gemm(static_cast<std::size_t>(rows), static_cast<std::size_t>(cols),
-               static_cast<std::size_t>(inner), x.data, static_cast<std::size_t>(inner), w.data,
-               static_cast<std::size_t>(cols), out.data(), static_cast<std::size_t>(cols), false);
-  if (!bias.empty()) {
-    for (std::int64_t r = 0; r < rows; ++r) {
-      for (std::int64_t c = 0; c < cols; ++c) out[r * cols + c] += bias[c];
+  // Tasks are runs of whole 16-row blocks (the GEMM kernel's row block), so every row meets the
+  // same code path as in one call over all rows; a few tasks per thread, so a thread that
+  // starts late does not hold up the rest.
+  constexpr std::int64_t kRowBlock = 16;
+  const std::int64_t blocks = detail::div_up(rows, kRowBlock);
+  const std::int64_t tasks = std::min<std::int64_t>(blocks, 4 * std::int64_t{threads});
+  return detail::parallel_for(tasks, threads, [&](std::int64_t task) {
+    const std::int64_t r0 = std::min(rows, blocks * task / tasks * kRowBlock);
+    const std::int64_t r1 = std::min(rows, blocks * (task + 1) / tasks * kRowBlock);
+    float* o = out.data() + r0 * cols;
+    kernels.gemm(static_cast<std::size_t>(r1 - r0), static_cast<std::size_t>(cols),
+                 static_cast<std::size_t>(inner), x.data + r0 * inner,
+                 static_cast<std::size_t>(inner), w.data, static_cast<std::size_t>(cols), o,
+                 static_cast<std::size_t>(cols), false);
+    if (!bias.empty()) {
+      for (std::int64_t r = r0; r < r1; ++r, o += cols) {
+        for (std::int64_t c = 0; c < cols; ++c) o[c] += bias[c];
+      }
     }
-  }
-  for (float value : out) {
-    if (!std::isfinite(value)) {
-      throw NonFiniteError(what, std::string(what) + " overflowed float32; rescale the inputs or weights");
+    for (const float* v = out.data() + r0 * cols; v != out.data() + r1 * cols; ++v) {
+      if (!std::isfinite(*v)) {
+        throw NonFiniteError(what, std::string(what) + " overflowed float32; rescale the inputs or weights");
+      }
     }
-  }
+  });
 }
 
 // Token-major [n, heads * d] to head-major [heads, n, d].
@@ -96,6 +112,8 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
                                               "x_key_value was given");
   }
   const MultiHeadShape s = resolve_shape(in.shape);
+  // attention() checks the options again; the projections need `threads` before it runs.
+  detail::require_in_range(options.threads, 0, detail::kMaxThreads, "threads");
   const std::int64_t hd = s.heads * s.head_dim, hdv = s.heads * s.value_dim;
   const MultiHeadWeights& w = in.weights;
   require_product_length(in.x_query.size, "x_query", "query_len*model_dim",
@@ -140,11 +158,15 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
   float* q = head_major(out.q, q_storage, s.heads * s.query_len * s.head_dim);
   float* k = head_major(out.k, k_storage, s.heads * s.key_len * s.head_dim);
   float* v = head_major(out.v, v_storage, s.heads * s.key_len * s.value_dim);
-  project(kernels, in.x_query, s.query_len, s.model_dim, w.w_query, hd, w.b_query, tokens, "x_query*w_query");
+  const int threads = detail::resolve_threads(options.threads);
+  int used = project(kernels, in.x_query, s.query_len, s.model_dim, w.w_query, hd, w.b_query,
+                     tokens, "x_query*w_query", threads);
   split_heads(tokens, s.query_len, s.heads, s.head_dim, q);
-  project(kernels, x_kv, s.key_len, s.key_model_dim, w.w_key, hd, w.b_key, tokens, "x_key_value*w_key");
+  used = std::max(used, project(kernels, x_kv, s.key_len, s.key_model_dim, w.w_key, hd, w.b_key,
+                                tokens, "x_key_value*w_key", threads));
   split_heads(tokens, s.key_len, s.heads, s.head_dim, k);
-  project(kernels, x_kv, s.key_len, s.key_model_dim, w.w_value, hdv, w.b_value, tokens, "x_key_value*w_value");
+  used = std::max(used, project(kernels, x_kv, s.key_len, s.key_model_dim, w.w_value, hdv,
+                                w.b_value, tokens, "x_key_value*w_value", threads));
   split_heads(tokens, s.key_len, s.heads, s.value_dim, v);
 
   std::vector<float> heads_out(static_cast<std::size_t>(s.heads * s.query_len * s.value_dim));
@@ -164,7 +186,9 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
       for (std::int64_t c = 0; c < s.value_dim; ++c) dst[c] = src[c];
     }
   }
-  project(kernels, FloatView(concat), s.query_len, hdv, w.w_out, s.out_dim, w.b_out, tokens, "heads*w_out");
+  used = std::max(used, project(kernels, FloatView(concat), s.query_len, hdv, w.w_out, s.out_dim,
+                                w.b_out, tokens, "heads*w_out", threads));
+  stats.threads = std::max(stats.threads, used);
   std::copy(tokens.begin(), tokens.end(), out.output.data);
   stats.scratch_bytes += static_cast<std::int64_t>(
       (tokens.capacity() + q_storage.size() + k_storage.size() + v_storage.size() +

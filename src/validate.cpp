@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "attnlens/errors.h"
+#include "parallel.h"
 
 namespace attnlens::detail {
 
@@ -174,6 +175,7 @@ void validate_options(const AttentionShape& shape, const AttentionOptions& optio
   }
   require_in_range(options.query_block, 0, 1 << 16, "query_block");
   require_in_range(options.key_block, 0, 1 << 16, "key_block");
+  require_in_range(options.threads, 0, kMaxThreads, "threads");
   switch (options.score) {
     case ScoreFunction::kScaledDot:
     case ScoreFunction::kDot:

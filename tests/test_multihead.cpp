@@ -4,7 +4,9 @@
 // Tolerances, with inputs in [-1, 1] and weights scaled by 1/sqrt(fan-in) so every stage is O(1):
 // projections abs 1e-5 + rel 1e-5, weights abs 1e-5, outputs abs 5e-5 + rel 1e-4 (three chained
 // float matrix products).
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -300,4 +302,53 @@ TEST_CASE("multihead: errors name the weight or buffer at fault", "[multihead][e
       reference::multi_head_attention(valid.inputs(), AttentionOptions{});
   ATTNLENS_CHECK_CLOSE(b.output, expected.output, kOutputTol, matrix_layout(5, 9),
                        "output after errors");
+}
+
+TEST_CASE("multihead: threads give bit-identical results to one thread", "[multihead][threads]") {
+  // 70 tokens: projections split into 16-row blocks with a partial last one; H = 3 does not
+  // divide among 2 threads.
+  const MultiHeadShape shape{3, 16, 8, 70, 0, 40, 0, 24};
+  const MultiHeadProblem p = make_multihead(shape, false, true, 400);
+  const MultiHeadShape& s = p.resolved;
+  AttentionOptions options;
+  options.mask.causal = true;
+  MultiHeadBuffers one(s);
+  const AttentionStats one_stats = multi_head_attention(p.inputs(), options, one.all());
+  CHECK(one_stats.threads == 1);
+  for (std::int64_t threads : {2, 3, 0}) {
+    INFO("threads " << threads);
+    options.threads = threads;
+    MultiHeadBuffers many(s);
+    const AttentionStats stats = multi_head_attention(p.inputs(), options, many.all());
+    if (threads_supported() && threads == 2) CHECK(stats.threads == 2);
+    if (!threads_supported()) CHECK(stats.threads == 1);
+    const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+      return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
+               return std::memcmp(&x, &y, sizeof x) == 0;
+             });
+    };
+    CHECK(same(many.output, one.output));
+    CHECK(same(many.weights, one.weights));
+    CHECK(same(many.scores, one.scores));
+    CHECK(same(many.q, one.q));
+    CHECK(same(many.k, one.k));
+    CHECK(same(many.v, one.v));
+  }
+  // Streaming (output only) too.
+  options.threads = 1;
+  std::vector<float> streamed_one(one.output.size()), streamed_two(one.output.size());
+  multi_head_attention(p.inputs(), options, {streamed_one, {}, {}, {}, {}, {}});
+  options.threads = 2;
+  multi_head_attention(p.inputs(), options, {streamed_two, {}, {}, {}, {}, {}});
+  CHECK(std::memcmp(streamed_one.data(), streamed_two.data(), streamed_one.size() * sizeof(float)) == 0);
+
+  // A bad thread count is rejected before any projection runs.
+  options.threads = -2;
+  MultiHeadBuffers bad(s);
+  try {
+    multi_head_attention(p.inputs(), options, bad.all());
+    FAIL("no error");
+  } catch (const RangeError& e) {
+    CHECK(e.parameter() == "threads");
+  }
 }

@@ -36,6 +36,18 @@ export declare const BACKEND_NAMES: readonly BackendName[];
  */
 export declare const WEBGPU_MIN_FLOPS: number;
 
+/**
+ * Wasm calls below this many flops of attention, 2 * H * Nq * Nk * (D + Dv), run on one thread
+ * even when the instance has more (waking the helper threads would cost more than they save).
+ */
+export declare const THREADS_MIN_FLOPS: number;
+
+/**
+ * Why this host cannot run the threaded wasm module ('' when it can): it needs a cross-origin
+ * isolated page (SharedArrayBuffer), Web Workers and SIMD128.
+ */
+export declare function threadsUnavailableReason(): string;
+
 export interface WebGpuOptions {
   /** The GPU object (default navigator.gpu); in Node e.g. create([]) from the 'webgpu' package. */
   gpu?: object;
@@ -68,6 +80,14 @@ export interface CreateAttentionOptions {
   locateFile?: (fileName: string, directory: string) => string | URL;
   /** Where the WebGPU device comes from and how it is used ('auto' and 'webgpu'). */
   webgpu?: WebGpuOptions;
+  /**
+   * Threads for wasm calls of at least THREADS_MIN_FLOPS. 'auto' (default): up to 4 (and the
+   * cores reported) where the threaded module can run (cross-origin isolated pages), else 1,
+   * silently; 1: never load the threaded module; 2..256: that many, or, where impossible, one
+   * console.warn and 1. Results are identical, bit for bit, whatever the count. Anything else
+   * throws (TypeError for a non-number, RangeError for a number out of range).
+   */
+  threads?: 'auto' | number;
 }
 
 /** Loads the engine; in Node it reads the packaged .wasm from disk, elsewhere it fetches it. */
@@ -169,6 +189,8 @@ export interface AttentionStats {
   tilesVisited: number;
   tilesTotal: number;
   scratchBytes: number;
+  /** Wasm calls: threads that took part (1 below THREADS_MIN_FLOPS or without threads). */
+  threads?: number;
   /** What ran this call. */
   backend: RunningBackend;
   /** Wall time of the call, including copies in and out (and GPU uploads and readback). */
@@ -290,6 +312,8 @@ export interface BackendChangeEvent extends Event {
 export interface Attention extends EventTarget {
   /** What the instance offloads to: 'webgpu' while it holds a GPU device. stats.backend says what ran a call. */
   readonly backend: RunningBackend;
+  /** Threads a large wasm call runs on (1 unless the threaded module was loaded). */
+  readonly threads: number;
   /** The GPU in use, or null. */
   readonly webgpu: null | {
     adapter: WebGpuAdapterInfo;

@@ -66,6 +66,14 @@ struct AttentionOptions {
   std::int64_t query_block = 0;  // streaming tile sizes; 0 picks the tuned default
   std::int64_t key_block = 0;
   const KernelSet* kernels = nullptr;  // nullptr: the fastest set compiled in
+  // Threads one call may use: 1 (default) runs on the calling thread only; n > 1 splits the work
+  // over heads and query blocks, the caller plus n - 1 threads of a process-wide pool (started on
+  // first use, kept for later calls); 0 means one per hardware thread. At most 256. Results are
+  // identical, bit for bit, to one thread: every task computes whole output rows the same way.
+  // multi_head_attention() also splits its projections by rows. A call made while another call
+  // uses the pool runs on its calling thread alone; builds without thread support (wasm linked
+  // without -pthread) always do.
+  std::int64_t threads = 1;
 };
 
 struct AttentionInputs {
@@ -85,7 +93,10 @@ struct AttentionStats {
   Strategy strategy = Strategy::kAuto;  // the one that ran
   std::int64_t tiles_total = 0;    // (head, query block, key block) tiles in the full problem
   std::int64_t tiles_visited = 0;  // tiles actually computed (streaming skips masked ones)
-  std::int64_t scratch_bytes = 0;  // working memory beyond the caller's buffers
+  std::int64_t scratch_bytes = 0;  // working memory beyond the caller's buffers (the peak, over
+                                   // all threads of the call)
+  int threads = 1;                 // threads the call's tasks were handed to, the caller
+                                   // included (1: it ran on the calling thread alone)
 };
 
 // Computes attention into caller-owned buffers. Throws attnlens::Error subclasses on bad input.
@@ -109,5 +120,8 @@ float default_scale(ScoreFunction score, std::int64_t head_dim);
 // displays: materialized grows with Nq * Nk, streaming with (Nq + Nk) * D.
 std::int64_t working_set_bytes(const AttentionShape& shape, Strategy strategy,
                                const AttentionOptions& options = {});
+
+// True when this build can run a call on more than one thread (see AttentionOptions::threads).
+bool threads_supported() noexcept;
 
 }  // namespace attnlens

@@ -22,7 +22,9 @@ try {
   for (const required of ['package.json', 'README.md', 'index.d.ts', 'bin/attnlens.js', 'src/index.js',
     'src/wasm/attnlens-relaxed.js', 'src/wasm/attnlens-relaxed.wasm',
     'src/wasm/attnlens-simd.js', 'src/wasm/attnlens-simd.wasm', 'src/wasm/attnlens-scalar.js',
-    'src/wasm/attnlens-scalar.wasm', 'widget/attnlens-widget.js', 'widget/widget-style.js', 'widget.d.ts']) {
+    'src/wasm/attnlens-scalar.wasm', 'src/wasm/attnlens-simd-threads.js', 'src/wasm/attnlens-simd-threads.wasm',
+    'src/wasm/attnlens-simd-threads.worker.js', 'src/wasm/attnlens-relaxed-threads.js',
+    'src/wasm/attnlens-relaxed-threads.wasm', 'src/wasm/attnlens-relaxed-threads.worker.js', 'widget/attnlens-widget.js', 'widget/widget-style.js', 'widget.d.ts']) {
     assert.ok(files.includes(required), `the tarball lacks ${required}`);
   }
   // The widget's module ships; its sample pages (blog, CSP test) do not.

@@ -55,6 +55,13 @@ for (const flavour of ['relaxed', 'simd']) {
 }
 console.log(`(WebGPU backend, imported where a GPU exists: ${onDemand.length} files, ` +
   `${kib(webgpuJs.length)} raw, ${kib(gzip(webgpuJs))} gzip)`);
+// The threaded twins replace their flavour's glue and .wasm on cross-origin isolated pages.
+for (const flavour of ['relaxed-threads', 'simd-threads']) {
+  const files = ['js', 'wasm', 'worker.js'].map((ext) => readFileSync(new URL(`src/wasm/attnlens-${flavour}.${ext}`, web)));
+  const raw = files.reduce((sum, bytes) => sum + bytes.length, 0);
+  const zipped = files.reduce((sum, bytes) => sum + gzip(bytes), 0);
+  console.log(`(isolated pages: src/wasm/attnlens-${flavour}.{js,wasm,worker.js}: ${kib(raw)} raw, ${kib(zipped)} gzip)`);
+}
 const scalar = readFileSync(new URL('src/wasm/attnlens-scalar.wasm', web));
 console.log(`(fallback src/wasm/attnlens-scalar.wasm: ${kib(scalar.length)} raw, ${kib(gzip(scalar))} gzip)`);
 if (largest > BUDGET_GZIP_BYTES) {

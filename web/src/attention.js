@@ -9,14 +9,15 @@ import { BACKEND_NAMES, WEBGPU_MIN_FLOPS, openBackends } from './backend.js';
 import { checkAttention, checkBufferShape, checkMaskMatrix, checkMultiHead, checkWebGpuOptions,
   checkWorkingSet } from './checks.js';
 import { attnlensError, describe } from './errors.js';
+import { checkThreadsOption, THREADS_MIN_FLOPS } from './threads.js';
 
-const CREATE_OPTIONS = ['backend', 'wasmUrl', 'locateFile', 'webgpu'];
+const CREATE_OPTIONS = ['backend', 'wasmUrl', 'locateFile', 'webgpu', 'threads'];
 
 /**
  * Loads the engine.
  * @param {{ backend?: string, wasmUrl?: string | URL,
  *           locateFile?: (fileName: string, directory: string) => string | URL,
- *           webgpu?: object }} [options]
+ *           webgpu?: object, threads?: 'auto' | number }} [options]
  * @returns {Promise<Attention>}
  */
 export async function createAttention(options = {}) {
@@ -31,16 +32,17 @@ export async function createAttention(options = {}) {
   }
   const { backend = 'auto', wasmUrl, locateFile } = options;
   const webgpu = checkWebGpuOptions(options.webgpu);
+  const threads = checkThreadsOption(options.threads);
   if (wasmUrl !== undefined && typeof wasmUrl !== 'string' && !(wasmUrl instanceof URL)) {
     throw attnlensError('invalid_argument', 'wasmUrl', `must be a string or URL, got ${describe(wasmUrl)}`);
   }
   if (locateFile !== undefined && typeof locateFile !== 'function') {
     throw attnlensError('invalid_argument', 'locateFile', `must be a function, got ${describe(locateFile)}`);
   }
-  return new Attention(await openBackends(backend, { wasmUrl, locateFile }, webgpu));
+  return new Attention(await openBackends(backend, { wasmUrl, locateFile }, webgpu, threads));
 }
 
-export { BACKEND_NAMES, WEBGPU_MIN_FLOPS };
+export { BACKEND_NAMES, THREADS_MIN_FLOPS, WEBGPU_MIN_FLOPS };
 
 /** The 'backendchange' event: `from` and `to` are backend names, `reason` says what happened. */
 export class BackendChangeEvent extends Event {
@@ -68,6 +70,15 @@ export class Attention extends EventTarget {
    */
   get backend() {
     return this.#backends ? this.#backends.name : this.#disposedName;
+  }
+
+  /**
+   * Threads a wasm call of at least THREADS_MIN_FLOPS runs on: more than 1 only with the
+   * threaded module (cross-origin isolated pages; createAttention({ threads })). Which calls
+   * were split is in their stats.threads.
+   */
+  get threads() {
+    return this.#live('threads').wasm.threads;
   }
 
   /**

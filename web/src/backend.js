@@ -13,7 +13,8 @@
 // wasm; either way the change is reported through onChange (the instance's 'backendchange' event).
 
 import { attnlensError, describe } from './errors.js';
-import { bestFlavour, relaxedSimdSupported, simdSupported } from './loader.js';
+import { bestFlavour, relaxedSimdSupported, simdSupported, threadsUnavailableReason } from './loader.js';
+import { resolveThreads, warnThreadsFailed } from './threads.js';
 import { openWasmBackend } from './wasm-backend.js';
 import { findGpu } from './webgpu/detect.js';
 import { GpuDeclined, GpuDeviceLost, WebGpuUnavailable } from './webgpu/errors.js';
@@ -45,34 +46,58 @@ export function attentionFlops({ shape }) {
   return 2 * shape.heads * shape.queryLength * shape.keyLength * (shape.headDim + shape.valueDim);
 }
 
-async function openWasm(requested, where) {
+async function openWasm(requested, where, threadsOption) {
   switch (requested) {
     case 'wasm-relaxed':
       if (!relaxedSimdSupported()) {
         throw new Error("backend: 'wasm-relaxed' needs WebAssembly relaxed SIMD (f32x4.relaxed_madd), " +
           "which this engine lacks; use 'wasm' or 'auto' to fall back to 'wasm-simd'");
       }
-      return openWasmBackend('relaxed', where);
+      return openFlavour('relaxed', where, threadsOption);
     case 'wasm-simd':
       if (!simdSupported()) {
         throw new Error("backend: 'wasm-simd' needs WebAssembly SIMD128, which this engine lacks; " +
           "use 'wasm' or 'auto' to fall back to 'wasm-scalar'");
       }
-      return openWasmBackend('simd', where);
+      return openFlavour('simd', where, threadsOption);
     case 'wasm-scalar':
-      return openWasmBackend('scalar', where);
+      return openFlavour('scalar', where, threadsOption);
     default:
-      return openWasmBackend(bestFlavour(), where);
+      return openFlavour(bestFlavour(), where, threadsOption);
   }
+}
+
+// A flavour's module, or its threaded twin ('relaxed-threads', 'simd-threads') when the threads
+// option and the host allow it (threads.js). Both compute the same bits.
+async function openFlavour(flavour, where, threadsOption) {
+  let unavailable = '';
+  if (flavour === 'scalar') {
+    unavailable = simdSupported() ? "backend 'wasm-scalar' has no threaded module"
+      : threadsUnavailableReason();
+  } else if (where.wasmUrl !== undefined) {
+    unavailable = 'wasmUrl names one single-threaded .wasm file (give locateFile instead to place them all)';
+  } else {
+    unavailable = threadsUnavailableReason();
+  }
+  const { threads } = resolveThreads(threadsOption, unavailable);
+  if (threads > 1) {
+    try {
+      return await openWasmBackend(`${flavour}-threads`, where, threads);
+    } catch (error) {
+      warnThreadsFailed(threadsOption, error);
+    }
+  }
+  return openWasmBackend(flavour, where);
 }
 
 /**
  * @param {string} requested one of BACKEND_NAMES
  * @param {{ wasmUrl?: string | URL, locateFile?: Function }} where overrides for the .wasm file
  * @param {object} [webgpu] checked createAttention({ webgpu }) options
+ * @param {'auto' | number} [threads] checked createAttention({ threads }) option
  * @returns {Promise<Backends>}
  */
-export async function openBackends(requested, where, webgpu = {}) {
+export async function openBackends(requested, where, webgpu = {}, threads = 'auto') {
   if (typeof requested !== 'string') {
     throw attnlensError('invalid_argument', 'backend', `must be a string, got ${describe(requested)}`);
   }
@@ -84,7 +109,7 @@ export async function openBackends(requested, where, webgpu = {}) {
   // 'auto' skips software adapters unless told otherwise; 'webgpu' takes what there is.
   const gpuOptions = { ...webgpu, allowSoftwareAdapter: requested === 'webgpu' || webgpu.allowSoftwareAdapter === true };
   const [wasm, gpu] = await Promise.allSettled([
-    openWasm(requested, where),
+    openWasm(requested, where, threads),
     wantsGpu ? openGpu(requested, gpuOptions) : {},
   ]);
   // Neither half may outlive a failure of the other.

@@ -8,7 +8,7 @@
 import { CallBlock } from './call-block.js';
 import { checkRun, requireFinite } from './checks.js';
 import { coreError } from './errors.js';
-import { malloc, withHeap } from './heap.js';
+import { heapF32, malloc, withHeap } from './heap.js';
 
 export class WasmBuffers {
   #module;
@@ -90,6 +90,6 @@ export class WasmBuffers {
   #view(name) {
     const module = this.#live(name);
     const { ptr, length } = this.#blocks[name];
-    return new Float32Array(module.HEAPF32.buffer, ptr, length);
+    return new Float32Array(heapF32(module).buffer, ptr, length);
   }
 }

@@ -6,10 +6,13 @@
 // Values are staged in a JavaScript Float64Array and written with one set() once every tensor has
 // been copied in: any allocation may grow wasm memory and detach older heap views.
 
+import { heapF64 } from './heap.js';
+
 const SLOTS = ['heads', 'queryLength', 'keyLength', 'headDim', 'valueDim', 'modelDim', 'keyModelDim',
   'outDim', 'score', 'scale', 'temperature', 'strategy', 'causal', 'windowDilation', 'windowBefore',
-  'windowAfter', 'sparsePattern', 'sparseStride', 'sparseSummary', 'additiveHidden', 'head',
-  'resultStrategy', 'resultTilesVisited', 'resultTilesTotal', 'resultScratchBytes', 'resultBytes'];
+  'windowAfter', 'sparsePattern', 'sparseStride', 'sparseSummary', 'additiveHidden', 'head', 'threads',
+  'resultStrategy', 'resultTilesVisited', 'resultTilesTotal', 'resultScratchBytes', 'resultBytes',
+  'resultThreads'];
 const ARRAYS = ['globalTokens', 'keyLengths', 'keyValid', 'mask', 'additive.wQuery', 'additive.wKey',
   'additive.v', 'q', 'k', 'v', 'x', 'source', 'wQuery', 'wKey', 'wValue', 'wOut', 'bQuery', 'bKey',
   'bValue', 'bOut', 'output', 'weights', 'scores', 'maskOut'];
@@ -46,6 +49,7 @@ export class CallBlock {
   constructor(module, heap) {
     this.#module = module;
     this.#ptr = heap.allocate(BLOCK_LENGTH * 8, 'call block');
+    this.values[SLOT.threads] = 1;  // 0 would mean "every hardware thread" to the core
   }
 
   /** Shape fields present in `shape` (multi-head widths left out stay 0: "same as"). */
@@ -104,22 +108,23 @@ export class CallBlock {
 
   /** Copies the staged values into wasm memory; returns the address the bindings take. */
   write() {
-    this.#module.HEAPF64.set(this.values, this.#ptr >>> 3);
+    heapF64(this.#module).set(this.values, this.#ptr >>> 3);
     return this.#ptr;
   }
 
   /** A result slot as the call left it. */
   result(name) {
-    return this.#module.HEAPF64[(this.#ptr >>> 3) + SLOT[name]];
+    return heapF64(this.#module)[(this.#ptr >>> 3) + SLOT[name]];
   }
 
-  /** The stats a compute call wrote: { strategy, tilesVisited, tilesTotal, scratchBytes }. */
+  /** The stats a compute call wrote: { strategy, tilesVisited, tilesTotal, scratchBytes, threads }. */
   stats() {
     return {
       strategy: STRATEGY_NAMES[this.result('resultStrategy')],
       tilesVisited: this.result('resultTilesVisited'),
       tilesTotal: this.result('resultTilesTotal'),
       scratchBytes: this.result('resultScratchBytes'),
+      threads: this.result('resultThreads'),
     };
   }
 }

@@ -1,8 +1,8 @@
 // Per-call wasm memory: inputs copied in with one TypedArray.set each, outputs allocated, and
 // everything freed when the call ends, whatever happens.
 //
-// Heap views (module.HEAPU8, module.HEAPF32) are re-read at every use: any malloc, and any core
-// call, may grow wasm memory, which replaces the ArrayBuffer and detaches older views.
+// Heap views are re-read at every use (heapU8, heapF32, heapF64): any malloc, and any core call,
+// may grow wasm memory, which replaces the ArrayBuffer and detaches older views.
 
 import { attnlensError } from './errors.js';
 
@@ -22,6 +22,21 @@ export function malloc(module, byteLength, name) {
   return ptr;
 }
 
+// The glue's views (module.HEAPU8, ...) follow growth made by this thread. In the threads build
+// a helper thread (a Web Worker) may grow the shared memory too; the glue's views then still
+// show the old, shorter buffer, so a view of the memory's current buffer is made instead
+// (loader.js puts the memory on the module as attnlensMemory).
+function currentView(module, name, Type) {
+  const view = module[name];
+  const buffer = module.attnlensMemory?.buffer;
+  return buffer !== undefined && view.buffer !== buffer ? new Type(buffer) : view;
+}
+
+/** Views of the whole wasm memory as it is now. */
+export const heapU8 = (module) => currentView(module, 'HEAPU8', Uint8Array);
+export const heapF32 = (module) => currentView(module, 'HEAPF32', Float32Array);
+export const heapF64 = (module) => currentView(module, 'HEAPF64', Float64Array);
+
 export class HeapScope {
   #module;
   #pointers = [];
@@ -40,7 +55,7 @@ export class HeapScope {
   /** A copy of a typed array in wasm memory, as the { ptr, length } the bindings take. */
   copyIn(array, name) {
     const ptr = this.allocate(array.byteLength, name);
-    this.#module.HEAPU8.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), ptr);
+    heapU8(this.#module).set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), ptr);
     return { ptr, length: array.length };
   }
 
@@ -73,10 +88,10 @@ export function withHeap(module, fn) {
 /** A copy (never a view) of `length` floats at `ptr`. */
 export function copyFloats(module, { ptr, length }) {
   const start = ptr >>> 2;
-  return module.HEAPF32.slice(start, start + length);
+  return heapF32(module).slice(start, start + length);
 }
 
 /** A copy of `length` bytes at `ptr`. */
 export function copyBytes(module, { ptr, length }) {
-  return module.HEAPU8.slice(ptr, ptr + length);
+  return heapU8(module).slice(ptr, ptr + length);
 }

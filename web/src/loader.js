@@ -1,5 +1,5 @@
 // Finds, compiles and instantiates the embind module of one flavour ('relaxed', 'simd' or
-// 'scalar').
+// 'scalar', or the threaded 'relaxed-threads' and 'simd-threads').
 //
 // The Emscripten glue (./wasm/attnlens-<flavour>.js, built with -sENVIRONMENT=web,worker) never
 // fetches anything itself: this loader compiles the .wasm and hands it over via the glue's
@@ -59,6 +59,30 @@ export function bestFlavour() {
   return simdSupported() ? 'simd' : 'scalar';
 }
 
+/**
+ * Why this host cannot run the threaded module, or '' when it can. It needs SharedArrayBuffer
+ * (browsers expose it only on cross-origin isolated pages: COOP same-origin + COEP
+ * require-corp), Web Workers for the helper threads (the module is built for browsers: Node
+ * runs attnlens on one thread), and SIMD128 (the threaded modules are the SIMD and relaxed ones).
+ */
+export function threadsUnavailableReason() {
+  if (typeof globalThis.process?.versions?.node === 'string' && typeof Worker !== 'function') {
+    return 'threads run in browsers only (their helper threads are Web Workers)';
+  }
+  if (typeof SharedArrayBuffer !== 'function' || globalThis.crossOriginIsolated !== true) {
+    return 'the page is not cross-origin isolated, so it has no SharedArrayBuffer (serve it with ' +
+      "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp')";
+  }
+  if (typeof Worker !== 'function') return 'this context cannot start Web Workers';
+  // The threaded glue finds its worker script, and each worker re-imports the glue, by the
+  // glue's own import.meta.url; inside a bundle that URL is the bundle's.
+  if (!import.meta.url.endsWith('/loader.js')) {
+    return "attnlens was bundled, and the threaded module runs only from the package's own files";
+  }
+  if (!simdSupported()) return 'the threaded modules need WebAssembly SIMD128, which this engine lacks';
+  return '';
+}
+
 const FLAVOURS = {
   relaxed: {
     fileName: 'attnlens-relaxed.wasm',
@@ -69,6 +93,16 @@ const FLAVOURS = {
     fileName: 'attnlens-simd.wasm',
     packagedUrl: () => new URL('./wasm/attnlens-simd.wasm', import.meta.url),
     importGlue: () => import('./wasm/attnlens-simd.js'),
+  },
+  'relaxed-threads': {
+    fileName: 'attnlens-relaxed-threads.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-relaxed-threads.wasm', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-relaxed-threads.js'),
+  },
+  'simd-threads': {
+    fileName: 'attnlens-simd-threads.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-simd-threads.wasm', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-simd-threads.js'),
   },
   scalar: {
     fileName: 'attnlens-scalar.wasm',
@@ -81,10 +115,11 @@ const compiledByUrl = new Map();  // href -> Promise<WebAssembly.Module>
 
 /**
  * The instantiated Emscripten module of `flavour`.
- * @param {'relaxed' | 'simd' | 'scalar'} flavour
+ * @param {'relaxed' | 'simd' | 'scalar' | 'relaxed-threads' | 'simd-threads'} flavour
  * @param {{ wasmUrl?: string | URL, locateFile?: (fileName: string, directory: string) => string | URL }} [where]
+ * @param {number} [helperThreads] threaded flavours only: Web Workers to start with the module
  */
-export async function loadWasmModule(flavour, { wasmUrl, locateFile } = {}) {
+export async function loadWasmModule(flavour, { wasmUrl, locateFile } = {}, helperThreads = 0) {
   const { fileName, packagedUrl, importGlue } = FLAVOURS[flavour];
   let url = packagedUrl();
   if (wasmUrl !== undefined) {
@@ -93,7 +128,21 @@ export async function loadWasmModule(flavour, { wasmUrl, locateFile } = {}) {
     url = await resolveUrl(locateFile(fileName, new URL('./', url).href), 'locateFile');
   }
   const [glue, compiled] = await Promise.all([importGlue(), compileCached(url)]);
-  return instantiate(glue.default, compiled);
+  const module = instantiate(glue.default, compiled, helperThreads);
+  return helperThreads > 0 ? withTimeout(module, THREADS_LOAD_TIMEOUT_MS) : module;
+}
+
+// The threaded module resolves only once every helper Worker has loaded; a Worker whose script
+// fails (blocked by a policy, not copied by a bundler) reports it only as an error event, and the
+// glue would then wait forever. Past this, the caller falls back to one thread.
+const THREADS_LOAD_TIMEOUT_MS = 20000;
+
+function withTimeout(promise, ms) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`its Web Workers did not start within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function compileCached(url) {
@@ -153,7 +202,17 @@ async function nodeBuiltin(name) {
   return import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
 }
 
-function instantiate(createModule, compiled) {
+// The threaded glue warns the first time the main thread waits for a helper ("Blocking on the
+// main thread is very dangerous"). A call blocks its caller until it is done, threaded or not;
+// with threads the wait is just shorter. Everything else the glue prints goes to console.warn.
+function quietPrintErr(text) {
+  if (!String(text).startsWith('Blocking on the main thread')) console.warn(text);
+}
+
+// The threaded glue exposes its shared WebAssembly.Memory as `wasmMemory`; it becomes
+// `attnlensMemory`, so heap.js can see growth made by helper threads (the single-threaded glue
+// has none to expose and needs none: its own views follow every growth).
+function instantiate(createModule, compiled, helperThreads) {
   return new Promise((resolve, reject) => {
     createModule({
       instantiateWasm(imports, receiveInstance) {
@@ -162,6 +221,11 @@ function instantiate(createModule, compiled) {
         return {};  // exports arrive asynchronously through receiveInstance
       },
       onAbort: (what) => reject(new Error(`attnlens: the wasm module aborted: ${what}`)),
-    }).then(resolve, reject);
+      pthreadPoolSize: helperThreads,  // read by the threaded glue (bindings/CMakeLists.txt)
+      printErr: quietPrintErr,
+    }).then((module) => {
+      module.attnlensMemory = module.wasmMemory;
+      resolve(module);
+    }, reject);
   });
 }

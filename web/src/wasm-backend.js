@@ -9,10 +9,16 @@ import { CallBlock, checkBlockLayout } from './call-block.js';
 import { coreError } from './errors.js';
 import { copyBytes, copyFloats, withHeap } from './heap.js';
 import { loadWasmModule } from './loader.js';
+import { THREADS_MIN_FLOPS } from './threads.js';
 
-/** @param {'simd' | 'scalar'} flavour */
-export async function openWasmBackend(flavour, where) {
-  return new WasmBackend(await loadWasmModule(flavour, where), `wasm-${flavour}`);
+/**
+ * @param {'relaxed' | 'simd' | 'scalar' | 'relaxed-threads' | 'simd-threads'} flavour
+ * @param {number} [threads] threaded flavours: the threads a large call uses (threads.js)
+ */
+export async function openWasmBackend(flavour, where, threads = 1) {
+  const module = await loadWasmModule(flavour, where, threads - 1);
+  // A threaded module is its flavour with threads: same name, and `threads` says the rest.
+  return new WasmBackend(module, `wasm-${flavour.replace(/-threads$/, '')}`, threads);
 }
 
 // The bindings return { error } instead of throwing through C++ frames, undefined on success.
@@ -24,10 +30,20 @@ export class WasmBackend {
   #module;
   #buffers = new Set();
 
-  constructor(module, name) {
+  constructor(module, name, threads = 1) {
     checkBlockLayout(module);
     this.#module = module;
     this.name = name;
+    /** Threads a call of at least threadsMinFlops uses (1: the single-threaded module). */
+    this.threads = threads;
+    /** THREADS_MIN_FLOPS; bench/threads-break-even.mjs lowers it to measure the break-even. */
+    this.threadsMinFlops = THREADS_MIN_FLOPS;
+  }
+
+  // Small calls stay on one thread: waking the helpers would cost more than they save.
+  #threadsFor({ heads, queryLength, keyLength, headDim, valueDim }) {
+    const flops = 2 * heads * queryLength * keyLength * (headDim + valueDim);
+    return flops >= this.threadsMinFlops ? this.threads : 1;
   }
 
   /** The raw embind module (its `_names` functions); for tests and diagnostics. */
@@ -47,7 +63,8 @@ export class WasmBackend {
   attention({ shape, q, k, v, options, returnWeights, returnScores }) {
     const m = this.#module;
     return withHeap(m, (heap) => {
-      const call = new CallBlock(m, heap).shape(shape).options(options, heap);
+      const call = new CallBlock(m, heap).shape(shape).options(options, heap)
+        .set('threads', this.#threadsFor(shape));
       const matrix = shape.heads * shape.queryLength * shape.keyLength;
       const output = heap.floats(shape.heads * shape.queryLength * shape.valueDim, 'output');
       call.array('q', heap.copyIn(q, 'q')).array('k', heap.copyIn(k, 'k')).array('v', heap.copyIn(v, 'v'))
@@ -69,7 +86,8 @@ export class WasmBackend {
     const m = this.#module;
     const { heads, queryLength: nq, keyLength: nk, headDim, valueDim, outDim } = shape;
     return withHeap(m, (heap) => {
-      const call = new CallBlock(m, heap).shape(shape).options(options, heap);
+      const call = new CallBlock(m, heap).shape(shape).options(options, heap)
+        .set('threads', this.#threadsFor(shape));
       for (const [key, array] of Object.entries(inputs)) call.array(key, heap.copyIn(array, key));
       const outputs = { output: heap.floats(nq * outDim, 'output') };
       if (returnWeights) outputs.weights = heap.floats(heads * nq * nk, 'weights');

@@ -6,6 +6,8 @@
 
 import { Attention } from '../../../web/src/attention.js';
 import { openBackends } from '../../../web/src/backend.js';
+import { heapU8 } from '../../../web/src/heap.js';
+import { threadsUnavailableReason } from '../../../web/src/loader.js';
 import { DEPTH, HEADS, WINDOW_HALF_WIDTH } from '../core/workload.js';
 
 /**
@@ -20,6 +22,10 @@ export const ATTNLENS_VARIANTS = {
   },
   simd: { backend: 'wasm-simd', threads: [1], describe: 'wasm SIMD128' },
   scalar: { backend: 'wasm-scalar', threads: [1], describe: 'wasm without SIMD' },
+  // The -pthread modules: only where threadsUnavailableReason() is '' (cross-origin isolated
+  // pages; not Node, whose glue has no worker_threads support).
+  threads: { backend: 'wasm-simd', threads: [2], describe: 'wasm SIMD128, threaded' },
+  'relaxed-threads': { backend: 'wasm-relaxed', threads: [2], describe: 'wasm relaxed SIMD (FMA), threaded' },
 };
 
 function maskOptions(mask) {
@@ -32,15 +38,21 @@ export async function open({ variant, threads }) {
   const config = ATTNLENS_VARIANTS[variant];
   if (!config) throw new Error(`unknown attnlens variant '${variant}'`);
   if (!config.threads.includes(threads)) {
-    return { unavailable: `attnlens ${variant} runs ${config.threads.join('/')} thread(s); the threaded build comes later` };
+    return { unavailable: `attnlens ${variant} runs ${config.threads.join('/')} thread(s)` +
+      (config.threads.includes(2) ? '' : '; attnlens-threads and attnlens-relaxed-threads run 2') };
   }
+  if (threads > 1 && threadsUnavailableReason()) return { unavailable: threadsUnavailableReason() };
   // What createAttention() does, keeping hold of the wasm backend to read its memory size.
-  const backends = await openBackends(config.backend, {}, {});
+  const backends = await openBackends(config.backend, {}, {}, threads);
+  if (backends.wasm.threads !== threads) {
+    backends.dispose();
+    return { unavailable: `the threaded module loaded ${backends.wasm.threads} thread(s), not ${threads}` };
+  }
   const attn = new Attention(backends);
   return {
     version: attn.version,
     detail: `${config.describe} (${backends.wasm.name})`,
-    wasmBytes: () => backends.wasm.module.HEAPU8.byteLength,
+    wasmBytes: () => heapU8(backends.wasm.module).byteLength,
     prepare({ q, k, v }, mask) {
       const options = { heads: HEADS, headDim: DEPTH, ...maskOptions(mask) };
       return {

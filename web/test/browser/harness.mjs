@@ -20,9 +20,10 @@ const FLAGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-ba
 // Serves `root`, else ATTNLENS_SITE_ROOT (e.g. web/dist after the production build), else web/.
 // `webgpu: true` starts Chromium with --enable-unsafe-webgpu: without a GPU its adapter is
 // SwiftShader (docs/ARCHITECTURE.md, "WebGPU backend"). `args` adds Chromium flags.
-export async function openBrowser({ root: servedRoot, webgpu = false, args = [] } = {}) {
+// `isolated: false` serves without COOP/COEP (pages are then not cross-origin isolated).
+export async function openBrowser({ root: servedRoot, webgpu = false, args = [], isolated = true } = {}) {
   const root = servedRoot ?? (process.env.ATTNLENS_SITE_ROOT ? resolve(process.env.ATTNLENS_SITE_ROOT) : WEB_ROOT);
-  const server = await startServer({ root, port: 0 });
+  const server = await startServer({ root, port: 0, isolated });
   const base = `http://127.0.0.1:${server.address().port}`;
   const profile = mkdtempSync(join(tmpdir(), 'attnlens-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {

@@ -2,7 +2,8 @@
 // each @ts-expect-error line must really be an error (tsc fails if one is not).
 
 import {
-  analyze, analyzePair, createAttention, detectWebGpu, embed, MAX_TOKENS, tokenize, WEBGPU_MIN_FLOPS,
+  analyze, analyzePair, createAttention, detectWebGpu, embed, MAX_TOKENS, THREADS_MIN_FLOPS,
+  threadsUnavailableReason, tokenize, WEBGPU_MIN_FLOPS,
   type Attention, type AttentionBuffers, type AttentionResult, type BackendChangeEvent, type ErrorCode,
   type MultiHeadResult, type RunningBackend, type Token,
 } from 'attnlens';
@@ -55,6 +56,20 @@ async function engine(): Promise<void> {
   buffers.q = new Float32Array(1);
 }
 
+async function threads(): Promise<void> {
+  const attn = await createAttention({ threads: 'auto' });
+  const count: number = attn.threads;
+  const r = await attn.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8),
+    { heads: 1, headDim: 8 });
+  const used: number | undefined = r.stats.threads;
+  const why: string = threadsUnavailableReason();
+  void [count, used, why, THREADS_MIN_FLOPS, await createAttention({ threads: 2 })];
+  // @ts-expect-error threads is 'auto' or a number
+  await createAttention({ threads: 'max' });
+  // @ts-expect-error the thread count is read-only
+  attn.threads = 2;
+}
+
 async function gpu(): Promise<void> {
   const found = await detectWebGpu();
   const why: string = found.available ? found.adapter.description : found.reason;
@@ -100,3 +115,4 @@ async function widget(): Promise<void> {
   void engine.backend;
 }
 void widget;
+void threads;
