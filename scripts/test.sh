@@ -6,6 +6,7 @@
 #   ./scripts/test.sh native     only the stages whose name contains "native"
 #   ./scripts/test.sh native-tsan the threaded tests under ThreadSanitizer
 #   ./scripts/test.sh wasm-threads the suite in the -pthread wasm build under Node
+#   ./scripts/test.sh native-fuzz  the libFuzzer target for a bounded time (FUZZ_SECONDS, 60)
 #   ./scripts/test.sh web        only the web stages: the npm package, the browser tests, WebGPU
 #   ./scripts/test.sh web-webgpu only the WebGPU backend (SwiftShader, in Node and in Chromium)
 set -euo pipefail
@@ -52,6 +53,24 @@ if want native-tsan; then
   cmake --build build/native-tsan -j "$JOBS" --target attnlens_tests
   # Only the cases that run threads: the rest of the suite is single-threaded and slow here.
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build/native-tsan/tests/attnlens_tests "[threads]"
+fi
+
+if want native-fuzz; then
+  step "libFuzzer (clang, ASan + UBSan): random problems against the reference for ${FUZZ_SECONDS:-60} s"
+  ensure_packages clang libclang-rt-14-dev  # clang 14, as Emscripten's LLVM; the libFuzzer runtime
+  CC=clang CXX=clang++ configure build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNLENS_FUZZ=ON \
+    -DATTNLENS_BUILD_TESTS=OFF -DATTNLENS_BUILD_BENCH=OFF
+  cmake --build build/fuzz -j "$JOBS" --target attnlens_fuzz
+  # A fixed seed and a fresh corpus: the same inputs on every run, so a failure reproduces.
+  corpus=$(mktemp -d)
+  log=build/fuzz/last-run.log
+  if ! build/fuzz/fuzz/attnlens_fuzz -seed=1 -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 \
+      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/ "$corpus" >"$log" 2>&1; then
+    grep -vE '^#[0-9]+' "$log" | tail -40
+    die "the fuzzer found a failing input (saved as build/fuzz/crash-*; rerun it: build/fuzz/fuzz/attnlens_fuzz FILE)"
+  fi
+  grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' "$log"
+  rm -rf "$corpus"
 fi
 
 if want wasm-simd; then
