@@ -122,9 +122,12 @@ AttentionResult attention(const AttentionInputs& inputs, const AttentionOptions&
   const AttentionShape& s = inputs.shape;
   AttentionResult result;
   result.output.resize(detail::to_size(s.heads * s.query_len * s.value_dim, sizeof(float), "output"));
-  const std::size_t weights = detail::to_size(s.heads * s.query_len * s.key_len, sizeof(float), "weights");
-  if (return_weights) result.weights.resize(weights);
-  if (return_scores) result.scores.resize(weights);
+  if (return_weights || return_scores) {
+    const std::size_t weights =
+        detail::to_size(s.heads * s.query_len * s.key_len, sizeof(float), "weights");
+    if (return_weights) result.weights.resize(weights);
+    if (return_scores) result.scores.resize(weights);
+  }
   result.stats = attention(inputs, options,
                            AttentionOutputs{MutableFloatView(result.output),
                                             MutableFloatView(result.weights),

@@ -176,6 +176,46 @@ TEST_CASE("attention: streaming tile sizes and tails", "[attention][streaming]")
   }
 }
 
+TEST_CASE("attention: streaming never needs the N x N matrix, even past a 32-bit address space",
+          "[attention][streaming]") {
+  // H * N * N floats = 2^31 bytes: more than wasm32 can address. Streaming must run anyway (only
+  // a weights or scores output forms that matrix); a narrow window keeps the test fast. Rows are
+  // checked against softmax over their visible keys, computed here in double.
+  const std::int64_t n = 8192;
+  const AttentionShape shape{8, n, n, 2, 2};
+  const Problem p = make_problem(shape, 8192);
+  AttentionOptions options;
+  options.mask.window = LocalWindow{2, 2};
+  options.strategy = Strategy::kStreaming;
+  const AttentionResult r = attention(p.inputs(), options);
+  CHECK(r.stats.scratch_bytes < 64 * 1024 * 1024);
+  const double scale = 1.0 / std::sqrt(2.0);
+  for (std::int64_t h : {std::int64_t{0}, std::int64_t{7}}) {
+    for (std::int64_t i : {std::int64_t{0}, std::int64_t{1}, n / 2, n - 1}) {
+      double logits[5], top = -1e300;
+      std::int64_t first = std::max<std::int64_t>(0, i - 2), last = std::min(n - 1, i + 2);
+      for (std::int64_t j = first; j <= last; ++j) {
+        double dot = 0.0;
+        for (std::int64_t c = 0; c < 2; ++c) {
+          dot += double(p.q[std::size_t((h * n + i) * 2 + c)]) * p.k[std::size_t((h * n + j) * 2 + c)];
+        }
+        logits[j - first] = dot * scale;
+        top = std::max(top, logits[j - first]);
+      }
+      double total = 0.0, out[2] = {0.0, 0.0};
+      for (std::int64_t j = first; j <= last; ++j) {
+        const double w = std::exp(logits[j - first] - top);
+        total += w;
+        for (std::int64_t c = 0; c < 2; ++c) out[c] += w * p.v[std::size_t((h * n + j) * 2 + c)];
+      }
+      for (std::int64_t c = 0; c < 2; ++c) {
+        INFO("head " << h << ", query " << i << ", column " << c);
+        CHECK(std::abs(r.output[std::size_t((h * n + i) * 2 + c)] - out[c] / total) < 1e-5);
+      }
+    }
+  }
+}
+
 TEST_CASE("attention: cosine score of zero vectors is 0", "[attention]") {
   const AttentionShape shape{2, 5, 6, 4, 3};
   Problem p = make_problem(shape, 77);
