@@ -56,6 +56,10 @@ export function machineTable(reports, latency) {
     const m = report.machine;
     rows.push([`run in ${whereTitle(report)}`, `${m.date.replace('T', ' ').slice(0, 16)} UTC; load average ` +
       `${m.loadBefore.join(' / ')} at the start, ${m.loadAfter.join(' / ')} at the end`]);
+    for (const later of m.laterRuns ?? []) {
+      rows.push([`later run in ${whereTitle(report)}`, `${later.date.replace('T', ' ').slice(0, 16)} UTC, commit ` +
+        `${later.commit}, load average ${later.loadBefore.join(' / ')}: replaced ${later.cases.join(', ')}`]);
+    }
   }
   if (latency) {
     for (const l of latency) rows.push([`analyze() latency, '${l.label}'`, `${l.date.replace('T', ' ').slice(0, 16)} UTC, commit ${l.commit}`]);
@@ -102,21 +106,27 @@ export function summaryTable(report, { sizes } = {}) {
   return table(['mask', 'N', 'attnlens (fastest build), GFLOP/s', 'onnxruntime-web', 'TensorFlow.js (wasm)', 'plain JS'], rows);
 }
 
-/** Two-thread runs against attnlens on one thread (attnlens has no threaded build yet). */
+/** The same build on one thread: attnlens's threaded runners are twins of single-thread ones. */
+function singleThreadRunner(runner) {
+  if (runner === 'attnlens-threads') return 'attnlens-simd';
+  return runner.replace(/-threads$/, '');
+}
+
+/** Two-thread runs: each against its own one-thread run, and against attnlens's fastest on 2. */
 export function threadsTable(report) {
   const rows = [];
   for (const r of report.results) {
     if (r.threads < 2 || r.status !== 'ok') continue;
-    const single = findCase(report, { ...r, threads: 1 });
-    const ours = attnlensCase(report, { n: r.n, mask: r.mask, threads: 1 });
+    const single = findCase(report, { ...r, runner: singleThreadRunner(r.runner), threads: 1 });
+    const ours = attnlensCase(report, { n: r.n, mask: r.mask, threads: r.threads });
     rows.push([r.runner, MASK_TITLES[r.mask], String(r.n), `${ms(r.ms)} ms, ${gflops(r.gflops)}`,
       single?.status === 'ok' ? `×${(single.ms / r.ms).toFixed(2)}` : '',
       r.cpuPerWall ? r.cpuPerWall.toFixed(2) : '',
-      ours?.status === 'ok' ? times(r, ours) : '']);
+      ours?.status === 'ok' && ours.runner !== r.runner ? times(r, ours) : '']);
   }
   if (rows.length === 0) return '_No library ran with 2 threads here._';
   return table(['runner', 'mask', 'N', '2 threads: median, GFLOP/s', 'speed-up over its 1 thread',
-    'CPU time / wall time', 'attnlens (1 thread) vs it'], rows);
+    'CPU time / wall time', 'fastest attnlens on 2 threads vs it'], rows);
 }
 
 /** Every case of one environment, grouped by mask and thread count. */
