@@ -41,22 +41,6 @@ Strategy pick_strategy(const AttentionOptions& options, const AttentionOutputs& 
                                                            : Strategy::kMaterialized;
 }
 
-// max |x| of finite values, as the largest sign-cleared bit pattern: for non-negative floats the
-// integer order is the float order, and an integer max reduction vectorises where a float max
-// (with its NaN rules) does not. Runs on every call, so it must not cost more than the checks.
-float max_abs(FloatView x) {
-  std::uint32_t m = 0;
-  for (std::size_t i = 0; i < x.size; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &x.data[i], sizeof bits);
-    bits &= 0x7fffffffu;
-    m = bits > m ? bits : m;
-  }
-  float result;
-  std::memcpy(&result, &m, sizeof result);
-  return result;
-}
-
 }  // namespace
 
 namespace detail {

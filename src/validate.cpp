@@ -45,11 +45,7 @@ void require_length(std::size_t actual, std::int64_t expected, const char* name,
   }
 }
 
-float require_finite(FloatView values, const char* name) {
-  // One branch-free sweep: the largest sign-cleared bit pattern is max |x| when every value is
-  // finite (for non-negative floats integer order is float order, and an integer max
-  // vectorises), and Inf or NaN patterns exceed every finite one. The exact index is looked
-  // for only when something is wrong.
+std::uint32_t largest_abs_bits(FloatView values) {
   std::uint32_t largest = 0;
   for (std::size_t i = 0; i < values.size; ++i) {
     std::uint32_t bits;
@@ -57,11 +53,24 @@ float require_finite(FloatView values, const char* name) {
     bits &= 0x7fffffffu;
     largest = bits > largest ? bits : largest;
   }
-  if (largest < 0x7f800000u) {
-    float max_abs;
-    std::memcpy(&max_abs, &largest, sizeof max_abs);
-    return max_abs;
-  }
+  return largest;
+}
+
+namespace {
+float float_from_bits(std::uint32_t bits) {
+  float result;
+  std::memcpy(&result, &bits, sizeof result);
+  return result;
+}
+}  // namespace
+
+float max_abs(FloatView values) { return float_from_bits(largest_abs_bits(values)); }
+
+float require_finite(FloatView values, const char* name) {
+  // One branch-free sweep (Inf and NaN patterns exceed every finite one); the exact index is
+  // looked for only when something is wrong.
+  const std::uint32_t largest = largest_abs_bits(values);
+  if (largest < 0x7f800000u) return float_from_bits(largest);
   for (std::size_t i = 0; i < values.size; ++i) {
     const float x = values[i];
     if (!std::isfinite(x)) {

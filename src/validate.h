@@ -25,6 +25,13 @@ void require_in_range(std::int64_t value, std::int64_t lo, std::int64_t hi, cons
 void require_length(std::size_t actual, std::int64_t expected, const char* name,
                     const std::string& formula);
 
+// The largest sign-cleared bit pattern of `values` (0 for none): for non-negative floats integer
+// order is float order, so this is max |x| when all are finite, and an integer max reduction
+// vectorises where a float max (with its NaN rules) does not. Inf and NaN exceed every finite one.
+std::uint32_t largest_abs_bits(FloatView values);
+// max |x| as a float (Inf or a NaN pattern when some value is not finite).
+float max_abs(FloatView values);
+
 // NonFiniteError naming the first NaN/Inf element of `values`; otherwise max |x| over them
 // (0 for none), which the same pass yields for free.
 float require_finite(FloatView values, const char* name);
