@@ -31,57 +31,89 @@ void f32_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a
 
 #if ATTNLENS_HAVE_SIMD
 namespace {
-// Register budget under V8 on x86 (15 usable xmm registers): 8 accumulators, the 2 B vectors
-// and 4 broadcasts of A, which V8 loads at the top of the loop body, plus 1 product
-// temporary (none with relaxed_madd) = 15. One k step per loop iteration on purpose: unrolling
-// in the source puts the loads of several steps into one basic block, V8 hoists them all and
-// spills; V8 unrolls the loop itself, keeping each step's loads in their own block. Every
-// address is a pointer plus a constant offset, so the loop carries two pointer increments and a
-// compare, and runs at ~97% of the register-only mul+add peak.
+// The 4x8 register tile: 8 accumulators, C row r = columns [0, 4) and [4, 8).
+struct Tile {
+  simd::f32x4 c00, c01, c10, c11, c20, c21, c30, c31;
+};
+
+// One k step: C += A[p][0..4) (broadcast) x B[p][0..8).
 template <typename M>
+ATTNLENS_VEC_INLINE void step(Tile& t, const float* ap, const float* bp) {
+  using simd::f32x4;
+  const f32x4 b0 = simd::load(bp), b1 = simd::load(bp + 4);
+  f32x4 x = simd::load_splat(ap);
+  t.c00 = M::apply(x, b0, t.c00);
+  t.c01 = M::apply(x, b1, t.c01);
+  x = simd::load_splat(ap + 1);
+  t.c10 = M::apply(x, b0, t.c10);
+  t.c11 = M::apply(x, b1, t.c11);
+  x = simd::load_splat(ap + 2);
+  t.c20 = M::apply(x, b0, t.c20);
+  t.c21 = M::apply(x, b1, t.c21);
+  x = simd::load_splat(ap + 3);
+  t.c30 = M::apply(x, b0, t.c30);
+  t.c31 = M::apply(x, b1, t.c31);
+}
+
+// Register budget under V8 on x86 (15 usable xmm registers): 8 accumulators, the 2 B vectors
+// and 4 broadcasts of A, which V8 hoists to the top of their basic block, plus 1 product
+// temporary (none with relaxed_madd) = 15. So a basic block may hold only one k step: two steps
+// in one block would hoist 12 loads and spill.
+//
+// mul + add (16 arithmetic instructions a step) is bound by the arithmetic ports: one step per
+// loop iteration, which V8 unrolls by two itself, runs at ~97% of the register-only peak.
+// relaxed_madd does the same work in 8 instructions, and then the loop's own instructions
+// (pointer increments, V8's stack check each iteration, compare and branch) cost ~12%: so that
+// loop runs two steps an iteration, with the exit test between them. The test splits the body
+// into two basic blocks (one step each, no spills), handles odd k, and halves the per-step
+// overhead: ~95% of the relaxed_madd peak instead of ~88% (bench/: panel_gemm lines).
+template <typename M, bool kTwoStepsPerIteration>
 void panel_gemm(std::size_t tiles, std::size_t k, const float* a, std::size_t a_stride,
                 const float* b, float* c, const float* c_scale) {
   using simd::f32x4;
   for (std::size_t t = 0; t < tiles; ++t, a += a_stride, c += kRows * kCols) {
-    f32x4 c00, c01, c10, c11, c20, c21, c30, c31;
+    Tile acc;
     if (c_scale != nullptr) {
       const f32x4 s0 = simd::load(c_scale), s1 = simd::load(c_scale + 4);
-      c00 = simd::mul(simd::load(c + 0), s0);
-      c01 = simd::mul(simd::load(c + 4), s1);
-      c10 = simd::mul(simd::load(c + 8), s0);
-      c11 = simd::mul(simd::load(c + 12), s1);
-      c20 = simd::mul(simd::load(c + 16), s0);
-      c21 = simd::mul(simd::load(c + 20), s1);
-      c30 = simd::mul(simd::load(c + 24), s0);
-      c31 = simd::mul(simd::load(c + 28), s1);
+      acc.c00 = simd::mul(simd::load(c + 0), s0);
+      acc.c01 = simd::mul(simd::load(c + 4), s1);
+      acc.c10 = simd::mul(simd::load(c + 8), s0);
+      acc.c11 = simd::mul(simd::load(c + 12), s1);
+      acc.c20 = simd::mul(simd::load(c + 16), s0);
+      acc.c21 = simd::mul(simd::load(c + 20), s1);
+      acc.c30 = simd::mul(simd::load(c + 24), s0);
+      acc.c31 = simd::mul(simd::load(c + 28), s1);
     } else {
-      c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = simd::splat(0.0f);
+      acc.c00 = acc.c01 = acc.c10 = acc.c11 = acc.c20 = acc.c21 = acc.c30 = acc.c31 =
+          simd::splat(0.0f);
     }
     const float* ap = a;
     const float* bp = b;
-    for (const float* const a_end = a + k * kRows; ap != a_end; ap += kRows, bp += kCols) {
-      const f32x4 b0 = simd::load(bp), b1 = simd::load(bp + 4);
-      f32x4 x = simd::load_splat(ap);
-      c00 = M::apply(x, b0, c00);
-      c01 = M::apply(x, b1, c01);
-      x = simd::load_splat(ap + 1);
-      c10 = M::apply(x, b0, c10);
-      c11 = M::apply(x, b1, c11);
-      x = simd::load_splat(ap + 2);
-      c20 = M::apply(x, b0, c20);
-      c21 = M::apply(x, b1, c21);
-      x = simd::load_splat(ap + 3);
-      c30 = M::apply(x, b0, c30);
-      c31 = M::apply(x, b1, c31);
+    const float* const a_end = a + k * kRows;
+    if constexpr (kTwoStepsPerIteration) {
+      while (ap != a_end) {
+        step<M>(acc, ap, bp);
+        ap += kRows;
+        if (ap == a_end) break;
+        // An empty asm hides that ap moved by a constant, so the second step's broadcasts use
+        // the same wasm offsets (0, 4, 8, 12) as the first: V8 keeps one loop-invariant base
+        // register per offset, and four more offsets would cost an address add per broadcast.
+        __asm__("" : "+r"(ap));
+        step<M>(acc, ap, bp + kCols);
+        ap += kRows;
+        bp += 2 * kCols;
+      }
+    } else {
+      for (; ap != a_end; ap += kRows, bp += kCols) step<M>(acc, ap, bp);
     }
-    simd::store(c + 0, c00);
-    simd::store(c + 4, c01);
-    simd::store(c + 8, c10);
-    simd::store(c + 12, c11);
-    simd::store(c + 16, c20);
-    simd::store(c + 20, c21);
-    simd::store(c + 24, c30);
-    simd::store(c + 28, c31);
+    simd::store(c + 0, acc.c00);
+    simd::store(c + 4, acc.c01);
+    simd::store(c + 8, acc.c10);
+    simd::store(c + 12, acc.c11);
+    simd::store(c + 16, acc.c20);
+    simd::store(c + 20, acc.c21);
+    simd::store(c + 24, acc.c30);
+    simd::store(c + 28, acc.c31);
   }
 }
 }  // namespace
@@ -89,14 +121,14 @@ void panel_gemm(std::size_t tiles, std::size_t k, const float* a, std::size_t a_
 void f32_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
                                  std::size_t a_stride, const float* b, float* c,
                                  const float* c_scale) noexcept {
-  panel_gemm<simd::MulAdd>(tiles, k, a, a_stride, b, c, c_scale);
+  panel_gemm<simd::MulAdd, false>(tiles, k, a, a_stride, b, c, c_scale);
 }
 
 #if ATTNLENS_HAVE_RELAXED_SIMD
 void f32_panel_gemm__relaxedsimd_4x8(std::size_t tiles, std::size_t k, const float* a,
                                      std::size_t a_stride, const float* b, float* c,
                                      const float* c_scale) noexcept {
-  panel_gemm<simd::RelaxedMulAdd>(tiles, k, a, a_stride, b, c, c_scale);
+  panel_gemm<simd::RelaxedMulAdd, true>(tiles, k, a, a_stride, b, c, c_scale);
 }
 #endif
 #endif  // ATTNLENS_HAVE_SIMD
