@@ -12,6 +12,7 @@
 // the next call (a device attnlens created, at most MAX_DEVICE_RECREATIONS times) or replaced by
 // wasm; either way the change is reported through onChange (the instance's 'backendchange' event).
 
+import { inputError, requireFiniteInputs } from './checks.js';
 import { attnlensError, describe } from './errors.js';
 import { bestFlavour, relaxedSimdSupported, simdSupported, threadsUnavailableReason } from './loader.js';
 import { resolveThreads, warnThreadsFailed } from './threads.js';
@@ -173,6 +174,7 @@ export class Backends {
     }
     const reason = this.#reasonForWasm(problem);
     if (reason === null) {
+      requireFiniteInputs(problem);  // the wasm core checks its own copies; a GPU does not
       try {
         return await this.#timed(gpu, () => gpu[kind](problem));
       } catch (error) {
@@ -203,7 +205,12 @@ export class Backends {
   }
 
   async #onWasm(kind, problem, reason) {
-    const result = await this.#timed(this.wasm, () => this.wasm[kind](problem));
+    let result;
+    try {
+      result = await this.#timed(this.wasm, () => this.wasm[kind](problem));
+    } catch (error) {
+      throw inputError(problem, error);
+    }
     if (reason) result.stats.fallbackReason = reason;
     return result;
   }

@@ -6,7 +6,7 @@
 // view only until the next call into the same instance.
 
 import { CallBlock } from './call-block.js';
-import { checkRun, requireFinite } from './checks.js';
+import { checkRun, inputError } from './checks.js';
 import { coreError } from './errors.js';
 import { heapF32, malloc, withHeap } from './heap.js';
 
@@ -57,13 +57,14 @@ export class WasmBuffers {
   async run(options) {
     const m = this.#live('run');
     const resolved = checkRun(options, this.shape);
-    for (const name of ['q', 'k', 'v']) requireFinite(this.#view(name), name);
     const started = performance.now();
     const stats = withHeap(m, (heap) => {
       const call = new CallBlock(m, heap).shape(this.shape).options(resolved, heap);
       for (const [name, block] of Object.entries(this.#blocks)) call.array(name, block);
       const error = m._attention(call.write())?.error;
-      if (error) throw coreError(error);
+      // The core checks that q, k and v are finite; only its error is rebuilt here, with the
+      // index of the first bad element (views re-read: the call may have grown the heap).
+      if (error) throw inputError({ finite: this.#inputViews() }, coreError(error));
       return call.stats();
     });
     return { stats: { ...stats, backend: this.#backendName, ms: performance.now() - started } };
@@ -85,6 +86,10 @@ export class WasmBuffers {
   #live(what) {
     if (this.#module === null) throw new Error(`${what}: these buffers were disposed`);
     return this.#module;
+  }
+
+  #inputViews() {
+    return { q: this.#view('q'), k: this.#view('k'), v: this.#view('v') };
   }
 
   #view(name) {
