@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from './core/machine.mjs';
 import { measurePeak } from './core/peak.js';
+import { median } from './core/timing.js';
 import { RUNNERS } from './libraries/index.js';
 import { MASKS, SIZES, denseFlops } from './core/workload.js';
 
@@ -125,17 +126,20 @@ function summary(r) {
   const head = `${r.runner.padEnd(24)} N=${String(r.n).padEnd(5)} ${r.mask.padEnd(9)} ${r.threads}t`;
   if (r.status !== 'ok') return `${head}  ${r.status}: ${r.reason ?? r.error ?? r.check?.worst ?? ''}`;
   return `${head}  ${r.ms.toFixed(2).padStart(10)} ms ${r.gflops.toFixed(2).padStart(7)} GFLOP/s` +
-    `  err ${r.check.maxAbsError.toExponential(1)}${r.cpuPerWall ? `  cpu/wall ${r.cpuPerWall.toFixed(2)}` : ''}`;
+    `  err ${r.check.maxAbsError.toExponential(1)}${r.cpuPerWall ? `  cpu/wall ${r.cpuPerWall.toFixed(2)}` : ''}` +
+    `  full-speed calls ${r.counted ?? '?'}/${(r.allRuns ?? r.runs).length} (all: ${(r.allMedianMs ?? r.ms).toFixed(2)} ms)`;
 }
 
-/** Round results of one case merged: the median of every timed call of every round. */
+/** Round results of one case merged: the median of every counted call (timing.js) of every round. */
 function merge(rounds) {
   const ok = rounds.filter((r) => r.status === 'ok');
   if (ok.length === 0) return rounds[0];
   const runs = ok.flatMap((r) => r.runs).sort((a, b) => a - b);
   const mid = runs.length >> 1;
   const ms = runs.length % 2 ? runs[mid] : (runs[mid - 1] + runs[mid]) / 2;
-  return { ...ok[0], runs, ms, minMs: runs[0], gflops: denseFlops(ok[0].n) / (ms * 1e6), roundMedians: ok.map((r) => r.ms) };
+  const allRuns = ok.flatMap((r) => r.allRuns ?? r.runs);
+  return { ...ok[0], runs, ms, minMs: runs[0], gflops: denseFlops(ok[0].n) / (ms * 1e6), roundMedians: ok.map((r) => r.ms),
+    allRuns, allMedianMs: median(allRuns), counted: ok.reduce((sum, r) => sum + (r.counted ?? r.runs.length), 0) };
 }
 
 async function runWhere(where) {
@@ -155,7 +159,11 @@ async function runWhere(where) {
       for (const spec of cases) {
         const caseKey = `${key(spec)}|${spec.n}`;
         const skip = reasonToSkip(spec, earlier);
-        const result = skip ? { ...spec, library: RUNNERS[spec.runner].library, ...skip } : await execute(spec);
+        const result = skip ? { ...spec, library: RUNNERS[spec.runner].library, ...skip }
+          // One-thread cases compare their probes with the run's peak too. With two threads the
+          // other core is busy (some libraries' helpers spin between calls), which on this host
+          // slows the probe itself, so those cases compare with their own best probe only.
+          : await execute({ ...spec, fullRate: spec.threads === 1 ? peak.best ?? 0 : 0 });
         result.load = describeMachine().load;
         console.log(summary(result));
         earlier.set(key(spec), result);

@@ -92,3 +92,30 @@ export async function measurePeak({ totalMs = 1500 } = {}) {
   rates.sort((a, b) => a - b);
   return { best: rates[rates.length - 1], median: rates[rates.length >> 1], calls: rates.length };
 }
+
+/**
+ * A short probe to run between timed calls: returns a function that runs the same chains for
+ * about `ms` milliseconds and returns the GFLOP/s it reached. On this shared machine the host
+ * takes part of the core for seconds at a time (the register-only rate then drops ~40%, and
+ * memory-bound code slows even more), so timing.js keeps only the calls made while the probes
+ * on both sides of them ran at full speed. Null without SIMD128.
+ * @returns {Promise<((ms: number) => number) | null>}
+ */
+export async function openSpeedProbe() {
+  const bytes = peakModuleBytes();
+  if (!WebAssembly.validate(bytes)) return null;
+  const { instance } = await WebAssembly.instantiate(bytes);
+  const chains = instance.exports.chains;
+  let perMs = 0;  // iterations per millisecond, from the previous probe
+  const probe = (ms) => {
+    const iterations = perMs > 0 ? Math.max(1000, Math.round(perMs * ms)) : 20000;
+    const started = performance.now();
+    chains(iterations, 0.5, 0.25);
+    const elapsed = Math.max(performance.now() - started, 1e-3);
+    perMs = Math.max(perMs, iterations / elapsed);
+    return (iterations * FLOPS_PER_ITERATION) / (elapsed * 1e6);
+  };
+  for (let i = 0; i < 20; i++) probe(2);  // lets the engine tier the probe up and calibrates it
+  return probe;
+}
+

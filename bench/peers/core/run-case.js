@@ -4,6 +4,7 @@
 
 import { RUNNERS } from '../libraries/index.js';
 import { checkOutput } from './reference.js';
+import { openSpeedProbe } from './peak.js';
 import { TIMING, timeRuns } from './timing.js';
 import { denseFlops, makeInputs } from './workload.js';
 
@@ -13,7 +14,8 @@ import { denseFlops, makeInputs } from './workload.js';
  *   cpuMs?: () => number, ortWasmPaths?: string, tfjsWasmPaths?: string }} platform what differs
  *   between Node and a page
  * @returns {Promise<object>} the spec plus `status` ('ok' | 'wrong' | 'unavailable' | 'failed')
- *   and, when timed, ms (median), minMs, runs, gflops, check, memory, version, detail
+ *   and, when timed, ms (median of the calls made at full speed, see timing.js), minMs, runs,
+ *   allRuns, allMedianMs, probes, counted, gflops, check, memory, version, detail
  */
 export async function runCase(spec, platform) {
   const entry = RUNNERS[spec.runner];
@@ -38,7 +40,9 @@ export async function runCase(spec, platform) {
 
     const cpuBefore = platform.cpuMs?.();
     const timedStart = performance.now();
-    const timing = await timeRuns(prepared.call, spec.quick ? TIMING.quick : TIMING.full, firstMs);
+    const probe = await openSpeedProbe();
+    const timing = await timeRuns(prepared.call, spec.quick ? TIMING.quick : TIMING.full, firstMs,
+      probe, spec.fullRate ?? 0);
     const timedMs = performance.now() - timedStart;
     const after = await platform.memory();
     prepared.dispose?.();
@@ -49,6 +53,11 @@ export async function runCase(spec, platform) {
       ms: timing.median,
       minMs: timing.min,
       runs: timing.runs,
+      // Every timed call, the probes between them and how many calls ran at full speed.
+      allRuns: timing.allRuns,
+      allMedianMs: timing.allMedian,
+      probes: timing.probes.map((rate) => Number(rate.toFixed(2))),
+      counted: timing.counted,
       gflops: denseFlops(spec.n) / (timing.median * 1e6),
       memory: { before, after, wasmBytes: library.wasmBytes?.() },
       // CPU time over wall time while timing: about 1 on one thread, up to `threads` when a

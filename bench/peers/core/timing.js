@@ -15,24 +15,47 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** A probe counts as full speed at this fraction of the best probe of the same case or more. */
+export const FULL_SPEED = 0.9;
+
 /**
  * Times `run` (async; it must leave its result in JavaScript memory, so lazy libraries cannot
  * return before computing). Short calls get extra warm-up calls until `warmupMs` has passed,
  * which lets the JavaScript and wasm tiers finish optimising; `warmedUpMs` is time already
  * spent calling it (the check call), so slow calls are not repeated just to warm up.
- * @returns {Promise<{ runs: number[], median: number, min: number }>} milliseconds
+ *
+ * With a `probe` (peak.js openSpeedProbe), every timed call is bracketed by short register-only
+ * probes (a quarter of the call's time, 3 to 10 ms: timers in pages tick in 0.1 ms). A call counts when the probes on both of
+ * its sides reached FULL_SPEED of `fullRate` (GFLOP/s: the best of the run's peak measurement
+ * and of this case's probes): the others ran while the host took part of the core. Timing goes
+ * on (up to 3x maxRuns calls and 4x minTotalMs) until minRuns calls count; if none ever does,
+ * every call counts and `counted` is 0.
+ * @returns {Promise<{ runs: number[], median: number, min: number, allRuns: number[],
+ *   allMedian: number, probes: number[], counted: number }>} milliseconds; `runs` are the calls
+ *   that count
  */
-export async function timeRuns(run, limits, warmedUpMs = 0) {
+export async function timeRuns(run, limits, warmedUpMs = 0, probe = null, fullRate = 0) {
   const warmupStart = now() - warmedUpMs;
   for (let i = 0; i < 50 && now() - warmupStart < limits.warmupMs; i++) await run();
-  const runs = [];
+  const allRuns = [];
+  const probes = [];
   let total = 0;
-  while (runs.length < limits.maxRuns && (runs.length < limits.minRuns || total < limits.minTotalMs)) {
+  const probeFor = (ms) => (probe ? probe(Math.min(10, Math.max(3, ms / 4))) : 1);
+  probes.push(probeFor(warmedUpMs));
+  const counts = (i) => Math.min(probes[i], probes[i + 1]) >= FULL_SPEED * Math.max(fullRate, ...probes);
+  const counted = () => allRuns.filter((_, i) => counts(i)).length;
+  while ((allRuns.length < limits.maxRuns && (allRuns.length < limits.minRuns || total < limits.minTotalMs)) ||
+         (probe && allRuns.length < 3 * limits.maxRuns && total < 4 * limits.minTotalMs &&
+          counted() < limits.minRuns)) {
     const started = now();
     await run();
     const ms = now() - started;
-    runs.push(ms);
+    allRuns.push(ms);
+    probes.push(probeFor(ms));
     total += ms;
   }
-  return { runs, median: median(runs), min: Math.min(...runs) };
+  const runs = probe ? allRuns.filter((_, i) => counts(i)) : allRuns;
+  const kept = runs.length > 0 ? runs : allRuns;
+  return { runs: kept, median: median(kept), min: Math.min(...kept), allRuns, allMedian: median(allRuns),
+    probes, counted: runs.length };
 }
