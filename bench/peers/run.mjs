@@ -152,6 +152,7 @@ async function runWhere(where) {
     console.log(`peak ${peak.best?.toFixed(2)} GFLOP/s (median ${peak.median?.toFixed(2)})`);
 
     const cases = plan();
+    let fullRate = peak.best ?? 0;
     const byCase = new Map();
     for (let round = 1; round <= options.rounds; round++) {
       const earlier = new Map();  // this round's latest result per runner|mask|threads
@@ -160,10 +161,15 @@ async function runWhere(where) {
         const caseKey = `${key(spec)}|${spec.n}`;
         const skip = reasonToSkip(spec, earlier);
         const result = skip ? { ...spec, library: RUNNERS[spec.runner].library, ...skip }
-          // One-thread cases compare their probes with the run's peak too. With two threads the
-          // other core is busy (some libraries' helpers spin between calls), which on this host
-          // slows the probe itself, so those cases compare with their own best probe only.
-          : await execute({ ...spec, fullRate: spec.threads === 1 ? peak.best ?? 0 : 0 });
+          // One-thread cases compare their probes with the best rate seen so far in this run (its
+          // peak measurement and every earlier one-thread case's probes): a case that ran wholly
+          // while the host held part of the core has no fast probe of its own. With two threads
+          // the other core is busy (some libraries' helpers spin between calls), which on this
+          // host slows the probe itself, so those cases compare with their own best probe only.
+          : await execute({ ...spec, fullRate: spec.threads === 1 ? fullRate : 0 });
+        if (result.status === 'ok' && spec.threads === 1 && result.probes?.length) {
+          fullRate = Math.max(fullRate, ...result.probes);
+        }
         result.load = describeMachine().load;
         console.log(summary(result));
         earlier.set(key(spec), result);

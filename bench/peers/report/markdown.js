@@ -208,14 +208,15 @@ export function methodText() {
   heap. Sizes run in ascending order; a case whose single call would exceed its time budget
   (estimated from the size below) is skipped and listed with the reason.
 - **Full-speed calls only**: this machine is a VM whose host takes part of a core for seconds at a
-  time. Then even the register-only loop below runs ~40% slower, and memory-bound code slows more;
-  a whole case could land in such a stretch, which is what made earlier runs show one case at
-  19 ms in one process and 36 ms in another. So every timed call is bracketed by 3-10 ms runs of
-  that loop, and a call counts only when the loop ran at 90% or more of its best rate on both
-  sides (on one thread, of the run's peak below too; with two threads, of the case's own best,
-  since a busy second core slows the loop itself here). Timing goes on until 3 calls count, up to
-  3x the calls; the table times are medians of the calls that count, and "full speed" says how
-  many those were. The median of every call is in the JSON (\`allMedianMs\`).
+  time. Then even the register-only loop below runs 15-40% slower, and attention kernels, which
+  also need the caches, up to 50% slower; a whole case could land in such a stretch, which is
+  what made earlier runs show one case at 19 ms in one process and 36 ms in another. So every
+  timed call is bracketed by 3-10 ms runs of that loop, and a call counts only when the loop ran
+  at 95% or more of its best rate on both sides (on one thread, of the best rate seen so far in
+  the run; with two threads, of the case's own best, since a busy second core slows the loop
+  itself here). Timing goes on until 3 calls count, up to 3x the calls; the table times are
+  medians of the calls that count, and "full speed" says how many those were (0: none did, all
+  calls count). The median of every call is in the JSON (\`allMedianMs\`).
 - **GFLOP/s** count 4·H·N²·D per call for every mask, so a library that skips masked work shows a
   higher rate; "% of peak" divides by the register-only SIMD128 peak below (times the threads).
 - **Memory**: peak resident set of the process (Node) or renderer (Chromium, read from /proc)
