@@ -96,9 +96,9 @@ export async function measurePeak({ totalMs = 1500 } = {}) {
 /**
  * A short probe to run between timed calls: returns a function that runs the same chains for
  * about `ms` milliseconds and returns the GFLOP/s it reached. On this shared machine the host
- * takes part of the core for seconds at a time (the register-only rate then drops ~40%, and
- * memory-bound code slows even more), so timing.js keeps only the calls made while the probes
- * on both sides of them ran at full speed. Null without SIMD128.
+ * takes part of the core for seconds at a time (the register-only rate then drops 15-40%, and
+ * code that needs the caches slows even more), so timing.js keeps only the calls made while the
+ * probes on both sides of them ran at full speed. Null without SIMD128.
  * @returns {Promise<((ms: number) => number) | null>}
  */
 export async function openSpeedProbe() {

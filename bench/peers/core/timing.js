@@ -15,7 +15,7 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** A probe counts as full speed at this fraction of the best probe of the same case or more. */
+/** A probe counts as full speed at this fraction of the reference rate (see timeRuns) or more. */
 export const FULL_SPEED = 0.95;
 
 /**
@@ -25,13 +25,13 @@ export const FULL_SPEED = 0.95;
  * spent calling it (the check call), so slow calls are not repeated just to warm up.
  *
  * With a `probe` (peak.js openSpeedProbe), every timed call is bracketed by short register-only
- * probes (a quarter of the call's time, 3 to 10 ms: timers in pages tick in 0.1 ms). A call counts when the probes on both of
- * its sides reached FULL_SPEED of `fullRate` (GFLOP/s: the best rate seen so far in the run) and
- * of this case's best probe: the others ran while the host took part of the core. The loop
- * loses only 15-40% then while attention kernels, which also need the caches, lose up to 50%,
- * hence the tight 95%. Timing goes
- * on (up to 3x maxRuns calls and 4x minTotalMs) until minRuns calls count; if none ever does,
- * every call counts and `counted` is 0.
+ * probes (a quarter of the call's time, 3 to 10 ms: timers in pages tick in 0.1 ms). A call
+ * counts when the probes on both of its sides reached FULL_SPEED of the reference rate: the
+ * larger of `fullRate` (the best rate seen so far in the run) and this case's best probe. The
+ * others ran while the host took part of the core; the loop loses only 15-40% then while
+ * attention kernels, which also need the caches, lose up to 50%, hence the tight 95%. Timing
+ * goes on (up to 3x maxRuns calls and 4x minTotalMs) until minRuns calls count; if none ever
+ * does, every call counts and `counted` is 0.
  * @returns {Promise<{ runs: number[], median: number, min: number, allRuns: number[],
  *   allMedian: number, probes: number[], counted: number }>} milliseconds; `runs` are the calls
  *   that count
