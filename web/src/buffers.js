@@ -16,10 +16,12 @@ export class WasmBuffers {
   #blocks;  // { q, k, v, output }: { ptr, length } each
 
   #backendName;
+  #threads;  // threads each run() uses: the instance's, or 1 below THREADS_MIN_FLOPS
 
-  constructor(module, backendName, shape, onDispose) {
+  constructor(module, backendName, shape, threads, onDispose) {
     this.#module = module;
     this.#backendName = backendName;
+    this.#threads = threads;
     this.#onDispose = onDispose;
     this.shape = Object.freeze({ ...shape });
     const { heads, queryLength: nq, keyLength: nk, headDim, valueDim } = shape;
@@ -59,7 +61,8 @@ export class WasmBuffers {
     const resolved = checkRun(options, this.shape);
     const started = performance.now();
     const stats = withHeap(m, (heap) => {
-      const call = new CallBlock(m, heap).shape(this.shape).options(resolved, heap);
+      const call = new CallBlock(m, heap).shape(this.shape).options(resolved, heap)
+        .set('threads', this.#threads);
       for (const [name, block] of Object.entries(this.#blocks)) call.array(name, block);
       const error = m._attention(call.write())?.error;
       // The core checks that q, k and v are finite; only its error is rebuilt here, with the

@@ -128,7 +128,9 @@ export class WasmBackend {
 
   /** Reusable input/output buffers in wasm memory (buffers.js). */
   allocate(shape) {
-    const buffers = new WasmBuffers(this.#module, this.name, shape, () => this.#buffers.delete(buffers));
+    // The shape is fixed, so is the thread count its calls use.
+    const buffers = new WasmBuffers(this.#module, this.name, shape, this.#threadsFor(shape),
+      () => this.#buffers.delete(buffers));
     this.#buffers.add(buffers);
     return buffers;
   }

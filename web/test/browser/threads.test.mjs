@@ -40,6 +40,15 @@ async function compareThreads({ threads, backend = 'auto' }) {
       threadsMany: b.stats.threads,
     });
   }
+  // The copy-free buffers run on the instance's threads too.
+  const buffers = many.allocate({ heads, queryLength: length, keyLength: length, headDim });
+  buffers.q.set(q);
+  buffers.k.set(k);
+  buffers.v.set(v);
+  const { stats: bufferStats } = await buffers.run({ causal: true });
+  const reference = await one.attention(q, k, v, { heads, headDim, causal: true });
+  const buffersSame = buffers.output.every((value, i) => Object.is(value, reference.output[i]));
+  buffers.dispose();
   const x = seeded(length * 64, 4);
   const w = () => seeded(64 * 64, 5);
   const weights = { wQuery: w(), wKey: w(), wValue: w(), wOut: w() };
@@ -56,6 +65,8 @@ async function compareThreads({ threads, backend = 'auto' }) {
     multiHeadSame: mhOne.output.every((value, i) => Object.is(value, mhMany.output[i])),
     multiHeadThreads: mhMany.stats.threads,
     smallCallThreads: small.stats.threads,
+    buffersSame,
+    buffersThreads: bufferStats.threads,
   };
   one.dispose();
   many.dispose();
@@ -88,6 +99,8 @@ describe('threads in Chromium, cross-origin isolated page', () => {
     }
     assert.ok(report.multiHeadSame);
     assert.equal(report.multiHeadThreads, 2);
+    assert.ok(report.buffersSame, 'buffers.run() output differs from attention() on one thread');
+    assert.equal(report.buffersThreads, 2, 'buffers.run() uses the instance\'s threads');
     assert.equal(report.smallCallThreads, 1, 'calls below THREADS_MIN_FLOPS stay on one thread');
     // Neither attnlens nor the glue warns (Chromium's own 'No available adapters.' from the
     // WebGPU probe is not ours).
