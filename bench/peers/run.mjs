@@ -161,12 +161,11 @@ async function runWhere(where) {
         const caseKey = `${key(spec)}|${spec.n}`;
         const skip = reasonToSkip(spec, earlier);
         const result = skip ? { ...spec, library: RUNNERS[spec.runner].library, ...skip }
-          // One-thread cases compare their probes with the best rate seen so far in this run (its
+          // Cases compare their probes with the best one-thread rate seen so far in this run (its
           // peak measurement and every earlier one-thread case's probes): a case that ran wholly
-          // while the host held part of the core has no fast probe of its own. With two threads
-          // the other core is busy (some libraries' helpers spin between calls), which on this
-          // host slows the probe itself, so those cases compare with their own best probe only.
-          : await execute({ ...spec, fullRate: spec.threads === 1 ? fullRate : 0 });
+          // while the host held part of the core has no fast probe of its own. Two-thread cases
+          // probe both threads at once and take the slower, so the same one-thread rate applies.
+          : await execute({ ...spec, fullRate });
         if (result.status === 'ok' && spec.threads === 1 && result.probes?.length) {
           fullRate = Math.max(fullRate, ...result.probes);
         }

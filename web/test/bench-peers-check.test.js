@@ -9,7 +9,7 @@ import { checkOutput, referenceRow, rowsToCheck, TOLERANCE } from '../../bench/p
 import {
   DEPTH, HEADS, MASKED_LOGIT, MASKS, additiveMask, makeInputs, toHeadMajor, toTokenMajor, visibleKeys,
 } from '../../bench/peers/core/workload.js';
-import { FLOPS_PER_ITERATION, peakModuleBytes } from '../../bench/peers/core/peak.js';
+import { FLOPS_PER_ITERATION, openSpeedProbe, peakModuleBytes } from '../../bench/peers/core/peak.js';
 import { open as openPlainJs } from '../../bench/peers/libraries/plain-js.js';
 import { open as openAttnlens } from '../../bench/peers/libraries/attnlens.js';
 
@@ -87,4 +87,16 @@ test('the SIMD128 peak probe runs its ten mul+add chains', async () => {
   for (let c = 1; c < 10; c++) sum = Math.fround(sum + acc);
   assert.equal(instance.exports.chains(1000, 0.5, 0.25), sum);
   assert.equal(FLOPS_PER_ITERATION, 80);
+});
+
+test('the speed probe runs on one thread, or on two at once (a worker thread)', async () => {
+  for (const threads of [1, 2]) {
+    const probe = await openSpeedProbe({ threads });
+    for (let i = 0; i < 3; i++) {
+      const rate = probe(3);
+      assert.ok(Number.isFinite(rate) && rate > 0.1, `${threads} thread(s): ${rate} GFLOP/s`);
+    }
+    probe.close();
+  }
+  await assert.rejects(openSpeedProbe({ threads: 3 }), RangeError);
 });

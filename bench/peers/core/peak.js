@@ -99,23 +99,88 @@ export async function measurePeak({ totalMs = 1500 } = {}) {
  * takes part of the core for seconds at a time (the register-only rate then drops 15-40%, and
  * code that needs the caches slows even more), so timing.js keeps only the calls made while the
  * probes on both sides of them ran at full speed. Null without SIMD128.
- * @returns {Promise<((ms: number) => number) | null>}
+ *
+ * With `threads: 2` the chains run on the calling thread and on a worker thread at once, and the
+ * probe returns the slower thread's rate: whether two cores were really there. The two virtual
+ * CPUs of this machine are at times placed on the two hyperthreads of one physical core (or share
+ * it with another guest); both loops then run at half speed, and so would a library's two threads.
+ * Needs SharedArrayBuffer (a cross-origin isolated page, or Node); `probe.close()` ends the worker.
+ * @param {{ threads?: 1 | 2 }} [options]
+ * @returns {Promise<(((ms: number) => number) & { close: () => void }) | null>}
  */
-export async function openSpeedProbe() {
+export async function openSpeedProbe({ threads = 1 } = {}) {
+  if (threads !== 1 && threads !== 2) throw new RangeError(`threads: the speed probe runs 1 or 2, got ${threads}`);
   const bytes = peakModuleBytes();
   if (!WebAssembly.validate(bytes)) return null;
   const { instance } = await WebAssembly.instantiate(bytes);
   const chains = instance.exports.chains;
+  const second = threads > 1 ? await startProbeWorker(bytes) : null;
   let perMs = 0;  // iterations per millisecond, from the previous probe
   const probe = (ms) => {
     const iterations = perMs > 0 ? Math.max(1000, Math.round(perMs * ms)) : 20000;
+    second?.start(iterations);
     const started = performance.now();
     chains(iterations, 0.5, 0.25);
     const elapsed = Math.max(performance.now() - started, 1e-3);
     perMs = Math.max(perMs, iterations / elapsed);
-    return (iterations * FLOPS_PER_ITERATION) / (elapsed * 1e6);
+    const slowest = Math.max(elapsed, second ? second.finish() : 0);
+    return (iterations * FLOPS_PER_ITERATION) / (slowest * 1e6);
   };
+  probe.close = () => second?.close();
   for (let i = 0; i < 20; i++) probe(2);  // lets the engine tier the probe up and calibrates it
   return probe;
 }
 
+const isNode = () => typeof process !== 'undefined' && Boolean(process.versions?.node);
+
+// The worker side is probe-worker.js. Rounds are started and awaited through shared memory, so
+// the probe stays synchronous: a page's main thread may not Atomics.wait, so it spins on `done`.
+async function startProbeWorker(bytes) {
+  if (typeof SharedArrayBuffer === 'undefined') {
+    throw new Error('the two-thread speed probe needs SharedArrayBuffer (a cross-origin isolated page)');
+  }
+  const shared = new SharedArrayBuffer(24);
+  const control = new Int32Array(shared, 0, 3);  // [round, iterations, done round]
+  const elapsed = new Float64Array(shared, 16, 1);
+  const url = new URL('./probe-worker.js', import.meta.url);
+  let worker, ready;
+  // Not `typeof Worker`: Emscripten's threaded glue (onnxruntime-web's) sets a global Worker in Node.
+  if (!isNode()) {
+    worker = new Worker(url, { type: 'module' });
+    ready = new Promise((resolve, reject) => {
+      worker.onmessage = () => resolve();
+      worker.onerror = (event) => reject(new Error(`speed probe worker: ${event.message ?? 'did not start'}`));
+    });
+  } else {
+    const { Worker: NodeWorker } = await import('node:worker_threads');
+    worker = new NodeWorker(url);
+    worker.unref();  // never keeps the process alive
+    ready = new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  }
+  worker.postMessage({ bytes, shared });
+  await ready;
+  return {
+    start(iterations) {
+      Atomics.store(control, 1, iterations);
+      Atomics.add(control, 0, 1);
+      Atomics.notify(control, 0);
+    },
+    /** The worker's elapsed milliseconds for the round started last (waits for it). */
+    finish() {
+      const round = Atomics.load(control, 0);
+      const deadline = performance.now() + 5000;
+      while (Atomics.load(control, 2) !== round) {  // spins about the worker's wake-up time
+        if (performance.now() > deadline) throw new Error('speed probe worker stopped answering');
+      }
+      return Math.max(elapsed[0], 1e-3);
+    },
+    close() {
+      Atomics.store(control, 0, -1);
+      Atomics.notify(control, 0);
+      worker.terminate();
+    },
+  };
+}

@@ -38,11 +38,18 @@ export async function runCase(spec, platform) {
     result.check = checkOutput(prepared.headMajor(output), inputs, spec.mask);
     if (!result.check.passed) return { ...result, status: 'wrong', firstMs };
 
+    // Two-thread cases probe both cores at once (peak.js): a call counts only while two were there.
+    const probeThreads = spec.threads > 1 && platform.sharedMemory ? 2 : 1;
+    const probe = await openSpeedProbe({ threads: probeThreads });
     const cpuBefore = platform.cpuMs?.();
     const timedStart = performance.now();
-    const probe = await openSpeedProbe();
-    const timing = await timeRuns(prepared.call, spec.quick ? TIMING.quick : TIMING.full, firstMs,
-      probe, spec.fullRate ?? 0);
+    let timing;
+    try {
+      timing = await timeRuns(prepared.call, spec.quick ? TIMING.quick : TIMING.full, firstMs,
+        probe, spec.fullRate ?? 0);
+    } finally {
+      probe?.close();
+    }
     const timedMs = performance.now() - timedStart;
     const after = await platform.memory();
     prepared.dispose?.();
@@ -60,9 +67,11 @@ export async function runCase(spec, platform) {
       counted: timing.counted,
       gflops: denseFlops(spec.n) / (timing.median * 1e6),
       memory: { before, after, wasmBytes: library.wasmBytes?.() },
-      // CPU time over wall time while timing: about 1 on one thread, up to `threads` when a
-      // library's threads really run (Node only: pages cannot read CPU time).
-      cpuPerWall: cpuBefore === undefined ? undefined : (platform.cpuMs() - cpuBefore) / timedMs,
+      // CPU time over wall time while timing, the probes' share taken out: about 1 on one
+      // thread, up to `threads` when a library's threads really run (Node only: pages cannot
+      // read CPU time).
+      cpuPerWall: cpuBefore === undefined ? undefined
+        : (platform.cpuMs() - cpuBefore - probeThreads * timing.probeMs) / (timedMs - timing.probeMs),
     };
   } catch (error) {
     return { ...result, status: 'failed', error: String(error?.message ?? error).slice(0, 500) };

@@ -29,12 +29,14 @@ export const FULL_SPEED = 0.95;
  * counts when the probes on both of its sides reached FULL_SPEED of the reference rate: the
  * larger of `fullRate` (the best rate seen so far in the run) and this case's best probe. The
  * others ran while the host took part of the core; the loop loses only 15-40% then while
- * attention kernels, which also need the caches, lose up to 50%, hence the tight 95%. Timing
+ * attention kernels, which also need the caches, lose up to 50%, hence the tight 95%. For
+ * two-thread cases the probe runs on two threads and reports the slower (peak.js), so a call
+ * counts only when both cores were there at full speed. Timing
  * goes on (up to 3x maxRuns calls and 4x minTotalMs) until minRuns calls count; if none ever
  * does, every call counts and `counted` is 0.
  * @returns {Promise<{ runs: number[], median: number, min: number, allRuns: number[],
- *   allMedian: number, probes: number[], counted: number }>} milliseconds; `runs` are the calls
- *   that count
+ *   allMedian: number, probes: number[], counted: number, probeMs: number }>} milliseconds; `runs`
+ *   are the calls that count, `probeMs` the time spent in probes
  */
 export async function timeRuns(run, limits, warmedUpMs = 0, probe = null, fullRate = 0) {
   const warmupStart = now() - warmedUpMs;
@@ -42,7 +44,14 @@ export async function timeRuns(run, limits, warmedUpMs = 0, probe = null, fullRa
   const allRuns = [];
   const probes = [];
   let total = 0;
-  const probeFor = (ms) => (probe ? probe(Math.min(10, Math.max(3, ms / 4))) : 1);
+  let probeMs = 0;
+  const probeFor = (ms) => {
+    if (!probe) return 1;
+    const started = now();
+    const rate = probe(Math.min(10, Math.max(3, ms / 4)));
+    probeMs += now() - started;
+    return rate;
+  };
   probes.push(probeFor(warmedUpMs));
   const counts = (i) => Math.min(probes[i], probes[i + 1]) >= FULL_SPEED * Math.max(fullRate, ...probes);
   const counted = () => allRuns.filter((_, i) => counts(i)).length;
@@ -59,5 +68,5 @@ export async function timeRuns(run, limits, warmedUpMs = 0, probe = null, fullRa
   const runs = probe ? allRuns.filter((_, i) => counts(i)) : allRuns;
   const kept = runs.length > 0 ? runs : allRuns;
   return { runs: kept, median: median(kept), min: Math.min(...kept), allRuns, allMedian: median(allRuns),
-    probes, counted: runs.length };
+    probes, counted: runs.length, probeMs };
 }

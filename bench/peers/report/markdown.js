@@ -212,9 +212,10 @@ export function methodText() {
   also need the caches, up to 50% slower; a whole case could land in such a stretch, which is
   what made earlier runs show one case at 19 ms in one process and 36 ms in another. So every
   timed call is bracketed by 3-10 ms runs of that loop, and a call counts only when the loop ran
-  at 95% or more of its best rate on both sides (on one thread, of the best rate seen so far in
-  the run; with two threads, of the case's own best, since a busy second core slows the loop
-  itself here). Timing goes on until 3 calls count, up to 3x the calls; the table times are
+  at 95% or more of the best one-thread rate seen so far in the run on both sides. For two-thread
+  cases the loop runs on two threads at once and the slower one counts: this machine's two
+  virtual CPUs are at times two hyperthreads of one physical core, and then both loops run at
+  half speed, as would any library's two threads. Timing goes on until 3 calls count, up to 3x the calls; the table times are
   medians of the calls that count, and "full speed" says how many those were (0: none did, all
   calls count). The median of every call is in the JSON (\`allMedianMs\`).
 - **GFLOP/s** count 4·H·N²·D per call for every mask, so a library that skips masked work shows a
