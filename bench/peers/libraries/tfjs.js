@@ -1,7 +1,7 @@
 // TensorFlow.js with its wasm backend (XNNPACK underneath), two ways:
 //   batched   one batched matMul over the [H, N, D] tensors, softmax, batched matMul;
-//   per-head  a 2-D matMul per head (its fast path: tfjs-backend-wasm sends 2-D matMul to
-//             XNNPACK's GEMM, while batched matMul takes a slower loop).
+//   per-head  a 2-D matMul per head (its fast path: tfjs-backend-wasm sends 2-D matMul without
+//             transpose flags to XNNPACK's GEMM; batched or transposed matMul takes a scalar loop).
 // Queries are scaled before the first matMul (N x D multiplies instead of N x N). Masks are an
 // additive [N, N] tensor built once per case and added to the scores on every call. Each call
 // uploads q, k, v and reads the output back, like attnlens.
@@ -36,8 +36,14 @@ export async function open({ perHead, threads, platform }) {
       const scale = 1 / Math.sqrt(DEPTH);
       const maskData = additiveMask(mask, n);
       const maskTensor = maskData ? tf.tensor2d(maskData, [n, n]) : null;
+      // tfjs-backend-wasm hands a matMul to XNNPACK only for 2-D operands without transpose
+      // flags (batch_mat_mul.cc); matMul(q, k, false, true) takes its scalar loop. So per head,
+      // K is transposed first (an N x D copy). Batched matMul takes the scalar loop either way,
+      // and runs faster there with the flag than with a transposed copy.
       const attend = (qt, kt, vt) => {
-        const scores = tf.matMul(tf.mul(qt, scale), kt, false, true);
+        const scores = kt.rank === 2
+          ? tf.matMul(tf.mul(qt, scale), tf.transpose(kt))
+          : tf.matMul(tf.mul(qt, scale), kt, false, true);
         return tf.matMul(tf.softmax(maskTensor ? tf.add(scores, maskTensor) : scores), vt);
       };
       const batched = () => {
