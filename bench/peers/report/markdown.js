@@ -197,7 +197,8 @@ export function methodText() {
   wasm memory included. attnlens: \`attn.attention(q, k, v, { heads, headDim, causal | window })\`.
   onnxruntime-web: \`session.run()\` on the wasm execution provider, one graph per way of writing
   attention (\`models/build_models.py\`, built with Debian's python3-onnx). TensorFlow.js: the wasm
-  backend, a batched matMul or one 2-D matMul per head. Plain JS: loops over the visible keys.
+  backend, a batched matMul or one 2-D matMul per head (K transposed first: only 2-D matMuls
+  without transpose flags reach XNNPACK's GEMM). Plain JS: loops over the visible keys.
   Libraries without a native mask add an additive [N, N] mask (0 or -1e9), built once per size
   and added on every call.
 - **Checked first**: each library's first output is compared with a float64 reference (every row
