@@ -65,6 +65,7 @@ export async function runCase(spec, platform) {
       allMedianMs: timing.allMedian,
       probes: timing.probes.map((rate) => Number(rate.toFixed(2))),
       counted: timing.counted,
+      probeThreads,
       gflops: denseFlops(spec.n) / (timing.median * 1e6),
       memory: { before, after, wasmBytes: library.wasmBytes?.() },
       // CPU time over wall time while timing, the probes' share taken out: about 1 on one

@@ -125,8 +125,16 @@ export function threadsTable(report) {
       ours?.status === 'ok' && ours.runner !== r.runner ? times(r, ours) : '']);
   }
   if (rows.length === 0) return '_No library ran with 2 threads here._';
+  // Results saved before the two-thread probe existed have no probeThreads.
+  const twoThreads = report.results.filter((r) => r.threads > 1 && r.status === 'ok');
+  const earlier = twoThreads.filter((r) => !r.probeThreads).length;
   return table(['runner', 'mask', 'N', '2 threads: median, GFLOP/s', 'speed-up over its 1 thread',
-    'CPU time / wall time', 'fastest attnlens on 2 threads vs it'], rows);
+    'CPU time / wall time', 'fastest attnlens on 2 threads vs it'], rows) + (earlier > 0
+    ? `\n\n${earlier === twoThreads.length ? 'These rows come' : 'Some of these rows come'} from runs ` +
+      'made before the two-thread probe: their calls counted ' +
+      "when the calling thread's probe reached 95% of the case's own best rate, which a run on one " +
+      'physical core can pass.'
+    : '');
 }
 
 /** Every case of one environment, grouped by mask and thread count. */
@@ -216,9 +224,10 @@ export function methodText() {
   at 95% or more of the best one-thread rate seen so far in the run on both sides. For two-thread
   cases the loop runs on two threads at once and the slower one counts: this machine's two
   virtual CPUs are at times two hyperthreads of one physical core, and then both loops run at
-  half speed, as would any library's two threads. Timing goes on until 3 calls count, up to 3x the calls; the table times are
-  medians of the calls that count, and "full speed" says how many those were (0: none did, all
-  calls count). The median of every call is in the JSON (\`allMedianMs\`).
+  half speed, as would any library's two threads. Timing goes on until 3 calls count, up to 3x
+  the calls; the table times are medians of the calls that count, and "full speed" says how
+  many those were (0: none did, all calls count). The median of every call is in the JSON
+  (\`allMedianMs\`).
 - **GFLOP/s** count 4·H·N²·D per call for every mask, so a library that skips masked work shows a
   higher rate; "% of peak" divides by the register-only SIMD128 peak below (times the threads).
 - **Memory**: peak resident set of the process (Node) or renderer (Chromium, read from /proc)
