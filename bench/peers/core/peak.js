@@ -109,7 +109,9 @@ export async function measurePeak({ totalMs = 1500 } = {}) {
  * @returns {Promise<(((ms: number) => number) & { close: () => void }) | null>}
  */
 export async function openSpeedProbe({ threads = 1 } = {}) {
-  if (threads !== 1 && threads !== 2) throw new RangeError(`threads: the speed probe runs 1 or 2, got ${threads}`);
+  if (threads !== 1 && threads !== 2) {
+    throw new RangeError(`threads: the speed probe runs on 1 or 2, got ${threads}`);
+  }
   const bytes = peakModuleBytes();
   if (!WebAssembly.validate(bytes)) return null;
   const { instance } = await WebAssembly.instantiate(bytes);

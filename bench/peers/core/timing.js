@@ -31,9 +31,9 @@ export const FULL_SPEED = 0.95;
  * others ran while the host took part of the core; the loop loses only 15-40% then while
  * attention kernels, which also need the caches, lose up to 50%, hence the tight 95%. For
  * two-thread cases the probe runs on two threads and reports the slower (peak.js), so a call
- * counts only when both cores were there at full speed. Timing
- * goes on (up to 3x maxRuns calls and 4x minTotalMs) until minRuns calls count; if none ever
- * does, every call counts and `counted` is 0.
+ * counts only when both cores were there at full speed. Timing goes on (up to 3x maxRuns calls
+ * and 4x minTotalMs) until minRuns calls count; if none ever does, every call counts and
+ * `counted` is 0.
  * @returns {Promise<{ runs: number[], median: number, min: number, allRuns: number[],
  *   allMedian: number, probes: number[], counted: number, probeMs: number }>} milliseconds; `runs`
  *   are the calls that count, `probeMs` the time spent in probes
