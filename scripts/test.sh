@@ -3,6 +3,7 @@
 # configuration and runs every test suite attnlens has. Any failure stops it with a non-zero exit.
 #
 #   ./scripts/test.sh            everything (what CI runs)
+#   ./scripts/test.sh format     only the format check (clang-format, Prettier: scripts/format.sh)
 #   ./scripts/test.sh native     only the stages whose name contains "native"
 #   ./scripts/test.sh native-tsan the threaded tests under ThreadSanitizer
 #   ./scripts/test.sh wasm-threads the suite in the -pthread wasm build under Node
@@ -26,6 +27,11 @@ wasm_modules_built() {
 }
 
 run_ctest() { ctest --test-dir "$1" --output-on-failure -j "$JOBS"; }
+
+if want format; then
+  step "format: every C++ source clang-formatted, every JavaScript source Prettier-formatted"
+  ./scripts/format.sh --check
+fi
 
 if want native-simd; then
   step "native build, SIMD kernels: C++ test suite"
