@@ -8,8 +8,10 @@
 
 import { analyze, createAttention, embed, tokenize } from '../web/src/index.js';
 
-const WORDS = ('the quick brown fox jumps over a lazy dog while curious attention heads watch ' +
-  'every token of this sentence and weigh how much each word matters to the others').split(' ');
+const WORDS = (
+  'the quick brown fox jumps over a lazy dog while curious attention heads watch ' +
+  'every token of this sentence and weigh how much each word matters to the others'
+).split(' ');
 
 /** A text of exactly `count` word tokens; `variant` changes one word in the middle. */
 export function latencyText(count = 64, variant = 0) {
@@ -29,12 +31,18 @@ function stats(values) {
  * @returns {Promise<object>} milliseconds: { analyze, engine, tokenize, embed } as
  *   { median, p10, p90, calls }, firstAnalyze, and the problem's shape
  */
-export async function measureAnalyzeLatency({ calls = 300, warmup = 50, heads = 4, tokens = 64 } = {}) {
+export async function measureAnalyzeLatency({
+  calls = 300,
+  warmup = 50,
+  heads = 4,
+  tokens = 64,
+} = {}) {
   const attn = await createAttention({ backend: 'wasm' });
   const texts = [latencyText(tokens, 0), latencyText(tokens, 1)];
   const options = { heads, attention: attn };
   const counted = tokenize(texts[0]).length;
-  if (counted !== tokens) throw new Error(`the latency text has ${counted} tokens, expected ${tokens}`);
+  if (counted !== tokens)
+    throw new Error(`the latency text has ${counted} tokens, expected ${tokens}`);
 
   let started = performance.now();
   const first = await analyze(texts[0], options);

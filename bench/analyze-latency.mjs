@@ -33,7 +33,9 @@ async function inChromium() {
     await page.goto(`${browser.base}/bench/analyze-latency.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     const result = await page.evaluate((o) => window.measureAnalyzeLatency(o), options);
-    const version = browser.context.browser()?.version() ?? await page.evaluate(() => navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1]);
+    const version =
+      browser.context.browser()?.version() ??
+      (await page.evaluate(() => navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1]));
     if (page.problems.length) throw new Error(`page problems: ${page.problems.join('; ')}`);
     return { ...result, where: `Chromium ${version}` };
   } finally {
@@ -43,7 +45,7 @@ async function inChromium() {
 
 async function inNode() {
   const { measureAnalyzeLatency } = await import('./analyze-latency-core.js');
-  return { ...await measureAnalyzeLatency(options), where: `Node ${process.versions.node}` };
+  return { ...(await measureAnalyzeLatency(options)), where: `Node ${process.versions.node}` };
 }
 
 const ms = (x) => x.toFixed(3).padStart(8);
@@ -52,10 +54,16 @@ for (const where of values.where.split(',')) {
   const r = where === 'chromium' ? await inChromium() : await inNode();
   results.push(r);
   const { heads, queryLength } = r.shape;
-  console.log(`\nanalyze() of ${queryLength} tokens, ${heads} heads, ${r.where} (${r.backend}), ` +
-    `${r.analyze.calls} calls; milliseconds: median (p10 - p90)`);
-  for (const [label, s] of [['analyze() total', r.analyze], ['  engine (multiHead)', r.engine],
-    ['tokenize()', r.tokenize], ['embed()', r.embed]]) {
+  console.log(
+    `\nanalyze() of ${queryLength} tokens, ${heads} heads, ${r.where} (${r.backend}), ` +
+      `${r.analyze.calls} calls; milliseconds: median (p10 - p90)`,
+  );
+  for (const [label, s] of [
+    ['analyze() total', r.analyze],
+    ['  engine (multiHead)', r.engine],
+    ['tokenize()', r.tokenize],
+    ['embed()', r.embed],
+  ]) {
     console.log(`${label.padEnd(22)}${ms(s.median)}  (${ms(s.p10)} - ${ms(s.p90)})`);
   }
   console.log(`${'first analyze()'.padEnd(22)}${ms(r.firstAnalyze)}`);
@@ -64,8 +72,14 @@ for (const where of values.where.split(',')) {
 function commit() {
   const cwd = new URL('..', import.meta.url);
   try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd, encoding: 'utf8' }).trim();
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd,
+      encoding: 'utf8',
+    }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd,
+      encoding: 'utf8',
+    }).trim();
     return dirty ? `${head} (with uncommitted changes)` : head;
   } catch {
     return 'unknown';
@@ -73,6 +87,11 @@ function commit() {
 }
 
 if (values.json) {
-  const saved = { label: values.label, commit: values.commit ?? commit(), date: new Date().toISOString(), results };
+  const saved = {
+    label: values.label,
+    commit: values.commit ?? commit(),
+    date: new Date().toISOString(),
+    results,
+  };
   writeFileSync(values.json, `${JSON.stringify(saved, null, 1)}\n`);
 }

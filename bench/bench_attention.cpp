@@ -55,16 +55,19 @@ void bench_targets(const Config& cfg) {
     Workload w(n);
     for (const Mask& mask : masks()) {
       for (std::int64_t threads : thread_counts()) {
-        const std::string name =
-            "H=8 D=64 N=" + std::to_string(n) + " " + mask.name + " stream" + threads_suffix(threads);
+        const std::string name = "H=8 D=64 N=" + std::to_string(n) + " " + mask.name + " stream" +
+                                 threads_suffix(threads);
         if (!selected(cfg, name)) continue;
         attnlens::AttentionOptions opt;
         opt.mask = mask.spec;
         opt.strategy = attnlens::Strategy::kStreaming;
         opt.threads = threads;
-        const Timing t = time_calls(cfg, [&] {
-          attnlens::attention(w.inputs(), opt, attnlens::AttentionOutputs{w.out, {}, {}});
-        }, cfg.quick ? 100 : 1000);
+        const Timing t = time_calls(
+            cfg,
+            [&] {
+              attnlens::attention(w.inputs(), opt, attnlens::AttentionOutputs{w.out, {}, {}});
+            },
+            cfg.quick ? 100 : 1000);
         report_flops("attention", name, t, w.flops());
       }
     }
@@ -79,13 +82,17 @@ void bench_thread_break_even(const Config& cfg) {
     Workload w(n, 4, 32);
     w.weights.resize(static_cast<std::size_t>(4 * n * n));
     for (std::int64_t threads : {1, 2}) {
-      const std::string name = "H=4 D=32 N=" + std::to_string(n) + " weights" + threads_suffix(threads);
+      const std::string name =
+          "H=4 D=32 N=" + std::to_string(n) + " weights" + threads_suffix(threads);
       if (!selected(cfg, name)) continue;
       attnlens::AttentionOptions opt;
       opt.threads = threads;
-      const Timing t = time_calls(cfg, [&] {
-        attnlens::attention(w.inputs(), opt, attnlens::AttentionOutputs{w.out, w.weights, {}});
-      }, cfg.quick ? 200 : 2000);
+      const Timing t = time_calls(
+          cfg,
+          [&] {
+            attnlens::attention(w.inputs(), opt, attnlens::AttentionOutputs{w.out, w.weights, {}});
+          },
+          cfg.quick ? 200 : 2000);
       report_flops("threads", name, t, w.flops());
     }
   }
@@ -101,9 +108,13 @@ void bench_visualisation(const Config& cfg) {
     if (!selected(cfg, name)) continue;
     attnlens::AttentionOptions opt;
     opt.strategy = attnlens::Strategy::kMaterialized;
-    const Timing t = time_calls(cfg, [&] {
-      attnlens::attention(w.inputs(), opt, attnlens::AttentionOutputs{w.out, w.weights, w.scores});
-    }, cfg.quick ? 50 : 300);
+    const Timing t = time_calls(
+        cfg,
+        [&] {
+          attnlens::attention(w.inputs(), opt,
+                              attnlens::AttentionOutputs{w.out, w.weights, w.scores});
+        },
+        cfg.quick ? 50 : 300);
     report_flops("visualise", name, t, w.flops());
   }
 }
@@ -123,9 +134,12 @@ void bench_matrix(const Config& cfg) {
           opt.mask = mask.spec;
           opt.strategy = strategy;
           opt.kernels = &set;
-          const Timing t = time_calls(cfg, [&] {
-            attnlens::attention(w.inputs(), opt, attnlens::AttentionOutputs{w.out, {}, {}});
-          }, cfg.quick ? 50 : 300);
+          const Timing t = time_calls(
+              cfg,
+              [&] {
+                attnlens::attention(w.inputs(), opt, attnlens::AttentionOutputs{w.out, {}, {}});
+              },
+              cfg.quick ? 50 : 300);
           report_flops("attention", name, t, w.flops());
         }
       }

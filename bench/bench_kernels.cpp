@@ -16,7 +16,9 @@ constexpr int kRepeat = 32;
 }  // namespace
 
 void bench_gemm(const Config& cfg) {
-  struct Size { std::size_t m, n, k; };
+  struct Size {
+    std::size_t m, n, k;
+  };
   // Materialized-era score and output products, a projection, and a one-row tail case.
   const Size sizes[] = {{64, 64, 64}, {256, 256, 64}, {64, 256, 256}, {256, 64, 256}};
   for (const Size& sz : sizes) {
@@ -26,9 +28,10 @@ void bench_gemm(const Config& cfg) {
       const std::string name = std::string(kern.name) + " " + std::to_string(sz.m) + "x" +
                                std::to_string(sz.n) + "x" + std::to_string(sz.k);
       if (!selected(cfg, name)) continue;
-      const Timing t = time_calls(cfg, [&] {
-        kern.fn(sz.m, sz.n, sz.k, a.data(), sz.k, b.data(), sz.n, c.data(), sz.n, false);
-      }, cfg.quick ? 20 : 100);
+      const Timing t = time_calls(
+          cfg,
+          [&] { kern.fn(sz.m, sz.n, sz.k, a.data(), sz.k, b.data(), sz.n, c.data(), sz.n, false); },
+          cfg.quick ? 20 : 100);
       report_flops("gemm", name, t, 2.0 * sz.m * sz.n * sz.k);
     }
   }
@@ -37,7 +40,11 @@ void bench_gemm(const Config& cfg) {
 // The two calls one streaming chunk makes with H=8, D=64: scores of 128 keys (32 tiles, depth
 // 64) and the value product over them (16 tiles of 4 value dims, depth 128, rescaled).
 void bench_panel_gemm(const Config& cfg) {
-  struct Call { const char* role; std::size_t tiles, k; bool scaled; };
+  struct Call {
+    const char* role;
+    std::size_t tiles, k;
+    bool scaled;
+  };
   const Call calls[] = {{"scores 128 keys x 8 queries, D=64", 32, 64, false},
                         {"values 64 dims x 8 queries, 128 keys", 16, 128, true}};
   for (const Call& call : calls) {
@@ -48,12 +55,15 @@ void bench_panel_gemm(const Config& cfg) {
     for (const attnlens::PanelGemmKernel& kern : attnlens::panel_gemm_kernels()) {
       const std::string name = std::string(kern.name) + " " + call.role;
       if (!selected(cfg, name)) continue;
-      const Timing t = time_calls(cfg, [&] {
-        for (int r = 0; r < kRepeat; ++r) {
-          kern.fn(call.tiles, call.k, a.data(), stride, b.data(), c.data(),
-                  call.scaled ? scale.data() : nullptr);
-        }
-      }, cfg.quick ? 20 : 100);
+      const Timing t = time_calls(
+          cfg,
+          [&] {
+            for (int r = 0; r < kRepeat; ++r) {
+              kern.fn(call.tiles, call.k, a.data(), stride, b.data(), c.data(),
+                      call.scaled ? scale.data() : nullptr);
+            }
+          },
+          cfg.quick ? 20 : 100);
       report_flops("panel_gemm", name, t, kRepeat * 2.0 * 32 * call.tiles * call.k);
     }
   }
@@ -66,17 +76,23 @@ void bench_softmax(const Config& cfg) {
   std::vector<float> out(n);
   for (const attnlens::ExpSumKernel& kern : attnlens::exp_sum_kernels()) {
     if (!selected(cfg, kern.name)) continue;
-    const Timing t = time_calls(cfg, [&] {
-      for (int r = 0; r < kRepeat; ++r) kern.fn(x.data(), 20.0f, out.data(), n);
-    }, cfg.quick ? 20 : 100);
+    const Timing t = time_calls(
+        cfg,
+        [&] {
+          for (int r = 0; r < kRepeat; ++r) kern.fn(x.data(), 20.0f, out.data(), n);
+        },
+        cfg.quick ? 20 : 100);
     report_elements("softmax", kern.name, t, kRepeat * n, "exp");
   }
   for (const attnlens::RowMaxKernel& kern : attnlens::row_max_kernels()) {
     if (!selected(cfg, kern.name)) continue;
     volatile float sink = 0;
-    const Timing t = time_calls(cfg, [&] {
-      for (int r = 0; r < kRepeat; ++r) sink = kern.fn(x.data(), n);
-    }, cfg.quick ? 20 : 100);
+    const Timing t = time_calls(
+        cfg,
+        [&] {
+          for (int r = 0; r < kRepeat; ++r) sink = kern.fn(x.data(), n);
+        },
+        cfg.quick ? 20 : 100);
     report_elements("softmax", kern.name, t, kRepeat * n, "elem");
   }
   // Streaming chunks of 128 keys x 8 queries. The kernel works in place; calling it again on
@@ -86,9 +102,13 @@ void bench_softmax(const Config& cfg) {
   for (const attnlens::OnlineSoftmaxKernel& kern : attnlens::online_softmax_kernels()) {
     const std::string name = std::string(kern.name) + " 128 keys x 8 queries";
     if (!selected(cfg, name)) continue;
-    const Timing t = time_calls(cfg, [&] {
-      for (int r = 0; r < kRepeat; ++r) kern.fn(keys, s.data(), max.data(), sum.data(), rescale.data());
-    }, cfg.quick ? 20 : 100);
+    const Timing t = time_calls(
+        cfg,
+        [&] {
+          for (int r = 0; r < kRepeat; ++r)
+            kern.fn(keys, s.data(), max.data(), sum.data(), rescale.data());
+        },
+        cfg.quick ? 20 : 100);
     report_elements("softmax", name, t, kRepeat * keys * 8, "exp");
   }
   const std::size_t hidden = 64, n_keys = 256;
@@ -96,9 +116,9 @@ void bench_softmax(const Config& cfg) {
              v = random_floats(hidden, 6);
   for (const attnlens::AdditiveRowKernel& kern : attnlens::additive_row_kernels()) {
     if (!selected(cfg, kern.name)) continue;
-    const Timing t = time_calls(cfg, [&] {
-      kern.fn(hidden, qa.data(), kat.data(), n_keys, v.data(), n_keys, out.data());
-    }, cfg.quick ? 20 : 100);  // ~16k tanh per call: long enough on its own
+    const Timing t = time_calls(
+        cfg, [&] { kern.fn(hidden, qa.data(), kat.data(), n_keys, v.data(), n_keys, out.data()); },
+        cfg.quick ? 20 : 100);  // ~16k tanh per call: long enough on its own
     report_elements("additive", kern.name, t, hidden * n_keys, "tanh");
   }
 }
@@ -113,9 +133,9 @@ void bench_projection(const Config& cfg) {
     for (const attnlens::GemmKernel& kern : attnlens::gemm_kernels()) {
       const std::string name = std::string(kern.name) + " N=" + std::to_string(n);
       if (!selected(cfg, name)) continue;
-      const Timing t = time_calls(cfg, [&] {
-        kern.fn(n, cols, dm, x.data(), dm, w.data(), cols, out.data(), cols, false);
-      }, cfg.quick ? 20 : 100);
+      const Timing t = time_calls(
+          cfg, [&] { kern.fn(n, cols, dm, x.data(), dm, w.data(), cols, out.data(), cols, false); },
+          cfg.quick ? 20 : 100);
       report_flops("projection", name, t, flops);
     }
     const std::string name = "eigen_f32 N=" + std::to_string(n);
@@ -123,7 +143,8 @@ void bench_projection(const Config& cfg) {
     using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     Eigen::Map<const RowMajor> xm(x.data(), n, dm), wm(w.data(), dm, cols);
     Eigen::Map<RowMajor> om(out.data(), n, cols);
-    const Timing t = time_calls(cfg, [&] { om.noalias() = xm * wm; }, cfg.quick ? 20 : 100);
+    const Timing t = time_calls(
+        cfg, [&] { om.noalias() = xm * wm; }, cfg.quick ? 20 : 100);
     report_flops("projection", name, t, flops);
   }
 }

@@ -15,7 +15,8 @@ import { Backends } from '../web/src/backend.js';
 import { ARRAY_SLOT, BLOCK_LENGTH, SLOT } from '../web/src/call-block.js';
 import { WasmBackend } from '../web/src/wasm-backend.js';
 
-const dir = process.argv[2] ? pathToFileURL(`${resolve(process.argv[2])}/`)
+const dir = process.argv[2]
+  ? pathToFileURL(`${resolve(process.argv[2])}/`)
   : new URL('../build/wasm-simd/bindings/', import.meta.url);
 
 async function load(name) {
@@ -40,7 +41,10 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 function tensor(length, seed) {
   let s = seed;
-  return Float32Array.from({ length }, () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 30) - 1);
+  return Float32Array.from(
+    { length },
+    () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 30 - 1,
+  );
 }
 
 // The calls to time on one module: name -> [calls per round, fn].
@@ -54,8 +58,17 @@ async function cases(name) {
   const tensors = module._malloc(16);
   module.HEAPF32.set([0.5, 0.5, 0.5, 0], tensors >> 2);
   const block = new Float64Array(BLOCK_LENGTH);
-  for (const [name, value] of Object.entries({ heads: 1, queryLength: 1, keyLength: 1, headDim: 1,
-    valueDim: 1, scale: NaN, temperature: 1, causal: 1 })) block[SLOT[name]] = value;
+  for (const [name, value] of Object.entries({
+    heads: 1,
+    queryLength: 1,
+    keyLength: 1,
+    headDim: 1,
+    valueDim: 1,
+    scale: NaN,
+    temperature: 1,
+    causal: 1,
+  }))
+    block[SLOT[name]] = value;
   ['q', 'k', 'v', 'output'].forEach((name, i) => {
     block[ARRAY_SLOT[name]] = tensors + 4 * i;
     block[ARRAY_SLOT[name] + 1] = 1;
@@ -63,13 +76,23 @@ async function cases(name) {
   const address = module._malloc(block.byteLength);
   module.HEAPF64.set(block, address >> 3);
 
-  const h = 8, n = 128, d = 64;
-  const q = tensor(h * n * d, 1), k = tensor(h * n * d, 2), v = tensor(h * n * d, 3);
+  const h = 8,
+    n = 128,
+    d = 64;
+  const q = tensor(h * n * d, 1),
+    k = tensor(h * n * d, 2),
+    v = tensor(h * n * d, 3);
   return {
     '_version() (no work)': [100000, () => module._version()],
     '_attention raw, 1x1x1': [20000, () => module._attention(address)],
-    'attn.attention(), 1x1x1': [20000, () => attn.attention(one, one, one, { heads: 1, headDim: 1, causal: true })],
-    'attn.attention(), H8 N128 D64': [50, () => attn.attention(q, k, v, { heads: h, headDim: d, causal: true })],
+    'attn.attention(), 1x1x1': [
+      20000,
+      () => attn.attention(one, one, one, { heads: 1, headDim: 1, causal: true }),
+    ],
+    'attn.attention(), H8 N128 D64': [
+      50,
+      () => attn.attention(q, k, v, { heads: h, headDim: d, causal: true }),
+    ],
   };
 }
 
@@ -79,13 +102,24 @@ const builds = {
   'eval invokers': await cases(`attnlens-${flavour}-eval`),
 };
 const ROUNDS = 9;
-console.log(`call overhead, wasm-${flavour}, microseconds per call (median of ${ROUNDS} interleaved rounds)`);
-console.log(`${'call'.padEnd(32)}${Object.keys(builds).map((b) => b.padStart(20)).join('')}`);
+console.log(
+  `call overhead, wasm-${flavour}, microseconds per call (median of ${ROUNDS} interleaved rounds)`,
+);
+console.log(
+  `${'call'.padEnd(32)}${Object.keys(builds)
+    .map((b) => b.padStart(20))
+    .join('')}`,
+);
 for (const row of Object.keys(builds['no eval (shipped)'])) {
   const times = Object.fromEntries(Object.keys(builds).map((b) => [b, []]));
   // Alternating the builds round by round keeps JIT warm-up and machine load from favouring one.
   for (let r = 0; r < ROUNDS; r++) {
-    for (const [build, calls] of Object.entries(builds)) times[build].push(await round(...calls[row]));
+    for (const [build, calls] of Object.entries(builds))
+      times[build].push(await round(...calls[row]));
   }
-  console.log(`${row.padEnd(32)}${Object.values(times).map((t) => median(t).toFixed(2).padStart(20)).join('')}`);
+  console.log(
+    `${row.padEnd(32)}${Object.values(times)
+      .map((t) => median(t).toFixed(2).padStart(20))
+      .join('')}`,
+  );
 }

@@ -10,10 +10,12 @@
 import { parseArgs } from 'node:util';
 import { newPage, openBrowser, WEB_ROOT } from '../web/test/browser/harness.mjs';
 
-const { values } = parseArgs({ options: {
-  sizes: { type: 'string', default: '16,32,48,64,96,128,192,256' },
-  calls: { type: 'string', default: '200' },
-} });
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '16,32,48,64,96,128,192,256' },
+    calls: { type: 'string', default: '200' },
+  },
+});
 const sizes = values.sizes.split(',').map(Number);
 const calls = Number(values.calls);
 
@@ -30,7 +32,8 @@ async function measure({ sizes, calls }) {
   };
   const one = await open(1);
   const two = await open(2);
-  const heads = 4, headDim = 32;
+  const heads = 4,
+    headDim = 32;
   const rows = [];
   for (const n of sizes) {
     const x = new Float32Array(heads * n * headDim).map((_, i) => Math.sin(i));
@@ -58,11 +61,15 @@ try {
   const page = await newPage(browser.context);
   await page.goto(`${browser.base}/test/browser/threads.html`);
   const { rows, min, isolated } = await page.evaluate(measure, { sizes, calls });
-  console.log(`headless Chromium, isolated ${isolated}, H=4 D=32, weights; THREADS_MIN_FLOPS now ${min}`);
+  console.log(
+    `headless Chromium, isolated ${isolated}, H=4 D=32, weights; THREADS_MIN_FLOPS now ${min}`,
+  );
   console.log('N      flops        1 thread ms  2 threads ms  speed-up');
   for (const r of rows) {
-    console.log(`${String(r.n).padEnd(6)} ${String(r.flops).padEnd(12)} ${r.one.toFixed(3).padStart(11)}  ` +
-      `${r.two.toFixed(3).padStart(12)}  ${(r.one / r.two).toFixed(2).padStart(8)}`);
+    console.log(
+      `${String(r.n).padEnd(6)} ${String(r.flops).padEnd(12)} ${r.one.toFixed(3).padStart(11)}  ` +
+        `${r.two.toFixed(3).padStart(12)}  ${(r.one / r.two).toFixed(2).padStart(8)}`,
+    );
   }
 } finally {
   await browser.close();

@@ -27,7 +27,8 @@ Timing time_calls(const Config& cfg, const std::function<void()>& fn, double min
     fn();
     times.push_back(elapsed_ms(t0));
     total += times.back();
-    if (cfg.peak != nullptr) peak = std::max(peak, cfg.peak->run(std::clamp(times.back() / 4, 0.5, 10.0)));
+    if (cfg.peak != nullptr)
+      peak = std::max(peak, cfg.peak->run(std::clamp(times.back() / 4, 0.5, 10.0)));
   }
   std::sort(times.begin(), times.end());
   return Timing{times[times.size() / 2], times.front(), peak};
@@ -47,11 +48,10 @@ void report_flops(const char* group, const std::string& name, const Timing& t, d
               t.peak_gflops > 0 ? 100.0 * best / t.peak_gflops : 0.0);
 }
 
-void report_elements(const char* group, const std::string& name, const Timing& t,
-                     double elements, const char* unit) {
-  std::printf("%-11s %-46s %10.3f %10.3f ms %8.2f %8.2f ns/%s\n", group, name.c_str(),
-              t.median_ms, t.best_ms, t.median_ms * 1e6 / elements, t.best_ms * 1e6 / elements,
-              unit);
+void report_elements(const char* group, const std::string& name, const Timing& t, double elements,
+                     const char* unit) {
+  std::printf("%-11s %-46s %10.3f %10.3f ms %8.2f %8.2f ns/%s\n", group, name.c_str(), t.median_ms,
+              t.best_ms, t.median_ms * 1e6 / elements, t.best_ms * 1e6 / elements, unit);
 }
 
 }  // namespace attnlens_bench

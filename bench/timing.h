@@ -36,7 +36,7 @@ std::vector<float> random_floats(std::size_t n, unsigned seed);
 // sampled alongside.
 void report_flops(const char* group, const std::string& name, const Timing& t, double flops);
 // One line for element-wise kernels: ns per element and millions of elements per second.
-void report_elements(const char* group, const std::string& name, const Timing& t,
-                     double elements, const char* unit);
+void report_elements(const char* group, const std::string& name, const Timing& t, double elements,
+                     const char* unit);
 
 }  // namespace attnlens_bench

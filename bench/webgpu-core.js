@@ -32,7 +32,7 @@ function tensor(length, seed) {
 }
 
 async function best(repeats, run) {
-  await run();  // warm-up: compiles pipelines, allocates buffers
+  await run(); // warm-up: compiles pipelines, allocates buffers
   let fastest = Infinity;
   for (let r = 0; r < repeats; r++) {
     const started = performance.now();
@@ -49,11 +49,24 @@ async function kernelTimer(passes, problem) {
   const device = passes.device;
   const mask = maskData(options, shape);
   const group = {
-    heads, headBase: 0, queryLength: n, keyLength, headDim, valueDim, score: options.score,
-    q: passes.buffers.upload('q', q), k: passes.buffers.upload('k', k), v: passes.buffers.upload('v', v),
-    inputType: 'f32', factor: logitFactor(options, headDim),
+    heads,
+    headBase: 0,
+    queryLength: n,
+    keyLength,
+    headDim,
+    valueDim,
+    score: options.score,
+    q: passes.buffers.upload('q', q),
+    k: passes.buffers.upload('k', k),
+    v: passes.buffers.upload('v', v),
+    inputType: 'f32',
+    factor: logitFactor(options, headDim),
     mask: { fields: mask.fields, buffer: passes.buffers.upload('mask', mask.words) },
-    out: { buffer: passes.buffers.storage('output', heads * n * valueDim * 4), head: n * valueDim, row: valueDim },
+    out: {
+      buffer: passes.buffers.storage('output', heads * n * valueDim * 4),
+      head: n * valueDim,
+      row: valueDim,
+    },
   };
   const plan = streamingPlanFor(passes, { headDim, valueDim, score: options.score });
   const visits = passes.buffers.storage('visits', 4);
@@ -70,7 +83,15 @@ async function kernelTimer(passes, problem) {
  *   wasmMaxN?: number, log?: (line: string) => void }} options
  * @returns {Promise<{ adapter: object, subgroups: boolean, rows: object[] }>}
  */
-export async function runBenchmark({ gpu, sizes, heads = 8, headDim = 64, repeats = 3, wasmMaxN = 2048, log = () => {} }) {
+export async function runBenchmark({
+  gpu,
+  sizes,
+  heads = 8,
+  headDim = 64,
+  repeats = 3,
+  wasmMaxN = 2048,
+  log = () => {},
+}) {
   // One device for both GPU columns: the instance adopts it, the kernel timer shares it.
   const gpuInfo = await openGpuDevice({ gpu, allowSoftwareAdapter: true });
   const attn = await createAttention({ backend: 'webgpu', webgpu: { device: gpuInfo.device } });
@@ -88,8 +109,14 @@ export async function runBenchmark({ gpu, sizes, heads = 8, headDim = 64, repeat
         const options = { heads, headDim, causal: mask === 'causal' };
         const flops = 4 * heads * n * n * headDim;
         const withTransfers = await best(repeats, () => attn.attention(q, k, v, options));
-        const kernel = await best(repeats, await kernelTimer(passes, checkAttention(q, k, v, options)));
-        const wasmMs = n <= wasmMaxN ? await best(Math.min(repeats, 2), () => wasm.attention(q, k, v, options)) : null;
+        const kernel = await best(
+          repeats,
+          await kernelTimer(passes, checkAttention(q, k, v, options)),
+        );
+        const wasmMs =
+          n <= wasmMaxN
+            ? await best(Math.min(repeats, 2), () => wasm.attention(q, k, v, options))
+            : null;
         const row = { n, mask, flops, withTransfers, kernel, wasm: wasmMs };
         rows.push(row);
         log(formatRow(row));
@@ -107,10 +134,13 @@ export async function runBenchmark({ gpu, sizes, heads = 8, headDim = 64, repeat
 const gflops = (flops, ms) => (ms === null ? '—' : (flops / ms / 1e6).toFixed(1));
 const fixed = (ms) => (ms === null ? '—' : ms.toFixed(2));
 
-export const HEADER = `${'N'.padStart(6)} ${'mask'.padEnd(7)} ${'with transfers: ms'.padStart(19)} ${'GFLOP/s'.padStart(8)}` +
+export const HEADER =
+  `${'N'.padStart(6)} ${'mask'.padEnd(7)} ${'with transfers: ms'.padStart(19)} ${'GFLOP/s'.padStart(8)}` +
   ` ${'kernel: ms'.padStart(11)} ${'GFLOP/s'.padStart(8)} ${'wasm: ms'.padStart(10)} ${'GFLOP/s'.padStart(8)}`;
 
 export function formatRow({ n, mask, flops, withTransfers, kernel, wasm }) {
-  return `${String(n).padStart(6)} ${mask.padEnd(7)} ${fixed(withTransfers).padStart(19)} ${gflops(flops, withTransfers).padStart(8)}` +
-    ` ${fixed(kernel).padStart(11)} ${gflops(flops, kernel).padStart(8)} ${fixed(wasm).padStart(10)} ${gflops(flops, wasm).padStart(8)}`;
+  return (
+    `${String(n).padStart(6)} ${mask.padEnd(7)} ${fixed(withTransfers).padStart(19)} ${gflops(flops, withTransfers).padStart(8)}` +
+    ` ${fixed(kernel).padStart(11)} ${gflops(flops, kernel).padStart(8)} ${fixed(wasm).padStart(10)} ${gflops(flops, wasm).padStart(8)}`
+  );
 }

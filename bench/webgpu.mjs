@@ -30,14 +30,20 @@ const options = {
 };
 
 function report({ adapter, subgroups }, where) {
-  console.log(`\nadapter: ${adapter.description || adapter.architecture} (${adapter.vendor})` +
-    `${adapter.software ? ', SOFTWARE: these numbers only show the kernels run' : ''}; ${where}; ` +
-    `subgroups ${subgroups ? 'on' : 'off'}; H = 8, D = 64`);
+  console.log(
+    `\nadapter: ${adapter.description || adapter.architecture} (${adapter.vendor})` +
+      `${adapter.software ? ', SOFTWARE: these numbers only show the kernels run' : ''}; ${where}; ` +
+      `subgroups ${subgroups ? 'on' : 'off'}; H = 8, D = 64`,
+  );
 }
 
 if (values.browser) {
   const { REPO_ROOT, newPage, openBrowser } = await import('../web/test/browser/harness.mjs');
-  const browser = await openBrowser({ root: REPO_ROOT, webgpu: true, args: values['chromium-arg'] });
+  const browser = await openBrowser({
+    root: REPO_ROOT,
+    webgpu: true,
+    args: values['chromium-arg'],
+  });
   try {
     const page = await newPage(browser.context);
     page.on('console', (message) => {
@@ -46,7 +52,10 @@ if (values.browser) {
     await page.goto(`${browser.base}/bench/webgpu.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     console.log(HEADER);
-    const result = await page.evaluate((o) => window.runBenchmark({ ...o, log: console.log }), options);
+    const result = await page.evaluate(
+      (o) => window.runBenchmark({ ...o, log: console.log }),
+      options,
+    );
     report(result, 'headless Chromium');
   } finally {
     await browser.close();

@@ -58,7 +58,8 @@ class CallBlock {
     const std::int64_t address = to_int(entry[0], name);
     const std::int64_t length = to_int(entry[1], name);
     if (address == 0) {
-      if (length != 0) throw attnlens::InvalidArgumentError(name, "has a length but no wasm address");
+      if (length != 0)
+        throw attnlens::InvalidArgumentError(name, "has a length but no wasm address");
       return {};
     }
     const auto heap = static_cast<std::int64_t>(emscripten_get_heap_size());
@@ -85,28 +86,40 @@ class CallBlock {
 
 attnlens::ScoreFunction score_function(const CallBlock& block) {
   switch (block.integer(cb::kScore, "score")) {
-    case cb::kScaledDot: return attnlens::ScoreFunction::kScaledDot;
-    case cb::kDot: return attnlens::ScoreFunction::kDot;
-    case cb::kCosine: return attnlens::ScoreFunction::kCosine;
-    case cb::kAdditive: return attnlens::ScoreFunction::kAdditive;
-    default: throw attnlens::InvalidArgumentError("score", "unknown score function code");
+    case cb::kScaledDot:
+      return attnlens::ScoreFunction::kScaledDot;
+    case cb::kDot:
+      return attnlens::ScoreFunction::kDot;
+    case cb::kCosine:
+      return attnlens::ScoreFunction::kCosine;
+    case cb::kAdditive:
+      return attnlens::ScoreFunction::kAdditive;
+    default:
+      throw attnlens::InvalidArgumentError("score", "unknown score function code");
   }
 }
 
 attnlens::Strategy strategy(const CallBlock& block) {
   switch (block.integer(cb::kStrategy, "strategy")) {
-    case cb::kAuto: return attnlens::Strategy::kAuto;
-    case cb::kMaterialized: return attnlens::Strategy::kMaterialized;
-    case cb::kStreaming: return attnlens::Strategy::kStreaming;
-    default: throw attnlens::InvalidArgumentError("strategy", "unknown strategy code");
+    case cb::kAuto:
+      return attnlens::Strategy::kAuto;
+    case cb::kMaterialized:
+      return attnlens::Strategy::kMaterialized;
+    case cb::kStreaming:
+      return attnlens::Strategy::kStreaming;
+    default:
+      throw attnlens::InvalidArgumentError("strategy", "unknown strategy code");
   }
 }
 
 double strategy_code(attnlens::Strategy s) {
   switch (s) {
-    case attnlens::Strategy::kMaterialized: return cb::kMaterialized;
-    case attnlens::Strategy::kStreaming: return cb::kStreaming;
-    case attnlens::Strategy::kAuto: break;
+    case attnlens::Strategy::kMaterialized:
+      return cb::kMaterialized;
+    case attnlens::Strategy::kStreaming:
+      return cb::kStreaming;
+    case attnlens::Strategy::kAuto:
+      break;
   }
   return cb::kAuto;
 }
@@ -121,10 +134,16 @@ attnlens::MaskSpec mask_spec(const CallBlock& block) {
                                      block.integer(cb::kWindowAfter, "window.after"), dilation};
   }
   switch (block.integer(cb::kSparsePattern, "sparse.pattern")) {
-    case cb::kSparseNone: break;
-    case cb::kSparseStrided: m.sparse.pattern = attnlens::SparsePattern::kStrided; break;
-    case cb::kSparseFixed: m.sparse.pattern = attnlens::SparsePattern::kFixed; break;
-    default: throw attnlens::InvalidArgumentError("sparse.pattern", "unknown pattern code");
+    case cb::kSparseNone:
+      break;
+    case cb::kSparseStrided:
+      m.sparse.pattern = attnlens::SparsePattern::kStrided;
+      break;
+    case cb::kSparseFixed:
+      m.sparse.pattern = attnlens::SparsePattern::kFixed;
+      break;
+    default:
+      throw attnlens::InvalidArgumentError("sparse.pattern", "unknown pattern code");
   }
   if (m.sparse.pattern != attnlens::SparsePattern::kNone) {
     m.sparse.stride = block.integer(cb::kSparseStride, "sparse.stride");
@@ -140,7 +159,8 @@ attnlens::MaskSpec mask_spec(const CallBlock& block) {
 attnlens::AttentionOptions attention_options(const CallBlock& block) {
   attnlens::AttentionOptions opt;
   opt.score = score_function(block);
-  if (!std::isnan(block.number(cb::kScale))) opt.scale = static_cast<float>(block.number(cb::kScale));
+  if (!std::isnan(block.number(cb::kScale)))
+    opt.scale = static_cast<float>(block.number(cb::kScale));
   opt.temperature = static_cast<float>(block.number(cb::kTemperature));
   opt.strategy = strategy(block);
   opt.mask = mask_spec(block);
@@ -168,7 +188,8 @@ void write_stats(CallBlock& block, const attnlens::AttentionStats& stats) {
   block.set(cb::kResultThreads, stats.threads);
 }
 
-CallResult error_object(const char* kind, const std::string& parameter, const std::string& message) {
+CallResult error_object(const char* kind, const std::string& parameter,
+                        const std::string& message) {
   val e = val::object();
   e.set("kind", kind);
   e.set("parameter", parameter);
@@ -198,9 +219,9 @@ CallResult guarded(std::uintptr_t address, Body&& body) {
 // _attention(block): q, k, v, output, weights?, scores? -> stats in the block.
 CallResult attention(std::uintptr_t address) {
   return guarded(address, [](CallBlock& block) {
-    const attnlens::AttentionInputs in{attention_shape(block), block.array<const float>(cb::kQ, "q"),
-                                       block.array<const float>(cb::kK, "k"),
-                                       block.array<const float>(cb::kV, "v")};
+    const attnlens::AttentionInputs in{
+        attention_shape(block), block.array<const float>(cb::kQ, "q"),
+        block.array<const float>(cb::kK, "k"), block.array<const float>(cb::kV, "v")};
     const attnlens::AttentionOutputs out{block.array<float>(cb::kOutput, "output"),
                                          block.array<float>(cb::kWeights, "weights"),
                                          block.array<float>(cb::kScores, "scores")};
@@ -213,16 +234,24 @@ CallResult attention(std::uintptr_t address) {
 CallResult multi_head(std::uintptr_t address) {
   return guarded(address, [](CallBlock& block) {
     attnlens::MultiHeadInputs in;
-    in.shape = {block.integer(cb::kHeads, "heads"),         block.integer(cb::kHeadDim, "headDim"),
-                block.integer(cb::kValueDim, "valueDim"),   block.integer(cb::kQueryLength, "queryLength"),
-                block.integer(cb::kKeyLength, "keyLength"), block.integer(cb::kModelDim, "modelDim"),
-                block.integer(cb::kKeyModelDim, "keyModelDim"), block.integer(cb::kOutDim, "outDim")};
+    in.shape = {block.integer(cb::kHeads, "heads"),
+                block.integer(cb::kHeadDim, "headDim"),
+                block.integer(cb::kValueDim, "valueDim"),
+                block.integer(cb::kQueryLength, "queryLength"),
+                block.integer(cb::kKeyLength, "keyLength"),
+                block.integer(cb::kModelDim, "modelDim"),
+                block.integer(cb::kKeyModelDim, "keyModelDim"),
+                block.integer(cb::kOutDim, "outDim")};
     in.x_query = block.array<const float>(cb::kX, "x");
     in.x_key_value = block.array<const float>(cb::kSource, "source");
-    in.weights = {block.array<const float>(cb::kWQuery, "wQuery"), block.array<const float>(cb::kWKey, "wKey"),
-                  block.array<const float>(cb::kWValue, "wValue"), block.array<const float>(cb::kWOut, "wOut"),
-                  block.array<const float>(cb::kBQuery, "bQuery"), block.array<const float>(cb::kBKey, "bKey"),
-                  block.array<const float>(cb::kBValue, "bValue"), block.array<const float>(cb::kBOut, "bOut")};
+    in.weights = {block.array<const float>(cb::kWQuery, "wQuery"),
+                  block.array<const float>(cb::kWKey, "wKey"),
+                  block.array<const float>(cb::kWValue, "wValue"),
+                  block.array<const float>(cb::kWOut, "wOut"),
+                  block.array<const float>(cb::kBQuery, "bQuery"),
+                  block.array<const float>(cb::kBKey, "bKey"),
+                  block.array<const float>(cb::kBValue, "bValue"),
+                  block.array<const float>(cb::kBOut, "bOut")};
     const attnlens::MultiHeadOutputs out{
         block.array<float>(cb::kOutput, "output"), block.array<float>(cb::kWeights, "weights"),
         block.array<float>(cb::kScores, "scores"), block.array<float>(cb::kQ, "q"),
@@ -234,7 +263,8 @@ CallResult multi_head(std::uintptr_t address) {
 // _maskMatrix(block): shape, head, mask options -> the [Nq, Nk] bytes in maskOut.
 CallResult mask_matrix(std::uintptr_t address) {
   return guarded(address, [](CallBlock& block) {
-    attnlens::mask_matrix(mask_spec(block), attention_shape(block), block.integer(cb::kHead, "head"),
+    attnlens::mask_matrix(mask_spec(block), attention_shape(block),
+                          block.integer(cb::kHead, "head"),
                           block.array<unsigned char>(cb::kMaskOut, "out"));
   });
 }

@@ -25,27 +25,27 @@ enum Slot : int {
   kKeyModelDim,
   kOutDim,
   // Options.
-  kScore,           // ScoreCode
-  kScale,           // NaN: the score function's default
+  kScore,  // ScoreCode
+  kScale,  // NaN: the score function's default
   kTemperature,
   kStrategy,        // StrategyCode
   kCausal,          // 0 or 1
   kWindowDilation,  // 0: no window; else the window's dilation (>= 1)
   kWindowBefore,
   kWindowAfter,
-  kSparsePattern,   // SparseCode
+  kSparsePattern,  // SparseCode
   kSparseStride,
   kSparseSummary,
   kAdditiveHidden,
-  kHead,            // maskMatrix: the head whose mask is wanted
-  kThreads,         // AttentionOptions::threads (JS writes 1 unless the call is to be split)
+  kHead,     // maskMatrix: the head whose mask is wanted
+  kThreads,  // AttentionOptions::threads (JS writes 1 unless the call is to be split)
   // Results, written by the call.
   kResultStrategy,  // StrategyCode of the strategy that ran
   kResultTilesVisited,
   kResultTilesTotal,
   kResultScratchBytes,
-  kResultBytes,     // workingSetBytes
-  kResultThreads,   // threads that took part
+  kResultBytes,    // workingSetBytes
+  kResultThreads,  // threads that took part
   kSlotCount
 };
 

@@ -140,11 +140,11 @@ Problem draw_problem(FuzzedDataProvider& in) {
   Problem p;
   p.shape.heads = in.ConsumeIntegralInRange<std::int64_t>(1, 4);
   p.shape.query_len = in.ConsumeIntegralInRange<std::int64_t>(1, 40);
-  p.shape.key_len = in.ConsumeBool() ? p.shape.query_len
-                                     : in.ConsumeIntegralInRange<std::int64_t>(1, 40);
+  p.shape.key_len =
+      in.ConsumeBool() ? p.shape.query_len : in.ConsumeIntegralInRange<std::int64_t>(1, 40);
   p.shape.head_dim = in.ConsumeIntegralInRange<std::int64_t>(1, 20);
-  p.shape.value_dim = in.ConsumeBool() ? p.shape.head_dim
-                                       : in.ConsumeIntegralInRange<std::int64_t>(1, 20);
+  p.shape.value_dim =
+      in.ConsumeBool() ? p.shape.head_dim : in.ConsumeIntegralInRange<std::int64_t>(1, 20);
   const auto h = static_cast<std::size_t>(p.shape.heads);
   const auto nq = static_cast<std::size_t>(p.shape.query_len);
   const auto nk = static_cast<std::size_t>(p.shape.key_len);
@@ -179,23 +179,22 @@ Problem draw_problem(FuzzedDataProvider& in) {
   if (in.ConsumeIntegralInRange<int>(0, 7) == 0) break_one_rule(in, p);
 
   const MaskSpec& m = o.mask;
-  p.description = "H=" + std::to_string(h) + " Nq=" + std::to_string(nq) + " Nk=" +
-                  std::to_string(nk) + " D=" + std::to_string(d) + " Dv=" + std::to_string(dv) +
-                  " score=" + std::to_string(static_cast<int>(o.score)) +
-                  " strategy=" + std::to_string(static_cast<int>(o.strategy)) + " kernels=" +
-                  o.kernels->name + " threads=" + std::to_string(o.threads) +
-                  " temperature=" + std::to_string(o.temperature) +
-                  " causal=" + std::to_string(m.causal) +
-                  (m.window ? " window=" + std::to_string(m.window->before) + "/" +
-                                  std::to_string(m.window->after) + "/" +
-                                  std::to_string(m.window->dilation)
-                            : "") +
-                  " sparse=" + std::to_string(static_cast<int>(m.sparse.pattern)) +
-                  " globals=" + std::to_string(m.global_tokens.size()) +
-                  " key_lengths=" + std::to_string(!m.key_lengths.empty()) +
-                  " key_valid=" + std::to_string(!m.key_valid.empty()) +
-                  " custom=" + std::to_string(!m.custom.empty()) +
-                  (p.broken.empty() ? "" : " broken: " + p.broken);
+  p.description =
+      "H=" + std::to_string(h) + " Nq=" + std::to_string(nq) + " Nk=" + std::to_string(nk) +
+      " D=" + std::to_string(d) + " Dv=" + std::to_string(dv) +
+      " score=" + std::to_string(static_cast<int>(o.score)) +
+      " strategy=" + std::to_string(static_cast<int>(o.strategy)) + " kernels=" + o.kernels->name +
+      " threads=" + std::to_string(o.threads) + " temperature=" + std::to_string(o.temperature) +
+      " causal=" + std::to_string(m.causal) +
+      (m.window ? " window=" + std::to_string(m.window->before) + "/" +
+                      std::to_string(m.window->after) + "/" + std::to_string(m.window->dilation)
+                : "") +
+      " sparse=" + std::to_string(static_cast<int>(m.sparse.pattern)) +
+      " globals=" + std::to_string(m.global_tokens.size()) +
+      " key_lengths=" + std::to_string(!m.key_lengths.empty()) +
+      " key_valid=" + std::to_string(!m.key_valid.empty()) +
+      " custom=" + std::to_string(!m.custom.empty()) +
+      (p.broken.empty() ? "" : " broken: " + p.broken);
   return p;
 }
 

@@ -14,7 +14,16 @@
 //                             wasm/*.js + *.wasm (the Node-only CLI in src/cli/ is left out)
 //
 // Embedding the widget from the dist: <script type="module" src="<dist>/widget/attnlens-widget.js">.
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,12 +33,32 @@ const web = join(repo, 'web');
 const { values } = parseArgs({ options: { out: { type: 'string', default: join(web, 'dist') } } });
 const out = resolve(values.out);
 
-const REQUIRED_WASM = ['attnlens-relaxed.js', 'attnlens-relaxed.wasm', 'attnlens-simd.js', 'attnlens-simd.wasm',
-  'attnlens-scalar.js', 'attnlens-scalar.wasm', 'attnlens-relaxed-threads.js', 'attnlens-relaxed-threads.wasm',
-  'attnlens-relaxed-threads.worker.js', 'attnlens-simd-threads.js', 'attnlens-simd-threads.wasm',
-  'attnlens-simd-threads.worker.js'];
+const REQUIRED_WASM = [
+  'attnlens-relaxed.js',
+  'attnlens-relaxed.wasm',
+  'attnlens-simd.js',
+  'attnlens-simd.wasm',
+  'attnlens-scalar.js',
+  'attnlens-scalar.wasm',
+  'attnlens-relaxed-threads.js',
+  'attnlens-relaxed-threads.wasm',
+  'attnlens-relaxed-threads.worker.js',
+  'attnlens-simd-threads.js',
+  'attnlens-simd-threads.wasm',
+  'attnlens-simd-threads.worker.js',
+];
 const SKIPPED_SOURCE_DIRS = new Set(['cli']);
-const SERVED_EXTENSIONS = new Set(['.html', '.js', '.mjs', '.css', '.svg', '.wasm', '.json', '.png', '.ico']);
+const SERVED_EXTENSIONS = new Set([
+  '.html',
+  '.js',
+  '.mjs',
+  '.css',
+  '.svg',
+  '.wasm',
+  '.json',
+  '.png',
+  '.ico',
+]);
 
 function fail(message) {
   console.error(`build-site: ${message}`);
@@ -45,21 +74,24 @@ for (const file of REQUIRED_WASM) {
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-const copyTree = (from, to, skip = () => false) => cpSync(from, to, {
-  recursive: true,
-  filter: (source) => {
-    const name = relative(from, source);
-    if (!name) return true;
-    if (skip(name, source)) return false;
-    return statSync(source).isDirectory() || SERVED_EXTENSIONS.has(extname(source));
-  },
-});
+const copyTree = (from, to, skip = () => false) =>
+  cpSync(from, to, {
+    recursive: true,
+    filter: (source) => {
+      const name = relative(from, source);
+      if (!name) return true;
+      if (skip(name, source)) return false;
+      return statSync(source).isDirectory() || SERVED_EXTENSIONS.has(extname(source));
+    },
+  });
 
 copyTree(join(web, 'demo'), join(out, 'demo'));
 copyTree(join(web, 'widget'), join(out, 'widget'));
 copyTree(join(web, 'src'), join(out, 'src'), (name) => SKIPPED_SOURCE_DIRS.has(name.split('/')[0]));
 
-writeFileSync(join(out, 'index.html'), `<!doctype html>
+writeFileSync(
+  join(out, 'index.html'),
+  `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -71,7 +103,8 @@ writeFileSync(join(out, 'index.html'), `<!doctype html>
   <p><a href="./demo/">attnlens demo</a> · <a href="./widget/blog.html">widget sample</a></p>
 </body>
 </html>
-`);
+`,
+);
 
 // Every relative import in the copied modules and every src/href in the pages must exist in the
 // output: a file left behind would only show up as a 404 in a reader's browser.
@@ -92,11 +125,17 @@ for (const file of walk(out)) {
   const ext = extname(file);
   if (ext !== '.js' && ext !== '.html') continue;
   // Comments may quote import syntax; only code counts.
-  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  const references = ext === '.js'
-    ? [...text.matchAll(/(?:import|export)[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|new URL\(\s*['"](\.{1,2}\/[^'"]+)['"],\s*import\.meta\.url/g)]
-      .map((m) => m[1] ?? m[2] ?? m[3])
-    : [...text.matchAll(/(?:src|href)="(\.{1,2}\/[^"#?]+)/g)].map((m) => m[1]);
+  const text = readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+  const references =
+    ext === '.js'
+      ? [
+          ...text.matchAll(
+            /(?:import|export)[^'"`;]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|new URL\(\s*['"](\.{1,2}\/[^'"]+)['"],\s*import\.meta\.url/g,
+          ),
+        ].map((m) => m[1] ?? m[2] ?? m[3])
+      : [...text.matchAll(/(?:src|href)="(\.{1,2}\/[^"#?]+)/g)].map((m) => m[1]);
   for (const reference of references) {
     const target = resolve(dirname(file), reference);
     const isPageDir = reference.endsWith('/') && existsSync(join(target, 'index.html'));
@@ -105,6 +144,10 @@ for (const file of walk(out)) {
 }
 if (problems.length) fail(`unresolved references in the output:\n  ${problems.join('\n  ')}`);
 
-console.log(`attnlens site: ${files} files, ${(bytes / 1024).toFixed(0)} KiB in ${relative(process.cwd(), out) || out}`);
+console.log(
+  `attnlens site: ${files} files, ${(bytes / 1024).toFixed(0)} KiB in ${relative(process.cwd(), out) || out}`,
+);
 console.log('  demo:   demo/index.html');
-console.log('  widget: widget/attnlens-widget.js (sample: widget/blog.html, strict CSP: widget/csp.html)');
+console.log(
+  '  widget: widget/attnlens-widget.js (sample: widget/blog.html, strict CSP: widget/csp.html)',
+);

@@ -43,7 +43,13 @@ const PLAIN_HEADERS = {
 };
 
 /** `isolated: false` leaves out COOP/COEP, so pages are not cross-origin isolated. */
-export function startServer({ root, port = 8080, host = '127.0.0.1', index = '/demo/', isolated = true } = {}) {
+export function startServer({
+  root,
+  port = 8080,
+  host = '127.0.0.1',
+  index = '/demo/',
+  isolated = true,
+} = {}) {
   const ISOLATION_HEADERS = isolated ? ISOLATION_HEADERS_ALL : PLAIN_HEADERS;
   const base = resolve(root);
   const server = createServer((req, res) => {
@@ -71,7 +77,8 @@ export function startServer({ root, port = 8080, host = '127.0.0.1', index = '/d
         target = join(target, 'index.html');
         stats = statSync(target);
       }
-      const type = MIME_TYPES[target.endsWith('.d.ts') ? '.d.ts' : extname(target)] ??
+      const type =
+        MIME_TYPES[target.endsWith('.d.ts') ? '.d.ts' : extname(target)] ??
         'application/octet-stream';
       res.writeHead(200, {
         'Content-Type': type,

@@ -30,8 +30,7 @@ void require_finite_result(FloatView values, const AttentionShape& shape, std::i
     const std::int64_t row = static_cast<std::int64_t>(bad) / row_len;
     const std::int64_t head = row / shape.query_len, query = row % shape.query_len;
     throw NonFiniteError(name, "attention overflowed float32 at head " + std::to_string(head) +
-                                   ", query " + std::to_string(query) +
-                                   "; rescale the inputs");
+                                   ", query " + std::to_string(query) + "; rescale the inputs");
   }
 }
 
@@ -45,8 +44,8 @@ Strategy pick_strategy(const AttentionOptions& options, const AttentionOutputs& 
 
 namespace detail {
 
-bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& options,
-                         float factor, const InputMagnitudes& magnitudes) {
+bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& options, float factor,
+                         const InputMagnitudes& magnitudes) {
   // Bounds in double; a quarter of FLT_MAX leaves room for the online-softmax arithmetic.
   const double limit = std::numeric_limits<float>::max() / 4.0;
   const double d = static_cast<double>(in.shape.head_dim);
@@ -81,10 +80,16 @@ AttentionStats attention(const AttentionInputs& inputs, const AttentionOptions& 
                          const AttentionOutputs& outputs) {
   const detail::InputMagnitudes magnitudes = detail::validate_attention(inputs, options, outputs);
   const KernelSet& kernels = options.kernels ? *options.kernels : default_kernel_set();
-  const float scale = options.scale ? *options.scale : default_scale(options.score, inputs.shape.head_dim);
+  const float scale =
+      options.scale ? *options.scale : default_scale(options.score, inputs.shape.head_dim);
   const detail::MaskEvaluator mask(options.mask, inputs.shape);
   const float factor = scale / options.temperature;
-  const detail::Problem problem{inputs,  options, outputs, kernels, mask, factor,
+  const detail::Problem problem{inputs,
+                                options,
+                                outputs,
+                                kernels,
+                                mask,
+                                factor,
                                 detail::logits_may_overflow(inputs, options, factor, magnitudes),
                                 detail::resolve_threads(options.threads)};
 
@@ -105,17 +110,18 @@ AttentionResult attention(const AttentionInputs& inputs, const AttentionOptions&
   detail::validate_shape(inputs.shape);
   const AttentionShape& s = inputs.shape;
   AttentionResult result;
-  result.output.resize(detail::to_size(s.heads * s.query_len * s.value_dim, sizeof(float), "output"));
+  result.output.resize(
+      detail::to_size(s.heads * s.query_len * s.value_dim, sizeof(float), "output"));
   if (return_weights || return_scores) {
     const std::size_t weights =
         detail::to_size(s.heads * s.query_len * s.key_len, sizeof(float), "weights");
     if (return_weights) result.weights.resize(weights);
     if (return_scores) result.scores.resize(weights);
   }
-  result.stats = attention(inputs, options,
-                           AttentionOutputs{MutableFloatView(result.output),
-                                            MutableFloatView(result.weights),
-                                            MutableFloatView(result.scores)});
+  result.stats =
+      attention(inputs, options,
+                AttentionOutputs{MutableFloatView(result.output), MutableFloatView(result.weights),
+                                 MutableFloatView(result.scores)});
   return result;
 }
 
@@ -123,9 +129,10 @@ std::int64_t working_set_bytes(const AttentionShape& shape, Strategy strategy,
                                const AttentionOptions& options) {
   detail::validate_shape(shape);
   const std::int64_t f = sizeof(float);
-  const std::int64_t depth = options.score == ScoreFunction::kAdditive && options.additive.hidden > 0
-                                 ? options.additive.hidden
-                                 : shape.head_dim;
+  const std::int64_t depth =
+      options.score == ScoreFunction::kAdditive && options.additive.hidden > 0
+          ? options.additive.hidden
+          : shape.head_dim;
   // One head's packed operands (prepare.h) and one query panel's scratch (query_panel.h).
   const std::int64_t keys4 = detail::round_up(shape.key_len, detail::kPanelKeys);
   const std::int64_t values4 = detail::round_up(shape.value_dim, detail::kPanelKeys);

@@ -84,7 +84,8 @@ AttentionStats run_materialized(const Problem& p) {
       qp.finish(out + q0 * s.value_dim);
       float inverse_sums[kPanelQueries];
       for (std::int64_t j = 0; j < kPanelQueries; ++j) inverse_sums[j] = qp.inverse_sum(j);
-      p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, inverse_sums, weights + q0 * nk, keys);
+      p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, inverse_sums, weights + q0 * nk,
+                              keys);
     }
   };
 

@@ -67,7 +67,8 @@ void run_keys(std::vector<QueryPanel>& panels, const std::vector<KeyRange>& reac
       const std::int64_t k0 = std::max(lo, reach[i].begin), k1 = std::min(end, reach[i].end);
       if (k0 >= k1) continue;
       QueryPanel& qp = panels[i];
-      qp.compute_scores(round_down(k0, kPanelKeys), std::min(round_up(k1, kPanelKeys), padded_keys));
+      qp.compute_scores(round_down(k0, kPanelKeys),
+                        std::min(round_up(k1, kPanelKeys), padded_keys));
       if (p.check_scores) qp.check_finite(k0, k1);
       qp.apply_mask(k0, k1);
       qp.softmax_and_values();
@@ -89,10 +90,10 @@ struct StreamingHead {
 
 AttentionStats run_streaming(const Problem& p) {
   const AttentionShape& s = p.inputs.shape;
-  const std::int64_t bq = std::min(p.options.query_block > 0 ? p.options.query_block
-                                                             : kDefaultQueryBlock, s.query_len);
-  const std::int64_t bk = std::min(p.options.key_block > 0 ? p.options.key_block
-                                                           : kDefaultKeyBlock, s.key_len);
+  const std::int64_t bq =
+      std::min(p.options.query_block > 0 ? p.options.query_block : kDefaultQueryBlock, s.query_len);
+  const std::int64_t bk =
+      std::min(p.options.key_block > 0 ? p.options.key_block : kDefaultKeyBlock, s.key_len);
   const std::int64_t q_blocks = div_up(s.query_len, bq);
   const std::int64_t k_tiles = div_up(s.key_len, bk);
   const std::int64_t chunk = std::min(kStreamingChunk, round_up(s.key_len, kPanelKeys));
@@ -113,8 +114,8 @@ AttentionStats run_streaming(const Problem& p) {
     std::vector<QueryPanel> panels;
     panels.reserve(panels_per_block);
     for (std::size_t i = 0; i < panels_per_block; ++i) panels.emplace_back(p, ops, h, chunk);
-    const ScratchLease panels_lease(meter,
-                                    static_cast<std::int64_t>(panels_per_block) * panels[0].bytes());
+    const ScratchLease panels_lease(
+        meter, static_cast<std::int64_t>(panels_per_block) * panels[0].bytes());
     std::vector<std::int64_t> visit;
     std::vector<KeyRange> reach(panels_per_block);
     float* out = p.outputs.output.data + h * s.query_len * s.value_dim;

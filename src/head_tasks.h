@@ -45,7 +45,8 @@ class SharedHeads {
  public:
   SharedHeads(std::int64_t heads, const std::vector<HeadTask>& tasks)
       : slots_(new Slot[static_cast<std::size_t>(heads)]) {
-    for (const HeadTask& t : tasks) slots_[t.head].tasks_left.fetch_add(1, std::memory_order_relaxed);
+    for (const HeadTask& t : tasks)
+      slots_[t.head].tasks_left.fetch_add(1, std::memory_order_relaxed);
   }
 
   // The state of head h; `make()` returns a std::unique_ptr<State> and runs once per head (other

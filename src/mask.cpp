@@ -19,9 +19,9 @@ void mask_matrix(const MaskSpec& mask, const AttentionShape& shape, std::int64_t
   detail::validate_shape(shape);
   detail::validate_mask(mask, shape);
   detail::require_in_range(head, 0, shape.heads - 1, "head");
-  detail::require_length(out.size, shape.query_len * shape.key_len, "out",
-                         "query_len*key_len = " +
-                             detail::product_text({shape.query_len, shape.key_len}));
+  detail::require_length(
+      out.size, shape.query_len * shape.key_len, "out",
+      "query_len*key_len = " + detail::product_text({shape.query_len, shape.key_len}));
   const detail::MaskEvaluator eval(mask, shape);
   for (std::int64_t i = 0; i < shape.query_len; ++i) {
     for (std::int64_t j = 0; j < shape.key_len; ++j) {

@@ -104,8 +104,8 @@ class MaskEvaluator {
   const std::int64_t* key_lengths_ = nullptr;
   const unsigned char* key_valid_ = nullptr;
   const unsigned char* custom_ = nullptr;
-  std::vector<unsigned char> global_flags_;   // per position, empty when there are none
-  std::vector<std::int64_t> global_prefix_;   // prefix counts of global_flags_
+  std::vector<unsigned char> global_flags_;  // per position, empty when there are none
+  std::vector<std::int64_t> global_prefix_;  // prefix counts of global_flags_
   bool restricts_nothing_;
 };
 

@@ -51,7 +51,8 @@ int project(const KernelSet& kernels, FloatView x, std::int64_t rows, std::int64
     }
     for (const float* v = out.data() + r0 * cols; v != out.data() + r1 * cols; ++v) {
       if (!std::isfinite(*v)) {
-        throw NonFiniteError(what, std::string(what) + " overflowed float32; rescale the inputs or weights");
+        throw NonFiniteError(
+            what, std::string(what) + " overflowed float32; rescale the inputs or weights");
       }
     }
   });
@@ -77,11 +78,14 @@ MultiHeadShape resolve_shape(const MultiHeadShape& shape) {
   if (r.key_len == 0) r.key_len = r.query_len;
   if (r.key_model_dim == 0) r.key_model_dim = r.model_dim;
   if (r.out_dim == 0) r.out_dim = r.model_dim;
-  struct Dim { std::int64_t value; const char* name; };
-  for (const Dim& d : {Dim{r.heads, "heads"}, Dim{r.head_dim, "head_dim"},
-                       Dim{r.value_dim, "value_dim"}, Dim{r.query_len, "query_len"},
-                       Dim{r.key_len, "key_len"}, Dim{r.model_dim, "model_dim"},
-                       Dim{r.key_model_dim, "key_model_dim"}, Dim{r.out_dim, "out_dim"}}) {
+  struct Dim {
+    std::int64_t value;
+    const char* name;
+  };
+  for (const Dim& d :
+       {Dim{r.heads, "heads"}, Dim{r.head_dim, "head_dim"}, Dim{r.value_dim, "value_dim"},
+        Dim{r.query_len, "query_len"}, Dim{r.key_len, "key_len"}, Dim{r.model_dim, "model_dim"},
+        Dim{r.key_model_dim, "key_model_dim"}, Dim{r.out_dim, "out_dim"}}) {
     if (d.value < 1) throw RangeError(d.name, "must be at least 1, got " + std::to_string(d.value));
   }
   // Every size the call allocates or reads, checked once.
@@ -92,10 +96,12 @@ MultiHeadShape resolve_shape(const MultiHeadShape& shape) {
   detail::to_size(checked_mul(r.key_model_dim, hdv, "w_value"), sizeof(float), "w_value");
   detail::to_size(checked_mul(hdv, r.out_dim, "w_out"), sizeof(float), "w_out");
   detail::to_size(checked_mul(r.query_len, r.model_dim, "x_query"), sizeof(float), "x_query");
-  detail::to_size(checked_mul(r.key_len, r.key_model_dim, "x_key_value"), sizeof(float), "x_key_value");
+  detail::to_size(checked_mul(r.key_len, r.key_model_dim, "x_key_value"), sizeof(float),
+                  "x_key_value");
   detail::to_size(checked_mul(r.query_len, r.out_dim, "output"), sizeof(float), "output");
   detail::to_size(checked_mul(r.query_len, hd, "heads*query_len*head_dim"), sizeof(float), "q");
-  detail::to_size(checked_mul(r.key_len, std::max(hd, hdv), "heads*key_len*head_dim"), sizeof(float), "k");
+  detail::to_size(checked_mul(r.key_len, std::max(hd, hdv), "heads*key_len*head_dim"),
+                  sizeof(float), "k");
   return r;
 }
 
@@ -108,8 +114,9 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
                                                   "was given");
   }
   if (self && in.shape.key_model_dim != 0 && in.shape.key_model_dim != in.shape.model_dim) {
-    throw InvalidArgumentError("x_key_value", "key_model_dim differs from model_dim but no "
-                                              "x_key_value was given");
+    throw InvalidArgumentError("x_key_value",
+                               "key_model_dim differs from model_dim but no "
+                               "x_key_value was given");
   }
   const MultiHeadShape s = resolve_shape(in.shape);
   // attention() checks the options again; the projections need `threads` before it runs.
@@ -136,13 +143,22 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
   require_optional_length(w.b_out, "b_out", "out_dim", {s.out_dim});
   require_product_length(out.output.size, "output", "query_len*out_dim", {s.query_len, s.out_dim});
   const AttentionShape heads_shape{s.heads, s.query_len, s.key_len, s.head_dim, s.value_dim};
-  if (!out.q.empty()) require_product_length(out.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
-  if (!out.k.empty()) require_product_length(out.k.size, "k", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
-  if (!out.v.empty()) require_product_length(out.v.size, "v", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
-  for (const auto& [view, name] : {std::pair{in.x_query, "x_query"}, {in.x_key_value, "x_key_value"},
-                                   {w.w_query, "w_query"}, {w.w_key, "w_key"}, {w.w_value, "w_value"},
-                                   {w.w_out, "w_out"}, {w.b_query, "b_query"}, {w.b_key, "b_key"},
-                                   {w.b_value, "b_value"}, {w.b_out, "b_out"}}) {
+  if (!out.q.empty())
+    require_product_length(out.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
+  if (!out.k.empty())
+    require_product_length(out.k.size, "k", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
+  if (!out.v.empty())
+    require_product_length(out.v.size, "v", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
+  for (const auto& [view, name] : {std::pair{in.x_query, "x_query"},
+                                   {in.x_key_value, "x_key_value"},
+                                   {w.w_query, "w_query"},
+                                   {w.w_key, "w_key"},
+                                   {w.w_value, "w_value"},
+                                   {w.w_out, "w_out"},
+                                   {w.b_query, "b_query"},
+                                   {w.b_key, "b_key"},
+                                   {w.b_value, "b_value"},
+                                   {w.b_out, "b_out"}}) {
     require_finite(view, name);
   }
 
@@ -170,12 +186,12 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
   split_heads(tokens, s.key_len, s.heads, s.value_dim, v);
 
   std::vector<float> heads_out(static_cast<std::size_t>(s.heads * s.query_len * s.value_dim));
-  const AttentionInputs attn_in{heads_shape,
-                                FloatView(q, static_cast<std::size_t>(s.heads * s.query_len * s.head_dim)),
-                                FloatView(k, static_cast<std::size_t>(s.heads * s.key_len * s.head_dim)),
-                                FloatView(v, static_cast<std::size_t>(s.heads * s.key_len * s.value_dim))};
-  AttentionStats stats =
-      attention(attn_in, options, AttentionOutputs{MutableFloatView(heads_out), out.weights, out.scores});
+  const AttentionInputs attn_in{
+      heads_shape, FloatView(q, static_cast<std::size_t>(s.heads * s.query_len * s.head_dim)),
+      FloatView(k, static_cast<std::size_t>(s.heads * s.key_len * s.head_dim)),
+      FloatView(v, static_cast<std::size_t>(s.heads * s.key_len * s.value_dim))};
+  AttentionStats stats = attention(
+      attn_in, options, AttentionOutputs{MutableFloatView(heads_out), out.weights, out.scores});
 
   // Concatenate heads token-major, then the output projection.
   std::vector<float> concat(static_cast<std::size_t>(s.query_len * hdv));
@@ -190,9 +206,10 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
                                 w.b_out, tokens, "heads*w_out", threads));
   stats.threads = std::max(stats.threads, used);
   std::copy(tokens.begin(), tokens.end(), out.output.data);
-  stats.scratch_bytes += static_cast<std::int64_t>(
-      (tokens.capacity() + q_storage.size() + k_storage.size() + v_storage.size() +
-       heads_out.size() + concat.size()) * sizeof(float));
+  stats.scratch_bytes +=
+      static_cast<std::int64_t>((tokens.capacity() + q_storage.size() + k_storage.size() +
+                                 v_storage.size() + heads_out.size() + concat.size()) *
+                                sizeof(float));
   return stats;
 }
 

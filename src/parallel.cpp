@@ -1,9 +1,9 @@
 #include "parallel.h"
 
-#include "attnlens/attention.h"
-
 #include <algorithm>
 #include <exception>
+
+#include "attnlens/attention.h"
 
 #if ATTNLENS_THREADS
 #include <condition_variable>
@@ -29,7 +29,9 @@ class Job {
   // Runs tasks until none are left; called by every participating thread.
   void work() noexcept {
     running_tasks = true;
-    struct Reset { ~Reset() { running_tasks = false; } } reset;
+    struct Reset {
+      ~Reset() { running_tasks = false; }
+    } reset;
     for (;;) {
       const std::int64_t task = next_.fetch_add(1, std::memory_order_relaxed);
       if (task >= count_ || task > first_failure_.load(std::memory_order_acquire)) return;
@@ -123,7 +125,8 @@ class ThreadPool {
         generation = generation_;
       }
       try {
-        threads_.emplace_back(&ThreadPool::helper, this, static_cast<int>(threads_.size()), generation);
+        threads_.emplace_back(&ThreadPool::helper, this, static_cast<int>(threads_.size()),
+                              generation);
         const std::lock_guard<std::mutex> lock(mutex_);
         ++started_;
       } catch (const std::system_error&) {

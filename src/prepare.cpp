@@ -108,7 +108,8 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
     const std::int64_t c0 = pc * kPanelKeys, count = std::min(kPanelKeys, s.value_dim - c0);
     float* panel = packed_values_.data() + pc * padded_keys_ * kPanelKeys;
     for (std::int64_t j = 0; j < s.key_len; ++j) {
-      for (std::int64_t c = 0; c < count; ++c) panel[j * kPanelKeys + c] = v[j * s.value_dim + c0 + c];
+      for (std::int64_t c = 0; c < count; ++c)
+        panel[j * kPanelKeys + c] = v[j * s.value_dim + c0 + c];
     }
   }
 }
@@ -122,12 +123,12 @@ void HeadOperands::pack_queries(std::int64_t q0, std::int64_t rows, float* out) 
 }
 
 void HeadOperands::scores(const float* query_panel, std::int64_t q0, std::int64_t rows,
-                          std::int64_t k0, std::int64_t width, float* s, float* row) const noexcept {
+                          std::int64_t k0, std::int64_t width, float* s,
+                          float* row) const noexcept {
   if (score_ != ScoreFunction::kAdditive) {
     kernels_.panel_gemm(static_cast<std::size_t>(width / kPanelKeys),
-                        static_cast<std::size_t>(depth_),
-                        packed_keys_.data() + k0 * depth_, static_cast<std::size_t>(depth_ * kPanelKeys),
-                        query_panel, s, nullptr);
+                        static_cast<std::size_t>(depth_), packed_keys_.data() + k0 * depth_,
+                        static_cast<std::size_t>(depth_ * kPanelKeys), query_panel, s, nullptr);
     return;
   }
   for (std::int64_t j = 0; j < kPanelQueries; ++j) {
@@ -150,9 +151,9 @@ void HeadOperands::accumulate_values(const float* p, std::int64_t k0, std::int64
 }
 
 std::int64_t HeadOperands::bytes() const {
-  return static_cast<std::int64_t>((query_storage_.size() + packed_keys_.size() +
-                                    packed_values_.size() + additive_v_.size()) *
-                                   sizeof(float));
+  return static_cast<std::int64_t>(
+      (query_storage_.size() + packed_keys_.size() + packed_values_.size() + additive_v_.size()) *
+      sizeof(float));
 }
 
 }  // namespace attnlens::detail

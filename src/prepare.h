@@ -28,8 +28,8 @@ inline std::int64_t div_up(std::int64_t a, std::int64_t b) { return (a + b - 1) 
 inline std::int64_t round_down(std::int64_t a, std::int64_t b) { return a / b * b; }
 inline std::int64_t round_up(std::int64_t a, std::int64_t b) { return div_up(a, b) * b; }
 
-constexpr std::int64_t kPanelKeys = static_cast<std::int64_t>(kPanelRows);       // 4
-constexpr std::int64_t kPanelQueries = static_cast<std::int64_t>(kPanelCols);    // 8
+constexpr std::int64_t kPanelKeys = static_cast<std::int64_t>(kPanelRows);     // 4
+constexpr std::int64_t kPanelQueries = static_cast<std::int64_t>(kPanelCols);  // 8
 
 class HeadOperands {
  public:
@@ -55,8 +55,8 @@ class HeadOperands {
 
   // ot[d][j] = (rescale ? ot[d][j] * rescale[j] : 0) + sum_i V[k0 + i][d] * p[i][j], for
   // d < Dv rounded up to 4; k0 and width as for scores().
-  void accumulate_values(const float* p, std::int64_t k0, std::int64_t width,
-                         const float* rescale, float* ot) const noexcept;
+  void accumulate_values(const float* p, std::int64_t k0, std::int64_t width, const float* rescale,
+                         float* ot) const noexcept;
 
   std::int64_t value_rows() const { return value_panels_ * kPanelKeys; }  // Dv rounded up to 4
   std::int64_t bytes() const;
@@ -64,11 +64,11 @@ class HeadOperands {
  private:
   const KernelSet& kernels_;
   ScoreFunction score_;
-  std::int64_t depth_;       // inner size of the score: D, or A for additive
+  std::int64_t depth_;        // inner size of the score: D, or A for additive
   std::int64_t padded_keys_;  // Nk4
   std::int64_t value_panels_;
-  float query_fold_;         // applied while packing queries (1 when folded elsewhere)
-  const float* queries_;     // [Nq, depth], into the input or query_storage_
+  float query_fold_;      // applied while packing queries (1 when folded elsewhere)
+  const float* queries_;  // [Nq, depth], into the input or query_storage_
   std::vector<float> query_storage_;
   std::vector<float> packed_keys_;    // panels, or [A][Nk4] hidden-major keys for additive
   std::vector<float> packed_values_;  // [ceil(Dv/4)][Nk4][4]

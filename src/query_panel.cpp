@@ -100,9 +100,9 @@ void QueryPanel::finish(float* out) const noexcept {
 }
 
 std::int64_t QueryPanel::bytes() const noexcept {
-  return static_cast<std::int64_t>((queries_.size() + scores_.size() + output_t_.size() +
-                                    row_.size() + 3 * kPanelQueries) *
-                                   sizeof(float));
+  return static_cast<std::int64_t>(
+      (queries_.size() + scores_.size() + output_t_.size() + row_.size() + 3 * kPanelQueries) *
+      sizeof(float));
 }
 
 }  // namespace attnlens::detail

@@ -46,7 +46,9 @@ class QueryPanel {
   std::int64_t chunk_begin() const noexcept { return a_; }
   std::int64_t rows() const noexcept { return rows_; }
   // 1 / sum per query (0 when nothing is visible), valid after the last softmax_and_values.
-  float inverse_sum(std::int64_t j) const noexcept { return sum_[j] > 0.0f ? 1.0f / sum_[j] : 0.0f; }
+  float inverse_sum(std::int64_t j) const noexcept {
+    return sum_[j] > 0.0f ? 1.0f / sum_[j] : 0.0f;
+  }
 
   std::int64_t bytes() const noexcept;
 
@@ -56,7 +58,7 @@ class QueryPanel {
   std::int64_t head_;
   std::int64_t q0_ = 0, rows_ = 0;
   std::int64_t a_ = 0, b_ = 0;
-  bool has_output_ = false;  // false until the first chunk wrote output_t_
+  bool has_output_ = false;      // false until the first chunk wrote output_t_
   std::vector<float> queries_;   // [depth][8]
   std::vector<float> scores_;    // [max_chunk][8]
   std::vector<float> output_t_;  // [Dv rounded up to 4][8]

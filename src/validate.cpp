@@ -14,15 +14,15 @@ namespace attnlens::detail {
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what) {
   std::int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r)) {
-    throw OverflowError(what, "size product " + std::to_string(a) + "*" + std::to_string(b) +
-                                  " overflows 64 bits");
+    throw OverflowError(
+        what, "size product " + std::to_string(a) + "*" + std::to_string(b) + " overflows 64 bits");
   }
   return r;
 }
 
 std::size_t to_size(std::int64_t count, std::size_t element_bytes, const char* what) {
-  const auto max_elems = static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max() / 2) /
-                         element_bytes;
+  const auto max_elems =
+      static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max() / 2) / element_bytes;
   if (count < 0 || static_cast<std::uint64_t>(count) > max_elems) {
     throw OverflowError(what, std::to_string(count) + " elements of " +
                                   std::to_string(element_bytes) +
@@ -33,8 +33,8 @@ std::size_t to_size(std::int64_t count, std::size_t element_bytes, const char* w
 
 void require_in_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const char* name) {
   if (value < lo || value > hi) {
-    throw RangeError(name, "must be between " + std::to_string(lo) + " and " +
-                               std::to_string(hi) + ", got " + std::to_string(value));
+    throw RangeError(name, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                               ", got " + std::to_string(value));
   }
 }
 
@@ -105,10 +105,13 @@ std::string product_text(std::initializer_list<std::int64_t> factors) {
 }
 
 void validate_shape(const AttentionShape& shape) {
-  struct Dim { std::int64_t value; const char* name; };
-  for (const Dim& d : {Dim{shape.heads, "heads"}, Dim{shape.query_len, "query_len"},
-                       Dim{shape.key_len, "key_len"}, Dim{shape.head_dim, "head_dim"},
-                       Dim{shape.value_dim, "value_dim"}}) {
+  struct Dim {
+    std::int64_t value;
+    const char* name;
+  };
+  for (const Dim& d :
+       {Dim{shape.heads, "heads"}, Dim{shape.query_len, "query_len"}, Dim{shape.key_len, "key_len"},
+        Dim{shape.head_dim, "head_dim"}, Dim{shape.value_dim, "value_dim"}}) {
     if (d.value < 1) {
       throw RangeError(d.name, "must be at least 1, got " + std::to_string(d.value));
     }
@@ -146,19 +149,19 @@ void validate_mask(const MaskSpec& mask, const AttentionShape& shape) {
   for (std::size_t t = 0; t < mask.global_tokens.size(); ++t) {
     const std::int64_t p = mask.global_tokens[t];
     if (p < 0 || p >= longest) {
-      throw RangeError("global_tokens", "global_tokens[" + std::to_string(t) + "] = " +
-                                            std::to_string(p) + " is not a position in 0.." +
-                                            std::to_string(longest - 1));
+      throw RangeError("global_tokens",
+                       "global_tokens[" + std::to_string(t) + "] = " + std::to_string(p) +
+                           " is not a position in 0.." + std::to_string(longest - 1));
     }
   }
   if (!mask.key_lengths.empty()) {
-    require_length(mask.key_lengths.size(), shape.heads, "key_lengths", "one per head: " +
-                   std::to_string(shape.heads));
+    require_length(mask.key_lengths.size(), shape.heads, "key_lengths",
+                   "one per head: " + std::to_string(shape.heads));
     for (std::size_t h = 0; h < mask.key_lengths.size(); ++h) {
       const std::int64_t len = mask.key_lengths[h];
       if (len < 0 || len > shape.key_len) {
-        throw RangeError("key_lengths", "key_lengths[" + std::to_string(h) + "] = " +
-                                            std::to_string(len) + " is outside 0.." +
+        throw RangeError("key_lengths", "key_lengths[" + std::to_string(h) +
+                                            "] = " + std::to_string(len) + " is outside 0.." +
                                             std::to_string(shape.key_len));
       }
     }
@@ -235,15 +238,13 @@ InputMagnitudes validate_attention(const AttentionInputs& in, const AttentionOpt
   require_product_length(in.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
   require_product_length(in.k.size, "k", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
   require_product_length(in.v.size, "v", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
-  require_product_length(out.output.size, "output", "H*Nq*Dv",
-                         {s.heads, s.query_len, s.value_dim});
+  require_product_length(out.output.size, "output", "H*Nq*Dv", {s.heads, s.query_len, s.value_dim});
   if (!out.weights.empty()) {
     require_product_length(out.weights.size, "weights", "H*Nq*Nk",
                            {s.heads, s.query_len, s.key_len});
   }
   if (!out.scores.empty()) {
-    require_product_length(out.scores.size, "scores", "H*Nq*Nk",
-                           {s.heads, s.query_len, s.key_len});
+    require_product_length(out.scores.size, "scores", "H*Nq*Nk", {s.heads, s.query_len, s.key_len});
   }
   if (options.strategy == Strategy::kStreaming && (!out.weights.empty() || !out.scores.empty())) {
     throw InvalidArgumentError("strategy",

@@ -197,7 +197,8 @@ TEST_CASE("attention: streaming never needs the N x N matrix, even past a 32-bit
       for (std::int64_t j = first; j <= last; ++j) {
         double dot = 0.0;
         for (std::int64_t c = 0; c < 2; ++c) {
-          dot += double(p.q[std::size_t((h * n + i) * 2 + c)]) * p.k[std::size_t((h * n + j) * 2 + c)];
+          dot +=
+              double(p.q[std::size_t((h * n + i) * 2 + c)]) * p.k[std::size_t((h * n + j) * 2 + c)];
         }
         logits[j - first] = dot * scale;
         top = std::max(top, logits[j - first]);

@@ -323,9 +323,9 @@ TEST_CASE("multihead: threads give bit-identical results to one thread", "[multi
     if (threads_supported() && threads == 2) CHECK(stats.threads == 2);
     if (!threads_supported()) CHECK(stats.threads == 1);
     const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
-      return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](float x, float y) {
-               return std::memcmp(&x, &y, sizeof x) == 0;
-             });
+      return a.size() == b.size() &&
+             std::equal(a.begin(), a.end(), b.begin(),
+                        [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; });
     };
     CHECK(same(many.output, one.output));
     CHECK(same(many.weights, one.weights));
@@ -340,7 +340,8 @@ TEST_CASE("multihead: threads give bit-identical results to one thread", "[multi
   multi_head_attention(p.inputs(), options, {streamed_one, {}, {}, {}, {}, {}});
   options.threads = 2;
   multi_head_attention(p.inputs(), options, {streamed_two, {}, {}, {}, {}, {}});
-  CHECK(std::memcmp(streamed_one.data(), streamed_two.data(), streamed_one.size() * sizeof(float)) == 0);
+  CHECK(std::memcmp(streamed_one.data(), streamed_two.data(),
+                    streamed_one.size() * sizeof(float)) == 0);
 
   // A bad thread count is rejected before any projection runs.
   options.threads = -2;

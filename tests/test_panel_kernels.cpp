@@ -23,7 +23,8 @@ constexpr std::size_t kTile = kPanelRows * kPanelCols;
 // One call over `tiles` panels of depth k, A panels `a_pad` floats apart beyond their 4k, C
 // pre-filled with noise (scaled by a random column scale, or overwritten), and 8 guard floats
 // after the last tile that must survive. Bound as for the plain GEMM:
-// |error| <= 2 (k + 1) u (|C_in * scale| + sum |a||b|), for any summation order, with or without FMA.
+// |error| <= 2 (k + 1) u (|C_in * scale| + sum |a||b|), for any summation order, with or without
+// FMA.
 void check_panel_gemm(const PanelGemmKernel& kernel, std::size_t tiles, std::size_t k,
                       std::size_t a_pad, bool scaled, std::uint32_t seed) {
   Rng rng(seed);
@@ -44,8 +45,8 @@ void check_panel_gemm(const PanelGemmKernel& kernel, std::size_t tiles, std::siz
         double expected = scaled ? static_cast<double>(c_in[at]) * scale[j] : 0.0;
         double magnitude = std::fabs(expected);
         for (std::size_t p = 0; p < k; ++p) {
-          const double product = static_cast<double>(a[t * a_stride + p * kPanelRows + r]) *
-                                 b[p * kPanelCols + j];
+          const double product =
+              static_cast<double>(a[t * a_stride + p * kPanelRows + r]) * b[p * kPanelCols + j];
           expected += product;
           magnitude += std::fabs(product);
         }
@@ -71,8 +72,8 @@ void check_panel_gemm(const PanelGemmKernel& kernel, std::size_t tiles, std::siz
 
 // The online-softmax contract (base 2) evaluated in double from the same float inputs.
 // Differences the kernel forms in float (x - base) are formed in float here too, so only exp2
-// and the sums are judged: relative 2e-6 per element plus FLT_MIN (results below the normal range may flush to
-// zero), and 2e-6 + (n + 2) u for the sums.
+// and the sums are judged: relative 2e-6 per element plus FLT_MIN (results below the normal range
+// may flush to zero), and 2e-6 + (n + 2) u for the sums.
 struct SoftmaxCase {
   std::vector<float> s;  // [n][8]
   std::vector<float> max, sum;
@@ -131,7 +132,8 @@ SoftmaxCase random_block(std::size_t n, Rng& rng, float lo, float hi) {
 }
 
 // 1, 2, 3, around the unroll-free loop's trivial cases, and odd large depths.
-const std::vector<std::size_t> kDepths = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 127};
+const std::vector<std::size_t> kDepths = {0,  1,  2,  3,  4,  5,  7,  8,  9,
+                                          15, 16, 17, 31, 33, 64, 65, 127};
 
 }  // namespace
 
@@ -243,7 +245,8 @@ TEST_CASE("panel_to_rows kernels: every n and row count, padded destinations",
         INFO(kernel.name << " n=" << n << " rows=" << rows << " ldo=" << ldo);
         std::size_t bad = 0;
         for (std::size_t at = 0; at < out.size(); ++at) {
-          const std::size_t j = at / std::max<std::size_t>(ldo, 1), i = at % std::max<std::size_t>(ldo, 1);
+          const std::size_t j = at / std::max<std::size_t>(ldo, 1),
+                            i = at % std::max<std::size_t>(ldo, 1);
           const bool written = ldo > 0 && j < rows && i < n;
           const float expected = written ? panel[i * kPanelCols + j] * scale[j] : before[at];
           if (out[at] != expected && bad++ == 0) {

@@ -83,8 +83,7 @@ std::int64_t non_empty_tiles(const MaskSpec& mask, const AttentionShape& s, std:
 
 }  // namespace
 
-TEST_CASE("properties: weight rows are distributions, empty rows exactly zero",
-          "[properties]") {
+TEST_CASE("properties: weight rows are distributions, empty rows exactly zero", "[properties]") {
   const AttentionShape shape{3, 23, 19, 8, 6};
   std::uint32_t seed = 40;
   for (MaskKind kind : all_mask_kinds()) {

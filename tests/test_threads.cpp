@@ -35,7 +35,8 @@ bool bit_identical(const std::vector<float>& a, const std::vector<float>& b) {
 
 // The first index where two results differ, for the failure message.
 std::string first_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return "sizes " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
+  if (a.size() != b.size())
+    return "sizes " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) {
       return "[" + std::to_string(i) + "] " + std::to_string(a[i]) + " vs " + std::to_string(b[i]);
@@ -44,10 +45,10 @@ std::string first_difference(const std::vector<float>& a, const std::vector<floa
   return "none";
 }
 
-#define CHECK_BIT_IDENTICAL(a, b, what)                  \
-  do {                                                   \
+#define CHECK_BIT_IDENTICAL(a, b, what)                            \
+  do {                                                             \
     INFO(what << " first difference: " << first_difference(a, b)); \
-    CHECK(bit_identical(a, b));                          \
+    CHECK(bit_identical(a, b));                                    \
   } while (false)
 
 // Runs `options` with one thread and with each of kThreadCounts, comparing every output bit for
@@ -79,9 +80,9 @@ TEST_CASE("threads: every strategy and mask is bit-identical to one thread", "[t
       {3, 45, 33, 8, 12},  // H=3 with 2 threads: heads are cut into parts; cross-attention
       {2, 1, 1, 4, 4},     // N=1: one task per head at most
   };
-  const MaskKind masks[] = {MaskKind::kNone,       MaskKind::kCausal,    MaskKind::kWindow,
-                            MaskKind::kKeyLengths, MaskKind::kCustom,    MaskKind::kGlobalCausal,
-                            MaskKind::kCombined,   MaskKind::kCombinedSparse};
+  const MaskKind masks[] = {
+      MaskKind::kNone,   MaskKind::kCausal,       MaskKind::kWindow,   MaskKind::kKeyLengths,
+      MaskKind::kCustom, MaskKind::kGlobalCausal, MaskKind::kCombined, MaskKind::kCombinedSparse};
   for (const AttentionShape& shape : shapes) {
     const Problem p = make_problem(shape, 11);
     for (MaskKind kind : masks) {
@@ -105,7 +106,8 @@ TEST_CASE("threads: score functions and kernel sets are bit-identical to one thr
   options.additive = p.additive();
   options.mask.causal = true;
   for (const KernelSet& set : kernel_sets()) {
-    for (ScoreFunction score : {ScoreFunction::kDot, ScoreFunction::kCosine, ScoreFunction::kAdditive}) {
+    for (ScoreFunction score :
+         {ScoreFunction::kDot, ScoreFunction::kCosine, ScoreFunction::kAdditive}) {
       for (Strategy strategy : {Strategy::kMaterialized, Strategy::kStreaming}) {
         INFO(set.name << " " << score_name(score) << " " << strategy_name(strategy));
         options.kernels = &set;
@@ -205,8 +207,7 @@ TEST_CASE("threads: parallel_for rethrows the lowest failing task and nests inli
   // A parallel_for inside a task runs on that task's thread: the inner one reports one thread.
   std::vector<int> inner_threads(4, 0);
   detail::parallel_for(4, 2, [&](std::int64_t task) {
-    inner_threads[static_cast<std::size_t>(task)] =
-        detail::parallel_for(8, 2, [](std::int64_t) {});
+    inner_threads[static_cast<std::size_t>(task)] = detail::parallel_for(8, 2, [](std::int64_t) {});
   });
   for (int t : inner_threads) CHECK(t == 1);
 }

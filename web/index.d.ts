@@ -5,12 +5,12 @@
 
 /** The `code` of every error attnlens raises (the C++ core's ErrorKind names, plus memory). */
 export type ErrorCode =
-  | 'invalid_argument'  // raised as TypeError
-  | 'shape_mismatch'    // RangeError
-  | 'out_of_range'      // RangeError
-  | 'non_finite'        // RangeError
-  | 'size_overflow'     // RangeError
-  | 'out_of_memory';    // RangeError
+  | 'invalid_argument' // raised as TypeError
+  | 'shape_mismatch' // RangeError
+  | 'out_of_range' // RangeError
+  | 'non_finite' // RangeError
+  | 'size_overflow' // RangeError
+  | 'out_of_memory'; // RangeError
 
 /**
  * The properties attnlens adds to the TypeError / RangeError it throws. The message starts with
@@ -106,8 +106,10 @@ export type WebGpuDetection =
   | { available: false; reason: string };
 
 /** Whether a WebGPU adapter exists here (no device is created). */
-export declare function detectWebGpu(options?: { gpu?: object; powerPreference?: 'high-performance' | 'low-power' }):
-  Promise<WebGpuDetection>;
+export declare function detectWebGpu(options?: {
+  gpu?: object;
+  powerPreference?: 'high-performance' | 'low-power';
+}): Promise<WebGpuDetection>;
 
 /** True when this JavaScript engine runs WebAssembly SIMD128. */
 export declare function simdSupported(): boolean;
@@ -324,22 +326,41 @@ export interface Attention extends EventTarget {
   };
   /** Why 'auto' holds no GPU (no WebGPU, software adapter, ...), else undefined. */
   readonly webgpuUnavailable: string | undefined;
-  addEventListener(type: 'backendchange', listener: (event: BackendChangeEvent) => void,
-    options?: boolean | AddEventListenerOptions): void;
-  addEventListener(type: string, listener: EventListenerOrEventListenerObject | null,
-    options?: boolean | AddEventListenerOptions): void;
-  removeEventListener(type: 'backendchange', listener: (event: BackendChangeEvent) => void,
-    options?: boolean | EventListenerOptions): void;
-  removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null,
-    options?: boolean | EventListenerOptions): void;
+  addEventListener(
+    type: 'backendchange',
+    listener: (event: BackendChangeEvent) => void,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  removeEventListener(
+    type: 'backendchange',
+    listener: (event: BackendChangeEvent) => void,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | EventListenerOptions,
+  ): void;
   /** The C++ core's version. */
   readonly version: string;
   /** q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv], head-major. */
-  attention(q: Float32Array, k: Float32Array, v: Float32Array,
-    options: AttentionOptions): Promise<AttentionResult>;
+  attention(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    options: AttentionOptions,
+  ): Promise<AttentionResult>;
   /** x [Nq, modelDim], token-major; `options.source` for cross-attention. */
-  multiHead(x: Float32Array, weights: MultiHeadWeights,
-    options: MultiHeadOptions): Promise<MultiHeadResult>;
+  multiHead(
+    x: Float32Array,
+    weights: MultiHeadWeights,
+    options: MultiHeadOptions,
+  ): Promise<MultiHeadResult>;
   /** [queryLength * keyLength], 1 where the query may attend to the key. */
   maskMatrix(options: MaskMatrixOptions): Uint8Array;
   workingSetBytes(options: WorkingSetOptions): number;
@@ -385,8 +406,10 @@ export interface EmbedOptions {
 }
 
 /** Deterministic embeddings [tokens.length, dim], row-major. */
-export declare function embed(tokens: ReadonlyArray<string | { text: string }>,
-  options?: EmbedOptions): Float32Array;
+export declare function embed(
+  tokens: ReadonlyArray<string | { text: string }>,
+  options?: EmbedOptions,
+): Float32Array;
 
 /** The sinusoidal position encoding [length, dim]. */
 export declare function positionEncoding(length: number, dim: number): Float32Array;
@@ -407,8 +430,9 @@ export interface ProjectionWeightsOptions {
 }
 
 /** Seeded projection weights in the layout multiHead() takes, plus additive-score weights. */
-export declare function projectionWeights(options: ProjectionWeightsOptions):
-  MultiHeadWeights & { additive: AdditiveWeights };
+export declare function projectionWeights(
+  options: ProjectionWeightsOptions,
+): MultiHeadWeights & { additive: AdditiveWeights };
 
 /** 8 hex digits of FNV-1a over the bytes of a typed array. */
 export declare function fingerprint(array: ArrayBufferView): string;
@@ -417,8 +441,10 @@ export declare function fingerprint(array: ArrayBufferView): string;
 export declare function entropy(weightsRow: ArrayLike<number>): number;
 
 /** The `count` (default 3) largest weights of a row, largest first. */
-export declare function topAttended(weightsRow: ArrayLike<number>,
-  count?: number): Array<{ index: number; weight: number }>;
+export declare function topAttended(
+  weightsRow: ArrayLike<number>,
+  count?: number,
+): Array<{ index: number; weight: number }>;
 
 export interface AnalyzeOptions extends ComputeOptions, TokenizeOptions {
   /** Default 4. */
@@ -458,8 +484,13 @@ export interface LayerAnalysis {
   backend: RunningBackend;
   stats: AttentionStats;
   shape: {
-    heads: number; queryLength: number; keyLength: number; headDim: number;
-    valueDim: number; modelDim: number; outDim: number;
+    heads: number;
+    queryLength: number;
+    keyLength: number;
+    headDim: number;
+    valueDim: number;
+    modelDim: number;
+    outDim: number;
   };
 }
 
@@ -476,5 +507,8 @@ export interface PairAnalysis extends LayerAnalysis {
 export declare function analyze(text: string, options?: AnalyzeOptions): Promise<TextAnalysis>;
 
 /** Cross-attention: target tokens (queries) attend to source tokens (keys, values). */
-export declare function analyzePair(source: string, target: string,
-  options?: AnalyzeOptions): Promise<PairAnalysis>;
+export declare function analyzePair(
+  source: string,
+  target: string,
+  options?: AnalyzeOptions,
+): Promise<PairAnalysis>;

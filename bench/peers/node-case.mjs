@@ -16,7 +16,10 @@ const platform = {
   sharedMemory: true,
   loadModel: async (name) => new Uint8Array(await readFile(new URL(`${name}.onnx`, MODELS))),
   // Resident set now and the process's peak so far (bytes).
-  memory: () => ({ rss: process.memoryUsage().rss, peakRss: process.resourceUsage().maxRSS * 1024 }),
+  memory: () => ({
+    rss: process.memoryUsage().rss,
+    peakRss: process.resourceUsage().maxRSS * 1024,
+  }),
   // CPU time of the whole process, every thread included (milliseconds).
   cpuMs: () => {
     const { user, system } = process.cpuUsage();

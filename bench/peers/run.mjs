@@ -36,7 +36,11 @@ const { values } = parseArgs({
   },
 });
 
-const list = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (text) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const options = {
   where: list(values.where),
   sizes: list(values.sizes).map(Number),
@@ -48,9 +52,11 @@ const options = {
   quick: values.quick,
 };
 for (const runner of options.runners) {
-  if (!RUNNERS[runner]) throw new Error(`--runners: unknown '${runner}' (known: ${Object.keys(RUNNERS).join(', ')})`);
+  if (!RUNNERS[runner])
+    throw new Error(`--runners: unknown '${runner}' (known: ${Object.keys(RUNNERS).join(', ')})`);
 }
-for (const mask of options.masks) if (!MASKS.includes(mask)) throw new Error(`--masks: unknown '${mask}'`);
+for (const mask of options.masks)
+  if (!MASKS.includes(mask)) throw new Error(`--masks: unknown '${mask}'`);
 
 /**
  * Cases in the order they run: sizes ascending (so a larger size can be skipped from the time a
@@ -63,7 +69,8 @@ function plan() {
     for (const mask of options.masks) {
       for (const threads of options.threads) {
         for (const runner of options.runners) {
-          if (RUNNERS[runner].masks.includes(mask)) cases.push({ runner, n, mask, threads, quick: options.quick });
+          if (RUNNERS[runner].masks.includes(mask))
+            cases.push({ runner, n, mask, threads, quick: options.quick });
         }
       }
     }
@@ -84,14 +91,19 @@ function reasonToSkip(spec, earlier) {
   if (!previous) return null;
   if (previous.status === 'unavailable') return { status: 'unavailable', reason: previous.reason };
   if (previous.status === 'failed' || previous.status === 'skipped') {
-    return { status: 'skipped', reason: `not run: N=${previous.n} already ${previous.status} (${previous.error ?? previous.reason})` };
+    return {
+      status: 'skipped',
+      reason: `not run: N=${previous.n} already ${previous.status} (${previous.error ?? previous.reason})`,
+    };
   }
-  if (previous.status === 'wrong') return { status: 'skipped', reason: `not run: wrong output at N=${previous.n}` };
+  if (previous.status === 'wrong')
+    return { status: 'skipped', reason: `not run: wrong output at N=${previous.n}` };
   const estimatedMs = previous.ms * (denseFlops(spec.n) / denseFlops(previous.n));
   if (4 * estimatedMs > options.maxCaseSeconds * 1000) {
     return {
       status: 'skipped',
-      reason: `not run: one call would take about ${seconds(estimatedMs)} s (from ${previous.ms.toFixed(0)} ms at N=${previous.n}), ` +
+      reason:
+        `not run: one call would take about ${seconds(estimatedMs)} s (from ${previous.ms.toFixed(0)} ms at N=${previous.n}), ` +
         `over the ${options.maxCaseSeconds} s budget of a case`,
     };
   }
@@ -101,13 +113,25 @@ function reasonToSkip(spec, earlier) {
 function runInNode(spec) {
   return new Promise((resolve) => {
     const nodeFlags = RUNNERS[spec.runner].nodeFlags ?? [];
-    const child = spawn(process.execPath, [...nodeFlags, fileURLToPath(new URL('./node-case.mjs', import.meta.url)), JSON.stringify(spec)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        ...nodeFlags,
+        fileURLToPath(new URL('./node-case.mjs', import.meta.url)),
+        JSON.stringify(spec),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => { stdout += chunk; });
-    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 4 * options.maxCaseSeconds * 1000);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -116,7 +140,11 @@ function runInNode(spec) {
         resolve(JSON.parse(last));
       } catch {
         const why = signal ? `killed by ${signal}` : `exit code ${code}`;
-        resolve({ ...spec, status: 'failed', error: `process ${why}: ${stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 400)}` });
+        resolve({
+          ...spec,
+          status: 'failed',
+          error: `process ${why}: ${stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 400)}`,
+        });
       }
     });
   });
@@ -124,10 +152,13 @@ function runInNode(spec) {
 
 function summary(r) {
   const head = `${r.runner.padEnd(24)} N=${String(r.n).padEnd(5)} ${r.mask.padEnd(9)} ${r.threads}t`;
-  if (r.status !== 'ok') return `${head}  ${r.status}: ${r.reason ?? r.error ?? r.check?.worst ?? ''}`;
-  return `${head}  ${r.ms.toFixed(2).padStart(10)} ms ${r.gflops.toFixed(2).padStart(7)} GFLOP/s` +
+  if (r.status !== 'ok')
+    return `${head}  ${r.status}: ${r.reason ?? r.error ?? r.check?.worst ?? ''}`;
+  return (
+    `${head}  ${r.ms.toFixed(2).padStart(10)} ms ${r.gflops.toFixed(2).padStart(7)} GFLOP/s` +
     `  err ${r.check.maxAbsError.toExponential(1)}${r.cpuPerWall ? `  cpu/wall ${r.cpuPerWall.toFixed(2)}` : ''}` +
-    `  full-speed calls ${r.counted ?? '?'}/${(r.allRuns ?? r.runs).length} (all: ${(r.allMedianMs ?? r.ms).toFixed(2)} ms)`;
+    `  full-speed calls ${r.counted ?? '?'}/${(r.allRuns ?? r.runs).length} (all: ${(r.allMedianMs ?? r.ms).toFixed(2)} ms)`
+  );
 }
 
 /** Round results of one case merged: the median of every counted call (timing.js) of every round. */
@@ -138,16 +169,36 @@ function merge(rounds) {
   const mid = runs.length >> 1;
   const ms = runs.length % 2 ? runs[mid] : (runs[mid - 1] + runs[mid]) / 2;
   const allRuns = ok.flatMap((r) => r.allRuns ?? r.runs);
-  return { ...ok[0], runs, ms, minMs: runs[0], gflops: denseFlops(ok[0].n) / (ms * 1e6), roundMedians: ok.map((r) => r.ms),
-    allRuns, allMedianMs: median(allRuns), counted: ok.reduce((sum, r) => sum + (r.counted ?? r.runs.length), 0) };
+  return {
+    ...ok[0],
+    runs,
+    ms,
+    minMs: runs[0],
+    gflops: denseFlops(ok[0].n) / (ms * 1e6),
+    roundMedians: ok.map((r) => r.ms),
+    allRuns,
+    allMedianMs: median(allRuns),
+    counted: ok.reduce((sum, r) => sum + (r.counted ?? r.runs.length), 0),
+  };
 }
 
 async function runWhere(where) {
-  const chromium = where === 'chromium' ? await (await import('./browser/driver.mjs')).openChromium() : null;
-  const execute = chromium ? (spec) => chromium.runCase(spec, { log: console.log, timeoutMs: 4 * options.maxCaseSeconds * 1000 }) : runInNode;
+  const chromium =
+    where === 'chromium' ? await (await import('./browser/driver.mjs')).openChromium() : null;
+  const execute = chromium
+    ? (spec) =>
+        chromium.runCase(spec, { log: console.log, timeoutMs: 4 * options.maxCaseSeconds * 1000 })
+    : runInNode;
   try {
-    const machine = { ...describeMachine(), where, chromium: chromium?.version, loadBefore: describeMachine().load };
-    console.log(`\n== ${where}${chromium ? ` (Chromium ${chromium.version})` : ''}: wasm SIMD128 register-only peak`);
+    const machine = {
+      ...describeMachine(),
+      where,
+      chromium: chromium?.version,
+      loadBefore: describeMachine().load,
+    };
+    console.log(
+      `\n== ${where}${chromium ? ` (Chromium ${chromium.version})` : ''}: wasm SIMD128 register-only peak`,
+    );
     const peak = chromium ? await chromium.measurePeak() : await measurePeak();
     console.log(`peak ${peak.best?.toFixed(2)} GFLOP/s (median ${peak.median?.toFixed(2)})`);
 
@@ -155,17 +206,18 @@ async function runWhere(where) {
     let fullRate = peak.best ?? 0;
     const byCase = new Map();
     for (let round = 1; round <= options.rounds; round++) {
-      const earlier = new Map();  // this round's latest result per runner|mask|threads
+      const earlier = new Map(); // this round's latest result per runner|mask|threads
       console.log(`\n== ${where}: round ${round} of ${options.rounds}, ${cases.length} cases`);
       for (const spec of cases) {
         const caseKey = `${key(spec)}|${spec.n}`;
         const skip = reasonToSkip(spec, earlier);
-        const result = skip ? { ...spec, library: RUNNERS[spec.runner].library, ...skip }
-          // Cases compare their probes with the best one-thread rate seen so far in this run (its
-          // peak measurement and every earlier one-thread case's probes): a case that ran wholly
-          // while the host held part of the core has no fast probe of its own. Two-thread cases
-          // probe both threads at once and take the slower, so the same one-thread rate applies.
-          : await execute({ ...spec, fullRate });
+        const result = skip
+          ? { ...spec, library: RUNNERS[spec.runner].library, ...skip }
+          : // Cases compare their probes with the best one-thread rate seen so far in this run (its
+            // peak measurement and every earlier one-thread case's probes): a case that ran wholly
+            // while the host held part of the core has no fast probe of its own. Two-thread cases
+            // probe both threads at once and take the slower, so the same one-thread rate applies.
+            await execute({ ...spec, fullRate });
         if (result.status === 'ok' && spec.threads === 1 && result.probes?.length) {
           fullRate = Math.max(fullRate, ...result.probes);
         }

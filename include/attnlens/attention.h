@@ -61,8 +61,9 @@ struct AttentionOptions {
   std::optional<float> scale;  // default depends on `score` (see above); must be finite
   float temperature = 1.0f;    // > 0 and finite; low sharpens towards argmax, high flattens
   MaskSpec mask;
-  AdditiveWeights additive;    // required for kAdditive, ignored otherwise
-  Strategy strategy = Strategy::kAuto;  // auto: materialized if weights/scores wanted, else streaming
+  AdditiveWeights additive;  // required for kAdditive, ignored otherwise
+  Strategy strategy =
+      Strategy::kAuto;           // auto: materialized if weights/scores wanted, else streaming
   std::int64_t query_block = 0;  // streaming tile sizes; 0 picks the tuned default
   std::int64_t key_block = 0;
   const KernelSet* kernels = nullptr;  // nullptr: the fastest set compiled in
@@ -86,13 +87,13 @@ struct AttentionInputs {
 struct AttentionOutputs {
   MutableFloatView output;   // [H, Nq, Dv], required
   MutableFloatView weights;  // [H, Nq, Nk] or empty
-  MutableFloatView scores;   // [H, Nq, Nk] raw score(q, k) before scale, temperature, mask; or empty
+  MutableFloatView scores;  // [H, Nq, Nk] raw score(q, k) before scale, temperature, mask; or empty
 };
 
 struct AttentionStats {
   Strategy strategy = Strategy::kAuto;  // the one that ran
-  std::int64_t tiles_total = 0;    // (head, query block, key block) tiles in the full problem
-  std::int64_t tiles_visited = 0;  // tiles actually computed (streaming skips masked ones)
+  std::int64_t tiles_total = 0;         // (head, query block, key block) tiles in the full problem
+  std::int64_t tiles_visited = 0;       // tiles actually computed (streaming skips masked ones)
   std::int64_t scratch_bytes = 0;  // working memory beyond the caller's buffers (the peak, over
                                    // all threads of the call)
   int threads = 1;                 // threads the call's tasks were handed to, the caller

@@ -17,16 +17,15 @@ namespace attnlens {
 
 // C[m, n] (+)= A[m, k] * B[k, n]; row-major with leading dimensions; accumulate adds to C.
 using GemmFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* a,
-                        std::size_t lda, const float* b, std::size_t ldb, float* c,
-                        std::size_t ldc, bool accumulate) noexcept;
+                        std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                        bool accumulate) noexcept;
 // max(x[0..n)); -inf for n == 0.
 using RowMaxFn = float (*)(const float* x, std::size_t n) noexcept;
 // out[j] = exp(x[j] - max) (out may alias x), returns the sum; exp(-inf) is exactly 0.
 using ExpSumFn = float (*)(const float* x, float max, float* out, std::size_t n) noexcept;
 // out[j] = sum_a v[a] * tanh(qa[a] + kat[a * ldk + j]) for j < n (additive score of one query).
 using AdditiveRowFn = void (*)(std::size_t hidden, const float* qa, const float* kat,
-                               std::size_t ldk, const float* v, std::size_t n,
-                               float* out) noexcept;
+                               std::size_t ldk, const float* v, std::size_t n, float* out) noexcept;
 
 // The panel GEMM micro-kernel that both products of attention run on (scores and weights * V).
 // Operands are packed so that every load is contiguous: for t < tiles,
@@ -37,9 +36,8 @@ using AdditiveRowFn = void (*)(std::size_t hidden, const float* qa, const float*
 // queries side by side and the softmax runs down columns without horizontal reductions.
 constexpr std::size_t kPanelRows = 4;
 constexpr std::size_t kPanelCols = 8;
-using PanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float* a,
-                             std::size_t a_stride, const float* b, float* c,
-                             const float* c_scale) noexcept;
+using PanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float* a, std::size_t a_stride,
+                             const float* b, float* c, const float* c_scale) noexcept;
 // One step of the online softmax over a [n][kPanelCols] block of logits in base 2 (natural
 // logits times log2(e), which attention folds into the query scale), column by column (each
 // column is one query). Per column j, with m = max(max[j], max_i s[i][j]) and base = m, or 0
@@ -58,13 +56,34 @@ using OnlineSoftmaxFn = void (*)(std::size_t n, float* s, float* max, float* sum
 using PanelToRowsFn = void (*)(std::size_t n, const float* panel, std::size_t rows,
                                const float* scale, float* out, std::size_t ldo) noexcept;
 
-struct GemmKernel { const char* name; GemmFn fn; };
-struct RowMaxKernel { const char* name; RowMaxFn fn; };
-struct ExpSumKernel { const char* name; ExpSumFn fn; };
-struct AdditiveRowKernel { const char* name; AdditiveRowFn fn; };
-struct PanelGemmKernel { const char* name; PanelGemmFn fn; };
-struct OnlineSoftmaxKernel { const char* name; OnlineSoftmaxFn fn; };
-struct PanelToRowsKernel { const char* name; PanelToRowsFn fn; };
+struct GemmKernel {
+  const char* name;
+  GemmFn fn;
+};
+struct RowMaxKernel {
+  const char* name;
+  RowMaxFn fn;
+};
+struct ExpSumKernel {
+  const char* name;
+  ExpSumFn fn;
+};
+struct AdditiveRowKernel {
+  const char* name;
+  AdditiveRowFn fn;
+};
+struct PanelGemmKernel {
+  const char* name;
+  PanelGemmFn fn;
+};
+struct OnlineSoftmaxKernel {
+  const char* name;
+  OnlineSoftmaxFn fn;
+};
+struct PanelToRowsKernel {
+  const char* name;
+  PanelToRowsFn fn;
+};
 
 Span<const GemmKernel> gemm_kernels();
 Span<const RowMaxKernel> row_max_kernels();

@@ -21,12 +21,14 @@ void f32_additive_row__scalar(std::size_t hidden, const float* qa, const float* 
 
 #if ATTNLENS_HAVE_SIMD
 void f32_additive_row__simd128_x4(std::size_t hidden, const float* qa, const float* kat,
-                                  std::size_t ldk, const float* v, std::size_t n, float* out) noexcept {
+                                  std::size_t ldk, const float* v, std::size_t n,
+                                  float* out) noexcept {
   std::size_t j = 0;
   for (; j + 4 <= n; j += 4) {
     simd::f32x4 acc = simd::splat(0.0f);
     for (std::size_t a = 0; a < hidden; ++a) {
-      const simd::f32x4 t = simd::tanh(simd::add(simd::splat(qa[a]), simd::load(kat + a * ldk + j)));
+      const simd::f32x4 t =
+          simd::tanh(simd::add(simd::splat(qa[a]), simd::load(kat + a * ldk + j)));
       acc = simd::mul_add(simd::splat(v[a]), t, acc);
     }
     simd::store(out + j, acc);

@@ -6,9 +6,9 @@
 
 namespace attnlens::kernels {
 
-void f32_gemm__scalar(std::size_t m, std::size_t n, std::size_t k, const float* a,
-                      std::size_t lda, const float* b, std::size_t ldb, float* c,
-                      std::size_t ldc, bool accumulate) noexcept {
+void f32_gemm__scalar(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
+                      const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                      bool accumulate) noexcept {
   for (std::size_t i = 0; i < m; ++i) {
     float* crow = c + i * ldc;
     if (!accumulate) {
@@ -41,8 +41,7 @@ constexpr std::size_t kMb = 16;
 template <int MR, typename M>
 __attribute__((always_inline)) inline void panel_tile(std::size_t k, const float* a,
                                                       std::size_t lda, const float* bpanel,
-                                                      float* c, std::size_t ldc,
-                                                      bool accumulate) {
+                                                      float* c, std::size_t ldc, bool accumulate) {
   f32x4 acc[MR][2];
   for (int r = 0; r < MR; ++r) {
     for (int v = 0; v < 2; ++v) {

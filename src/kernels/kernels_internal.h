@@ -10,23 +10,23 @@
 
 namespace attnlens::kernels {
 
-#define ATTNLENS_DECLARE_GEMM(name)                                                           \
-  void name(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,      \
+#define ATTNLENS_DECLARE_GEMM(name)                                                       \
+  void name(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, \
             const float* b, std::size_t ldb, float* c, std::size_t ldc, bool accumulate) noexcept;
 #define ATTNLENS_DECLARE_ROW_MAX(name) float name(const float* x, std::size_t n) noexcept;
 #define ATTNLENS_DECLARE_EXP_SUM(name) \
   float name(const float* x, float max, float* out, std::size_t n) noexcept;
-#define ATTNLENS_DECLARE_ADDITIVE_ROW(name)                                                 \
-  void name(std::size_t hidden, const float* qa, const float* kat, std::size_t ldk,          \
+#define ATTNLENS_DECLARE_ADDITIVE_ROW(name)                                         \
+  void name(std::size_t hidden, const float* qa, const float* kat, std::size_t ldk, \
             const float* v, std::size_t n, float* out) noexcept;
 
-#define ATTNLENS_DECLARE_PANEL_GEMM(name)                                                    \
-  void name(std::size_t tiles, std::size_t k, const float* a, std::size_t a_stride,           \
+#define ATTNLENS_DECLARE_PANEL_GEMM(name)                                           \
+  void name(std::size_t tiles, std::size_t k, const float* a, std::size_t a_stride, \
             const float* b, float* c, const float* c_scale) noexcept;
 #define ATTNLENS_DECLARE_ONLINE_SOFTMAX(name) \
   void name(std::size_t n, float* s, float* max, float* sum, float* rescale) noexcept;
 
-#define ATTNLENS_DECLARE_PANEL_TO_ROWS(name)                                                 \
+#define ATTNLENS_DECLARE_PANEL_TO_ROWS(name)                                                     \
   void name(std::size_t n, const float* panel, std::size_t rows, const float* scale, float* out, \
             std::size_t ldo) noexcept;
 

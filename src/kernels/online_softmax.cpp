@@ -61,7 +61,8 @@ void online_softmax(std::size_t n, float* s, float* max, float* sum, float* resc
   const f32x4 ninf = simd::splat(kNegInf);
   const f32x4 base0 = simd::and_not(m0, simd::equal(m0, ninf));
   const f32x4 base1 = simd::and_not(m1, simd::equal(m1, ninf));
-  const f32x4 r0 = simd::exp2<M>(simd::sub(old0, base0)), r1 = simd::exp2<M>(simd::sub(old1, base1));
+  const f32x4 r0 = simd::exp2<M>(simd::sub(old0, base0)),
+              r1 = simd::exp2<M>(simd::sub(old1, base1));
   simd::store(rescale, r0);
   simd::store(rescale + 4, r1);
 

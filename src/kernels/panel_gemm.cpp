@@ -16,7 +16,8 @@ void f32_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a
   for (std::size_t t = 0; t < tiles; ++t, a += a_stride, c += kRows * kCols) {
     float acc[kRows][kCols];
     for (std::size_t r = 0; r < kRows; ++r) {
-      for (std::size_t j = 0; j < kCols; ++j) acc[r][j] = c_scale ? c[r * kCols + j] * c_scale[j] : 0.0f;
+      for (std::size_t j = 0; j < kCols; ++j)
+        acc[r][j] = c_scale ? c[r * kCols + j] * c_scale[j] : 0.0f;
     }
     for (std::size_t p = 0; p < k; ++p) {
       for (std::size_t r = 0; r < kRows; ++r) {

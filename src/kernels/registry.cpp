@@ -1,7 +1,6 @@
-#include "attnlens/attnlens.h"
-
 #include <cstring>
 
+#include "attnlens/attnlens.h"
 #include "kernels/kernels_internal.h"
 
 namespace attnlens {

@@ -60,8 +60,9 @@ float f32_exp_sum__simd128_x8(const float* x, float max, float* out, std::size_t
   }
   if (j < n) {
     // Tail through a padded vector so every element sees the same exp as the body.
-    float buf[4] = {-std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                    -std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+    float buf[4] = {
+        -std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+        -std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
     for (std::size_t t = 0; j + t < n; ++t) buf[t] = x[j + t];
     const f32x4 e0 = simd::exp(simd::sub(simd::load(buf), vmax));
     simd::store(buf, e0);

@@ -73,8 +73,10 @@ ATTNLENS_VEC_INLINE float hmax(f32x4 v) {
 }
 // Rows r0..r3 become columns (each shuffle pattern is one unpck/movlh/movhl under V8).
 ATTNLENS_VEC_INLINE void transpose4(f32x4& r0, f32x4& r1, f32x4& r2, f32x4& r3) {
-  const f32x4 t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
-  const f32x4 t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5), t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+  const f32x4 t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5),
+              t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7);
+  const f32x4 t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5),
+              t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
   r0 = wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5);
   r1 = wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7);
   r2 = wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5);
@@ -158,7 +160,9 @@ ATTNLENS_VEC_INLINE f32x4 bit_xor(f32x4 a, f32x4 b) {
 ATTNLENS_VEC_INLINE f32x4 bits_shl23(f32x4 a) {
   return vreinterpretq_f32_s32(vshlq_n_s32(vreinterpretq_s32_f32(a), 23));
 }
-ATTNLENS_VEC_INLINE f32x4 int_splat(std::int32_t x) { return vreinterpretq_f32_s32(vdupq_n_s32(x)); }
+ATTNLENS_VEC_INLINE f32x4 int_splat(std::int32_t x) {
+  return vreinterpretq_f32_s32(vdupq_n_s32(x));
+}
 ATTNLENS_VEC_INLINE f32x4 int_sub(f32x4 a, f32x4 b) {
   return vreinterpretq_f32_s32(vsubq_s32(vreinterpretq_s32_f32(a), vreinterpretq_s32_f32(b)));
 }
@@ -254,7 +258,7 @@ ATTNLENS_VEC_INLINE f32x4 exp2(f32x4 x) {
   x = max(x, splat(-127.0f));
   const f32x4 magic = splat(0x1.8p23f);  // 1.5 * 2^23: adding it rounds to an integer
   const f32x4 rounded = add(x, magic);
-  const f32x4 t = sub(x, sub(rounded, magic));  // in [-0.5, 0.5], exact
+  const f32x4 t = sub(x, sub(rounded, magic));               // in [-0.5, 0.5], exact
   const f32x4 two_n = two_to_the_nonnegative(rounded, 127);  // n >= -127: x was clamped
   f32x4 p = M::apply(splat(0x1.5BBA4Cp-10f), t, splat(0x1.3CEAB8p-7f));
   p = M::apply(p, t, splat(0x1.C6B754p-5f));

@@ -27,9 +27,9 @@ struct Result {
 Result attention(const AttentionInputs& inputs, const AttentionOptions& options);
 
 struct MultiHeadResult {
-  std::vector<double> output;  // [Nq, out_dim]
-  std::vector<double> weights; // [H, Nq, Nk]
-  std::vector<double> q, k, v; // projected, head-major
+  std::vector<double> output;   // [Nq, out_dim]
+  std::vector<double> weights;  // [H, Nq, Nk]
+  std::vector<double> q, k, v;  // projected, head-major
 };
 
 MultiHeadResult multi_head_attention(const MultiHeadInputs& inputs,

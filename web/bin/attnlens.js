@@ -90,21 +90,31 @@ function textReport(command, result, queryTokens, keyTokens, shownHeads, colorMo
   const lines = [`attnlens · ${settings.join(' · ')}`, ''];
   const listWidth = Number.isFinite(width) ? width : 100;
   if (command.source !== undefined) {
-    lines.push(...tokenList('source (keys)', keyTokens, listWidth),
-      ...tokenList('target (queries)', queryTokens, listWidth));
+    lines.push(
+      ...tokenList('source (keys)', keyTokens, listWidth),
+      ...tokenList('target (queries)', queryTokens, listWidth),
+    );
   } else {
     lines.push(...tokenList('tokens', queryTokens, listWidth));
   }
   for (const h of shownHeads) {
-    lines.push('', fitToWidth(`head ${h} of ${shape.heads} — rows: queries, columns: keys`, Math.min(width, 80)).trimEnd());
-    lines.push(...renderHeatmap({
-      weights: result.heads[h].weights,
-      mask: result.heads[h].mask,
-      rowLabels: queryTokens.map((t) => t.text),
-      columnLabels: keyTokens.map((t) => t.text),
-      colorMode,
-      maxWidth: width,
-    }));
+    lines.push(
+      '',
+      fitToWidth(
+        `head ${h} of ${shape.heads} — rows: queries, columns: keys`,
+        Math.min(width, 80),
+      ).trimEnd(),
+    );
+    lines.push(
+      ...renderHeatmap({
+        weights: result.heads[h].weights,
+        mask: result.heads[h].mask,
+        rowLabels: queryTokens.map((t) => t.text),
+        columnLabels: keyTokens.map((t) => t.text),
+        colorMode,
+        maxWidth: width,
+      }),
+    );
   }
   return lines.join('\n');
 }
@@ -122,9 +132,10 @@ async function main(argv) {
 
   let result;
   try {
-    result = command.source !== undefined
-      ? await analyzePair(command.source, command.text, command.options)
-      : await analyze(command.text, command.options);
+    result =
+      command.source !== undefined
+        ? await analyzePair(command.source, command.text, command.options)
+        : await analyze(command.text, command.options);
   } catch (error) {
     // Bad values the flag syntax cannot catch (a window wider than the text, a text over the cap,
     // a global token past the end) come back from the library as TypeError/RangeError.
@@ -145,7 +156,9 @@ async function main(argv) {
   }
   const colorMode = command.color ?? detectColorMode(process.env, process.stdout);
   const width = process.stdout.isTTY ? process.stdout.columns : Infinity;
-  process.stdout.write(`${textReport(command, result, queryTokens, keyTokens, shownHeads, colorMode, width)}\n`);
+  process.stdout.write(
+    `${textReport(command, result, queryTokens, keyTokens, shownHeads, colorMode, width)}\n`,
+  );
 }
 
 // `attnlens ... | head` closes the pipe early: that is the reader's choice, not a failure.
@@ -155,7 +168,9 @@ process.stdout.on('error', (error) => {
 });
 
 main(process.argv.slice(2)).then(
-  () => { process.exitCode = 0; },
+  () => {
+    process.exitCode = 0;
+  },
   (error) => {
     if (error instanceof UsageError) {
       process.stderr.write(`attnlens: ${error.message}\n\n${USAGE}\n`);

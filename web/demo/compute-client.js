@@ -19,17 +19,25 @@ export class ComputeClient {
       const worker = new Worker(WORKER_URL, { type: 'module' });
       await new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('worker did not start')), 8000);
-        worker.addEventListener('message', (event) => {
-          if (event.data?.ready) {
+        worker.addEventListener(
+          'message',
+          (event) => {
+            if (event.data?.ready) {
+              clearTimeout(timer);
+              resolve();
+            }
+          },
+          { once: true },
+        );
+        worker.addEventListener(
+          'error',
+          (event) => {
             clearTimeout(timer);
-            resolve();
-          }
-        }, { once: true });
-        worker.addEventListener('error', (event) => {
-          clearTimeout(timer);
-          event.preventDefault?.();
-          reject(new Error(event.message || 'worker failed to load'));
-        }, { once: true });
+            event.preventDefault?.();
+            reject(new Error(event.message || 'worker failed to load'));
+          },
+          { once: true },
+        );
       });
       worker.addEventListener('message', (event) => this.#settle(event.data));
       this.worker = worker;
@@ -60,7 +68,11 @@ export class ComputeClient {
         this.worker.postMessage({ id, type, params });
       });
     }
-    const handlers = { view: this.local.computeView, benchmark: this.local.benchmark, capabilities: this.local.capabilities };
+    const handlers = {
+      view: this.local.computeView,
+      benchmark: this.local.benchmark,
+      capabilities: this.local.capabilities,
+    };
     return handlers[type](params);
   }
 

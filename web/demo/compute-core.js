@@ -2,7 +2,14 @@
 // compute-worker.js (so typing never waits for wasm), or on the main thread when a module worker
 // cannot start. Results carry only typed arrays and plain objects, so they cross postMessage as
 // transferables.
-import { analyze, analyzePair, createAttention, detectWebGpu, entropy, tokenize } from '../src/index.js';
+import {
+  analyze,
+  analyzePair,
+  createAttention,
+  detectWebGpu,
+  entropy,
+  tokenize,
+} from '../src/index.js';
 import { maskOptions } from '../src/views/mask-spec.js';
 
 export const HEAD_DIM = 16;
@@ -20,7 +27,7 @@ const WARM_UP_SCORES = ['scaled-dot', 'scaled-dot', 'scaled-dot', 'cosine', 'add
 // One engine per backend choice ('auto', 'wasm', 'webgpu'), created on first use and warmed up;
 // a failed creation is not kept, so choosing again retries.
 const engines = new Map();
-const engineCalls = new Map();  // backend -> calls made so far (0: the next is its first)
+const engineCalls = new Map(); // backend -> calls made so far (0: the next is its first)
 
 function countCall(backend) {
   engineCalls.set(backend, (engineCalls.get(backend) ?? 0) + 1);
@@ -80,8 +87,18 @@ async function costCurve(attn, shape) {
     try {
       curve.push({
         n,
-        materialized: await attn.workingSetBytes({ ...shape, queryLength: n, keyLength: n, strategy: 'materialized' }),
-        streaming: await attn.workingSetBytes({ ...shape, queryLength: n, keyLength: n, strategy: 'streaming' }),
+        materialized: await attn.workingSetBytes({
+          ...shape,
+          queryLength: n,
+          keyLength: n,
+          strategy: 'materialized',
+        }),
+        streaming: await attn.workingSetBytes({
+          ...shape,
+          queryLength: n,
+          keyLength: n,
+          strategy: 'streaming',
+        }),
       });
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
@@ -96,7 +113,10 @@ async function costCurve(attn, shape) {
 export async function computeView(params) {
   const attn = await engine(params.backend);
   const queryTokens = tokenize(params.text, { granularity: params.granularity });
-  const keyTokens = params.mode === 'cross' ? tokenize(params.source, { granularity: params.granularity }) : queryTokens;
+  const keyTokens =
+    params.mode === 'cross'
+      ? tokenize(params.source, { granularity: params.granularity })
+      : queryTokens;
   if (!queryTokens.length || !keyTokens.length) {
     return { empty: true, rowTokens: queryTokens, colTokens: keyTokens };
   }
@@ -118,10 +138,19 @@ export async function computeView(params) {
     const second = await runOnce(params, params.compare, attn, rows, cols);
     compare = {
       mask: second.heads[0].mask,
-      heads: second.heads.map((head) => ({ weights: head.weights, entropy: rowEntropies(head.weights, rows, cols) })),
+      heads: second.heads.map((head) => ({
+        weights: head.weights,
+        entropy: rowEntropies(head.weights, rows, cols),
+      })),
     };
   }
-  const shape = { heads: params.heads, queryLength: rows, keyLength: cols, headDim: HEAD_DIM, valueDim: HEAD_DIM };
+  const shape = {
+    heads: params.heads,
+    queryLength: rows,
+    keyLength: cols,
+    headDim: HEAD_DIM,
+    valueDim: HEAD_DIM,
+  };
   const cost = {
     materialized: await attn.workingSetBytes({ ...shape, strategy: 'materialized' }),
     streaming: await attn.workingSetBytes({ ...shape, strategy: 'streaming' }),
@@ -180,7 +209,14 @@ export async function benchmark({ heads, length, mask, temperature, backend }) {
       ms: best,
       tilesVisited: stats.tilesVisited,
       tilesTotal: stats.tilesTotal,
-      bytes: await attn.workingSetBytes({ heads, queryLength: length, keyLength: length, headDim: HEAD_DIM, valueDim: HEAD_DIM, strategy }),
+      bytes: await attn.workingSetBytes({
+        heads,
+        queryLength: length,
+        keyLength: length,
+        headDim: HEAD_DIM,
+        valueDim: HEAD_DIM,
+        strategy,
+      }),
     };
   }
   return { length, heads, headDim: HEAD_DIM, backend: ran, ...results };

@@ -9,7 +9,11 @@ self.addEventListener('message', async (event) => {
     const result = await handlers[type](params);
     self.postMessage({ id, ok: true, result }, transferables(result));
   } catch (error) {
-    self.postMessage({ id, ok: false, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } });
+    self.postMessage({
+      id,
+      ok: false,
+      error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) },
+    });
   }
 });
 self.postMessage({ ready: true });

@@ -4,7 +4,12 @@
 import { el, shortLabel, tokenLabel } from '../src/views/dom.js';
 import { formatMask, parseMask } from '../src/views/mask-spec.js';
 import { language, t } from './i18n.js';
-import { MAX_HEADS, TEMPERATURE_RANGE, sliderFromTemperature, temperatureFromSlider } from './state.js';
+import {
+  MAX_HEADS,
+  TEMPERATURE_RANGE,
+  sliderFromTemperature,
+  temperatureFromSlider,
+} from './state.js';
 
 // Scores confined to a narrow range (cosine in [-1, 1], additive not much wider) differ too
 // little for softmax at T = 1: the weights come out nearly uniform. The hint says so and offers
@@ -51,12 +56,24 @@ export class Controls {
   }
 
   #bind() {
-    for (const input of radios('mode')) input.addEventListener('change', () => this.update({ mode: input.value, query: -1, key: -1 }));
-    for (const input of radios('score')) input.addEventListener('change', () => this.update({ score: input.value }));
-    for (const input of radios('granularity')) input.addEventListener('change', () => this.update({ granularity: input.value, query: -1, key: -1 }));
-    for (const input of radios('scale')) input.addEventListener('change', () => this.update({ scale: input.value }));
-    for (const input of radios('range')) input.addEventListener('change', () => this.update({ range: input.value }));
-    for (const input of radios('pattern')) input.addEventListener('change', () => this.update(this.#maskPatch({ pattern: input.value })));
+    for (const input of radios('mode'))
+      input.addEventListener('change', () =>
+        this.update({ mode: input.value, query: -1, key: -1 }),
+      );
+    for (const input of radios('score'))
+      input.addEventListener('change', () => this.update({ score: input.value }));
+    for (const input of radios('granularity'))
+      input.addEventListener('change', () =>
+        this.update({ granularity: input.value, query: -1, key: -1 }),
+      );
+    for (const input of radios('scale'))
+      input.addEventListener('change', () => this.update({ scale: input.value }));
+    for (const input of radios('range'))
+      input.addEventListener('change', () => this.update({ range: input.value }));
+    for (const input of radios('pattern'))
+      input.addEventListener('change', () =>
+        this.update(this.#maskPatch({ pattern: input.value })),
+      );
 
     $('heads-input').addEventListener('input', (event) => {
       const heads = Number(event.target.value);
@@ -65,8 +82,15 @@ export class Controls {
     $('temperature-input').addEventListener('input', (event) => {
       this.update({ temperature: temperatureFromSlider(Number(event.target.value)) });
     });
-    $('causal-input').addEventListener('change', (event) => this.update(this.#maskPatch({ causal: event.target.checked })));
-    for (const [id, field] of [['window', 'window'], ['dilation', 'dilation'], ['stride', 'stride'], ['summary', 'summary']]) {
+    $('causal-input').addEventListener('change', (event) =>
+      this.update(this.#maskPatch({ causal: event.target.checked })),
+    );
+    for (const [id, field] of [
+      ['window', 'window'],
+      ['dilation', 'dilation'],
+      ['stride', 'stride'],
+      ['summary', 'summary'],
+    ]) {
       $(`${id}-input`).addEventListener('input', (event) => {
         const value = Number(event.target.value);
         const patch = { [field]: value };
@@ -76,9 +100,15 @@ export class Controls {
         this.update(this.#maskPatch(patch));
       });
     }
-    $('compare-select').addEventListener('change', (event) => this.update({ compare: event.target.value }));
-    $('orientation-select').addEventListener('change', (event) => this.update({ orientation: event.target.value }));
-    $('backend-select').addEventListener('change', (event) => this.update({ backend: event.target.value }));
+    $('compare-select').addEventListener('change', (event) =>
+      this.update({ compare: event.target.value }),
+    );
+    $('orientation-select').addEventListener('change', (event) =>
+      this.update({ orientation: event.target.value }),
+    );
+    $('backend-select').addEventListener('change', (event) =>
+      this.update({ backend: event.target.value }),
+    );
     rovingButtons($('head-picker'), 'button');
   }
 
@@ -101,7 +131,8 @@ export class Controls {
     temperature.setAttribute('aria-valuetext', shown);
     $('temperature-output').value = shown;
 
-    const n = result && !result.empty ? Math.max(result.rowTokens.length, result.colTokens.length) : 16;
+    const n =
+      result && !result.empty ? Math.max(result.rowTokens.length, result.colTokens.length) : 16;
     const sliders = {
       window: [mask.window, 0, Math.max(8, n)],
       dilation: [mask.dilation, 1, Math.max(2, Math.min(8, n))],
@@ -146,9 +177,20 @@ export class Controls {
       host.replaceChildren();
       return;
     }
-    host.replaceChildren(el('p', { text: t(text) }), offer ? el('button', {
-      type: 'button', class: 'chip-button', onclick: () => this.update({ temperature: SHARP_TEMPERATURE }),
-    }, t('tryTemperature', { t: SHARP_TEMPERATURE })) : null);
+    host.replaceChildren(
+      el('p', { text: t(text) }),
+      offer
+        ? el(
+            'button',
+            {
+              type: 'button',
+              class: 'chip-button',
+              onclick: () => this.update({ temperature: SHARP_TEMPERATURE }),
+            },
+            t('tryTemperature', { t: SHARP_TEMPERATURE }),
+          )
+        : null,
+    );
   }
 
   // Shows the WebGPU choice when detectWebGpu() found an adapter (marked when it is software).
@@ -156,7 +198,8 @@ export class Controls {
     const option = $('backend-option-webgpu');
     option.hidden = !detected.available;
     option.disabled = !detected.available;
-    option.dataset.i18n = detected.available && detected.adapter.software ? 'backendWebgpuSoftware' : 'backendWebgpu';
+    option.dataset.i18n =
+      detected.available && detected.adapter.software ? 'backendWebgpuSoftware' : 'backendWebgpu';
     option.textContent = t(option.dataset.i18n);
     $('backend-select').value = this.getState().backend;
   }
@@ -166,10 +209,20 @@ export class Controls {
     const buttons = [];
     for (let h = 0; h < Math.min(state.heads, MAX_HEADS); h++) {
       const checked = h === state.head;
-      buttons.push(el('button', {
-        type: 'button', role: 'radio', 'aria-checked': String(checked), tabindex: checked ? 0 : -1,
-        'aria-label': t('headN', { n: h + 1 }), onclick: () => this.update({ head: h }),
-      }, String(h + 1)));
+      buttons.push(
+        el(
+          'button',
+          {
+            type: 'button',
+            role: 'radio',
+            'aria-checked': String(checked),
+            tabindex: checked ? 0 : -1,
+            'aria-label': t('headN', { n: h + 1 }),
+            onclick: () => this.update({ head: h }),
+          },
+          String(h + 1),
+        ),
+      );
     }
     const focused = picker.contains(document.activeElement) ? state.head : -1;
     picker.replaceChildren(...buttons);
@@ -184,18 +237,28 @@ export class Controls {
     const key = `${mask.globalTokens.join(',')}|${tokens.map((t) => t.text).join('\u0000')}|${language()}`;
     if (key === this.globalTokensKey) return;
     this.globalTokensKey = key;
-    const focusedIndex = host.contains(document.activeElement) ? Number(document.activeElement.dataset.index) : -1;
-    const buttons = tokens.map((token, i) => el('button', {
-      type: 'button', 'aria-pressed': String(mask.globalTokens.includes(i)), dataset: { index: i },
-      'aria-label': `${tokenLabel(token.text)} (${i + 1})`,
-      onclick: () => {
-        const current = parseMask(this.getState().mask);
-        const set = new Set(current.globalTokens);
-        if (set.has(i)) set.delete(i);
-        else set.add(i);
-        this.update(this.#maskPatch({ globalTokens: [...set].sort((a, b) => a - b) }));
-      },
-    }, shortLabel(token.text, 10)));
+    const focusedIndex = host.contains(document.activeElement)
+      ? Number(document.activeElement.dataset.index)
+      : -1;
+    const buttons = tokens.map((token, i) =>
+      el(
+        'button',
+        {
+          type: 'button',
+          'aria-pressed': String(mask.globalTokens.includes(i)),
+          dataset: { index: i },
+          'aria-label': `${tokenLabel(token.text)} (${i + 1})`,
+          onclick: () => {
+            const current = parseMask(this.getState().mask);
+            const set = new Set(current.globalTokens);
+            if (set.has(i)) set.delete(i);
+            else set.add(i);
+            this.update(this.#maskPatch({ globalTokens: [...set].sort((a, b) => a - b) }));
+          },
+        },
+        shortLabel(token.text, 10),
+      ),
+    );
     host.replaceChildren(...buttons);
     if (focusedIndex >= 0) buttons[focusedIndex]?.focus();
   }

@@ -24,13 +24,29 @@ function vectorRow(name, values, maxAbs) {
     cell.style.background = signedColor(value, maxAbs);
     return cell;
   });
-  return el('div', { class: 'vector-row' }, el('span', { class: 'vector-name', title: name, text: name }),
-    el('span', { class: 'vector', role: 'img', 'aria-label': `${name}: ${Array.from(values.slice(0, VECTOR_DIMS), (v) => formatNumber(v, 2)).join(', ')}` }, cells));
+  return el(
+    'div',
+    { class: 'vector-row' },
+    el('span', { class: 'vector-name', title: name, text: name }),
+    el(
+      'span',
+      {
+        class: 'vector',
+        role: 'img',
+        'aria-label': `${name}: ${Array.from(values.slice(0, VECTOR_DIMS), (v) => formatNumber(v, 2)).join(', ')}`,
+      },
+      cells,
+    ),
+  );
 }
 
 function step(number, title, ...content) {
-  return el('li', { class: 'step' }, el('span', { class: 'step-number', 'aria-hidden': 'true', text: number }),
-    el('div', null, el('h3', { text: title }), ...content));
+  return el(
+    'li',
+    { class: 'step' },
+    el('span', { class: 'step-number', 'aria-hidden': 'true', text: number }),
+    el('div', null, el('h3', { text: title }), ...content),
+  );
 }
 
 function maxAbsOf(...arrays) {
@@ -67,13 +83,20 @@ export class ExplainPanel {
     const weights = row(head.weights);
     const visible = row(result.mask);
     const scale = state.score === 'scaled-dot' ? 1 / Math.sqrt(d) : 1;
-    const logits = Array.from(scores, (s, j) => (visible[j] ? (scale * s) / state.temperature : Number.NEGATIVE_INFINITY));
+    const logits = Array.from(scores, (s, j) =>
+      visible[j] ? (scale * s) / state.temperature : Number.NEGATIVE_INFINITY,
+    );
     const top = topAttended(weights, 3);
     const key = state.key >= 0 && state.key < cols ? state.key : (top[0]?.index ?? 0);
 
-    const q = result.q.subarray((state.head * rows + query) * d, (state.head * rows + query + 1) * d);
-    const kOf = (j) => result.k.subarray((state.head * cols + j) * d, (state.head * cols + j + 1) * d);
-    const vOf = (j) => result.v.subarray((state.head * cols + j) * d, (state.head * cols + j + 1) * d);
+    const q = result.q.subarray(
+      (state.head * rows + query) * d,
+      (state.head * rows + query + 1) * d,
+    );
+    const kOf = (j) =>
+      result.k.subarray((state.head * cols + j) * d, (state.head * cols + j + 1) * d);
+    const vOf = (j) =>
+      result.v.subarray((state.head * cols + j) * d, (state.head * cols + j + 1) * d);
     const z = new Float32Array(d);
     for (let j = 0; j < cols; j++) {
       if (weights[j] === 0) continue;
@@ -91,45 +114,106 @@ export class ExplainPanel {
     const keyText = tokenLabel(result.colTokens[key].text);
     const tText = state.temperature.toFixed(2);
 
-    const header = el('div', { class: 'explain-head' },
+    const header = el(
+      'div',
+      { class: 'explain-head' },
       el('span', { class: 'meta', text: t('explainQuery') }),
-      el('span', { class: 'query-token', lang: language() === 'zh' ? 'zh-Hans' : null, text: queryText }),
-      el('span', { class: 'meta', text: t('explainMeta', { i: query + 1, head: state.head + 1, d, score: scoreName(state.score), t: tText }) }));
+      el('span', {
+        class: 'query-token',
+        lang: language() === 'zh' ? 'zh-Hans' : null,
+        text: queryText,
+      }),
+      el('span', {
+        class: 'meta',
+        text: t('explainMeta', {
+          i: query + 1,
+          head: state.head + 1,
+          d,
+          score: scoreName(state.score),
+          t: tText,
+        }),
+      }),
+    );
 
     const k = kOf(key);
     const product = q.map((value, c) => value * k[c]);
     const dot = product.reduce((a, b) => a + b, 0);
     const maxAbs = maxAbsOf(q.slice(0, VECTOR_DIMS), k.slice(0, VECTOR_DIMS));
-    const stepOneText = { cosine: 'step1Cosine', additive: 'step1Additive' }[state.score] ?? 'step1Dot';
-    const stepOne = step('1', t('step1Title'), el('p', { text: t(stepOneText) }),
-      state.score === 'additive' ? null : el('div', null,
-        vectorRow(`q ${queryText}`.slice(0, 14), q, maxAbs),
-        vectorRow(`k ${keyText}`.slice(0, 14), k, maxAbs),
-        vectorRow('q⊙k', product, maxAbsOf(product.slice(0, VECTOR_DIMS))),
-        el('p', { text: t('step1Vectors', { n: Math.min(VECTOR_DIMS, d), d, key: keyText }) }),
-        el('span', { class: 'formula', text: state.score === 'cosine'
-          ? `cos(q, k) = ${formatNumber(dot)} / (|q||k|) = ${formatNumber(scores[key])}`
-          : t('step1Sum', { value: formatNumber(scores[key]) }) })));
+    const stepOneText =
+      { cosine: 'step1Cosine', additive: 'step1Additive' }[state.score] ?? 'step1Dot';
+    const stepOne = step(
+      '1',
+      t('step1Title'),
+      el('p', { text: t(stepOneText) }),
+      state.score === 'additive'
+        ? null
+        : el(
+            'div',
+            null,
+            vectorRow(`q ${queryText}`.slice(0, 14), q, maxAbs),
+            vectorRow(`k ${keyText}`.slice(0, 14), k, maxAbs),
+            vectorRow('q⊙k', product, maxAbsOf(product.slice(0, VECTOR_DIMS))),
+            el('p', { text: t('step1Vectors', { n: Math.min(VECTOR_DIMS, d), d, key: keyText }) }),
+            el('span', {
+              class: 'formula',
+              text:
+                state.score === 'cosine'
+                  ? `cos(q, k) = ${formatNumber(dot)} / (|q||k|) = ${formatNumber(scores[key])}`
+                  : t('step1Sum', { value: formatNumber(scores[key]) }),
+            }),
+          ),
+    );
 
-    const stepTwo = step('2', t('step2Title'),
-      el('p', { text: state.score === 'scaled-dot' ? t('step2Scaled', { root: formatNumber(Math.sqrt(d), 2), t: tText }) : t('step2Plain', { t: tText }) }),
-      el('span', { class: 'formula', text: `x = ${formatNumber(scores[key])} × ${formatNumber(scale)} ÷ ${tText} = ${formatNumber(logits[key])}` }));
+    const stepTwo = step(
+      '2',
+      t('step2Title'),
+      el('p', {
+        text:
+          state.score === 'scaled-dot'
+            ? t('step2Scaled', { root: formatNumber(Math.sqrt(d), 2), t: tText })
+            : t('step2Plain', { t: tText }),
+      }),
+      el('span', {
+        class: 'formula',
+        text: `x = ${formatNumber(scores[key])} × ${formatNumber(scale)} ÷ ${tText} = ${formatNumber(logits[key])}`,
+      }),
+    );
 
-    const stepThree = step('3', t('step3Title'),
-      el('p', { text: hidden ? t('step3Some', { hidden, n: cols }) : t('step3None', { n: cols }) }));
+    const stepThree = step(
+      '3',
+      t('step3Title'),
+      el('p', { text: hidden ? t('step3Some', { hidden, n: cols }) : t('step3None', { n: cols }) }),
+    );
 
-    const stepFour = step('4', t('step4Title'),
+    const stepFour = step(
+      '4',
+      t('step4Title'),
       el('p', { text: t('step4Text', { sum: sum.toFixed(4), h: bits.toFixed(2) }) }),
-      el('span', { class: 'formula', text: `w(${keyText}) = ${visible[key] ? `exp(${formatNumber(logits[key])}) / Σ exp(x)` : '0'} = ${formatWeight(weights[key], 4)}` }));
+      el('span', {
+        class: 'formula',
+        text: `w(${keyText}) = ${visible[key] ? `exp(${formatNumber(logits[key])}) / Σ exp(x)` : '0'} = ${formatWeight(weights[key], 4)}`,
+      }),
+    );
 
-    const topText = top.map(({ index, weight }) => `${tokenLabel(result.colTokens[index].text)} ${formatWeight(weight, 2)}`).join(' · ') || '—';
-    const stepFive = step('5', t('step5Title'),
+    const topText =
+      top
+        .map(
+          ({ index, weight }) =>
+            `${tokenLabel(result.colTokens[index].text)} ${formatWeight(weight, 2)}`,
+        )
+        .join(' · ') || '—';
+    const stepFive = step(
+      '5',
+      t('step5Title'),
       el('p', { text: t('step5Text', { top: topText }) }),
-      vectorRow('z', z, maxAbsOf(z.slice(0, VECTOR_DIMS))));
+      vectorRow('z', z, maxAbsOf(z.slice(0, VECTOR_DIMS))),
+    );
 
-    host.replaceChildren(header,
+    host.replaceChildren(
+      header,
       el('ol', { class: 'steps' }, stepOne, stepTwo, stepThree, stepFour, stepFive),
-      this.#keyTable(result, { scores, logits, weights, visible, key }));
+      this.#keyTable(result, { scores, logits, weights, visible, key }),
+    );
   }
 
   #keyTable(result, { scores, logits, weights, visible, key }) {
@@ -146,36 +230,71 @@ export class ExplainPanel {
     const body = order.map((j) => {
       const bar = el('span', { class: 'weight-bar' });
       bar.style.width = `${Math.round((weights[j] / (max || 1)) * 100)}%`;
-      return el('tr', {
-        class: [visible[j] ? '' : 'is-masked', j === key ? 'is-key' : ''].join(' ').trim() || null,
-        tabindex: 0, 'aria-selected': String(j === key),
-        onclick: () => this.onPickKey(j),
-        onkeydown: (event) => {
-          if (event.key === 'Enter' || event.key === ' ') {
-            event.preventDefault();
-            this.onPickKey(j);
-          }
+      return el(
+        'tr',
+        {
+          class:
+            [visible[j] ? '' : 'is-masked', j === key ? 'is-key' : ''].join(' ').trim() || null,
+          tabindex: 0,
+          'aria-selected': String(j === key),
+          onclick: () => this.onPickKey(j),
+          onkeydown: (event) => {
+            if (event.key === 'Enter' || event.key === ' ') {
+              event.preventDefault();
+              this.onPickKey(j);
+            }
+          },
         },
-      },
-      el('td', { text: `${j + 1}. ${tokenLabel(result.colTokens[j].text)}` }),
-      el('td', { text: formatNumber(scores[j]) }),
-      el('td', { text: visible[j] ? formatNumber(logits[j]) : '−∞' }),
-      el('td', { class: 'bar-cell' }, el('span', { class: 'weight-cell' },
-        el('span', { class: 'weight-track' }, visible[j] ? bar : null),
-        el('span', { class: 'num', text: visible[j] ? formatWeight(weights[j]) : t('maskedCell') }))));
+        el('td', { text: `${j + 1}. ${tokenLabel(result.colTokens[j].text)}` }),
+        el('td', { text: formatNumber(scores[j]) }),
+        el('td', { text: visible[j] ? formatNumber(logits[j]) : '−∞' }),
+        el(
+          'td',
+          { class: 'bar-cell' },
+          el(
+            'span',
+            { class: 'weight-cell' },
+            el('span', { class: 'weight-track' }, visible[j] ? bar : null),
+            el('span', {
+              class: 'num',
+              text: visible[j] ? formatWeight(weights[j]) : t('maskedCell'),
+            }),
+          ),
+        ),
+      );
     });
-    const table = el('table', { class: 'explain-table' },
-      el('thead', null, el('tr', null,
-        el('th', { scope: 'col', text: t('colKey') }), el('th', { scope: 'col', text: t('colScore') }),
-        el('th', { scope: 'col', text: t('colLogit') }), el('th', { scope: 'col', text: t('colWeight') }))),
-      el('tbody', null, body));
-    const toggle = cols > TOP_ROWS + 4 ? el('button', {
-      type: 'button', class: 'chip-button explain-more',
-      onclick: () => {
-        this.showAll = !this.showAll;
-        this.onPickKey(key);
-      },
-    }, this.showAll ? t('showTop', { n: TOP_ROWS }) : t('showAll', { n: cols })) : null;
+    const table = el(
+      'table',
+      { class: 'explain-table' },
+      el(
+        'thead',
+        null,
+        el(
+          'tr',
+          null,
+          el('th', { scope: 'col', text: t('colKey') }),
+          el('th', { scope: 'col', text: t('colScore') }),
+          el('th', { scope: 'col', text: t('colLogit') }),
+          el('th', { scope: 'col', text: t('colWeight') }),
+        ),
+      ),
+      el('tbody', null, body),
+    );
+    const toggle =
+      cols > TOP_ROWS + 4
+        ? el(
+            'button',
+            {
+              type: 'button',
+              class: 'chip-button explain-more',
+              onclick: () => {
+                this.showAll = !this.showAll;
+                this.onPickKey(key);
+              },
+            },
+            this.showAll ? t('showTop', { n: TOP_ROWS }) : t('showAll', { n: cols }),
+          )
+        : null;
     return el('div', { class: 'table-wrap' }, table, toggle);
   }
 }

@@ -5,7 +5,8 @@
 const STRINGS = {
   en: {
     skip: 'Skip to the visualisation',
-    tagline: 'Attention, computed live in this tab. Type, and watch every token decide where to look.',
+    tagline:
+      'Attention, computed live in this tab. Type, and watch every token decide where to look.',
     engineLoading: 'starting engine…',
     engineReady: '{backend} · {where}',
     engineError: 'engine failed',
@@ -35,15 +36,18 @@ const STRINGS = {
     scoreDot: 'Dot',
     scoreCosine: 'Cosine',
     scoreAdditive: 'Additive',
-    narrowScoreCosine: 'Cosine scores lie between −1 and 1, and at T = 1 softmax turns differences that small into almost equal weights: every row is close to uniform (see its entropy). A lower temperature magnifies the differences.',
-    narrowScoreAdditive: 'Additive scores span a narrow range too, a few units here, and at T = 1 softmax turns differences that small into almost equal weights: every row is close to uniform (see its entropy). A lower temperature magnifies the differences.',
+    narrowScoreCosine:
+      'Cosine scores lie between −1 and 1, and at T = 1 softmax turns differences that small into almost equal weights: every row is close to uniform (see its entropy). A lower temperature magnifies the differences.',
+    narrowScoreAdditive:
+      'Additive scores span a narrow range too, a few units here, and at T = 1 softmax turns differences that small into almost equal weights: every row is close to uniform (see its entropy). A lower temperature magnifies the differences.',
     tryTemperature: 'Try T = {t}',
     temperatureLegend: 'Softmax temperature',
     temperature: 'Temperature T',
     sharp: 'sharper',
     flat: 'flatter',
     entropyColumn: 'H (bits)',
-    entropyReadout: 'Mean row entropy {mean} bits, from {min} to {max} (a uniform row over all {n} keys would be {uniform}).',
+    entropyReadout:
+      'Mean row entropy {mean} bits, from {min} to {max} (a uniform row over all {n} keys would be {uniform}).',
     maskLegend: 'Mask: who may look where',
     patternGlobal: 'Global',
     patternLocal: 'Local window',
@@ -89,28 +93,35 @@ const STRINGS = {
     copyLink: 'Copy link',
     linkCopied: 'Link copied',
     linkInAddressBar: 'The address bar holds the link',
-    headsHint: 'Each head has its own query, key and value projections, so each finds its own pattern. Pick one to enlarge it.',
+    headsHint:
+      'Each head has its own query, key and value projections, so each finds its own pattern. Pick one to enlarge it.',
     maskedLegend: 'masked: not allowed to look',
     maskedWord: 'masked',
     keyboardHelp: 'Arrow keys move over cells · Enter explains a row · +/− zoom',
     explainTitle: 'Step by step: one query',
     costTitle: 'What it costs',
     primerTitle: 'Things to try',
-    footerModel: 'The vectors here come from hashed character n-grams plus sinusoidal positions, projected by seeded random (untrained) weights. The patterns show how attention computes, not what a trained model has learned.',
-    footerOffline: 'Nothing leaves this page: no fonts, scripts or trackers from elsewhere; it keeps working offline once loaded.',
+    footerModel:
+      'The vectors here come from hashed character n-grams plus sinusoidal positions, projected by seeded random (untrained) weights. The patterns show how attention computes, not what a trained model has learned.',
+    footerOffline:
+      'Nothing leaves this page: no fonts, scripts or trackers from elsewhere; it keeps working offline once loaded.',
     footerWidget: 'Embed it in a post →',
-    heatmapLabel: 'Attention heatmap: rows are queries, columns are keys. Arrow keys move, Enter explains the row.',
+    heatmapLabel:
+      'Attention heatmap: rows are queries, columns are keys. Arrow keys move, Enter explains the row.',
     heatmapRole: 'heatmap',
     linesLabel: 'Line view: queries on one side, keys on the other, line width is the weight',
     queries: 'queries',
     keys: 'keys',
     sourceKeys: 'source (keys)',
     targetQueries: 'target (queries)',
-    tableCaption: 'Attention weights of head {head}: each row is a query token, each column a key token; each row sums to 1.',
+    tableCaption:
+      'Attention weights of head {head}: each row is a query token, each column a key token; each row sums to 1.',
     tableCorner: 'query \\ key',
     tablePartial: 'Only query {n} is listed here; the Numbers view holds every row.',
-    captionSelf: '<b>{n}</b> tokens · head <b>{head}</b> of {heads} · {score} · T = {t} · mask <code>{mask}</code>',
-    captionCross: '<b>{nt}</b> target × <b>{ns}</b> source tokens · head <b>{head}</b> of {heads} · {score} · T = {t}',
+    captionSelf:
+      '<b>{n}</b> tokens · head <b>{head}</b> of {heads} · {score} · T = {t} · mask <code>{mask}</code>',
+    captionCross:
+      '<b>{nt}</b> target × <b>{ns}</b> source tokens · head <b>{head}</b> of {heads} · {score} · T = {t}',
     maskCaption: 'mask',
     tokensCount: '{n} tokens',
     tokensCountCross: 'target {nt} · source {ns} tokens',
@@ -119,25 +130,33 @@ const STRINGS = {
     computing: 'computing…',
     errorPrefix: 'Cannot compute: {message}',
     // explain panel
-    explainPick: 'Pick a query: click a row of the matrix, a token above, or press Enter on a heatmap cell.',
+    explainPick:
+      'Pick a query: click a row of the matrix, a token above, or press Enter on a heatmap cell.',
     explainQuery: 'query',
     explainMeta: 'token {i} · head {head} · d_k = {d} · {score} · T = {t}',
     step1Title: 'Score every key',
-    step1Dot: 'The query vector is compared with each key vector by a dot product: large when they point the same way.',
-    step1Cosine: 'Cosine similarity: the dot product of the unit vectors, always between −1 and 1, blind to length.',
-    step1Additive: 'Additive (Bahdanau) score: a small learned network v·tanh(W_q q + W_k k) rates each pair.',
+    step1Dot:
+      'The query vector is compared with each key vector by a dot product: large when they point the same way.',
+    step1Cosine:
+      'Cosine similarity: the dot product of the unit vectors, always between −1 and 1, blind to length.',
+    step1Additive:
+      'Additive (Bahdanau) score: a small learned network v·tanh(W_q q + W_k k) rates each pair.',
     step1Vectors: 'first {n} of {d} dimensions; the selected key is {key}',
     step1Sum: 'q · k = Σ q_d k_d = {value}',
     step2Title: 'Scale and temperature',
-    step2Scaled: 'Divide by √d_k = {root} so the scores do not grow with the vector size, then by T = {t}.',
+    step2Scaled:
+      'Divide by √d_k = {root} so the scores do not grow with the vector size, then by T = {t}.',
     step2Plain: 'This score is not scaled (scale 1); only the temperature T = {t} divides it.',
     step3Title: 'Mask',
     step3None: 'Nothing is masked: this query may look at all {n} keys.',
-    step3Some: '{hidden} of {n} keys are masked: their logit becomes −∞, so softmax gives them exactly 0.',
+    step3Some:
+      '{hidden} of {n} keys are masked: their logit becomes −∞, so softmax gives them exactly 0.',
     step4Title: 'Softmax',
-    step4Text: 'Exponentiate and normalise: w_j = exp(x_j) / Σ exp(x). The weights are positive and sum to {sum}. Entropy {h} bits.',
+    step4Text:
+      'Exponentiate and normalise: w_j = exp(x_j) / Σ exp(x). The weights are positive and sum to {sum}. Entropy {h} bits.',
     step5Title: 'Weighted sum of values',
-    step5Text: 'The output for this query mixes the value vectors by those weights: z = Σ w_j v_j. Biggest contributions: {top}.',
+    step5Text:
+      'The output for this query mixes the value vectors by those weights: z = Σ w_j v_j. Biggest contributions: {top}.',
     colKey: 'key',
     colScore: 'q·k',
     colLogit: 'logit',
@@ -146,11 +165,13 @@ const STRINGS = {
     showAll: 'Show all {n} keys',
     showTop: 'Show the top {n}',
     // cost panel
-    costIntro: 'A materialized kernel keeps every score of every head: N² numbers. The streaming (Flash-style) kernel walks key tiles with an online softmax and keeps only O(N) state.',
+    costIntro:
+      'A materialized kernel keeps every score of every head: N² numbers. The streaming (Flash-style) kernel walks key tiles with an online softmax and keeps only O(N) state.',
     costMaterialized: 'Full weight matrix (materialized)',
     costStreaming: 'Tiled streaming kernel',
     costShape: 'N = {n} tokens, {heads} heads, d = {d}',
-    costChart: 'Working memory as N grows (log-log): {ratio}× apart at N = {n}, the longest whose full matrix fits wasm32 memory.',
+    costChart:
+      'Working memory as N grows (log-log): {ratio}× apart at N = {n}, the longest whose full matrix fits wasm32 memory.',
     kernelTime: 'Last run, kernels',
     totalTime: 'Last run, in all',
     totalTimeParts: 'tokens, embeddings, kernels, masks',
@@ -169,21 +190,29 @@ const STRINGS = {
     benchStreaming: 'streaming',
     // ideas
     ideaPronounTitle: 'Who is "it"?',
-    ideaPronounText: 'Explain the row of "it": which earlier words does it draw from, and how does that change per head?',
+    ideaPronounText:
+      'Explain the row of "it": which earlier words does it draw from, and how does that change per head?',
     ideaScaleTitle: 'Why divide by √d_k',
-    ideaScaleText: 'Switch between plain dot and scaled dot. Without the scaling, the rows get much sharper: softmax saturates.',
+    ideaScaleText:
+      'Switch between plain dot and scaled dot. Without the scaling, the rows get much sharper: softmax saturates.',
     ideaTempTitle: 'Temperature',
-    ideaTempText: 'Slide T down to 0.2 and each row collapses onto its best key; up to 5 and it spreads evenly. Watch the entropy column.',
+    ideaTempText:
+      'Slide T down to 0.2 and each row collapses onto its best key; up to 5 and it spreads evenly. Watch the entropy column.',
     ideaCausalTitle: 'Causal mask',
-    ideaCausalText: 'A decoder must not read the future: the upper triangle turns into hatching and each row renormalises over the past.',
+    ideaCausalText:
+      'A decoder must not read the future: the upper triangle turns into hatching and each row renormalises over the past.',
     ideaLocalTitle: 'Global versus local',
-    ideaLocalText: 'A local window keeps a band around the diagonal, Longformer-style. Compare it side by side with full attention.',
+    ideaLocalText:
+      'A local window keeps a band around the diagonal, Longformer-style. Compare it side by side with full attention.',
     ideaSparseTitle: 'Sparse patterns',
-    ideaSparseText: 'Strided attention keeps nearby keys plus every S-th one; with a global token one position talks to all.',
+    ideaSparseText:
+      'Strided attention keeps nearby keys plus every S-th one; with a global token one position talks to all.',
     ideaCrossTitle: 'Cross-attention and alignment',
-    ideaCrossText: 'Queries from one text, keys and values from another: the matrix becomes an alignment between a sentence and its translation.',
+    ideaCrossText:
+      'Queries from one text, keys and values from another: the matrix becomes an alignment between a sentence and its translation.',
     ideaHeadsTitle: 'Many heads',
-    ideaHeadsText: 'Eight heads look at the same tokens through eight projections. Open the Heads view to compare their patterns.',
+    ideaHeadsText:
+      'Eight heads look at the same tokens through eight projections. Open the Heads view to compare their patterns.',
     tryIt: 'Try it',
     exampleEnglish: 'English: who is “it”?',
     exampleChinese: '中文 sentence',
@@ -222,15 +251,18 @@ const STRINGS = {
     scoreDot: '点积',
     scoreCosine: '余弦',
     scoreAdditive: '加性',
-    narrowScoreCosine: '余弦分数只在 −1 到 1 之间。T = 1 时，softmax 把这么小的差别变成几乎相等的权重：每一行都接近均匀分布（看它的熵）。调低温度可以放大这些差别。',
-    narrowScoreAdditive: '加性分数的范围也很窄，这里只差几个单位。T = 1 时，softmax 把这么小的差别变成几乎相等的权重：每一行都接近均匀分布（看它的熵）。调低温度可以放大这些差别。',
+    narrowScoreCosine:
+      '余弦分数只在 −1 到 1 之间。T = 1 时，softmax 把这么小的差别变成几乎相等的权重：每一行都接近均匀分布（看它的熵）。调低温度可以放大这些差别。',
+    narrowScoreAdditive:
+      '加性分数的范围也很窄，这里只差几个单位。T = 1 时，softmax 把这么小的差别变成几乎相等的权重：每一行都接近均匀分布（看它的熵）。调低温度可以放大这些差别。',
     tryTemperature: '试试 T = {t}',
     temperatureLegend: 'Softmax 温度',
     temperature: '温度 T',
     sharp: '更集中',
     flat: '更平均',
     entropyColumn: '熵（比特）',
-    entropyReadout: '每行平均熵 {mean} 比特，范围 {min} 到 {max}（若在全部 {n} 个键上均匀分布则为 {uniform}）。',
+    entropyReadout:
+      '每行平均熵 {mean} 比特，范围 {min} 到 {max}（若在全部 {n} 个键上均匀分布则为 {uniform}）。',
     maskLegend: '掩码：谁能看向哪里',
     patternGlobal: '全局',
     patternLocal: '局部窗口',
@@ -283,7 +315,8 @@ const STRINGS = {
     explainTitle: '逐步拆解：一个查询',
     costTitle: '计算代价',
     primerTitle: '动手试试',
-    footerModel: '这里的向量由字符 n-gram 哈希加正弦位置编码得到，再经过按种子生成、未经训练的随机权重投影。图案展示的是注意力怎样计算，而不是训练好的模型学到了什么。',
+    footerModel:
+      '这里的向量由字符 n-gram 哈希加正弦位置编码得到，再经过按种子生成、未经训练的随机权重投影。图案展示的是注意力怎样计算，而不是训练好的模型学到了什么。',
     footerOffline: '页面不向外发送任何数据：不加载外部字体、脚本或统计代码；加载一次后离线也能用。',
     footerWidget: '嵌入到你的文章 →',
     heatmapLabel: '注意力热力图：行是查询，列是键。方向键移动，回车讲解该行。',
@@ -293,11 +326,14 @@ const STRINGS = {
     keys: '键',
     sourceKeys: '源文本（键）',
     targetQueries: '目标文本（查询）',
-    tableCaption: '第 {head} 个头的注意力权重：每行是一个查询词元，每列是一个键词元；每行之和为 1。',
+    tableCaption:
+      '第 {head} 个头的注意力权重：每行是一个查询词元，每列是一个键词元；每行之和为 1。',
     tableCorner: '查询 \\ 键',
     tablePartial: '这里只列出第 {n} 个查询；“数值”视图里有全部行。',
-    captionSelf: '<b>{n}</b> 个词元 · 第 <b>{head}</b> 个头（共 {heads} 个）· {score} · T = {t} · 掩码 <code>{mask}</code>',
-    captionCross: '目标 <b>{nt}</b> × 源 <b>{ns}</b> 个词元 · 第 <b>{head}</b> 个头（共 {heads} 个）· {score} · T = {t}',
+    captionSelf:
+      '<b>{n}</b> 个词元 · 第 <b>{head}</b> 个头（共 {heads} 个）· {score} · T = {t} · 掩码 <code>{mask}</code>',
+    captionCross:
+      '目标 <b>{nt}</b> × 源 <b>{ns}</b> 个词元 · 第 <b>{head}</b> 个头（共 {heads} 个）· {score} · T = {t}',
     maskCaption: '掩码',
     tokensCount: '{n} 个词元',
     tokensCountCross: '目标 {nt} 个 · 源 {ns} 个词元',
@@ -331,11 +367,13 @@ const STRINGS = {
     maskedCell: '已掩码',
     showAll: '显示全部 {n} 个键',
     showTop: '只显示前 {n} 个',
-    costIntro: '物化（materialized）内核要保存每个头的全部分数：N² 个数。流式（Flash 风格）内核按键的分块遍历，用在线 softmax，只保留 O(N) 的状态。',
+    costIntro:
+      '物化（materialized）内核要保存每个头的全部分数：N² 个数。流式（Flash 风格）内核按键的分块遍历，用在线 softmax，只保留 O(N) 的状态。',
     costMaterialized: '完整权重矩阵（物化）',
     costStreaming: '分块流式内核',
     costShape: 'N = {n} 个词元，{heads} 个头，d = {d}',
-    costChart: '工作内存随 N 的增长（双对数坐标）：N = {n} 时相差 {ratio} 倍，这是完整矩阵还能放进 wasm32 内存的最大长度。',
+    costChart:
+      '工作内存随 N 的增长（双对数坐标）：N = {n} 时相差 {ratio} 倍，这是完整矩阵还能放进 wasm32 内存的最大长度。',
     kernelTime: '上次运行：内核',
     totalTime: '上次运行：全部',
     totalTimeParts: '分词、嵌入、内核、掩码',
@@ -361,9 +399,11 @@ const STRINGS = {
     ideaCausalTitle: '因果掩码',
     ideaCausalText: '解码器不能读到未来：上三角变成斜线阴影，每一行只在过去的词元上重新归一。',
     ideaLocalTitle: '全局与局部',
-    ideaLocalText: '局部窗口只保留对角线附近的一条带（Longformer 的做法）。和全局注意力并排比一比。',
+    ideaLocalText:
+      '局部窗口只保留对角线附近的一条带（Longformer 的做法）。和全局注意力并排比一比。',
     ideaSparseTitle: '稀疏模式',
-    ideaSparseText: '跨步注意力保留邻近的键和每隔 S 个的键；再加一个全局词元，它就能和所有位置互通。',
+    ideaSparseText:
+      '跨步注意力保留邻近的键和每隔 S 个的键；再加一个全局词元，它就能和所有位置互通。',
     ideaCrossTitle: '交叉注意力与对齐',
     ideaCrossText: '查询来自一段文本，键和值来自另一段：矩阵就成了句子与译文之间的对齐图。',
     ideaHeadsTitle: '多个头',
@@ -399,7 +439,9 @@ export function language() {
 
 export function t(key, values = {}) {
   const template = STRINGS[current][key] ?? STRINGS.en[key] ?? key;
-  return template.replace(/\{(\w+)\}/g, (match, name) => (name in values ? String(values[name]) : match));
+  return template.replace(/\{(\w+)\}/g, (match, name) =>
+    name in values ? String(values[name]) : match,
+  );
 }
 
 export function scoreName(score) {
@@ -415,10 +457,14 @@ export function tNodes(key, values = {}) {
   for (const match of template.matchAll(pattern)) {
     if (match[1]) {
       const inner = document.createElement(match[1]);
-      inner.textContent = match[2].replace(/\{(\w+)\}/g, (m, name) => (name in values ? String(values[name]) : m));
+      inner.textContent = match[2].replace(/\{(\w+)\}/g, (m, name) =>
+        name in values ? String(values[name]) : m,
+      );
       fragment.append(inner);
     } else if (match[3]) {
-      fragment.append(document.createTextNode(match[3] in values ? String(values[match[3]]) : match[0]));
+      fragment.append(
+        document.createTextNode(match[3] in values ? String(values[match[3]]) : match[0]),
+      );
     } else {
       fragment.append(document.createTextNode(match[4]));
     }

@@ -3,7 +3,13 @@
 // the wasm engine works in a worker.
 import { cssGradient } from '../src/views/colormap.js';
 import { el, formatWeight, shortLabel, tokenLabel } from '../src/views/dom.js';
-import { downloadBlob, matrixPNG, matrixSVG, svgElementToString, svgStringToPNG } from '../src/views/export.js';
+import {
+  downloadBlob,
+  matrixPNG,
+  matrixSVG,
+  svgElementToString,
+  svgStringToPNG,
+} from '../src/views/export.js';
 import { HeadsGrid } from '../src/views/heads-grid.js';
 import { Heatmap } from '../src/views/heatmap.js';
 import { LineView } from '../src/views/lineview.js';
@@ -16,7 +22,15 @@ import { CostPanel, BENCH_LENGTH } from './cost.js';
 import { defaultQuery } from './default-focus.js';
 import { EXAMPLES } from './examples.js';
 import { ExplainPanel } from './explain.js';
-import { detectLanguage, language, scoreName, setLanguage, t, tNodes, translateDocument } from './i18n.js';
+import {
+  detectLanguage,
+  language,
+  scoreName,
+  setLanguage,
+  t,
+  tNodes,
+  translateDocument,
+} from './i18n.js';
 import { IDEAS } from './ideas.js';
 import { searchFromState, stateFromSearch } from './state.js';
 
@@ -27,7 +41,18 @@ const URL_DEBOUNCE_MS = 300;
 // announces any cell as the arrow keys reach it).
 const BACKGROUND_TABLE_CELLS = 4096;
 // Fields whose change needs a new computation; the rest only redraw.
-const COMPUTED = ['mode', 'text', 'source', 'heads', 'mask', 'compare', 'score', 'temperature', 'granularity', 'backend'];
+const COMPUTED = [
+  'mode',
+  'text',
+  'source',
+  'heads',
+  'mask',
+  'compare',
+  'score',
+  'temperature',
+  'granularity',
+  'backend',
+];
 
 const $ = (id) => document.getElementById(id);
 
@@ -59,7 +84,10 @@ const explain = new ExplainPanel($('explain-body'), { onPickKey: (key) => update
 const cost = new CostPanel($('cost-body'), {
   runBenchmark: async () => ({
     ...(await client.request('bench', 'benchmark', {
-      heads: state.heads, length: BENCH_LENGTH, mask: parseMask(state.mask), temperature: state.temperature,
+      heads: state.heads,
+      length: BENCH_LENGTH,
+      mask: parseMask(state.mask),
+      temperature: state.temperature,
       backend: state.backend,
     })),
     mask: state.mask,
@@ -101,9 +129,16 @@ function scheduleCompute(delay) {
 
 async function compute() {
   const params = {
-    mode: state.mode, text: state.text, source: state.source, heads: state.heads, seed: 1,
-    granularity: state.granularity, score: state.score, temperature: state.temperature,
-    mask: parseMask(state.mask), compare: state.compare ? parseMask(state.compare) : null,
+    mode: state.mode,
+    text: state.text,
+    source: state.source,
+    heads: state.heads,
+    seed: 1,
+    granularity: state.granularity,
+    score: state.score,
+    temperature: state.temperature,
+    mask: parseMask(state.mask),
+    compare: state.compare ? parseMask(state.compare) : null,
     backend: state.backend,
   };
   let next;
@@ -116,7 +151,9 @@ async function compute() {
   if (!next) return; // superseded by a newer request
   result = next;
   if (pendingQueryText !== null && !result.empty) {
-    const index = result.rowTokens.findIndex((token) => token.text.toLowerCase() === pendingQueryText);
+    const index = result.rowTokens.findIndex(
+      (token) => token.text.toLowerCase() === pendingQueryText,
+    );
     if (index >= 0) state = { ...state, query: index, key: -1 };
     pendingQueryText = null;
     scheduleUrl();
@@ -157,7 +194,9 @@ function currentHead() {
 function focusedQuery() {
   if (!result || result.empty) return -1;
   const rows = result.rowTokens.length;
-  return state.query >= 0 && state.query < rows ? state.query : defaultQuery(result.rowTokens, state);
+  return state.query >= 0 && state.query < rows
+    ? state.query
+    : defaultQuery(result.rowTokens, state);
 }
 
 function describeCell(row, col, compared) {
@@ -170,13 +209,21 @@ function describeCell(row, col, compared) {
 }
 
 function rowStats(heads) {
-  return { values: heads[currentHead()].entropy, max: Math.log2(result.colTokens.length), label: t('entropyColumn') };
+  return {
+    values: heads[currentHead()].entropy,
+    max: Math.log2(result.colTokens.length),
+    label: t('entropyColumn'),
+  };
 }
 
 function render() {
   renderViewChrome();
   $('engine-badge').dataset.state = result ? 'ready' : $('engine-badge').dataset.state;
-  if (result) $('engine-badge').textContent = t('engineReady', { backend: result.backend, where: client.where === 'worker' ? 'worker' : 'main thread' });
+  if (result)
+    $('engine-badge').textContent = t('engineReady', {
+      backend: result.backend,
+      where: client.where === 'worker' ? 'worker' : 'main thread',
+    });
   renderTokenStrip();
   if (!result) return;
   $('stage').classList.toggle('is-empty', result.empty);
@@ -193,16 +240,44 @@ function render() {
   const cols = result.colTokens.length;
   const query = focusedQuery();
   const compare = result.compare;
-  const top = state.range === 'unit' ? 1 : Math.max(
-    visibleMax(result.heads[head].weights, result.mask),
-    compare ? visibleMax(compare.heads[head].weights, compare.mask) : 0) || 1;
-  const common = { rowTokens: result.rowTokens, colTokens: result.colTokens, scale: state.scale, range: [0, top] };
+  const top =
+    state.range === 'unit'
+      ? 1
+      : Math.max(
+          visibleMax(result.heads[head].weights, result.mask),
+          compare ? visibleMax(compare.heads[head].weights, compare.mask) : 0,
+        ) || 1;
+  const common = {
+    rowTokens: result.rowTokens,
+    colTokens: result.colTokens,
+    scale: state.scale,
+    range: [0, top],
+  };
 
-  $('status-line').textContent = `${state.mode === 'cross'
-    ? t('tokensCountCross', { nt: rows, ns: cols }) : t('tokensCount', { n: rows })} · ${t('clickTokenHint')}`;
-  $('view-caption').replaceChildren(state.mode === 'cross'
-    ? tNodes('captionCross', { nt: rows, ns: cols, head: head + 1, heads: result.heads.length, score: scoreName(state.score), t: state.temperature.toFixed(2) })
-    : tNodes('captionSelf', { n: rows, head: head + 1, heads: result.heads.length, score: scoreName(state.score), t: state.temperature.toFixed(2), mask: state.mask }));
+  $('status-line').textContent = `${
+    state.mode === 'cross'
+      ? t('tokensCountCross', { nt: rows, ns: cols })
+      : t('tokensCount', { n: rows })
+  } · ${t('clickTokenHint')}`;
+  $('view-caption').replaceChildren(
+    state.mode === 'cross'
+      ? tNodes('captionCross', {
+          nt: rows,
+          ns: cols,
+          head: head + 1,
+          heads: result.heads.length,
+          score: scoreName(state.score),
+          t: state.temperature.toFixed(2),
+        })
+      : tNodes('captionSelf', {
+          n: rows,
+          head: head + 1,
+          heads: result.heads.length,
+          score: scoreName(state.score),
+          t: state.temperature.toFixed(2),
+          mask: state.mask,
+        }),
+  );
 
   const pair = $('matrix-pair');
   pair.classList.toggle('comparing', Boolean(compare));
@@ -213,12 +288,26 @@ function render() {
   heatmapA.canvas.setAttribute('aria-roledescription', t('heatmapRole'));
   heatmapA.setLockedRow(query);
   if (state.view === 'matrix') {
-    heatmapA.setData({ ...common, weights: result.heads[head].weights, mask: result.mask, rowStats: rowStats(result.heads) });
+    heatmapA.setData({
+      ...common,
+      weights: result.heads[head].weights,
+      mask: result.mask,
+      rowStats: rowStats(result.heads),
+    });
     if (compare) {
-      $('matrix-caption-b').replaceChildren(t('maskCaption'), ' ', el('code', { text: state.compare }));
+      $('matrix-caption-b').replaceChildren(
+        t('maskCaption'),
+        ' ',
+        el('code', { text: state.compare }),
+      );
       heatmapB.canvas.setAttribute('aria-label', t('heatmapLabel'));
       heatmapB.setLockedRow(query);
-      heatmapB.setData({ ...common, weights: compare.heads[head].weights, mask: compare.mask, rowStats: rowStats(compare.heads) });
+      heatmapB.setData({
+        ...common,
+        weights: compare.heads[head].weights,
+        mask: compare.mask,
+        rowStats: rowStats(compare.heads),
+      });
     }
   }
   if (state.view === 'lines') {
@@ -228,13 +317,22 @@ function render() {
       keys: state.mode === 'cross' ? t('sourceKeys') : t('keys'),
     };
     // Only a query the reader picked filters the lines; the default one leaves the overview.
-    lineView.locked = state.query >= 0 && state.query < rows ? { side: 'query', index: state.query } : null;
-    lineView.setData({ ...common, weights: result.heads[head].weights, mask: result.mask, orientation: state.orientation });
+    lineView.locked =
+      state.query >= 0 && state.query < rows ? { side: 'query', index: state.query } : null;
+    lineView.setData({
+      ...common,
+      weights: result.heads[head].weights,
+      mask: result.mask,
+      orientation: state.orientation,
+    });
   }
   if (state.view === 'heads') {
     headsGrid.setData({
       heads: result.heads.map((h) => ({ weights: h.weights, mask: result.mask })),
-      rows, cols, scale: state.scale, selected: head,
+      rows,
+      cols,
+      scale: state.scale,
+      selected: head,
       entropies: result.heads.map((h) => h.entropy.reduce((a, b) => a + b, 0) / rows),
     });
   }
@@ -250,14 +348,23 @@ function renderTable(head, query) {
   const cols = result.colTokens.length;
   const table = $('weights-table');
   const data = {
-    rowTokens: result.rowTokens, colTokens: result.colTokens, weights: result.heads[head].weights, mask: result.mask,
-    caption: t('tableCaption', { head: head + 1 }), corner: t('tableCorner'), masked: t('maskedWord'), focusRow: query,
+    rowTokens: result.rowTokens,
+    colTokens: result.colTokens,
+    weights: result.heads[head].weights,
+    mask: result.mask,
+    caption: t('tableCaption', { head: head + 1 }),
+    corner: t('tableCorner'),
+    masked: t('maskedWord'),
+    focusRow: query,
   };
   if (rows * cols > BACKGROUND_TABLE_CELLS && state.view !== 'numbers') {
     const row = Math.max(0, query);
     renderWeightsTable(table, {
-      ...data, rowTokens: [result.rowTokens[row]], focusRow: 0,
-      weights: data.weights.subarray(row * cols, (row + 1) * cols), mask: data.mask.subarray(row * cols, (row + 1) * cols),
+      ...data,
+      rowTokens: [result.rowTokens[row]],
+      focusRow: 0,
+      weights: data.weights.subarray(row * cols, (row + 1) * cols),
+      mask: data.mask.subarray(row * cols, (row + 1) * cols),
       caption: `${t('tableCaption', { head: head + 1 })} ${t('tablePartial', { n: row + 1 })}`,
     });
     return;
@@ -284,10 +391,15 @@ function renderEntropy(head) {
     return;
   }
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  $('entropy-readout').replaceChildren(...tNodes('entropyReadout', {
-    mean: mean.toFixed(2), min: Math.min(...values).toFixed(2), max: Math.max(...values).toFixed(2),
-    n: cols, uniform: Math.log2(cols).toFixed(2),
-  }).childNodes);
+  $('entropy-readout').replaceChildren(
+    ...tNodes('entropyReadout', {
+      mean: mean.toFixed(2),
+      min: Math.min(...values).toFixed(2),
+      max: Math.max(...values).toFixed(2),
+      n: cols,
+      uniform: Math.log2(cols).toFixed(2),
+    }).childNodes,
+  );
 }
 
 function renderViewChrome() {
@@ -316,16 +428,27 @@ function renderViewChrome() {
   for (const button of $('examples').querySelectorAll('button')) {
     const example = EXAMPLES.find((e) => e.id === button.dataset.example);
     button.textContent = t(example.label);
-    const active = example.mode === state.mode && example.text === state.text && (example.mode !== 'cross' || example.source === state.source);
+    const active =
+      example.mode === state.mode &&
+      example.text === state.text &&
+      (example.mode !== 'cross' || example.source === state.source);
     button.setAttribute('aria-pressed', String(active));
   }
 }
 
 function tokenChip(token, index, { pressed, global, onclick }) {
-  return el('button', {
-    type: 'button', class: `token-chip${global ? ' is-global' : ''}`, 'aria-pressed': String(pressed), onclick,
-    title: tokenLabel(token.text),
-  }, shortLabel(token.text, 16), el('sub', { text: String(index + 1) }));
+  return el(
+    'button',
+    {
+      type: 'button',
+      class: `token-chip${global ? ' is-global' : ''}`,
+      'aria-pressed': String(pressed),
+      onclick,
+      title: tokenLabel(token.text),
+    },
+    shortLabel(token.text, 16),
+    el('sub', { text: String(index + 1) }),
+  );
 }
 
 function renderTokenStrip() {
@@ -336,21 +459,32 @@ function renderTokenStrip() {
   }
   const globals = new Set(parseMask(state.mask).globalTokens);
   const query = focusedQuery();
-  const queries = result.rowTokens.map((token, i) => tokenChip(token, i, {
-    pressed: i === query, global: state.mode === 'self' && globals.has(i),
-    onclick: () => update({ query: i }),
-  }));
+  const queries = result.rowTokens.map((token, i) =>
+    tokenChip(token, i, {
+      pressed: i === query,
+      global: state.mode === 'self' && globals.has(i),
+      onclick: () => update({ query: i }),
+    }),
+  );
   if (state.mode === 'self') {
     strip.className = 'token-strip';
     strip.replaceChildren(...queries);
     return;
   }
-  const keys = result.colTokens.map((token, i) => tokenChip(token, i, {
-    pressed: i === state.key, global: globals.has(i), onclick: () => update({ key: i === state.key ? -1 : i }),
-  }));
+  const keys = result.colTokens.map((token, i) =>
+    tokenChip(token, i, {
+      pressed: i === state.key,
+      global: globals.has(i),
+      onclick: () => update({ key: i === state.key ? -1 : i }),
+    }),
+  );
   strip.className = 'token-strip cross-strip';
-  strip.replaceChildren(el('span', { class: 'strip-label', text: t('targetQueries') }), el('div', { class: 'strip-row' }, queries),
-    el('span', { class: 'strip-label', text: t('sourceKeys') }), el('div', { class: 'strip-row' }, keys));
+  strip.replaceChildren(
+    el('span', { class: 'strip-label', text: t('targetQueries') }),
+    el('div', { class: 'strip-row' }, queries),
+    el('span', { class: 'strip-label', text: t('sourceKeys') }),
+    el('div', { class: 'strip-row' }, keys),
+  );
 }
 
 // ---------- exports ----------
@@ -361,8 +495,13 @@ function figure() {
   const theme = DEFAULT_THEME;
   const top = state.range === 'unit' ? 1 : visibleMax(result.heads[head].weights, result.mask) || 1;
   return {
-    rowTokens: result.rowTokens, colTokens: result.colTokens, weights: result.heads[head].weights, mask: result.mask,
-    scale: state.scale, range: [0, top], theme,
+    rowTokens: result.rowTokens,
+    colTokens: result.colTokens,
+    weights: result.heads[head].weights,
+    mask: result.mask,
+    scale: state.scale,
+    range: [0, top],
+    theme,
     title: `attnlens · ${state.mode === 'cross' ? t('modeCross') : t('modeSelf')} · ${t('headN', { n: head + 1 })}`,
     subtitle: `${scoreName(state.score)} · T = ${state.temperature.toFixed(2)} · mask ${state.mask} · ${result.backend}`,
   };
@@ -376,7 +515,14 @@ async function exportPNG() {
   if (!result || result.empty) return;
   if (state.view === 'lines' && lineView.svg) {
     const svg = svgElementToString(lineView.svg, DEFAULT_THEME.background);
-    downloadBlob(await svgStringToPNG(svg, lineView.svg.width.baseVal.value, lineView.svg.height.baseVal.value), `${fileBase()}-lines.png`);
+    downloadBlob(
+      await svgStringToPNG(
+        svg,
+        lineView.svg.width.baseVal.value,
+        lineView.svg.height.baseVal.value,
+      ),
+      `${fileBase()}-lines.png`,
+    );
     return;
   }
   downloadBlob(await matrixPNG(figure()), `${fileBase()}.png`);
@@ -384,32 +530,52 @@ async function exportPNG() {
 
 function exportSVG() {
   if (!result || result.empty) return;
-  const text = state.view === 'lines' && lineView.svg
-    ? svgElementToString(lineView.svg, DEFAULT_THEME.background)
-    : matrixSVG(figure());
-  downloadBlob(new Blob([text], { type: 'image/svg+xml' }), `${fileBase()}${state.view === 'lines' ? '-lines' : ''}.svg`);
+  const text =
+    state.view === 'lines' && lineView.svg
+      ? svgElementToString(lineView.svg, DEFAULT_THEME.background)
+      : matrixSVG(figure());
+  downloadBlob(
+    new Blob([text], { type: 'image/svg+xml' }),
+    `${fileBase()}${state.view === 'lines' ? '-lines' : ''}.svg`,
+  );
 }
 
 function exportJSON() {
   if (!result || result.empty) return;
   const cols = result.colTokens.length;
-  const matrix = (flat) => result.rowTokens.map((_, r) => Array.from(flat.subarray(r * cols, (r + 1) * cols)));
+  const matrix = (flat) =>
+    result.rowTokens.map((_, r) => Array.from(flat.subarray(r * cols, (r + 1) * cols)));
   const payload = {
     generator: 'attnlens demo',
     link: location.href,
     settings: {
-      mode: state.mode, text: state.text, source: state.mode === 'cross' ? state.source : undefined,
-      heads: state.heads, headDim: result.headDim, seed: 1, mask: state.mask, compare: state.compare || undefined,
-      score: state.score, temperature: state.temperature, granularity: state.granularity,
+      mode: state.mode,
+      text: state.text,
+      source: state.mode === 'cross' ? state.source : undefined,
+      heads: state.heads,
+      headDim: result.headDim,
+      seed: 1,
+      mask: state.mask,
+      compare: state.compare || undefined,
+      score: state.score,
+      temperature: state.temperature,
+      granularity: state.granularity,
     },
     backend: result.backend,
     timing: { engineMs: result.timing.engineMs, totalMs: result.timing.totalMs },
     queryTokens: result.rowTokens,
     keyTokens: result.colTokens,
     mask: matrix(result.mask),
-    heads: result.heads.map((h) => ({ weights: matrix(h.weights), scores: matrix(h.scores), entropy: Array.from(h.entropy) })),
+    heads: result.heads.map((h) => ({
+      weights: matrix(h.weights),
+      scores: matrix(h.scores),
+      entropy: Array.from(h.entropy),
+    })),
   };
-  downloadBlob(new Blob([JSON.stringify(payload, null, 1)], { type: 'application/json' }), `${fileBase()}.json`);
+  downloadBlob(
+    new Blob([JSON.stringify(payload, null, 1)], { type: 'application/json' }),
+    `${fileBase()}.json`,
+  );
 }
 
 async function copyLink() {
@@ -422,7 +588,9 @@ async function copyLink() {
   } catch {
     button.textContent = t('linkInAddressBar');
   }
-  setTimeout(() => { button.textContent = t('copyLink'); }, 1800);
+  setTimeout(() => {
+    button.textContent = t('copyLink');
+  }, 1800);
 }
 
 // ---------- wiring ----------
@@ -430,24 +598,57 @@ async function copyLink() {
 function wire() {
   $('main-text').addEventListener('input', (event) => update({ text: event.target.value }));
   $('source-text').addEventListener('input', (event) => update({ source: event.target.value }));
-  $('examples').replaceChildren(...EXAMPLES.map((example) => el('button', {
-    type: 'button', dataset: { example: example.id }, 'aria-pressed': 'false',
-    onclick: () => update({
-      mode: example.mode, text: example.text, source: example.source ?? state.source,
-      granularity: example.granularity ?? state.granularity, query: -1, key: -1,
-    }, { immediate: true }),
-  }, t(example.label))));
-  $('primer').replaceChildren(...IDEAS.map((idea) => el('article', { class: 'idea' },
-    el('h3', { dataset: { i18n: idea.title }, text: t(idea.title) }),
-    el('p', { dataset: { i18n: idea.text }, text: t(idea.text) }),
-    el('button', { type: 'button', dataset: { i18n: 'tryIt' }, text: t('tryIt'), onclick: () => {
-      const { queryText, ...patch } = idea.patch;
-      pendingQueryText = queryText ?? null;
-      update({ ...patch, query: -1, key: -1 }, { immediate: true });
-      if (pendingQueryText !== null) scheduleCompute(0);
-      $('stage').focus({ preventScroll: true });
-      $('stage').scrollIntoView({ behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth', block: 'start' });
-    } }))));
+  $('examples').replaceChildren(
+    ...EXAMPLES.map((example) =>
+      el(
+        'button',
+        {
+          type: 'button',
+          dataset: { example: example.id },
+          'aria-pressed': 'false',
+          onclick: () =>
+            update(
+              {
+                mode: example.mode,
+                text: example.text,
+                source: example.source ?? state.source,
+                granularity: example.granularity ?? state.granularity,
+                query: -1,
+                key: -1,
+              },
+              { immediate: true },
+            ),
+        },
+        t(example.label),
+      ),
+    ),
+  );
+  $('primer').replaceChildren(
+    ...IDEAS.map((idea) =>
+      el(
+        'article',
+        { class: 'idea' },
+        el('h3', { dataset: { i18n: idea.title }, text: t(idea.title) }),
+        el('p', { dataset: { i18n: idea.text }, text: t(idea.text) }),
+        el('button', {
+          type: 'button',
+          dataset: { i18n: 'tryIt' },
+          text: t('tryIt'),
+          onclick: () => {
+            const { queryText, ...patch } = idea.patch;
+            pendingQueryText = queryText ?? null;
+            update({ ...patch, query: -1, key: -1 }, { immediate: true });
+            if (pendingQueryText !== null) scheduleCompute(0);
+            $('stage').focus({ preventScroll: true });
+            $('stage').scrollIntoView({
+              behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth',
+              block: 'start',
+            });
+          },
+        }),
+      ),
+    ),
+  );
   const tabs = [...document.querySelectorAll('#view-tabs [role="tab"]')];
   for (const tab of tabs) {
     tab.addEventListener('click', () => update({ view: tab.dataset.view }));
@@ -463,9 +664,18 @@ function wire() {
   for (const button of document.querySelectorAll('.lang-switch button')) {
     button.addEventListener('click', () => update({ lang: button.dataset.lang }));
   }
-  $('zoom-in').addEventListener('click', () => { heatmapA.zoomBy(1.25); heatmapB.zoomBy(1.25); });
-  $('zoom-out').addEventListener('click', () => { heatmapA.zoomBy(0.8); heatmapB.zoomBy(0.8); });
-  $('zoom-reset').addEventListener('click', () => { heatmapA.setZoom(1); heatmapB.setZoom(1); });
+  $('zoom-in').addEventListener('click', () => {
+    heatmapA.zoomBy(1.25);
+    heatmapB.zoomBy(1.25);
+  });
+  $('zoom-out').addEventListener('click', () => {
+    heatmapA.zoomBy(0.8);
+    heatmapB.zoomBy(0.8);
+  });
+  $('zoom-reset').addEventListener('click', () => {
+    heatmapA.setZoom(1);
+    heatmapB.setZoom(1);
+  });
   $('export-png').addEventListener('click', exportPNG);
   $('export-svg').addEventListener('click', exportSVG);
   $('export-json').addEventListener('click', exportJSON);
@@ -477,11 +687,14 @@ function wire() {
 wire();
 controls.sync(state, null);
 render();
-client.ready.then(() => {
-  document.body.dataset.engine = client.where;
-  offerBackends();
-}, () => {
-  $('engine-badge').dataset.state = 'error';
-  $('engine-badge').textContent = t('engineError');
-});
+client.ready.then(
+  () => {
+    document.body.dataset.engine = client.where;
+    offerBackends();
+  },
+  () => {
+    $('engine-badge').dataset.state = 'error';
+    $('engine-badge').textContent = t('engineError');
+  },
+);
 compute();

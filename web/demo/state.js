@@ -44,9 +44,24 @@ const ENUMS = {
 
 // URL parameter name for each state field.
 const PARAMS = {
-  mode: 'mode', text: 'text', source: 'source', heads: 'heads', head: 'head', mask: 'mask',
-  compare: 'compare', score: 'score', temperature: 't', granularity: 'tokens', view: 'view',
-  query: 'q', key: 'k', scale: 'colors', range: 'range', orientation: 'layout', lang: 'lang', backend: 'backend',
+  mode: 'mode',
+  text: 'text',
+  source: 'source',
+  heads: 'heads',
+  head: 'head',
+  mask: 'mask',
+  compare: 'compare',
+  score: 'score',
+  temperature: 't',
+  granularity: 'tokens',
+  view: 'view',
+  query: 'q',
+  key: 'k',
+  scale: 'colors',
+  range: 'range',
+  orientation: 'layout',
+  lang: 'lang',
+  backend: 'backend',
 };
 
 function validMask(text) {
@@ -80,7 +95,11 @@ export function stateFromSearch(search) {
   if (get('mask') !== null) state.mask = validMask(get('mask')) ?? state.mask;
   if (get('compare')) state.compare = validMask(get('compare')) ?? '';
   const temperature = Number(get('temperature'));
-  if (get('temperature') !== null && temperature >= TEMPERATURE_RANGE[0] && temperature <= TEMPERATURE_RANGE[1]) {
+  if (
+    get('temperature') !== null &&
+    temperature >= TEMPERATURE_RANGE[0] &&
+    temperature <= TEMPERATURE_RANGE[1]
+  ) {
     state.temperature = temperature;
   }
   return state;

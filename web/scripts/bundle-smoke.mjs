@@ -20,7 +20,8 @@ import { chromium } from 'playwright-core';
 
 const src = fileURLToPath(new URL('../src/', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'attnlens-bundle-'));
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; img-src data:";
+const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; img-src data:";
 
 // One query row [1, 0] against keys [1, 0] and [0, 1] with the default scale 1/sqrt(2).
 const COMPUTE = `
@@ -65,27 +66,38 @@ async function build(out) {
   assert.deepEqual(result.errors, []);
   const bundle = readFileSync(join(out, 'page.js'), 'utf8');
   for (const flavour of ['relaxed', 'simd', 'scalar']) {
-    assert.match(bundle, new RegExp(`new URL\\("\\./wasm/attnlens-${flavour}\\.wasm", import\\.meta\\.url\\)`),
-      `the bundle references attnlens-${flavour}.wasm relative to itself`);
+    assert.match(
+      bundle,
+      new RegExp(`new URL\\("\\./wasm/attnlens-${flavour}\\.wasm", import\\.meta\\.url\\)`),
+      `the bundle references attnlens-${flavour}.wasm relative to itself`,
+    );
   }
   assert.doesNotMatch(bundle, /\bnew Function\b|\beval\(/, 'no eval in the bundle');
   mkdirSync(join(out, 'wasm'));
   for (const file of ['attnlens-relaxed.wasm', 'attnlens-simd.wasm', 'attnlens-scalar.wasm']) {
     copyFileSync(join(src, 'wasm', file), join(out, 'wasm', file));
   }
-  writeFileSync(join(out, 'index.html'),
-    '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="page.js"></script>');
-  console.log(`esbuild browser bundle: ${(bundle.length / 1024).toFixed(1)} KiB, references the three .wasm files`);
+  writeFileSync(
+    join(out, 'index.html'),
+    '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="page.js"></script>',
+  );
+  console.log(
+    `esbuild browser bundle: ${(bundle.length / 1024).toFixed(1)} KiB, references the three .wasm files`,
+  );
 }
 
 function serve(root) {
   const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
   const server = createServer((request, response) => {
-    const path = normalize(join(root, new URL(request.url, 'http://x').pathname.replace(/\/$/, '/index.html')));
+    const path = normalize(
+      join(root, new URL(request.url, 'http://x').pathname.replace(/\/$/, '/index.html')),
+    );
     try {
       const body = readFileSync(path);
-      response.writeHead(200, { 'content-type': types[extname(path)] ?? 'application/octet-stream',
-        'content-security-policy': CSP });
+      response.writeHead(200, {
+        'content-type': types[extname(path)] ?? 'application/octet-stream',
+        'content-security-policy': CSP,
+      });
       response.end(body);
     } catch {
       response.writeHead(404);
@@ -97,12 +109,17 @@ function serve(root) {
 
 async function runInChromium(out) {
   const server = await serve(out);
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true, args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking'] });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking'],
+  });
   try {
     const page = await browser.newPage();
     const problems = [];
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     await page.waitForFunction(() => document.title !== '', null, { timeout: 30000 });
@@ -114,7 +131,9 @@ async function runInChromium(out) {
     expectWeight(inPage);
     expectWeight(worker);
     assert.deepEqual(problems, [], 'console errors (a CSP violation would show here)');
-    console.log('headless Chromium, strict CSP: the page (wasm-relaxed) and a module worker (wasm-scalar) ran it');
+    console.log(
+      'headless Chromium, strict CSP: the page (wasm-relaxed) and a module worker (wasm-scalar) ran it',
+    );
   } finally {
     await browser.close();
     server.close();
@@ -124,7 +143,9 @@ async function runInChromium(out) {
 try {
   const out = join(work, 'dist');
   await build(out);
-  const inNode = JSON.parse(execFileSync(process.execPath, [join(out, 'app.js')], { encoding: 'utf8' }));
+  const inNode = JSON.parse(
+    execFileSync(process.execPath, [join(out, 'app.js')], { encoding: 'utf8' }),
+  );
   assert.equal(inNode.backend, 'wasm-simd');
   expectWeight(inNode);
   console.log('the bundle runs in Node with the .wasm files beside it');

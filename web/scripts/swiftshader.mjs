@@ -14,7 +14,9 @@ import { join } from 'node:path';
 const dir = process.env.CHROMIUM_LIB_DIR ?? '/usr/lib/chromium';
 const icd = join(dir, 'vk_swiftshader_icd.json');
 if (!existsSync(icd)) {
-  console.error(`swiftshader: ${icd} not found; install Debian's chromium package or set CHROMIUM_LIB_DIR`);
+  console.error(
+    `swiftshader: ${icd} not found; install Debian's chromium package or set CHROMIUM_LIB_DIR`,
+  );
   process.exit(1);
 }
 const [command, ...args] = process.argv.slice(2);

@@ -21,9 +21,23 @@ const DEFAULT_HEAD_DIM = 16;
 // Options analyze() consumes itself; everything else goes to attn.multiHead() unchanged, so every
 // mask, score function, temperature, scale and strategy of the engine is available.
 const TEXT_OPTIONS = new Set([
-  'attention', 'granularity', 'locale', 'seed', 'positionScale', 'shareQueryKey', 'additiveHidden',
+  'attention',
+  'granularity',
+  'locale',
+  'seed',
+  'positionScale',
+  'shareQueryKey',
+  'additiveHidden',
 ]);
-const MASK_OPTIONS = ['causal', 'window', 'sparse', 'globalTokens', 'keyLengths', 'keyValid', 'mask'];
+const MASK_OPTIONS = [
+  'causal',
+  'window',
+  'sparse',
+  'globalTokens',
+  'keyLengths',
+  'keyValid',
+  'mask',
+];
 
 let sharedAttention = null;
 
@@ -35,7 +49,9 @@ let sharedAttention = null;
  */
 function defaultAttention() {
   if (!sharedAttention) {
-    sharedAttention = createAttention({ backend: simdSupported() ? 'wasm-simd' : 'wasm-scalar' }).catch((error) => {
+    sharedAttention = createAttention({
+      backend: simdSupported() ? 'wasm-simd' : 'wasm-scalar',
+    }).catch((error) => {
       sharedAttention = null; // let a later call retry instead of caching the failure
       throw error;
     });
@@ -98,9 +114,13 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
   const weights = cachedProjectionWeights(params); // validates every size and the seed
   const valueDim = params.valueDim ?? headDim;
   const modelDim = params.modelDim ?? heads * headDim;
-  const embedOptions = { dim: modelDim, seed: textOptions.seed, positionScale: textOptions.positionScale };
+  const embedOptions = {
+    dim: modelDim,
+    seed: textOptions.seed,
+    positionScale: textOptions.positionScale,
+  };
 
-  const attn = textOptions.attention ?? await defaultAttention();
+  const attn = textOptions.attention ?? (await defaultAttention());
   const queryEmbeddings = embed(queryTokens, embedOptions);
   const keyEmbeddings = crossAttention ? embed(keyTokens, embedOptions) : queryEmbeddings;
   const layerOptions = {
@@ -123,7 +143,11 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
 
   const engineStarted = performance.now();
   const { wQuery, wKey, wValue, wOut } = weights;
-  const result = await attn.multiHead(queryEmbeddings, { wQuery, wKey, wValue, wOut }, layerOptions);
+  const result = await attn.multiHead(
+    queryEmbeddings,
+    { wQuery, wKey, wValue, wOut },
+    layerOptions,
+  );
   const engineMs = performance.now() - engineStarted;
 
   const queryLength = queryTokens.length;
@@ -158,10 +182,15 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
     v: result.v,
     embeddings: { query: queryEmbeddings, key: keyEmbeddings },
     timing: { ms: engineMs, totalMs: performance.now() - started },
-    backend: result.stats.backend,  // what ran this call (auto may pick per size)
+    backend: result.stats.backend, // what ran this call (auto may pick per size)
     stats: result.stats,
     shape: {
-      heads, queryLength, keyLength, headDim, valueDim, modelDim,
+      heads,
+      queryLength,
+      keyLength,
+      headDim,
+      valueDim,
+      modelDim,
       outDim: params.outDim ?? modelDim,
     },
   };

@@ -6,8 +6,14 @@
 // EventTarget: 'backendchange' fires when a lost GPU device is re-created or replaced by wasm.
 
 import { BACKEND_NAMES, WEBGPU_MIN_FLOPS, openBackends } from './backend.js';
-import { checkAttention, checkBufferShape, checkMaskMatrix, checkMultiHead, checkWebGpuOptions,
-  checkWorkingSet } from './checks.js';
+import {
+  checkAttention,
+  checkBufferShape,
+  checkMaskMatrix,
+  checkMultiHead,
+  checkWebGpuOptions,
+  checkWorkingSet,
+} from './checks.js';
 import { attnlensError, describe } from './errors.js';
 import { checkThreadsOption, THREADS_MIN_FLOPS } from './threads.js';
 
@@ -22,22 +28,37 @@ const CREATE_OPTIONS = ['backend', 'wasmUrl', 'locateFile', 'webgpu', 'threads']
  */
 export async function createAttention(options = {}) {
   if (options === null || typeof options !== 'object') {
-    throw attnlensError('invalid_argument', 'options', `must be an object, got ${describe(options)}`);
+    throw attnlensError(
+      'invalid_argument',
+      'options',
+      `must be an object, got ${describe(options)}`,
+    );
   }
   for (const key of Object.keys(options)) {
     if (!CREATE_OPTIONS.includes(key)) {
-      throw attnlensError('invalid_argument', 'options',
-        `unknown option '${key}' (known: ${CREATE_OPTIONS.join(', ')})`);
+      throw attnlensError(
+        'invalid_argument',
+        'options',
+        `unknown option '${key}' (known: ${CREATE_OPTIONS.join(', ')})`,
+      );
     }
   }
   const { backend = 'auto', wasmUrl, locateFile } = options;
   const webgpu = checkWebGpuOptions(options.webgpu);
   const threads = checkThreadsOption(options.threads);
   if (wasmUrl !== undefined && typeof wasmUrl !== 'string' && !(wasmUrl instanceof URL)) {
-    throw attnlensError('invalid_argument', 'wasmUrl', `must be a string or URL, got ${describe(wasmUrl)}`);
+    throw attnlensError(
+      'invalid_argument',
+      'wasmUrl',
+      `must be a string or URL, got ${describe(wasmUrl)}`,
+    );
   }
   if (locateFile !== undefined && typeof locateFile !== 'function') {
-    throw attnlensError('invalid_argument', 'locateFile', `must be a function, got ${describe(locateFile)}`);
+    throw attnlensError(
+      'invalid_argument',
+      'locateFile',
+      `must be a function, got ${describe(locateFile)}`,
+    );
   }
   return new Attention(await openBackends(backend, { wasmUrl, locateFile }, webgpu, threads));
 }

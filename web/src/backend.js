@@ -14,14 +14,26 @@
 
 import { inputError, requireFiniteInputs } from './checks.js';
 import { attnlensError, describe } from './errors.js';
-import { bestFlavour, relaxedSimdSupported, simdSupported, threadsUnavailableReason } from './loader.js';
+import {
+  bestFlavour,
+  relaxedSimdSupported,
+  simdSupported,
+  threadsUnavailableReason,
+} from './loader.js';
 import { resolveThreads, warnThreadsFailed } from './threads.js';
 import { openWasmBackend } from './wasm-backend.js';
 import { findGpu } from './webgpu/detect.js';
 import { GpuDeclined, GpuDeviceLost, WebGpuUnavailable } from './webgpu/errors.js';
 
 /** The names createAttention({ backend }) accepts. */
-export const BACKEND_NAMES = Object.freeze(['auto', 'wasm', 'wasm-relaxed', 'wasm-simd', 'wasm-scalar', 'webgpu']);
+export const BACKEND_NAMES = Object.freeze([
+  'auto',
+  'wasm',
+  'wasm-relaxed',
+  'wasm-simd',
+  'wasm-scalar',
+  'webgpu',
+]);
 
 /**
  * 'auto' sends a call to the GPU from this many floating-point operations of attention,
@@ -37,7 +49,7 @@ const MAX_DEVICE_RECREATIONS = 2;
 // The WebGPU backend (its kernels are most of the package's JavaScript) is imported only once a
 // GPU object exists, so pages without WebGPU never load it.
 async function openWebGpuBackend(options) {
-  if (!options.device) findGpu(options.gpu);  // throws WebGpuUnavailable when there is none
+  if (!options.device) findGpu(options.gpu); // throws WebGpuUnavailable when there is none
   const { WebGpuBackend } = await import('./webgpu/webgpu-backend.js');
   return WebGpuBackend.open(options);
 }
@@ -51,14 +63,18 @@ async function openWasm(requested, where, threadsOption) {
   switch (requested) {
     case 'wasm-relaxed':
       if (!relaxedSimdSupported()) {
-        throw new Error("backend: 'wasm-relaxed' needs WebAssembly relaxed SIMD (f32x4.relaxed_madd), " +
-          "which this engine lacks; use 'wasm' or 'auto' to fall back to 'wasm-simd'");
+        throw new Error(
+          "backend: 'wasm-relaxed' needs WebAssembly relaxed SIMD (f32x4.relaxed_madd), " +
+            "which this engine lacks; use 'wasm' or 'auto' to fall back to 'wasm-simd'",
+        );
       }
       return openFlavour('relaxed', where, threadsOption);
     case 'wasm-simd':
       if (!simdSupported()) {
-        throw new Error("backend: 'wasm-simd' needs WebAssembly SIMD128, which this engine lacks; " +
-          "use 'wasm' or 'auto' to fall back to 'wasm-scalar'");
+        throw new Error(
+          "backend: 'wasm-simd' needs WebAssembly SIMD128, which this engine lacks; " +
+            "use 'wasm' or 'auto' to fall back to 'wasm-scalar'",
+        );
       }
       return openFlavour('simd', where, threadsOption);
     case 'wasm-scalar':
@@ -73,10 +89,12 @@ async function openWasm(requested, where, threadsOption) {
 async function openFlavour(flavour, where, threadsOption) {
   let unavailable = '';
   if (flavour === 'scalar') {
-    unavailable = simdSupported() ? "backend 'wasm-scalar' has no threaded module"
+    unavailable = simdSupported()
+      ? "backend 'wasm-scalar' has no threaded module"
       : threadsUnavailableReason();
   } else if (where.wasmUrl !== undefined) {
-    unavailable = 'wasmUrl names one single-threaded .wasm file (give locateFile instead to place them all)';
+    unavailable =
+      'wasmUrl names one single-threaded .wasm file (give locateFile instead to place them all)';
   } else {
     unavailable = threadsUnavailableReason();
   }
@@ -100,15 +118,25 @@ async function openFlavour(flavour, where, threadsOption) {
  */
 export async function openBackends(requested, where, webgpu = {}, threads = 'auto') {
   if (typeof requested !== 'string') {
-    throw attnlensError('invalid_argument', 'backend', `must be a string, got ${describe(requested)}`);
+    throw attnlensError(
+      'invalid_argument',
+      'backend',
+      `must be a string, got ${describe(requested)}`,
+    );
   }
   if (!BACKEND_NAMES.includes(requested)) {
-    throw attnlensError('out_of_range', 'backend',
-      `must be one of ${BACKEND_NAMES.map((n) => `'${n}'`).join(', ')}, got '${requested}'`);
+    throw attnlensError(
+      'out_of_range',
+      'backend',
+      `must be one of ${BACKEND_NAMES.map((n) => `'${n}'`).join(', ')}, got '${requested}'`,
+    );
   }
   const wantsGpu = requested === 'webgpu' || requested === 'auto';
   // 'auto' skips software adapters unless told otherwise; 'webgpu' takes what there is.
-  const gpuOptions = { ...webgpu, allowSoftwareAdapter: requested === 'webgpu' || webgpu.allowSoftwareAdapter === true };
+  const gpuOptions = {
+    ...webgpu,
+    allowSoftwareAdapter: requested === 'webgpu' || webgpu.allowSoftwareAdapter === true,
+  };
   const [wasm, gpu] = await Promise.allSettled([
     openWasm(requested, where, threads),
     wantsGpu ? openGpu(requested, gpuOptions) : {},
@@ -122,7 +150,13 @@ export async function openBackends(requested, where, webgpu = {}, threads = 'aut
     wasm.value.dispose();
     throw gpu.reason;
   }
-  return new Backends(requested, wasm.value, gpu.value.backend ?? null, gpuOptions, gpu.value.reason);
+  return new Backends(
+    requested,
+    wasm.value,
+    gpu.value.backend ?? null,
+    gpuOptions,
+    gpu.value.reason,
+  );
 }
 
 // { backend } or, for 'auto', { reason } when there is no usable GPU.
@@ -142,7 +176,7 @@ export class Backends {
   #requested;
   #options;
   #recreations = 0;
-  #recovering = null;  // Promise while a lost device is being replaced
+  #recovering = null; // Promise while a lost device is being replaced
 
   constructor(requested, wasm, gpu, options, unavailableReason) {
     this.#requested = requested;
@@ -166,7 +200,7 @@ export class Backends {
    * @param {(change: { from: string, to: string, reason: string }) => void} onChange
    */
   async run(kind, problem, onChange) {
-    await this.#recovering;  // a lost device being replaced: wait, then use what replaced it
+    await this.#recovering; // a lost device being replaced: wait, then use what replaced it
     const gpu = this.gpu;
     if (gpu?.lost) {
       await this.#recover(gpu, new GpuDeviceLost(gpu.lost), onChange);
@@ -174,7 +208,7 @@ export class Backends {
     }
     const reason = this.#reasonForWasm(problem);
     if (reason === null) {
-      requireFiniteInputs(problem);  // the wasm core checks its own copies; a GPU does not
+      requireFiniteInputs(problem); // the wasm core checks its own copies; a GPU does not
       try {
         return await this.#timed(gpu, () => gpu[kind](problem));
       } catch (error) {
@@ -249,7 +283,9 @@ export class Backends {
         detail += `; a new device could not be opened: ${error.message}`;
       }
     } else {
-      detail += owned ? `; not re-created after ${MAX_DEVICE_RECREATIONS} losses` : '; the device was passed in by the caller';
+      detail += owned
+        ? `; not re-created after ${MAX_DEVICE_RECREATIONS} losses`
+        : '; the device was passed in by the caller';
     }
     onChange({ from: 'webgpu', to: this.name, reason: detail });
   }

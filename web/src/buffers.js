@@ -13,10 +13,10 @@ import { heapF32, malloc, withHeap } from './heap.js';
 export class WasmBuffers {
   #module;
   #onDispose;
-  #blocks;  // { q, k, v, output }: { ptr, length } each
+  #blocks; // { q, k, v, output }: { ptr, length } each
 
   #backendName;
-  #threads;  // threads each run() uses: the instance's, or 1 below THREADS_MIN_FLOPS
+  #threads; // threads each run() uses: the instance's, or 1 below THREADS_MIN_FLOPS
 
   constructor(module, backendName, shape, threads, onDispose) {
     this.#module = module;
@@ -25,8 +25,12 @@ export class WasmBuffers {
     this.#onDispose = onDispose;
     this.shape = Object.freeze({ ...shape });
     const { heads, queryLength: nq, keyLength: nk, headDim, valueDim } = shape;
-    const lengths = { q: heads * nq * headDim, k: heads * nk * headDim, v: heads * nk * valueDim,
-      output: heads * nq * valueDim };
+    const lengths = {
+      q: heads * nq * headDim,
+      k: heads * nk * headDim,
+      v: heads * nk * valueDim,
+      output: heads * nq * valueDim,
+    };
     this.#blocks = {};
     try {
       for (const [name, length] of Object.entries(lengths)) {
@@ -39,13 +43,21 @@ export class WasmBuffers {
   }
 
   /** Queries [heads, queryLength, headDim]: write inputs here. */
-  get q() { return this.#view('q'); }
+  get q() {
+    return this.#view('q');
+  }
   /** Keys [heads, keyLength, headDim]. */
-  get k() { return this.#view('k'); }
+  get k() {
+    return this.#view('k');
+  }
   /** Values [heads, keyLength, valueDim]. */
-  get v() { return this.#view('v'); }
+  get v() {
+    return this.#view('v');
+  }
   /** Output [heads, queryLength, valueDim], written by run(). */
-  get output() { return this.#view('output'); }
+  get output() {
+    return this.#view('output');
+  }
 
   get disposed() {
     return this.#module === null;
@@ -61,7 +73,9 @@ export class WasmBuffers {
     const resolved = checkRun(options, this.shape);
     const started = performance.now();
     const stats = withHeap(m, (heap) => {
-      const call = new CallBlock(m, heap).shape(this.shape).options(resolved, heap)
+      const call = new CallBlock(m, heap)
+        .shape(this.shape)
+        .options(resolved, heap)
         .set('threads', this.#threads);
       for (const [name, block] of Object.entries(this.#blocks)) call.array(name, block);
       const error = m._attention(call.write())?.error;

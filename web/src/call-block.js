@@ -8,20 +8,69 @@
 
 import { heapF64 } from './heap.js';
 
-const SLOTS = ['heads', 'queryLength', 'keyLength', 'headDim', 'valueDim', 'modelDim', 'keyModelDim',
-  'outDim', 'score', 'scale', 'temperature', 'strategy', 'causal', 'windowDilation', 'windowBefore',
-  'windowAfter', 'sparsePattern', 'sparseStride', 'sparseSummary', 'additiveHidden', 'head', 'threads',
-  'resultStrategy', 'resultTilesVisited', 'resultTilesTotal', 'resultScratchBytes', 'resultBytes',
-  'resultThreads'];
-const ARRAYS = ['globalTokens', 'keyLengths', 'keyValid', 'mask', 'additive.wQuery', 'additive.wKey',
-  'additive.v', 'q', 'k', 'v', 'x', 'source', 'wQuery', 'wKey', 'wValue', 'wOut', 'bQuery', 'bKey',
-  'bValue', 'bOut', 'output', 'weights', 'scores', 'maskOut'];
+const SLOTS = [
+  'heads',
+  'queryLength',
+  'keyLength',
+  'headDim',
+  'valueDim',
+  'modelDim',
+  'keyModelDim',
+  'outDim',
+  'score',
+  'scale',
+  'temperature',
+  'strategy',
+  'causal',
+  'windowDilation',
+  'windowBefore',
+  'windowAfter',
+  'sparsePattern',
+  'sparseStride',
+  'sparseSummary',
+  'additiveHidden',
+  'head',
+  'threads',
+  'resultStrategy',
+  'resultTilesVisited',
+  'resultTilesTotal',
+  'resultScratchBytes',
+  'resultBytes',
+  'resultThreads',
+];
+const ARRAYS = [
+  'globalTokens',
+  'keyLengths',
+  'keyValid',
+  'mask',
+  'additive.wQuery',
+  'additive.wKey',
+  'additive.v',
+  'q',
+  'k',
+  'v',
+  'x',
+  'source',
+  'wQuery',
+  'wKey',
+  'wValue',
+  'wOut',
+  'bQuery',
+  'bKey',
+  'bValue',
+  'bOut',
+  'output',
+  'weights',
+  'scores',
+  'maskOut',
+];
 
 /** Slot index by name. */
 export const SLOT = Object.freeze(Object.fromEntries(SLOTS.map((name, i) => [name, i])));
 /** Index of an array's address slot (its element count follows) by name. */
-export const ARRAY_SLOT = Object.freeze(Object.fromEntries(
-  ARRAYS.map((name, i) => [name, SLOTS.length + 2 * i])));
+export const ARRAY_SLOT = Object.freeze(
+  Object.fromEntries(ARRAYS.map((name, i) => [name, SLOTS.length + 2 * i])),
+);
 /** Doubles in a block; the module's _callBlockLength() must agree (checked when it loads). */
 export const BLOCK_LENGTH = SLOTS.length + 2 * ARRAYS.length;
 
@@ -34,8 +83,10 @@ const SPARSE_CODES = { strided: 1, fixed: 2 };
 export function checkBlockLayout(module) {
   const length = module._callBlockLength();
   if (length !== BLOCK_LENGTH) {
-    throw new Error(`attnlens: the wasm module's call block has ${length} slots, this JavaScript ` +
-      `expects ${BLOCK_LENGTH}: the .wasm and the package's JavaScript come from different builds`);
+    throw new Error(
+      `attnlens: the wasm module's call block has ${length} slots, this JavaScript ` +
+        `expects ${BLOCK_LENGTH}: the .wasm and the package's JavaScript come from different builds`,
+    );
   }
 }
 
@@ -49,13 +100,21 @@ export class CallBlock {
   constructor(module, heap) {
     this.#module = module;
     this.#ptr = heap.allocate(BLOCK_LENGTH * 8, 'call block');
-    this.values[SLOT.threads] = 1;  // 0 would mean "every hardware thread" to the core
+    this.values[SLOT.threads] = 1; // 0 would mean "every hardware thread" to the core
   }
 
   /** Shape fields present in `shape` (multi-head widths left out stay 0: "same as"). */
   shape(shape) {
-    for (const key of ['heads', 'queryLength', 'keyLength', 'headDim', 'valueDim', 'modelDim',
-      'keyModelDim', 'outDim']) {
+    for (const key of [
+      'heads',
+      'queryLength',
+      'keyLength',
+      'headDim',
+      'valueDim',
+      'modelDim',
+      'keyModelDim',
+      'outDim',
+    ]) {
       if (shape[key] !== undefined) this.values[SLOT[key]] = shape[key];
     }
     return this;
@@ -79,8 +138,13 @@ export class CallBlock {
       v[SLOT.sparseStride] = options.sparse.stride;
       v[SLOT.sparseSummary] = options.sparse.summary;
     }
-    if (options.globalTokens) this.array('globalTokens', heap.copyIn(Float64Array.from(options.globalTokens), 'globalTokens'));
-    if (options.keyLengths) this.array('keyLengths', heap.copyIn(Float64Array.from(options.keyLengths), 'keyLengths'));
+    if (options.globalTokens)
+      this.array(
+        'globalTokens',
+        heap.copyIn(Float64Array.from(options.globalTokens), 'globalTokens'),
+      );
+    if (options.keyLengths)
+      this.array('keyLengths', heap.copyIn(Float64Array.from(options.keyLengths), 'keyLengths'));
     if (options.keyValid) this.array('keyValid', heap.copyIn(options.keyValid, 'keyValid'));
     if (options.mask) this.array('mask', heap.copyIn(options.mask, 'mask'));
     if (options.additive) {

@@ -17,12 +17,30 @@ const STRATEGIES = ['auto', 'materialized', 'streaming'];
 const SPARSE_PATTERNS = ['strided', 'fixed'];
 
 const MASK_KEYS = ['causal', 'window', 'sparse', 'globalTokens', 'keyLengths', 'keyValid', 'mask'];
-const ATTENTION_KEYS = ['heads', 'headDim', 'valueDim', 'score', 'scale', 'temperature',
-  'strategy', 'additive', 'returnWeights', 'returnScores', ...MASK_KEYS];
-const MULTI_HEAD_KEYS = [...ATTENTION_KEYS, 'modelDim', 'keyModelDim', 'outDim', 'source',
-  'returnProjections'];
-const RUN_KEYS = ATTENTION_KEYS.filter((key) => !['heads', 'headDim', 'valueDim',
-  'returnWeights', 'returnScores'].includes(key));
+const ATTENTION_KEYS = [
+  'heads',
+  'headDim',
+  'valueDim',
+  'score',
+  'scale',
+  'temperature',
+  'strategy',
+  'additive',
+  'returnWeights',
+  'returnScores',
+  ...MASK_KEYS,
+];
+const MULTI_HEAD_KEYS = [
+  ...ATTENTION_KEYS,
+  'modelDim',
+  'keyModelDim',
+  'outDim',
+  'source',
+  'returnProjections',
+];
+const RUN_KEYS = ATTENTION_KEYS.filter(
+  (key) => !['heads', 'headDim', 'valueDim', 'returnWeights', 'returnScores'].includes(key),
+);
 
 const typeError = (name, detail) => attnlensError('invalid_argument', name, detail);
 const rangeError = (name, detail) => attnlensError('out_of_range', name, detail);
@@ -45,7 +63,8 @@ function optionsObject(value, name, allowedKeys) {
 }
 
 function integer(value, name, min, max) {
-  if (typeof value !== 'number') throw typeError(name, `must be an integer, got ${describe(value)}`);
+  if (typeof value !== 'number')
+    throw typeError(name, `must be an integer, got ${describe(value)}`);
   if (!Number.isInteger(value) || value < min || value > max) {
     throw rangeError(name, `must be an integer between ${min} and ${max}, got ${value}`);
   }
@@ -60,7 +79,8 @@ function optionalSize(value, name, fallback) {
 
 function boolean(value, name) {
   if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw typeError(name, `must be a boolean, got ${describe(value)}`);
+  if (typeof value !== 'boolean')
+    throw typeError(name, `must be a boolean, got ${describe(value)}`);
   return value;
 }
 
@@ -68,7 +88,10 @@ function oneOf(value, name, allowed, fallback) {
   if (value === undefined) return fallback;
   if (typeof value !== 'string') throw typeError(name, `must be a string, got ${describe(value)}`);
   if (!allowed.includes(value)) {
-    throw rangeError(name, `must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got '${value}'`);
+    throw rangeError(
+      name,
+      `must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got '${value}'`,
+    );
   }
   return value;
 }
@@ -88,10 +111,12 @@ export function requireFinite(values, name) {
   if (allFinite(values)) return;
   for (let i = 0; i < values.length; i++) {
     const x = values[i];
-    if (x - x !== 0) {  // false only for finite x: NaN - NaN and Inf - Inf are NaN
+    if (x - x !== 0) {
+      // false only for finite x: NaN - NaN and Inf - Inf are NaN
       const what = Number.isNaN(x) ? 'NaN' : x > 0 ? '+Infinity' : '-Infinity';
-      throw attnlensError('non_finite', name, `${name}[${i}] is ${what}; inputs must be finite`,
-        { index: i });
+      throw attnlensError('non_finite', name, `${name}[${i}] is ${what}; inputs must be finite`, {
+        index: i,
+      });
     }
   }
 }
@@ -158,7 +183,10 @@ function requireLength(array, expected, name, formula) {
 // length / unit as a positive integer, or a shape error explaining the unit.
 function positiveMultiple(array, unit, name, unitText) {
   if (array.length === 0 || array.length % unit !== 0) {
-    throw shapeError(name, `length ${array.length} is not a positive multiple of ${unitText} = ${unit}`);
+    throw shapeError(
+      name,
+      `length ${array.length} is not a positive multiple of ${unitText} = ${unit}`,
+    );
   }
   return array.length / unit;
 }
@@ -211,7 +239,8 @@ function maskOptions(options, { heads, queryLength, keyLength }) {
   }
   if (options.sparse !== undefined) {
     const s = optionsObject(options.sparse, 'sparse', ['pattern', 'stride', 'summary']);
-    if (s.pattern === undefined) throw typeError('sparse.pattern', "is required ('strided' or 'fixed')");
+    if (s.pattern === undefined)
+      throw typeError('sparse.pattern', "is required ('strided' or 'fixed')");
     const pattern = oneOf(s.pattern, 'sparse.pattern', SPARSE_PATTERNS);
     if (s.stride === undefined) throw typeError('sparse.stride', 'is required');
     const stride = integer(s.stride, 'sparse.stride', 1, longest);
@@ -229,8 +258,12 @@ function maskOptions(options, { heads, queryLength, keyLength }) {
     mask.keyValid = flags(options.keyValid, 'keyValid', keyLength, 'keyLength');
   }
   if (options.mask !== undefined) {
-    mask.mask = flags(options.mask, 'mask', queryLength * keyLength,
-      `queryLength*keyLength = ${queryLength}*${keyLength}`);
+    mask.mask = flags(
+      options.mask,
+      'mask',
+      queryLength * keyLength,
+      `queryLength*keyLength = ${queryLength}*${keyLength}`,
+    );
   }
   return mask;
 }
@@ -240,8 +273,10 @@ function computeOptions(options, shape, { wantsMatrices }) {
   const score = oneOf(options.score, 'score', SCORES, 'scaled-dot');
   const resolved = { score, ...maskOptions(options, shape) };
   if (options.scale !== undefined) {
-    if (typeof options.scale !== 'number') throw typeError('scale', `must be a number, got ${describe(options.scale)}`);
-    if (!Number.isFinite(options.scale)) throw rangeError('scale', `must be finite, got ${options.scale}`);
+    if (typeof options.scale !== 'number')
+      throw typeError('scale', `must be a number, got ${describe(options.scale)}`);
+    if (!Number.isFinite(options.scale))
+      throw rangeError('scale', `must be finite, got ${options.scale}`);
     resolved.scale = options.scale;
   }
   const t = options.temperature ?? 1;
@@ -252,8 +287,11 @@ function computeOptions(options, shape, { wantsMatrices }) {
   resolved.temperature = t;
   resolved.strategy = oneOf(options.strategy, 'strategy', STRATEGIES, 'auto');
   if (resolved.strategy === 'streaming' && wantsMatrices) {
-    throw typeError('strategy', 'the streaming strategy never forms the weight matrix; use ' +
-      "'materialized' or 'auto' to get weights or scores");
+    throw typeError(
+      'strategy',
+      'the streaming strategy never forms the weight matrix; use ' +
+        "'materialized' or 'auto' to get weights or scores",
+    );
   }
   if (score === 'additive') resolved.additive = additiveWeights(options.additive, shape);
   return resolved;
@@ -296,7 +334,9 @@ export function checkAttention(q, k, v, rawOptions) {
   const headDim = size(options.headDim, 'headDim');
   const valueDim = optionalSize(options.valueDim, 'valueDim', headDim);
   const shape = {
-    heads, headDim, valueDim,
+    heads,
+    headDim,
+    valueDim,
     queryLength: positiveMultiple(q, heads * headDim, 'q', 'heads*headDim'),
     keyLength: positiveMultiple(k, heads * headDim, 'k', 'heads*headDim'),
   };
@@ -330,30 +370,50 @@ export function checkMultiHead(x, rawWeights, rawOptions) {
   const hdv = heads * valueDim;
   const source = options.source === undefined ? undefined : float32Array(options.source, 'source');
 
-  const modelDim = optionalSize(options.modelDim, 'modelDim',
-    positiveMultiple(weights.wQuery, hd, 'wQuery', 'heads*headDim'));
+  const modelDim = optionalSize(
+    options.modelDim,
+    'modelDim',
+    positiveMultiple(weights.wQuery, hd, 'wQuery', 'heads*headDim'),
+  );
   let keyModelDim = modelDim;
   if (source) {
-    keyModelDim = optionalSize(options.keyModelDim, 'keyModelDim',
-      positiveMultiple(weights.wKey, hd, 'wKey', 'heads*headDim'));
+    keyModelDim = optionalSize(
+      options.keyModelDim,
+      'keyModelDim',
+      positiveMultiple(weights.wKey, hd, 'wKey', 'heads*headDim'),
+    );
   } else if (options.keyModelDim !== undefined && options.keyModelDim !== modelDim) {
     throw typeError('keyModelDim', 'differs from modelDim but no source was given');
   }
-  const outDim = optionalSize(options.outDim, 'outDim',
-    positiveMultiple(weights.wOut, hdv, 'wOut', 'heads*valueDim'));
+  const outDim = optionalSize(
+    options.outDim,
+    'outDim',
+    positiveMultiple(weights.wOut, hdv, 'wOut', 'heads*valueDim'),
+  );
   const queryLength = positiveMultiple(x, modelDim, 'x', 'modelDim');
-  const keyLength = source ? positiveMultiple(source, keyModelDim, 'source', 'keyModelDim') : queryLength;
+  const keyLength = source
+    ? positiveMultiple(source, keyModelDim, 'source', 'keyModelDim')
+    : queryLength;
   const shape = { heads, headDim, valueDim, queryLength, keyLength, modelDim, keyModelDim, outDim };
 
   requireLength(weights.wQuery, modelDim * hd, 'wQuery', 'modelDim*heads*headDim');
   requireLength(weights.wKey, keyModelDim * hd, 'wKey', 'keyModelDim*heads*headDim');
   requireLength(weights.wValue, keyModelDim * hdv, 'wValue', 'keyModelDim*heads*valueDim');
   requireLength(weights.wOut, hdv * outDim, 'wOut', 'heads*valueDim*outDim');
-  const tensors = { x, wQuery: weights.wQuery, wKey: weights.wKey, wValue: weights.wValue,
-    wOut: weights.wOut };
+  const tensors = {
+    x,
+    wQuery: weights.wQuery,
+    wKey: weights.wKey,
+    wValue: weights.wValue,
+    wOut: weights.wOut,
+  };
   if (source) tensors.source = source;
-  for (const [key, expected, formula] of [['bQuery', hd, 'heads*headDim'],
-    ['bKey', hd, 'heads*headDim'], ['bValue', hdv, 'heads*valueDim'], ['bOut', outDim, 'outDim']]) {
+  for (const [key, expected, formula] of [
+    ['bQuery', hd, 'heads*headDim'],
+    ['bKey', hd, 'heads*headDim'],
+    ['bValue', hdv, 'heads*valueDim'],
+    ['bOut', outDim, 'outDim'],
+  ]) {
     if (weights[key] === undefined) continue;
     requireLength(float32Array(weights[key], key), expected, key, formula);
     tensors[key] = weights[key];
@@ -365,14 +425,26 @@ export function checkMultiHead(x, rawWeights, rawOptions) {
   // Checked here, not left to the backend as attention()'s are: the core names these tensors
   // differently (x_query, w_query, ...), and they are small next to attention()'s q, k and v.
   for (const [key, tensor] of Object.entries(tensors)) requireFinite(tensor, key);
-  return { shape, tensors, options: resolved, returnWeights, returnScores, returnProjections,
-    finite: {} };
+  return {
+    shape,
+    tensors,
+    options: resolved,
+    returnWeights,
+    returnScores,
+    returnProjections,
+    finite: {},
+  };
 }
 
 /** maskMatrix({ heads, queryLength, keyLength, head, ...mask options }). */
 export function checkMaskMatrix(rawOptions) {
-  const options = optionsObject(rawOptions, 'options',
-    ['heads', 'queryLength', 'keyLength', 'head', ...MASK_KEYS]);
+  const options = optionsObject(rawOptions, 'options', [
+    'heads',
+    'queryLength',
+    'keyLength',
+    'head',
+    ...MASK_KEYS,
+  ]);
   const shape = {
     heads: optionalSize(options.heads, 'heads', 1),
     queryLength: size(options.queryLength, 'queryLength'),
@@ -386,8 +458,16 @@ export function checkMaskMatrix(rawOptions) {
 
 /** workingSetBytes({ heads, queryLength, keyLength, headDim, valueDim, strategy, score, additive }). */
 export function checkWorkingSet(rawOptions) {
-  const options = optionsObject(rawOptions, 'options',
-    ['heads', 'queryLength', 'keyLength', 'headDim', 'valueDim', 'strategy', 'score', 'additive']);
+  const options = optionsObject(rawOptions, 'options', [
+    'heads',
+    'queryLength',
+    'keyLength',
+    'headDim',
+    'valueDim',
+    'strategy',
+    'score',
+    'additive',
+  ]);
   const headDim = size(options.headDim, 'headDim');
   const shape = {
     heads: optionalSize(options.heads, 'heads', 1),
@@ -410,7 +490,13 @@ export function checkWorkingSet(rawOptions) {
 /** allocate({ heads, queryLength, keyLength, headDim, valueDim }). */
 export function checkBufferShape(rawShape) {
   if (rawShape === undefined) throw typeError('shape', 'is required');
-  const s = optionsObject(rawShape, 'shape', ['heads', 'queryLength', 'keyLength', 'headDim', 'valueDim']);
+  const s = optionsObject(rawShape, 'shape', [
+    'heads',
+    'queryLength',
+    'keyLength',
+    'headDim',
+    'valueDim',
+  ]);
   const headDim = size(s.headDim, 'headDim');
   return {
     heads: optionalSize(s.heads, 'heads', 1),
@@ -435,13 +521,24 @@ const STORAGE_TYPES = ['f32', 'f16'];
  * storage, subgroups, maxBufferBytes }, all optional.
  */
 export function checkWebGpuOptions(rawOptions) {
-  const o = optionsObject(rawOptions, 'webgpu', ['gpu', 'device', 'powerPreference', 'minFlops',
-    'allowSoftwareAdapter', 'storage', 'subgroups', 'maxBufferBytes']);
+  const o = optionsObject(rawOptions, 'webgpu', [
+    'gpu',
+    'device',
+    'powerPreference',
+    'minFlops',
+    'allowSoftwareAdapter',
+    'storage',
+    'subgroups',
+    'maxBufferBytes',
+  ]);
   const checked = {};
   for (const key of ['gpu', 'device']) {
     if (o[key] === undefined) continue;
     if (o[key] === null || typeof o[key] !== 'object') {
-      throw typeError(`webgpu.${key}`, `must be a ${key === 'gpu' ? 'GPU' : 'GPUDevice'} object, got ${describe(o[key])}`);
+      throw typeError(
+        `webgpu.${key}`,
+        `must be a ${key === 'gpu' ? 'GPU' : 'GPUDevice'} object, got ${describe(o[key])}`,
+      );
     }
     checked[key] = o[key];
   }
@@ -449,8 +546,10 @@ export function checkWebGpuOptions(rawOptions) {
     checked.powerPreference = oneOf(o.powerPreference, 'webgpu.powerPreference', POWER_PREFERENCES);
   }
   if (o.minFlops !== undefined) {
-    if (typeof o.minFlops !== 'number') throw typeError('webgpu.minFlops', `must be a number, got ${describe(o.minFlops)}`);
-    if (!(o.minFlops >= 0)) throw rangeError('webgpu.minFlops', `must be a non-negative number, got ${o.minFlops}`);
+    if (typeof o.minFlops !== 'number')
+      throw typeError('webgpu.minFlops', `must be a number, got ${describe(o.minFlops)}`);
+    if (!(o.minFlops >= 0))
+      throw rangeError('webgpu.minFlops', `must be a non-negative number, got ${o.minFlops}`);
     checked.minFlops = o.minFlops;
   }
   if (o.allowSoftwareAdapter !== undefined) {
@@ -459,7 +558,12 @@ export function checkWebGpuOptions(rawOptions) {
   if (o.storage !== undefined) checked.storage = oneOf(o.storage, 'webgpu.storage', STORAGE_TYPES);
   if (o.subgroups !== undefined) checked.subgroups = boolean(o.subgroups, 'webgpu.subgroups');
   if (o.maxBufferBytes !== undefined) {
-    checked.maxBufferBytes = integer(o.maxBufferBytes, 'webgpu.maxBufferBytes', 1024, Number.MAX_SAFE_INTEGER);
+    checked.maxBufferBytes = integer(
+      o.maxBufferBytes,
+      'webgpu.maxBufferBytes',
+      1024,
+      Number.MAX_SAFE_INTEGER,
+    );
   }
   return checked;
 }

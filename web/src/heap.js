@@ -16,8 +16,11 @@ const MAX_WASM_BYTES = 2 ** 31;
 export function malloc(module, byteLength, name) {
   const ptr = byteLength < MAX_WASM_BYTES ? module._malloc(Math.max(byteLength, 1)) : 0;
   if (ptr === 0) {
-    throw attnlensError('out_of_memory', name,
-      `cannot allocate ${byteLength} bytes of wasm memory (it is limited to 2 GiB)`);
+    throw attnlensError(
+      'out_of_memory',
+      name,
+      `cannot allocate ${byteLength} bytes of wasm memory (it is limited to 2 GiB)`,
+    );
   }
   return ptr;
 }

@@ -12,6 +12,7 @@
 // The smallest module that uses a SIMD128 instruction:
 //   (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt))
 // WebAssembly.validate accepts it exactly when the engine supports SIMD128.
+// prettier-ignore
 const SIMD_PROBE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // magic, version 1
   0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,        // type section: () -> v128
@@ -28,6 +29,7 @@ const SIMD_PROBE = new Uint8Array([
 //   (module (func (param v128 v128 v128) (result v128)
 //     local.get 0 local.get 1 local.get 2 f32x4.relaxed_madd))
 // Chromium validates it since 114; Node 20 only with --experimental-wasm-relaxed-simd.
+// prettier-ignore
 const RELAXED_MADD_PROBE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,        // magic, version 1
   0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b,  // type: (v128 v128 v128) -> v128
@@ -70,8 +72,10 @@ export function threadsUnavailableReason() {
     return 'threads run in browsers only (their helper threads are Web Workers)';
   }
   if (typeof SharedArrayBuffer !== 'function' || globalThis.crossOriginIsolated !== true) {
-    return 'the page is not cross-origin isolated, so it has no SharedArrayBuffer (serve it with ' +
-      "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp')";
+    return (
+      'the page is not cross-origin isolated, so it has no SharedArrayBuffer (serve it with ' +
+      "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp')"
+    );
   }
   if (typeof Worker !== 'function') return 'this context cannot start Web Workers';
   // The threaded glue finds its worker script, and each worker re-imports the glue, by the
@@ -79,7 +83,8 @@ export function threadsUnavailableReason() {
   if (!import.meta.url.endsWith('/loader.js')) {
     return "attnlens was bundled, and the threaded module runs only from the package's own files";
   }
-  if (!simdSupported()) return 'the threaded modules need WebAssembly SIMD128, which this engine lacks';
+  if (!simdSupported())
+    return 'the threaded modules need WebAssembly SIMD128, which this engine lacks';
   return '';
 }
 
@@ -111,7 +116,7 @@ const FLAVOURS = {
   },
 };
 
-const compiledByUrl = new Map();  // href -> Promise<WebAssembly.Module>
+const compiledByUrl = new Map(); // href -> Promise<WebAssembly.Module>
 
 /**
  * The instantiated Emscripten module of `flavour`.
@@ -140,7 +145,10 @@ const THREADS_LOAD_TIMEOUT_MS = 20000;
 function withTimeout(promise, ms) {
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`its Web Workers did not start within ${ms / 1000} s`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`its Web Workers did not start within ${ms / 1000} s`)),
+      ms,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -150,7 +158,7 @@ function compileCached(url) {
   if (!compiled) {
     compiled = compile(url);
     compiledByUrl.set(url.href, compiled);
-    compiled.catch(() => compiledByUrl.delete(url.href));  // let a later call try again
+    compiled.catch(() => compiledByUrl.delete(url.href)); // let a later call try again
   }
   return compiled;
 }
@@ -170,7 +178,9 @@ async function compile(url) {
     return await WebAssembly.compile(await response.arrayBuffer());
   } catch (cause) {
     const where = url.protocol === 'data:' ? 'a data: URL' : url.href;
-    throw new Error(`attnlens: cannot load the wasm module from ${where}: ${cause.message}`, { cause });
+    throw new Error(`attnlens: cannot load the wasm module from ${where}: ${cause.message}`, {
+      cause,
+    });
   }
 }
 
@@ -179,8 +189,10 @@ async function compile(url) {
 async function resolveUrl(value, name) {
   if (value instanceof URL) return value;
   if (typeof value !== 'string') {
-    throw Object.assign(new TypeError(`${name}: must give a string or URL, got ${typeof value}`),
-      { code: 'invalid_argument', parameter: name });
+    throw Object.assign(new TypeError(`${name}: must give a string or URL, got ${typeof value}`), {
+      code: 'invalid_argument',
+      parameter: name,
+    });
   }
   if (globalThis.location?.href) return new URL(value, globalThis.location.href);
   try {
@@ -216,12 +228,14 @@ function instantiate(createModule, compiled, helperThreads) {
   return new Promise((resolve, reject) => {
     createModule({
       instantiateWasm(imports, receiveInstance) {
-        WebAssembly.instantiate(compiled, imports)
-          .then((instance) => receiveInstance(instance, compiled), reject);
-        return {};  // exports arrive asynchronously through receiveInstance
+        WebAssembly.instantiate(compiled, imports).then(
+          (instance) => receiveInstance(instance, compiled),
+          reject,
+        );
+        return {}; // exports arrive asynchronously through receiveInstance
       },
       onAbort: (what) => reject(new Error(`attnlens: the wasm module aborted: ${what}`)),
-      pthreadPoolSize: helperThreads,  // read by the threaded glue (bindings/CMakeLists.txt)
+      pthreadPoolSize: helperThreads, // read by the threaded glue (bindings/CMakeLists.txt)
       printErr: quietPrintErr,
     }).then((module) => {
       module.attnlensMemory = module.wasmMemory;

@@ -34,12 +34,18 @@ export const THREADS_MIN_FLOPS = 2 ** 21;
 export function checkThreadsOption(threads) {
   if (threads === undefined || threads === 'auto') return 'auto';
   if (typeof threads !== 'number') {
-    throw attnlensError('invalid_argument', 'threads',
-      `must be 'auto' or a whole number of threads, got ${describe(threads)}`);
+    throw attnlensError(
+      'invalid_argument',
+      'threads',
+      `must be 'auto' or a whole number of threads, got ${describe(threads)}`,
+    );
   }
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
-    throw attnlensError('out_of_range', 'threads',
-      `must be 'auto' or a whole number from 1 to ${MAX_THREADS}, got ${threads}`);
+    throw attnlensError(
+      'out_of_range',
+      'threads',
+      `must be 'auto' or a whole number from 1 to ${MAX_THREADS}, got ${threads}`,
+    );
   }
   return threads;
 }
@@ -63,8 +69,10 @@ export function resolveThreads(requested, unavailable) {
   if (requested === 1) return { threads: 1, reason: '' };
   if (unavailable) {
     if (requested !== 'auto') {
-      warnOnce(`attnlens: threads: ${requested} threads were asked for, but ${unavailable}; ` +
-        'running on one thread');
+      warnOnce(
+        `attnlens: threads: ${requested} threads were asked for, but ${unavailable}; ` +
+          'running on one thread',
+      );
     }
     return { threads: 1, reason: unavailable };
   }
@@ -77,6 +85,8 @@ export function resolveThreads(requested, unavailable) {
 /** Warns (once) that the threaded module failed to load after all, when threads were asked for. */
 export function warnThreadsFailed(requested, error) {
   if (requested === 'auto') return;
-  warnOnce(`attnlens: threads: the threaded module could not be loaded (${error.message}); ` +
-    'running on one thread');
+  warnOnce(
+    `attnlens: threads: the threaded module could not be loaded (${error.message}); ` +
+      'running on one thread',
+  );
 }

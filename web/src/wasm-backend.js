@@ -63,11 +63,16 @@ export class WasmBackend {
   attention({ shape, q, k, v, options, returnWeights, returnScores }) {
     const m = this.#module;
     return withHeap(m, (heap) => {
-      const call = new CallBlock(m, heap).shape(shape).options(options, heap)
+      const call = new CallBlock(m, heap)
+        .shape(shape)
+        .options(options, heap)
         .set('threads', this.#threadsFor(shape));
       const matrix = shape.heads * shape.queryLength * shape.keyLength;
       const output = heap.floats(shape.heads * shape.queryLength * shape.valueDim, 'output');
-      call.array('q', heap.copyIn(q, 'q')).array('k', heap.copyIn(k, 'k')).array('v', heap.copyIn(v, 'v'))
+      call
+        .array('q', heap.copyIn(q, 'q'))
+        .array('k', heap.copyIn(k, 'k'))
+        .array('v', heap.copyIn(v, 'v'))
         .array('output', output);
       const weights = returnWeights ? heap.floats(matrix, 'weights') : null;
       const scores = returnScores ? heap.floats(matrix, 'scores') : null;
@@ -86,7 +91,9 @@ export class WasmBackend {
     const m = this.#module;
     const { heads, queryLength: nq, keyLength: nk, headDim, valueDim, outDim } = shape;
     return withHeap(m, (heap) => {
-      const call = new CallBlock(m, heap).shape(shape).options(options, heap)
+      const call = new CallBlock(m, heap)
+        .shape(shape)
+        .options(options, heap)
         .set('threads', this.#threadsFor(shape));
       for (const [key, array] of Object.entries(inputs)) call.array(key, heap.copyIn(array, key));
       const outputs = { output: heap.floats(nq * outDim, 'output') };
@@ -129,8 +136,9 @@ export class WasmBackend {
   /** Reusable input/output buffers in wasm memory (buffers.js). */
   allocate(shape) {
     // The shape is fixed, so is the thread count its calls use.
-    const buffers = new WasmBuffers(this.#module, this.name, shape, this.#threadsFor(shape),
-      () => this.#buffers.delete(buffers));
+    const buffers = new WasmBuffers(this.#module, this.name, shape, this.#threadsFor(shape), () =>
+      this.#buffers.delete(buffers),
+    );
     this.#buffers.add(buffers);
     return buffers;
   }

@@ -18,30 +18,78 @@ const CASES = [
   ['scaled-dot, defaults', { heads: 2, nq: 7, nk: 7, headDim: 8 }, {}],
   ['dot', { heads: 2, nq: 6, nk: 6, headDim: 4 }, { score: 'dot' }],
   ['cosine', { heads: 3, nq: 5, nk: 5, headDim: 8 }, { score: 'cosine' }],
-  ['additive', { heads: 2, nq: 6, nk: 6, headDim: 4 }, { score: 'additive', additive: additiveWeights(2, 5, 4, 70) }],
+  [
+    'additive',
+    { heads: 2, nq: 6, nk: 6, headDim: 4 },
+    { score: 'additive', additive: additiveWeights(2, 5, 4, 70) },
+  ],
   ['explicit scale', { heads: 1, nq: 5, nk: 5, headDim: 8 }, { scale: 0.7 }],
   ['scale on cosine', { heads: 1, nq: 5, nk: 5, headDim: 8 }, { score: 'cosine', scale: 4 }],
   ['temperature 0.25 (sharper)', { heads: 2, nq: 6, nk: 6, headDim: 8 }, { temperature: 0.25 }],
   ['temperature 4 (flatter)', { heads: 2, nq: 6, nk: 6, headDim: 8 }, { temperature: 4 }],
   ['causal', { heads: 2, nq: 9, nk: 9, headDim: 4 }, { causal: true }],
   ['window 2', { heads: 1, nq: 10, nk: 10, headDim: 4 }, { window: 2 }],
-  ['causal left window', { heads: 1, nq: 10, nk: 10, headDim: 4 }, { causal: true, window: { before: 3 } }],
-  ['dilated window', { heads: 1, nq: 12, nk: 12, headDim: 4 }, { window: { before: 2, after: 2, dilation: 3 } }],
-  ['strided sparse', { heads: 2, nq: 12, nk: 12, headDim: 4 }, { sparse: { pattern: 'strided', stride: 3 } }],
-  ['fixed sparse', { heads: 1, nq: 12, nk: 12, headDim: 4 }, { sparse: { pattern: 'fixed', stride: 4, summary: 2 } }],
-  ['global tokens with a window', { heads: 1, nq: 11, nk: 11, headDim: 4 }, { window: 1, globalTokens: [0, 6] }],
+  [
+    'causal left window',
+    { heads: 1, nq: 10, nk: 10, headDim: 4 },
+    { causal: true, window: { before: 3 } },
+  ],
+  [
+    'dilated window',
+    { heads: 1, nq: 12, nk: 12, headDim: 4 },
+    { window: { before: 2, after: 2, dilation: 3 } },
+  ],
+  [
+    'strided sparse',
+    { heads: 2, nq: 12, nk: 12, headDim: 4 },
+    { sparse: { pattern: 'strided', stride: 3 } },
+  ],
+  [
+    'fixed sparse',
+    { heads: 1, nq: 12, nk: 12, headDim: 4 },
+    { sparse: { pattern: 'fixed', stride: 4, summary: 2 } },
+  ],
+  [
+    'global tokens with a window',
+    { heads: 1, nq: 11, nk: 11, headDim: 4 },
+    { window: 1, globalTokens: [0, 6] },
+  ],
   ['key lengths per head', { heads: 3, nq: 6, nk: 6, headDim: 4 }, { keyLengths: [6, 3, 0] }],
-  ['key valid flags', { heads: 2, nq: 5, nk: 7, headDim: 4 }, { keyValid: [true, false, true, true, false, true, true] }],
+  [
+    'key valid flags',
+    { heads: 2, nq: 5, nk: 7, headDim: 4 },
+    { keyValid: [true, false, true, true, false, true, true] },
+  ],
   ['custom mask', { heads: 2, nq: 6, nk: 8, headDim: 4 }, { mask: customMask(6, 8, 5) }],
-  ['custom mask as booleans with causal', { heads: 1, nq: 5, nk: 5, headDim: 4 },
-    { causal: true, mask: Array.from(customMask(5, 5, 9), (x) => x === 1) }],
+  [
+    'custom mask as booleans with causal',
+    { heads: 1, nq: 5, nk: 5, headDim: 4 },
+    { causal: true, mask: Array.from(customMask(5, 5, 9), (x) => x === 1) },
+  ],
   ['cross-attention Nq < Nk, Dv != D', { heads: 2, nq: 4, nk: 9, headDim: 6, valueDim: 3 }, {}],
-  ['cross-attention Nq > Nk with window and key padding', { heads: 2, nq: 9, nk: 4, headDim: 4 },
-    { window: { before: 1, after: 2 }, keyValid: new Uint8Array([1, 1, 0, 1]) }],
-  ['everything at once', { heads: 2, nq: 10, nk: 10, headDim: 4 },
-    { score: 'dot', temperature: 2, causal: true, window: { before: 4, dilation: 2 },
-      globalTokens: [1], keyLengths: [10, 8], mask: customMask(10, 10, 11) }],
-  ['several tiles (Nq 70, Nk 130)', { heads: 2, nq: 70, nk: 130, headDim: 8 }, { causal: true, window: { before: 40, after: 5 } }],
+  [
+    'cross-attention Nq > Nk with window and key padding',
+    { heads: 2, nq: 9, nk: 4, headDim: 4 },
+    { window: { before: 1, after: 2 }, keyValid: new Uint8Array([1, 1, 0, 1]) },
+  ],
+  [
+    'everything at once',
+    { heads: 2, nq: 10, nk: 10, headDim: 4 },
+    {
+      score: 'dot',
+      temperature: 2,
+      causal: true,
+      window: { before: 4, dilation: 2 },
+      globalTokens: [1],
+      keyLengths: [10, 8],
+      mask: customMask(10, 10, 11),
+    },
+  ],
+  [
+    'several tiles (Nq 70, Nk 130)',
+    { heads: 2, nq: 70, nk: 130, headDim: 8 },
+    { causal: true, window: { before: 40, after: 5 } },
+  ],
 ];
 
 for (const [flavour, { attn, backend }] of Object.entries(flavours)) {
@@ -55,13 +103,22 @@ for (const [flavour, { attn, backend }] of Object.entries(flavours)) {
         const shape = { heads: s.heads, headDim: s.headDim, valueDim };
         const expected = referenceAttention(q, k, v, { ...shape, ...options });
 
-        const full = await attn.attention(q, k, v, { ...shape, ...options, returnWeights: true, returnScores: true });
+        const full = await attn.attention(q, k, v, {
+          ...shape,
+          ...options,
+          returnWeights: true,
+          returnScores: true,
+        });
         assertClose(full.weights, expected.weights, 'weights');
         assertClose(full.scores, expected.scores, 'scores');
         assertClose(full.output, expected.output, 'output');
         assert.equal(full.stats.strategy, 'materialized');
 
-        const streamed = await attn.attention(q, k, v, { ...shape, ...options, strategy: 'streaming' });
+        const streamed = await attn.attention(q, k, v, {
+          ...shape,
+          ...options,
+          strategy: 'streaming',
+        });
         assertClose(streamed.output, expected.output, 'streaming output');
         assert.equal(streamed.stats.strategy, 'streaming');
         assert.equal(streamed.weights, undefined);
@@ -71,7 +128,7 @@ for (const [flavour, { attn, backend }] of Object.entries(flavours)) {
 
     it('a query that sees no key gets zero weights and a zero output row', async () => {
       const mask = new Uint8Array(4 * 4).fill(1);
-      mask.fill(0, 4, 8);  // query 1 sees nothing
+      mask.fill(0, 4, 8); // query 1 sees nothing
       const x = tensor(4 * 4, 12);
       const r = await attn.attention(x, x, x, { heads: 1, headDim: 4, mask, returnWeights: true });
       assert.deepEqual([...r.weights.subarray(4, 8)], [0, 0, 0, 0]);
@@ -81,7 +138,12 @@ for (const [flavour, { attn, backend }] of Object.entries(flavours)) {
     it('streaming skips the tiles a causal window removes and reports them', async () => {
       const n = 256;
       const x = tensor(n * 16, 13);
-      const { stats } = await attn.attention(x, x, x, { heads: 1, headDim: 16, causal: true, window: { before: 16 } });
+      const { stats } = await attn.attention(x, x, x, {
+        heads: 1,
+        headDim: 16,
+        causal: true,
+        window: { before: 16 },
+      });
       assert.equal(stats.strategy, 'streaming');
       assert.ok(stats.tilesVisited < stats.tilesTotal, JSON.stringify(stats));
       assert.equal(stats.backend, `wasm-${flavour}`);
@@ -90,17 +152,32 @@ for (const [flavour, { attn, backend }] of Object.entries(flavours)) {
 
     it('auto picks materialized only when weights or scores are asked for', async () => {
       const x = tensor(2 * 5 * 4, 14);
-      assert.equal((await attn.attention(x, x, x, { heads: 2, headDim: 4 })).stats.strategy, 'streaming');
-      assert.equal((await attn.attention(x, x, x, { heads: 2, headDim: 4, returnScores: true })).stats.strategy, 'materialized');
+      assert.equal(
+        (await attn.attention(x, x, x, { heads: 2, headDim: 4 })).stats.strategy,
+        'streaming',
+      );
+      assert.equal(
+        (await attn.attention(x, x, x, { heads: 2, headDim: 4, returnScores: true })).stats
+          .strategy,
+        'materialized',
+      );
     });
 
     it('returns copies that later calls do not change', async () => {
       const x = tensor(2 * 5 * 4, 15);
       const first = await attn.attention(x, x, x, { heads: 2, headDim: 4, returnWeights: true });
       const snapshot = Float32Array.from(first.output);
-      await attn.attention(tensor(2 * 5 * 4, 16), x, x, { heads: 2, headDim: 4, returnWeights: true });
+      await attn.attention(tensor(2 * 5 * 4, 16), x, x, {
+        heads: 2,
+        headDim: 4,
+        returnWeights: true,
+      });
       assert.deepEqual(first.output, snapshot);
-      assert.notEqual(first.output.buffer, backend.module.HEAPF32.buffer, 'not a view into wasm memory');
+      assert.notEqual(
+        first.output.buffer,
+        backend.module.HEAPF32.buffer,
+        'not a view into wasm memory',
+      );
     });
   });
 }
@@ -113,7 +190,14 @@ describe('the SIMD and scalar builds agree', () => {
       const q = tensor(s.heads * s.nq * s.headDim, 21, 2);
       const k = tensor(s.heads * s.nk * s.headDim, 22, 2);
       const v = tensor(s.heads * s.nk * valueDim, 23);
-      const opts = { heads: s.heads, headDim: s.headDim, valueDim, ...options, returnWeights: true, returnScores: true };
+      const opts = {
+        heads: s.heads,
+        headDim: s.headDim,
+        valueDim,
+        ...options,
+        returnWeights: true,
+        returnScores: true,
+      };
       const a = await simd.attn.attention(q, k, v, opts);
       const b = await scalar.attn.attention(q, k, v, opts);
       assertClose(a.output, b.output, 'output');

@@ -5,15 +5,32 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { checkOutput, referenceRow, rowsToCheck, TOLERANCE } from '../../bench/peers/core/reference.js';
 import {
-  DEPTH, HEADS, MASKED_LOGIT, MASKS, additiveMask, makeInputs, toHeadMajor, toTokenMajor, visibleKeys,
+  checkOutput,
+  referenceRow,
+  rowsToCheck,
+  TOLERANCE,
+} from '../../bench/peers/core/reference.js';
+import {
+  DEPTH,
+  HEADS,
+  MASKED_LOGIT,
+  MASKS,
+  additiveMask,
+  makeInputs,
+  toHeadMajor,
+  toTokenMajor,
+  visibleKeys,
 } from '../../bench/peers/core/workload.js';
-import { FLOPS_PER_ITERATION, openSpeedProbe, peakModuleBytes } from '../../bench/peers/core/peak.js';
+import {
+  FLOPS_PER_ITERATION,
+  openSpeedProbe,
+  peakModuleBytes,
+} from '../../bench/peers/core/peak.js';
 import { open as openPlainJs } from '../../bench/peers/libraries/plain-js.js';
 import { open as openAttnlens } from '../../bench/peers/libraries/attnlens.js';
 
-const N = 130;  // above 2 x 64 + 1, so window128 leaves keys out in the middle
+const N = 130; // above 2 x 64 + 1, so window128 leaves keys out in the middle
 const inputs = makeInputs(N);
 
 async function outputOf(open, mask) {
@@ -48,7 +65,7 @@ test('the check rejects an error above the tolerance, NaN and a wrong length', a
   assert.equal(checkOutput(await outputOf(openPlainJs, 'none'), inputs, 'causal').passed, false);
 });
 
-test('sampled rows above the full-check size include each head\'s first and last row', () => {
+test("sampled rows above the full-check size include each head's first and last row", () => {
   const rows = rowsToCheck(4096);
   assert.equal(rows.length, HEADS * 8);
   for (let h = 0; h < HEADS; h++) {
@@ -69,7 +86,11 @@ test('additive masks hide exactly the keys outside visibleKeys, layouts round-tr
     for (const i of [0, 1, 64, 150, 299]) {
       const [start, end] = visibleKeys(mask, i, n);
       for (let j = 0; j < n; j++) {
-        assert.equal(additive[i * n + j], j >= start && j < end ? 0 : Math.fround(MASKED_LOGIT), `${mask} ${i} ${j}`);
+        assert.equal(
+          additive[i * n + j],
+          j >= start && j < end ? 0 : Math.fround(MASKED_LOGIT),
+          `${mask} ${i} ${j}`,
+        );
       }
     }
   }

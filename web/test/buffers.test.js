@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assertClose, openFlavours, tensor } from './support/helpers.js';
 
-const { simd: { attn, backend } } = await openFlavours();
+const {
+  simd: { attn, backend },
+} = await openFlavours();
 
 const shape = { heads: 2, queryLength: 6, keyLength: 9, headDim: 4, valueDim: 3 };
 const q = tensor(2 * 6 * 4, 1);
@@ -19,7 +21,13 @@ describe('allocate', () => {
     buffers.k.set(k);
     buffers.v.set(v);
     const { stats } = await buffers.run({ causal: true, temperature: 0.5 });
-    const expected = await attn.attention(q, k, v, { heads: 2, headDim: 4, valueDim: 3, causal: true, temperature: 0.5 });
+    const expected = await attn.attention(q, k, v, {
+      heads: 2,
+      headDim: 4,
+      valueDim: 3,
+      causal: true,
+      temperature: 0.5,
+    });
     assertClose(buffers.output, expected.output, 'output', 0);
     assert.equal(stats.backend, 'wasm-simd');
     assert.equal(stats.strategy, 'streaming');
@@ -33,7 +41,7 @@ describe('allocate', () => {
     buffers.v.set(v);
     const oldView = buffers.q;
     const memoryBefore = backend.module.HEAPU8.length;
-    const big = attn.allocate({ queryLength: 4096, keyLength: 1, headDim: 8192 });  // 128 MiB of q
+    const big = attn.allocate({ queryLength: 4096, keyLength: 1, headDim: 8192 }); // 128 MiB of q
     assert.ok(backend.module.HEAPU8.length > memoryBefore, 'wasm memory grew');
     assert.equal(oldView.length, 0, 'the old view is detached');
     assert.deepEqual(buffers.q, q, 'the data is still there through a fresh view');
@@ -47,10 +55,18 @@ describe('allocate', () => {
   it('checks run() options and the buffer contents', async () => {
     const buffers = attn.allocate(shape);
     await assert.rejects(buffers.run({ heads: 3 }), { name: 'TypeError', parameter: 'options' });
-    await assert.rejects(buffers.run({ returnWeights: true }), { name: 'TypeError', parameter: 'options' });
+    await assert.rejects(buffers.run({ returnWeights: true }), {
+      name: 'TypeError',
+      parameter: 'options',
+    });
     await assert.rejects(buffers.run({ window: -1 }), { name: 'RangeError', parameter: 'window' });
     buffers.v[5] = NaN;
-    await assert.rejects(buffers.run(), { name: 'RangeError', code: 'non_finite', parameter: 'v', index: 5 });
+    await assert.rejects(buffers.run(), {
+      name: 'RangeError',
+      code: 'non_finite',
+      parameter: 'v',
+      index: 5,
+    });
     buffers.dispose();
   });
 
@@ -59,7 +75,7 @@ describe('allocate', () => {
     const buffers = attn.allocate(shape);
     assert.ok(backend.heapBytesInUse() > heapBefore);
     buffers.dispose();
-    buffers.dispose();  // twice is fine
+    buffers.dispose(); // twice is fine
     assert.equal(backend.heapBytesInUse(), heapBefore);
     assert.equal(buffers.disposed, true);
     assert.throws(() => buffers.q, /disposed/);
@@ -69,11 +85,17 @@ describe('allocate', () => {
   it('running out of wasm memory is a RangeError, and nothing stays allocated', async () => {
     const heapBefore = backend.heapBytesInUse();
     // 4 GiB cannot be asked of a 32-bit malloc at all.
-    assert.throws(() => attn.allocate({ queryLength: 1 << 20, keyLength: 1, headDim: 1024 }),
-      { name: 'RangeError', code: 'out_of_memory', parameter: 'q' });
+    assert.throws(() => attn.allocate({ queryLength: 1 << 20, keyLength: 1, headDim: 1024 }), {
+      name: 'RangeError',
+      code: 'out_of_memory',
+      parameter: 'q',
+    });
     // 1.25 GiB for q fits, the same again for the output does not: malloc itself fails.
-    assert.throws(() => attn.allocate({ queryLength: 5 << 16, keyLength: 1, headDim: 1024 }),
-      { name: 'RangeError', code: 'out_of_memory', parameter: 'output' });
+    assert.throws(() => attn.allocate({ queryLength: 5 << 16, keyLength: 1, headDim: 1024 }), {
+      name: 'RangeError',
+      code: 'out_of_memory',
+      parameter: 'output',
+    });
     assert.equal(backend.heapBytesInUse(), heapBefore);
     const x = tensor(8, 4);
     assert.equal((await attn.attention(x, x, x, { heads: 1, headDim: 4 })).output.length, 8);

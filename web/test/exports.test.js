@@ -8,7 +8,9 @@ import * as attnlens from '../src/index.js';
 
 it('index.d.ts declares exactly the runtime exports', () => {
   const declarations = readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8');
-  const declared = [...declarations.matchAll(/^export declare (?:function|const) (\w+)/gm)].map((m) => m[1]);
+  const declared = [...declarations.matchAll(/^export declare (?:function|const) (\w+)/gm)].map(
+    (m) => m[1],
+  );
   assert.deepEqual([...new Set(declared)].sort(), Object.keys(attnlens).sort());
 });
 

@@ -6,7 +6,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BACKEND_NAMES, createAttention, relaxedSimdSupported, simdSupported } from '../src/index.js';
+import {
+  BACKEND_NAMES,
+  createAttention,
+  relaxedSimdSupported,
+  simdSupported,
+} from '../src/index.js';
 import { assertFails, tensor } from './support/helpers.js';
 
 const wasmDir = new URL('../src/wasm/', import.meta.url);
@@ -16,19 +21,32 @@ const run = (attn) => attn.attention(x, x, x, { heads: 2, headDim: 4 });
 describe('createAttention', () => {
   it("'auto' and 'wasm' choose SIMD where the probe says it runs (Node 20 does, without relaxed SIMD)", async () => {
     assert.equal(simdSupported(), true);
-    assert.equal(relaxedSimdSupported(), false, 'Node 20 validates relaxed SIMD only behind a flag');
+    assert.equal(
+      relaxedSimdSupported(),
+      false,
+      'Node 20 validates relaxed SIMD only behind a flag',
+    );
     for (const backend of [undefined, 'auto', 'wasm', 'wasm-simd']) {
       const attn = await createAttention(backend ? { backend } : undefined);
       assert.equal(attn.backend, 'wasm-simd');
       assert.match(attn.version, /^\d+\.\d+\.\d+$/);
       attn.dispose();
     }
-    assert.deepEqual(BACKEND_NAMES, ['auto', 'wasm', 'wasm-relaxed', 'wasm-simd', 'wasm-scalar', 'webgpu']);
+    assert.deepEqual(BACKEND_NAMES, [
+      'auto',
+      'wasm',
+      'wasm-relaxed',
+      'wasm-simd',
+      'wasm-scalar',
+      'webgpu',
+    ]);
   });
 
   it("'wasm-relaxed' where the engine lacks relaxed SIMD is an Error naming it and the fallback", async () => {
-    await assert.rejects(createAttention({ backend: 'wasm-relaxed' }),
-      /'wasm-relaxed' needs WebAssembly relaxed SIMD \(f32x4\.relaxed_madd\).*'wasm'/);
+    await assert.rejects(
+      createAttention({ backend: 'wasm-relaxed' }),
+      /'wasm-relaxed' needs WebAssembly relaxed SIMD \(f32x4\.relaxed_madd\).*'wasm'/,
+    );
     (await createAttention({ backend: 'wasm' })).dispose();
   });
 
@@ -43,8 +61,13 @@ describe('createAttention', () => {
         };
         console.log(JSON.stringify([await runOn('auto'), await runOn('wasm-relaxed'), await runOn('wasm-simd')]));
       }).catch((e) => console.log(JSON.stringify({ error: e.message })));`;
-    const out = JSON.parse(execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd',
-      '--input-type=module', '-e', script], { encoding: 'utf8' }));
+    const out = JSON.parse(
+      execFileSync(
+        process.execPath,
+        ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script],
+        { encoding: 'utf8' },
+      ),
+    );
     assert.ok(Array.isArray(out), JSON.stringify(out));
     const [auto, relaxed, simd] = out;
     assert.equal(auto.backend, 'wasm-relaxed');
@@ -53,7 +76,8 @@ describe('createAttention', () => {
     // One rounding per multiply-add instead of two: equal up to float32 rounding, not bit for bit.
     for (const field of ['output', 'weights']) {
       let worst = 0;
-      for (let i = 0; i < simd[field].length; i++) worst = Math.max(worst, Math.abs(relaxed[field][i] - simd[field][i]));
+      for (let i = 0; i < simd[field].length; i++)
+        worst = Math.max(worst, Math.abs(relaxed[field][i] - simd[field][i]));
       assert.ok(worst < 1e-5, `${field}: relaxed and simd differ by ${worst}`);
     }
   });
@@ -69,14 +93,24 @@ describe('createAttention', () => {
     await assertFails(createAttention({ backend: 'cuda' }), RangeError, 'out_of_range', 'backend');
     await assertFails(createAttention({ backend: 1 }), TypeError, 'invalid_argument', 'backend');
     await assertFails(createAttention({ wasmURL: 'x' }), TypeError, 'invalid_argument', 'options');
-    await assertFails(createAttention({ locateFile: 'x' }), TypeError, 'invalid_argument', 'locateFile');
+    await assertFails(
+      createAttention({ locateFile: 'x' }),
+      TypeError,
+      'invalid_argument',
+      'locateFile',
+    );
     await assertFails(createAttention({ wasmUrl: 3 }), TypeError, 'invalid_argument', 'wasmUrl');
   });
 
   it('wasmUrl accepts a file URL, a path and a data: URL', async () => {
     const fileUrl = new URL('attnlens-scalar.wasm', wasmDir);
     const base64 = readFileSync(fileUrl).toString('base64');
-    for (const wasmUrl of [fileUrl, fileUrl.href, fileURLToPath(fileUrl), `data:application/wasm;base64,${base64}`]) {
+    for (const wasmUrl of [
+      fileUrl,
+      fileUrl.href,
+      fileURLToPath(fileUrl),
+      `data:application/wasm;base64,${base64}`,
+    ]) {
       const attn = await createAttention({ backend: 'wasm-scalar', wasmUrl });
       assert.equal((await run(attn)).output.length, 24);
       attn.dispose();
@@ -109,7 +143,9 @@ describe('createAttention', () => {
     process.getBuiltinModule = undefined;
     try {
       // A URL never loaded before, so the file is really read again.
-      const attn = await createAttention({ wasmUrl: `${new URL('attnlens-simd.wasm', wasmDir).href}?node18` });
+      const attn = await createAttention({
+        wasmUrl: `${new URL('attnlens-simd.wasm', wasmDir).href}?node18`,
+      });
       assert.equal((await run(attn)).output.length, 24);
       attn.dispose();
     } finally {
@@ -125,12 +161,19 @@ describe('createAttention', () => {
         const r = await attn.attention(x, x, x, { heads: 1, headDim: 4 });
         console.log(r.output.length);
       }).catch((e) => console.log(e.constructor.name + ': ' + e.message));`;
-    const node = (code) => execFileSync(process.execPath, ['--disallow-code-generation-from-strings',
-      '--input-type=module', '-e', code], { encoding: 'utf8' }).trim();
+    const node = (code) =>
+      execFileSync(
+        process.execPath,
+        ['--disallow-code-generation-from-strings', '--input-type=module', '-e', code],
+        { encoding: 'utf8' },
+      ).trim();
     assert.equal(node(script('')), '8');
     // The eval-based link (built for the overhead benchmark) loads normally but fails under the
     // flag, which shows the flag really forbids what embind's default invokers do.
-    const evalGlue = new URL('../../build/wasm-simd/bindings/attnlens-simd-eval.js', import.meta.url);
+    const evalGlue = new URL(
+      '../../build/wasm-simd/bindings/attnlens-simd-eval.js',
+      import.meta.url,
+    );
     if (existsSync(evalGlue)) {
       const loadEvalGlue = `
         const { readFileSync } = await import('node:fs');
@@ -143,7 +186,12 @@ describe('createAttention', () => {
           } });
           console.log('loaded');
         } catch (e) { console.log(e.constructor.name); }`;
-      assert.equal(execFileSync(process.execPath, ['--input-type=module', '-e', loadEvalGlue], { encoding: 'utf8' }).trim(), 'loaded');
+      assert.equal(
+        execFileSync(process.execPath, ['--input-type=module', '-e', loadEvalGlue], {
+          encoding: 'utf8',
+        }).trim(),
+        'loaded',
+      );
       assert.equal(node(loadEvalGlue), 'EvalError');
     }
   });
@@ -159,7 +207,10 @@ describe('dispose', () => {
     await assert.rejects(run(attn), /attention: this attnlens instance was disposed/);
     await assert.rejects(attn.multiHead(x, {}, {}), /disposed/);
     assert.throws(() => attn.maskMatrix({ queryLength: 2, keyLength: 2 }), /disposed/);
-    assert.throws(() => attn.workingSetBytes({ queryLength: 2, keyLength: 2, headDim: 2 }), /disposed/);
+    assert.throws(
+      () => attn.workingSetBytes({ queryLength: 2, keyLength: 2, headDim: 2 }),
+      /disposed/,
+    );
     assert.throws(() => attn.allocate({ queryLength: 2, keyLength: 2, headDim: 2 }), /disposed/);
     assert.equal(buffers.disposed, true, "the instance's buffers go with it");
   });

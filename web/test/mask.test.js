@@ -5,7 +5,9 @@ import { describe, it } from 'node:test';
 import { openFlavours } from './support/helpers.js';
 import { visible } from './support/reference.js';
 
-const { simd: { attn } } = await openFlavours();
+const {
+  simd: { attn },
+} = await openFlavours();
 
 const MASKS = [
   ['no restriction', {}],
@@ -16,7 +18,10 @@ const MASKS = [
   ['strided sparse', { sparse: { pattern: 'strided', stride: 3 } }],
   ['fixed sparse', { sparse: { pattern: 'fixed', stride: 4, summary: 1 } }],
   ['fixed sparse, summary 3', { sparse: { pattern: 'fixed', stride: 4, summary: 3 } }],
-  ['global tokens with causal window', { causal: true, window: { before: 1 }, globalTokens: [0, 5] }],
+  [
+    'global tokens with causal window',
+    { causal: true, window: { before: 1 }, globalTokens: [0, 5] },
+  ],
   ['global tokens with sparse', { sparse: { pattern: 'strided', stride: 4 }, globalTokens: [3] }],
   ['key valid', { keyValid: [1, 0, 1, 1, 0, 1, 1, 1, 1] }],
   ['custom', { mask: Uint8Array.from({ length: 9 * 9 }, (_, i) => (i * 7) % 5 !== 0) }],
@@ -25,7 +30,8 @@ const MASKS = [
 function expectedMatrix(options, head, queryLength, keyLength) {
   const out = new Uint8Array(queryLength * keyLength);
   for (let i = 0; i < queryLength; i++) {
-    for (let j = 0; j < keyLength; j++) out[i * keyLength + j] = visible(options, head, i, j, keyLength) ? 1 : 0;
+    for (let j = 0; j < keyLength; j++)
+      out[i * keyLength + j] = visible(options, head, i, j, keyLength) ? 1 : 0;
   }
   return out;
 }
@@ -56,9 +62,12 @@ describe('maskMatrix', () => {
 describe('workingSetBytes', () => {
   const shape = { heads: 1, headDim: 64 };
   it('materialized grows with N^2, streaming with N', () => {
-    const at = (n, strategy) => attn.workingSetBytes({ ...shape, queryLength: n, keyLength: n, strategy });
-    const m1 = at(1024, 'materialized'), m2 = at(4096, 'materialized');
-    const s1 = at(1024, 'streaming'), s2 = at(4096, 'streaming');
+    const at = (n, strategy) =>
+      attn.workingSetBytes({ ...shape, queryLength: n, keyLength: n, strategy });
+    const m1 = at(1024, 'materialized'),
+      m2 = at(4096, 'materialized');
+    const s1 = at(1024, 'streaming'),
+      s2 = at(4096, 'streaming');
     assert.ok(m2 / m1 > 12, `materialized ${m1} -> ${m2}`);
     assert.ok(s2 / s1 < 5, `streaming ${s1} -> ${s2}`);
     assert.ok(s2 < m2 / 10);

@@ -8,7 +8,11 @@ import { referenceMultiHead } from './support/reference.js';
 
 const flavours = await openFlavours();
 
-function weightsFor({ heads, headDim, valueDim = headDim, modelDim, keyModelDim = modelDim, outDim = modelDim }, seed, biases) {
+function weightsFor(
+  { heads, headDim, valueDim = headDim, modelDim, keyModelDim = modelDim, outDim = modelDim },
+  seed,
+  biases,
+) {
   const w = {
     wQuery: tensor(modelDim * heads * headDim, seed, 0.4),
     wKey: tensor(keyModelDim * heads * headDim, seed + 1, 0.4),
@@ -28,10 +32,24 @@ function weightsFor({ heads, headDim, valueDim = headDim, modelDim, keyModelDim 
 const CASES = [
   ['self-attention', { heads: 2, headDim: 4, modelDim: 8, nq: 6 }, {}, false],
   ['with biases', { heads: 2, headDim: 4, modelDim: 8, nq: 6 }, {}, true],
-  ['value and output widths differ', { heads: 3, headDim: 4, valueDim: 2, modelDim: 5, outDim: 7, nq: 5 }, { causal: true }, true],
-  ['cross-attention', { heads: 2, headDim: 4, modelDim: 6, keyModelDim: 10, nq: 4, nk: 9 }, { source: true }, true],
-  ['cross-attention with masks and cosine', { heads: 2, headDim: 4, modelDim: 6, keyModelDim: 6, nq: 7, nk: 5 },
-    { source: true, score: 'cosine', window: 1, keyValid: [1, 1, 1, 0, 1], temperature: 0.5 }, false],
+  [
+    'value and output widths differ',
+    { heads: 3, headDim: 4, valueDim: 2, modelDim: 5, outDim: 7, nq: 5 },
+    { causal: true },
+    true,
+  ],
+  [
+    'cross-attention',
+    { heads: 2, headDim: 4, modelDim: 6, keyModelDim: 10, nq: 4, nk: 9 },
+    { source: true },
+    true,
+  ],
+  [
+    'cross-attention with masks and cosine',
+    { heads: 2, headDim: 4, modelDim: 6, keyModelDim: 6, nq: 7, nk: 5 },
+    { source: true, score: 'cosine', window: 1, keyValid: [1, 1, 1, 0, 1], temperature: 0.5 },
+    false,
+  ],
 ];
 
 for (const [flavour, { attn }] of Object.entries(flavours)) {
@@ -40,12 +58,24 @@ for (const [flavour, { attn }] of Object.entries(flavours)) {
       it(name, async () => {
         const w = weightsFor(dims, 40, biases);
         const x = tensor(dims.nq * dims.modelDim, 41);
-        const options = { ...caseOptions, heads: dims.heads, headDim: dims.headDim, valueDim: dims.valueDim };
-        if (caseOptions.source) options.source = tensor(dims.nk * (dims.keyModelDim ?? dims.modelDim), 42);
+        const options = {
+          ...caseOptions,
+          heads: dims.heads,
+          headDim: dims.headDim,
+          valueDim: dims.valueDim,
+        };
+        if (caseOptions.source)
+          options.source = tensor(dims.nk * (dims.keyModelDim ?? dims.modelDim), 42);
         const expected = referenceMultiHead(x, w, options);
 
-        const r = await attn.multiHead(x, w, { ...options, returnWeights: true, returnScores: true, returnProjections: true });
-        for (const key of ['output', 'weights', 'scores', 'q', 'k', 'v']) assertClose(r[key], expected[key], key);
+        const r = await attn.multiHead(x, w, {
+          ...options,
+          returnWeights: true,
+          returnScores: true,
+          returnProjections: true,
+        });
+        for (const key of ['output', 'weights', 'scores', 'q', 'k', 'v'])
+          assertClose(r[key], expected[key], key);
         assert.equal(r.stats.backend, `wasm-${flavour}`);
 
         const plain = await attn.multiHead(x, w, options);
@@ -59,7 +89,13 @@ for (const [flavour, { attn }] of Object.entries(flavours)) {
       const w = weightsFor(dims, 50, false);
       const x = tensor(6 * 4, 51);
       const inferred = await attn.multiHead(x, w, { heads: 2, headDim: 3 });
-      const explicit = await attn.multiHead(x, w, { heads: 2, headDim: 3, modelDim: 4, outDim: 5, keyModelDim: 4 });
+      const explicit = await attn.multiHead(x, w, {
+        heads: 2,
+        headDim: 3,
+        modelDim: 4,
+        outDim: 5,
+        keyModelDim: 4,
+      });
       assert.deepEqual(explicit.output, inferred.output);
       assert.equal(inferred.output.length, 6 * 5);
     });
@@ -69,7 +105,11 @@ for (const [flavour, { attn }] of Object.entries(flavours)) {
       const w = weightsFor(dims, 60, false);
       const x = tensor(3 * 2, 61);
       const a = await attn.multiHead(x, w, { heads: 1, headDim: 2 });
-      const b = await attn.multiHead(x, { ...w, additive: { hidden: 1 } }, { heads: 1, headDim: 2 });
+      const b = await attn.multiHead(
+        x,
+        { ...w, additive: { hidden: 1 } },
+        { heads: 1, headDim: 2 },
+      );
       assert.deepEqual(a.output, b.output);
     });
   });
@@ -81,7 +121,15 @@ describe('multiHead: SIMD and scalar agree', () => {
     const w = weightsFor(dims, 70, true);
     const x = tensor(33 * 32, 71);
     const source = tensor(47 * 16, 72);
-    const options = { heads: 4, headDim: 8, source, window: 5, globalTokens: [0], returnWeights: true, returnProjections: true };
+    const options = {
+      heads: 4,
+      headDim: 8,
+      source,
+      window: 5,
+      globalTokens: [0],
+      returnWeights: true,
+      returnProjections: true,
+    };
     const a = await flavours.simd.attn.multiHead(x, w, options);
     const b = await flavours.scalar.attn.multiHead(x, w, options);
     for (const key of ['output', 'weights', 'q', 'k', 'v']) assertClose(a[key], b[key], key);

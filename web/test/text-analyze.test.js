@@ -15,17 +15,21 @@ function visible(i, j, h, { causal, window, sparse, globalTokens = [], keyLength
   if (causal && j > i) return false;
   if (globalTokens.includes(i) || globalTokens.includes(j)) return true;
   if (window !== undefined) {
-    const { before, after, dilation } = typeof window === 'number'
-      ? { before: window, after: window, dilation: 1 } : { dilation: 1, ...window };
+    const { before, after, dilation } =
+      typeof window === 'number'
+        ? { before: window, after: window, dilation: 1 }
+        : { dilation: 1, ...window };
     const delta = j - i;
-    if (delta % dilation !== 0 || delta / dilation < -before || delta / dilation > after) return false;
+    if (delta % dilation !== 0 || delta / dilation < -before || delta / dilation > after)
+      return false;
   }
   if (sparse?.pattern === 'strided') {
     if (!(Math.abs(i - j) < sparse.stride || (i - j) % sparse.stride === 0)) return false;
   }
   if (sparse?.pattern === 'fixed') {
     const { stride, summary = 1 } = sparse;
-    if (!(Math.floor(i / stride) === Math.floor(j / stride) || j % stride >= stride - summary)) return false;
+    if (!(Math.floor(i / stride) === Math.floor(j / stride) || j % stride >= stride - summary))
+      return false;
   }
   return true;
 }
@@ -95,13 +99,21 @@ function referenceLayer({ xq, xkv, nq, nk, weights, heads, headDim, valueDim, mo
       }
       for (let j = 0; j < nk; j++) {
         probabilities[i * nk + j] = sum > 0 ? probabilities[i * nk + j] / sum : 0;
-        for (let e = 0; e < valueDim; e++) concat[i][h * valueDim + e] += probabilities[i * nk + j] * v[j][e];
+        for (let e = 0; e < valueDim; e++)
+          concat[i][h * valueDim + e] += probabilities[i * nk + j] * v[j][e];
       }
     }
     perHead.push({ weights: probabilities, scores, mask, q, k, v });
   }
-  const output = project(concat.flatMap((row) => Array.from(row)), nq, heads * valueDim,
-    weights.wOut, outDim, 0, outDim);
+  const output = project(
+    concat.flatMap((row) => Array.from(row)),
+    nq,
+    heads * valueDim,
+    weights.wOut,
+    outDim,
+    0,
+    outDim,
+  );
   return { heads: perHead, output };
 }
 
@@ -110,7 +122,9 @@ function assertClose(actual, expected, tolerance, what) {
   for (let i = 0; i < expected.length; i++) {
     const allowed = tolerance * (1 + Math.abs(expected[i]));
     if (!(Math.abs(actual[i] - expected[i]) <= allowed)) {
-      assert.fail(`${what}[${i}]: got ${actual[i]}, expected ${expected[i]} (tolerance ${allowed})`);
+      assert.fail(
+        `${what}[${i}]: got ${actual[i]}, expected ${expected[i]} (tolerance ${allowed})`,
+      );
     }
   }
 }
@@ -122,22 +136,55 @@ function checkAgainstReference(result, options, queryTokens, keyTokens) {
   const embedOptions = { dim: modelDim, seed: options.seed, positionScale: options.positionScale };
   assert.deepEqual(result.embeddings.query, embed(queryTokens, embedOptions));
   assert.deepEqual(result.embeddings.key, embed(keyTokens, embedOptions));
-  const weights = projectionWeights({ heads, headDim, valueDim, modelDim, seed: options.seed,
-    shareQueryKey: options.shareQueryKey });
+  const weights = projectionWeights({
+    heads,
+    headDim,
+    valueDim,
+    modelDim,
+    seed: options.seed,
+    shareQueryKey: options.shareQueryKey,
+  });
   const reference = referenceLayer({
-    xq: result.embeddings.query, xkv: result.embeddings.key, nq: queryLength, nk: keyLength,
-    weights, heads, headDim, valueDim, modelDim, options,
+    xq: result.embeddings.query,
+    xkv: result.embeddings.key,
+    nq: queryLength,
+    nk: keyLength,
+    weights,
+    heads,
+    headDim,
+    valueDim,
+    modelDim,
+    options,
   });
   for (let h = 0; h < heads; h++) {
-    assert.deepEqual(Array.from(result.heads[h].mask), Array.from(reference.heads[h].mask), `mask of head ${h}`);
+    assert.deepEqual(
+      Array.from(result.heads[h].mask),
+      Array.from(reference.heads[h].mask),
+      `mask of head ${h}`,
+    );
     assertClose(result.heads[h].weights, reference.heads[h].weights, 1e-5, `weights of head ${h}`);
     assertClose(result.heads[h].scores, reference.heads[h].scores, 1e-4, `scores of head ${h}`);
     const qHead = result.q.subarray(h * queryLength * headDim, (h + 1) * queryLength * headDim);
-    assertClose(qHead, reference.heads[h].q.flatMap((r) => Array.from(r)), 1e-4, `q of head ${h}`);
+    assertClose(
+      qHead,
+      reference.heads[h].q.flatMap((r) => Array.from(r)),
+      1e-4,
+      `q of head ${h}`,
+    );
     const kHead = result.k.subarray(h * keyLength * headDim, (h + 1) * keyLength * headDim);
-    assertClose(kHead, reference.heads[h].k.flatMap((r) => Array.from(r)), 1e-4, `k of head ${h}`);
+    assertClose(
+      kHead,
+      reference.heads[h].k.flatMap((r) => Array.from(r)),
+      1e-4,
+      `k of head ${h}`,
+    );
   }
-  assertClose(result.output, reference.output.flatMap((r) => Array.from(r)), 1e-4, 'output');
+  assertClose(
+    result.output,
+    reference.output.flatMap((r) => Array.from(r)),
+    1e-4,
+    'output',
+  );
 }
 
 // ---- tests --------------------------------------------------------------------------------------
@@ -205,8 +252,13 @@ test('same text, options and seed give the same bits; another seed differs', asy
 });
 
 test('modelDim, valueDim and granularity pass through', async () => {
-  const result = await analyze('我爱自然语言处理', { modelDim: 40, heads: 2, headDim: 8, valueDim: 6,
-    granularity: 'subword' });
+  const result = await analyze('我爱自然语言处理', {
+    modelDim: 40,
+    heads: 2,
+    headDim: 8,
+    valueDim: 6,
+    granularity: 'subword',
+  });
   assert.equal(result.tokens.length, 8);
   assert.equal(result.output.length, 8 * 40);
   assert.equal(result.v.length, 2 * 8 * 6);
@@ -219,35 +271,79 @@ test('analyzePair: target tokens attend to source tokens', async () => {
   const target = 'tired animal';
   const options = { heads: 2, headDim: 8, causal: true, score: 'cosine' };
   const pair = await analyzePair(source, target, options);
-  assert.deepEqual(pair.sourceTokens.map((t) => t.text), source.split(' '));
-  assert.deepEqual(pair.targetTokens.map((t) => t.text), ['tired', 'animal']);
+  assert.deepEqual(
+    pair.sourceTokens.map((t) => t.text),
+    source.split(' '),
+  );
+  assert.deepEqual(
+    pair.targetTokens.map((t) => t.text),
+    ['tired', 'animal'],
+  );
   assert.equal(pair.heads[0].weights.length, 2 * 7);
   assert.equal(pair.q.length, 2 * 2 * 8);
   assert.equal(pair.k.length, 2 * 7 * 8);
   assert.equal(pair.output.length, 2 * 16);
-  assert.deepEqual(pair.shape, { heads: 2, queryLength: 2, keyLength: 7, headDim: 8, valueDim: 8,
-    modelDim: 16, outDim: 16 });
+  assert.deepEqual(pair.shape, {
+    heads: 2,
+    queryLength: 2,
+    keyLength: 7,
+    headDim: 8,
+    valueDim: 8,
+    modelDim: 16,
+    outDim: 16,
+  });
   checkAgainstReference(pair, options, pair.targetTokens, pair.sourceTokens);
 });
 
 test('identical words align across texts when queries and keys share a projection', async () => {
-  const pair = await analyzePair('a cat sat on the mat', 'the cat', { shareQueryKey: true, heads: 1,
-    headDim: 64, positionScale: 0, temperature: 0.25 });
+  const pair = await analyzePair('a cat sat on the mat', 'the cat', {
+    shareQueryKey: true,
+    heads: 1,
+    headDim: 64,
+    positionScale: 0,
+    temperature: 0.25,
+  });
   const [top] = topAttended(pair.heads[0].weights.subarray(6, 12), 1);
   assert.equal(pair.sourceTokens[top.index].text, 'cat');
 });
 
 test('caps and bad input raise named errors', async () => {
-  await assert.rejects(analyze('a '.repeat(513)), (e) => e instanceof RangeError && /cap of 512/.test(e.message));
-  await assert.rejects(analyze('x'.repeat(20001)), (e) => e instanceof RangeError && /cap of 20000/.test(e.message));
-  await assert.rejects(analyzePair('a '.repeat(513), 'b'),
-    (e) => e instanceof RangeError && e.parameter === 'source' && /^source: 513 word tokens/.test(e.message));
-  await assert.rejects(analyzePair('a', '   '), (e) => e instanceof RangeError && /^target: contains no tokens/.test(e.message));
+  await assert.rejects(
+    analyze('a '.repeat(513)),
+    (e) => e instanceof RangeError && /cap of 512/.test(e.message),
+  );
+  await assert.rejects(
+    analyze('x'.repeat(20001)),
+    (e) => e instanceof RangeError && /cap of 20000/.test(e.message),
+  );
+  await assert.rejects(
+    analyzePair('a '.repeat(513), 'b'),
+    (e) =>
+      e instanceof RangeError &&
+      e.parameter === 'source' &&
+      /^source: 513 word tokens/.test(e.message),
+  );
+  await assert.rejects(
+    analyzePair('a', '   '),
+    (e) => e instanceof RangeError && /^target: contains no tokens/.test(e.message),
+  );
   await assert.rejects(analyze(7), (e) => e instanceof TypeError && /^text: /.test(e.message));
-  await assert.rejects(analyze('a b', { heads: 17 }), (e) => e instanceof RangeError && /^heads: /.test(e.message));
-  await assert.rejects(analyze('a b', { temperature: 0 }), (e) => e instanceof RangeError && /^temperature: /.test(e.message));
-  await assert.rejects(analyze('a b', { casual: true }), (e) => e instanceof TypeError && /unknown option 'casual'/.test(e.message));
-  await assert.rejects(analyze('a b', { window: -1 }), (e) => e instanceof RangeError && /^window: /.test(e.message));
+  await assert.rejects(
+    analyze('a b', { heads: 17 }),
+    (e) => e instanceof RangeError && /^heads: /.test(e.message),
+  );
+  await assert.rejects(
+    analyze('a b', { temperature: 0 }),
+    (e) => e instanceof RangeError && /^temperature: /.test(e.message),
+  );
+  await assert.rejects(
+    analyze('a b', { casual: true }),
+    (e) => e instanceof TypeError && /unknown option 'casual'/.test(e.message),
+  );
+  await assert.rejects(
+    analyze('a b', { window: -1 }),
+    (e) => e instanceof RangeError && /^window: /.test(e.message),
+  );
   // The shared instance still works after all of that.
   assert.equal((await analyze('a b')).tokens.length, 2);
 });
@@ -257,7 +353,10 @@ test('entropy in bits and the most attended keys', () => {
   assert.equal(entropy(new Float32Array([0, 1, 0])), 0);
   assert.equal(entropy([0, 0, 0]), 0);
   assert.ok(Math.abs(entropy([0.5, 0.5, 0]) - 1) < 1e-12);
-  assert.deepEqual(topAttended([0.1, 0.4, 0, 0.4, 0.1], 3),
-    [{ index: 1, weight: 0.4 }, { index: 3, weight: 0.4 }, { index: 0, weight: 0.1 }]);
+  assert.deepEqual(topAttended([0.1, 0.4, 0, 0.4, 0.1], 3), [
+    { index: 1, weight: 0.4 },
+    { index: 3, weight: 0.4 },
+    { index: 0, weight: 0.1 },
+  ]);
   assert.deepEqual(topAttended([0, 0]), []);
 });

@@ -19,7 +19,15 @@ function run(args, env = {}) {
 }
 
 test('prints the tokens and one head as a heatmap', () => {
-  const { code, stdout, stderr } = run([SENTENCE, '--mask', 'causal', '--heads', '4', '--head', '2']);
+  const { code, stdout, stderr } = run([
+    SENTENCE,
+    '--mask',
+    'causal',
+    '--heads',
+    '4',
+    '--head',
+    '2',
+  ]);
   assert.equal(code, 0, stderr);
   for (const token of ['The', 'animal', "didn't", 'cross', 'street', 'because', 'tired']) {
     assert.ok(stdout.includes(token), `missing token ${token}`);
@@ -32,8 +40,22 @@ test('prints the tokens and one head as a heatmap', () => {
 });
 
 test('--json prints tokens, settings and per-head weights', () => {
-  const { code, stdout } = run([SENTENCE, '--mask', 'causal', '--mask', 'local:2', '--heads', '4',
-    '--head', '2', '--json', '--temperature', '0.5', '--seed', '7']);
+  const { code, stdout } = run([
+    SENTENCE,
+    '--mask',
+    'causal',
+    '--mask',
+    'local:2',
+    '--heads',
+    '4',
+    '--head',
+    '2',
+    '--json',
+    '--temperature',
+    '0.5',
+    '--seed',
+    '7',
+  ]);
   assert.equal(code, 0);
   const report = JSON.parse(stdout);
   assert.equal(report.tokens.length, 11);
@@ -59,11 +81,18 @@ test('--json prints tokens, settings and per-head weights', () => {
 
 test('--json without --head gives every head; --source gives cross-attention', () => {
   const all = JSON.parse(run(['attention is all you need', '--json', '--heads', '3']).stdout);
-  assert.deepEqual(all.heads.map((h) => h.head), [0, 1, 2]);
+  assert.deepEqual(
+    all.heads.map((h) => h.head),
+    [0, 1, 2],
+  );
 
-  const pair = JSON.parse(run(['tired animal', '--source', 'the animal was too tired', '--json',
-    '--head', '0']).stdout);
-  assert.deepEqual(pair.tokens.map((t) => t.text), ['tired', 'animal']);
+  const pair = JSON.parse(
+    run(['tired animal', '--source', 'the animal was too tired', '--json', '--head', '0']).stdout,
+  );
+  assert.deepEqual(
+    pair.tokens.map((t) => t.text),
+    ['tired', 'animal'],
+  );
   assert.equal(pair.sourceTokens.length, 5);
   assert.equal(pair.heads[0].weights.length, 2);
   assert.equal(pair.heads[0].weights[0].length, 5);
@@ -117,7 +146,13 @@ test('colour modes: 256, truecolor, FORCE_COLOR and NO_COLOR', () => {
 });
 
 test('rows line up with CJK and emoji labels', () => {
-  const { code, stdout } = run(['我爱自然语言处理，注意力机制 👍🏽 ok', '--head', '1', '--color', 'none']);
+  const { code, stdout } = run([
+    '我爱自然语言处理，注意力机制 👍🏽 ok',
+    '--head',
+    '1',
+    '--color',
+    'none',
+  ]);
   assert.equal(code, 0);
   const rows = stdout.split('\n').filter((line) => /^ ?\d+ /.test(line));
   assert.equal(rows.length, 10);
@@ -157,12 +192,25 @@ test('a narrow terminal shows the keys that fit and says which are left out', ()
   const labels = ['a', 'bb', 'ccc', 'dddd', 'eeeee', 'ffffff'];
   const n = labels.length;
   const weights = new Float32Array(n * n).fill(1 / n);
-  const wide = renderHeatmap({ weights, rowLabels: labels, columnLabels: labels, colorMode: 'none' });
+  const wide = renderHeatmap({
+    weights,
+    rowLabels: labels,
+    columnLabels: labels,
+    colorMode: 'none',
+  });
   assert.ok(wide.every((line) => !/do not fit/.test(line)));
-  assert.match(wide.find((line) => line.startsWith('0 ')), /→ a 0\.17 {2}H 2\.58 bits$/);
+  assert.match(
+    wide.find((line) => line.startsWith('0 ')),
+    /→ a 0\.17 {2}H 2\.58 bits$/,
+  );
 
-  const narrow = renderHeatmap({ weights, rowLabels: labels, columnLabels: labels, colorMode: 'none',
-    maxWidth: 16 });
+  const narrow = renderHeatmap({
+    weights,
+    rowLabels: labels,
+    columnLabels: labels,
+    colorMode: 'none',
+    maxWidth: 16,
+  });
   // 1 (index) + 1 + 6 (label) + 1 = 9 columns of prefix leave room for 3 cells of 2.
   assert.ok(narrow.includes('(keys 3..5 do not fit this terminal; widen it or use --json)'));
   const firstRow = narrow.find((line) => line.startsWith('0 '));

@@ -1,8 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { embed, fingerprint, positionEncoding, projectionWeights, tokenize } from '../src/text/index.js';
-import { exactCos, exactIntegerPower, exactRootOfUnitInterval, exactSin } from '../src/text/exact-math.js';
+import {
+  embed,
+  fingerprint,
+  positionEncoding,
+  projectionWeights,
+  tokenize,
+} from '../src/text/index.js';
+import {
+  exactCos,
+  exactIntegerPower,
+  exactRootOfUnitInterval,
+  exactSin,
+} from '../src/text/exact-math.js';
 import { tokenFeatures } from '../src/text/embed.js';
 
 const SENTENCE = "The animal didn't cross the street because it was too tired";
@@ -44,35 +55,68 @@ test('embed: shape, determinism, seed and input forms', () => {
   assert.ok(a instanceof Float32Array);
   assert.equal(a.length, tokens.length * 48);
   assert.deepEqual(embed(tokens, { dim: 48, seed: 3 }), a);
-  assert.deepEqual(embed(tokens.map((t) => t.text), { dim: 48, seed: 3 }), a, 'strings work like tokens');
+  assert.deepEqual(
+    embed(
+      tokens.map((t) => t.text),
+      { dim: 48, seed: 3 },
+    ),
+    a,
+    'strings work like tokens',
+  );
   assert.notDeepEqual(embed(tokens, { dim: 48, seed: 4 }), a);
   assert.equal(embed([]).length, 0);
   assert.equal(embed(['x']).length, 64, 'default dim is 64');
 });
 
 test('content: related words are similar, unrelated words nearly orthogonal', () => {
-  const related = [['attend', 'attention'], ['attend', 'attended'], ['tokenize', 'tokenization'],
-    ['Attention', 'attention']];
-  const unrelated = [['attend', 'banana'], ['street', 'because'], ['animal', 'tired'],
-    ['river', 'cross'], ['the', 'animal']];
+  const related = [
+    ['attend', 'attention'],
+    ['attend', 'attended'],
+    ['tokenize', 'tokenization'],
+    ['Attention', 'attention'],
+  ];
+  const unrelated = [
+    ['attend', 'banana'],
+    ['street', 'because'],
+    ['animal', 'tired'],
+    ['river', 'cross'],
+    ['the', 'animal'],
+  ];
   const meanOverSeeds = ([a, b]) => {
     let sum = 0;
-    for (let seed = 1; seed <= 20; seed++) sum += cosine(contentOnly(a, seed), contentOnly(b, seed));
+    for (let seed = 1; seed <= 20; seed++)
+      sum += cosine(contentOnly(a, seed), contentOnly(b, seed));
     return sum / 20;
   };
-  for (const pair of related) assert.ok(meanOverSeeds(pair) > 0.45, `${pair}: ${meanOverSeeds(pair)}`);
-  for (const pair of unrelated) assert.ok(Math.abs(meanOverSeeds(pair)) < 0.1, `${pair}: ${meanOverSeeds(pair)}`);
+  for (const pair of related)
+    assert.ok(meanOverSeeds(pair) > 0.45, `${pair}: ${meanOverSeeds(pair)}`);
+  for (const pair of unrelated)
+    assert.ok(Math.abs(meanOverSeeds(pair)) < 0.1, `${pair}: ${meanOverSeeds(pair)}`);
   // With the default seed and a wide embedding, attention is nearer to attend than any other word.
   const attend = contentOnly('attend', 1, 256);
   const others = ['banana', 'street', 'because', 'animal', 'tired', 'river', 'cross', 'the'];
   const nearest = Math.max(...others.map((w) => cosine(attend, contentOnly(w, 1, 256))));
   assert.ok(cosine(attend, contentOnly('attention', 1, 256)) > nearest + 0.2);
-  assert.equal(cosine(contentOnly('Attention', 1), contentOnly('attention', 1)), 1, 'case is folded');
+  assert.equal(
+    cosine(contentOnly('Attention', 1), contentOnly('attention', 1)),
+    1,
+    'case is folded',
+  );
 });
 
 test('features are character 2- to 4-grams with boundary marks, plus the whole token', () => {
-  assert.deepEqual(tokenFeatures('Cat'), ['\u0001cat', '\u0002c', 'ca', 'at', 't\u0003', '\u0002ca',
-    'cat', 'at\u0003', '\u0002cat', 'cat\u0003']);
+  assert.deepEqual(tokenFeatures('Cat'), [
+    '\u0001cat',
+    '\u0002c',
+    'ca',
+    'at',
+    't\u0003',
+    '\u0002ca',
+    'cat',
+    'at\u0003',
+    '\u0002cat',
+    'cat\u0003',
+  ]);
   const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
   for (const feature of tokenFeatures('👍🏽𝔸')) {
     assert.doesNotMatch(feature, loneSurrogate, 'n-grams are taken over code points');
@@ -111,7 +155,11 @@ test('exact sine and cosine agree with Math.sin/cos to the last bits', () => {
   let worst = 0;
   for (let i = -20000; i <= 20000; i++) {
     const x = i * 0.0731;
-    worst = Math.max(worst, Math.abs(exactSin(x) - Math.sin(x)), Math.abs(exactCos(x) - Math.cos(x)));
+    worst = Math.max(
+      worst,
+      Math.abs(exactSin(x) - Math.sin(x)),
+      Math.abs(exactCos(x) - Math.cos(x)),
+    );
   }
   assert.ok(worst <= 2.3e-16, `worst difference ${worst}`);
   assert.equal(exactSin(0), 0);
@@ -128,7 +176,14 @@ test('exact roots and powers', () => {
 });
 
 test('projectionWeights: layout, Xavier range, head independence, sharing', () => {
-  const w = projectionWeights({ heads: 2, headDim: 8, modelDim: 24, valueDim: 4, outDim: 10, seed: 2 });
+  const w = projectionWeights({
+    heads: 2,
+    headDim: 8,
+    modelDim: 24,
+    valueDim: 4,
+    outDim: 10,
+    seed: 2,
+  });
   assert.equal(w.wQuery.length, 24 * 16);
   assert.equal(w.wKey.length, 24 * 16);
   assert.equal(w.wValue.length, 24 * 8);
@@ -141,12 +196,15 @@ test('projectionWeights: layout, Xavier range, head independence, sharing', () =
   const max = Math.max(...w.wQuery.map(Math.abs));
   assert.ok(max <= limit && max > 0.9 * limit, `max |w| ${max}, limit ${limit}`);
   const variance = w.wQuery.reduce((s, x) => s + x * x, 0) / w.wQuery.length;
-  assert.ok(Math.abs(variance - (limit * limit) / 3) < 0.2 * (limit * limit) / 3);
+  assert.ok(Math.abs(variance - (limit * limit) / 3) < (0.2 * (limit * limit)) / 3);
 
   // Head 0's query columns do not depend on how many heads there are.
   const three = projectionWeights({ heads: 3, headDim: 8, modelDim: 24, seed: 2 });
   for (let r = 0; r < 24; r++) {
-    assert.deepEqual(w.wQuery.subarray(r * 16, r * 16 + 8), three.wQuery.subarray(r * 24, r * 24 + 8));
+    assert.deepEqual(
+      w.wQuery.subarray(r * 16, r * 16 + 8),
+      three.wQuery.subarray(r * 24, r * 24 + 8),
+    );
   }
 
   const shared = projectionWeights({ heads: 2, headDim: 8, seed: 2, shareQueryKey: true });
@@ -156,17 +214,40 @@ test('projectionWeights: layout, Xavier range, head independence, sharing', () =
 });
 
 test('argument checks name the argument', () => {
-  assert.throws(() => embed('the'), (e) => e instanceof TypeError && /^tokens: /.test(e.message));
-  assert.throws(() => embed([{ text: 3 }]), (e) => e instanceof TypeError && /^tokens\[0\]: /.test(e.message));
-  assert.throws(() => embed(['a'], { dim: 0 }), (e) => e instanceof RangeError && /^dim: /.test(e.message));
+  assert.throws(
+    () => embed('the'),
+    (e) => e instanceof TypeError && /^tokens: /.test(e.message),
+  );
+  assert.throws(
+    () => embed([{ text: 3 }]),
+    (e) => e instanceof TypeError && /^tokens\[0\]: /.test(e.message),
+  );
+  assert.throws(
+    () => embed(['a'], { dim: 0 }),
+    (e) => e instanceof RangeError && /^dim: /.test(e.message),
+  );
   assert.throws(() => embed(['a'], { dim: 2000 }), /dim: must be an integer from 1 to 1024/);
-  assert.throws(() => embed(['a'], { seed: -1 }), (e) => e instanceof RangeError && e.parameter === 'seed');
+  assert.throws(
+    () => embed(['a'], { seed: -1 }),
+    (e) => e instanceof RangeError && e.parameter === 'seed',
+  );
   assert.throws(() => embed(['a'], { seed: 1.5 }), RangeError);
   assert.throws(() => embed(['a'], { seed: '1' }), TypeError);
   assert.throws(() => embed(['a'], { positionScale: Infinity }), RangeError);
-  assert.throws(() => projectionWeights({ headDim: 4 }), (e) => e instanceof TypeError && /^heads: /.test(e.message));
-  assert.throws(() => projectionWeights({ heads: 17, headDim: 4 }), /heads: must be an integer from 1 to 16/);
-  assert.throws(() => projectionWeights({ heads: 4, headDim: 300 }), /headDim: must be an integer from 1 to 256/);
-  assert.throws(() => projectionWeights({ heads: 1, headDim: 4, keyModelDim: 3, shareQueryKey: true }),
-    (e) => e instanceof RangeError && /^shareQueryKey: /.test(e.message));
+  assert.throws(
+    () => projectionWeights({ headDim: 4 }),
+    (e) => e instanceof TypeError && /^heads: /.test(e.message),
+  );
+  assert.throws(
+    () => projectionWeights({ heads: 17, headDim: 4 }),
+    /heads: must be an integer from 1 to 16/,
+  );
+  assert.throws(
+    () => projectionWeights({ heads: 4, headDim: 300 }),
+    /headDim: must be an integer from 1 to 256/,
+  );
+  assert.throws(
+    () => projectionWeights({ heads: 1, headDim: 4, keyModelDim: 3, shareQueryKey: true }),
+    (e) => e instanceof RangeError && /^shareQueryKey: /.test(e.message),
+  );
 });

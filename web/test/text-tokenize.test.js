@@ -12,9 +12,16 @@ function assertWellFormed(text, tokens) {
   let covered = '';
   for (const token of tokens) {
     assert.equal(text.slice(token.start, token.end), token.text, `token ${JSON.stringify(token)}`);
-    assert.ok(token.start >= previousEnd, `token ${JSON.stringify(token)} overlaps its predecessor`);
+    assert.ok(
+      token.start >= previousEnd,
+      `token ${JSON.stringify(token)} overlaps its predecessor`,
+    );
     assert.ok(token.end > token.start, 'empty token');
-    assert.match(text.slice(previousEnd, token.start), /^\s*$/u, 'a gap holds more than whitespace');
+    assert.match(
+      text.slice(previousEnd, token.start),
+      /^\s*$/u,
+      'a gap holds more than whitespace',
+    );
     previousEnd = token.end;
     covered += token.text;
   }
@@ -31,16 +38,41 @@ test('word level splits Chinese into dictionary words', () => {
 test('word level is the default and keeps punctuation, drops whitespace', () => {
   const text = "The animal didn't cross the street because it was too tired.";
   const tokens = tokenize(text);
-  assert.deepEqual(texts(tokens), ['The', 'animal', "didn't", 'cross', 'the', 'street', 'because',
-    'it', 'was', 'too', 'tired', '.']);
+  assert.deepEqual(texts(tokens), [
+    'The',
+    'animal',
+    "didn't",
+    'cross',
+    'the',
+    'street',
+    'because',
+    'it',
+    'was',
+    'too',
+    'tired',
+    '.',
+  ]);
   assertWellFormed(text, tokens);
 });
 
 test('mixed scripts, emoji, numbers and symbols at word level', () => {
   const text = 'Attention 机制很重要! 👍🏽 👨‍👩‍👧 🇫🇷 café — 3.14 $5';
   const tokens = tokenize(text);
-  assert.deepEqual(texts(tokens), ['Attention', '机制', '很', '重要', '!', '👍🏽', '👨‍👩‍👧', '🇫🇷',
-    'café', '—', '3.14', '$', '5']);
+  assert.deepEqual(texts(tokens), [
+    'Attention',
+    '机制',
+    '很',
+    '重要',
+    '!',
+    '👍🏽',
+    '👨‍👩‍👧',
+    '🇫🇷',
+    'café',
+    '—',
+    '3.14',
+    '$',
+    '5',
+  ]);
   assertWellFormed(text, tokens);
 });
 
@@ -54,24 +86,50 @@ test('char level yields grapheme clusters without whitespace', () => {
 
 test('subword level: affixes, clitics, CJK characters, long words', () => {
   const split = (text) => texts(tokenize(text, { granularity: 'subword' }));
-  assert.deepEqual(split('unbelievable carefully tokenization attention'),
-    ['un', 'believ', 'able', 'care', 'ful', 'ly', 'token', 'ization', 'attent', 'ion']);
+  assert.deepEqual(split('unbelievable carefully tokenization attention'), [
+    'un',
+    'believ',
+    'able',
+    'care',
+    'ful',
+    'ly',
+    'token',
+    'ization',
+    'attent',
+    'ion',
+  ]);
   assert.deepEqual(split("didn't it's we\u2019re"), ['did', "n't", 'it', "'s", 'we', '\u2019re']);
   assert.deepEqual(split('我爱自然语言处理'), ['我', '爱', '自', '然', '语', '言', '处', '理']);
   assert.deepEqual(split('Donaudampfschifffahrt'), ['Donauda', 'mpfschi', 'fffahrt']);
   // Short words, words whose stem would get too short, and "un" before "i" stay whole.
-  assert.deepEqual(split('the cat sings during universe, 3.14!'),
-    ['the', 'cat', 'sings', 'during', 'universe', ',', '3.14', '!']);
+  assert.deepEqual(split('the cat sings during universe, 3.14!'), [
+    'the',
+    'cat',
+    'sings',
+    'during',
+    'universe',
+    ',',
+    '3.14',
+    '!',
+  ]);
   assert.deepEqual(split('Transformers UNDERSTAND'), ['Trans', 'form', 'ers', 'UNDER', 'STAND']);
 });
 
 test('offsets stay exact in every granularity, over awkward input', () => {
   const samples = [
-    '', '   ', 'a', '  leading and trailing  ', 'tab\tand\nnewline\r\nend',
+    '',
+    '   ',
+    'a',
+    '  leading and trailing  ',
+    'tab\tand\nnewline\r\nend',
     'Unbelievably, the transformers\u2019 attention didn\u2019t fail.',
-    '注意力机制(Attention)是深度学习中的重要技术。', 'トランスフォーマーは注意機構を使う',
-    '한국어 문장을 나눕니다', 'Ünïcödé naïve façade', '𝔸𝕥𝕥𝕖𝕟𝕥𝕚𝕠𝕟 😀😀 a\u200db',
-    'x'.repeat(40), 'interchangeableness internationalization',
+    '注意力机制(Attention)是深度学习中的重要技术。',
+    'トランスフォーマーは注意機構を使う',
+    '한국어 문장을 나눕니다',
+    'Ünïcödé naïve façade',
+    '𝔸𝕥𝕥𝕖𝕟𝕥𝕚𝕠𝕟 😀😀 a\u200db',
+    'x'.repeat(40),
+    'interchangeableness internationalization',
   ];
   for (const text of samples) {
     for (const granularity of ['word', 'char', 'subword']) {
@@ -81,17 +139,33 @@ test('offsets stay exact in every granularity, over awkward input', () => {
 });
 
 test('locale is passed to the segmenter and checked', () => {
-  assert.deepEqual(texts(tokenize('我爱自然语言处理', { locale: 'zh' })), ['我', '爱', '自然', '语言', '处理']);
-  assert.throws(() => tokenize('x', { locale: 'not a locale!' }),
-    (e) => e instanceof RangeError && e.parameter === 'locale' && /^locale: /.test(e.message));
+  assert.deepEqual(texts(tokenize('我爱自然语言处理', { locale: 'zh' })), [
+    '我',
+    '爱',
+    '自然',
+    '语言',
+    '处理',
+  ]);
+  assert.throws(
+    () => tokenize('x', { locale: 'not a locale!' }),
+    (e) => e instanceof RangeError && e.parameter === 'locale' && /^locale: /.test(e.message),
+  );
 });
 
 test('input checks name the argument', () => {
-  assert.throws(() => tokenize(42), (e) => e instanceof TypeError && /^text: must be a string/.test(e.message));
+  assert.throws(
+    () => tokenize(42),
+    (e) => e instanceof TypeError && /^text: must be a string/.test(e.message),
+  );
   assert.throws(() => tokenize(null), TypeError);
-  assert.throws(() => tokenize('x', 'word'), (e) => e instanceof TypeError && /^options: /.test(e.message));
-  assert.throws(() => tokenize('x', { granularity: 'sentence' }),
-    (e) => e instanceof RangeError && /^granularity: .*'word', 'char', 'subword'/.test(e.message));
+  assert.throws(
+    () => tokenize('x', 'word'),
+    (e) => e instanceof TypeError && /^options: /.test(e.message),
+  );
+  assert.throws(
+    () => tokenize('x', { granularity: 'sentence' }),
+    (e) => e instanceof RangeError && /^granularity: .*'word', 'char', 'subword'/.test(e.message),
+  );
   assert.throws(() => tokenize('x', { granularity: 1 }), TypeError);
 });
 
@@ -100,8 +174,13 @@ test('caps: text length and token count, with the cap in the message', () => {
   assert.equal(MAX_TOKENS, 512);
   const atTokenCap = 'a '.repeat(MAX_TOKENS);
   assert.equal(tokenize(atTokenCap).length, MAX_TOKENS);
-  assert.throws(() => tokenize(`${atTokenCap}b`), (e) => e instanceof RangeError
-    && e.parameter === 'text' && /513 word tokens exceed the cap of 512 \(MAX_TOKENS\)/.test(e.message));
+  assert.throws(
+    () => tokenize(`${atTokenCap}b`),
+    (e) =>
+      e instanceof RangeError &&
+      e.parameter === 'text' &&
+      /513 word tokens exceed the cap of 512 \(MAX_TOKENS\)/.test(e.message),
+  );
   // The same text can fit as words and overflow as characters.
   const words = 'attention '.repeat(60);
   assert.equal(tokenize(words).length, 60);
@@ -109,8 +188,12 @@ test('caps: text length and token count, with the cap in the message', () => {
 
   const atLengthCap = ' '.repeat(MAX_TEXT_LENGTH - 1) + 'x';
   assert.deepEqual(texts(tokenize(atLengthCap)), ['x']);
-  assert.throws(() => tokenize(`${atLengthCap} `), (e) => e instanceof RangeError
-    && /20001 characters exceed the cap of 20000 \(MAX_TEXT_LENGTH/.test(e.message));
+  assert.throws(
+    () => tokenize(`${atLengthCap} `),
+    (e) =>
+      e instanceof RangeError &&
+      /20001 characters exceed the cap of 20000 \(MAX_TEXT_LENGTH/.test(e.message),
+  );
 });
 
 test('a pasted book is refused quickly', () => {

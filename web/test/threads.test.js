@@ -21,7 +21,9 @@ afterEach(() => {
 });
 
 // Large enough (2 * 2 * 128 * 128 * 64 flops >= THREADS_MIN_FLOPS) that threads would be used.
-const heads = 2, length = 128, headDim = 32;
+const heads = 2,
+  length = 128,
+  headDim = 32;
 const x = tensor(heads * length * headDim, 7);
 
 describe('createAttention({ threads })', () => {
@@ -30,7 +32,12 @@ describe('createAttention({ threads })', () => {
       await assertFails(createAttention({ threads: bad }), RangeError, 'out_of_range', 'threads');
     }
     for (const bad of ['2', true, null, {}, 2n]) {
-      await assertFails(createAttention({ threads: bad }), TypeError, 'invalid_argument', 'threads');
+      await assertFails(
+        createAttention({ threads: bad }),
+        TypeError,
+        'invalid_argument',
+        'threads',
+      );
     }
     assert.deepEqual(warnings, []);
   });
@@ -64,7 +71,10 @@ describe('createAttention({ threads })', () => {
       attn.dispose();
     }
     assert.equal(warnings.length, 1, warnings.join('\n'));
-    assert.match(warnings[0], /^attnlens: threads: 2 threads were asked for, but threads run in browsers only/);
+    assert.match(
+      warnings[0],
+      /^attnlens: threads: 2 threads were asked for, but threads run in browsers only/,
+    );
     assert.match(warnings[0], /running on one thread$/);
     one.dispose();
   });

@@ -27,10 +27,13 @@ describe('chooseFeatures', () => {
     assert.match(choice.notes[0], /shader-f16/);
   });
 
-  it("uses subgroups when present and wanted, never otherwise", () => {
+  it('uses subgroups when present and wanted, never otherwise', () => {
     assert.equal(chooseFeatures(adapter('subgroups'), {}).subgroups, true);
     assert.equal(chooseFeatures(adapter('subgroups'), { subgroups: false }).subgroups, false);
-    assert.deepEqual(chooseFeatures(adapter('subgroups'), { subgroups: false }).requiredFeatures, []);
+    assert.deepEqual(
+      chooseFeatures(adapter('subgroups'), { subgroups: false }).requiredFeatures,
+      [],
+    );
     const none = chooseFeatures(adapter(), {});
     assert.equal(none.subgroups, false);
     assert.match(none.notes[0], /subgroups/);
@@ -49,10 +52,19 @@ describe('planStreaming', () => {
   const plain = { subgroups: false, shuffleLanes: 4 };
 
   it('pads depths to buckets', () => {
-    assert.deepEqual([1, 3, 4, 5, 9, 33, 64, 65, 100].map(depthBucket), [4, 4, 4, 8, 16, 64, 64, 96, 128]);
+    assert.deepEqual(
+      [1, 3, 4, 5, 9, 33, 64, 65, 100].map(depthBucket),
+      [4, 4, 4, 8, 16, 64, 64, 96, 128],
+    );
   });
 
-  for (const [depth, valueDim] of [[3, 5], [64, 64], [128, 128], [256, 64], [1000, 1000]]) {
+  for (const [depth, valueDim] of [
+    [3, 5],
+    [64, 64],
+    [128, 128],
+    [256, 64],
+    [1000, 1000],
+  ]) {
     it(`fits D = ${depth}, Dv = ${valueDim} in 16 KiB of workgroup memory`, () => {
       const plan = planStreaming({ depth, valueDim, additive: false }, LIMITS, plain);
       if (!plan) {
@@ -67,34 +79,65 @@ describe('planStreaming', () => {
   }
 
   it('keeps lane groups within the guaranteed subgroup size', () => {
-    const plan = planStreaming({ depth: 64, valueDim: 128, additive: false }, LIMITS, { subgroups: true, shuffleLanes: 4 });
+    const plan = planStreaming({ depth: 64, valueDim: 128, additive: false }, LIMITS, {
+      subgroups: true,
+      shuffleLanes: 4,
+    });
     assert.equal(plan.lanes, 4);
-    assert.equal(planStreaming({ depth: 64, valueDim: 128, additive: false }, LIMITS, plain).lanes, 16);
+    assert.equal(
+      planStreaming({ depth: 64, valueDim: 128, additive: false }, LIMITS, plain).lanes,
+      16,
+    );
   });
 
   it('gives up when not even one row fits', () => {
-    assert.equal(planStreaming({ depth: 4096, valueDim: 4096, additive: false }, LIMITS, plain), null);
+    assert.equal(
+      planStreaming({ depth: 4096, valueDim: 4096, additive: false }, LIMITS, plain),
+      null,
+    );
   });
 });
 
 describe('cutting problems to the binding limit', () => {
   it('groups heads', () => {
-    assert.deepEqual(headGroups(5, 100, 250), [{ first: 0, count: 2 }, { first: 2, count: 2 }, { first: 4, count: 1 }]);
+    assert.deepEqual(headGroups(5, 100, 250), [
+      { first: 0, count: 2 },
+      { first: 2, count: 2 },
+      { first: 4, count: 1 },
+    ]);
     assert.deepEqual(headGroups(3, 100, 1e9), [{ first: 0, count: 3 }]);
     assert.equal(headGroups(3, 300, 250), null);
-    assert.deepEqual(headGroups(3, 1, 1e9, 2), [{ first: 0, count: 2 }, { first: 2, count: 1 }], 'dispatch limit');
+    assert.deepEqual(
+      headGroups(3, 1, 1e9, 2),
+      [
+        { first: 0, count: 2 },
+        { first: 2, count: 1 },
+      ],
+      'dispatch limit',
+    );
   });
 
   it('cuts score matrices into whole heads, or bands of rows', () => {
     // 10 x 10 floats = 400 bytes a head
     assert.deepEqual(scoreChunks(3, 10, 10, 1000, 1e6), [
-      { head: 0, heads: 2, row: 0, rows: 10 }, { head: 2, heads: 1, row: 0, rows: 10 }]);
+      { head: 0, heads: 2, row: 0, rows: 10 },
+      { head: 2, heads: 1, row: 0, rows: 10 },
+    ]);
     assert.deepEqual(scoreChunks(2, 10, 10, 150, 1e6), [
-      { head: 0, heads: 1, row: 0, rows: 3 }, { head: 0, heads: 1, row: 3, rows: 3 },
-      { head: 0, heads: 1, row: 6, rows: 3 }, { head: 0, heads: 1, row: 9, rows: 1 },
-      { head: 1, heads: 1, row: 0, rows: 3 }, { head: 1, heads: 1, row: 3, rows: 3 },
-      { head: 1, heads: 1, row: 6, rows: 3 }, { head: 1, heads: 1, row: 9, rows: 1 }]);
-    assert.deepEqual(scoreChunks(1, 10, 10, 1e6, 4).map((c) => c.rows), [4, 4, 2], 'dispatch limit');
+      { head: 0, heads: 1, row: 0, rows: 3 },
+      { head: 0, heads: 1, row: 3, rows: 3 },
+      { head: 0, heads: 1, row: 6, rows: 3 },
+      { head: 0, heads: 1, row: 9, rows: 1 },
+      { head: 1, heads: 1, row: 0, rows: 3 },
+      { head: 1, heads: 1, row: 3, rows: 3 },
+      { head: 1, heads: 1, row: 6, rows: 3 },
+      { head: 1, heads: 1, row: 9, rows: 1 },
+    ]);
+    assert.deepEqual(
+      scoreChunks(1, 10, 10, 1e6, 4).map((c) => c.rows),
+      [4, 4, 2],
+      'dispatch limit',
+    );
     assert.equal(scoreChunks(1, 10, 100, 300, 1e6), null, 'one row is too large');
   });
 });
@@ -104,7 +147,8 @@ describe('mask data', () => {
   it('packs only the sections that are present', () => {
     const { fields, words } = maskData({ causal: true }, shape);
     assert.equal(words.length, 1);
-    for (const at of ['keyLengthsAt', 'keyValidAt', 'customAt', 'globalsAt']) assert.equal(fields[at], ABSENT);
+    for (const at of ['keyLengthsAt', 'keyValidAt', 'customAt', 'globalsAt'])
+      assert.equal(fields[at], ABSENT);
     assert.equal(fields.causal, 1);
     assert.equal(fields.restrictsNothing, 0);
   });
@@ -114,9 +158,16 @@ describe('mask data', () => {
     keyValid[33] = 0;
     const custom = new Uint8Array(5 * 40);
     custom[2 * 40 + 7] = 1;
-    const { fields, words } = maskData({ keyLengths: [40, 3], keyValid, mask: custom, globalTokens: [1, 38] }, shape);
+    const { fields, words } = maskData(
+      { keyLengths: [40, 3], keyValid, mask: custom, globalTokens: [1, 38] },
+      shape,
+    );
     assert.deepEqual([...words.subarray(fields.keyLengthsAt, fields.keyLengthsAt + 2)], [40, 3]);
-    assert.equal(words[fields.keyValidAt + 1], 0xffffffff & ~(1 << 1) & 0xff, 'keys 32..39, key 33 off');
+    assert.equal(
+      words[fields.keyValidAt + 1],
+      0xffffffff & ~(1 << 1) & 0xff,
+      'keys 32..39, key 33 off',
+    );
     const bit = 2 * 40 + 7;
     assert.equal((words[fields.customAt + (bit >> 5)] >>> (bit & 31)) & 1, 1);
     const prefix = [...words.subarray(fields.globalsAt, fields.globalsAt + 41)];
@@ -128,7 +179,10 @@ describe('mask data', () => {
   });
 
   it('global tokens alone restrict nothing; spans saturate', () => {
-    const { fields } = maskData({ globalTokens: [0], window: { before: 2 ** 30, after: 1, dilation: 8 } }, shape);
+    const { fields } = maskData(
+      { globalTokens: [0], window: { before: 2 ** 30, after: 1, dilation: 8 } },
+      shape,
+    );
     assert.equal(fields.beforeSpan, 2 ** 31 - 1);
     assert.equal(fields.afterSpan, 8);
     assert.equal(maskData({ globalTokens: [0] }, shape).fields.restrictsNothing, 1);
@@ -141,14 +195,32 @@ describe('uniforms and f16', () => {
     assert.equal(u.wgsl, 'struct P {\n  a: u32,\n  b: f32,\n  c: u32,\n}\n');
     assert.equal(u.byteLength, 16);
     const view = new DataView(u.pack({ a: 7, b: 0.5, c: 0xffffffff }));
-    assert.deepEqual([view.getUint32(0, true), view.getFloat32(4, true), view.getUint32(8, true)], [7, 0.5, 0xffffffff]);
+    assert.deepEqual(
+      [view.getUint32(0, true), view.getFloat32(4, true), view.getUint32(8, true)],
+      [7, 0.5, 0xffffffff],
+    );
     assert.throws(() => u.pack({ a: 1, b: 1 }), /P\.c/);
     assert.throws(() => u.pack({ a: -1, b: 1, c: 1 }), /u32/);
   });
 
   it('converts to half precision with round-to-nearest-even', () => {
-    const halves = toHalf(Float32Array.of(0, -0, 1, -2, 65504, 1e6, 5.960464477539063e-8, 1 + 2 ** -11, 1 + 3 * 2 ** -11, 1e-9));
-    assert.deepEqual([...halves].map((h) => h.toString(16)),
-      ['0', '8000', '3c00', 'c000', '7bff', '7c00', '1', '3c00', '3c02', '0']);
+    const halves = toHalf(
+      Float32Array.of(
+        0,
+        -0,
+        1,
+        -2,
+        65504,
+        1e6,
+        5.960464477539063e-8,
+        1 + 2 ** -11,
+        1 + 3 * 2 ** -11,
+        1e-9,
+      ),
+    );
+    assert.deepEqual(
+      [...halves].map((h) => h.toString(16)),
+      ['0', '8000', '3c00', 'c000', '7bff', '7c00', '1', '3c00', '3c02', '0'],
+    );
   });
 });

@@ -32,16 +32,42 @@ const SCALES = ['viridis', 'cividis'];
 
 const STRINGS = {
   en: {
-    loading: 'computing attention…', masked: 'masked', heatmap: 'Attention heatmap: rows are queries, columns are keys. Arrow keys move.',
-    lines: 'Attention lines', queries: 'queries', keys: 'keys', source: 'source', target: 'target', head: 'head {n}', headOf: 'head {n} of {of}',
-    tokens: '{n} tokens', cross: '{nt} × {ns} tokens', table: 'Attention weights of head {n}', open: 'Open in attnlens',
-    error: 'attn-lens: {message}', corner: 'query \\ key', entropy: 'H (bits)',
+    loading: 'computing attention…',
+    masked: 'masked',
+    heatmap: 'Attention heatmap: rows are queries, columns are keys. Arrow keys move.',
+    lines: 'Attention lines',
+    queries: 'queries',
+    keys: 'keys',
+    source: 'source',
+    target: 'target',
+    head: 'head {n}',
+    headOf: 'head {n} of {of}',
+    tokens: '{n} tokens',
+    cross: '{nt} × {ns} tokens',
+    table: 'Attention weights of head {n}',
+    open: 'Open in attnlens',
+    error: 'attn-lens: {message}',
+    corner: 'query \\ key',
+    entropy: 'H (bits)',
   },
   zh: {
-    loading: '正在计算注意力…', masked: '已掩码', heatmap: '注意力热力图：行是查询，列是键。可用方向键移动。',
-    lines: '注意力连线', queries: '查询', keys: '键', source: '源', target: '目标', head: '第 {n} 个头', headOf: '第 {n} 个头（共 {of} 个）',
-    tokens: '{n} 个词元', cross: '{nt} × {ns} 个词元', table: '第 {n} 个头的注意力权重', open: '在 attnlens 中打开',
-    error: 'attn-lens：{message}', corner: '查询 \\ 键', entropy: '熵（比特）',
+    loading: '正在计算注意力…',
+    masked: '已掩码',
+    heatmap: '注意力热力图：行是查询，列是键。可用方向键移动。',
+    lines: '注意力连线',
+    queries: '查询',
+    keys: '键',
+    source: '源',
+    target: '目标',
+    head: '第 {n} 个头',
+    headOf: '第 {n} 个头（共 {of} 个）',
+    tokens: '{n} 个词元',
+    cross: '{nt} × {ns} 个词元',
+    table: '第 {n} 个头的注意力权重',
+    open: '在 attnlens 中打开',
+    error: 'attn-lens：{message}',
+    corner: '查询 \\ 键',
+    entropy: '熵（比特）',
   },
 };
 
@@ -57,7 +83,11 @@ export function sharedEngine() {
 
 let styleSheet = null;
 function adoptStyles(root) {
-  if ('adoptedStyleSheets' in root && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+  if (
+    'adoptedStyleSheets' in root &&
+    typeof CSSStyleSheet === 'function' &&
+    'replaceSync' in CSSStyleSheet.prototype
+  ) {
     styleSheet ??= new CSSStyleSheet();
     if (!styleSheet.cssRules.length) styleSheet.replaceSync(WIDGET_CSS);
     root.adoptedStyleSheets = [styleSheet];
@@ -73,14 +103,17 @@ function observeVisibility(widget) {
     widget.becameVisible();
     return;
   }
-  visibilityObserver ??= new IntersectionObserver((entries) => {
-    for (const entry of entries) {
-      if (entry.isIntersecting) {
-        visibilityObserver.unobserve(entry.target);
-        entry.target.becameVisible();
+  visibilityObserver ??= new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        if (entry.isIntersecting) {
+          visibilityObserver.unobserve(entry.target);
+          entry.target.becameVisible();
+        }
       }
-    }
-  }, { rootMargin: '200px 0px' });
+    },
+    { rootMargin: '200px 0px' },
+  );
   visibilityObserver.observe(widget);
 }
 
@@ -94,8 +127,20 @@ function clampedInteger(value, min, max, fallback) {
 }
 
 export class AttnLensElement extends HTMLElement {
-  static observedAttributes = ['text', 'source', 'mask', 'score', 'temperature', 'heads', 'head', 'view',
-    'granularity', 'language', 'colors', 'demo'];
+  static observedAttributes = [
+    'text',
+    'source',
+    'mask',
+    'score',
+    'temperature',
+    'heads',
+    'head',
+    'view',
+    'granularity',
+    'language',
+    'colors',
+    'demo',
+  ];
 
   #visible = false;
   #scheduled = false;
@@ -126,7 +171,8 @@ export class AttnLensElement extends HTMLElement {
   }
 
   #strings() {
-    const lang = this.getAttribute('language') ?? (this.closest('[lang]')?.getAttribute('lang') ?? 'en');
+    const lang =
+      this.getAttribute('language') ?? this.closest('[lang]')?.getAttribute('lang') ?? 'en';
     return STRINGS[/^zh/i.test(lang) ? 'zh' : 'en'];
   }
 
@@ -144,7 +190,17 @@ export class AttnLensElement extends HTMLElement {
       table: el('table', { class: 'sr-only' }),
       footer: el('div', { class: 'footer', part: 'footer' }),
     };
-    root.append(el('div', { class: 'frame' }, parts.header, parts.status, parts.view, parts.table, parts.footer));
+    root.append(
+      el(
+        'div',
+        { class: 'frame' },
+        parts.header,
+        parts.status,
+        parts.view,
+        parts.table,
+        parts.footer,
+      ),
+    );
     this.#parts = parts;
   }
 
@@ -183,12 +239,21 @@ export class AttnLensElement extends HTMLElement {
     try {
       const settings = this.#settings();
       const attn = await sharedEngine();
-      const options = { heads: settings.heads, headDim: HEAD_DIM, seed: 1, granularity: settings.granularity,
-        score: settings.score, temperature: settings.temperature, attention: attn };
+      const options = {
+        heads: settings.heads,
+        headDim: HEAD_DIM,
+        seed: 1,
+        granularity: settings.granularity,
+        score: settings.score,
+        temperature: settings.temperature,
+        attention: attn,
+      };
       const cross = settings.source !== null;
       // Mask sizes are clamped to the token counts (a window wider than the text is the text).
       const rows = tokenize(settings.text, { granularity: settings.granularity }).length;
-      const cols = cross ? tokenize(settings.source, { granularity: settings.granularity }).length : rows;
+      const cols = cross
+        ? tokenize(settings.source, { granularity: settings.granularity }).length
+        : rows;
       const masked = { ...options, ...maskOptions(settings.mask, rows, cols) };
       const result = cross
         ? await analyzePair(settings.source, settings.text, masked)
@@ -200,10 +265,17 @@ export class AttnLensElement extends HTMLElement {
       this.#render();
       this.dataset.state = 'ready';
       this.dataset.renders = String(Number(this.dataset.renders ?? 0) + 1);
-      this.dispatchEvent(new CustomEvent('attn-lens-render', {
-        bubbles: true, composed: true,
-        detail: { queries: rowTokens.map((t) => t.text), keys: colTokens.map((t) => t.text), backend: result.backend },
-      }));
+      this.dispatchEvent(
+        new CustomEvent('attn-lens-render', {
+          bubbles: true,
+          composed: true,
+          detail: {
+            queries: rowTokens.map((t) => t.text),
+            keys: colTokens.map((t) => t.text),
+            backend: result.backend,
+          },
+        }),
+      );
     } catch (error) {
       if (generation !== this.#generation) return;
       this.dataset.state = 'error';
@@ -223,12 +295,21 @@ export class AttnLensElement extends HTMLElement {
     const mask = heads[head].mask;
     const top = visibleMax(weights, mask) || 1;
     parts.status.textContent = '';
-    parts.header.replaceChildren(...[
-      el('span', { class: 'count', text: cross ? this.#t('cross', { nt: rowTokens.length, ns: colTokens.length }) : this.#t('tokens', { n: rowTokens.length }) }),
-      el('code', { text: formatMask(settings.mask) }),
-      el('span', { text: `${settings.score} · T ${settings.temperature}` }),
-      heads.length > 1 ? el('span', { text: this.#t('headOf', { n: head + 1, of: heads.length }) }) : null,
-    ].filter(Boolean));
+    parts.header.replaceChildren(
+      ...[
+        el('span', {
+          class: 'count',
+          text: cross
+            ? this.#t('cross', { nt: rowTokens.length, ns: colTokens.length })
+            : this.#t('tokens', { n: rowTokens.length }),
+        }),
+        el('code', { text: formatMask(settings.mask) }),
+        el('span', { text: `${settings.score} · T ${settings.temperature}` }),
+        heads.length > 1
+          ? el('span', { text: this.#t('headOf', { n: head + 1, of: heads.length }) })
+          : null,
+      ].filter(Boolean),
+    );
 
     const data = { rowTokens, colTokens, weights, mask, scale: settings.scale, range: [0, top] };
     if (this.#view?.kind !== settings.view) {
@@ -254,8 +335,16 @@ export class AttnLensElement extends HTMLElement {
       this.#view.canvas.setAttribute('aria-label', this.#t('heatmap'));
       const rows = rowTokens.length;
       const cols = colTokens.length;
-      const rowEntropy = Array.from({ length: rows }, (_, r) => entropy(weights.subarray(r * cols, (r + 1) * cols)));
-      this.#view.setData({ ...data, rowStats: this.clientWidth > 420 ? { values: rowEntropy, max: Math.log2(cols), label: this.#t('entropy') } : undefined });
+      const rowEntropy = Array.from({ length: rows }, (_, r) =>
+        entropy(weights.subarray(r * cols, (r + 1) * cols)),
+      );
+      this.#view.setData({
+        ...data,
+        rowStats:
+          this.clientWidth > 420
+            ? { values: rowEntropy, max: Math.log2(cols), label: this.#t('entropy') }
+            : undefined,
+      });
     } else if (settings.view === 'lines') {
       this.#view.options.strings = {
         queries: cross ? this.#t('target') : this.#t('queries'),
@@ -263,16 +352,37 @@ export class AttnLensElement extends HTMLElement {
       };
       this.#view.setData(data);
     } else {
-      this.#view.setData({ heads: heads.map((h) => ({ weights: h.weights, mask: h.mask })), rows: rowTokens.length,
-        cols: colTokens.length, scale: settings.scale, selected: head });
+      this.#view.setData({
+        heads: heads.map((h) => ({ weights: h.weights, mask: h.mask })),
+        rows: rowTokens.length,
+        cols: colTokens.length,
+        scale: settings.scale,
+        selected: head,
+      });
     }
-    renderWeightsTable(parts.table, { rowTokens, colTokens, weights, mask, caption: this.#t('table', { n: head + 1 }),
-      corner: this.#t('corner'), masked: this.#t('masked') });
+    renderWeightsTable(parts.table, {
+      rowTokens,
+      colTokens,
+      weights,
+      mask,
+      caption: this.#t('table', { n: head + 1 }),
+      corner: this.#t('corner'),
+      masked: this.#t('masked'),
+    });
     const demo = this.getAttribute('demo');
-    parts.footer.replaceChildren(...[
-      demo ? el('a', { href: this.#demoLink(demo, settings), target: '_blank', rel: 'noopener', text: `${this.#t('open')} ↗` }) : null,
-      el('span', { class: 'backend', text: `attnlens · ${backend}` }),
-    ].filter(Boolean));
+    parts.footer.replaceChildren(
+      ...[
+        demo
+          ? el('a', {
+              href: this.#demoLink(demo, settings),
+              target: '_blank',
+              rel: 'noopener',
+              text: `${this.#t('open')} ↗`,
+            })
+          : null,
+        el('span', { class: 'backend', text: `attnlens · ${backend}` }),
+      ].filter(Boolean),
+    );
   }
 
   #describe(row, col) {

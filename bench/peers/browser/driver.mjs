@@ -11,14 +11,21 @@ import { startServer } from '../../../scripts/serve.mjs';
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // The flags of web/test/browser/harness.mjs (see ../shared/NOTES.md).
-const FLAGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** { rss, peakRss } in bytes of one process, from /proc/PID/status; null once it has exited. */
 function processMemory(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kib = (field) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1]) * 1024;
+    const kib = (field) =>
+      Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1]) * 1024;
     return { rss: kib('VmRSS'), peakRss: kib('VmHWM') };
   } catch {
     return null;
@@ -28,10 +35,14 @@ function processMemory(pid) {
 export async function openChromium({ args = [] } = {}) {
   const server = await startServer({ root: REPO_ROOT, port: 0 });
   const base = `http://127.0.0.1:${server.address().port}`;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...FLAGS, ...args] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...FLAGS, ...args],
+  });
   const cdp = await browser.newBrowserCDPSession();
-  const renderers = async () => (await cdp.send('SystemInfo.getProcessInfo')).processInfo
-    .filter((p) => p.type === 'renderer');
+  const renderers = async () =>
+    (await cdp.send('SystemInfo.getProcessInfo')).processInfo.filter((p) => p.type === 'renderer');
 
   async function openPage(log) {
     const context = await browser.newContext();
@@ -44,7 +55,8 @@ export async function openChromium({ args = [] } = {}) {
     const snapshots = [];
     await page.exposeFunction('rendererMemory', async () => {
       const snapshot = new Map();
-      for (const { id, cpuTime } of await renderers()) snapshot.set(id, { cpuTime, ...processMemory(id) });
+      for (const { id, cpuTime } of await renderers())
+        snapshot.set(id, { cpuTime, ...processMemory(id) });
       snapshots.push(snapshot);
       return { snapshot: snapshots.length - 1 };
     });
@@ -73,11 +85,18 @@ export async function openChromium({ args = [] } = {}) {
       const { context, page, snapshots } = await openPage(log);
       let timer;
       const timeout = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1000} s`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new Error(`timed out after ${timeoutMs / 1000} s`)),
+          timeoutMs,
+        );
       });
       try {
         const result = await Promise.race([page.evaluate((s) => window.runCase(s), spec), timeout]);
-        return { ...result, memory: resolveMemory(result.memory, snapshots), crossOriginIsolated: await page.evaluate(() => self.crossOriginIsolated) };
+        return {
+          ...result,
+          memory: resolveMemory(result.memory, snapshots),
+          crossOriginIsolated: await page.evaluate(() => self.crossOriginIsolated),
+        };
       } catch (error) {
         return { ...spec, status: 'failed', error: `page: ${String(error.message).slice(0, 400)}` };
       } finally {

@@ -19,8 +19,14 @@ function osName() {
 function gitCommit() {
   try {
     const cwd = new URL('../../../', import.meta.url);
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd, encoding: 'utf8' }).trim();
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd,
+      encoding: 'utf8',
+    }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd,
+      encoding: 'utf8',
+    }).trim();
     return dirty ? `${commit} (with uncommitted changes)` : commit;
   } catch {
     return 'unknown';

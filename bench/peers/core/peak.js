@@ -13,10 +13,18 @@ const V128 = 0x7b;
 const F32 = 0x7d;
 const I32 = 0x7f;
 const op = {
-  localGet: (i) => [0x20, i], localSet: (i) => [0x21, i], localTee: (i) => [0x22, i],
-  f32x4Splat: [0xfd, 0x13], f32x4Add: [0xfd, 0xe4, 0x01], f32x4Mul: [0xfd, 0xe6, 0x01],
-  f32x4ExtractLane0: [0xfd, 0x1f, 0x00], i32Const1: [0x41, 0x01], i32Sub: [0x6b],
-  loop: [0x03, 0x40], brIf0: [0x0d, 0x00], end: [0x0b],
+  localGet: (i) => [0x20, i],
+  localSet: (i) => [0x21, i],
+  localTee: (i) => [0x22, i],
+  f32x4Splat: [0xfd, 0x13],
+  f32x4Add: [0xfd, 0xe4, 0x01],
+  f32x4Mul: [0xfd, 0xe6, 0x01],
+  f32x4ExtractLane0: [0xfd, 0x1f, 0x00],
+  i32Const1: [0x41, 0x01],
+  i32Sub: [0x6b],
+  loop: [0x03, 0x40],
+  brIf0: [0x0d, 0x00],
+  end: [0x0b],
 };
 
 // Section: id, byte length (LEB128; every section here is < 128 bytes except code), contents.
@@ -39,22 +47,40 @@ export function peakModuleBytes() {
   const vc = 4;
   const acc = (i) => 5 + i;
   const body = [
-    ...op.localGet(1), ...op.f32x4Splat, ...op.localSet(vm),
-    ...op.localGet(2), ...op.f32x4Splat, ...op.localSet(vc),
+    ...op.localGet(1),
+    ...op.f32x4Splat,
+    ...op.localSet(vm),
+    ...op.localGet(2),
+    ...op.f32x4Splat,
+    ...op.localSet(vc),
   ];
   for (let i = 0; i < CHAINS; i++) body.push(...op.localGet(vc), ...op.localSet(acc(i)));
   body.push(...op.loop);
   for (let i = 0; i < CHAINS; i++) {
-    body.push(...op.localGet(acc(i)), ...op.localGet(vm), ...op.f32x4Mul, ...op.localGet(vc),
-      ...op.f32x4Add, ...op.localSet(acc(i)));
+    body.push(
+      ...op.localGet(acc(i)),
+      ...op.localGet(vm),
+      ...op.f32x4Mul,
+      ...op.localGet(vc),
+      ...op.f32x4Add,
+      ...op.localSet(acc(i)),
+    );
   }
-  body.push(...op.localGet(0), ...op.i32Const1, ...op.i32Sub, ...op.localTee(0), ...op.brIf0, ...op.end);
+  body.push(
+    ...op.localGet(0),
+    ...op.i32Const1,
+    ...op.i32Sub,
+    ...op.localTee(0),
+    ...op.brIf0,
+    ...op.end,
+  );
   body.push(...op.localGet(acc(0)));
   for (let i = 1; i < CHAINS; i++) body.push(...op.localGet(acc(i)), ...op.f32x4Add);
   body.push(...op.f32x4ExtractLane0, ...op.end);
-  const locals = [1, 2 + CHAINS, V128];  // one group of 12 v128 locals
+  const locals = [1, 2 + CHAINS, V128]; // one group of 12 v128 locals
   const func = [...locals, ...body];
   const name = [...'chains'].map((c) => c.charCodeAt(0));
+  // prettier-ignore
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [1, 0x60, 3, I32, F32, F32, 1, F32]),
@@ -71,12 +97,14 @@ export function peakModuleBytes() {
  */
 export async function measurePeak({ totalMs = 1500 } = {}) {
   const bytes = peakModuleBytes();
-  if (!WebAssembly.validate(bytes)) return { unavailable: 'this engine has no WebAssembly SIMD128' };
+  if (!WebAssembly.validate(bytes))
+    return { unavailable: 'this engine has no WebAssembly SIMD128' };
   const { instance } = await WebAssembly.instantiate(bytes);
   const chains = instance.exports.chains;
   // m < 1 and c small keep the accumulators finite and normal (no denormal slow paths).
   let iterations = 1 << 16;
-  for (;;) {  // grow the call until it takes >= 20 ms, so timer resolution does not matter
+  for (;;) {
+    // grow the call until it takes >= 20 ms, so timer resolution does not matter
     const started = performance.now();
     chains(iterations, 0.5, 0.25);
     if (performance.now() - started >= 20 || iterations >= 1 << 28) break;
@@ -117,7 +145,7 @@ export async function openSpeedProbe({ threads = 1 } = {}) {
   const { instance } = await WebAssembly.instantiate(bytes);
   const chains = instance.exports.chains;
   const second = threads > 1 ? await startProbeWorker(bytes) : null;
-  let perMs = 0;  // iterations per millisecond, from the previous probe
+  let perMs = 0; // iterations per millisecond, from the previous probe
   const probe = (ms) => {
     const iterations = perMs > 0 ? Math.max(1000, Math.round(perMs * ms)) : 20000;
     second?.start(iterations);
@@ -129,7 +157,7 @@ export async function openSpeedProbe({ threads = 1 } = {}) {
     return (iterations * FLOPS_PER_ITERATION) / (slowest * 1e6);
   };
   probe.close = () => second?.close();
-  for (let i = 0; i < 20; i++) probe(2);  // lets the engine tier the probe up and calibrates it
+  for (let i = 0; i < 20; i++) probe(2); // lets the engine tier the probe up and calibrates it
   return probe;
 }
 
@@ -139,10 +167,12 @@ const isNode = () => typeof process !== 'undefined' && Boolean(process.versions?
 // the probe stays synchronous: a page's main thread may not Atomics.wait, so it spins on `done`.
 async function startProbeWorker(bytes) {
   if (typeof SharedArrayBuffer === 'undefined') {
-    throw new Error('the two-thread speed probe needs SharedArrayBuffer (a cross-origin isolated page)');
+    throw new Error(
+      'the two-thread speed probe needs SharedArrayBuffer (a cross-origin isolated page)',
+    );
   }
   const shared = new SharedArrayBuffer(24);
-  const control = new Int32Array(shared, 0, 3);  // [round, iterations, done round]
+  const control = new Int32Array(shared, 0, 3); // [round, iterations, done round]
   const elapsed = new Float64Array(shared, 16, 1);
   const url = new URL('./probe-worker.js', import.meta.url);
   let worker, ready;
@@ -151,12 +181,13 @@ async function startProbeWorker(bytes) {
     worker = new Worker(url, { type: 'module' });
     ready = new Promise((resolve, reject) => {
       worker.onmessage = () => resolve();
-      worker.onerror = (event) => reject(new Error(`speed probe worker: ${event.message ?? 'did not start'}`));
+      worker.onerror = (event) =>
+        reject(new Error(`speed probe worker: ${event.message ?? 'did not start'}`));
     });
   } else {
     const { Worker: NodeWorker } = await import('node:worker_threads');
     worker = new NodeWorker(url);
-    worker.unref();  // never keeps the process alive
+    worker.unref(); // never keeps the process alive
     ready = new Promise((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
@@ -174,7 +205,8 @@ async function startProbeWorker(bytes) {
     finish() {
       const round = Atomics.load(control, 0);
       const deadline = performance.now() + 5000;
-      while (Atomics.load(control, 2) !== round) {  // spins about the worker's wake-up time
+      while (Atomics.load(control, 2) !== round) {
+        // spins about the worker's wake-up time
         if (performance.now() > deadline) throw new Error('speed probe worker stopped answering');
       }
       return Math.max(elapsed[0], 1e-3);

@@ -63,7 +63,14 @@ export function rowsToCheck(n) {
  */
 export function checkOutput(output, inputs, mask) {
   const { n } = inputs;
-  const result = { passed: false, rowsChecked: 0, maxAbsError: 0, worst: '', nonFinite: 0, checksum: 0 };
+  const result = {
+    passed: false,
+    rowsChecked: 0,
+    maxAbsError: 0,
+    worst: '',
+    nonFinite: 0,
+    checksum: 0,
+  };
   if (!(output instanceof Float32Array) || output.length !== HEADS * n * DEPTH) {
     result.worst = `expected a Float32Array of ${HEADS * n * DEPTH} values, got ${output?.constructor?.name} of ${output?.length}`;
     return result;

@@ -24,7 +24,8 @@ export async function runCase(spec, platform) {
   try {
     const adapter = await entry.load();
     const library = await adapter.open({ ...entry.options, threads: spec.threads, platform });
-    if (library.unavailable) return { ...result, status: 'unavailable', reason: library.unavailable };
+    if (library.unavailable)
+      return { ...result, status: 'unavailable', reason: library.unavailable };
     Object.assign(result, { version: library.version, detail: library.detail });
 
     const inputs = makeInputs(spec.n);
@@ -45,8 +46,13 @@ export async function runCase(spec, platform) {
     const timedStart = performance.now();
     let timing;
     try {
-      timing = await timeRuns(prepared.call, spec.quick ? TIMING.quick : TIMING.full, firstMs,
-        probe, spec.fullRate ?? 0);
+      timing = await timeRuns(
+        prepared.call,
+        spec.quick ? TIMING.quick : TIMING.full,
+        firstMs,
+        probe,
+        spec.fullRate ?? 0,
+      );
     } finally {
       probe?.close();
     }
@@ -71,8 +77,11 @@ export async function runCase(spec, platform) {
       // CPU time over wall time while timing, the probes' share taken out: about 1 on one
       // thread, up to `threads` when a library's threads really run (Node only: pages cannot
       // read CPU time).
-      cpuPerWall: cpuBefore === undefined ? undefined
-        : (platform.cpuMs() - cpuBefore - probeThreads * timing.probeMs) / (timedMs - timing.probeMs),
+      cpuPerWall:
+        cpuBefore === undefined
+          ? undefined
+          : (platform.cpuMs() - cpuBefore - probeThreads * timing.probeMs) /
+            (timedMs - timing.probeMs),
     };
   } catch (error) {
     return { ...result, status: 'failed', error: String(error?.message ?? error).slice(0, 500) };

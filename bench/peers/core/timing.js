@@ -53,11 +53,17 @@ export async function timeRuns(run, limits, warmedUpMs = 0, probe = null, fullRa
     return rate;
   };
   probes.push(probeFor(warmedUpMs));
-  const counts = (i) => Math.min(probes[i], probes[i + 1]) >= FULL_SPEED * Math.max(fullRate, ...probes);
+  const counts = (i) =>
+    Math.min(probes[i], probes[i + 1]) >= FULL_SPEED * Math.max(fullRate, ...probes);
   const counted = () => allRuns.filter((_, i) => counts(i)).length;
-  while ((allRuns.length < limits.maxRuns && (allRuns.length < limits.minRuns || total < limits.minTotalMs)) ||
-         (probe && allRuns.length < 3 * limits.maxRuns && total < 4 * limits.minTotalMs &&
-          counted() < limits.minRuns)) {
+  while (
+    (allRuns.length < limits.maxRuns &&
+      (allRuns.length < limits.minRuns || total < limits.minTotalMs)) ||
+    (probe &&
+      allRuns.length < 3 * limits.maxRuns &&
+      total < 4 * limits.minTotalMs &&
+      counted() < limits.minRuns)
+  ) {
     const started = now();
     await run();
     const ms = now() - started;
@@ -67,6 +73,14 @@ export async function timeRuns(run, limits, warmedUpMs = 0, probe = null, fullRa
   }
   const runs = probe ? allRuns.filter((_, i) => counts(i)) : allRuns;
   const kept = runs.length > 0 ? runs : allRuns;
-  return { runs: kept, median: median(kept), min: Math.min(...kept), allRuns, allMedian: median(allRuns),
-    probes, counted: runs.length, probeMs };
+  return {
+    runs: kept,
+    median: median(kept),
+    min: Math.min(...kept),
+    allRuns,
+    allMedian: median(allRuns),
+    probes,
+    counted: runs.length,
+    probeMs,
+  };
 }

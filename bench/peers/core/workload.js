@@ -26,10 +26,14 @@ export function denseFlops(n) {
 /** Keys visible to query `i`: the half-open range [start, end). */
 export function visibleKeys(mask, i, n) {
   switch (mask) {
-    case 'none': return [0, n];
-    case 'causal': return [0, i + 1];
-    case 'window128': return [Math.max(0, i - WINDOW_HALF_WIDTH), Math.min(n, i + WINDOW_HALF_WIDTH + 1)];
-    default: throw new RangeError(`unknown mask '${mask}' (known: ${MASKS.join(', ')})`);
+    case 'none':
+      return [0, n];
+    case 'causal':
+      return [0, i + 1];
+    case 'window128':
+      return [Math.max(0, i - WINDOW_HALF_WIDTH), Math.min(n, i + WINDOW_HALF_WIDTH + 1)];
+    default:
+      throw new RangeError(`unknown mask '${mask}' (known: ${MASKS.join(', ')})`);
   }
 }
 
@@ -85,7 +89,10 @@ export function toTokenMajor(headMajor, n) {
   const out = new Float32Array(headMajor.length);
   for (let h = 0; h < HEADS; h++) {
     for (let t = 0; t < n; t++) {
-      out.set(headMajor.subarray((h * n + t) * DEPTH, (h * n + t + 1) * DEPTH), (t * HEADS + h) * DEPTH);
+      out.set(
+        headMajor.subarray((h * n + t) * DEPTH, (h * n + t + 1) * DEPTH),
+        (t * HEADS + h) * DEPTH,
+      );
     }
   }
   return out;
@@ -96,7 +103,10 @@ export function toHeadMajor(tokenMajor, n) {
   const out = new Float32Array(tokenMajor.length);
   for (let h = 0; h < HEADS; h++) {
     for (let t = 0; t < n; t++) {
-      out.set(tokenMajor.subarray((t * HEADS + h) * DEPTH, (t * HEADS + h + 1) * DEPTH), (h * n + t) * DEPTH);
+      out.set(
+        tokenMajor.subarray((t * HEADS + h) * DEPTH, (t * HEADS + h + 1) * DEPTH),
+        (h * n + t) * DEPTH,
+      );
     }
   }
   return out;

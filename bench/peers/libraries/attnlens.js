@@ -17,7 +17,9 @@ import { DEPTH, HEADS, WINDOW_HALF_WIDTH } from '../core/workload.js';
 export const ATTNLENS_VARIANTS = {
   // What 'auto' loads in Chromium; Node 20 validates relaxed SIMD only behind its flag.
   relaxed: {
-    backend: 'wasm-relaxed', threads: [1], describe: 'wasm relaxed SIMD (FMA)',
+    backend: 'wasm-relaxed',
+    threads: [1],
+    describe: 'wasm relaxed SIMD (FMA)',
     nodeFlags: ['--experimental-wasm-relaxed-simd'],
   },
   simd: { backend: 'wasm-simd', threads: [1], describe: 'wasm SIMD128' },
@@ -25,7 +27,11 @@ export const ATTNLENS_VARIANTS = {
   // The -pthread modules: only where threadsUnavailableReason() is '' (cross-origin isolated
   // pages; not Node, whose glue has no worker_threads support).
   threads: { backend: 'wasm-simd', threads: [2], describe: 'wasm SIMD128, threaded' },
-  'relaxed-threads': { backend: 'wasm-relaxed', threads: [2], describe: 'wasm relaxed SIMD (FMA), threaded' },
+  'relaxed-threads': {
+    backend: 'wasm-relaxed',
+    threads: [2],
+    describe: 'wasm relaxed SIMD (FMA), threaded',
+  },
 };
 
 function maskOptions(mask) {
@@ -38,15 +44,20 @@ export async function open({ variant, threads }) {
   const config = ATTNLENS_VARIANTS[variant];
   if (!config) throw new Error(`unknown attnlens variant '${variant}'`);
   if (!config.threads.includes(threads)) {
-    return { unavailable: `attnlens ${variant} runs ${config.threads.join('/')} thread(s)` +
-      (config.threads.includes(2) ? '' : '; attnlens-threads and attnlens-relaxed-threads run 2') };
+    return {
+      unavailable:
+        `attnlens ${variant} runs ${config.threads.join('/')} thread(s)` +
+        (config.threads.includes(2) ? '' : '; attnlens-threads and attnlens-relaxed-threads run 2'),
+    };
   }
   if (threads > 1 && threadsUnavailableReason()) return { unavailable: threadsUnavailableReason() };
   // What createAttention() does, keeping hold of the wasm backend to read its memory size.
   const backends = await openBackends(config.backend, {}, {}, threads);
   if (backends.wasm.threads !== threads) {
     backends.dispose();
-    return { unavailable: `the threaded module loaded ${backends.wasm.threads} thread(s), not ${threads}` };
+    return {
+      unavailable: `the threaded module loaded ${backends.wasm.threads} thread(s), not ${threads}`,
+    };
   }
   const attn = new Attention(backends);
   return {

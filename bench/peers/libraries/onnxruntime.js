@@ -10,9 +10,24 @@
 import { DEPTH, HEADS, additiveMask, toHeadMajor, toTokenMajor } from '../core/workload.js';
 
 const GRAPHS = {
-  mha: { dims: (n) => [1, n, HEADS * DEPTH], maskDims: (n) => [1, 1, n, n], tokenMajor: true, nativeCausal: true },
-  attention: { dims: (n) => [1, HEADS, n, DEPTH], maskDims: (n) => [n, n], tokenMajor: false, nativeCausal: true },
-  matmul: { dims: (n) => [HEADS, n, DEPTH], maskDims: (n) => [n, n], tokenMajor: false, nativeCausal: false },
+  mha: {
+    dims: (n) => [1, n, HEADS * DEPTH],
+    maskDims: (n) => [1, 1, n, n],
+    tokenMajor: true,
+    nativeCausal: true,
+  },
+  attention: {
+    dims: (n) => [1, HEADS, n, DEPTH],
+    maskDims: (n) => [n, n],
+    tokenMajor: false,
+    nativeCausal: true,
+  },
+  matmul: {
+    dims: (n) => [HEADS, n, DEPTH],
+    maskDims: (n) => [n, n],
+    tokenMajor: false,
+    nativeCausal: false,
+  },
 };
 
 /** Which graph file runs a mask: `<graph>-none`, `<graph>-causal` (attribute) or `<graph>-mask`. */
@@ -25,7 +40,9 @@ function graphFile(graph, mask, causalAsMask) {
 export async function open({ graph, causalAsMask = false, threads, platform }) {
   const ort = await import('onnxruntime-web');
   if (threads > 1 && !platform.sharedMemory) {
-    return { unavailable: 'onnxruntime-web threads need SharedArrayBuffer (a cross-origin isolated page)' };
+    return {
+      unavailable: 'onnxruntime-web threads need SharedArrayBuffer (a cross-origin isolated page)',
+    };
   }
   ort.env.wasm.numThreads = threads;
   ort.env.logLevel = 'error';
@@ -41,10 +58,15 @@ export async function open({ graph, causalAsMask = false, threads, platform }) {
         graphOptimizationLevel: 'all',
       });
       const dims = layout.dims(inputs.n);
-      const tensor = (data) => new ort.Tensor('float32', layout.tokenMajor ? toTokenMajor(data, inputs.n) : data, dims);
+      const tensor = (data) =>
+        new ort.Tensor('float32', layout.tokenMajor ? toTokenMajor(data, inputs.n) : data, dims);
       const feeds = { q: tensor(inputs.q), k: tensor(inputs.k), v: tensor(inputs.v) };
       if (file.endsWith('-mask')) {
-        feeds.mask = new ort.Tensor('float32', additiveMask(mask, inputs.n), layout.maskDims(inputs.n));
+        feeds.mask = new ort.Tensor(
+          'float32',
+          additiveMask(mask, inputs.n),
+          layout.maskDims(inputs.n),
+        );
       }
       return {
         detail: `${file}.onnx`,

@@ -14,7 +14,9 @@ export async function open({ perHead, threads, platform }) {
   if (platform.tfjsWasmPaths) wasm.setWasmPaths(platform.tfjsWasmPaths);
   if (threads > 1) {
     if (!(await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT'))) {
-      return { unavailable: `tfjs-backend-wasm reports no multithread support here (${platform.name})` };
+      return {
+        unavailable: `tfjs-backend-wasm reports no multithread support here (${platform.name})`,
+      };
     }
     wasm.setThreadsCount(threads);
   }
@@ -23,13 +25,17 @@ export async function open({ perHead, threads, platform }) {
   // Its pool is capped at navigator.hardwareConcurrency / 2 (one thread on a 2-core machine),
   // whatever setThreadsCount() asked for.
   if (wasm.getThreadsCount() < threads) {
-    return { unavailable: `tfjs-backend-wasm runs ${wasm.getThreadsCount()} thread(s) after setThreadsCount(${threads}): ` +
-      'it caps its pool at half the logical cores' };
+    return {
+      unavailable:
+        `tfjs-backend-wasm runs ${wasm.getThreadsCount()} thread(s) after setThreadsCount(${threads}): ` +
+        'it caps its pool at half the logical cores',
+    };
   }
   const backend = tf.backend();
   return {
     version: tf.version_core,
-    detail: `wasm backend, ${perHead ? 'one 2-D matMul per head' : 'batched matMul'}, ` +
+    detail:
+      `wasm backend, ${perHead ? 'one 2-D matMul per head' : 'batched matMul'}, ` +
       `simd ${await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')}, ${wasm.getThreadsCount()} thread(s)`,
     wasmBytes: () => backend.wasm?.HEAPU8?.byteLength,
     prepare({ n, q, k, v }, mask) {
@@ -41,14 +47,17 @@ export async function open({ perHead, threads, platform }) {
       // K is transposed first (an N x D copy). Batched matMul takes the scalar loop either way,
       // and runs faster there with the flag than with a transposed copy.
       const attend = (qt, kt, vt) => {
-        const scores = kt.rank === 2
-          ? tf.matMul(tf.mul(qt, scale), tf.transpose(kt))
-          : tf.matMul(tf.mul(qt, scale), kt, false, true);
+        const scores =
+          kt.rank === 2
+            ? tf.matMul(tf.mul(qt, scale), tf.transpose(kt))
+            : tf.matMul(tf.mul(qt, scale), kt, false, true);
         return tf.matMul(tf.softmax(maskTensor ? tf.add(scores, maskTensor) : scores), vt);
       };
       const batched = () => {
         const dims = [HEADS, n, DEPTH];
-        const out = tf.tidy(() => attend(tf.tensor3d(q, dims), tf.tensor3d(k, dims), tf.tensor3d(v, dims)));
+        const out = tf.tidy(() =>
+          attend(tf.tensor3d(q, dims), tf.tensor3d(k, dims), tf.tensor3d(v, dims)),
+        );
         const data = out.dataSync();
         out.dispose();
         return data;

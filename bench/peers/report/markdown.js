@@ -4,13 +4,25 @@ import { RUNNERS } from '../libraries/index.js';
 import { HEADS, DEPTH, WINDOW_HALF_WIDTH } from '../core/workload.js';
 import { FULL_CHECK_MAX_N, TOLERANCE } from '../core/reference.js';
 import {
-  LIBRARY_ORDER, attnlensCase, bestOfLibrary, distinct, findCase, masksOf, peakMemoryDelta, runnersOf,
+  LIBRARY_ORDER,
+  attnlensCase,
+  bestOfLibrary,
+  distinct,
+  findCase,
+  masksOf,
+  peakMemoryDelta,
+  runnersOf,
 } from './results.js';
 
 const MIB = 2 ** 20;
-export const MASK_TITLES = { none: 'no mask', causal: 'causal', window128: `window 128 (±${WINDOW_HALF_WIDTH})` };
+export const MASK_TITLES = {
+  none: 'no mask',
+  causal: 'causal',
+  window128: `window 128 (±${WINDOW_HALF_WIDTH})`,
+};
 
-const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
+const ms = (x) =>
+  x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3);
 const gflops = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const mib = (bytes) => (bytes === undefined ? '' : (bytes / MIB).toFixed(bytes < 10 * MIB ? 1 : 0));
 const percent = (x) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
@@ -18,13 +30,18 @@ const percent = (x) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
 const times = (peer, ours) => `×${(peer.ms / ours.ms).toFixed(peer.ms / ours.ms >= 10 ? 0 : 1)}`;
 
 function table(header, rows) {
-  return [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 }
 
 /** The environment's name as the docs write it. */
 export function whereTitle(report) {
-  return report.machine.where === 'chromium' ? `headless Chromium ${report.machine.chromium}` : `Node ${report.machine.node}`;
+  return report.machine.where === 'chromium'
+    ? `headless Chromium ${report.machine.chromium}`
+    : `Node ${report.machine.node}`;
 }
 
 /** Library versions as the runs reported them (first timed case of each library). */
@@ -51,28 +68,45 @@ export function machineTable(reports, latency) {
   if (chromium) rows.push(['Chromium', `${chromium.machine.chromium} (Debian package, headless)`]);
   rows.push(['attnlens', `core ${versions.attnlens ?? '?'}, commit ${first.commit}`]);
   rows.push(['onnxruntime-web', versions['onnxruntime-web'] ?? 'not run']);
-  rows.push(['TensorFlow.js', versions['tensorflow.js'] ? `tfjs-core and tfjs-backend-wasm ${versions['tensorflow.js']}` : 'not run']);
+  rows.push([
+    'TensorFlow.js',
+    versions['tensorflow.js']
+      ? `tfjs-core and tfjs-backend-wasm ${versions['tensorflow.js']}`
+      : 'not run',
+  ]);
   for (const report of reports) {
     const m = report.machine;
-    rows.push([`run in ${whereTitle(report)}`, `${m.date.replace('T', ' ').slice(0, 16)} UTC; load average ` +
-      `${m.loadBefore.join(' / ')} at the start, ${m.loadAfter.join(' / ')} at the end`]);
+    rows.push([
+      `run in ${whereTitle(report)}`,
+      `${m.date.replace('T', ' ').slice(0, 16)} UTC; load average ` +
+        `${m.loadBefore.join(' / ')} at the start, ${m.loadAfter.join(' / ')} at the end`,
+    ]);
     for (const later of m.laterRuns ?? []) {
-      rows.push([`later run in ${whereTitle(report)}`, `${later.date.replace('T', ' ').slice(0, 16)} UTC, commit ` +
-        `${later.commit}, load average ${later.loadBefore.join(' / ')}: replaced ${later.cases.join(', ')}`]);
+      rows.push([
+        `later run in ${whereTitle(report)}`,
+        `${later.date.replace('T', ' ').slice(0, 16)} UTC, commit ` +
+          `${later.commit}, load average ${later.loadBefore.join(' / ')}: replaced ${later.cases.join(', ')}`,
+      ]);
     }
   }
   if (latency) {
-    for (const l of latency) rows.push([`analyze() latency, '${l.label}'`, `${l.date.replace('T', ' ').slice(0, 16)} UTC, commit ${l.commit}`]);
+    for (const l of latency)
+      rows.push([
+        `analyze() latency, '${l.label}'`,
+        `${l.date.replace('T', ' ').slice(0, 16)} UTC, commit ${l.commit}`,
+      ]);
   }
   return table(['', ''], rows);
 }
 
 export function peakLines(reports) {
-  return reports.map((r) => {
-    const p = r.peak;
-    if (!p || p.unavailable) return `- ${whereTitle(r)}: ${p?.unavailable ?? 'not measured'}`;
-    return `- ${whereTitle(r)}: **${p.best.toFixed(1)} GFLOP/s** (best call; median ${p.median.toFixed(1)} over ${p.calls} calls)`;
-  }).join('\n');
+  return reports
+    .map((r) => {
+      const p = r.peak;
+      if (!p || p.unavailable) return `- ${whereTitle(r)}: ${p?.unavailable ?? 'not measured'}`;
+      return `- ${whereTitle(r)}: **${p.best.toFixed(1)} GFLOP/s** (best call; median ${p.median.toFixed(1)} over ${p.calls} calls)`;
+    })
+    .join('\n');
 }
 
 /**
@@ -88,7 +122,9 @@ export function summaryTable(report, { sizes } = {}) {
       if (!ours) continue;
       const row = [MASK_TITLES[mask], String(n)];
       if (ours.status === 'ok') {
-        row.push(`${ms(ours.ms)} ms, **${gflops(ours.gflops)}**${peak ? ` (${percent(ours.gflops / peak)} of peak)` : ''}, ${ours.runner}`);
+        row.push(
+          `${ms(ours.ms)} ms, **${gflops(ours.gflops)}**${peak ? ` (${percent(ours.gflops / peak)} of peak)` : ''}, ${ours.runner}`,
+        );
       } else {
         row.push(ours.status);
       }
@@ -97,13 +133,25 @@ export function summaryTable(report, { sizes } = {}) {
         if (!best) {
           row.push('not run');
         } else {
-          row.push(`${gflops(best.gflops)} (${best.runner})${ours.status === 'ok' ? `, attnlens ${times(best, ours)}` : ''}`);
+          row.push(
+            `${gflops(best.gflops)} (${best.runner})${ours.status === 'ok' ? `, attnlens ${times(best, ours)}` : ''}`,
+          );
         }
       }
       rows.push(row);
     }
   }
-  return table(['mask', 'N', 'attnlens (fastest build), GFLOP/s', 'onnxruntime-web', 'TensorFlow.js (wasm)', 'plain JS'], rows);
+  return table(
+    [
+      'mask',
+      'N',
+      'attnlens (fastest build), GFLOP/s',
+      'onnxruntime-web',
+      'TensorFlow.js (wasm)',
+      'plain JS',
+    ],
+    rows,
+  );
 }
 
 /** The same build on one thread: attnlens's threaded runners are twins of single-thread ones. */
@@ -119,22 +167,40 @@ export function threadsTable(report) {
     if (r.threads < 2 || r.status !== 'ok') continue;
     const single = findCase(report, { ...r, runner: singleThreadRunner(r.runner), threads: 1 });
     const ours = attnlensCase(report, { n: r.n, mask: r.mask, threads: r.threads });
-    rows.push([r.runner, MASK_TITLES[r.mask], String(r.n), `${ms(r.ms)} ms, ${gflops(r.gflops)}`,
+    rows.push([
+      r.runner,
+      MASK_TITLES[r.mask],
+      String(r.n),
+      `${ms(r.ms)} ms, ${gflops(r.gflops)}`,
       single?.status === 'ok' ? `×${(single.ms / r.ms).toFixed(2)}` : '',
       r.cpuPerWall ? r.cpuPerWall.toFixed(2) : '',
-      ours?.status === 'ok' && ours.runner !== r.runner ? times(r, ours) : '']);
+      ours?.status === 'ok' && ours.runner !== r.runner ? times(r, ours) : '',
+    ]);
   }
   if (rows.length === 0) return '_No library ran with 2 threads here._';
   // Results saved before the two-thread probe existed have no probeThreads.
   const twoThreads = report.results.filter((r) => r.threads > 1 && r.status === 'ok');
   const earlier = twoThreads.filter((r) => !r.probeThreads).length;
-  return table(['runner', 'mask', 'N', '2 threads: median, GFLOP/s', 'speed-up over its 1 thread',
-    'CPU time / wall time', 'fastest attnlens on 2 threads vs it'], rows) + (earlier > 0
-    ? `\n\n${earlier === twoThreads.length ? 'These rows come' : 'Some of these rows come'} from runs ` +
-      'made before the two-thread probe: their calls counted ' +
-      "when the calling thread's probe reached 95% of the case's own best rate, which a run on one " +
-      'physical core can pass.'
-    : '');
+  return (
+    table(
+      [
+        'runner',
+        'mask',
+        'N',
+        '2 threads: median, GFLOP/s',
+        'speed-up over its 1 thread',
+        'CPU time / wall time',
+        'fastest attnlens on 2 threads vs it',
+      ],
+      rows,
+    ) +
+    (earlier > 0
+      ? `\n\n${earlier === twoThreads.length ? 'These rows come' : 'Some of these rows come'} from runs ` +
+        'made before the two-thread probe: their calls counted ' +
+        "when the calling thread's probe reached 95% of the case's own best rate, which a run on one " +
+        'physical core can pass.'
+      : '')
+  );
 }
 
 /** Every case of one environment, grouped by mask and thread count. */
@@ -149,17 +215,38 @@ export function fullTables(report) {
         for (const runner of runnersOf(report)) {
           const r = findCase(report, { runner, n, mask, threads });
           if (!r || r.status !== 'ok') continue;
-          rows.push([String(n), runner, ms(r.ms), gflops(r.gflops), peak ? percent(r.gflops / (threads * peak)) : '',
+          rows.push([
+            String(n),
+            runner,
+            ms(r.ms),
+            gflops(r.gflops),
+            peak ? percent(r.gflops / (threads * peak)) : '',
             runner !== ours?.runner && ours?.status === 'ok' ? times(r, ours) : '',
-            r.check.maxAbsError.toExponential(1), mib(peakMemoryDelta(r)), mib(r.memory?.wasmBytes),
-            r.counted === undefined ? '' : `${r.counted}/${(r.allRuns ?? r.runs).length}`]);
+            r.check.maxAbsError.toExponential(1),
+            mib(peakMemoryDelta(r)),
+            mib(r.memory?.wasmBytes),
+            r.counted === undefined ? '' : `${r.counted}/${(r.allRuns ?? r.runs).length}`,
+          ]);
         }
       }
       if (rows.length === 0) continue;
-      sections.push(`#### ${MASK_TITLES[mask]}, ${threads} thread${threads > 1 ? 's' : ''}\n\n${table(
-        ['N', 'runner', 'median ms', 'GFLOP/s', `% of ${threads > 1 ? `${threads} × ` : ''}peak`,
-          `attnlens${threads > 1 ? ' (1 thread)' : ''} vs it`, 'max error', 'peak memory MiB', 'wasm memory MiB',
-          'full speed'], rows)}`);
+      sections.push(
+        `#### ${MASK_TITLES[mask]}, ${threads} thread${threads > 1 ? 's' : ''}\n\n${table(
+          [
+            'N',
+            'runner',
+            'median ms',
+            'GFLOP/s',
+            `% of ${threads > 1 ? `${threads} × ` : ''}peak`,
+            `attnlens${threads > 1 ? ' (1 thread)' : ''} vs it`,
+            'max error',
+            'peak memory MiB',
+            'wasm memory MiB',
+            'full speed',
+          ],
+          rows,
+        )}`,
+      );
     }
   }
   return sections.join('\n\n');
@@ -170,30 +257,61 @@ export function notRunList(report) {
   const groups = new Map();
   for (const r of report.results) {
     if (r.status === 'ok') continue;
-    const why = `${r.status}: ${r.reason ?? r.error ?? r.check?.worst ?? ''}`.replace(/ \(from [^)]*\)/, '');
+    const why = `${r.status}: ${r.reason ?? r.error ?? r.check?.worst ?? ''}`.replace(
+      / \(from [^)]*\)/,
+      '',
+    );
     const key = `${r.runner}|${r.threads}|${r.status === 'skipped' ? r.reason?.replace(/\d[\d.]* s.*$/, '') : why}`;
     if (!groups.has(key)) groups.set(key, { runner: r.runner, threads: r.threads, why, cases: [] });
     groups.get(key).cases.push(`N=${r.n} ${r.mask}`);
   }
   if (groups.size === 0) return '_Every case ran._';
-  return [...groups.values()].map((g) =>
-    `- ${g.runner}, ${g.threads} thread${g.threads > 1 ? 's' : ''} (${g.cases.join(', ')}): ${g.why}`).join('\n');
+  return [...groups.values()]
+    .map(
+      (g) =>
+        `- ${g.runner}, ${g.threads} thread${g.threads > 1 ? 's' : ''} (${g.cases.join(', ')}): ${g.why}`,
+    )
+    .join('\n');
 }
 
 export function runnerList() {
-  return Object.entries(RUNNERS).map(([name, r]) => `\`${name}\` (${r.library}${r.masks.length < 3 ? `, ${r.masks.join('/')} only` : ''})`).join(', ');
+  return Object.entries(RUNNERS)
+    .map(
+      ([name, r]) =>
+        `\`${name}\` (${r.library}${r.masks.length < 3 ? `, ${r.masks.join('/')} only` : ''})`,
+    )
+    .join(', ');
 }
 
 export function latencyTable(latency) {
   const rows = [];
   for (const saved of latency) {
     for (const r of saved.results) {
-      rows.push([`${saved.label} (${saved.commit})`, r.where, ms(r.analyze.median), `${ms(r.analyze.p10)} - ${ms(r.analyze.p90)}`,
-        ms(r.engine.median), ms(r.tokenize.median), ms(r.embed.median), ms(r.firstAnalyze)]);
+      rows.push([
+        `${saved.label} (${saved.commit})`,
+        r.where,
+        ms(r.analyze.median),
+        `${ms(r.analyze.p10)} - ${ms(r.analyze.p90)}`,
+        ms(r.engine.median),
+        ms(r.tokenize.median),
+        ms(r.embed.median),
+        ms(r.firstAnalyze),
+      ]);
     }
   }
-  return table(['code', 'where', 'analyze() median ms', 'p10 - p90', 'engine (multiHead) ms', 'tokenize() ms',
-    'embed() ms', 'first analyze() ms'], rows);
+  return table(
+    [
+      'code',
+      'where',
+      'analyze() median ms',
+      'p10 - p90',
+      'engine (multiHead) ms',
+      'tokenize() ms',
+      'embed() ms',
+      'first analyze() ms',
+    ],
+    rows,
+  );
 }
 
 export function methodText() {

@@ -30,14 +30,22 @@ for (const where of ['node', 'chromium']) {
   if (!existsSync(savedFile)) throw new Error(`${savedFile}: nothing to merge into`);
   const later = JSON.parse(readFileSync(laterFile, 'utf8'));
   const saved = JSON.parse(readFileSync(savedFile, 'utf8'));
-  const replacing = new Map(later.results.filter((r) => r.status !== 'unavailable').map((r) => [key(r), r]));
+  const replacing = new Map(
+    later.results.filter((r) => r.status !== 'unavailable').map((r) => [key(r), r]),
+  );
   saved.results = saved.results.map((r) => replacing.get(key(r)) ?? r);
   const known = new Set(saved.results.map(key));
   for (const [k, r] of replacing) if (!known.has(k)) saved.results.push(r);
-  saved.machine.laterRuns = [...(saved.machine.laterRuns ?? []), {
-    date: later.machine.date, commit: later.machine.commit, loadBefore: later.machine.loadBefore,
-    loadAfter: later.machine.loadAfter, cases: [...replacing.values()].map((r) => `${r.runner} N=${r.n} ${r.mask} ${r.threads}t`),
-  }];
+  saved.machine.laterRuns = [
+    ...(saved.machine.laterRuns ?? []),
+    {
+      date: later.machine.date,
+      commit: later.machine.commit,
+      loadBefore: later.machine.loadBefore,
+      loadAfter: later.machine.loadAfter,
+      cases: [...replacing.values()].map((r) => `${r.runner} N=${r.n} ${r.mask} ${r.threads}t`),
+    },
+  ];
   writeFileSync(savedFile, `${JSON.stringify(saved, null, 1)}\n`);
   console.log(`${savedFile}: ${replacing.size} cases from ${laterFile}`);
 }

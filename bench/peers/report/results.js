@@ -6,22 +6,33 @@
  * what createAttention() loads there; else SIMD128), or its SIMD128 row when none ran.
  */
 export function attnlensCase(report, { n, mask, threads }) {
-  return bestOfLibrary(report, 'attnlens', { n, mask, threads }) ??
-    findCase(report, { runner: 'attnlens-simd', n, mask, threads });
+  return (
+    bestOfLibrary(report, 'attnlens', { n, mask, threads }) ??
+    findCase(report, { runner: 'attnlens-simd', n, mask, threads })
+  );
 }
 
 /** Libraries in the order tables and the plot list them, attnlens first. */
 export const LIBRARY_ORDER = ['attnlens', 'onnxruntime-web', 'tensorflow.js', 'plain JavaScript'];
 
 export function findCase(report, { runner, n, mask, threads }) {
-  return report.results.find((r) => r.runner === runner && r.n === n && r.mask === mask && r.threads === threads);
+  return report.results.find(
+    (r) => r.runner === runner && r.n === n && r.mask === mask && r.threads === threads,
+  );
 }
 
 /** The fastest timed runner of `library` for a case, or null. */
 export function bestOfLibrary(report, library, { n, mask, threads }) {
   let best = null;
   for (const r of report.results) {
-    if (r.library !== library || r.n !== n || r.mask !== mask || r.threads !== threads || r.status !== 'ok') continue;
+    if (
+      r.library !== library ||
+      r.n !== n ||
+      r.mask !== mask ||
+      r.threads !== threads ||
+      r.status !== 'ok'
+    )
+      continue;
     if (!best || r.ms < best.ms) best = r;
   }
   return best;
@@ -29,7 +40,9 @@ export function bestOfLibrary(report, library, { n, mask, threads }) {
 
 /** Sorted distinct values of a field over all results. */
 export function distinct(report, field) {
-  return [...new Set(report.results.map((r) => r[field]))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...new Set(report.results.map((r) => r[field]))].sort((a, b) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
 }
 
 /** The masks in their workload order (none, causal, window128), whatever order the file has. */

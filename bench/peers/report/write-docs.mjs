@@ -12,31 +12,71 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { lineChartSvg } from './plot-svg.js';
 import {
-  MASK_TITLES, fullTables, latencyTable, machineTable, methodText, notRunList, peakLines, runnerList,
-  summaryTable, threadsTable, whereTitle,
+  MASK_TITLES,
+  fullTables,
+  latencyTable,
+  machineTable,
+  methodText,
+  notRunList,
+  peakLines,
+  runnerList,
+  summaryTable,
+  threadsTable,
+  whereTitle,
 } from './markdown.js';
 import { bestOfLibrary, distinct, findCase, masksOf } from './results.js';
 
 const REPO = new URL('../../../', import.meta.url);
 const { values } = parseArgs({
-  options: { results: { type: 'string', default: fileURLToPath(new URL('../results/', import.meta.url)) } },
+  options: {
+    results: { type: 'string', default: fileURLToPath(new URL('../results/', import.meta.url)) },
+  },
 });
 const dir = values.results.replace(/\/$/, '');
 const read = (file) => JSON.parse(readFileSync(`${dir}/${file}`, 'utf8'));
 
-const reports = ['chromium', 'node'].filter((w) => existsSync(`${dir}/${w}.json`)).map((w) => read(`${w}.json`));
+const reports = ['chromium', 'node']
+  .filter((w) => existsSync(`${dir}/${w}.json`))
+  .map((w) => read(`${w}.json`));
 if (reports.length === 0) throw new Error(`no results in ${dir}: run scripts/bench.sh first`);
 // 'before' rows first, then the others in file order.
-const latency = readdirSync(dir).filter((f) => /^latency.*\.json$/.test(f)).map(read)
+const latency = readdirSync(dir)
+  .filter((f) => /^latency.*\.json$/.test(f))
+  .map(read)
   .sort((a, b) => (a.label === 'before' ? -1 : b.label === 'before' ? 1 : 0));
 
 const SERIES = [
-  { label: 'attnlens (wasm relaxed SIMD)', color: '#CC79A7', pick: (r, c) => findCase(r, { runner: 'attnlens-relaxed', ...c }) },
-  { label: 'attnlens (wasm SIMD)', color: '#0072B2', pick: (r, c) => findCase(r, { runner: 'attnlens-simd', ...c }) },
-  { label: 'attnlens (wasm, no SIMD)', color: '#0072B2', dash: '5 4', pick: (r, c) => findCase(r, { runner: 'attnlens-scalar', ...c }) },
-  { label: 'onnxruntime-web (best graph)', color: '#E69F00', pick: (r, c) => bestOfLibrary(r, 'onnxruntime-web', c) },
-  { label: 'TensorFlow.js wasm (best)', color: '#009E73', pick: (r, c) => bestOfLibrary(r, 'tensorflow.js', c) },
-  { label: 'plain JavaScript', color: '#999999', pick: (r, c) => bestOfLibrary(r, 'plain JavaScript', c) },
+  {
+    label: 'attnlens (wasm relaxed SIMD)',
+    color: '#CC79A7',
+    pick: (r, c) => findCase(r, { runner: 'attnlens-relaxed', ...c }),
+  },
+  {
+    label: 'attnlens (wasm SIMD)',
+    color: '#0072B2',
+    pick: (r, c) => findCase(r, { runner: 'attnlens-simd', ...c }),
+  },
+  {
+    label: 'attnlens (wasm, no SIMD)',
+    color: '#0072B2',
+    dash: '5 4',
+    pick: (r, c) => findCase(r, { runner: 'attnlens-scalar', ...c }),
+  },
+  {
+    label: 'onnxruntime-web (best graph)',
+    color: '#E69F00',
+    pick: (r, c) => bestOfLibrary(r, 'onnxruntime-web', c),
+  },
+  {
+    label: 'TensorFlow.js wasm (best)',
+    color: '#009E73',
+    pick: (r, c) => bestOfLibrary(r, 'tensorflow.js', c),
+  },
+  {
+    label: 'plain JavaScript',
+    color: '#999999',
+    pick: (r, c) => bestOfLibrary(r, 'plain JavaScript', c),
+  },
 ];
 
 function plotFor(report) {
@@ -45,8 +85,10 @@ function plotFor(report) {
     title: MASK_TITLES[mask],
     series: SERIES.map((s) => ({
       ...s,
-      points: sizes.map((n) => [n, s.pick(report, { n, mask, threads: 1 })])
-        .filter(([, r]) => r?.status === 'ok').map(([n, r]) => [n, r.gflops]),
+      points: sizes
+        .map((n) => [n, s.pick(report, { n, mask, threads: 1 })])
+        .filter(([, r]) => r?.status === 'ok')
+        .map(([n, r]) => [n, r.gflops]),
     })),
   }));
   return lineChartSvg({
@@ -81,22 +123,29 @@ This is the peak of separate multiply and add instructions, all that SIMD128 has
 \`attnlens-relaxed\` builds use relaxed SIMD's fused multiply-add (\`f32x4.relaxed_madd\`), two
 flops per instruction, whose register-only peak is about twice as high (41.3 GFLOP/s in Node
 here, \`bench/bench_main.cpp\`): their percentages can exceed 100%.`,
-  ...plots.map(({ report, file }) => `## Summary: ${whereTitle(report)}, one thread
+  ...plots.map(
+    ({ report, file }) => `## Summary: ${whereTitle(report)}, one thread
 
 attnlens's GFLOP/s, and each library's fastest way of running the same attention; ×r is how many
 times faster attnlens is (below 1: slower).
 
 ${summaryTable(report)}
 
-![GFLOP/s against N, ${whereTitle(report)}](${file})`),
-  ...reports.map((report) => `## Two threads: ${whereTitle(report)}
+![GFLOP/s against N, ${whereTitle(report)}](${file})`,
+  ),
+  ...reports.map(
+    (report) => `## Two threads: ${whereTitle(report)}
 
 attnlens's threaded builds (\`attnlens-threads\`: SIMD128, \`attnlens-relaxed-threads\`) load only on
 cross-origin isolated pages, so they run in Chromium and not in Node; each is compared with the
 same build on one thread. CPU time / wall time near 2 means both cores were busy.
 
-${threadsTable(report)}`),
-  ...reports.map((report) => `## Every case: ${whereTitle(report)}\n\n${fullTables(report)}\n\n### Not timed\n\n${notRunList(report)}`),
+${threadsTable(report)}`,
+  ),
+  ...reports.map(
+    (report) =>
+      `## Every case: ${whereTitle(report)}\n\n${fullTables(report)}\n\n### Not timed\n\n${notRunList(report)}`,
+  ),
 ];
 if (latency.length > 0) {
   sections.push(`## analyze() latency: 64 tokens, 4 heads
@@ -117,7 +166,10 @@ sections.push(`## Reproduce
 \`\`\``);
 
 writeFileSync(new URL('docs/benchmarks.md', REPO), `${sections.join('\n\n')}\n`);
-writeFileSync(new URL('docs/benchmarks.json', REPO), `${JSON.stringify({ reports, latency }, null, 1)}\n`);
+writeFileSync(
+  new URL('docs/benchmarks.json', REPO),
+  `${JSON.stringify({ reports, latency }, null, 1)}\n`,
+);
 
 // README: the Chromium summary (browsers are where users run it) at N = 512 and 2048.
 const readmeUrl = new URL('README.md', REPO);
@@ -142,4 +194,6 @@ if (readme.includes(START)) {
 } else {
   console.warn(`README.md has no ${START} marker: summary not written`);
 }
-console.log(`wrote docs/benchmarks.md, ${plots.map((p) => `docs/${p.file}`).join(', ')}, docs/benchmarks.json${readme.includes(START) ? ', README.md' : ''}`);
+console.log(
+  `wrote docs/benchmarks.md, ${plots.map((p) => `docs/${p.file}`).join(', ')}, docs/benchmarks.json${readme.includes(START) ? ', README.md' : ''}`,
+);

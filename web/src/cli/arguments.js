@@ -91,7 +91,9 @@ function oneOf(flag, text, allowed) {
 function maskParameters(spec, count) {
   const parts = spec.split(':').slice(1);
   if (parts.length !== count) {
-    throw new UsageError(`--mask ${spec}: expected ${count} value${count > 1 ? 's' : ''} after the name`);
+    throw new UsageError(
+      `--mask ${spec}: expected ${count} value${count > 1 ? 's' : ''} after the name`,
+    );
   }
   return parts.map((p) => nonNegativeInteger(`--mask ${spec}`, p));
 }
@@ -101,7 +103,9 @@ function applyMask(spec, options) {
   const name = spec.split(':')[0];
   const once = (key) => {
     if (options[key] !== undefined) {
-      throw new UsageError(`--mask ${spec}: only one ${key === 'window' ? 'local or dilated window' : 'sparse pattern'} can be given`);
+      throw new UsageError(
+        `--mask ${spec}: only one ${key === 'window' ? 'local or dilated window' : 'sparse pattern'} can be given`,
+      );
     }
   };
   switch (name) {
@@ -145,8 +149,10 @@ function applyMask(spec, options) {
       break;
     }
     default:
-      throw new UsageError(`--mask: unknown mask '${spec}' (global, causal, local:W, dilated:W:D, `
-        + 'strided:S, fixed:S:C, global-tokens:I,J)');
+      throw new UsageError(
+        `--mask: unknown mask '${spec}' (global, causal, local:W, dilated:W:D, ` +
+          'strided:S, fixed:S:C, global-tokens:I,J)',
+      );
   }
 }
 
@@ -170,8 +176,10 @@ export function parseCommandLine(argv) {
   const text = positionals.join(' ');
 
   const options = {};
-  if (values.heads !== undefined) options.heads = integerFlag('--heads', values.heads, 1, MAX_HEADS);
-  if (values['head-dim'] !== undefined) options.headDim = integerFlag('--head-dim', values['head-dim'], 1, MAX_MODEL_DIM);
+  if (values.heads !== undefined)
+    options.heads = integerFlag('--heads', values.heads, 1, MAX_HEADS);
+  if (values['head-dim'] !== undefined)
+    options.headDim = integerFlag('--head-dim', values['head-dim'], 1, MAX_MODEL_DIM);
   if (values.seed !== undefined) options.seed = integerFlag('--seed', values.seed, 0, 0xffffffff);
   if (values.score !== undefined) options.score = oneOf('--score', values.score, SCORES);
   if (values.granularity !== undefined) {
@@ -182,7 +190,9 @@ export function parseCommandLine(argv) {
   if (values.temperature !== undefined) {
     const t = Number(values.temperature);
     if (!POSITIVE_DECIMAL.test(values.temperature) || !(t > 0) || !Number.isFinite(t)) {
-      throw new UsageError(`--temperature: expected a positive number, got '${values.temperature}'`);
+      throw new UsageError(
+        `--temperature: expected a positive number, got '${values.temperature}'`,
+      );
     }
     options.temperature = t;
   }
@@ -194,7 +204,8 @@ export function parseCommandLine(argv) {
   if (values.head !== undefined && values.head !== 'all') {
     head = integerFlag('--head', values.head, 0, heads - 1);
   }
-  const color = values.color === undefined ? undefined : oneOf('--color', values.color, COLOR_MODES);
+  const color =
+    values.color === undefined ? undefined : oneOf('--color', values.color, COLOR_MODES);
 
   return {
     text,

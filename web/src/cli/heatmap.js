@@ -48,7 +48,8 @@ export function cell(fraction, colorMode) {
     return shade.repeat(CELL_WIDTH);
   }
   const [r, g, b] = colorAt('viridis', fraction);
-  const background = colorMode === 'truecolor' ? `48;2;${r};${g};${b}` : `48;5;${xterm256(r, g, b)}`;
+  const background =
+    colorMode === 'truecolor' ? `48;2;${r};${g};${b}` : `48;5;${xterm256(r, g, b)}`;
   return `\x1b[${background}m${' '.repeat(CELL_WIDTH)}${RESET}`;
 }
 
@@ -61,7 +62,7 @@ function verticalLabels(labels, indent) {
     let line = indent;
     for (const chars of split) {
       const cut = chars.length > rows && r === rows - 1;
-      const ch = cut ? '…' : chars[r] ?? ' ';
+      const ch = cut ? '…' : (chars[r] ?? ' ');
       line += ch + ' '.repeat(Math.max(0, CELL_WIDTH - graphemeWidth(ch)));
     }
     lines.push(line.trimEnd());
@@ -87,16 +88,29 @@ function legend(max, colorMode) {
  * @param {number} [matrix.maxWidth] terminal columns; keys that do not fit are left out (noted)
  * @returns {string[]} lines
  */
-export function renderHeatmap({ weights, mask, rowLabels, columnLabels, colorMode, maxWidth = Infinity }) {
+export function renderHeatmap({
+  weights,
+  mask,
+  rowLabels,
+  columnLabels,
+  colorMode,
+  maxWidth = Infinity,
+}) {
   const rows = rowLabels.length;
   const columns = columnLabels.length;
   let max = 0;
   for (let i = 0; i < rows * columns; i++) max = Math.max(max, weights[i]);
 
   const indexWidth = String(rows - 1).length;
-  const labelWidth = Math.min(MAX_LABEL_WIDTH, Math.max(...rowLabels.map((l) => displayWidth(sanitize(l)))));
+  const labelWidth = Math.min(
+    MAX_LABEL_WIDTH,
+    Math.max(...rowLabels.map((l) => displayWidth(sanitize(l)))),
+  );
   const prefixWidth = indexWidth + 1 + labelWidth + 1;
-  const shownColumns = Math.max(1, Math.min(columns, Math.floor((maxWidth - prefixWidth) / CELL_WIDTH)));
+  const shownColumns = Math.max(
+    1,
+    Math.min(columns, Math.floor((maxWidth - prefixWidth) / CELL_WIDTH)),
+  );
 
   const lines = verticalLabels(columnLabels.slice(0, shownColumns), ' '.repeat(prefixWidth));
   for (let i = 0; i < rows; i++) {
@@ -110,16 +124,21 @@ export function renderHeatmap({ weights, mask, rowLabels, columnLabels, colorMod
     }
     const [top] = topAttended(row, 1);
     const summary = top
-      ? `  → ${fitToWidth(sanitize(columnLabels[top.index]), 10).trimEnd()} ${top.weight.toFixed(2)}`
-        + `  H ${entropy(row).toFixed(2)} bits`
+      ? `  → ${fitToWidth(sanitize(columnLabels[top.index]), 10).trimEnd()} ${top.weight.toFixed(2)}` +
+        `  H ${entropy(row).toFixed(2)} bits`
       : '  (sees no key)';
-    if (shownColumns === columns && prefixWidth + columns * CELL_WIDTH + displayWidth(summary) <= maxWidth) {
+    if (
+      shownColumns === columns &&
+      prefixWidth + columns * CELL_WIDTH + displayWidth(summary) <= maxWidth
+    ) {
       line += summary;
     }
     lines.push(line);
   }
   if (shownColumns < columns) {
-    lines.push(`(keys ${shownColumns}..${columns - 1} do not fit this terminal; widen it or use --json)`);
+    lines.push(
+      `(keys ${shownColumns}..${columns - 1} do not fit this terminal; widen it or use --json)`,
+    );
   }
   lines.push('', legend(max, colorMode));
   return lines;

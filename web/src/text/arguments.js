@@ -10,7 +10,8 @@ export const rangeError = (name, detail) => attnlensError('out_of_range', name, 
 /** An integer in [min, max]; `undefined` gives `fallback`. */
 export function integerOption(name, value, { min, max, fallback }) {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number') throw typeError(name, `must be an integer, got ${describe(value)}`);
+  if (typeof value !== 'number')
+    throw typeError(name, `must be an integer, got ${describe(value)}`);
   if (!Number.isInteger(value) || value < min || value > max) {
     throw rangeError(name, `must be an integer from ${min} to ${max}, got ${value}`);
   }
@@ -30,7 +31,8 @@ export function finiteOption(name, value, { min = -Infinity, fallback }) {
 /** A boolean; `undefined` gives `fallback`. */
 export function booleanOption(name, value, fallback) {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw typeError(name, `must be a boolean, got ${describe(value)}`);
+  if (typeof value !== 'boolean')
+    throw typeError(name, `must be a boolean, got ${describe(value)}`);
   return value;
 }
 

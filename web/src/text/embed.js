@@ -71,8 +71,12 @@ export function featureHashes(text, seed, visit) {
   let points = 0;
   for (let u = 0; u < length; points++) {
     pointStarts[points] = u;
-    const pair = units[u] >= 0xd800 && units[u] <= 0xdbff && u + 1 < length &&
-      units[u + 1] >= 0xdc00 && units[u + 1] <= 0xdfff;
+    const pair =
+      units[u] >= 0xd800 &&
+      units[u] <= 0xdbff &&
+      u + 1 < length &&
+      units[u + 1] >= 0xdc00 &&
+      units[u + 1] <= 0xdfff;
     u += pair ? 2 : 1;
   }
   pointStarts[points] = length;
@@ -80,7 +84,8 @@ export function featureHashes(text, seed, visit) {
   for (const n of NGRAM_SIZES) {
     for (let i = 0; i + n <= points; i++) {
       h = basis;
-      for (let u = pointStarts[i]; u < pointStarts[i + n]; u++) h = Math.imul(h ^ units[u], FNV_PRIME);
+      for (let u = pointStarts[i]; u < pointStarts[i + n]; u++)
+        h = Math.imul(h ^ units[u], FNV_PRIME);
       visit(fmix32(h));
     }
   }
@@ -184,7 +189,8 @@ export function embed(tokens, options) {
     // content * scale + positionScale * position in float64, rounded to float32 once when
     // stored: the same operations in the same order in every engine.
     if (positions) {
-      for (let d = 0; d < dim; d++) out[offset + d] = vector[d] * scale + positionScale * positions[offset + d];
+      for (let d = 0; d < dim; d++)
+        out[offset + d] = vector[d] * scale + positionScale * positions[offset + d];
     } else {
       for (let d = 0; d < dim; d++) out[offset + d] = vector[d] * scale;
     }

@@ -9,24 +9,24 @@
 // pi/2 split Cody-Waite style (fdlibm's __ieee754_rem_pio2 constants): PIO2_1 and PIO2_2 have 33
 // significant bits, so k * PIO2_1 and k * PIO2_2 are exact for |k| < 2^20 and the reduced argument
 // keeps full precision for |x| up to about 1.6e6.
-const PIO2_1 = 1.57079632673412561417e+00;
-const PIO2_2 = 6.07710050630396597660e-11;
-const PIO2_3 = 2.02226624871116645580e-21;
-const TWO_OVER_PI = 6.36619772367581382433e-01;
+const PIO2_1 = 1.57079632673412561417;
+const PIO2_2 = 6.0771005063039659766e-11;
+const PIO2_3 = 2.0222662487111664558e-21;
+const TWO_OVER_PI = 6.36619772367581382433e-1;
 const MAX_REDUCIBLE = 1.6e6;
 
 // Minimax polynomials on [-pi/4, pi/4] (fdlibm __kernel_sin / __kernel_cos), error below 1 ulp.
-const S1 = -1.66666666666666324348e-01;
-const S2 = 8.33333333332248946124e-03;
-const S3 = -1.98412698298579493134e-04;
-const S4 = 2.75573137070700676789e-06;
-const S5 = -2.50507602534068634195e-08;
+const S1 = -1.66666666666666324348e-1;
+const S2 = 8.33333333332248946124e-3;
+const S3 = -1.98412698298579493134e-4;
+const S4 = 2.75573137070700676789e-6;
+const S5 = -2.50507602534068634195e-8;
 const S6 = 1.58969099521155010221e-10;
-const C1 = 4.16666666666666019037e-02;
-const C2 = -1.38888888888741095749e-03;
-const C3 = 2.48015872894767294178e-05;
-const C4 = -2.75573143513906633035e-07;
-const C5 = 2.08757232129817482790e-09;
+const C1 = 4.16666666666666019037e-2;
+const C2 = -1.38888888888741095749e-3;
+const C3 = 2.48015872894767294178e-5;
+const C4 = -2.75573143513906633035e-7;
+const C5 = 2.0875723212981748279e-9;
 const C6 = -1.13596475577881948265e-11;
 
 function sinKernel(r) {
@@ -48,12 +48,16 @@ export function exactSin(x) {
     throw new RangeError(`exactSin: |x| must be at most ${MAX_REDUCIBLE}, got ${x}`);
   }
   const k = Math.round(x * TWO_OVER_PI);
-  const r = ((x - k * PIO2_1) - k * PIO2_2) - k * PIO2_3;
+  const r = x - k * PIO2_1 - k * PIO2_2 - k * PIO2_3;
   switch (k & 3) {
-    case 0: return sinKernel(r);
-    case 1: return cosKernel(r);
-    case 2: return -sinKernel(r);
-    default: return -cosKernel(r);
+    case 0:
+      return sinKernel(r);
+    case 1:
+      return cosKernel(r);
+    case 2:
+      return -sinKernel(r);
+    default:
+      return -cosKernel(r);
   }
 }
 
@@ -63,12 +67,16 @@ export function exactCos(x) {
     throw new RangeError(`exactCos: |x| must be at most ${MAX_REDUCIBLE}, got ${x}`);
   }
   const k = Math.round(x * TWO_OVER_PI);
-  const r = ((x - k * PIO2_1) - k * PIO2_2) - k * PIO2_3;
+  const r = x - k * PIO2_1 - k * PIO2_2 - k * PIO2_3;
   switch (k & 3) {
-    case 0: return cosKernel(r);
-    case 1: return -sinKernel(r);
-    case 2: return -cosKernel(r);
-    default: return sinKernel(r);
+    case 0:
+      return cosKernel(r);
+    case 1:
+      return -sinKernel(r);
+    case 2:
+      return -cosKernel(r);
+    default:
+      return sinKernel(r);
   }
 }
 

@@ -21,15 +21,52 @@
 
 // Longest first, so "ization" wins over "ation" and "ion".
 const SUFFIXES = [
-  'ization', 'isation', 'ational', 'fulness', 'ousness', 'iveness',
-  'ations', 'ation', 'ition', 'ments', 'ings', 'ions',
-  'ness', 'ment', 'able', 'ible', 'less', 'ship', 'hood',
-  'ers', 'ing', 'ion', 'ful', 'ous', 'ive', 'ize', 'ity', 'ism', 'ist',
-  'ed', 'er', 'ly',
+  'ization',
+  'isation',
+  'ational',
+  'fulness',
+  'ousness',
+  'iveness',
+  'ations',
+  'ation',
+  'ition',
+  'ments',
+  'ings',
+  'ions',
+  'ness',
+  'ment',
+  'able',
+  'ible',
+  'less',
+  'ship',
+  'hood',
+  'ers',
+  'ing',
+  'ion',
+  'ful',
+  'ous',
+  'ive',
+  'ize',
+  'ity',
+  'ism',
+  'ist',
+  'ed',
+  'er',
+  'ly',
 ].sort((a, b) => b.length - a.length);
 
 const PREFIXES = [
-  'counter', 'under', 'inter', 'trans', 'super', 'multi', 'micro', 'over', 'anti', 'non', 'mis',
+  'counter',
+  'under',
+  'inter',
+  'trans',
+  'super',
+  'multi',
+  'micro',
+  'over',
+  'anti',
+  'non',
+  'mis',
   'un',
 ].sort((a, b) => b.length - a.length);
 
@@ -65,15 +102,18 @@ function splitAffixes(word, start, end) {
   let stemEnd = lower.length;
   for (let round = 0; round < MAX_SUFFIXES; round++) {
     const suffix = SUFFIXES.find(
-      (s) => stemEnd - s.length >= MIN_STEM && lower.startsWith(s, stemEnd - s.length));
+      (s) => stemEnd - s.length >= MIN_STEM && lower.startsWith(s, stemEnd - s.length),
+    );
     if (!suffix) break;
     suffixes.unshift([start + stemEnd - suffix.length, start + stemEnd]);
     stemEnd -= suffix.length;
   }
 
   let stemStart = 0;
-  const prefix = PREFIXES.find((p) => stemEnd - p.length >= MIN_STEM && lower.startsWith(p)
-    && !(p === 'un' && lower[2] === 'i'));
+  const prefix = PREFIXES.find(
+    (p) =>
+      stemEnd - p.length >= MIN_STEM && lower.startsWith(p) && !(p === 'un' && lower[2] === 'i'),
+  );
   const pieces = [];
   if (prefix) {
     pieces.push([start, start + prefix.length]);

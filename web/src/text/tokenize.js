@@ -20,8 +20,10 @@ const segmenterCache = new Map();
 
 function segmenterFor(icuGranularity, locale) {
   if (typeof Intl.Segmenter !== 'function') {
-    throw new Error('tokenize: this JavaScript engine lacks Intl.Segmenter (needs Chrome/Edge 87+, '
-      + 'Safari 14.1+, Firefox 125+ or Node 16+)');
+    throw new Error(
+      'tokenize: this JavaScript engine lacks Intl.Segmenter (needs Chrome/Edge 87+, ' +
+        'Safari 14.1+, Firefox 125+ or Node 16+)',
+    );
   }
   const key = `${icuGranularity}|${JSON.stringify(locale ?? null)}`;
   let segmenter = segmenterCache.get(key);
@@ -46,12 +48,17 @@ function checkArguments(text, options) {
     throw typeError('granularity', `must be a string, got ${describe(granularity)}`);
   }
   if (!GRANULARITIES.includes(granularity)) {
-    throw rangeError('granularity',
-      `must be one of ${GRANULARITIES.map((g) => `'${g}'`).join(', ')}, got '${granularity}'`);
+    throw rangeError(
+      'granularity',
+      `must be one of ${GRANULARITIES.map((g) => `'${g}'`).join(', ')}, got '${granularity}'`,
+    );
   }
   if (text.length > MAX_TEXT_LENGTH) {
-    throw rangeError('text', `${text.length} characters exceed the cap of ${MAX_TEXT_LENGTH} `
-      + '(MAX_TEXT_LENGTH, counted in UTF-16 code units); shorten the text');
+    throw rangeError(
+      'text',
+      `${text.length} characters exceed the cap of ${MAX_TEXT_LENGTH} ` +
+        '(MAX_TEXT_LENGTH, counted in UTF-16 code units); shorten the text',
+    );
   }
   return granularity;
 }
@@ -90,9 +97,12 @@ export function tokenize(text, options) {
   }
 
   if (tokens.length > MAX_TOKENS) {
-    throw rangeError('text', `${tokens.length} ${granularity} tokens exceed the cap of `
-      + `${MAX_TOKENS} (MAX_TOKENS); shorten the text`
-      + (granularity === 'word' ? '' : " or use granularity 'word'"));
+    throw rangeError(
+      'text',
+      `${tokens.length} ${granularity} tokens exceed the cap of ` +
+        `${MAX_TOKENS} (MAX_TOKENS); shorten the text` +
+        (granularity === 'word' ? '' : " or use granularity 'word'"),
+    );
   }
   return tokens;
 }

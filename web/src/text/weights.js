@@ -11,7 +11,12 @@
 import { hashString, mulberry32 } from './hash.js';
 import { MAX_HEADS, MAX_MODEL_DIM } from './limits.js';
 import {
-  MAX_SEED, booleanOption, integerOption, optionsObject, rangeError, typeError,
+  MAX_SEED,
+  booleanOption,
+  integerOption,
+  optionsObject,
+  rangeError,
+  typeError,
 } from './arguments.js';
 
 const UINT32_RANGE = 4294967296;
@@ -66,18 +71,38 @@ export function projectionWeights(options) {
   const heads = integerOption('heads', opts.heads, { min: 1, max: MAX_HEADS, fallback: undefined });
   if (heads === undefined) throw typeError('heads', 'is required');
   const maxHeadDim = Math.floor(MAX_MODEL_DIM / heads);
-  const headDim = integerOption('headDim', opts.headDim, { min: 1, max: maxHeadDim, fallback: undefined });
+  const headDim = integerOption('headDim', opts.headDim, {
+    min: 1,
+    max: maxHeadDim,
+    fallback: undefined,
+  });
   if (headDim === undefined) throw typeError('headDim', 'is required');
-  const valueDim = integerOption('valueDim', opts.valueDim, { min: 1, max: maxHeadDim, fallback: headDim });
+  const valueDim = integerOption('valueDim', opts.valueDim, {
+    min: 1,
+    max: maxHeadDim,
+    fallback: headDim,
+  });
   const dimRange = { min: 1, max: MAX_MODEL_DIM };
-  const modelDim = integerOption('modelDim', opts.modelDim, { ...dimRange, fallback: heads * headDim });
-  const keyModelDim = integerOption('keyModelDim', opts.keyModelDim, { ...dimRange, fallback: modelDim });
+  const modelDim = integerOption('modelDim', opts.modelDim, {
+    ...dimRange,
+    fallback: heads * headDim,
+  });
+  const keyModelDim = integerOption('keyModelDim', opts.keyModelDim, {
+    ...dimRange,
+    fallback: modelDim,
+  });
   const outDim = integerOption('outDim', opts.outDim, { ...dimRange, fallback: modelDim });
-  const hidden = integerOption('additiveHidden', opts.additiveHidden, { ...dimRange, fallback: headDim });
+  const hidden = integerOption('additiveHidden', opts.additiveHidden, {
+    ...dimRange,
+    fallback: headDim,
+  });
   const seed = integerOption('seed', opts.seed, { min: 0, max: MAX_SEED, fallback: 1 });
   const shareQueryKey = booleanOption('shareQueryKey', opts.shareQueryKey, false);
   if (shareQueryKey && keyModelDim !== modelDim) {
-    throw rangeError('shareQueryKey', `needs keyModelDim (${keyModelDim}) equal to modelDim (${modelDim})`);
+    throw rangeError(
+      'shareQueryKey',
+      `needs keyModelDim (${keyModelDim}) equal to modelDim (${modelDim})`,
+    );
   }
 
   const wQuery = new Float32Array(modelDim * heads * headDim);
@@ -94,17 +119,40 @@ export function projectionWeights(options) {
 
   for (let h = 0; h < heads; h++) {
     const qLimit = xavierLimit(modelDim, headDim);
-    fillHeadColumns(wQuery, modelDim, heads * headDim, h, headDim, uniformStream(seed, 'query', h, qLimit));
+    fillHeadColumns(
+      wQuery,
+      modelDim,
+      heads * headDim,
+      h,
+      headDim,
+      uniformStream(seed, 'query', h, qLimit),
+    );
     if (!shareQueryKey) {
       const kLimit = xavierLimit(keyModelDim, headDim);
-      fillHeadColumns(wKey, keyModelDim, heads * headDim, h, headDim, uniformStream(seed, 'key', h, kLimit));
+      fillHeadColumns(
+        wKey,
+        keyModelDim,
+        heads * headDim,
+        h,
+        headDim,
+        uniformStream(seed, 'key', h, kLimit),
+      );
     }
     const vLimit = xavierLimit(keyModelDim, valueDim);
-    fillHeadColumns(wValue, keyModelDim, heads * valueDim, h, valueDim, uniformStream(seed, 'value', h, vLimit));
+    fillHeadColumns(
+      wValue,
+      keyModelDim,
+      heads * valueDim,
+      h,
+      valueDim,
+      uniformStream(seed, 'value', h, vLimit),
+    );
 
     // Rows [h * Dv, (h + 1) * Dv) of Wo read head h's output.
-    fillBlock(wOut.subarray(h * valueDim * outDim, (h + 1) * valueDim * outDim),
-      uniformStream(seed, 'out', h, xavierLimit(heads * valueDim, outDim)));
+    fillBlock(
+      wOut.subarray(h * valueDim * outDim, (h + 1) * valueDim * outDim),
+      uniformStream(seed, 'out', h, xavierLimit(heads * valueDim, outDim)),
+    );
 
     const aLimit = xavierLimit(headDim, hidden);
     const headBlock = (m) => m.subarray(h * hidden * headDim, (h + 1) * hidden * headDim);
@@ -112,8 +160,10 @@ export function projectionWeights(options) {
     if (!shareQueryKey) {
       fillBlock(headBlock(additive.wKey), uniformStream(seed, 'additive-key', h, aLimit));
     }
-    fillBlock(additive.v.subarray(h * hidden, (h + 1) * hidden),
-      uniformStream(seed, 'additive-v', h, xavierLimit(hidden, 1)));
+    fillBlock(
+      additive.v.subarray(h * hidden, (h + 1) * hidden),
+      uniformStream(seed, 'additive-v', h, xavierLimit(hidden, 1)),
+    );
   }
   return { wQuery, wKey, wValue, wOut, additive };
 }

@@ -47,7 +47,9 @@ export async function matrixPNG(figure, pixelRatio = 2) {
   const [lo, hi] = rangeOf(figure);
   const y = TITLE_HEIGHT + layout.height + 8;
   const gradient = ctx.createLinearGradient(8, 0, 208, 0);
-  gradientStops(figure.scale).forEach((c, i, all) => gradient.addColorStop(i / (all.length - 1), c));
+  gradientStops(figure.scale).forEach((c, i, all) =>
+    gradient.addColorStop(i / (all.length - 1), c),
+  );
   ctx.fillStyle = gradient;
   ctx.fillRect(8, y, 200, 10);
   ctx.fillStyle = theme.muted;
@@ -55,7 +57,9 @@ export async function matrixPNG(figure, pixelRatio = 2) {
   ctx.textAlign = 'right';
   ctx.fillText(hi.toFixed(2), 208, y + 26);
   if (canvas.convertToBlob) return canvas.convertToBlob({ type: 'image/png' });
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'),
+  );
 }
 
 function node(tag, attributes = {}, text) {
@@ -73,19 +77,40 @@ export function matrixSVG(figure) {
   const [lo, hi] = rangeOf(figure);
   const span = hi - lo || 1;
   const { left, top, cell } = layout;
-  const svg = node('svg', { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`,
-    'font-family': theme.font, 'font-size': 12 });
+  const svg = node('svg', {
+    xmlns: SVG_NS,
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    'font-family': theme.font,
+    'font-size': 12,
+  });
   const defs = node('defs');
-  const hatch = node('pattern', { id: 'masked', width: 6, height: 6, patternUnits: 'userSpaceOnUse',
-    patternTransform: 'rotate(45)' });
-  hatch.append(node('rect', { width: 6, height: 6, fill: theme.masked }),
-    node('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: theme.hatch, 'stroke-width': 1.5 }));
+  const hatch = node('pattern', {
+    id: 'masked',
+    width: 6,
+    height: 6,
+    patternUnits: 'userSpaceOnUse',
+    patternTransform: 'rotate(45)',
+  });
+  hatch.append(
+    node('rect', { width: 6, height: 6, fill: theme.masked }),
+    node('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: theme.hatch, 'stroke-width': 1.5 }),
+  );
   const legend = node('linearGradient', { id: 'legend' });
-  gradientStops(scale).forEach((c, i, all) => legend.append(node('stop', { offset: i / (all.length - 1), 'stop-color': c })));
+  gradientStops(scale).forEach((c, i, all) =>
+    legend.append(node('stop', { offset: i / (all.length - 1), 'stop-color': c })),
+  );
   defs.append(hatch, legend);
   svg.append(defs, node('rect', { width, height, fill: theme.background }));
   svg.append(node('title', {}, figure.title ?? 'attention weights'));
-  svg.append(node('text', { x: 8, y: 20, 'font-size': 15, 'font-weight': 600, fill: theme.ink }, figure.title ?? 'attention weights'));
+  svg.append(
+    node(
+      'text',
+      { x: 8, y: 20, 'font-size': 15, 'font-weight': 600, fill: theme.ink },
+      figure.title ?? 'attention weights',
+    ),
+  );
   svg.append(node('text', { x: 8, y: 35, fill: theme.muted }, figure.subtitle ?? ''));
   const body = node('g', { transform: `translate(0 ${TITLE_HEIGHT})` });
   const cells = node('g', { 'shape-rendering': 'crispEdges' });
@@ -95,9 +120,20 @@ export function matrixSVG(figure) {
       const i = r * cols + c;
       const masked = mask && !mask[i];
       const [red, green, blue] = colorAt(scale, (weights[i] - lo) / span);
-      const rect = node('rect', { x: left + c * cell, y: top + r * cell, width: cell, height: cell,
-        fill: masked ? 'url(#masked)' : `rgb(${red},${green},${blue})` });
-      rect.append(node('title', {}, `${rowTokens[r].text} → ${colTokens[c].text}: ${masked ? 'masked' : weights[i].toFixed(4)}`));
+      const rect = node('rect', {
+        x: left + c * cell,
+        y: top + r * cell,
+        width: cell,
+        height: cell,
+        fill: masked ? 'url(#masked)' : `rgb(${red},${green},${blue})`,
+      });
+      rect.append(
+        node(
+          'title',
+          {},
+          `${rowTokens[r].text} → ${colTokens[c].text}: ${masked ? 'masked' : weights[i].toFixed(4)}`,
+        ),
+      );
       cells.append(rect);
     }
   }
@@ -105,21 +141,36 @@ export function matrixSVG(figure) {
   const labels = node('g', { fill: theme.ink });
   rowTokens.forEach((t, r) => {
     if (r % layout.rowStep) return;
-    labels.append(node('text', { x: left - 6, y: top + (r + 0.5) * cell, 'text-anchor': 'end', 'dominant-baseline': 'central' }, shortLabel(t.text)));
+    labels.append(
+      node(
+        'text',
+        {
+          x: left - 6,
+          y: top + (r + 0.5) * cell,
+          'text-anchor': 'end',
+          'dominant-baseline': 'central',
+        },
+        shortLabel(t.text),
+      ),
+    );
   });
   colTokens.forEach((t, c) => {
     if (c % layout.colStep) return;
     const x = left + (c + 0.5) * cell;
-    labels.append(layout.rotateColumns
-      ? node('text', { transform: `translate(${x} ${top - 6}) rotate(-60)` }, shortLabel(t.text))
-      : node('text', { x, y: top - 10, 'text-anchor': 'middle' }, shortLabel(t.text)));
+    labels.append(
+      layout.rotateColumns
+        ? node('text', { transform: `translate(${x} ${top - 6}) rotate(-60)` }, shortLabel(t.text))
+        : node('text', { x, y: top - 10, 'text-anchor': 'middle' }, shortLabel(t.text)),
+    );
   });
   body.append(labels);
   svg.append(body);
   const y = TITLE_HEIGHT + layout.height + 8;
-  svg.append(node('rect', { x: 8, y, width: 200, height: 10, fill: 'url(#legend)' }),
+  svg.append(
+    node('rect', { x: 8, y, width: 200, height: 10, fill: 'url(#legend)' }),
     node('text', { x: 8, y: y + 26, fill: theme.muted }, lo.toFixed(2)),
-    node('text', { x: 208, y: y + 26, fill: theme.muted, 'text-anchor': 'end' }, hi.toFixed(2)));
+    node('text', { x: 208, y: y + 26, fill: theme.muted, 'text-anchor': 'end' }, hi.toFixed(2)),
+  );
   return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg);
 }
 
@@ -136,8 +187,19 @@ export function downloadBlob(blob, filename) {
 }
 
 // Properties that CSS gives the live SVG views and a standalone file must carry inline.
-const INLINE_PROPERTIES = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'stroke-opacity', 'opacity',
-  'font-family', 'font-size', 'font-weight', 'text-transform', 'letter-spacing'];
+const INLINE_PROPERTIES = [
+  'fill',
+  'stroke',
+  'stroke-width',
+  'stroke-dasharray',
+  'stroke-opacity',
+  'opacity',
+  'font-family',
+  'font-size',
+  'font-weight',
+  'text-transform',
+  'letter-spacing',
+];
 
 // A live SVG element (e.g. the line view) as a standalone SVG document: computed styles inlined,
 // a background added, interactive attributes dropped.
@@ -177,7 +239,12 @@ export async function svgStringToPNG(svgText, width, height, pixelRatio = 2) {
     const ctx = canvas.getContext('2d');
     ctx.scale(pixelRatio, pixelRatio);
     ctx.drawImage(image, 0, 0, width, height);
-    return await new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+    return await new Promise((resolve, reject) =>
+      canvas.toBlob(
+        (b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))),
+        'image/png',
+      ),
+    );
   } finally {
     URL.revokeObjectURL(url);
   }

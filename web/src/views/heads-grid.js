@@ -46,16 +46,32 @@ export class HeadsGrid {
       canvas.style.height = `${rows * cell}px`;
       const ctx = canvas.getContext('2d');
       ctx.scale(ratio, ratio);
-      paintMatrix(ctx, { rows, cols, weights: head.weights, mask: head.mask, scale, range: [0, max || 1],
-        cellW: cell, cellH: cell, theme });
+      paintMatrix(ctx, {
+        rows,
+        cols,
+        weights: head.weights,
+        mask: head.mask,
+        scale,
+        range: [0, max || 1],
+        cellW: cell,
+        cellH: cell,
+        theme,
+      });
       const label = this.options.headLabel ? this.options.headLabel(h) : `head ${h + 1}`;
       const detail = this.data.entropies ? ` · H̄ ${this.data.entropies[h].toFixed(2)}` : '';
-      return el('button', {
-        type: 'button', class: 'al-head-tile', 'aria-pressed': String(h === selected),
-        'aria-label': label, dataset: { head: h },
-        onclick: () => this.options.onSelect?.(h),
-      }, el('span', { class: 'al-head-frame', style: `width:${size}px;height:${size}px` }, canvas),
-      el('span', { class: 'al-head-caption' }, el('strong', { text: label }), detail));
+      return el(
+        'button',
+        {
+          type: 'button',
+          class: 'al-head-tile',
+          'aria-pressed': String(h === selected),
+          'aria-label': label,
+          dataset: { head: h },
+          onclick: () => this.options.onSelect?.(h),
+        },
+        el('span', { class: 'al-head-frame', style: `width:${size}px;height:${size}px` }, canvas),
+        el('span', { class: 'al-head-caption' }, el('strong', { text: label }), detail),
+      );
     });
     this.host.replaceChildren(...buttons);
   }

@@ -78,7 +78,8 @@ export class Heatmap {
     const ctx = this.canvas.getContext('2d');
     ctx.font = `600 ${LABEL_FONT_PX}px ${this.theme?.font ?? DEFAULT_THEME.font}`; // as layoutMatrix measures
     let labels = 0;
-    for (const token of rowTokens) labels = Math.max(labels, ctx.measureText(shortLabel(token.text)).width);
+    for (const token of rowTokens)
+      labels = Math.max(labels, ctx.measureText(shortLabel(token.text)).width);
     const reserved = Math.min(150, labels) + 24 + (this.data.rowStats ? 76 : 0);
     const available = Math.max(120, this.scroller.clientWidth - reserved);
     const widthFit = Math.min(52, Math.max(MIN_CELL, Math.floor(available / colTokens.length)));
@@ -98,7 +99,13 @@ export class Heatmap {
     let fitted = cell;
     // Narrower cells can tip the column labels into their rotated, taller form: fit again.
     for (let attempt = 0; attempt < 3 && fitted > MIN_FIT_CELL; attempt++) {
-      const layout = layoutMatrix(ctx, { rowTokens, colTokens, cell: fitted, rowStats, theme: this.theme });
+      const layout = layoutMatrix(ctx, {
+        rowTokens,
+        colTokens,
+        cell: fitted,
+        rowStats,
+        theme: this.theme,
+      });
       const margins = layout.height - rows * fitted;
       const next = Math.floor((maxHeight - margins) / rows);
       if (next >= fitted) break;
@@ -113,12 +120,20 @@ export class Heatmap {
     const theme = readTheme(this.host);
     this.theme = theme;
     const ctx = this.canvas.getContext('2d');
-    const layout = layoutMatrix(ctx, { rowTokens, colTokens, cell: this.cellSize(), rowStats, theme });
+    const layout = layoutMatrix(ctx, {
+      rowTokens,
+      colTokens,
+      cell: this.cellSize(),
+      rowStats,
+      theme,
+    });
     this.layout = layout;
     // Where the cells are, in CSS pixels from the canvas corner (for tests and overlays).
     Object.assign(this.canvas.dataset, { left: layout.left, top: layout.top, cell: layout.cell });
-    const ratio = Math.min(window.devicePixelRatio || 1,
-      Math.sqrt(MAX_BACKING_PIXELS / (layout.width * layout.height)));
+    const ratio = Math.min(
+      window.devicePixelRatio || 1,
+      Math.sqrt(MAX_BACKING_PIXELS / (layout.width * layout.height)),
+    );
     this.canvas.width = Math.round(layout.width * ratio);
     this.canvas.height = Math.round(layout.height * ratio);
     this.canvas.style.width = `${layout.width}px`;
@@ -126,12 +141,30 @@ export class Heatmap {
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, layout.width, layout.height);
     const range = this.data.range ?? [0, visibleMax(weights, mask) || 1];
-    paintMatrix(ctx, { rows: rowTokens.length, cols: colTokens.length, weights, mask, scale, range,
-      x: layout.left, y: layout.top, cellW: layout.cell, cellH: layout.cell, theme, gap: 1 });
+    paintMatrix(ctx, {
+      rows: rowTokens.length,
+      cols: colTokens.length,
+      weights,
+      mask,
+      scale,
+      range,
+      x: layout.left,
+      y: layout.top,
+      cellW: layout.cell,
+      cellH: layout.cell,
+      theme,
+      gap: 1,
+    });
     const focusVisible = this.hasFocus || this.hover;
     const marked = this.hover ?? this.focus;
-    paintLabels(ctx, layout, { rowTokens, colTokens, theme, lockedRow: this.lockedRow,
-      focusRow: focusVisible ? marked.row : this.lockedRow, focusCol: focusVisible ? marked.col : -1 });
+    paintLabels(ctx, layout, {
+      rowTokens,
+      colTokens,
+      theme,
+      lockedRow: this.lockedRow,
+      focusRow: focusVisible ? marked.row : this.lockedRow,
+      focusCol: focusVisible ? marked.col : -1,
+    });
     paintRowStats(ctx, layout, { rowStats, rows: rowTokens.length, theme });
     this.#paintMarks(ctx, layout, theme, focusVisible ? marked : null);
   }
@@ -163,7 +196,13 @@ export class Heatmap {
     const y = clientY - box.top - this.layout.top;
     const col = Math.floor(x / this.layout.cell);
     const row = Math.floor(y / this.layout.cell);
-    if (row < 0 || col < 0 || row >= this.data.rowTokens.length || col >= this.data.colTokens.length) return null;
+    if (
+      row < 0 ||
+      col < 0 ||
+      row >= this.data.rowTokens.length ||
+      col >= this.data.colTokens.length
+    )
+      return null;
     return { row, col };
   }
 
@@ -171,14 +210,18 @@ export class Heatmap {
     if (this.options.describe) return this.options.describe(row, col);
     const { rowTokens, colTokens, weights, mask } = this.data;
     const i = row * colTokens.length + col;
-    const value = mask && !mask[i] ? (this.options.strings?.masked ?? 'masked') : formatWeight(weights[i]);
+    const value =
+      mask && !mask[i] ? (this.options.strings?.masked ?? 'masked') : formatWeight(weights[i]);
     return `${tokenLabel(rowTokens[row].text)} → ${tokenLabel(colTokens[col].text)}: ${value}`;
   }
 
   #moveFocus(row, col, announce = true) {
     const rows = this.data.rowTokens.length;
     const cols = this.data.colTokens.length;
-    this.focus = { row: Math.max(0, Math.min(rows - 1, row)), col: Math.max(0, Math.min(cols - 1, col)) };
+    this.focus = {
+      row: Math.max(0, Math.min(rows - 1, row)),
+      col: Math.max(0, Math.min(cols - 1, col)),
+    };
     this.render();
     this.#scrollFocusIntoView();
     if (announce) this.live.textContent = this.describe(this.focus.row, this.focus.col);
@@ -230,30 +273,48 @@ export class Heatmap {
       if (!cell) return;
       this.focus = cell;
       this.options.onSelect?.(cell.row, cell.col);
-      if (event.pointerType && event.pointerType !== 'mouse') this.#showTooltip(cell, event.clientX, event.clientY);
+      if (event.pointerType && event.pointerType !== 'mouse')
+        this.#showTooltip(cell, event.clientX, event.clientY);
       this.live.textContent = this.describe(cell.row, cell.col);
       this.render();
     });
-    c.addEventListener('focus', () => { this.hasFocus = true; this.render(); });
-    c.addEventListener('blur', () => { this.hasFocus = false; this.render(); });
+    c.addEventListener('focus', () => {
+      this.hasFocus = true;
+      this.render();
+    });
+    c.addEventListener('blur', () => {
+      this.hasFocus = false;
+      this.render();
+    });
     c.addEventListener('keydown', (event) => this.#onKey(event));
-    c.addEventListener('wheel', (event) => {
-      if (!event.ctrlKey && !event.metaKey) return;
-      event.preventDefault();
-      this.zoomBy(event.deltaY < 0 ? 1.15 : 1 / 1.15);
-    }, { passive: false });
+    c.addEventListener(
+      'wheel',
+      (event) => {
+        if (!event.ctrlKey && !event.metaKey) return;
+        event.preventDefault();
+        this.zoomBy(event.deltaY < 0 ? 1.15 : 1 / 1.15);
+      },
+      { passive: false },
+    );
     this.#bindPinch();
   }
 
   #onKey(event) {
     if (!this.data) return;
     const { row, col } = this.focus;
-    const page = Math.max(1, Math.floor(this.scroller.clientHeight / (this.layout?.cell || 20)) - 1);
+    const page = Math.max(
+      1,
+      Math.floor(this.scroller.clientHeight / (this.layout?.cell || 20)) - 1,
+    );
     const moves = {
-      ArrowUp: [row - 1, col], ArrowDown: [row + 1, col], ArrowLeft: [row, col - 1], ArrowRight: [row, col + 1],
+      ArrowUp: [row - 1, col],
+      ArrowDown: [row + 1, col],
+      ArrowLeft: [row, col - 1],
+      ArrowRight: [row, col + 1],
       Home: event.ctrlKey ? [0, 0] : [row, 0],
       End: event.ctrlKey ? [Infinity, Infinity] : [row, Infinity],
-      PageUp: [row - page, col], PageDown: [row + page, col],
+      PageUp: [row - page, col],
+      PageDown: [row + page, col],
     };
     if (moves[event.key]) {
       event.preventDefault();
@@ -289,7 +350,8 @@ export class Heatmap {
     this.canvas.addEventListener('pointermove', (event) => {
       if (!points.has(event.pointerId)) return;
       points.set(event.pointerId, { x: event.clientX, y: event.clientY });
-      if (this.pinch && points.size === 2) this.setZoom(this.pinch.zoom * (distance() / this.pinch.start));
+      if (this.pinch && points.size === 2)
+        this.setZoom(this.pinch.zoom * (distance() / this.pinch.start));
     });
     const end = (event) => {
       points.delete(event.pointerId);

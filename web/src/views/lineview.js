@@ -31,7 +31,7 @@ export class LineView {
   constructor(host, options = {}) {
     this.host = host;
     this.options = options;
-    this.focus = null;      // { side: 'query' | 'key', index }
+    this.focus = null; // { side: 'query' | 'key', index }
     this.locked = null;
     host.classList.add('al-lines');
     this.scroller = document.createElement('div');
@@ -73,13 +73,17 @@ export class LineView {
     const strings = this.options.strings ?? {};
     const svg = svgEl('svg', {
       class: `al-lines-svg al-lines-${this.orientation}`,
-      width: geometry.width, height: geometry.height,
+      width: geometry.width,
+      height: geometry.height,
       viewBox: `0 0 ${geometry.width} ${geometry.height}`,
-      role: 'group', 'aria-label': this.options.label ?? 'attention lines',
+      role: 'group',
+      'aria-label': this.options.label ?? 'attention lines',
     });
     this.lineLayer = svgEl('g', { class: 'al-lines-layer', 'aria-hidden': 'true' });
     svg.append(this.lineLayer);
-    svg.append(this.#tokenGroup('query', rowTokens, geometry.queries, strings.queries ?? 'queries'));
+    svg.append(
+      this.#tokenGroup('query', rowTokens, geometry.queries, strings.queries ?? 'queries'),
+    );
     svg.append(this.#tokenGroup('key', colTokens, geometry.keys, strings.keys ?? 'keys'));
     this.svg = svg;
     this.scroller.replaceChildren(svg);
@@ -89,29 +93,45 @@ export class LineView {
   #vertical() {
     const { rowTokens, colTokens } = this.data;
     const pad = 6;
-    const labelWidth = (tokens) => Math.min(180, Math.max(40, ...tokens.map((t) => textWidth(shortLabel(t.text, 18), this.font))) + 16);
+    const labelWidth = (tokens) =>
+      Math.min(
+        180,
+        Math.max(40, ...tokens.map((t) => textWidth(shortLabel(t.text, 18), this.font))) + 16,
+      );
     const qw = labelWidth(rowTokens);
     const kw = labelWidth(colTokens);
     const width = Math.max(this.width, qw + kw + 160);
     const rows = Math.max(rowTokens.length, colTokens.length);
     const height = rows * ROW_HEIGHT + pad * 2 + 20;
-    const place = (tokens, x, w, anchor) => tokens.map((t, i) => ({
-      x, y: pad + 20 + i * ROW_HEIGHT, w, h: ROW_HEIGHT - 4, anchor,
-      port: anchor === 'end' ? { x: x + w, y: pad + 20 + i * ROW_HEIGHT + (ROW_HEIGHT - 4) / 2 }
-        : { x, y: pad + 20 + i * ROW_HEIGHT + (ROW_HEIGHT - 4) / 2 },
-    }));
+    const place = (tokens, x, w, anchor) =>
+      tokens.map((t, i) => ({
+        x,
+        y: pad + 20 + i * ROW_HEIGHT,
+        w,
+        h: ROW_HEIGHT - 4,
+        anchor,
+        port:
+          anchor === 'end'
+            ? { x: x + w, y: pad + 20 + i * ROW_HEIGHT + (ROW_HEIGHT - 4) / 2 }
+            : { x, y: pad + 20 + i * ROW_HEIGHT + (ROW_HEIGHT - 4) / 2 },
+      }));
     return {
-      width, height,
+      width,
+      height,
       queries: place(rowTokens, pad, qw, 'end'),
       keys: place(colTokens, width - pad - kw, kw, 'start'),
-      titles: [{ x: pad, y: 14, anchor: 'start' }, { x: width - pad, y: 14, anchor: 'end' }],
+      titles: [
+        { x: pad, y: 14, anchor: 'start' },
+        { x: width - pad, y: 14, anchor: 'end' },
+      ],
     };
   }
 
   #horizontal() {
     const { rowTokens, colTokens } = this.data;
     const gap = 4;
-    const widths = (tokens) => tokens.map((t) => Math.max(28, textWidth(shortLabel(t.text, 8), this.font) + 12));
+    const widths = (tokens) =>
+      tokens.map((t) => Math.max(28, textWidth(shortLabel(t.text, 8), this.font) + 12));
     const lay = (tokens, y) => {
       const ws = widths(tokens);
       let x = 8;
@@ -126,32 +146,59 @@ export class LineView {
     const keys = lay(colTokens, height - 66);
     for (const q of queries) q.port = { x: q.x + q.w / 2, y: q.y + q.h };
     for (const k of keys) k.port = { x: k.x + k.w / 2, y: k.y };
-    const right = (boxes) => (boxes.length ? boxes[boxes.length - 1].x + boxes[boxes.length - 1].w : 0);
+    const right = (boxes) =>
+      boxes.length ? boxes[boxes.length - 1].x + boxes[boxes.length - 1].w : 0;
     const width = Math.max(this.width, Math.max(right(queries), right(keys)) + 8);
-    return { width, height, queries, keys, titles: [{ x: 8, y: 14, anchor: 'start' }, { x: 8, y: height - 4, anchor: 'start' }] };
+    return {
+      width,
+      height,
+      queries,
+      keys,
+      titles: [
+        { x: 8, y: 14, anchor: 'start' },
+        { x: 8, y: height - 4, anchor: 'start' },
+      ],
+    };
   }
 
   #tokenGroup(side, tokens, boxes, title) {
-    const group = svgEl('g', { class: `al-lines-tokens al-lines-${side}s`, role: 'list', 'aria-label': title });
+    const group = svgEl('g', {
+      class: `al-lines-tokens al-lines-${side}s`,
+      role: 'list',
+      'aria-label': title,
+    });
     const titleBox = this.geometry.titles[side === 'query' ? 0 : 1];
-    group.append(svgEl('text', { class: 'al-lines-title', x: titleBox.x, y: titleBox.y, 'text-anchor': titleBox.anchor, text: title }));
+    group.append(
+      svgEl('text', {
+        class: 'al-lines-title',
+        x: titleBox.x,
+        y: titleBox.y,
+        'text-anchor': titleBox.anchor,
+        text: title,
+      }),
+    );
     const horizontal = this.orientation === 'horizontal';
     tokens.forEach((token, index) => {
       const box = boxes[index];
       const label = horizontal ? shortLabel(token.text, 8) : shortLabel(token.text, 18);
-      const item = svgEl('g', {
-        class: 'al-token', tabindex: side === 'query' || index === 0 ? 0 : -1, role: 'button',
-        'aria-label': `${tokenLabel(token.text)} (${index + 1})`,
-        dataset: { side, index },
-      },
-      svgEl('rect', { x: box.x, y: box.y, width: box.w, height: box.h, rx: 5 }),
-      svgEl('text', {
-        x: horizontal ? box.x + box.w / 2 : box.anchor === 'end' ? box.x + box.w - 8 : box.x + 8,
-        y: box.y + box.h / 2,
-        'text-anchor': horizontal ? 'middle' : box.anchor,
-        'dominant-baseline': 'central',
-        text: label,
-      }));
+      const item = svgEl(
+        'g',
+        {
+          class: 'al-token',
+          tabindex: side === 'query' || index === 0 ? 0 : -1,
+          role: 'button',
+          'aria-label': `${tokenLabel(token.text)} (${index + 1})`,
+          dataset: { side, index },
+        },
+        svgEl('rect', { x: box.x, y: box.y, width: box.w, height: box.h, rx: 5 }),
+        svgEl('text', {
+          x: horizontal ? box.x + box.w / 2 : box.anchor === 'end' ? box.x + box.w - 8 : box.x + 8,
+          y: box.y + box.h / 2,
+          'text-anchor': horizontal ? 'middle' : box.anchor,
+          'dominant-baseline': 'central',
+          text: label,
+        }),
+      );
       item.addEventListener('pointerenter', () => this.#setFocus({ side, index }));
       item.addEventListener('pointerleave', () => this.#setFocus(null));
       item.addEventListener('focus', () => this.#setFocus({ side, index }));
@@ -164,7 +211,14 @@ export class LineView {
   }
 
   #onKey(event, side, index, count) {
-    const next = { ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1, Home: -Infinity, End: Infinity }[event.key];
+    const next = {
+      ArrowDown: 1,
+      ArrowRight: 1,
+      ArrowUp: -1,
+      ArrowLeft: -1,
+      Home: -Infinity,
+      End: Infinity,
+    }[event.key];
     if (next !== undefined) {
       event.preventDefault();
       const target = Math.max(0, Math.min(count - 1, index + next));
@@ -176,7 +230,8 @@ export class LineView {
   }
 
   #toggleLock(target) {
-    const same = this.locked && this.locked.side === target.side && this.locked.index === target.index;
+    const same =
+      this.locked && this.locked.side === target.side && this.locked.index === target.index;
     this.locked = same ? null : target;
     if (target.side === 'query') this.options.onSelect?.(same ? -1 : target.index);
     this.#paintLines();
@@ -195,7 +250,8 @@ export class LineView {
     const active = this.focus ?? this.locked;
     const pairs = [];
     let max = 0;
-    for (let i = 0; i < weights.length; i++) if ((!mask || mask[i]) && weights[i] > max) max = weights[i];
+    for (let i = 0; i < weights.length; i++)
+      if ((!mask || mask[i]) && weights[i] > max) max = weights[i];
     max ||= 1;
     if (active) {
       const count = active.side === 'query' ? cols : rowTokens.length;
@@ -242,8 +298,14 @@ export class LineView {
     for (const node of this.svg.querySelectorAll('.al-token')) {
       const side = node.dataset.side;
       const index = Number(node.dataset.index);
-      node.classList.toggle('is-active', Boolean(active && active.side === side && active.index === index));
-      node.classList.toggle('is-locked', Boolean(this.locked && this.locked.side === side && this.locked.index === index));
+      node.classList.toggle(
+        'is-active',
+        Boolean(active && active.side === side && active.index === index),
+      );
+      node.classList.toggle(
+        'is-locked',
+        Boolean(this.locked && this.locked.side === side && this.locked.index === index),
+      );
       node.classList.remove('is-masked');
       node.querySelector('.al-weight')?.remove();
     }
@@ -261,15 +323,25 @@ export class LineView {
       if (w === undefined && !masked) continue;
       const box = (other === 'key' ? this.geometry.keys : this.geometry.queries)[j];
       const horizontal = this.orientation === 'horizontal';
-      node.append(svgEl('text', {
-        class: 'al-weight',
-        x: horizontal ? box.x + box.w / 2 : (box.anchor === 'start' ? box.x - 6 : box.x + box.w + 6),
-        y: horizontal ? (other === 'key' ? box.y + box.h + 12 : box.y - 5) : box.y + box.h / 2,
-        'text-anchor': horizontal ? 'middle' : (box.anchor === 'start' ? 'end' : 'start'),
-        'dominant-baseline': 'central',
-        // Two rows of short tokens leave ~28px per label: drop the leading zero there.
-        text: masked ? (strings.maskedShort ?? '×') : horizontal ? formatWeight(w, 2).replace(/^0\./, '.') : formatWeight(w, 2),
-      }));
+      node.append(
+        svgEl('text', {
+          class: 'al-weight',
+          x: horizontal
+            ? box.x + box.w / 2
+            : box.anchor === 'start'
+              ? box.x - 6
+              : box.x + box.w + 6,
+          y: horizontal ? (other === 'key' ? box.y + box.h + 12 : box.y - 5) : box.y + box.h / 2,
+          'text-anchor': horizontal ? 'middle' : box.anchor === 'start' ? 'end' : 'start',
+          'dominant-baseline': 'central',
+          // Two rows of short tokens leave ~28px per label: drop the leading zero there.
+          text: masked
+            ? (strings.maskedShort ?? '×')
+            : horizontal
+              ? formatWeight(w, 2).replace(/^0\./, '.')
+              : formatWeight(w, 2),
+        }),
+      );
     }
   }
 

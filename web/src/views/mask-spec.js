@@ -12,7 +12,15 @@
 export const PATTERNS = ['global', 'local', 'dilated', 'strided', 'fixed'];
 
 export function defaultMask() {
-  return { pattern: 'global', causal: false, window: 2, dilation: 2, stride: 3, summary: 1, globalTokens: [] };
+  return {
+    pattern: 'global',
+    causal: false,
+    window: 2,
+    dilation: 2,
+    stride: 3,
+    summary: 1,
+    globalTokens: [],
+  };
 }
 
 function integer(text, name, min) {
@@ -29,7 +37,10 @@ export function parseMask(text) {
   const mask = defaultMask();
   const source = String(text ?? '').trim();
   if (!source) return mask;
-  for (const part of source.split('+').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of source
+    .split('+')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [kind, ...args] = part.split(':');
     switch (kind.toLowerCase()) {
       case 'global':
@@ -56,14 +67,21 @@ export function parseMask(text) {
         mask.pattern = 'fixed';
         mask.stride = integer(args[0] ?? '3', 'stride', 1);
         mask.summary = integer(args[1] ?? '1', 'summary', 1);
-        if (mask.summary > mask.stride) throw new RangeError(`mask: summary must be <= stride, got ${mask.summary} > ${mask.stride}`);
+        if (mask.summary > mask.stride)
+          throw new RangeError(
+            `mask: summary must be <= stride, got ${mask.summary} > ${mask.stride}`,
+          );
         break;
       case 'tokens':
-        mask.globalTokens = (args[0] ?? '').split(',').filter((s) => s !== '')
+        mask.globalTokens = (args[0] ?? '')
+          .split(',')
+          .filter((s) => s !== '')
           .map((s) => integer(s, 'global token', 0));
         break;
       default:
-        throw new RangeError(`mask: unknown part "${part}" (expected global, causal, local:W, dilated:W:D, strided:S, fixed:S:C or tokens:i,j)`);
+        throw new RangeError(
+          `mask: unknown part "${part}" (expected global, causal, local:W, dilated:W:D, strided:S, fixed:S:C or tokens:i,j)`,
+        );
     }
   }
   mask.globalTokens = [...new Set(mask.globalTokens)].sort((a, b) => a - b);
@@ -92,7 +110,11 @@ export function maskOptions(mask, queryLength, keyLength = queryLength) {
     const w = Math.min(mask.window, n);
     options.window = { before: w, after: w, dilation: 1 };
   } else if (mask.pattern === 'dilated') {
-    options.window = { before: Math.min(mask.window, n), after: Math.min(mask.window, n), dilation: Math.min(mask.dilation, n) };
+    options.window = {
+      before: Math.min(mask.window, n),
+      after: Math.min(mask.window, n),
+      dilation: Math.min(mask.dilation, n),
+    };
   } else if (mask.pattern === 'strided') {
     options.sparse = { pattern: 'strided', stride: Math.min(mask.stride, n) };
   } else if (mask.pattern === 'fixed') {

@@ -14,7 +14,10 @@ function measure(ctx, text, font) {
 
 // Where the matrix, its labels and the optional per-row statistic column go.
 // Returns { left, top, cell, width, height, rotateColumns, rowStep, colStep, statsX }.
-export function layoutMatrix(ctx, { rowTokens, colTokens, cell, rowStats, theme = DEFAULT_THEME, labels = true }) {
+export function layoutMatrix(
+  ctx,
+  { rowTokens, colTokens, cell, rowStats, theme = DEFAULT_THEME, labels = true },
+) {
   const font = `${LABEL_FONT_PX}px ${theme.font}`;
   const rows = rowTokens.length;
   const cols = colTokens.length;
@@ -43,8 +46,11 @@ export function layoutMatrix(ctx, { rowTokens, colTokens, cell, rowStats, theme 
 }
 
 // Draws labels (and highlights for the focused row/column) around a laid-out matrix.
-export function paintLabels(ctx, layout, { rowTokens, colTokens, focusRow = -1, focusCol = -1,
-  lockedRow = -1, theme = DEFAULT_THEME }) {
+export function paintLabels(
+  ctx,
+  layout,
+  { rowTokens, colTokens, focusRow = -1, focusCol = -1, lockedRow = -1, theme = DEFAULT_THEME },
+) {
   const { left, top, cell, rowStep, colStep, rotateColumns, font } = layout;
   if (!rowStep) return;
   ctx.save();
@@ -109,14 +115,39 @@ export function paintRowStats(ctx, layout, { rowStats, rows, theme = DEFAULT_THE
 }
 
 // A complete static drawing (for PNG export and thumbnails): background, labels, cells, stats.
-export function paintMatrixFigure(ctx, layout, { rowTokens, colTokens, weights, mask, scale, range,
-  rowStats, theme = DEFAULT_THEME, background = true }) {
+export function paintMatrixFigure(
+  ctx,
+  layout,
+  {
+    rowTokens,
+    colTokens,
+    weights,
+    mask,
+    scale,
+    range,
+    rowStats,
+    theme = DEFAULT_THEME,
+    background = true,
+  },
+) {
   if (background) {
     ctx.fillStyle = theme.background;
     ctx.fillRect(0, 0, layout.width, layout.height);
   }
-  paintMatrix(ctx, { rows: rowTokens.length, cols: colTokens.length, weights, mask, scale, range,
-    x: layout.left, y: layout.top, cellW: layout.cell, cellH: layout.cell, theme, gap: 1 });
+  paintMatrix(ctx, {
+    rows: rowTokens.length,
+    cols: colTokens.length,
+    weights,
+    mask,
+    scale,
+    range,
+    x: layout.left,
+    y: layout.top,
+    cellW: layout.cell,
+    cellH: layout.cell,
+    theme,
+    gap: 1,
+  });
   paintLabels(ctx, layout, { rowTokens, colTokens, theme });
   paintRowStats(ctx, layout, { rowStats, rows: rowTokens.length, theme });
 }

@@ -68,8 +68,23 @@ export function makeCanvas(width, height) {
 // Paints rows x cols cells at (x, y), each cellW x cellH (canvas units).
 // weights: row-major Float32Array; mask: row-major 0/1 array or null (all visible);
 // range: [lo, hi] mapped to the ends of the colour scale.
-export function paintMatrix(ctx, { rows, cols, weights, mask, scale = 'viridis', range, x = 0, y = 0,
-  cellW, cellH, theme = DEFAULT_THEME, gap = 0 }) {
+export function paintMatrix(
+  ctx,
+  {
+    rows,
+    cols,
+    weights,
+    mask,
+    scale = 'viridis',
+    range,
+    x = 0,
+    y = 0,
+    cellW,
+    cellH,
+    theme = DEFAULT_THEME,
+    gap = 0,
+  },
+) {
   const [lo, hi] = range ?? [0, visibleMax(weights, mask) || 1];
   const span = hi - lo || 1;
   const image = new ImageData(cols, rows);
@@ -80,10 +95,14 @@ export function paintMatrix(ctx, { rows, cols, weights, mask, scale = 'viridis',
     const o = i * 4;
     if (mask && !mask[i]) {
       anyMasked = true;
-      px[o] = maskedRgb[0]; px[o + 1] = maskedRgb[1]; px[o + 2] = maskedRgb[2];
+      px[o] = maskedRgb[0];
+      px[o + 1] = maskedRgb[1];
+      px[o + 2] = maskedRgb[2];
     } else {
       const [r, g, b] = colorAt(scale, (weights[i] - lo) / span);
-      px[o] = r; px[o + 1] = g; px[o + 2] = b;
+      px[o] = r;
+      px[o + 1] = g;
+      px[o + 2] = b;
     }
     px[o + 3] = 255;
   }
@@ -92,8 +111,10 @@ export function paintMatrix(ctx, { rows, cols, weights, mask, scale = 'viridis',
   ctx.save();
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(cells, x, y, cols * cellW, rows * cellH);
-  if (anyMasked && cellW >= 6 && cellH >= 6) paintHatch(ctx, { rows, cols, mask, x, y, cellW, cellH, theme });
-  if (gap > 0 && cellW >= 10 && cellH >= 10) paintGrid(ctx, { rows, cols, x, y, cellW, cellH, theme, gap });
+  if (anyMasked && cellW >= 6 && cellH >= 6)
+    paintHatch(ctx, { rows, cols, mask, x, y, cellW, cellH, theme });
+  if (gap > 0 && cellW >= 10 && cellH >= 10)
+    paintGrid(ctx, { rows, cols, x, y, cellW, cellH, theme, gap });
   ctx.restore();
 }
 
@@ -110,8 +131,12 @@ function paintHatch(ctx, { rows, cols, mask, x, y, cellW, cellH, theme }) {
       const masked = c < cols && !mask[r * cols + c];
       if (masked && start < 0) start = c;
       if (!masked && start >= 0) {
-        l.fillRect(Math.round(start * cellW), Math.round(r * cellH),
-          Math.round(c * cellW) - Math.round(start * cellW), Math.round((r + 1) * cellH) - Math.round(r * cellH));
+        l.fillRect(
+          Math.round(start * cellW),
+          Math.round(r * cellH),
+          Math.round(c * cellW) - Math.round(start * cellW),
+          Math.round((r + 1) * cellH) - Math.round(r * cellH),
+        );
         start = -1;
       }
     }

@@ -19,14 +19,18 @@ function whenIdle(callback) {
 function rowElement(data, i) {
   const { rowTokens, colTokens, weights, mask } = data;
   const cols = colTokens.length;
-  const cells = [el('th', { scope: 'row', dataset: { index: i }, text: tokenLabel(rowTokens[i].text) })];
+  const cells = [
+    el('th', { scope: 'row', dataset: { index: i }, text: tokenLabel(rowTokens[i].text) }),
+  ];
   for (let j = 0; j < cols; j++) {
     const k = i * cols + j;
     const masked = mask ? !mask[k] : false;
-    cells.push(el('td', {
-      dataset: masked ? { masked: '' } : { value: String(weights[k]) },
-      text: masked ? (data.masked ?? 'masked') : formatWeight(weights[k]),
-    }));
+    cells.push(
+      el('td', {
+        dataset: masked ? { masked: '' } : { value: String(weights[k]) },
+        text: masked ? (data.masked ?? 'masked') : formatWeight(weights[k]),
+      }),
+    );
   }
   return el('tr', { class: i === data.focusRow ? 'is-focus' : null }, cells);
 }
@@ -37,13 +41,25 @@ export function renderWeightsTable(table, data) {
   const { rowTokens, colTokens } = data;
   const token = {};
   pendingBuild.set(table, token);
-  const head = el('thead', null, el('tr', null,
-    el('th', { scope: 'col', class: 'al-corner', text: data.corner ?? 'query \\ key' }),
-    colTokens.map((t, j) => el('th', { scope: 'col', dataset: { index: j }, text: tokenLabel(t.text) }))));
+  const head = el(
+    'thead',
+    null,
+    el(
+      'tr',
+      null,
+      el('th', { scope: 'col', class: 'al-corner', text: data.corner ?? 'query \\ key' }),
+      colTokens.map((t, j) =>
+        el('th', { scope: 'col', dataset: { index: j }, text: tokenLabel(t.text) }),
+      ),
+    ),
+  );
   const body = el('tbody');
   table.replaceChildren(el('caption', { text: data.caption ?? 'attention weights' }), head, body);
   const rows = rowTokens.length;
-  const perSlice = rows * colTokens.length <= SYNCHRONOUS_CELLS ? rows : Math.max(1, Math.floor(CELLS_PER_SLICE / colTokens.length));
+  const perSlice =
+    rows * colTokens.length <= SYNCHRONOUS_CELLS
+      ? rows
+      : Math.max(1, Math.floor(CELLS_PER_SLICE / colTokens.length));
   let next = 0;
   const fill = () => {
     if (pendingBuild.get(table) !== token) return;

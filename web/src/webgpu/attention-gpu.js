@@ -31,8 +31,11 @@ import { planStreaming, scoreChunks } from './tiling.js';
  */
 export function streamingPlanFor(passes, { headDim, valueDim, score, additiveHidden }) {
   const additive = score === 'additive';
-  return planStreaming({ depth: additive ? additiveHidden : headDim, valueDim, additive },
-    passes.gpu.limits, passes.gpu);
+  return planStreaming(
+    { depth: additive ? additiveHidden : headDim, valueDim, additive },
+    passes.gpu.limits,
+    passes.gpu,
+  );
 }
 
 /** Encodes what turns q and k into what the score kernel reads; returns the operands. */
@@ -42,7 +45,9 @@ async function prepareOperands(passes, encoder, g) {
     return {
       q: await passes.normalize(encoder, 'unit-q', g.q, g.inputType, heads * nq, d),
       k: await passes.normalize(encoder, 'unit-k', g.k, g.inputType, heads * nk, d),
-      type: 'f32', depth: d, scratchBytes: 4 * heads * (nq + nk) * d,
+      type: 'f32',
+      depth: d,
+      scratchBytes: 4 * heads * (nq + nk) * d,
     };
   }
   if (g.score === 'additive') {
@@ -51,17 +56,32 @@ async function prepareOperands(passes, encoder, g) {
       const output = passes.buffers.storage(role, heads * rows * a * 4);
       // out[h, r, a] = sum_d x[h, r, d] * w[h, a, d]
       await passes.gemm(encoder, role, {
-        batch: heads, m: rows, n: a, k: d,
-        a: input, aType: g.inputType, aBatch: rows * d, aRow: d, aCol: 1,
-        b: weights, bType: 'f32', bBatch: a * d, bRow: 1, bCol: d,
-        c: output, cBatch: rows * a, cRow: a,
+        batch: heads,
+        m: rows,
+        n: a,
+        k: d,
+        a: input,
+        aType: g.inputType,
+        aBatch: rows * d,
+        aRow: d,
+        aCol: 1,
+        b: weights,
+        bType: 'f32',
+        bBatch: a * d,
+        bRow: 1,
+        bCol: d,
+        c: output,
+        cBatch: rows * a,
+        cRow: a,
       });
       return output;
     };
     return {
       q: await project('projected-q', g.q, nq, wQuery),
       k: await project('projected-k', g.k, nk, wKey),
-      type: 'f32', depth: a, scratchBytes: 4 * heads * (nq + nk) * a,
+      type: 'f32',
+      depth: a,
+      scratchBytes: 4 * heads * (nq + nk) * a,
     };
   }
   return { q: g.q, k: g.k, type: g.inputType, depth: d, scratchBytes: 0 };
@@ -79,19 +99,36 @@ export async function encodeStreaming(passes, encoder, g, plan, visits) {
   const operands = await prepareOperands(passes, encoder, g);
   const { heads, queryLength: nq, keyLength: nk, valueDim: dv } = g;
   const fields = {
-    heads, queryLength: nq, keyLength: nk, depth: operands.depth, valueDim: dv,
-    qHead: nq * operands.depth, qRow: operands.depth,
-    kHead: nk * operands.depth, kRow: operands.depth,
-    vHead: nk * dv, vRow: dv,
-    oHead: g.out.head, oRow: g.out.row,
-    headBase: g.headBase, factor: g.factor,
+    heads,
+    queryLength: nq,
+    keyLength: nk,
+    depth: operands.depth,
+    valueDim: dv,
+    qHead: nq * operands.depth,
+    qRow: operands.depth,
+    kHead: nk * operands.depth,
+    kRow: operands.depth,
+    vHead: nk * dv,
+    vRow: dv,
+    oHead: g.out.head,
+    oRow: g.out.row,
+    headBase: g.headBase,
+    factor: g.factor,
     ...g.mask.fields,
   };
   const resources = [operands.q, operands.k, g.v, g.out.buffer, g.mask.buffer, visits];
   if (g.score === 'additive') resources.push(g.additive.v);
-  await passes.streaming(encoder, plan,
-    { keys: operands.type, values: g.inputType, score: g.score === 'additive' ? 'additive' : 'dot' },
-    fields, resources);
+  await passes.streaming(
+    encoder,
+    plan,
+    {
+      keys: operands.type,
+      values: g.inputType,
+      score: g.score === 'additive' ? 'additive' : 'dot',
+    },
+    fields,
+    resources,
+  );
   return {
     tilesTotal: heads * Math.ceil(nq / plan.queryBlock) * Math.ceil(nk / plan.keyTile),
     scratchBytes: operands.scratchBytes,
@@ -100,8 +137,13 @@ export async function encodeStreaming(passes, encoder, g, plan, visits) {
 
 /** Whether the materialized path can cut this group into chunks the device accepts. */
 export function materializedChunks(passes, g) {
-  const chunks = scoreChunks(g.heads, g.queryLength, g.keyLength, passes.maxBinding,
-    Math.min(passes.maxSoftmaxRows, passes.maxGroups * GEMM_TILE));
+  const chunks = scoreChunks(
+    g.heads,
+    g.queryLength,
+    g.keyLength,
+    passes.maxBinding,
+    Math.min(passes.maxSoftmaxRows, passes.maxGroups * GEMM_TILE),
+  );
   if (!chunks || Math.ceil(g.keyLength / GEMM_TILE) > passes.maxGroups) return null;
   return chunks;
 }
@@ -129,28 +171,72 @@ export async function runMaterialized(passes, encoder, g, chunks, matrices) {
     scratchBytes = Math.max(scratchBytes, operands.scratchBytes + 8 * cells);
     // scores[h, i, j] = score(q[h, i], k[h, j]) for the chunk's heads and rows
     await passes.gemm(encoder, 'scores', {
-      batch: chunk.heads, m: chunk.rows, n: nk, k: depth,
-      a: operands.q, aType: operands.type, aOffset: (chunk.head * nq + chunk.row) * depth,
-      aBatch: nq * depth, aRow: depth, aCol: 1,
-      b: operands.k, bType: operands.type, bOffset: chunk.head * nk * depth,
-      bBatch: nk * depth, bRow: 1, bCol: depth,
-      c: scores, cBatch: chunk.rows * nk, cRow: nk,
-      ...(g.score === 'additive' ? { additiveV: g.additive.v, vOffset: chunk.head * depth, vBatch: depth } : {}),
+      batch: chunk.heads,
+      m: chunk.rows,
+      n: nk,
+      k: depth,
+      a: operands.q,
+      aType: operands.type,
+      aOffset: (chunk.head * nq + chunk.row) * depth,
+      aBatch: nq * depth,
+      aRow: depth,
+      aCol: 1,
+      b: operands.k,
+      bType: operands.type,
+      bOffset: chunk.head * nk * depth,
+      bBatch: nk * depth,
+      bRow: 1,
+      bCol: depth,
+      c: scores,
+      cBatch: chunk.rows * nk,
+      cRow: nk,
+      ...(g.score === 'additive'
+        ? { additiveV: g.additive.v, vOffset: chunk.head * depth, vBatch: depth }
+        : {}),
     });
-    await passes.softmax(encoder, {
-      queryLength: nq, keyLength: nk, headBase: g.headBase + chunk.head, rowBase: chunk.row, rows: chunk.rows,
-      factor: g.factor, ...g.mask.fields,
-    }, chunk.heads, scores, weights, g.mask.buffer);
+    await passes.softmax(
+      encoder,
+      {
+        queryLength: nq,
+        keyLength: nk,
+        headBase: g.headBase + chunk.head,
+        rowBase: chunk.row,
+        rows: chunk.rows,
+        factor: g.factor,
+        ...g.mask.fields,
+      },
+      chunk.heads,
+      scores,
+      weights,
+      g.mask.buffer,
+    );
     // out[h, i, :] = sum_j weights[h, i, j] v[h, j, :]
     await passes.gemm(encoder, 'weights-v', {
-      batch: chunk.heads, m: chunk.rows, n: dv, k: nk,
-      a: weights, aType: 'f32', aBatch: chunk.rows * nk, aRow: nk, aCol: 1,
-      b: g.v, bType: g.inputType, bOffset: chunk.head * nk * dv, bBatch: nk * dv, bRow: dv, bCol: 1,
-      c: g.out.buffer, cOffset: chunk.head * g.out.head + chunk.row * g.out.row, cBatch: g.out.head, cRow: g.out.row,
+      batch: chunk.heads,
+      m: chunk.rows,
+      n: dv,
+      k: nk,
+      a: weights,
+      aType: 'f32',
+      aBatch: chunk.rows * nk,
+      aRow: nk,
+      aCol: 1,
+      b: g.v,
+      bType: g.inputType,
+      bOffset: chunk.head * nk * dv,
+      bBatch: nk * dv,
+      bRow: dv,
+      bCol: 1,
+      c: g.out.buffer,
+      cOffset: chunk.head * g.out.head + chunk.row * g.out.row,
+      cBatch: g.out.head,
+      cRow: g.out.row,
     });
     const regions = [];
-    if (matrices.scores) regions.push({ buffer: scores, bytes: cells * 4, role: 'scores', into: matrices.scores });
-    if (matrices.weights) regions.push({ buffer: weights, bytes: cells * 4, role: 'weights', into: matrices.weights });
+    if (matrices.scores)
+      regions.push({ buffer: scores, bytes: cells * 4, role: 'scores', into: matrices.scores });
+    if (matrices.weights)
+      regions.push({ buffer: weights, bytes: cells * 4, role: 'weights', into: matrices.weights });
     if (regions.length === 0) {
       passes.device.queue.submit([encoder.finish()]);
       continue;
@@ -160,7 +246,10 @@ export async function runMaterialized(passes, encoder, g, chunks, matrices) {
       const chunkValues = new Float32Array(copies[r]);
       for (let h = 0; h < chunk.heads; h++) {
         const head = g.headBase + chunk.head + h;
-        into.set(chunkValues.subarray(h * chunk.rows * nk, (h + 1) * chunk.rows * nk), (head * nq + chunk.row) * nk);
+        into.set(
+          chunkValues.subarray(h * chunk.rows * nk, (h + 1) * chunk.rows * nk),
+          (head * nq + chunk.row) * nk,
+        );
       }
     });
   }

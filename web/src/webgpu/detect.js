@@ -10,11 +10,15 @@ export function findGpu(gpu) {
   const found = globalThis.navigator?.gpu;
   if (found) return found;
   if (globalThis.navigator === undefined || globalThis.process?.versions?.node) {
-    throw new WebGpuUnavailable('this JavaScript host has no navigator.gpu; in Node, pass ' +
-      "webgpu: { gpu } (e.g. create([]) from the 'webgpu' package)");
+    throw new WebGpuUnavailable(
+      'this JavaScript host has no navigator.gpu; in Node, pass ' +
+        "webgpu: { gpu } (e.g. create([]) from the 'webgpu' package)",
+    );
   }
-  throw new WebGpuUnavailable('navigator.gpu is missing: this browser or context has no WebGPU ' +
-    '(it needs a secure context: https: or http://localhost)');
+  throw new WebGpuUnavailable(
+    'navigator.gpu is missing: this browser or context has no WebGPU ' +
+      '(it needs a secure context: https: or http://localhost)',
+  );
 }
 
 /** Whether an adapter is a software implementation (SwiftShader, WARP): slower than wasm. */
@@ -40,8 +44,10 @@ export async function requestAdapter(gpu, powerPreference) {
     throw new WebGpuUnavailable(`requestAdapter() failed: ${cause?.message ?? cause}`, { cause });
   }
   if (!adapter) {
-    throw new WebGpuUnavailable('requestAdapter() returned null: no usable GPU adapter (WebGPU ' +
-      'disabled or blocklisted, or no driver)');
+    throw new WebGpuUnavailable(
+      'requestAdapter() returned null: no usable GPU adapter (WebGPU ' +
+        'disabled or blocklisted, or no driver)',
+    );
   }
   return adapter;
 }

@@ -9,8 +9,13 @@ import { PROBE_WORKGROUP, SUBGROUP_PROBE } from './wgsl/probe.wgsl.js';
 
 // Raised to the adapter's maxima: large problems need big bindings, and tiles grow with
 // workgroup memory. Everything else stays at the defaults every device has.
-const RAISED_LIMITS = ['maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupStorageSize',
-  'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX'];
+const RAISED_LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+];
 
 /**
  * Runs the probe kernel: true when invocations fill subgroups in index order.
@@ -18,11 +23,23 @@ const RAISED_LIMITS = ['maxStorageBufferBindingSize', 'maxBufferSize', 'maxCompu
  */
 async function subgroupsFillInOrder(device) {
   const bytes = PROBE_WORKGROUP * 2 * 4;
-  const result = device.createBuffer({ size: bytes, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
-  const readback = device.createBuffer({ size: bytes, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+  const result = device.createBuffer({
+    size: bytes,
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC,
+  });
+  const readback = device.createBuffer({
+    size: bytes,
+    usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+  });
   try {
-    const module = device.createShaderModule({ code: SUBGROUP_PROBE, label: 'attnlens subgroup probe' });
-    const pipeline = await device.createComputePipelineAsync({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+    const module = device.createShaderModule({
+      code: SUBGROUP_PROBE,
+      label: 'attnlens subgroup probe',
+    });
+    const pipeline = await device.createComputePipelineAsync({
+      layout: 'auto',
+      compute: { module, entryPoint: 'main' },
+    });
     const bindGroup = device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
       entries: [{ binding: 0, resource: { buffer: result } }],
@@ -59,7 +76,11 @@ async function subgroupsFillInOrder(device) {
  *   maxBufferBytes, notes }
  */
 export async function openGpuDevice(options) {
-  const { device: given, powerPreference = 'high-performance', allowSoftwareAdapter = true } = options;
+  const {
+    device: given,
+    powerPreference = 'high-performance',
+    allowSoftwareAdapter = true,
+  } = options;
   let device = given;
   let adapterInfo;
   let software;
@@ -73,8 +94,10 @@ export async function openGpuDevice(options) {
     adapterInfo = adapter.info;
     software = isSoftware(adapter);
     if (software && !allowSoftwareAdapter) {
-      throw new WebGpuUnavailable(`the only adapter is a software implementation ` +
-        `(${adapterInfo?.description || adapterInfo?.architecture || 'fallback adapter'}), slower than wasm`);
+      throw new WebGpuUnavailable(
+        `the only adapter is a software implementation ` +
+          `(${adapterInfo?.description || adapterInfo?.architecture || 'fallback adapter'}), slower than wasm`,
+      );
     }
     choice = chooseFeatures(adapter.features, options);
     const requiredLimits = {};
@@ -82,7 +105,11 @@ export async function openGpuDevice(options) {
       if (adapter.limits[name] !== undefined) requiredLimits[name] = adapter.limits[name];
     }
     try {
-      device = await adapter.requestDevice({ label: 'attnlens', requiredFeatures: choice.requiredFeatures, requiredLimits });
+      device = await adapter.requestDevice({
+        label: 'attnlens',
+        requiredFeatures: choice.requiredFeatures,
+        requiredLimits,
+      });
     } catch (cause) {
       throw new WebGpuUnavailable(`requestDevice() failed: ${cause?.message ?? cause}`, { cause });
     }
@@ -91,7 +118,9 @@ export async function openGpuDevice(options) {
   let subgroups = choice.subgroups;
   if (subgroups && !(await subgroupsFillInOrder(device))) {
     subgroups = false;
-    notes.push('subgroups do not fill in invocation order here: reductions go through workgroup memory');
+    notes.push(
+      'subgroups do not fill in invocation order here: reductions go through workgroup memory',
+    );
   }
   return {
     device,
@@ -102,8 +131,11 @@ export async function openGpuDevice(options) {
     shuffleLanes: shuffleLanes(adapterInfo),
     limits: device.limits,
     // The largest buffer one binding may cover: the device's limits, or less if asked.
-    maxBufferBytes: Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize,
-      options.maxBufferBytes ?? Infinity),
+    maxBufferBytes: Math.min(
+      device.limits.maxStorageBufferBindingSize,
+      device.limits.maxBufferSize,
+      options.maxBufferBytes ?? Infinity,
+    ),
     notes,
   };
 }

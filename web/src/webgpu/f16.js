@@ -10,22 +10,23 @@ function halfBits(value) {
   const sign = (x >>> 16) & 0x8000;
   const exponent = (x >>> 23) & 0xff;
   const mantissa = x & 0x7fffff;
-  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);  // Inf, NaN
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0); // Inf, NaN
   const e = exponent - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;  // overflow: Inf
-  if (e <= 0) {  // subnormal half, or zero
+  if (e >= 0x1f) return sign | 0x7c00; // overflow: Inf
+  if (e <= 0) {
+    // subnormal half, or zero
     if (e < -10) return sign;
     const m = mantissa | 0x800000;
     const shift = 14 - e;
     let half = m >>> shift;
     const rest = m & ((1 << shift) - 1);
     const halfway = 1 << (shift - 1);
-    if (rest > halfway || (rest === halfway && (half & 1))) half++;
+    if (rest > halfway || (rest === halfway && half & 1)) half++;
     return sign | half;
   }
   let half = (e << 10) | (mantissa >>> 13);
   const rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (half & 1))) half++;  // may carry into the exponent: correct
+  if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++; // may carry into the exponent: correct
   return sign | half;
 }
 

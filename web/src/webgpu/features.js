@@ -17,7 +17,9 @@ export function chooseFeatures(adapterFeatures, { storage = 'f32', subgroups = t
       requiredFeatures.push('shader-f16');
       chosenStorage = 'f16';
     } else {
-      notes.push("storage 'f16' needs the 'shader-f16' feature, which this adapter lacks: using f32");
+      notes.push(
+        "storage 'f16' needs the 'shader-f16' feature, which this adapter lacks: using f32",
+      );
     }
   }
   const useSubgroups = subgroups && adapterFeatures.has('subgroups');
@@ -34,5 +36,7 @@ const MAX_SHUFFLE_LANES = 16;
 /** The widest lane group that always sits inside one subgroup on this adapter. */
 export function shuffleLanes(adapterInfo) {
   const min = adapterInfo?.subgroupMinSize;
-  return Number.isInteger(min) && min >= 4 ? Math.min(2 ** Math.floor(Math.log2(min)), MAX_SHUFFLE_LANES) : 4;
+  return Number.isInteger(min) && min >= 4
+    ? Math.min(2 ** Math.floor(Math.log2(min)), MAX_SHUFFLE_LANES)
+    : 4;
 }

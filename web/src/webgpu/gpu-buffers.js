@@ -14,7 +14,7 @@ const roundUp = (bytes) => Math.max(16, Math.ceil(bytes / 16) * 16);
 
 export class GpuBuffers {
   #device;
-  #byRole = new Map();  // role -> GPUBuffer
+  #byRole = new Map(); // role -> GPUBuffer
 
   constructor(device) {
     this.#device = device;
@@ -62,7 +62,11 @@ export class GpuBuffers {
     const held = this.#byRole.get(role);
     if (held && held.size >= bytes) return held;
     held?.destroy();
-    const buffer = this.#device.createBuffer({ label: `attnlens ${role}`, size: roundUp(bytes), usage });
+    const buffer = this.#device.createBuffer({
+      label: `attnlens ${role}`,
+      size: roundUp(bytes),
+      usage,
+    });
     this.#byRole.set(role, buffer);
     return buffer;
   }

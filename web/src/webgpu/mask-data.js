@@ -13,8 +13,21 @@
 export const ABSENT = 0xffffffff;
 
 export const MASK_FIELDS = [
-  'causal', 'windowed', 'windowBefore', 'windowAfter', 'dilation', 'beforeSpan', 'afterSpan',
-  'sparse', 'stride', 'summary', 'keyLengthsAt', 'keyValidAt', 'customAt', 'globalsAt', 'longest',
+  'causal',
+  'windowed',
+  'windowBefore',
+  'windowAfter',
+  'dilation',
+  'beforeSpan',
+  'afterSpan',
+  'sparse',
+  'stride',
+  'summary',
+  'keyLengthsAt',
+  'keyValidAt',
+  'customAt',
+  'globalsAt',
+  'longest',
   'restrictsNothing',
 ];
 
@@ -55,7 +68,8 @@ export function maskData(options, { heads, queryLength, keyLength }) {
     globalsAt: ABSENT,
     longest,
     // The same test as MaskSpec::is_global(): global tokens alone restrict nothing.
-    restrictsNothing: !options.causal && !window && !sparse && !keyLengths && !keyValid && !custom ? 1 : 0,
+    restrictsNothing:
+      !options.causal && !window && !sparse && !keyLengths && !keyValid && !custom ? 1 : 0,
   };
 
   let length = 0;

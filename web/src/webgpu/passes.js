@@ -22,7 +22,11 @@ export class GpuPasses {
     this.pipelines = new PipelineCache(gpu.device);
     this.buffers = new GpuBuffers(gpu.device);
     const lanes = gpu.subgroups ? gpu.shuffleLanes : 16;
-    this.softmaxPlan = { lanes, rowsPerGroup: Math.max(1, SOFTMAX_INVOCATIONS / lanes), subgroups: gpu.subgroups };
+    this.softmaxPlan = {
+      lanes,
+      rowsPerGroup: Math.max(1, SOFTMAX_INVOCATIONS / lanes),
+      subgroups: gpu.subgroups,
+    };
     /** The largest buffer one binding may cover. */
     this.maxBinding = gpu.maxBufferBytes;
     this.maxGroups = gpu.limits.maxComputeWorkgroupsPerDimension;
@@ -60,35 +64,72 @@ export class GpuPasses {
   async gemm(encoder, role, s) {
     const combine = s.additiveV ? 'additive' : 'multiply';
     const variant = { a: s.aType, b: s.bType, combine };
-    const pipeline = await this.pipelines.get(`gemm:${s.aType}:${s.bType}:${combine}`, () => gemmKernel(variant));
-    const uniforms = this.buffers.uniform(`gemm:${role}`, GEMM_UNIFORMS.pack({
-      m: s.m, n: s.n, k: s.k,
-      aOffset: s.aOffset ?? 0, aBatch: s.aBatch, aRow: s.aRow, aCol: s.aCol,
-      bOffset: s.bOffset ?? 0, bBatch: s.bBatch, bRow: s.bRow, bCol: s.bCol,
-      cOffset: s.cOffset ?? 0, cBatch: s.cBatch, cRow: s.cRow,
-      hasBias: s.bias ? 1 : 0, biasBatch: s.biasBatch ?? 0, vOffset: s.vOffset ?? 0, vBatch: s.vBatch ?? 0,
-    }));
+    const pipeline = await this.pipelines.get(`gemm:${s.aType}:${s.bType}:${combine}`, () =>
+      gemmKernel(variant),
+    );
+    const uniforms = this.buffers.uniform(
+      `gemm:${role}`,
+      GEMM_UNIFORMS.pack({
+        m: s.m,
+        n: s.n,
+        k: s.k,
+        aOffset: s.aOffset ?? 0,
+        aBatch: s.aBatch,
+        aRow: s.aRow,
+        aCol: s.aCol,
+        bOffset: s.bOffset ?? 0,
+        bBatch: s.bBatch,
+        bRow: s.bRow,
+        bCol: s.bCol,
+        cOffset: s.cOffset ?? 0,
+        cBatch: s.cBatch,
+        cRow: s.cRow,
+        hasBias: s.bias ? 1 : 0,
+        biasBatch: s.biasBatch ?? 0,
+        vOffset: s.vOffset ?? 0,
+        vBatch: s.vBatch ?? 0,
+      }),
+    );
     // An unused bias binding still needs a buffer (hasBias = 0: never read).
     const resources = [uniforms, s.a, s.b, s.c, s.bias ?? this.buffers.storage('unused-bias', 16)];
     if (s.additiveV) resources.push(s.additiveV);
-    this.#pass(encoder, pipeline, resources,
-      [Math.ceil(s.n / GEMM_TILE), Math.ceil(s.m / GEMM_TILE), s.batch], `attnlens gemm ${role}`);
+    this.#pass(
+      encoder,
+      pipeline,
+      resources,
+      [Math.ceil(s.n / GEMM_TILE), Math.ceil(s.m / GEMM_TILE), s.batch],
+      `attnlens gemm ${role}`,
+    );
   }
 
   /** Whether a GEMM of this shape fits one dispatch. */
   gemmFits({ batch, m, n }) {
-    return Math.ceil(n / GEMM_TILE) <= this.maxGroups && Math.ceil(m / GEMM_TILE) <= this.maxGroups &&
-      batch <= this.maxGroups;
+    return (
+      Math.ceil(n / GEMM_TILE) <= this.maxGroups &&
+      Math.ceil(m / GEMM_TILE) <= this.maxGroups &&
+      batch <= this.maxGroups
+    );
   }
 
   /** Unit rows of a [rows, depth] tensor into the f32 buffer of `role` (cosine operands). */
   async normalize(encoder, role, input, inputType, rows, depth) {
-    const pipeline = await this.pipelines.get(`normalize:${inputType}`, () => normalizeKernel({ storage: inputType }));
+    const pipeline = await this.pipelines.get(`normalize:${inputType}`, () =>
+      normalizeKernel({ storage: inputType }),
+    );
     const output = this.buffers.storage(role, rows * depth * 4);
-    const uniforms = this.buffers.uniform(`normalize:${role}`, NORMALIZE_UNIFORMS.pack({ rows, depth }));
+    const uniforms = this.buffers.uniform(
+      `normalize:${role}`,
+      NORMALIZE_UNIFORMS.pack({ rows, depth }),
+    );
     const groups = Math.ceil(rows / NORMALIZE_WORKGROUP);
     const x = Math.min(groups, this.maxGroups);
-    this.#pass(encoder, pipeline, [uniforms, input, output], [x, Math.ceil(groups / x), 1], `attnlens normalize ${role}`);
+    this.#pass(
+      encoder,
+      pipeline,
+      [uniforms, input, output],
+      [x, Math.ceil(groups / x), 1],
+      `attnlens normalize ${role}`,
+    );
     return output;
   }
 
@@ -100,12 +141,18 @@ export class GpuPasses {
    * @param {GPUBuffer[]} resources q, k, v, out, maskWords, visits[, additiveV]
    */
   async streaming(encoder, plan, variant, fields, resources) {
-    const key = `streaming:${variant.keys}:${variant.values}:${variant.score}:${plan.subgroups ? 'subgroups' : 'plain'}:` +
+    const key =
+      `streaming:${variant.keys}:${variant.values}:${variant.score}:${plan.subgroups ? 'subgroups' : 'plain'}:` +
       `${plan.depth4}x${plan.value4}:${plan.lanes}:${plan.queryBlock}x${plan.keyTile}`;
     const pipeline = await this.pipelines.get(key, () => streamingKernel(plan, variant));
     const uniforms = this.buffers.uniform('streaming', STREAMING_UNIFORMS.pack(fields));
-    this.#pass(encoder, pipeline, [uniforms, ...resources],
-      [Math.ceil(fields.queryLength / plan.queryBlock), fields.heads, 1], 'attnlens streaming');
+    this.#pass(
+      encoder,
+      pipeline,
+      [uniforms, ...resources],
+      [Math.ceil(fields.queryLength / plan.queryBlock), fields.heads, 1],
+      'attnlens streaming',
+    );
   }
 
   /**
@@ -118,8 +165,13 @@ export class GpuPasses {
     const key = `softmax:${plan.lanes}x${plan.rowsPerGroup}:${plan.subgroups ? 'subgroups' : 'plain'}`;
     const pipeline = await this.pipelines.get(key, () => softmaxKernel(plan));
     const uniforms = this.buffers.uniform('softmax', SOFTMAX_UNIFORMS.pack(fields));
-    this.#pass(encoder, pipeline, [uniforms, scores, weights, maskWords],
-      [Math.ceil(fields.rows / plan.rowsPerGroup), heads, 1], 'attnlens softmax');
+    this.#pass(
+      encoder,
+      pipeline,
+      [uniforms, scores, weights, maskWords],
+      [Math.ceil(fields.rows / plan.rowsPerGroup), heads, 1],
+      'attnlens softmax',
+    );
   }
 
   /**

@@ -12,7 +12,7 @@ export class KernelCompileError extends Error {
 
 export class PipelineCache {
   #device;
-  #pipelines = new Map();  // key -> Promise<GPUComputePipeline>
+  #pipelines = new Map(); // key -> Promise<GPUComputePipeline>
 
   constructor(device) {
     this.#device = device;
@@ -44,16 +44,22 @@ export class PipelineCache {
     let pipeline;
     let failure;
     try {
-      pipeline = await device.createComputePipelineAsync({ label, layout: 'auto', compute: { module, entryPoint: 'main' } });
+      pipeline = await device.createComputePipelineAsync({
+        label,
+        layout: 'auto',
+        compute: { module, entryPoint: 'main' },
+      });
     } catch (error) {
       failure = error;
     }
     const scopeError = await device.popErrorScope();
     if (failure || scopeError) {
       const info = await module.getCompilationInfo?.();
-      const messages = (info?.messages ?? []).filter((m) => m.type === 'error')
+      const messages = (info?.messages ?? [])
+        .filter((m) => m.type === 'error')
         .map((m) => `line ${m.lineNum}: ${m.message}`);
-      const detail = messages.join('; ') || scopeError?.message || failure?.message || 'unknown error';
+      const detail =
+        messages.join('; ') || scopeError?.message || failure?.message || 'unknown error';
       throw new KernelCompileError(label, detail, { cause: failure ?? scopeError });
     }
     return pipeline;

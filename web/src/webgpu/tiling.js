@@ -35,8 +35,10 @@ export function planStreaming({ depth, valueDim, additive }, limits, { subgroups
   const invocations = Math.min(TARGET_INVOCATIONS, limits.maxComputeInvocationsPerWorkgroup);
   let queryBlock = Math.max(1, Math.floor(invocations / lanes));
   let keyTile = Math.max(LARGEST_KEY_TILE, lanes);
-  const bytes = () => 16 * (keyTile * depth4 + keyTile * value4 + (additive ? depth4 : 0)) +
-    4 * queryBlock * keyTile + (subgroups ? 0 : 4 * queryBlock * lanes);
+  const bytes = () =>
+    16 * (keyTile * depth4 + keyTile * value4 + (additive ? depth4 : 0)) +
+    4 * queryBlock * keyTile +
+    (subgroups ? 0 : 4 * queryBlock * lanes);
   // Shrink until it fits: key tiles first (down to 16 keys), then query rows (down to 4), then
   // key tiles and lanes together, then the last rows.
   while (bytes() > limits.maxComputeWorkgroupStorageSize) {
@@ -51,7 +53,11 @@ export function planStreaming({ depth, valueDim, additive }, limits, { subgroups
   }
   if (queryBlock * lanes > limits.maxComputeInvocationsPerWorkgroup) return null;
   return {
-    depth4, value4, lanes, queryBlock, keyTile,
+    depth4,
+    value4,
+    lanes,
+    queryBlock,
+    keyTile,
     workgroupSize: queryBlock * lanes,
     keysPerLane: keyTile / lanes,
     accumulators: Math.ceil(value4 / lanes),

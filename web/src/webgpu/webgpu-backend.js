@@ -11,7 +11,12 @@ import { maskData } from './mask-data.js';
 import { logitFactor, logitsMayOverflow, maxAbs } from './overflow.js';
 import { GpuPasses } from './passes.js';
 import { KernelCompileError } from './pipelines.js';
-import { encodeStreaming, materializedChunks, runMaterialized, streamingPlanFor } from './attention-gpu.js';
+import {
+  encodeStreaming,
+  materializedChunks,
+  runMaterialized,
+  streamingPlanFor,
+} from './attention-gpu.js';
 import { headGroups } from './tiling.js';
 
 // How long a failed GPU operation waits for device.lost to settle before it is reported as an
@@ -106,10 +111,14 @@ export class WebGpuBackend {
         return this.#guarded(run);
       }
       if (!this.#lost) {
-        await Promise.race([this.#gpu.device.lost, new Promise((r) => setTimeout(r, LOSS_SETTLE_MS))]);
+        await Promise.race([
+          this.#gpu.device.lost,
+          new Promise((r) => setTimeout(r, LOSS_SETTLE_MS)),
+        ]);
       }
       if (this.#lost) throw new GpuDeviceLost(this.#lost, { cause: error });
-      if (error instanceof KernelCompileError) throw new GpuDeclined(error.message, { cause: error });
+      if (error instanceof KernelCompileError)
+        throw new GpuDeclined(error.message, { cause: error });
       throw error;
     }
   }
@@ -137,7 +146,8 @@ export class WebGpuBackend {
         return { strategy: 'streaming', plan };
       }
     }
-    if (!materializedChunks(passes, group)) decline('the score matrix cannot be cut into chunks this device accepts');
+    if (!materializedChunks(passes, group))
+      decline('the score matrix cannot be cut into chunks this device accepts');
     return { strategy: 'materialized' };
   }
 
@@ -146,17 +156,34 @@ export class WebGpuBackend {
     const { heads, queryLength: nq, keyLength: nk, headDim: d, valueDim: dv } = shape;
     const factor = this.#logitFactor(shape, options, maxAbs(q), maxAbs(k));
     const storage = this.#gpu.storage;
-    if (storage === 'f16' && maxAbs(q, k, v) > HALF_MAX) decline('inputs beyond the f16 range (65504)');
+    if (storage === 'f16' && maxAbs(q, k, v) > HALF_MAX)
+      decline('inputs beyond the f16 range (65504)');
     const hidden = options.additive?.hidden ?? 0;
     const largestRow = Math.max(d, dv, hidden);
-    const groups = headGroups(heads, 4 * Math.max(nq, nk) * largestRow, passes.maxBinding, passes.maxGroups);
+    const groups = headGroups(
+      heads,
+      4 * Math.max(nq, nk) * largestRow,
+      passes.maxBinding,
+      passes.maxGroups,
+    );
     if (!groups) decline('one head exceeds the largest storage binding of this device');
-    const dims = { queryLength: nq, keyLength: nk, headDim: d, valueDim: dv, score: options.score, additiveHidden: hidden };
-    const route = this.#strategy(options.strategy, returnWeights || returnScores, { ...dims, heads: groups[0].count });
+    const dims = {
+      queryLength: nq,
+      keyLength: nk,
+      headDim: d,
+      valueDim: dv,
+      score: options.score,
+      additiveHidden: hidden,
+    };
+    const route = this.#strategy(options.strategy, returnWeights || returnScores, {
+      ...dims,
+      heads: groups[0].count,
+    });
 
     const mask = maskData(options, shape);
     const maskBuffer = passes.buffers.upload('mask', mask.words);
-    const upload = (role, array) => passes.buffers.upload(role, storage === 'f16' ? toHalf(array) : array);
+    const upload = (role, array) =>
+      passes.buffers.upload(role, storage === 'f16' ? toHalf(array) : array);
     const output = new Float32Array(heads * nq * dv);
     const matrices = {};
     if (returnWeights) matrices.weights = new Float32Array(heads * nq * nk);
@@ -167,12 +194,19 @@ export class WebGpuBackend {
     let scratchBytes = 0;
 
     for (const { first, count } of groups) {
-      const slice = (array, rows, width) => array.subarray(first * rows * width, (first + count) * rows * width);
+      const slice = (array, rows, width) =>
+        array.subarray(first * rows * width, (first + count) * rows * width);
       const out = passes.buffers.storage('output', count * nq * dv * 4);
       const group = {
-        ...dims, heads: count, headBase: first,
-        q: upload('q', slice(q, nq, d)), k: upload('k', slice(k, nk, d)), v: upload('v', slice(v, nk, dv)),
-        inputType: storage, factor, mask: { fields: mask.fields, buffer: maskBuffer },
+        ...dims,
+        heads: count,
+        headBase: first,
+        q: upload('q', slice(q, nq, d)),
+        k: upload('k', slice(k, nk, d)),
+        v: upload('v', slice(v, nk, dv)),
+        inputType: storage,
+        factor,
+        mask: { fields: mask.fields, buffer: maskBuffer },
         out: { buffer: out, head: nq * dv, row: dv },
       };
       if (options.score === 'additive') {
@@ -193,7 +227,13 @@ export class WebGpuBackend {
         scratchBytes = Math.max(scratchBytes, s.scratchBytes);
         regions.push({ buffer: visits, bytes: 4, role: 'visits' });
       } else {
-        const s = await runMaterialized(passes, encoder, group, materializedChunks(passes, group), matrices);
+        const s = await runMaterialized(
+          passes,
+          encoder,
+          group,
+          materializedChunks(passes, group),
+          matrices,
+        );
         encoder = s.encoder;
         tilesTotal += s.tilesTotal;
         scratchBytes = Math.max(scratchBytes, s.scratchBytes);
@@ -206,28 +246,67 @@ export class WebGpuBackend {
 
     requireFiniteResult(output, 'output');
     const result = { output, ...matrices };
-    result.stats = { strategy: route.strategy, tilesVisited, tilesTotal, scratchBytes, gpu: this.#describe(route) };
+    result.stats = {
+      strategy: route.strategy,
+      tilesVisited,
+      tilesTotal,
+      scratchBytes,
+      gpu: this.#describe(route),
+    };
     return result;
   }
 
   async #multiHead({ shape, tensors, options, returnWeights, returnScores, returnProjections }) {
     const passes = this.#passes;
-    const { heads, queryLength: nq, keyLength: nk, headDim: d, valueDim: dv, modelDim, keyModelDim, outDim } = shape;
+    const {
+      heads,
+      queryLength: nq,
+      keyLength: nk,
+      headDim: d,
+      valueDim: dv,
+      modelDim,
+      keyModelDim,
+      outDim,
+    } = shape;
     const source = tensors.source ?? tensors.x;
     // Bounds on the projected q and k: |x W + b| <= max|x| max|W| width + max|b|.
     const maxQ = maxAbs(tensors.x) * maxAbs(tensors.wQuery) * modelDim + maxAbs(tensors.bQuery);
     const maxK = maxAbs(source) * maxAbs(tensors.wKey) * keyModelDim + maxAbs(tensors.bKey);
     const factor = this.#logitFactor(shape, options, maxQ, maxK);
     const hidden = options.additive?.hidden ?? 0;
-    const largest = 4 * Math.max(heads * nq * Math.max(d, dv, hidden), heads * nk * Math.max(d, dv, hidden),
-      nq * outDim, tensors.wQuery.length, tensors.wKey.length, tensors.wValue.length, tensors.wOut.length,
-      tensors.x.length, source.length);
-    if (largest > passes.maxBinding) decline('a tensor exceeds the largest storage binding of this device');
+    const largest =
+      4 *
+      Math.max(
+        heads * nq * Math.max(d, dv, hidden),
+        heads * nk * Math.max(d, dv, hidden),
+        nq * outDim,
+        tensors.wQuery.length,
+        tensors.wKey.length,
+        tensors.wValue.length,
+        tensors.wOut.length,
+        tensors.x.length,
+        source.length,
+      );
+    if (largest > passes.maxBinding)
+      decline('a tensor exceeds the largest storage binding of this device');
     if (heads > passes.maxGroups) decline('more heads than one dispatch dimension allows');
-    const dims = { queryLength: nq, keyLength: nk, headDim: d, valueDim: dv, score: options.score, additiveHidden: hidden };
-    const route = this.#strategy(options.strategy, returnWeights || returnScores, { ...dims, heads });
-    for (const s of [{ batch: heads, m: nq, n: Math.max(d, dv) }, { batch: heads, m: nk, n: Math.max(d, dv) },
-      { batch: 1, m: nq, n: outDim }]) {
+    const dims = {
+      queryLength: nq,
+      keyLength: nk,
+      headDim: d,
+      valueDim: dv,
+      score: options.score,
+      additiveHidden: hidden,
+    };
+    const route = this.#strategy(options.strategy, returnWeights || returnScores, {
+      ...dims,
+      heads,
+    });
+    for (const s of [
+      { batch: heads, m: nq, n: Math.max(d, dv) },
+      { batch: heads, m: nk, n: Math.max(d, dv) },
+      { batch: 1, m: nq, n: outDim },
+    ]) {
       if (!passes.gemmFits(s)) decline('a projection exceeds the dispatch limits of this device');
     }
 
@@ -240,11 +319,25 @@ export class WebGpuBackend {
     const project = async (role, input, rows, inner, weights, bias, width) => {
       const out = buffers.storage(role, heads * rows * width * 4);
       await passes.gemm(encoder, role, {
-        batch: heads, m: rows, n: width, k: inner,
-        a: input, aType: 'f32', aBatch: 0, aRow: inner, aCol: 1,
-        b: up(`${role}-w`, weights), bType: 'f32', bBatch: width, bRow: heads * width, bCol: 1,
-        c: out, cBatch: rows * width, cRow: width,
-        bias: up(`${role}-b`, bias), biasBatch: width,
+        batch: heads,
+        m: rows,
+        n: width,
+        k: inner,
+        a: input,
+        aType: 'f32',
+        aBatch: 0,
+        aRow: inner,
+        aCol: 1,
+        b: up(`${role}-w`, weights),
+        bType: 'f32',
+        bBatch: width,
+        bRow: heads * width,
+        bCol: 1,
+        c: out,
+        cBatch: rows * width,
+        cRow: width,
+        bias: up(`${role}-b`, bias),
+        biasBatch: width,
       });
       return out;
     };
@@ -255,14 +348,26 @@ export class WebGpuBackend {
     const mask = maskData(options, shape);
     const concat = buffers.storage('mh-concat', nq * heads * dv * 4);
     const group = {
-      ...dims, heads, headBase: 0, q, k, v, inputType: 'f32', factor,
+      ...dims,
+      heads,
+      headBase: 0,
+      q,
+      k,
+      v,
+      inputType: 'f32',
+      factor,
       mask: { fields: mask.fields, buffer: buffers.upload('mask', mask.words) },
       // Heads side by side per token: [Nq, heads * Dv], what the output projection reads.
       out: { buffer: concat, head: dv, row: heads * dv },
     };
     if (options.score === 'additive') {
       const a = options.additive;
-      group.additive = { hidden, wQuery: up('additive-wq', a.wQuery), wKey: up('additive-wk', a.wKey), v: up('additive-v', a.v) };
+      group.additive = {
+        hidden,
+        wQuery: up('additive-wq', a.wQuery),
+        wKey: up('additive-wk', a.wKey),
+        v: up('additive-v', a.v),
+      };
     }
     const matrices = {};
     if (returnWeights) matrices.weights = new Float32Array(heads * nq * nk);
@@ -274,33 +379,63 @@ export class WebGpuBackend {
       passes.device.queue.writeBuffer(visits, 0, new Uint32Array(1));
       attention = await encodeStreaming(passes, encoder, group, route.plan, visits);
     } else {
-      attention = await runMaterialized(passes, encoder, group, materializedChunks(passes, group), matrices);
+      attention = await runMaterialized(
+        passes,
+        encoder,
+        group,
+        materializedChunks(passes, group),
+        matrices,
+      );
       tail = attention.encoder;
     }
     const output = buffers.storage('mh-output', nq * outDim * 4);
     await passes.gemm(tail, 'mh-out', {
-      batch: 1, m: nq, n: outDim, k: heads * dv,
-      a: concat, aType: 'f32', aBatch: 0, aRow: heads * dv, aCol: 1,
-      b: up('mh-out-w', tensors.wOut), bType: 'f32', bBatch: 0, bRow: outDim, bCol: 1,
-      c: output, cBatch: 0, cRow: outDim,
-      bias: up('mh-out-b', tensors.bOut), biasBatch: 0,
+      batch: 1,
+      m: nq,
+      n: outDim,
+      k: heads * dv,
+      a: concat,
+      aType: 'f32',
+      aBatch: 0,
+      aRow: heads * dv,
+      aCol: 1,
+      b: up('mh-out-w', tensors.wOut),
+      bType: 'f32',
+      bBatch: 0,
+      bRow: outDim,
+      bCol: 1,
+      c: output,
+      cBatch: 0,
+      cRow: outDim,
+      bias: up('mh-out-b', tensors.bOut),
+      biasBatch: 0,
     });
-    const regions = [{ buffer: output, bytes: nq * outDim * 4, role: 'mh-output' },
-      { buffer: visits, bytes: 4, role: 'visits' }];
+    const regions = [
+      { buffer: output, bytes: nq * outDim * 4, role: 'mh-output' },
+      { buffer: visits, bytes: 4, role: 'visits' },
+    ];
     if (returnProjections) {
-      regions.push({ buffer: q, bytes: heads * nq * d * 4, role: 'mh-q' },
+      regions.push(
+        { buffer: q, bytes: heads * nq * d * 4, role: 'mh-q' },
         { buffer: k, bytes: heads * nk * d * 4, role: 'mh-k' },
-        { buffer: v, bytes: heads * nk * dv * 4, role: 'mh-v' });
+        { buffer: v, bytes: heads * nk * dv * 4, role: 'mh-v' },
+      );
     }
     const copies = await passes.submitAndRead(tail, regions);
     const result = { output: new Float32Array(copies[0]), ...matrices };
-    if (returnProjections) [result.q, result.k, result.v] = copies.slice(2).map((c) => new Float32Array(c));
-    for (const key of ['output', 'q', 'k', 'v']) if (result[key]) requireFiniteResult(result[key], key);
-    const tilesVisited = route.strategy === 'streaming' ? new Uint32Array(copies[1])[0] : attention.tilesTotal;
+    if (returnProjections)
+      [result.q, result.k, result.v] = copies.slice(2).map((c) => new Float32Array(c));
+    for (const key of ['output', 'q', 'k', 'v'])
+      if (result[key]) requireFiniteResult(result[key], key);
+    const tilesVisited =
+      route.strategy === 'streaming' ? new Uint32Array(copies[1])[0] : attention.tilesTotal;
     result.stats = {
-      strategy: route.strategy, tilesVisited, tilesTotal: attention.tilesTotal,
+      strategy: route.strategy,
+      tilesVisited,
+      tilesTotal: attention.tilesTotal,
       // Projections and the concatenated heads, beyond what attention itself needed.
-      scratchBytes: attention.scratchBytes + 4 * (heads * (nq * d + nk * (d + dv)) + nq * heads * dv),
+      scratchBytes:
+        attention.scratchBytes + 4 * (heads * (nq * d + nk * (d + dv)) + nq * heads * dv),
       gpu: this.#describe(route),
     };
     return result;

@@ -26,14 +26,17 @@ function openDemo(search = '', options = {}) {
 
 // RGB of the centre of heatmap cell (row, col) in the first heatmap, read from the canvas.
 async function cellColor(page, row, col, id = 'heatmap-a') {
-  return page.evaluate(({ row, col, id }) => {
-    const canvas = document.querySelector(`#${id} canvas`);
-    const { left, top, cell } = canvas.dataset;
-    const ratio = canvas.width / canvas.getBoundingClientRect().width;
-    const x = Math.round((Number(left) + (col + 0.5) * Number(cell)) * ratio);
-    const y = Math.round((Number(top) + (row + 0.5) * Number(cell)) * ratio);
-    return Array.from(canvas.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3));
-  }, { row, col, id });
+  return page.evaluate(
+    ({ row, col, id }) => {
+      const canvas = document.querySelector(`#${id} canvas`);
+      const { left, top, cell } = canvas.dataset;
+      const ratio = canvas.width / canvas.getBoundingClientRect().width;
+      const x = Math.round((Number(left) + (col + 0.5) * Number(cell)) * ratio);
+      const y = Math.round((Number(top) + (row + 0.5) * Number(cell)) * ratio);
+      return Array.from(canvas.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3));
+    },
+    { row, col, id },
+  );
 }
 
 async function canvasDigest(page) {
@@ -68,9 +71,15 @@ test('typing changes the tokens and the heatmap', async () => {
   const previous = await computedCount(page);
   await page.fill('#main-text', '');
   await page.type('#main-text', 'Queries meet keys', { delay: 15 });
-  await page.waitForFunction(() => document.querySelectorAll('#token-strip .token-chip').length === 3, null, { timeout: 20000 });
+  await page.waitForFunction(
+    () => document.querySelectorAll('#token-strip .token-chip').length === 3,
+    null,
+    { timeout: 20000 },
+  );
   await waitForRecompute(page, previous);
-  const chips = await page.$$eval('#token-strip .token-chip', (nodes) => nodes.map((n) => n.firstChild.textContent));
+  const chips = await page.$$eval('#token-strip .token-chip', (nodes) =>
+    nodes.map((n) => n.firstChild.textContent),
+  );
   assert.deepEqual(chips, ['Queries', 'meet', 'keys']);
   assert.notEqual(await canvasDigest(page), before);
   const table = await readTable(page);
@@ -89,23 +98,42 @@ function analyzeInNode(text, options, backend) {
     const r = await analyze(${JSON.stringify(text)}, { ...${JSON.stringify(options)}, attention });
     console.log(JSON.stringify({ backend: r.backend, tokens: r.tokens.map((t) => t.text),
       heads: r.heads.map((h) => ({ weights: Array.from(h.weights), mask: Array.from(h.mask) })) }));`;
-  return JSON.parse(execFileSync(process.execPath,
-    ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script], { encoding: 'utf8' }));
+  return JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    ),
+  );
 }
 
 test('the weights in the screen-reader table equal analyze() in Node', async () => {
   const settings = { heads: 2, head: 2, mask: 'causal+local:2', temperature: 0.7, score: 'cosine' };
-  const search = `?text=${encodeURIComponent(CHINESE)}&heads=${settings.heads}&head=${settings.head}`
-    + `&mask=${encodeURIComponent(settings.mask)}&t=${settings.temperature}&score=${settings.score}`;
+  const search =
+    `?text=${encodeURIComponent(CHINESE)}&heads=${settings.heads}&head=${settings.head}` +
+    `&mask=${encodeURIComponent(settings.mask)}&t=${settings.temperature}&score=${settings.score}`;
   const page = await openDemo(search);
   const table = await readTable(page);
   const n = table.rows.length;
-  const expected = analyzeInNode(CHINESE, {
-    heads: settings.heads, headDim: 16, seed: 1, granularity: 'word', score: settings.score,
-    temperature: settings.temperature, ...maskOptions(parseMask(settings.mask), n, n),
-  }, 'wasm-relaxed');
+  const expected = analyzeInNode(
+    CHINESE,
+    {
+      heads: settings.heads,
+      headDim: 16,
+      seed: 1,
+      granularity: 'word',
+      score: settings.score,
+      temperature: settings.temperature,
+      ...maskOptions(parseMask(settings.mask), n, n),
+    },
+    'wasm-relaxed',
+  );
   assert.equal(expected.backend, 'wasm-relaxed');
-  assert.match(await page.textContent('#cost-body .cost-facts'), /wasm-relaxed/, "the demo's backend");
+  assert.match(
+    await page.textContent('#cost-body .cost-facts'),
+    /wasm-relaxed/,
+    "the demo's backend",
+  );
   assert.deepEqual(table.rows, expected.tokens);
   const weights = expected.heads[settings.head - 1].weights;
   const mask = expected.heads[settings.head - 1].mask;
@@ -135,8 +163,18 @@ test('causal attention leaves the upper triangle empty', async () => {
     }
   }
   // On the canvas: every upper cell has the masked colour, no lower cell has it.
-  for (const [r, c] of [[0, 1], [2, 5], [n - 2, n - 1]]) assert.deepEqual(await cellColor(page, r, c), masked);
-  for (const [r, c] of [[0, 0], [5, 2], [n - 1, 0]]) assert.notDeepEqual(await cellColor(page, r, c), masked);
+  for (const [r, c] of [
+    [0, 1],
+    [2, 5],
+    [n - 2, n - 1],
+  ])
+    assert.deepEqual(await cellColor(page, r, c), masked);
+  for (const [r, c] of [
+    [0, 0],
+    [5, 2],
+    [n - 1, 0],
+  ])
+    assert.notDeepEqual(await cellColor(page, r, c), masked);
   assert.deepEqual(page.problems, []);
   await page.close();
 });
@@ -148,9 +186,11 @@ test('the window slider changes the band of a local mask', async () => {
   await waitForRecompute(page, previous);
   const bandOf = (table) => {
     let width = 0;
-    table.cells.forEach((row, r) => row.forEach((cell, c) => {
-      if (!cell.masked) width = Math.max(width, Math.abs(r - c));
-    }));
+    table.cells.forEach((row, r) =>
+      row.forEach((cell, c) => {
+        if (!cell.masked) width = Math.max(width, Math.abs(r - c));
+      }),
+    );
     return width;
   };
   const initial = bandOf(await readTable(page));
@@ -161,9 +201,11 @@ test('the window slider changes the band of a local mask', async () => {
   await waitForRecompute(page, previous);
   const narrower = await readTable(page);
   assert.equal(bandOf(narrower), initial - 1);
-  narrower.cells.forEach((row, r) => row.forEach((cell, c) => {
-    assert.equal(cell.masked, Math.abs(r - c) > initial - 1, `cell ${r},${c}`);
-  }));
+  narrower.cells.forEach((row, r) =>
+    row.forEach((cell, c) => {
+      assert.equal(cell.masked, Math.abs(r - c) > initial - 1, `cell ${r},${c}`);
+    }),
+  );
   await page.waitForFunction(() => new URLSearchParams(location.search).get('mask') === 'local:1');
   assert.deepEqual(page.problems, []);
   await page.close();
@@ -180,14 +222,21 @@ test('exports a PNG, a valid SVG and JSON with the numbers', async () => {
   const png = await download('#export-png');
   assert.match(png.name, /\.png$/);
   assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  assert.ok(png.bytes.readUInt32BE(16) > 200 && png.bytes.readUInt32BE(20) > 200, 'PNG is a real picture');
+  assert.ok(
+    png.bytes.readUInt32BE(16) > 200 && png.bytes.readUInt32BE(20) > 200,
+    'PNG is a real picture',
+  );
 
   const svg = await download('#export-svg');
   assert.match(svg.name, /\.svg$/);
   const parsed = await page.evaluate((text) => {
     const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-    return { error: Boolean(doc.querySelector('parsererror')), root: doc.documentElement.localName,
-      cells: doc.querySelectorAll('g[shape-rendering] > rect').length, texts: [...doc.querySelectorAll('text')].map((t) => t.textContent) };
+    return {
+      error: Boolean(doc.querySelector('parsererror')),
+      root: doc.documentElement.localName,
+      cells: doc.querySelectorAll('g[shape-rendering] > rect').length,
+      texts: [...doc.querySelectorAll('text')].map((t) => t.textContent),
+    };
   }, svg.bytes.toString('utf8'));
   assert.equal(parsed.error, false);
   assert.equal(parsed.root, 'svg');
@@ -204,7 +253,10 @@ test('exports a PNG, a valid SVG and JSON with the numbers', async () => {
   const lines = await download('#export-svg');
   const lineDoc = await page.evaluate((text) => {
     const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-    return { error: Boolean(doc.querySelector('parsererror')), paths: doc.querySelectorAll('path').length };
+    return {
+      error: Boolean(doc.querySelector('parsererror')),
+      paths: doc.querySelectorAll('path').length,
+    };
   }, lines.bytes.toString('utf8'));
   assert.equal(lineDoc.error, false);
   assert.ok(lineDoc.paths > 0);
@@ -215,8 +267,9 @@ test('exports a PNG, a valid SVG and JSON with the numbers', async () => {
 });
 
 test('a URL with state restores the view, and the page writes its state back to the URL', async () => {
-  const search = `?text=${encodeURIComponent(ENGLISH)}&heads=2&head=2&mask=${encodeURIComponent('causal+local:1')}`
-    + '&t=0.5&view=lines&q=3&lang=zh&score=dot';
+  const search =
+    `?text=${encodeURIComponent(ENGLISH)}&heads=2&head=2&mask=${encodeURIComponent('causal+local:1')}` +
+    '&t=0.5&view=lines&q=3&lang=zh&score=dot';
   const page = await openDemo(search);
   assert.equal(await page.getAttribute('html', 'lang'), 'zh-Hans');
   assert.equal(await page.isChecked('#causal-input'), true);
@@ -225,10 +278,16 @@ test('a URL with state restores the view, and the page writes its state back to 
   assert.equal(await page.inputValue('#window-input'), '1');
   assert.equal(await page.inputValue('#heads-input'), '2');
   assert.equal(await page.textContent('#temperature-output'), '0.50');
-  assert.equal(await page.getAttribute('#head-picker [aria-checked="true"]', 'aria-label'), '第 2 个头');
+  assert.equal(
+    await page.getAttribute('#head-picker [aria-checked="true"]', 'aria-label'),
+    '第 2 个头',
+  );
   assert.equal(await page.getAttribute('#tab-lines', 'aria-selected'), 'true');
   assert.equal(await page.isVisible('#lines svg'), true);
-  assert.equal(await page.getAttribute('#token-strip .token-chip:nth-child(4)', 'aria-pressed'), 'true');
+  assert.equal(
+    await page.getAttribute('#token-strip .token-chip:nth-child(4)', 'aria-pressed'),
+    'true',
+  );
   assert.match(await page.textContent('#explain-body'), /第 4 个词元/);
   const restored = await readTable(page);
 
@@ -257,8 +316,13 @@ test('keyboard: arrow keys move over heatmap cells and Enter explains the row', 
   const announced = await page.textContent('#heatmap-a .al-sr-only');
   assert.match(announced, /^didn't → animal: \d\.\d{3}$/);
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => document.querySelector('#explain-body .query-token')?.textContent === "didn't");
-  assert.equal(await page.getAttribute('#token-strip .token-chip:nth-child(3)', 'aria-pressed'), 'true');
+  await page.waitForFunction(
+    () => document.querySelector('#explain-body .query-token')?.textContent === "didn't",
+  );
+  assert.equal(
+    await page.getAttribute('#token-strip .token-chip:nth-child(3)', 'aria-pressed'),
+    'true',
+  );
   assert.deepEqual(page.problems, []);
   await page.close();
 });
@@ -267,9 +331,13 @@ test('Chinese text on a phone-sized viewport fits the screen', async () => {
   const page = await openDemo(`?text=${encodeURIComponent(CHINESE)}&lang=zh&q=2`, {
     viewport: { width: 390, height: 844 },
   });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - window.innerWidth,
+  );
   assert.ok(overflow <= 0, `page is ${overflow}px wider than the phone`);
-  const chips = await page.$$eval('#token-strip .token-chip', (nodes) => nodes.map((n) => n.firstChild.textContent));
+  const chips = await page.$$eval('#token-strip .token-chip', (nodes) =>
+    nodes.map((n) => n.firstChild.textContent),
+  );
   assert.ok(chips.includes('小猫') || chips.includes('猫'), `tokens: ${chips}`);
   await page.screenshot({ path: artifact('demo-phone-zh.png'), fullPage: true });
   const previous = await computedCount(page);
@@ -289,13 +357,19 @@ test('the cost panel measures both strategies at N = 2048, and a local mask lets
   assert.match(facts, /wasm-relaxed/, 'Chromium validates relaxed SIMD: auto loads that build');
   await page.click('#cost-body .bench-controls button');
   await page.waitForSelector('#cost-body .bench-result tbody tr:nth-child(2)', { timeout: 60000 });
-  const rows = await page.$$eval('#cost-body .bench-result tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  const rows = await page.$$eval('#cost-body .bench-result tbody tr', (trs) =>
+    trs.map((tr) => [...tr.children].map((td) => td.textContent)),
+  );
   const [materialized, streaming] = rows;
   const tiles = (row) => row[3].split(' / ').map(Number);
   const [visited, total] = tiles(streaming);
   assert.ok(total > 1 && visited < total / 4, `streaming visited ${visited} of ${total} tiles`);
-  const mib = (text) => Number.parseFloat(text) * { KiB: 1 / 1024, MiB: 1, GiB: 1024 }[text.split(' ')[1]];
-  assert.ok(mib(materialized[2]) > 8 * mib(streaming[2]), `memory ${materialized[2]} vs ${streaming[2]}`);
+  const mib = (text) =>
+    Number.parseFloat(text) * { KiB: 1 / 1024, MiB: 1, GiB: 1024 }[text.split(' ')[1]];
+  assert.ok(
+    mib(materialized[2]) > 8 * mib(streaming[2]),
+    `memory ${materialized[2]} vs ${streaming[2]}`,
+  );
   assert.deepEqual(page.problems, []);
   await page.close();
 });
@@ -308,7 +382,11 @@ test('empty text and text over the token cap say so instead of drawing stale wei
   assert.equal(await page.isVisible('#heatmap-a canvas'), false);
   assert.match(await page.textContent('#status-line'), /Type something/);
   await page.fill('#main-text', 'word '.repeat(600));
-  await page.waitForFunction(() => document.getElementById('status-line').classList.contains('is-error'), null, { timeout: 20000 });
+  await page.waitForFunction(
+    () => document.getElementById('status-line').classList.contains('is-error'),
+    null,
+    { timeout: 20000 },
+  );
   assert.match(await page.textContent('#status-line'), /Cannot compute: .*512/);
   previous = await computedCount(page);
   await page.fill('#main-text', 'back to normal');

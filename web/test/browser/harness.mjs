@@ -14,15 +14,28 @@ export const WEB_ROOT = resolve(REPO_ROOT, 'web');
 export const ARTIFACTS = resolve(REPO_ROOT, 'test-artifacts');
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 // Serves `root`, else ATTNLENS_SITE_ROOT (e.g. web/dist after the production build), else web/.
 // `webgpu: true` starts Chromium with --enable-unsafe-webgpu: without a GPU its adapter is
 // SwiftShader (docs/ARCHITECTURE.md, "WebGPU backend"). `args` adds Chromium flags.
 // `isolated: false` serves without COOP/COEP (pages are then not cross-origin isolated).
-export async function openBrowser({ root: servedRoot, webgpu = false, args = [], isolated = true } = {}) {
-  const root = servedRoot ?? (process.env.ATTNLENS_SITE_ROOT ? resolve(process.env.ATTNLENS_SITE_ROOT) : WEB_ROOT);
+export async function openBrowser({
+  root: servedRoot,
+  webgpu = false,
+  args = [],
+  isolated = true,
+} = {}) {
+  const root =
+    servedRoot ??
+    (process.env.ATTNLENS_SITE_ROOT ? resolve(process.env.ATTNLENS_SITE_ROOT) : WEB_ROOT);
   const server = await startServer({ root, port: 0, isolated });
   const base = `http://127.0.0.1:${server.address().port}`;
   const profile = mkdtempSync(join(tmpdir(), 'attnlens-chromium-'));
@@ -61,11 +74,15 @@ export async function newPage(context, options = {}) {
   page.on('pageerror', (error) => page.problems.push(`pageerror: ${error.message}`));
   page.on('request', (request) => {
     const url = request.url();
-    if (!/^(data|blob):/.test(url) && new URL(url).origin !== origin) page.problems.push(`foreign request: ${url}`);
+    if (!/^(data|blob):/.test(url) && new URL(url).origin !== origin)
+      page.problems.push(`foreign request: ${url}`);
   });
-  page.on('requestfailed', (request) => page.problems.push(`requestfailed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on('requestfailed', (request) =>
+    page.problems.push(`requestfailed: ${request.url()} ${request.failure()?.errorText}`),
+  );
   page.on('response', (response) => {
-    if (response.status() >= 400) page.problems.push(`http ${response.status()}: ${response.url()}`);
+    if (response.status() >= 400)
+      page.problems.push(`http ${response.status()}: ${response.url()}`);
   });
   return page;
 }

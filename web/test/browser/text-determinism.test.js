@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 
 import { newPage, openBrowser } from './harness.mjs';
 import { analyze } from '../../src/analyze.js';
-import { embed, fingerprint, positionEncoding, projectionWeights, tokenize } from '../../src/text/index.js';
+import {
+  embed,
+  fingerprint,
+  positionEncoding,
+  projectionWeights,
+  tokenize,
+} from '../../src/text/index.js';
 
 const SENTENCE = "The animal didn't cross the street because it was too tired";
 
@@ -29,13 +35,25 @@ test('Chromium and Node produce the same bits', async () => {
   try {
     const page = await newPage(browser.context);
     await page.goto(`${browser.base}/src/text/limits.js`);
-    const inBrowser = await page.evaluate(async ({ source, text }) => {
-      const api = { ...(await import('/src/text/index.js')), ...(await import('/src/analyze.js')) };
-      // eslint-disable-next-line no-new-func -- the same function body as in Node
-      return new Function(`return (${source})`)()(text, api);
-    }, { source: fingerprints.toString(), text: SENTENCE });
-    const inNode = await fingerprints(SENTENCE,
-      { tokenize, embed, fingerprint, positionEncoding, projectionWeights, analyze });
+    const inBrowser = await page.evaluate(
+      async ({ source, text }) => {
+        const api = {
+          ...(await import('/src/text/index.js')),
+          ...(await import('/src/analyze.js')),
+        };
+        // eslint-disable-next-line no-new-func -- the same function body as in Node
+        return new Function(`return (${source})`)()(text, api);
+      },
+      { source: fingerprints.toString(), text: SENTENCE },
+    );
+    const inNode = await fingerprints(SENTENCE, {
+      tokenize,
+      embed,
+      fingerprint,
+      positionEncoding,
+      projectionWeights,
+      analyze,
+    });
     assert.deepEqual(inBrowser.chineseWords, ['我', '爱', '自然', '语言', '处理']);
     assert.deepEqual(inBrowser, inNode);
   } finally {

@@ -21,16 +21,24 @@ async function compareThreads({ threads, backend = 'auto' }) {
   };
   const one = await createAttention({ backend, threads: 1 });
   const many = await createAttention({ backend, threads });
-  const heads = 3, length = 150, headDim = 32;
-  const q = seeded(heads * length * headDim, 1), k = seeded(heads * length * headDim, 2);
+  const heads = 3,
+    length = 150,
+    headDim = 32;
+  const q = seeded(heads * length * headDim, 1),
+    k = seeded(heads * length * headDim, 2);
   const v = seeded(heads * length * headDim, 3);
-  const cases = [{}, { causal: true }, { window: { before: 16, after: 0 } },
-    { causal: true, returnWeights: true }];
+  const cases = [
+    {},
+    { causal: true },
+    { window: { before: 16, after: 0 } },
+    { causal: true, returnWeights: true },
+  ];
   const results = [];
   for (const options of cases) {
     const a = await one.attention(q, k, v, { heads, headDim, ...options });
     const b = await many.attention(q, k, v, { heads, headDim, ...options });
-    const same = (x, y) => x.length === y.length &&
+    const same = (x, y) =>
+      x.length === y.length &&
       new Uint32Array(x.buffer).every((bits, i) => bits === new Uint32Array(y.buffer)[i]);
     results.push({
       options: JSON.stringify(options),
@@ -54,7 +62,10 @@ async function compareThreads({ threads, backend = 'auto' }) {
   const weights = { wQuery: w(), wKey: w(), wValue: w(), wOut: w() };
   const mhOne = await one.multiHead(x, weights, { heads: 2, headDim: 32, causal: true });
   const mhMany = await many.multiHead(x, weights, { heads: 2, headDim: 32, causal: true });
-  const small = await many.attention(seeded(32, 6), seeded(32, 6), seeded(32, 6), { heads: 1, headDim: 8 });
+  const small = await many.attention(seeded(32, 6), seeded(32, 6), seeded(32, 6), {
+    heads: 1,
+    headDim: 8,
+  });
   const report = {
     isolated: globalThis.crossOriginIsolated,
     threadsProperty: many.threads,
@@ -79,7 +90,9 @@ describe('threads in Chromium, cross-origin isolated page', () => {
   before(async () => {
     browser = await openBrowser({ root: WEB_ROOT });
     page = await newPage(browser.context);
-    page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'warning') warnings.push(m.text());
+    });
     await page.goto(`${browser.base}/test/browser/threads.html`);
   });
   after(async () => browser?.close());
@@ -100,11 +113,14 @@ describe('threads in Chromium, cross-origin isolated page', () => {
     assert.ok(report.multiHeadSame);
     assert.equal(report.multiHeadThreads, 2);
     assert.ok(report.buffersSame, 'buffers.run() output differs from attention() on one thread');
-    assert.equal(report.buffersThreads, 2, 'buffers.run() uses the instance\'s threads');
+    assert.equal(report.buffersThreads, 2, "buffers.run() uses the instance's threads");
     assert.equal(report.smallCallThreads, 1, 'calls below THREADS_MIN_FLOPS stay on one thread');
     // Neither attnlens nor the glue warns (Chromium's own 'No available adapters.' from the
     // WebGPU probe is not ours).
-    assert.deepEqual(warnings.filter((w) => !/^No available adapters/.test(w)), []);
+    assert.deepEqual(
+      warnings.filter((w) => !/^No available adapters/.test(w)),
+      [],
+    );
     assert.deepEqual(page.problems, []);
   });
 
@@ -154,7 +170,9 @@ describe('threads in Chromium, page without isolation', () => {
   before(async () => {
     browser = await openBrowser({ root: WEB_ROOT, isolated: false });
     page = await newPage(browser.context);
-    page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'warning') warnings.push(m.text());
+    });
     await page.goto(`${browser.base}/test/browser/threads.html`);
   });
   after(async () => browser?.close());
@@ -172,7 +190,10 @@ describe('threads in Chromium, page without isolation', () => {
     }
     const ours = warnings.filter((w) => !/^No available adapters/.test(w));
     assert.equal(ours.length, 1, ours.join('\n'));
-    assert.match(ours[0], /^attnlens: threads: 2 threads were asked for, but the page is not cross-origin isolated/);
+    assert.match(
+      ours[0],
+      /^attnlens: threads: 2 threads were asked for, but the page is not cross-origin isolated/,
+    );
     assert.deepEqual(page.problems, []);
   });
 });

@@ -17,7 +17,9 @@ after(async () => {
 async function renderAll(page, ids) {
   for (const id of ids) {
     await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-    await page.waitForFunction((id) => document.getElementById(id).dataset.state === 'ready', id, { timeout: 20000 });
+    await page.waitForFunction((id) => document.getElementById(id).dataset.state === 'ready', id, {
+      timeout: 20000,
+    });
   }
 }
 
@@ -28,8 +30,11 @@ async function widgetTable(page, id) {
     return {
       cols: [...table.querySelectorAll('thead th')].slice(1).map((th) => th.textContent),
       rows: [...table.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('th').textContent),
-      cells: [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')]
-        .map((td) => (td.hasAttribute('data-masked') ? 'm' : Number(td.dataset.value)))),
+      cells: [...table.querySelectorAll('tbody tr')].map((tr) =>
+        [...tr.querySelectorAll('td')].map((td) =>
+          td.hasAttribute('data-masked') ? 'm' : Number(td.dataset.value),
+        ),
+      ),
     };
   }, id);
 }
@@ -42,33 +47,48 @@ test('the blog sample renders three widgets from one wasm instance, lazily', asy
   });
   await page.goto(`${browser.base}/widget/blog.html`);
   const ids = ['widget-local', 'widget-causal', 'widget-cross'];
-  await page.waitForFunction(() => document.getElementById('widget-local').dataset.state === 'ready', null, { timeout: 20000 });
+  await page.waitForFunction(
+    () => document.getElementById('widget-local').dataset.state === 'ready',
+    null,
+    { timeout: 20000 },
+  );
   // The third widget is far below the fold: it has not computed yet.
   assert.equal(await page.getAttribute('#widget-cross', 'data-state'), 'waiting');
   await renderAll(page, ids);
 
-  const views = await page.evaluate((ids) => ids.map((id) => {
-    const root = document.getElementById(id).shadowRoot;
-    return {
-      canvas: root.querySelectorAll('canvas').length,
-      paths: root.querySelectorAll('svg path').length,
-      tiles: root.querySelectorAll('.al-head-tile').length,
-    };
-  }), ids);
+  const views = await page.evaluate(
+    (ids) =>
+      ids.map((id) => {
+        const root = document.getElementById(id).shadowRoot;
+        return {
+          canvas: root.querySelectorAll('canvas').length,
+          paths: root.querySelectorAll('svg path').length,
+          tiles: root.querySelectorAll('.al-head-tile').length,
+        };
+      }),
+    ids,
+  );
   assert.equal(views[0].canvas, 1, 'matrix view');
   assert.ok(views[1].paths > 0, 'line view');
   assert.equal(views[2].tiles, 4, 'heads view: one tile per head');
   assert.equal(wasmRequests.length, 1, `one wasm download for all widgets: ${wasmRequests}`);
   // 16 characters fit the widget's default 520px height: no row is cut off.
   const matrix = await page.evaluate(() => {
-    const scroller = document.getElementById('widget-local').shadowRoot.querySelector('.al-heatmap-scroll');
+    const scroller = document
+      .getElementById('widget-local')
+      .shadowRoot.querySelector('.al-heatmap-scroll');
     return { scrollHeight: scroller.scrollHeight, clientHeight: scroller.clientHeight };
   });
-  assert.ok(matrix.scrollHeight <= matrix.clientHeight, `matrix ${matrix.scrollHeight}px in a ${matrix.clientHeight}px box`);
+  assert.ok(
+    matrix.scrollHeight <= matrix.clientHeight,
+    `matrix ${matrix.scrollHeight}px in a ${matrix.clientHeight}px box`,
+  );
 
   // local:2 over characters: only |i - j| <= 2 is visible.
   const local = await widgetTable(page, 'widget-local');
-  local.cells.forEach((row, r) => row.forEach((cell, c) => assert.equal(cell === 'm', Math.abs(r - c) > 2)));
+  local.cells.forEach((row, r) =>
+    row.forEach((cell, c) => assert.equal(cell === 'm', Math.abs(r - c) > 2)),
+  );
   const cross = await widgetTable(page, 'widget-cross');
   assert.deepEqual(cross.rows, ['I', 'love', 'natural', 'language', 'processing']);
   assert.ok(cross.cols.includes('自然'));
@@ -89,18 +109,35 @@ test('changing an attribute re-renders the widget', async () => {
     widget.setAttribute('mask', 'causal');
     widget.setAttribute('text', '注意力机制');
   });
-  await page.waitForFunction((n) => Number(document.getElementById('widget-local').dataset.renders) > n, renders);
-  assert.equal(Number(await page.getAttribute('#widget-local', 'data-renders')), renders + 1, 'two changes, one render');
+  await page.waitForFunction(
+    (n) => Number(document.getElementById('widget-local').dataset.renders) > n,
+    renders,
+  );
+  assert.equal(
+    Number(await page.getAttribute('#widget-local', 'data-renders')),
+    renders + 1,
+    'two changes, one render',
+  );
   const table = await widgetTable(page, 'widget-local');
   assert.deepEqual(table.rows, ['注', '意', '力', '机', '制']);
   table.cells.forEach((row, r) => row.forEach((cell, c) => assert.equal(cell === 'm', c > r)));
 
   await page.evaluate(() => document.getElementById('widget-local').setAttribute('view', 'lines'));
-  await page.waitForFunction(() => document.getElementById('widget-local').shadowRoot.querySelector('svg path'));
-  await page.evaluate(() => document.getElementById('widget-local').setAttribute('mask', 'bogus:1'));
-  await page.waitForFunction(() => document.getElementById('widget-local').dataset.state === 'error');
-  assert.match(await page.evaluate(() => document.getElementById('widget-local').shadowRoot.querySelector('.status').textContent),
-    /unknown part "bogus:1"/);
+  await page.waitForFunction(() =>
+    document.getElementById('widget-local').shadowRoot.querySelector('svg path'),
+  );
+  await page.evaluate(() =>
+    document.getElementById('widget-local').setAttribute('mask', 'bogus:1'),
+  );
+  await page.waitForFunction(
+    () => document.getElementById('widget-local').dataset.state === 'error',
+  );
+  assert.match(
+    await page.evaluate(
+      () => document.getElementById('widget-local').shadowRoot.querySelector('.status').textContent,
+    ),
+    /unknown part "bogus:1"/,
+  );
   assert.deepEqual(page.problems, []);
   await page.close();
 });
@@ -128,16 +165,29 @@ test('the strict-CSP page works and hostile text stays text', async () => {
   assert.equal(xss.flag, null, 'no injected script ran');
   assert.equal(xss.images, 0);
   assert.equal(xss.scripts, 0);
-  assert.ok(xss.tokens.some((t) => t.includes('img')), `tokens: ${xss.tokens}`);
-  assert.ok(xss.tokens.some((t) => t.includes('script')), `tokens: ${xss.tokens}`);
+  assert.ok(
+    xss.tokens.some((t) => t.includes('img')),
+    `tokens: ${xss.tokens}`,
+  );
+  assert.ok(
+    xss.tokens.some((t) => t.includes('script')),
+    `tokens: ${xss.tokens}`,
+  );
   assert.ok(xss.svgText.includes('img'));
 
   const renders = Number(await page.getAttribute('#csp-live', 'data-renders'));
   await page.fill('#csp-input', '你好世界');
-  await page.waitForFunction((n) => Number(document.getElementById('csp-live').dataset.renders) > n, renders);
+  await page.waitForFunction(
+    (n) => Number(document.getElementById('csp-live').dataset.renders) > n,
+    renders,
+  );
   assert.deepEqual((await widgetTable(page, 'csp-live')).rows, ['你好', '世界']);
 
-  assert.equal(await page.textContent('#csp-violations'), '0', 'the widgets caused no CSP violation');
+  assert.equal(
+    await page.textContent('#csp-violations'),
+    '0',
+    'the widgets caused no CSP violation',
+  );
   assert.deepEqual(page.problems, []);
   await page.screenshot({ path: artifact('widget-csp.png'), fullPage: true });
   // And the policy is really in force: an inline script added now is refused.
@@ -158,7 +208,9 @@ test('the widget on a phone-sized viewport', async () => {
   const page = await newPage(browser.context, { viewport: { width: 390, height: 844 } });
   await page.goto(`${browser.base}/widget/blog.html`);
   await renderAll(page, ['widget-local']);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - window.innerWidth,
+  );
   assert.ok(overflow <= 0, `page is ${overflow}px wider than the phone`);
   await page.locator('#widget-local').scrollIntoViewIfNeeded();
   await page.screenshot({ path: artifact('widget-phone.png') });

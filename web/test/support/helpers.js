@@ -42,7 +42,10 @@ export async function openFlavours() {
   const flavours = {};
   for (const flavour of ['simd', 'scalar']) {
     const backend = await openWasmBackend(flavour);
-    flavours[flavour] = { attn: new Attention(new Backends(`wasm-${flavour}`, backend, null, {})), backend };
+    flavours[flavour] = {
+      attn: new Attention(new Backends(`wasm-${flavour}`, backend, null, {})),
+      backend,
+    };
   }
   return flavours;
 }
@@ -67,9 +70,15 @@ export async function assertFails(promiseOrFn, ErrorClass, code, parameter) {
     error = e;
   }
   assert.ok(error, `expected a ${ErrorClass.name} (${code}, ${parameter}), nothing was thrown`);
-  assert.ok(error instanceof ErrorClass, `expected ${ErrorClass.name}, got ${error.constructor.name}: ${error.message}`);
+  assert.ok(
+    error instanceof ErrorClass,
+    `expected ${ErrorClass.name}, got ${error.constructor.name}: ${error.message}`,
+  );
   assert.equal(error.code, code, error.message);
   assert.equal(error.parameter, parameter, error.message);
-  assert.ok(error.message.startsWith(`${parameter}:`), `message starts with the parameter: ${error.message}`);
+  assert.ok(
+    error.message.startsWith(`${parameter}:`),
+    `message starts with the parameter: ${error.message}`,
+  );
   return error;
 }

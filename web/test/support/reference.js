@@ -83,7 +83,7 @@ export function referenceAttention(q, k, v, options) {
         if (visible(options, h, i, j, Nk)) logits[j] = (scale * s) / temperature;
       }
       const max = Math.max(...logits);
-      if (max === -Infinity) continue;  // no visible key: zero weights and output
+      if (max === -Infinity) continue; // no visible key: zero weights and output
       let sum = 0;
       for (let j = 0; j < Nk; j++) sum += Math.exp(logits[j] - max);
       for (let j = 0; j < Nk; j++) {
@@ -137,7 +137,8 @@ export function referenceMultiHead(x, w, options) {
   const concat = new Float64Array(Nq * H * Dv);
   for (let h = 0; h < H; h++) {
     for (let i = 0; i < Nq; i++) {
-      for (let c = 0; c < Dv; c++) concat[i * H * Dv + h * Dv + c] = heads.output[(h * Nq + i) * Dv + c];
+      for (let c = 0; c < Dv; c++)
+        concat[i * H * Dv + h * Dv + c] = heads.output[(h * Nq + i) * Dv + c];
     }
   }
   return { ...heads, output: project(concat, Nq, H * Dv, w.wOut, outDim, w.bOut), q, k, v };

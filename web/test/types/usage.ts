@@ -2,32 +2,66 @@
 // each @ts-expect-error line must really be an error (tsc fails if one is not).
 
 import {
-  analyze, analyzePair, createAttention, detectWebGpu, embed, MAX_TOKENS, THREADS_MIN_FLOPS,
-  threadsUnavailableReason, tokenize, WEBGPU_MIN_FLOPS,
-  type Attention, type AttentionBuffers, type AttentionResult, type BackendChangeEvent, type ErrorCode,
-  type MultiHeadResult, type RunningBackend, type Token,
+  analyze,
+  analyzePair,
+  createAttention,
+  detectWebGpu,
+  embed,
+  MAX_TOKENS,
+  THREADS_MIN_FLOPS,
+  threadsUnavailableReason,
+  tokenize,
+  WEBGPU_MIN_FLOPS,
+  type Attention,
+  type AttentionBuffers,
+  type AttentionResult,
+  type BackendChangeEvent,
+  type ErrorCode,
+  type MultiHeadResult,
+  type RunningBackend,
+  type Token,
 } from 'attnlens';
 import { AttnLensElement, sharedEngine } from 'attnlens/widget';
 
 async function engine(): Promise<void> {
-  const attn: Attention = await createAttention({ backend: 'auto', locateFile: (f, dir) => new URL(f, dir) });
+  const attn: Attention = await createAttention({
+    backend: 'auto',
+    locateFile: (f, dir) => new URL(f, dir),
+  });
   const backend: RunningBackend = attn.backend;
   const q = new Float32Array(2 * 4 * 8);
   const r: AttentionResult = await attn.attention(q, q, q, {
-    heads: 2, headDim: 8, causal: true, window: { before: 2, dilation: 2 },
-    sparse: { pattern: 'fixed', stride: 2 }, globalTokens: [0], keyLengths: [4, 3],
-    keyValid: [true, true, false, true], mask: new Uint8Array(16), temperature: 0.5,
-    score: 'additive', additive: { hidden: 3, wQuery: q, wKey: q, v: q }, returnWeights: true,
+    heads: 2,
+    headDim: 8,
+    causal: true,
+    window: { before: 2, dilation: 2 },
+    sparse: { pattern: 'fixed', stride: 2 },
+    globalTokens: [0],
+    keyLengths: [4, 3],
+    keyValid: [true, true, false, true],
+    mask: new Uint8Array(16),
+    temperature: 0.5,
+    score: 'additive',
+    additive: { hidden: 3, wQuery: q, wKey: q, v: q },
+    returnWeights: true,
   });
   const weights: Float32Array | undefined = r.weights;
   const ms: number = r.stats.ms;
 
-  const mh: MultiHeadResult = await attn.multiHead(q, { wQuery: q, wKey: q, wValue: q, wOut: q },
-    { heads: 2, headDim: 8, source: q, returnProjections: true });
+  const mh: MultiHeadResult = await attn.multiHead(
+    q,
+    { wQuery: q, wKey: q, wValue: q, wOut: q },
+    { heads: 2, headDim: 8, source: q, returnProjections: true },
+  );
   const projected: Float32Array | undefined = mh.k;
 
   const visibleKeys: Uint8Array = attn.maskMatrix({ queryLength: 4, keyLength: 4, causal: true });
-  const bytes: number = attn.workingSetBytes({ queryLength: 4, keyLength: 4, headDim: 8, strategy: 'streaming' });
+  const bytes: number = attn.workingSetBytes({
+    queryLength: 4,
+    keyLength: 4,
+    headDim: 8,
+    strategy: 'streaming',
+  });
   const buffers: AttentionBuffers = attn.allocate({ queryLength: 4, keyLength: 4, headDim: 8 });
   buffers.q.set(q.subarray(0, 32));
   const { stats } = await buffers.run({ causal: true });
@@ -59,8 +93,10 @@ async function engine(): Promise<void> {
 async function threads(): Promise<void> {
   const attn = await createAttention({ threads: 'auto' });
   const count: number = attn.threads;
-  const r = await attn.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8),
-    { heads: 1, headDim: 8 });
+  const r = await attn.attention(new Float32Array(8), new Float32Array(8), new Float32Array(8), {
+    heads: 1,
+    headDim: 8,
+  });
   const used: number | undefined = r.stats.threads;
   const why: string = threadsUnavailableReason();
   void [count, used, why, THREADS_MIN_FLOPS, await createAttention({ threads: 2 })];
@@ -75,7 +111,12 @@ async function gpu(): Promise<void> {
   const why: string = found.available ? found.adapter.description : found.reason;
   const attn = await createAttention({
     backend: 'auto',
-    webgpu: { minFlops: WEBGPU_MIN_FLOPS * 2, storage: 'f16', subgroups: false, maxBufferBytes: 1 << 26 },
+    webgpu: {
+      minFlops: WEBGPU_MIN_FLOPS * 2,
+      storage: 'f16',
+      subgroups: false,
+      maxBufferBytes: 1 << 26,
+    },
   });
   attn.addEventListener('backendchange', (event: BackendChangeEvent) => {
     const to: RunningBackend = event.to;
@@ -93,7 +134,11 @@ async function gpu(): Promise<void> {
 async function text(): Promise<void> {
   const tokens: Token[] = tokenize('我爱自然语言处理', { granularity: 'word' });
   const x: Float32Array = embed(tokens, { dim: 64, seed: 1 });
-  const a = await analyze('The animal was tired', { heads: 4, causal: true, granularity: 'subword' });
+  const a = await analyze('The animal was tired', {
+    heads: 4,
+    causal: true,
+    granularity: 'subword',
+  });
   const firstHead: Float32Array = a.heads[0].weights;
   const p = await analyzePair('a cat', 'un chat', { temperature: 2 });
   const target: Token[] = p.targetTokens;

@@ -22,56 +22,83 @@ after(async () => {
   await browser?.close();
 });
 
-test('WebGPU results equal wasm for every mask, score and strategy', { timeout: 300000 }, async () => {
-  const { webgpu, results } = await page.evaluate(() => window.checks.agreement());
-  assert.equal(webgpu.adapter.software, true, 'SwiftShader');
-  assert.equal(webgpu.storage, 'f32');
-  for (const { name, backend, strategy, error } of results) {
-    assert.equal(backend, 'webgpu', name);
-    assert.ok(error <= TOLERANCE, `${name} (${strategy}): error ${error}`);
-  }
-  assert.deepEqual([...new Set(results.map((r) => r.strategy))].sort(), ['materialized', 'streaming']);
-});
+test(
+  'WebGPU results equal wasm for every mask, score and strategy',
+  { timeout: 300000 },
+  async () => {
+    const { webgpu, results } = await page.evaluate(() => window.checks.agreement());
+    assert.equal(webgpu.adapter.software, true, 'SwiftShader');
+    assert.equal(webgpu.storage, 'f32');
+    for (const { name, backend, strategy, error } of results) {
+      assert.equal(backend, 'webgpu', name);
+      assert.ok(error <= TOLERANCE, `${name} (${strategy}): error ${error}`);
+    }
+    assert.deepEqual([...new Set(results.map((r) => r.strategy))].sort(), [
+      'materialized',
+      'streaming',
+    ]);
+  },
+);
 
-test("fallbacks: 'auto' skips SwiftShader, no adapter, a lost device", { timeout: 120000 }, async () => {
-  const out = await page.evaluate(() => window.checks.fallbacks());
-  assert.equal(out.detected.available, true);
-  assert.equal(out.detected.adapter.software, true);
+test(
+  "fallbacks: 'auto' skips SwiftShader, no adapter, a lost device",
+  { timeout: 120000 },
+  async () => {
+    const out = await page.evaluate(() => window.checks.fallbacks());
+    assert.equal(out.detected.available, true);
+    assert.equal(out.detected.adapter.software, true);
 
-  assert.match(out.autoDefault.backend, /^wasm-/);
-  assert.match(out.autoDefault.unavailable, /software implementation/);
-  assert.equal(out.autoDefault.error, 0);
+    assert.match(out.autoDefault.backend, /^wasm-/);
+    assert.match(out.autoDefault.unavailable, /software implementation/);
+    assert.equal(out.autoDefault.error, 0);
 
-  assert.match(out.noAdapter, /^backend: 'webgpu' is not available: requestAdapter\(\) returned null/);
-  assert.match(out.autoNoAdapter.backend, /^wasm-/);
-  assert.equal(out.autoNoAdapter.error, 0);
+    assert.match(
+      out.noAdapter,
+      /^backend: 'webgpu' is not available: requestAdapter\(\) returned null/,
+    );
+    assert.match(out.autoNoAdapter.backend, /^wasm-/);
+    assert.equal(out.autoNoAdapter.error, 0);
 
-  assert.equal(out.deviceLoss.before, 'webgpu');
-  assert.match(out.deviceLoss.after, /^wasm-/);
-  assert.equal(out.deviceLoss.error, 0);
-  assert.equal(out.deviceLoss.events.length, 1);
-  assert.equal(out.deviceLoss.events[0].from, 'webgpu');
-  assert.match(out.deviceLoss.events[0].reason, /lost/);
-  assert.equal(out.deviceLoss.backend, out.deviceLoss.after);
-});
+    assert.equal(out.deviceLoss.before, 'webgpu');
+    assert.match(out.deviceLoss.after, /^wasm-/);
+    assert.equal(out.deviceLoss.error, 0);
+    assert.equal(out.deviceLoss.events.length, 1);
+    assert.equal(out.deviceLoss.events[0].from, 'webgpu');
+    assert.match(out.deviceLoss.events[0].reason, /lost/);
+    assert.equal(out.deviceLoss.backend, out.deviceLoss.after);
+  },
+);
 
-test('the demo offers WebGPU where it exists, runs on it, and switches back', { timeout: 120000 }, async () => {
-  const demo = await newPage(browser.context);
-  await demo.goto(`${browser.base}/demo/?backend=webgpu&heads=2`);
-  await demo.waitForFunction(() => Number(document.body.dataset.computed) >= 1, null, { timeout: 60000 });
-  await demo.waitForFunction(() => document.body.dataset.webgpu === 'available', null, { timeout: 20000 });
-  const option = await demo.$eval('#backend-option-webgpu', (o) => ({ hidden: o.hidden, text: o.textContent }));
-  assert.deepEqual(option, { hidden: false, text: 'WebGPU (software)' });
-  assert.equal(await demo.inputValue('#backend-select'), 'webgpu');
-  assert.match(await demo.textContent('#engine-badge'), /^webgpu · /);
-  assert.match(await demo.textContent('#cost-body .cost-facts'), /webgpu/);
-  await demo.screenshot({ path: artifact('demo-webgpu.png') });
+test(
+  'the demo offers WebGPU where it exists, runs on it, and switches back',
+  { timeout: 120000 },
+  async () => {
+    const demo = await newPage(browser.context);
+    await demo.goto(`${browser.base}/demo/?backend=webgpu&heads=2`);
+    await demo.waitForFunction(() => Number(document.body.dataset.computed) >= 1, null, {
+      timeout: 60000,
+    });
+    await demo.waitForFunction(() => document.body.dataset.webgpu === 'available', null, {
+      timeout: 20000,
+    });
+    const option = await demo.$eval('#backend-option-webgpu', (o) => ({
+      hidden: o.hidden,
+      text: o.textContent,
+    }));
+    assert.deepEqual(option, { hidden: false, text: 'WebGPU (software)' });
+    assert.equal(await demo.inputValue('#backend-select'), 'webgpu');
+    assert.match(await demo.textContent('#engine-badge'), /^webgpu · /);
+    assert.match(await demo.textContent('#cost-body .cost-facts'), /webgpu/);
+    await demo.screenshot({ path: artifact('demo-webgpu.png') });
 
-  const before = await computed(demo);
-  await demo.selectOption('#backend-select', 'wasm');
-  await demo.waitForFunction((n) => Number(document.body.dataset.computed) > n, before, { timeout: 20000 });
-  assert.match(await demo.textContent('#engine-badge'), /^wasm-relaxed · /);
-  await demo.waitForFunction(() => location.search.includes('backend=wasm'));  // the link keeps the choice
-  assert.deepEqual(demo.problems, []);
-  await demo.close();
-});
+    const before = await computed(demo);
+    await demo.selectOption('#backend-select', 'wasm');
+    await demo.waitForFunction((n) => Number(document.body.dataset.computed) > n, before, {
+      timeout: 20000,
+    });
+    assert.match(await demo.textContent('#engine-badge'), /^wasm-relaxed · /);
+    await demo.waitForFunction(() => location.search.includes('backend=wasm')); // the link keeps the choice
+    assert.deepEqual(demo.problems, []);
+    await demo.close();
+  },
+);

@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAttention } from '../../src/index.js';
 import { tensor } from '../support/helpers.js';
-import { assertSameResults, gpu, openGpuAttention, openWasmAttention, requestDevice } from './support.js';
+import {
+  assertSameResults,
+  gpu,
+  openGpuAttention,
+  openWasmAttention,
+  requestDevice,
+} from './support.js';
 
 const SHAPE = { heads: 2, headDim: 3, valueDim: 5 };
 const N = 24;
@@ -46,21 +52,44 @@ const fakeGpu = (requestAdapter) => ({ requestAdapter });
 describe('without a usable WebGPU', () => {
   const unavailable = [
     ['no navigator.gpu (Node)', {}, /no navigator\.gpu/],
-    ['requestAdapter() returns null', { gpu: fakeGpu(async () => null) }, /requestAdapter\(\) returned null/],
-    ['requestAdapter() throws', { gpu: fakeGpu(async () => { throw new Error('adapter blocked'); }) },
-      /requestAdapter\(\) failed: adapter blocked/],
-    ['requestDevice() rejects', {
-      gpu: fakeGpu(async () => ({
-        features: new Set(), limits: {}, info: {},
-        requestDevice: async () => { throw new Error('device limit exceeded'); },
-      })),
-    }, /requestDevice\(\) failed: device limit exceeded/],
+    [
+      'requestAdapter() returns null',
+      { gpu: fakeGpu(async () => null) },
+      /requestAdapter\(\) returned null/,
+    ],
+    [
+      'requestAdapter() throws',
+      {
+        gpu: fakeGpu(async () => {
+          throw new Error('adapter blocked');
+        }),
+      },
+      /requestAdapter\(\) failed: adapter blocked/,
+    ],
+    [
+      'requestDevice() rejects',
+      {
+        gpu: fakeGpu(async () => ({
+          features: new Set(),
+          limits: {},
+          info: {},
+          requestDevice: async () => {
+            throw new Error('device limit exceeded');
+          },
+        })),
+      },
+      /requestDevice\(\) failed: device limit exceeded/,
+    ],
   ];
   for (const [name, webgpu, reason] of unavailable) {
     it(`${name}: 'webgpu' rejects naming why, 'auto' runs on wasm`, async () => {
-      await assert.rejects(createAttention({ backend: 'webgpu', webgpu }),
-        (error) => error instanceof Error && /^backend: 'webgpu' is not available: /.test(error.message) &&
-          reason.test(error.message));
+      await assert.rejects(
+        createAttention({ backend: 'webgpu', webgpu }),
+        (error) =>
+          error instanceof Error &&
+          /^backend: 'webgpu' is not available: /.test(error.message) &&
+          reason.test(error.message),
+      );
       const attn = await createAttention({ backend: 'auto', webgpu: { ...webgpu, ...EAGER } });
       assert.equal(attn.webgpu, null);
       assert.match(attn.webgpuUnavailable, reason);
@@ -81,9 +110,12 @@ describe('without a usable WebGPU', () => {
 
 describe("'auto' with a GPU", () => {
   it('sends small problems to wasm and large ones to the GPU (webgpu.minFlops)', async () => {
-    const attn = await createAttention({ backend: 'auto', webgpu: { gpu, allowSoftwareAdapter: true, minFlops: 1e5 } });
+    const attn = await createAttention({
+      backend: 'auto',
+      webgpu: { gpu, allowSoftwareAdapter: true, minFlops: 1e5 },
+    });
     assert.equal(attn.backend, 'webgpu');
-    const small = await attn.attention(q, k, v, OPTIONS);  // 2 * 2 * 24 * 24 * 8 = 18432 flops
+    const small = await attn.attention(q, k, v, OPTIONS); // 2 * 2 * 24 * 24 * 8 = 18432 flops
     assert.equal(small.stats.backend, wasm.backend);
     assert.match(small.stats.fallbackReason, /below webgpu\.minFlops/);
     const n = 128;
@@ -122,7 +154,11 @@ describe('device loss', () => {
     await attn.attention(q, k, v, OPTIONS);
     let results;
     const events = await changesDuring(attn, async () => {
-      const calls = [attn.attention(q, k, v, OPTIONS), attn.attention(q, k, v, OPTIONS), attn.attention(q, k, v, OPTIONS)];
+      const calls = [
+        attn.attention(q, k, v, OPTIONS),
+        attn.attention(q, k, v, OPTIONS),
+        attn.attention(q, k, v, OPTIONS),
+      ];
       device.destroy();
       results = await Promise.all(calls);
     });
@@ -138,7 +174,9 @@ describe('device loss', () => {
       async requestAdapter(options) {
         const adapter = await gpu.requestAdapter(options);
         return {
-          features: adapter.features, limits: adapter.limits, info: adapter.info,
+          features: adapter.features,
+          limits: adapter.limits,
+          info: adapter.info,
           async requestDevice(descriptor) {
             const device = await adapter.requestDevice(descriptor);
             devices.push(device);
@@ -157,7 +195,10 @@ describe('device loss', () => {
     assert.equal(devices.length, 2, 'a second device was requested');
     assert.equal(r.stats.backend, 'webgpu');
     assertSameResults(r, expected, 'after re-creation');
-    assert.deepEqual(events.map((e) => [e.from, e.to]), [['webgpu', 'webgpu']]);
+    assert.deepEqual(
+      events.map((e) => [e.from, e.to]),
+      [['webgpu', 'webgpu']],
+    );
 
     // Lost in the middle of a call: the call still resolves, on the next device.
     const pending = attn.attention(q, k, v, OPTIONS);
@@ -200,7 +241,10 @@ describe('storage and subgroup preferences', () => {
   it("storage 'f16' without 'shader-f16' (SwiftShader) stays f32 and says why", async () => {
     const attn = await openGpuAttention({ storage: 'f16' });
     assert.equal(attn.webgpu.storage, 'f32');
-    assert.ok(attn.webgpu.notes.some((note) => /shader-f16/.test(note)), attn.webgpu.notes.join('; '));
+    assert.ok(
+      attn.webgpu.notes.some((note) => /shader-f16/.test(note)),
+      attn.webgpu.notes.join('; '),
+    );
     const r = await attn.attention(q, k, v, OPTIONS);
     assert.equal(r.stats.gpu.storage, 'f32');
     assertSameResults(r, expected, 'f16 requested');
@@ -223,8 +267,11 @@ describe('storage and subgroup preferences', () => {
       [{ fp16: true }, TypeError, 'webgpu'],
     ];
     for (const [webgpu, ErrorClass, parameter] of bad) {
-      await assert.rejects(createAttention({ backend: 'webgpu', webgpu: { gpu, ...webgpu } }),
-        (error) => error instanceof ErrorClass && error.parameter === parameter, JSON.stringify(webgpu));
+      await assert.rejects(
+        createAttention({ backend: 'webgpu', webgpu: { gpu, ...webgpu } }),
+        (error) => error instanceof ErrorClass && error.parameter === parameter,
+        JSON.stringify(webgpu),
+      );
     }
   });
 });
@@ -243,9 +290,24 @@ describe('problems beyond the binding limit are split', () => {
 
   for (const [name, options] of [
     ['streaming, head by head', { ...shape, causal: true, keyLengths: [30, 40, 0] }],
-    ['materialized, in bands of rows', { ...shape, window: 4, returnWeights: true, returnScores: true }],
-    ['additive score, materialized', { ...shape, score: 'additive', returnWeights: true,
-      additive: { hidden: 4, wQuery: tensor(3 * 4 * 3, 12), wKey: tensor(3 * 4 * 3, 13), v: tensor(3 * 4, 14) } }],
+    [
+      'materialized, in bands of rows',
+      { ...shape, window: 4, returnWeights: true, returnScores: true },
+    ],
+    [
+      'additive score, materialized',
+      {
+        ...shape,
+        score: 'additive',
+        returnWeights: true,
+        additive: {
+          hidden: 4,
+          wQuery: tensor(3 * 4 * 3, 12),
+          wKey: tensor(3 * 4 * 3, 13),
+          v: tensor(3 * 4, 14),
+        },
+      },
+    ],
   ]) {
     it(name, async () => {
       const r = await attn.attention(...tensors, options);
@@ -258,7 +320,10 @@ describe('problems beyond the binding limit are split', () => {
     // 10 x 5 floats (200 bytes) per head tensor: 5 heads per group; 400-byte score matrices: 2 per chunk.
     const m = 10;
     const uneven = [tensor(7 * m * 3, 18), tensor(7 * m * 3, 19), tensor(7 * m * 5, 20)];
-    for (const options of [{ causal: true }, { causal: true, returnWeights: true, returnScores: true }]) {
+    for (const options of [
+      { causal: true },
+      { causal: true, returnWeights: true, returnScores: true },
+    ]) {
       const all = { heads: 7, headDim: 3, valueDim: 5, ...options };
       const r = await attn.attention(...uneven, all);
       assert.equal(r.stats.backend, 'webgpu', r.stats.fallbackReason);
@@ -267,7 +332,7 @@ describe('problems beyond the binding limit are split', () => {
   });
 
   it('a head too large for one binding runs on wasm', async () => {
-    const m = 64;  // 64 * 5 * 4 = 1280 bytes per head
+    const m = 64; // 64 * 5 * 4 = 1280 bytes per head
     const big = [tensor(m * 3, 15), tensor(m * 3, 16), tensor(m * 5, 17)];
     const r = await attn.attention(...big, { heads: 1, headDim: 3, valueDim: 5 });
     assert.equal(r.stats.backend, wasm.backend);

@@ -32,15 +32,38 @@ function worstError(actual, expected) {
 
 const keyValid = Uint8Array.from({ length: 40 }, (_, j) => (j % 7 === 3 ? 0 : 1));
 const custom = Uint8Array.from({ length: 40 * 40 }, (_, i) => ((i * 13) % 5 === 0 ? 0 : 1));
-custom.fill(0, 5 * 40, 6 * 40);  // query 5 sees nothing
-const additive = { hidden: 5, wQuery: tensor(2 * 5 * 3, 20, 0.8), wKey: tensor(2 * 5 * 3, 21, 0.8), v: tensor(2 * 5, 22) };
+custom.fill(0, 5 * 40, 6 * 40); // query 5 sees nothing
+const additive = {
+  hidden: 5,
+  wQuery: tensor(2 * 5 * 3, 20, 0.8),
+  wKey: tensor(2 * 5 * 3, 21, 0.8),
+  v: tensor(2 * 5, 22),
+};
 
 // [name, heads, Nq, Nk, options]
 const CASES = [
-  ['causal window with global tokens', 2, 40, 40, { causal: true, window: { before: 3 }, globalTokens: [0, 30] }],
-  ['dilated window, temperature 0.5', 2, 40, 40, { window: { before: 2, after: 2, dilation: 3 }, temperature: 0.5 }],
+  [
+    'causal window with global tokens',
+    2,
+    40,
+    40,
+    { causal: true, window: { before: 3 }, globalTokens: [0, 30] },
+  ],
+  [
+    'dilated window, temperature 0.5',
+    2,
+    40,
+    40,
+    { window: { before: 2, after: 2, dilation: 3 }, temperature: 0.5 },
+  ],
   ['strided and fixed sparse', 2, 40, 40, { sparse: { pattern: 'fixed', stride: 6, summary: 2 } }],
-  ['key padding, key flags and a custom mask', 2, 40, 40, { keyLengths: [33, 0], keyValid, mask: custom }],
+  [
+    'key padding, key flags and a custom mask',
+    2,
+    40,
+    40,
+    { keyLengths: [33, 0], keyValid, mask: custom },
+  ],
   ['cosine score', 2, 40, 40, { score: 'cosine', causal: true }],
   ['additive score', 2, 40, 40, { score: 'additive', additive, window: 4 }],
   ['N = 1', 2, 1, 1, { causal: true }],
@@ -59,14 +82,36 @@ export async function agreement() {
     for (const extra of [{}, { returnWeights: true, returnScores: true }]) {
       const o = { heads, headDim: 3, valueDim: 5, ...options, ...extra };
       const r = await gpu.attention(q, k, v, o);
-      results.push({ name, backend: r.stats.backend, strategy: r.stats.strategy, error: worstError(r, await wasm.attention(q, k, v, o)) });
+      results.push({
+        name,
+        backend: r.stats.backend,
+        strategy: r.stats.strategy,
+        error: worstError(r, await wasm.attention(q, k, v, o)),
+      });
     }
   }
   const x = tensor(9 * 6, 30);
-  const w = { wQuery: tensor(6 * 6, 31, 0.5), wKey: tensor(6 * 6, 32, 0.5), wValue: tensor(6 * 10, 33, 0.5), wOut: tensor(10 * 4, 34, 0.5) };
-  const mh = { heads: 2, headDim: 3, valueDim: 5, causal: true, returnWeights: true, returnProjections: true };
+  const w = {
+    wQuery: tensor(6 * 6, 31, 0.5),
+    wKey: tensor(6 * 6, 32, 0.5),
+    wValue: tensor(6 * 10, 33, 0.5),
+    wOut: tensor(10 * 4, 34, 0.5),
+  };
+  const mh = {
+    heads: 2,
+    headDim: 3,
+    valueDim: 5,
+    causal: true,
+    returnWeights: true,
+    returnProjections: true,
+  };
   const r = await gpu.multiHead(x, w, mh);
-  results.push({ name: 'multiHead', backend: r.stats.backend, strategy: r.stats.strategy, error: worstError(r, await wasm.multiHead(x, w, mh)) });
+  results.push({
+    name: 'multiHead',
+    backend: r.stats.backend,
+    strategy: r.stats.strategy,
+    error: worstError(r, await wasm.multiHead(x, w, mh)),
+  });
   const info = { webgpu: gpu.webgpu, results };
   gpu.dispose();
   wasm.dispose();
@@ -85,24 +130,46 @@ export async function fallbacks() {
   const out = { detected: await detectWebGpu() };
 
   const auto = await createAttention();
-  out.autoDefault = { backend: auto.backend, unavailable: auto.webgpuUnavailable, error: same(await auto.attention(q, k, v, o)) };
+  out.autoDefault = {
+    backend: auto.backend,
+    unavailable: auto.webgpuUnavailable,
+    error: same(await auto.attention(q, k, v, o)),
+  };
   auto.dispose();
 
   const noAdapter = { requestAdapter: async () => null };
-  out.noAdapter = await createAttention({ backend: 'webgpu', webgpu: { gpu: noAdapter } }).then(() => 'created', (e) => e.message);
-  const autoNoAdapter = await createAttention({ webgpu: { gpu: noAdapter, allowSoftwareAdapter: true } });
-  out.autoNoAdapter = { backend: autoNoAdapter.backend, error: same(await autoNoAdapter.attention(q, k, v, o)) };
+  out.noAdapter = await createAttention({ backend: 'webgpu', webgpu: { gpu: noAdapter } }).then(
+    () => 'created',
+    (e) => e.message,
+  );
+  const autoNoAdapter = await createAttention({
+    webgpu: { gpu: noAdapter, allowSoftwareAdapter: true },
+  });
+  out.autoNoAdapter = {
+    backend: autoNoAdapter.backend,
+    error: same(await autoNoAdapter.attention(q, k, v, o)),
+  };
   autoNoAdapter.dispose();
 
   const adapter = await navigator.gpu.requestAdapter();
   const device = await adapter.requestDevice();
-  const lost = await createAttention({ webgpu: { device, minFlops: 0, allowSoftwareAdapter: true } });
+  const lost = await createAttention({
+    webgpu: { device, minFlops: 0, allowSoftwareAdapter: true },
+  });
   const before = (await lost.attention(q, k, v, o)).stats.backend;
   const events = [];
-  lost.addEventListener('backendchange', (e) => events.push({ from: e.from, to: e.to, reason: e.reason }));
+  lost.addEventListener('backendchange', (e) =>
+    events.push({ from: e.from, to: e.to, reason: e.reason }),
+  );
   device.destroy();
   const after = await lost.attention(q, k, v, o);
-  out.deviceLoss = { before, after: after.stats.backend, error: same(after), events, backend: lost.backend };
+  out.deviceLoss = {
+    before,
+    after: after.stats.backend,
+    error: same(after),
+    events,
+    backend: lost.backend,
+  };
   lost.dispose();
   wasm.dispose();
   return out;

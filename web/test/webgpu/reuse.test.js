@@ -22,19 +22,34 @@ function countCalls(device, names) {
 
 it('compiles each kernel once and reuses buffers across calls of a shape', async () => {
   const device = await requestDevice();
-  const counts = countCalls(device, ['createComputePipeline', 'createComputePipelineAsync', 'createShaderModule', 'createBuffer']);
+  const counts = countCalls(device, [
+    'createComputePipeline',
+    'createComputePipelineAsync',
+    'createShaderModule',
+    'createBuffer',
+  ]);
   const attn = await createAttention({ backend: 'webgpu', webgpu: { device } });
   const snapshot = () => ({ ...counts });
-  const call = (n, options) => attn.attention(tensor(2 * n * 3, n), tensor(2 * n * 3, n + 1), tensor(2 * n * 5, n + 2),
-    { heads: 2, headDim: 3, valueDim: 5, ...options });
+  const call = (n, options) =>
+    attn.attention(tensor(2 * n * 3, n), tensor(2 * n * 3, n + 1), tensor(2 * n * 5, n + 2), {
+      heads: 2,
+      headDim: 3,
+      valueDim: 5,
+      ...options,
+    });
 
   await call(40, { causal: true });
   const afterFirst = snapshot();
   assert.ok(afterFirst.createComputePipelineAsync >= 1);
-  for (const options of [{ causal: true }, { window: 3, temperature: 0.5 }, { sparse: { pattern: 'strided', stride: 3 } }, {}]) {
+  for (const options of [
+    { causal: true },
+    { window: 3, temperature: 0.5 },
+    { sparse: { pattern: 'strided', stride: 3 } },
+    {},
+  ]) {
     await call(40, options);
   }
-  await call(33, { causal: true });  // fewer tokens, same depth buckets: buffers are large enough
+  await call(33, { causal: true }); // fewer tokens, same depth buckets: buffers are large enough
   assert.deepEqual(snapshot(), afterFirst, 'streaming calls after the first created nothing');
 
   await call(40, { returnWeights: true });

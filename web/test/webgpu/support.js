@@ -32,7 +32,11 @@ export async function requestDevice() {
   const adapter = await gpu.requestAdapter();
   const requiredFeatures = adapter.features.has('subgroups') ? ['subgroups'] : [];
   const requiredLimits = {};
-  for (const name of ['maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupStorageSize']) {
+  for (const name of [
+    'maxStorageBufferBindingSize',
+    'maxBufferSize',
+    'maxComputeWorkgroupStorageSize',
+  ]) {
     requiredLimits[name] = adapter.limits[name];
   }
   return adapter.requestDevice({ requiredFeatures, requiredLimits });

@@ -17,12 +17,24 @@ import { defineUniforms } from '../uniforms.js';
 import { SAFE_TANH, elementType, enables } from './common.wgsl.js';
 
 export const GEMM_UNIFORMS = defineUniforms('GemmParams', [
-  'm', 'n', 'k',
-  'aOffset', 'aBatch', 'aRow', 'aCol',
-  'bOffset', 'bBatch', 'bRow', 'bCol',
-  'cOffset', 'cBatch', 'cRow',
-  'hasBias', 'biasBatch',
-  'vOffset', 'vBatch',  // additive: v(b, k) = additiveV[vOffset + b * vBatch + k]
+  'm',
+  'n',
+  'k',
+  'aOffset',
+  'aBatch',
+  'aRow',
+  'aCol',
+  'bOffset',
+  'bBatch',
+  'bRow',
+  'bCol',
+  'cOffset',
+  'cBatch',
+  'cRow',
+  'hasBias',
+  'biasBatch',
+  'vOffset',
+  'vBatch', // additive: v(b, k) = additiveV[vOffset + b * vBatch + k]
 ]);
 
 export const GEMM_TILE = 64;
@@ -74,22 +86,28 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
       if (col < p.n && kk < p.k) { value = f32(bData[bBase + kk * p.bRow + col * p.bCol]); }
       bTile[e] = value;
     }
-${additive ? `    if (li < DEPTH) {
+${
+  additive
+    ? `    if (li < DEPTH) {
       var value = 0.0;  // v = 0 beyond k: padded terms add nothing
       if (k0 + li < p.k) { value = additiveV[p.vOffset + batch * p.vBatch + k0 + li]; }
       vTile[li] = value;
-    }` : ''}
+    }`
+    : ''
+}
     workgroupBarrier();
     for (var kk = 0u; kk < DEPTH; kk++) {
 ${additive ? '      let weight = vTile[kk];' : ''}
       for (var r = 0u; r < 4u; r++) {
         let a = aTile[(local.y + r * 16u) * DEPTH + kk];
-${additive
+${
+  additive
     ? `        let terms = vec4<f32>(a) + vec4<f32>(bTile[kk * TILE + local.x], bTile[kk * TILE + local.x + 16u],
                                               bTile[kk * TILE + local.x + 32u], bTile[kk * TILE + local.x + 48u]);
         let t = weight * safeTanh(terms);`
     : `        let t = a * vec4<f32>(bTile[kk * TILE + local.x], bTile[kk * TILE + local.x + 16u],
-                              bTile[kk * TILE + local.x + 32u], bTile[kk * TILE + local.x + 48u]);`}
+                              bTile[kk * TILE + local.x + 32u], bTile[kk * TILE + local.x + 48u]);`
+}
         for (var c = 0u; c < 4u; c++) { acc[r * 4u + c] += t[c]; }
       }
     }

@@ -16,7 +16,11 @@ import { MASK_WGSL } from './mask.wgsl.js';
 import { laneReductions } from './reduce.wgsl.js';
 
 export const SOFTMAX_UNIFORMS = defineUniforms('SoftmaxParams', [
-  'queryLength', 'keyLength', 'headBase', 'rowBase', 'rows',
+  'queryLength',
+  'keyLength',
+  'headBase',
+  'rowBase',
+  'rows',
   'factor:f32',
   ...MASK_FIELDS,
 ]);

@@ -19,12 +19,23 @@ import { MASK_WGSL } from './mask.wgsl.js';
 import { laneReductions } from './reduce.wgsl.js';
 
 export const STREAMING_UNIFORMS = defineUniforms('StreamingParams', [
-  'heads', 'queryLength', 'keyLength', 'depth', 'valueDim',
+  'heads',
+  'queryLength',
+  'keyLength',
+  'depth',
+  'valueDim',
   // Element strides: tensor[head * xHead + row * xRow + column].
-  'qHead', 'qRow', 'kHead', 'kRow', 'vHead', 'vRow', 'oHead', 'oRow',
+  'qHead',
+  'qRow',
+  'kHead',
+  'kRow',
+  'vHead',
+  'vRow',
+  'oHead',
+  'oRow',
   // Heads of this dispatch are headBase + workgroup_id.y in the mask (key lengths per head).
   'headBase',
-  'factor:f32',  // scale / temperature
+  'factor:f32', // scale / temperature
   ...MASK_FIELDS,
 ]);
 
@@ -50,7 +61,8 @@ fn load${name.toUpperCase()}(base: u32, column: u32, limit: u32) -> vec4<f32> {
  *   (cosine operands are normalised before), 'additive' reads projected queries and keys
  */
 export function streamingKernel(plan, { keys, values, score }) {
-  const { depth4, value4, lanes, queryBlock, keyTile, workgroupSize, keysPerLane, accumulators } = plan;
+  const { depth4, value4, lanes, queryBlock, keyTile, workgroupSize, keysPerLane, accumulators } =
+    plan;
   const additive = score === 'additive';
   const f16 = keys === 'f16' || values === 'f16';
   return /* wgsl */ `${enables({ f16, subgroups: plan.subgroups })}
@@ -86,9 +98,11 @@ ${['q', 'k', 'v'].map((name) => loadFunction(name)).join('')}
 fn score(query: ptr<function, array<vec4<f32>, DEPTH4>>, key: u32) -> f32 {
   var s = 0.0;
   for (var x = 0u; x < DEPTH4; x++) {
-${additive
+${
+  additive
     ? '    s += dot(additiveVTile[x], safeTanh((*query)[x] + keyTileData[key * DEPTH4 + x]));'
-    : '    s += dot((*query)[x], keyTileData[key * DEPTH4 + x]);'}
+    : '    s += dot((*query)[x], keyTileData[key * DEPTH4 + x]);'
+}
   }
   return s;
 }
@@ -108,13 +122,17 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
   if (live) {
     for (var x = 0u; x < DEPTH4; x++) { query[x] = loadQ(localHead * p.qHead + i * p.qRow, x * 4u, p.depth); }
   }
-${additive ? `  for (var e = li; e < DEPTH4; e += WORKGROUP) {
+${
+  additive
+    ? `  for (var e = li; e < DEPTH4; e += WORKGROUP) {
     var value = vec4<f32>(0.0);
     for (var c = 0u; c < 4u; c++) {
       if (e * 4u + c < p.depth) { value[c] = additiveV[localHead * p.depth + e * 4u + c]; }
     }
     additiveVTile[e] = value;
-  }` : ''}
+  }`
+    : ''
+}
 
   var m = NO_SCORE;
   var l = 0.0;
