@@ -5,8 +5,14 @@
 
 import { attnlensError } from '../../errors.js';
 import { readSafetensors } from './safetensors.js';
+import { readTorchZip } from './torch-zip.js';
 
-export const WEIGHT_FILES = Object.freeze(['model.safetensors', 'model.safetensors.index.json']);
+export const WEIGHT_FILES = Object.freeze([
+  'model.safetensors',
+  'model.safetensors.index.json',
+  'pytorch_model.bin',
+  'pytorch_model.bin.index.json',
+]);
 
 /** The weight file to use among `names` (a Set of file names), or null. */
 export function chooseWeightFile(names) {
@@ -49,7 +55,9 @@ export function readShardIndex(index, file) {
 
 /** The validated tensor entries of one weight file (safetensors or a PyTorch zip). */
 export function readWeightFile(name, bytes) {
-  return readSafetensors(bytes, name).entries;
+  return name.endsWith('.safetensors')
+    ? readSafetensors(bytes, name).entries
+    : readTorchZip(bytes, name);
 }
 
 /**
