@@ -27,7 +27,7 @@ export async function request(fetch, url, init, signal) {
 
 export function httpError(url, response) {
   return attnlensError(
-    response.status === 404 ? 'not_found' : 'network',
+    response.status === 404 ? 'not_found' : 'http_error',
     'source',
     `${url} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
     { url, status: response.status },

@@ -46,7 +46,7 @@ export async function resolveRemoteSource(text, options) {
   return httpSource(
     { kind: 'hub', id, revision },
     (name) => hubFileUrl(id, revision, name, hubUrl),
-    () => hubListing(fetch, cache, hubTreeUrl(id, revision, hubUrl), id, revision),
+    hubListing(fetch, cache, hubTreeUrl(id, revision, hubUrl), id, revision),
     { fetch, cache },
   );
 }
