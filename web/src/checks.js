@@ -42,13 +42,13 @@ const RUN_KEYS = ATTENTION_KEYS.filter(
   (key) => !['heads', 'headDim', 'valueDim', 'returnWeights', 'returnScores'].includes(key),
 );
 
-const typeError = (name, detail) => attnlensError('invalid_argument', name, detail);
-const rangeError = (name, detail) => attnlensError('out_of_range', name, detail);
-const shapeError = (name, detail) => attnlensError('shape_mismatch', name, detail);
+export const typeError = (name, detail) => attnlensError('invalid_argument', name, detail);
+export const rangeError = (name, detail) => attnlensError('out_of_range', name, detail);
+export const shapeError = (name, detail) => attnlensError('shape_mismatch', name, detail);
 
 // ---- primitives -------------------------------------------------------------------------------
 
-function optionsObject(value, name, allowedKeys) {
+export function optionsObject(value, name, allowedKeys) {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw typeError(name, `must be an object, got ${describe(value)}`);
@@ -62,7 +62,7 @@ function optionsObject(value, name, allowedKeys) {
   return value;
 }
 
-function integer(value, name, min, max) {
+export function integer(value, name, min, max) {
   if (typeof value !== 'number')
     throw typeError(name, `must be an integer, got ${describe(value)}`);
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -77,14 +77,14 @@ function optionalSize(value, name, fallback) {
   return value === undefined ? fallback : size(value, name);
 }
 
-function boolean(value, name) {
+export function boolean(value, name) {
   if (value === undefined) return false;
   if (typeof value !== 'boolean')
     throw typeError(name, `must be a boolean, got ${describe(value)}`);
   return value;
 }
 
-function oneOf(value, name, allowed, fallback) {
+export function oneOf(value, name, allowed, fallback) {
   if (value === undefined) return fallback;
   if (typeof value !== 'string') throw typeError(name, `must be a string, got ${describe(value)}`);
   if (!allowed.includes(value)) {

@@ -1,0 +1,123 @@
+// loadModel(source, options): a real checkpoint, ready to run. The files (files/index.js) and
+// the wasm engine load side by side; then the config and key names become the core's model
+// (architectures/), every weight is written once, straight into wasm memory, and the file
+// buffers are let go.
+
+import { BACKEND_NAMES, openBackends } from '../backend.js';
+import { describe } from '../errors.js';
+import { checkThreadsOption } from '../threads.js';
+import { oneOf, optionsObject, shapeError, typeError } from './argument-checks.js';
+import { architectureOf } from './architectures/index.js';
+import { CoreModel, shapeMismatch } from './core-model.js';
+import { loadModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
+import { Model } from './model.js';
+import { createTokenizer } from './tokenizer.js';
+
+/** The options loadModel accepts: loadModelFiles' plus dtype and attention (the engine). */
+export const MODEL_OPTIONS = Object.freeze([...MODEL_FILES_OPTIONS, 'dtype', 'attention']);
+/** loadModel's `attention`: the engine's options, as createAttention takes them (wasm only). */
+export const ENGINE_OPTIONS = Object.freeze(['backend', 'wasmUrl', 'locateFile', 'threads']);
+const ENGINE_BACKENDS = BACKEND_NAMES.filter((name) => name !== 'webgpu');
+
+export async function loadModel(source, options) {
+  const opts = optionsObject(options, 'options', MODEL_OPTIONS);
+  const dtype = oneOf(opts.dtype, 'dtype', ['f32', 'f16'], 'f32');
+  const engineOptions = checkEngineOptions(opts.attention);
+  const fileOptions = Object.fromEntries(
+    MODEL_FILES_OPTIONS.filter((key) => opts[key] !== undefined).map((key) => [key, opts[key]]),
+  );
+  const [files, backends] = await Promise.allSettled([
+    loadModelFiles(source, fileOptions),
+    openEngine(engineOptions),
+  ]);
+  if (files.status === 'rejected' || backends.status === 'rejected') {
+    if (backends.status === 'fulfilled') backends.value.dispose();
+    throw files.status === 'rejected' ? files.reason : backends.reason;
+  }
+  const engine = backends.value.wasm;
+  try {
+    return await build(files.value, engine, dtype);
+  } catch (error) {
+    engine.dispose();
+    throw error;
+  }
+}
+
+async function build(files, engine, dtype) {
+  const { config, tensors } = files;
+  const architecture = architectureOf(config);
+  const core = architecture.coreConfig(config, tensors);
+  const keyFor = architecture.keys(tensors);
+  const tokenizer = await createTokenizer(files.tokenizer);
+  if (tokenizer.vocabSize > core.vocab) {
+    throw shapeError(
+      'tokenizer.json',
+      `has ${tokenizer.vocabSize} tokens, more than the model's vocabulary of ${core.vocab} ` +
+        '(vocab_size in config.json): the files come from different models',
+    );
+  }
+  const model = new CoreModel(engine.module, { ...core, dtype });
+  try {
+    writeWeights(model, tensors, keyFor);
+  } catch (error) {
+    model.destroy();
+    throw error;
+  }
+  tensors.release();
+  return new Model({
+    core: model,
+    engine,
+    tokenizer,
+    architecture,
+    config: core,
+    modelType: config.model_type,
+    dtype,
+  });
+}
+
+// Every core weight from its checkpoint tensor, checked against the shape the config implies,
+// converted as it is copied (F16/BF16/F64 to f32, or to half bits for dtype 'f16').
+function writeWeights(model, tensors, keyFor) {
+  const weights = model.weights();
+  const keys = new Map(weights.map((w) => [w.name, keyFor(w.name)]));
+  for (const w of weights) {
+    const key = keys.get(w.name);
+    const { shape } = tensors.info(key);
+    if (shape.length !== w.shape.length || shape.some((size, d) => size !== w.shape[d])) {
+      throw shapeMismatch(key, shape, w.shape);
+    }
+  }
+  for (const w of weights) {
+    const view = model.weightView(w);
+    if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
+    else tensors.readFloat32(keys.get(w.name), view);
+  }
+  try {
+    model.finalize();
+  } catch (error) {
+    // The core names its own weights; the reader knows the checkpoint's names.
+    const key = keys.get(error.parameter);
+    if (key === undefined) throw error;
+    error.message = error.message.replaceAll(error.parameter, key);
+    error.parameter = key;
+    throw error;
+  }
+}
+
+function checkEngineOptions(raw) {
+  const engine = optionsObject(raw, 'attention', ENGINE_OPTIONS);
+  const backend = oneOf(engine.backend, 'attention.backend', ENGINE_BACKENDS, 'wasm');
+  const threads = checkThreadsOption(engine.threads);
+  const { wasmUrl, locateFile } = engine;
+  if (wasmUrl !== undefined && typeof wasmUrl !== 'string' && !(wasmUrl instanceof URL)) {
+    throw typeError('attention.wasmUrl', `must be a string or URL, got ${describe(wasmUrl)}`);
+  }
+  if (locateFile !== undefined && typeof locateFile !== 'function') {
+    throw typeError('attention.locateFile', `must be a function, got ${describe(locateFile)}`);
+  }
+  return { backend: backend === 'auto' ? 'wasm' : backend, threads, wasmUrl, locateFile };
+}
+
+function openEngine({ backend, threads, wasmUrl, locateFile }) {
+  return openBackends(backend, { wasmUrl, locateFile }, {}, threads);
+}
