@@ -69,6 +69,19 @@ inline std::vector<double> to_double(const float* data, std::size_t n) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Kernel variants
+// ---------------------------------------------------------------------------------------------
+
+// Every registered variant of one operation as a Catch2 generator:
+//   const GemmKernel kernel = GENERATE(each_kernel(gemm_kernels()));
+//   CAPTURE(kernel.name);
+// runs the test case once per variant, and every failure report names the kernel.
+template <typename Kernel>
+Catch::Generators::GeneratorWrapper<Kernel> each_kernel(attnlens::Span<const Kernel> kernels) {
+  return Catch::Generators::from_range(kernels.begin(), kernels.end());
+}
+
+// ---------------------------------------------------------------------------------------------
 // Comparison
 // ---------------------------------------------------------------------------------------------
 
