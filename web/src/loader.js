@@ -206,7 +206,7 @@ async function resolveUrl(value, name) {
 // Node's built-in modules without a static import, which would break browser builds:
 // process.getBuiltinModule where it exists (Node >= 20.16), else import() of a computed
 // specifier that bundlers leave alone.
-async function nodeBuiltin(name) {
+export async function nodeBuiltin(name) {
   if (typeof globalThis.process?.getBuiltinModule === 'function') {
     return globalThis.process.getBuiltinModule(name);
   }

@@ -1,0 +1,226 @@
+// loadModelFiles(source, options): the files of one model, wherever they are, read and
+// validated: config.json, tokenizer.json (+ tokenizer_config.json) and the weights as a
+// TensorSet. Sources: a Hugging Face model id (+ revision), the URL of a folder with the same
+// files, File objects picked or dropped in a page, and in Node a folder path or file: URL.
+//
+// The sizes of every file are known before the first byte is read wherever the source can say
+// (a folder listing, File sizes, the Hub's file listing, HEAD), so progress has a total.
+
+import { attnlensError, describe } from '../../errors.js';
+import { nodeBuiltin } from '../../loader.js';
+import { throwIfAborted } from './abort.js';
+import { optional, optionsObject } from './options.js';
+import { fileListSource, folderSource, isFileList } from './local.js';
+import { resolveRemoteSource } from './remote.js';
+import { createTensorSet } from './tensor-set.js';
+import {
+  chooseWeightFile,
+  isIndexFile,
+  mergeShards,
+  readShardIndex,
+  readWeightFile,
+  WEIGHT_FILES,
+} from './weights.js';
+
+export { writeSafetensors, readSafetensors } from './safetensors.js';
+export { createTensorSet } from './tensor-set.js';
+export { validateHubId, validateRevision, hubFileUrl } from './hub.js';
+export { clearModelCache, MODEL_CACHE_NAME } from './cache.js';
+
+/** The options loadModelFiles takes (a caller with options of its own passes only these). */
+export const MODEL_FILES_OPTIONS = Object.freeze([
+  'revision',
+  'signal',
+  'onProgress',
+  'cache',
+  'hubUrl',
+  'fetch',
+]);
+
+const REQUIRED = ['config.json', 'tokenizer.json'];
+const OPTIONAL = ['tokenizer_config.json'];
+
+export async function loadModelFiles(source, rawOptions) {
+  const options = checkOptions(rawOptions);
+  throwIfAborted(options.signal);
+  const from = await openSource(source, options);
+  const reader = createReader(from, options);
+
+  const listing = await from.list({ signal: options.signal });
+  const weightFile = listing
+    ? chooseWeightFile(new Set(listing.keys()))
+    : await reader.firstPresent(WEIGHT_FILES);
+  if (!weightFile) {
+    throw attnlensError(
+      'not_found',
+      WEIGHT_FILES[0],
+      `no weights in ${sourceName(from)}: expected one of ${WEIGHT_FILES.join(', ')}`,
+    );
+  }
+  // The index (small) is read first: it names the shards whose sizes make up the total.
+  let index = null;
+  let weightFiles = [weightFile];
+  if (isIndexFile(weightFile)) {
+    await reader.plan([weightFile], listing);
+    index = readShardIndex(parseJson(await reader.required(weightFile), weightFile), weightFile);
+    weightFiles = index.shards;
+  }
+  await reader.plan([...REQUIRED, ...OPTIONAL, ...weightFiles], listing);
+
+  const config = plainObject(parseJson(await reader.required('config.json'), 'config.json'));
+  const tokenizerJson = plainObject(
+    parseJson(await reader.required('tokenizer.json'), 'tokenizer.json'),
+    'tokenizer.json',
+  );
+  const tokenizerConfigBytes = await reader.optional('tokenizer_config.json');
+  const tokenizerConfig = tokenizerConfigBytes
+    ? plainObject(parseJson(tokenizerConfigBytes, 'tokenizer_config.json'), 'tokenizer_config.json')
+    : null;
+
+  const entriesByShard = new Map();
+  let bytes = 0;
+  for (const file of weightFiles) {
+    const data = await reader.required(file);
+    bytes += data.byteLength;
+    entriesByShard.set(file, readWeightFile(file, data));
+  }
+  const entries = index
+    ? mergeShards(index, entriesByShard, weightFile)
+    : entriesByShard.get(weightFile);
+
+  return {
+    source: { ...from.describe, fromCache: reader.allFromCache() },
+    config,
+    tokenizer: { json: tokenizerJson, config: tokenizerConfig },
+    tensors: createTensorSet(entries),
+    bytes,
+  };
+}
+
+function checkOptions(raw) {
+  const options = optionsObject(raw, MODEL_FILES_OPTIONS);
+  optional(options.signal, 'signal', 'signal');
+  optional(options.onProgress, 'onProgress', 'function');
+  optional(options.fetch, 'fetch', 'function');
+  optional(options.cache, 'cache', 'boolean');
+  return options;
+}
+
+async function openSource(source, options) {
+  if (isFileList(source)) return fileListSource(source);
+  const inNode = typeof globalThis.process?.versions?.node === 'string';
+  if (source instanceof URL || typeof source === 'string') {
+    const text = String(source);
+    if (text.startsWith('file:')) return folderSource(text);
+    if (inNode && !/^https?:/i.test(text) && (await isLocalPath(text))) return folderSource(text);
+    return resolveRemoteSource(text, options);
+  }
+  throw attnlensError(
+    'invalid_argument',
+    'source',
+    `expected a model id, a URL, a folder path or File objects, got ${describe(source)}`,
+  );
+}
+
+// In Node a string names a folder when it looks like a path or exists as one; anything else is
+// a Hub id ('gpt2', 'roneneldan/TinyStories-1M').
+async function isLocalPath(text) {
+  if (/^(\.{1,2}[\\/]|[\\/]|[A-Za-z]:[\\/]|~)/.test(text) || text === '.' || text === '..') {
+    return true;
+  }
+  const fs = (await nodeBuiltin('fs')).promises;
+  return fs.stat(text).then(
+    (stat) => stat.isDirectory(),
+    () => false,
+  );
+}
+
+const sourceName = (from) => from.describe.id ?? from.describe.url ?? 'the picked files';
+
+// Reads files one after another, reporting progress against the planned total.
+function createReader(from, { signal, onProgress }) {
+  const expected = new Map(); // name -> size, or null where the source cannot say
+  const absent = new Set();
+  let totalLoaded = 0;
+  let allCached = true;
+  const totalBytes = () =>
+    [...expected.values()].every((size) => size !== null)
+      ? [...expected.values()].reduce((a, b) => a + b, 0)
+      : null;
+
+  async function read(name) {
+    throwIfAborted(signal);
+    const total = expected.get(name) ?? null;
+    const base = totalLoaded;
+    const report = (loaded) => {
+      totalLoaded = base + loaded;
+      onProgress?.({ file: name, loaded, total, totalLoaded, totalBytes: totalBytes() });
+    };
+    const result = await from.read(name, { signal, expectedSize: total, onProgress: report });
+    throwIfAborted(signal);
+    if (result === null) return null;
+    const bytes = result.bytes ?? result;
+    if (!result.fromCache) allCached = false;
+    if (total !== null && bytes.byteLength !== total) {
+      throw attnlensError(
+        'shape_mismatch',
+        name,
+        `is ${bytes.byteLength} bytes, but ${sourceName(from)} lists it as ${total} bytes`,
+      );
+    }
+    report(bytes.byteLength);
+    return bytes;
+  }
+
+  return {
+    /** Records which of `names` exist and their sizes (from the listing, else asked of the source). */
+    async plan(names, listing) {
+      for (const name of names) {
+        if (expected.has(name) || absent.has(name)) continue;
+        const size = listing ? listing.get(name) : await from.size(name, { signal });
+        if (size === undefined) absent.add(name);
+        else expected.set(name, size);
+      }
+    },
+    async firstPresent(names) {
+      await this.plan(names, null);
+      return names.find((name) => expected.has(name)) ?? null;
+    },
+    async required(name) {
+      const bytes = absent.has(name) ? null : await read(name);
+      if (bytes === null) {
+        throw attnlensError('not_found', name, `is missing from ${sourceName(from)}`);
+      }
+      return bytes;
+    },
+    async optional(name) {
+      return absent.has(name) ? null : read(name);
+    },
+    allFromCache: () => allCached,
+  };
+}
+
+function parseJson(bytes, file) {
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw attnlensError('invalid_argument', file, 'is not valid UTF-8 text');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw attnlensError('invalid_argument', file, `is not valid JSON (${error.message})`);
+  }
+}
+
+function plainObject(value, file = 'config.json') {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw attnlensError(
+      'invalid_argument',
+      file,
+      `must hold a JSON object, got ${describe(value)}`,
+    );
+  }
+  return value;
+}
