@@ -9,7 +9,8 @@
 // HEAD, or --commit for a tree exported without .git), which is how docs/benchmarks.md shows a
 // before/after (scripts/bench.sh saves bench/peers/results/).
 // Chromium comes from web/node_modules/playwright-core and Debian's /usr/bin/chromium, through
-// the browser tests' harness (the repository served over http://127.0.0.1 with COOP/COEP).
+// web/scripts/chromium.mjs (as in the browser tests: the repository served over http://127.0.0.1
+// with COOP/COEP).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -26,7 +27,7 @@ const { values } = parseArgs({
 const options = { calls: Number(values.calls) };
 
 async function inChromium() {
-  const { REPO_ROOT, newPage, openBrowser } = await import('../web/test/browser/harness.mjs');
+  const { REPO_ROOT, newPage, openBrowser } = await import('../web/scripts/chromium.mjs');
   const browser = await openBrowser({ root: REPO_ROOT });
   try {
     const page = await newPage(browser.context);

@@ -14,6 +14,7 @@ import { Attention } from '../web/src/attention.js';
 import { Backends } from '../web/src/backend.js';
 import { ARRAY_SLOT, BLOCK_LENGTH, SLOT } from '../web/src/call-block.js';
 import { WasmBackend } from '../web/src/wasm-backend.js';
+import { tensor } from '../web/scripts/random.js';
 
 const dir = process.argv[2]
   ? pathToFileURL(`${resolve(process.argv[2])}/`)
@@ -38,14 +39,6 @@ async function round(calls, fn) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-
-function tensor(length, seed) {
-  let s = seed;
-  return Float32Array.from(
-    { length },
-    () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 30 - 1,
-  );
-}
 
 // The calls to time on one module: name -> [calls per round, fn].
 async function cases(name) {

@@ -8,7 +8,7 @@
 //
 // Needs ./scripts/build-wasm.sh (the threaded modules) and web/node_modules (playwright-core).
 import { parseArgs } from 'node:util';
-import { newPage, openBrowser, WEB_ROOT } from '../web/test/browser/harness.mjs';
+import { newPage, openBrowser, REPO_ROOT } from '../web/scripts/chromium.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -20,9 +20,9 @@ const sizes = values.sizes.split(',').map(Number);
 const calls = Number(values.calls);
 
 async function measure({ sizes, calls }) {
-  const { THREADS_MIN_FLOPS } = await import('/src/index.js');
-  const { Attention } = await import('/src/attention.js');
-  const { openBackends } = await import('/src/backend.js');
+  const { THREADS_MIN_FLOPS } = await import('/web/src/index.js');
+  const { Attention } = await import('/web/src/attention.js');
+  const { openBackends } = await import('/web/src/backend.js');
   // What createAttention() does, with the 2-thread instance's threshold lowered to 0: the
   // break-even is what is being measured.
   const open = async (threads) => {
@@ -56,10 +56,10 @@ async function measure({ sizes, calls }) {
   return { rows, min: THREADS_MIN_FLOPS, isolated: crossOriginIsolated };
 }
 
-const browser = await openBrowser({ root: WEB_ROOT });
+const browser = await openBrowser({ root: REPO_ROOT });
 try {
   const page = await newPage(browser.context);
-  await page.goto(`${browser.base}/test/browser/threads.html`);
+  await page.goto(`${browser.base}/bench/threads-break-even.html`);
   const { rows, min, isolated } = await page.evaluate(measure, { sizes, calls });
   console.log(
     `headless Chromium, isolated ${isolated}, H=4 D=32, weights; THREADS_MIN_FLOPS now ${min}`,

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <random>
 
 namespace attnlens_bench {
 
@@ -32,13 +31,6 @@ Timing time_calls(const Config& cfg, const std::function<void()>& fn, double min
   }
   std::sort(times.begin(), times.end());
   return Timing{times[times.size() / 2], times.front(), peak};
-}
-
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::vector<float> v(n);
-  for (float& x : v) x = static_cast<float>(gen() >> 8) / 16777216.0f * 2.0f - 1.0f;
-  return v;
 }
 
 void report_flops(const char* group, const std::string& name, const Timing& t, double flops) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "peak.h"
+#include "reference/random.h"
 
 namespace attnlens_bench {
 
@@ -30,7 +31,8 @@ struct Timing {
 // call the peak probe (cfg.peak) runs for a quarter of the call's time (0.5 to 10 ms).
 Timing time_calls(const Config& cfg, const std::function<void()>& fn, double min_ms);
 
-std::vector<float> random_floats(std::size_t n, unsigned seed);
+// Seeded inputs: the tests' generator (src/reference/random.h).
+using attnlens::reference::random_floats;
 
 // One line: group, name, median and best ms, GFLOP/s at both, and the best as % of the peak
 // sampled alongside.

@@ -9,6 +9,7 @@
 // 4 * H * N^2 * D operations for both masks, so causal's skipped tiles show up as a higher rate.
 
 import { checkAttention } from '../web/src/checks.js';
+import { tensor } from '../web/scripts/random.js';
 import { createAttention } from '../web/src/index.js';
 import { encodeStreaming, streamingPlanFor } from '../web/src/webgpu/attention-gpu.js';
 import { openGpuDevice } from '../web/src/webgpu/device.js';
@@ -20,16 +21,6 @@ import { GpuPasses } from '../web/src/webgpu/passes.js';
 export const HARDWARE_SIZES = [512, 2048, 8192];
 /** What a software adapter (SwiftShader) gets by default: enough to show the kernels run. */
 export const SOFTWARE_SIZES = [128, 256];
-
-function tensor(length, seed) {
-  let state = seed >>> 0;
-  const out = new Float32Array(length);
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    out[i] = state / 2 ** 32 - 0.5;
-  }
-  return out;
-}
 
 async function best(repeats, run) {
   await run(); // warm-up: compiles pipelines, allocates buffers
@@ -102,9 +93,9 @@ export async function runBenchmark({
   const rows = [];
   try {
     for (const n of chosen) {
-      const q = tensor(heads * n * headDim, 1);
-      const k = tensor(heads * n * headDim, 2);
-      const v = tensor(heads * n * headDim, 3);
+      const q = tensor(heads * n * headDim, 1, 0.5);
+      const k = tensor(heads * n * headDim, 2, 0.5);
+      const v = tensor(heads * n * headDim, 3, 0.5);
       for (const mask of ['none', 'causal']) {
         const options = { heads, headDim, causal: mask === 'causal' };
         const flops = 4 * heads * n * n * headDim;

@@ -38,7 +38,7 @@ function report({ adapter, subgroups }, where) {
 }
 
 if (values.browser) {
-  const { REPO_ROOT, newPage, openBrowser } = await import('../web/test/browser/harness.mjs');
+  const { REPO_ROOT, newPage, openBrowser } = await import('../web/scripts/chromium.mjs');
   const browser = await openBrowser({
     root: REPO_ROOT,
     webgpu: true,

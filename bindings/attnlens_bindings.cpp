@@ -16,6 +16,7 @@
 #include <malloc.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <new>
 #include <string>
@@ -182,8 +183,24 @@ CallResult working_set_bytes(std::uintptr_t address) {
   });
 }
 
-// How many doubles a call block holds: web/src/call-block.js checks its layout against it.
-int call_block_length() { return attnlens_bindings::kBlockLength; }
+template <std::size_t N>
+val name_list(const char* const (&names)[N]) {
+  val list = val::array();
+  for (std::size_t i = 0; i < N; ++i) list.set(i, val(names[i]));
+  return list;
+}
+
+// The call block's layout by name, { slots, arrays, scores, strategies, sparsePatterns }, each a
+// list in index order: web/src/call-block.js compares it with its own when it loads the module.
+val call_block_layout() {
+  val layout = val::object();
+  layout.set("slots", name_list(cb::kSlotNames));
+  layout.set("arrays", name_list(cb::kArrayNames));
+  layout.set("scores", name_list(cb::kScoreNames));
+  layout.set("strategies", name_list(cb::kStrategyNames));
+  layout.set("sparsePatterns", name_list(cb::kSparsePatternNames));
+  return layout;
+}
 
 std::string version() { return attnlens::version(); }
 bool simd_enabled() { return attnlens::simd_enabled(); }
@@ -195,7 +212,7 @@ double heap_bytes_in_use() { return static_cast<double>(mallinfo().uordblks); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlens) {
-  emscripten::function("_callBlockLength", &call_block_length);
+  emscripten::function("_callBlockLayout", &call_block_layout);
   emscripten::function("_attention", &attention);
   emscripten::function("_multiHead", &multi_head);
   emscripten::function("_maskMatrix", &mask_matrix);

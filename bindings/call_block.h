@@ -1,7 +1,13 @@
 // The call block: how JavaScript hands one operation's shape, options and tensors to the
-// bindings. It is an array of doubles in wasm memory, written by web/src/call-block.js (which
-// mirrors these two enums, in the same order) and read here in one pass, instead of ~40 property
-// reads through embind's `val` per call. Results (stats, a byte count) are written back into it.
+// bindings. It is an array of doubles in wasm memory, written by web/src/call-block.js and read
+// here in one pass, instead of ~40 property reads through embind's `val` per call. Results
+// (stats, a byte count) are written back into it.
+//
+// Every list below is written once, as an X-macro of (enumerator, the name JavaScript uses): the
+// enums and the name tables (kSlotNames, ...) are both expanded from it, so they cannot drift.
+// The module exports the names (_callBlockLayout()), and call-block.js refuses to load a module
+// whose layout differs from its own by a single name, so a .wasm from another build fails clearly
+// instead of reading one option as another.
 //
 // Every value arrives as a double; the reader checks each one (integers must be integral and in
 // range, codes must be known, pointers non-null where a length is given), so a malformed block
@@ -14,76 +20,108 @@
 namespace attnlens_bindings {
 
 // Scalar slots, one double each, from index 0.
-enum Slot : int {
-  // Shape. Zero in the multi-head widths means "same as" (multihead.h).
-  kHeads,
-  kQueryLength,
-  kKeyLength,
-  kHeadDim,
-  kValueDim,
-  kModelDim,
-  kKeyModelDim,
-  kOutDim,
-  // Options.
-  kScore,  // ScoreCode
-  kScale,  // NaN: the score function's default
-  kTemperature,
-  kStrategy,        // StrategyCode
-  kCausal,          // 0 or 1
-  kWindowDilation,  // 0: no window; else the window's dilation (>= 1)
-  kWindowBefore,
-  kWindowAfter,
-  kSparsePattern,  // SparseCode
-  kSparseStride,
-  kSparseSummary,
-  kAdditiveHidden,
-  kHead,     // maskMatrix: the head whose mask is wanted
-  kThreads,  // AttentionOptions::threads (JS writes 1 unless the call is to be split)
-  // Results, written by the call.
-  kResultStrategy,  // StrategyCode of the strategy that ran
-  kResultTilesVisited,
-  kResultTilesTotal,
-  kResultScratchBytes,
-  kResultBytes,    // workingSetBytes
-  kResultThreads,  // threads that took part
-  kSlotCount
-};
+#define ATTNLENS_CALL_BLOCK_SLOTS(X)                                                \
+  /* Shape. Zero in the multi-head widths means "same as" (multihead.h). */         \
+  X(kHeads, "heads")                                                                \
+  X(kQueryLength, "queryLength")                                                    \
+  X(kKeyLength, "keyLength")                                                        \
+  X(kHeadDim, "headDim")                                                            \
+  X(kValueDim, "valueDim")                                                          \
+  X(kModelDim, "modelDim")                                                          \
+  X(kKeyModelDim, "keyModelDim")                                                    \
+  X(kOutDim, "outDim")                                                              \
+  /* Options. */                                                                    \
+  X(kScore, "score") /* ScoreCode */                                                \
+  X(kScale, "scale") /* NaN: the score function's default */                        \
+  X(kTemperature, "temperature")                                                    \
+  X(kStrategy, "strategy")             /* StrategyCode */                           \
+  X(kCausal, "causal")                 /* 0 or 1 */                                 \
+  X(kWindowDilation, "windowDilation") /* 0: no window; else its dilation */        \
+  X(kWindowBefore, "windowBefore")                                                  \
+  X(kWindowAfter, "windowAfter")                                                    \
+  X(kSparsePattern, "sparsePattern") /* SparseCode */                               \
+  X(kSparseStride, "sparseStride")                                                  \
+  X(kSparseSummary, "sparseSummary")                                                \
+  X(kAdditiveHidden, "additiveHidden")                                              \
+  X(kHead, "head")       /* maskMatrix: the head whose mask is wanted */            \
+  X(kThreads, "threads") /* AttentionOptions::threads (JS writes 1 unless split) */ \
+  /* Results, written by the call. */                                               \
+  X(kResultStrategy, "resultStrategy") /* StrategyCode of the strategy that ran */  \
+  X(kResultTilesVisited, "resultTilesVisited")                                      \
+  X(kResultTilesTotal, "resultTilesTotal")                                          \
+  X(kResultScratchBytes, "resultScratchBytes")                                      \
+  X(kResultBytes, "resultBytes")     /* workingSetBytes */                          \
+  X(kResultThreads, "resultThreads") /* threads that took part */
 
 // Arrays in wasm memory: slot kSlotCount + 2 * array holds the byte address (0: absent) and the
 // next slot the element count. Element types: float32 tensors, bytes for the flag arrays
 // (keyValid, custom mask, maskMatrix output), float64 for the integer lists.
-enum Array : int {
-  kGlobalTokens,  // float64
-  kKeyLengths,    // float64
-  kKeyValid,      // bytes
-  kCustomMask,    // bytes
-  kAdditiveWQuery,
-  kAdditiveWKey,
-  kAdditiveV,
-  kQ,  // attention: input [H, Nq, D]; multiHead: projected queries out, or absent
-  kK,
-  kV,
-  kX,       // multiHead: queries' input [Nq, modelDim]
-  kSource,  // multiHead: keys' and values' input [Nk, keyModelDim], absent for self-attention
-  kWQuery,
-  kWKey,
-  kWValue,
-  kWOut,
-  kBQuery,
-  kBKey,
-  kBValue,
-  kBOut,
-  kOutput,
-  kWeights,
-  kScores,
-  kMaskOut,  // maskMatrix: [Nq, Nk] bytes
-  kArrayCount
+#define ATTNLENS_CALL_BLOCK_ARRAYS(X)                                                        \
+  X(kGlobalTokens, "globalTokens") /* float64 */                                             \
+  X(kKeyLengths, "keyLengths")     /* float64 */                                             \
+  X(kKeyValid, "keyValid")         /* bytes */                                               \
+  X(kCustomMask, "mask")           /* bytes */                                               \
+  X(kAdditiveWQuery, "additive.wQuery")                                                      \
+  X(kAdditiveWKey, "additive.wKey")                                                          \
+  X(kAdditiveV, "additive.v")                                                                \
+  X(kQ, "q") /* attention: input [H, Nq, D]; multiHead: projected queries out, or absent */  \
+  X(kK, "k")                                                                                 \
+  X(kV, "v")                                                                                 \
+  X(kX, "x")           /* multiHead: queries' input [Nq, modelDim] */                        \
+  X(kSource, "source") /* multiHead: keys' and values' input [Nk, keyModelDim], or absent */ \
+  X(kWQuery, "wQuery")                                                                       \
+  X(kWKey, "wKey")                                                                           \
+  X(kWValue, "wValue")                                                                       \
+  X(kWOut, "wOut")                                                                           \
+  X(kBQuery, "bQuery")                                                                       \
+  X(kBKey, "bKey")                                                                           \
+  X(kBValue, "bValue")                                                                       \
+  X(kBOut, "bOut")                                                                           \
+  X(kOutput, "output")                                                                       \
+  X(kWeights, "weights")                                                                     \
+  X(kScores, "scores")                                                                       \
+  X(kMaskOut, "maskOut") /* maskMatrix: [Nq, Nk] bytes */
+
+// The codes some slots hold, by the names the JavaScript API uses.
+#define ATTNLENS_CALL_BLOCK_SCORES(X) \
+  X(kScaledDot, "scaled-dot")         \
+  X(kDot, "dot")                      \
+  X(kCosine, "cosine")                \
+  X(kAdditive, "additive")
+#define ATTNLENS_CALL_BLOCK_STRATEGIES(X) \
+  X(kAuto, "auto")                        \
+  X(kMaterialized, "materialized")        \
+  X(kStreaming, "streaming")
+#define ATTNLENS_CALL_BLOCK_SPARSE_PATTERNS(X) \
+  X(kSparseNone, "none")                       \
+  X(kSparseStrided, "strided")                 \
+  X(kSparseFixed, "fixed")
+
+#define ATTNLENS_CALL_BLOCK_ENUMERATOR(enumerator, name) enumerator,
+#define ATTNLENS_CALL_BLOCK_NAME(enumerator, name) name,
+
+enum Slot : int { ATTNLENS_CALL_BLOCK_SLOTS(ATTNLENS_CALL_BLOCK_ENUMERATOR) kSlotCount };
+enum Array : int { ATTNLENS_CALL_BLOCK_ARRAYS(ATTNLENS_CALL_BLOCK_ENUMERATOR) kArrayCount };
+enum ScoreCode : int { ATTNLENS_CALL_BLOCK_SCORES(ATTNLENS_CALL_BLOCK_ENUMERATOR) kScoreCodeCount };
+enum StrategyCode : int {
+  ATTNLENS_CALL_BLOCK_STRATEGIES(ATTNLENS_CALL_BLOCK_ENUMERATOR) kStrategyCodeCount
+};
+enum SparseCode : int {
+  ATTNLENS_CALL_BLOCK_SPARSE_PATTERNS(ATTNLENS_CALL_BLOCK_ENUMERATOR) kSparseCodeCount
 };
 
-constexpr int kBlockLength = kSlotCount + 2 * kArrayCount;
+// The names, index by index: kSlotNames[kHeadDim] is "headDim".
+inline constexpr const char* kSlotNames[] = {ATTNLENS_CALL_BLOCK_SLOTS(ATTNLENS_CALL_BLOCK_NAME)};
+inline constexpr const char* kArrayNames[] = {ATTNLENS_CALL_BLOCK_ARRAYS(ATTNLENS_CALL_BLOCK_NAME)};
+inline constexpr const char* kScoreNames[] = {ATTNLENS_CALL_BLOCK_SCORES(ATTNLENS_CALL_BLOCK_NAME)};
+inline constexpr const char* kStrategyNames[] = {
+    ATTNLENS_CALL_BLOCK_STRATEGIES(ATTNLENS_CALL_BLOCK_NAME)};
+inline constexpr const char* kSparsePatternNames[] = {
+    ATTNLENS_CALL_BLOCK_SPARSE_PATTERNS(ATTNLENS_CALL_BLOCK_NAME)};
 
-enum ScoreCode : int { kScaledDot, kDot, kCosine, kAdditive, kScoreCodeCount };
-enum StrategyCode : int { kAuto, kMaterialized, kStreaming, kStrategyCodeCount };
-enum SparseCode : int { kSparseNone, kSparseStrided, kSparseFixed, kSparseCodeCount };
+#undef ATTNLENS_CALL_BLOCK_ENUMERATOR
+#undef ATTNLENS_CALL_BLOCK_NAME
+
+constexpr int kBlockLength = kSlotCount + 2 * kArrayCount;
 
 }  // namespace attnlens_bindings

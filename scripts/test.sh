@@ -107,6 +107,7 @@ fi
 if want web-package; then
   step "npm package (web/): wasm modules, node:test suite, types, npm pack and esbuild smoke tests, size"
   ensure_packages chromium  # the bundle smoke test runs the bundle in headless Chromium
+  ensure_packages python3-torch  # the model-file tests make PyTorch checkpoints with torch.save
   ./scripts/build-wasm.sh
   (
     cd web

@@ -228,13 +228,13 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
 
 TEST_CASE("gemm kernels: m x n sweep over awkward sizes", "[kernels][gemm]") {
   std::uint32_t seed = 1;
-  for (const GemmKernel& kernel : gemm_kernels()) {
-    for (std::size_t m : kSizes) {
-      for (std::size_t n : kSizes) {
-        for (std::size_t k : {std::size_t{1}, std::size_t{7}, std::size_t{17}}) {
-          const bool accumulate = (m + n + k) % 2 == 0;
-          check_gemm(kernel, m, n, k, accumulate, (m + n) % 3 == 0 ? 0 : 5, seed++);
-        }
+  const GemmKernel kernel = GENERATE(each_kernel(gemm_kernels()));
+  CAPTURE(kernel.name);
+  for (std::size_t m : kSizes) {
+    for (std::size_t n : kSizes) {
+      for (std::size_t k : {std::size_t{1}, std::size_t{7}, std::size_t{17}}) {
+        const bool accumulate = (m + n + k) % 2 == 0;
+        check_gemm(kernel, m, n, k, accumulate, (m + n) % 3 == 0 ? 0 : 5, seed++);
       }
     }
   }
@@ -243,12 +243,12 @@ TEST_CASE("gemm kernels: m x n sweep over awkward sizes", "[kernels][gemm]") {
 TEST_CASE("gemm kernels: k sweep and accumulate both ways", "[kernels][gemm]") {
   std::uint32_t seed = 10000;
   const std::size_t tiles[][2] = {{1, 1}, {3, 7}, {4, 8}, {5, 9}, {8, 16}, {17, 33}};
-  for (const GemmKernel& kernel : gemm_kernels()) {
-    for (const auto& mn : tiles) {
-      for (std::size_t k : kSizes) {
-        for (bool accumulate : {false, true}) {
-          check_gemm(kernel, mn[0], mn[1], k, accumulate, 3, seed++);
-        }
+  const GemmKernel kernel = GENERATE(each_kernel(gemm_kernels()));
+  CAPTURE(kernel.name);
+  for (const auto& mn : tiles) {
+    for (std::size_t k : kSizes) {
+      for (bool accumulate : {false, true}) {
+        check_gemm(kernel, mn[0], mn[1], k, accumulate, 3, seed++);
       }
     }
   }
@@ -256,114 +256,111 @@ TEST_CASE("gemm kernels: k sweep and accumulate both ways", "[kernels][gemm]") {
 
 TEST_CASE("gemm kernels: large and degenerate shapes", "[kernels][gemm]") {
   std::uint32_t seed = 20000;
-  for (const GemmKernel& kernel : gemm_kernels()) {
-    check_gemm(kernel, 127, 127, 127, false, 1, seed++);
-    check_gemm(kernel, 65, 64, 130, true, 0, seed++);
-    check_gemm(kernel, 64, 65, 64, false, 7, seed++);
-    check_gemm(kernel, 130, 3, 67, true, 2, seed++);
-    // Depths past the SIMD kernel's 256-deep B panels: the second block accumulates onto the first.
-    check_gemm(kernel, 9, 17, 300, false, 3, seed++);
-    check_gemm(kernel, 5, 24, 513, true, 0, seed++);
-    // k = 0: C becomes 0, or stays C_in when accumulating.
-    check_gemm(kernel, 5, 9, 0, false, 2, seed++);
-    check_gemm(kernel, 5, 9, 0, true, 2, seed++);
-  }
+  const GemmKernel kernel = GENERATE(each_kernel(gemm_kernels()));
+  CAPTURE(kernel.name);
+  check_gemm(kernel, 127, 127, 127, false, 1, seed++);
+  check_gemm(kernel, 65, 64, 130, true, 0, seed++);
+  check_gemm(kernel, 64, 65, 64, false, 7, seed++);
+  check_gemm(kernel, 130, 3, 67, true, 2, seed++);
+  // Depths past the SIMD kernel's 256-deep B panels: the second block accumulates onto the first.
+  check_gemm(kernel, 9, 17, 300, false, 3, seed++);
+  check_gemm(kernel, 5, 24, 513, true, 0, seed++);
+  // k = 0: C becomes 0, or stays C_in when accumulating.
+  check_gemm(kernel, 5, 9, 0, false, 2, seed++);
+  check_gemm(kernel, 5, 9, 0, true, 2, seed++);
 }
 
 TEST_CASE("row_max kernels: exact maximum wherever it sits", "[kernels][row_max]") {
-  for (const RowMaxKernel& kernel : row_max_kernels()) {
-    INFO(kernel.name);
-    CHECK(kernel.fn(nullptr, 0) == -kInf);
-    Rng rng(7);
-    std::vector<std::size_t> sizes = kSizes;
-    sizes.insert(sizes.end(), {128, 129, 1000});
-    for (std::size_t n : sizes) {
-      // All negative, so a kernel that starts from 0 instead of -inf fails.
-      std::vector<float> x = random_floats(n, rng, -100.0f, -1.0f);
-      for (std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
-        std::vector<float> y = x;
-        y[at] = -0.5f;
-        INFO("n=" << n << " max at " << at);
-        CHECK(kernel.fn(y.data(), n) == -0.5f);
-        // -inf entries are ignored unless every entry is -inf.
-        for (std::size_t j = 0; j < n; j += 3) {
-          if (j != at) y[j] = -kInf;
-        }
-        CHECK(kernel.fn(y.data(), n) == -0.5f);
+  const RowMaxKernel kernel = GENERATE(each_kernel(row_max_kernels()));
+  CAPTURE(kernel.name);
+  CHECK(kernel.fn(nullptr, 0) == -kInf);
+  Rng rng(7);
+  std::vector<std::size_t> sizes = kSizes;
+  sizes.insert(sizes.end(), {128, 129, 1000});
+  for (std::size_t n : sizes) {
+    // All negative, so a kernel that starts from 0 instead of -inf fails.
+    std::vector<float> x = random_floats(n, rng, -100.0f, -1.0f);
+    for (std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
+      std::vector<float> y = x;
+      y[at] = -0.5f;
+      INFO("n=" << n << " max at " << at);
+      CHECK(kernel.fn(y.data(), n) == -0.5f);
+      // -inf entries are ignored unless every entry is -inf.
+      for (std::size_t j = 0; j < n; j += 3) {
+        if (j != at) y[j] = -kInf;
       }
-      std::vector<float> all_masked(n, -kInf);
-      INFO("n=" << n << " all -inf");
-      CHECK(kernel.fn(all_masked.data(), n) == -kInf);
-      std::vector<float> large = random_floats(n, rng, -3e38f, 3e38f);
-      CHECK(kernel.fn(large.data(), n) == row_max_of(large));
-      // The kernel must not read past n: a larger value just beyond the end is ignored.
-      std::vector<float> with_sentinel = x;
-      with_sentinel.push_back(1e30f);
-      CHECK(kernel.fn(with_sentinel.data(), n) == row_max_of(x));
+      CHECK(kernel.fn(y.data(), n) == -0.5f);
     }
+    std::vector<float> all_masked(n, -kInf);
+    INFO("n=" << n << " all -inf");
+    CHECK(kernel.fn(all_masked.data(), n) == -kInf);
+    std::vector<float> large = random_floats(n, rng, -3e38f, 3e38f);
+    CHECK(kernel.fn(large.data(), n) == row_max_of(large));
+    // The kernel must not read past n: a larger value just beyond the end is ignored.
+    std::vector<float> with_sentinel = x;
+    with_sentinel.push_back(1e30f);
+    CHECK(kernel.fn(with_sentinel.data(), n) == row_max_of(x));
   }
 }
 
 TEST_CASE("exp_sum kernels: exp(x - max) and its sum", "[kernels][exp_sum]") {
   std::vector<std::size_t> sizes = kSizes;
   sizes.insert(sizes.end(), {128, 257});
-  for (const ExpSumKernel& kernel : exp_sum_kernels()) {
-    Rng rng(11);
-    for (std::size_t n : sizes) {
-      for (bool in_place : {false, true}) {
-        std::vector<float> x = random_floats(n, rng, -100.0f, 0.0f);
-        check_exp_sum(kernel, x, 0.0f, in_place, "x in [-100, 0], max 0");
-        check_exp_sum(kernel, x, row_max_of(x), in_place, "x in [-100, 0], max = row max");
+  const ExpSumKernel kernel = GENERATE(each_kernel(exp_sum_kernels()));
+  CAPTURE(kernel.name);
+  Rng rng(11);
+  for (std::size_t n : sizes) {
+    for (bool in_place : {false, true}) {
+      std::vector<float> x = random_floats(n, rng, -100.0f, 0.0f);
+      check_exp_sum(kernel, x, 0.0f, in_place, "x in [-100, 0], max 0");
+      check_exp_sum(kernel, x, row_max_of(x), in_place, "x in [-100, 0], max = row max");
 
-        x = random_floats(n, rng, -10.0f, 10.0f);
-        check_exp_sum(kernel, x, row_max_of(x), in_place, "x in [-10, 10]");
+      x = random_floats(n, rng, -10.0f, 10.0f);
+      check_exp_sum(kernel, x, row_max_of(x), in_place, "x in [-10, 10]");
 
-        // Large magnitudes: exp(x) alone would overflow, exp(x - max) must not.
-        x = random_floats(n, rng, 1e6f - 60.0f, 1e6f);
-        check_exp_sum(kernel, x, row_max_of(x), in_place, "x near 1e6");
-        x = random_floats(n, rng, -3e4f, 3e4f);
-        check_exp_sum(kernel, x, row_max_of(x), in_place, "x in [-3e4, 3e4]");
+      // Large magnitudes: exp(x) alone would overflow, exp(x - max) must not.
+      x = random_floats(n, rng, 1e6f - 60.0f, 1e6f);
+      check_exp_sum(kernel, x, row_max_of(x), in_place, "x near 1e6");
+      x = random_floats(n, rng, -3e4f, 3e4f);
+      check_exp_sum(kernel, x, row_max_of(x), in_place, "x in [-3e4, 3e4]");
 
-        // Masked entries: exp(-inf - max) is exactly 0 (the maximum is kept finite).
-        x = random_floats(n, rng, -5.0f, 5.0f);
-        for (std::size_t j = 1; j < n; j += 2) x[j] = -kInf;
-        check_exp_sum(kernel, x, row_max_of(x), in_place, "every other entry -inf");
-      }
+      // Masked entries: exp(-inf - max) is exactly 0 (the maximum is kept finite).
+      x = random_floats(n, rng, -5.0f, 5.0f);
+      for (std::size_t j = 1; j < n; j += 2) x[j] = -kInf;
+      check_exp_sum(kernel, x, row_max_of(x), in_place, "every other entry -inf");
     }
-    INFO(kernel.name);
-    CHECK(kernel.fn(nullptr, 0.0f, nullptr, 0) == 0.0f);
   }
+  CHECK(kernel.fn(nullptr, 0.0f, nullptr, 0) == 0.0f);
 }
 
 // out = exp(x - max) under IEEE rules: when a score overflowed to +inf the row max is +inf too,
 // inf - inf is NaN, and attention() relies on that NaN reaching the sum to raise NonFiniteError
 // instead of returning garbage. A vector exp whose range clamp swallows NaN breaks this.
 TEST_CASE("exp_sum kernels: a NaN argument stays NaN", "[kernels][exp_sum]") {
-  for (const ExpSumKernel& kernel : exp_sum_kernels()) {
-    for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{9}, std::size_t{17}}) {
-      for (std::size_t at : {std::size_t{0}, n - 1}) {
-        std::vector<float> x(n, 1.0f);
-        x[at] = kInf;  // the overflowed score; max = +inf as row_max would report
-        std::vector<float> out(n);
-        const float sum = kernel.fn(x.data(), kInf, out.data(), n);
-        INFO(kernel.name << " n=" << n << " +inf at " << at << ": out=" << out[at]
-                         << " sum=" << sum);
-        CHECK(std::isnan(out[at]));
-        CHECK(std::isnan(sum));
-      }
+  const ExpSumKernel kernel = GENERATE(each_kernel(exp_sum_kernels()));
+  CAPTURE(kernel.name);
+  for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{9}, std::size_t{17}}) {
+    for (std::size_t at : {std::size_t{0}, n - 1}) {
+      std::vector<float> x(n, 1.0f);
+      x[at] = kInf;  // the overflowed score; max = +inf as row_max would report
+      std::vector<float> out(n);
+      const float sum = kernel.fn(x.data(), kInf, out.data(), n);
+      INFO(kernel.name << " n=" << n << " +inf at " << at << ": out=" << out[at] << " sum=" << sum);
+      CHECK(std::isnan(out[at]));
+      CHECK(std::isnan(sum));
     }
   }
 }
 
 TEST_CASE("exp_sum kernels: writes exactly n outputs", "[kernels][exp_sum]") {
-  for (const ExpSumKernel& kernel : exp_sum_kernels()) {
-    for (std::size_t n : kSizes) {
-      std::vector<float> x(n, 0.0f);
-      std::vector<float> out(n + 8, 42.0f);
-      kernel.fn(x.data(), 0.0f, out.data(), n);
-      INFO(kernel.name << " n=" << n);
-      for (std::size_t j = n; j < n + 8; ++j) CHECK(out[j] == 42.0f);
-    }
+  const ExpSumKernel kernel = GENERATE(each_kernel(exp_sum_kernels()));
+  CAPTURE(kernel.name);
+  for (std::size_t n : kSizes) {
+    std::vector<float> x(n, 0.0f);
+    std::vector<float> out(n + 8, 42.0f);
+    kernel.fn(x.data(), 0.0f, out.data(), n);
+    INFO(kernel.name << " n=" << n);
+    for (std::size_t j = n; j < n + 8; ++j) CHECK(out[j] == 42.0f);
   }
 }
 
@@ -371,35 +368,35 @@ TEST_CASE("exp_sum kernels: writes exactly n outputs", "[kernels][exp_sum]") {
 // an absolute error of 2e-6 per term, so abs 2e-6 * sum |v| + the float accumulation bound.
 TEST_CASE("additive_row kernels: hidden and n sweep with ldk > n", "[kernels][additive]") {
   const std::vector<std::size_t> sizes = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 67};
-  for (const AdditiveRowKernel& kernel : additive_row_kernels()) {
-    std::uint32_t seed = 30000;
-    for (std::size_t hidden : sizes) {
-      for (std::size_t n : sizes) {
-        Rng rng(seed++);
-        const std::size_t ldk = n + (hidden % 4) + 1;
-        // Pre-activations span tanh's linear part and both saturated ends.
-        const float range = (n % 3 == 0) ? 12.0f : 2.5f;
-        const std::vector<float> qa = random_floats(hidden, rng, -range, range);
-        const std::vector<float> kat = random_floats(hidden * ldk, rng, -range, range);
-        const std::vector<float> v = random_floats(hidden, rng);
-        std::vector<float> out(n + 4, 42.0f);
-        kernel.fn(hidden, qa.data(), kat.data(), ldk, v.data(), n, out.data());
+  const AdditiveRowKernel kernel = GENERATE(each_kernel(additive_row_kernels()));
+  CAPTURE(kernel.name);
+  std::uint32_t seed = 30000;
+  for (std::size_t hidden : sizes) {
+    for (std::size_t n : sizes) {
+      Rng rng(seed++);
+      const std::size_t ldk = n + (hidden % 4) + 1;
+      // Pre-activations span tanh's linear part and both saturated ends.
+      const float range = (n % 3 == 0) ? 12.0f : 2.5f;
+      const std::vector<float> qa = random_floats(hidden, rng, -range, range);
+      const std::vector<float> kat = random_floats(hidden * ldk, rng, -range, range);
+      const std::vector<float> v = random_floats(hidden, rng);
+      std::vector<float> out(n + 4, 42.0f);
+      kernel.fn(hidden, qa.data(), kat.data(), ldk, v.data(), n, out.data());
 
-        double v_magnitude = 0.0;
-        for (float x : v) v_magnitude += std::fabs(x);
-        std::vector<double> expected(n);
-        for (std::size_t j = 0; j < n; ++j) {
-          for (std::size_t a = 0; a < hidden; ++a) {
-            expected[j] += static_cast<double>(v[a]) *
-                           std::tanh(static_cast<double>(qa[a]) + kat[a * ldk + j]);
-          }
+      double v_magnitude = 0.0;
+      for (float x : v) v_magnitude += std::fabs(x);
+      std::vector<double> expected(n);
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t a = 0; a < hidden; ++a) {
+          expected[j] +=
+              static_cast<double>(v[a]) * std::tanh(static_cast<double>(qa[a]) + kat[a * ldk + j]);
         }
-        const Tolerance tol{(2e-6 + 2.0 * (hidden + 1) * kUnitRoundoff) * v_magnitude, 0.0};
-        INFO(kernel.name << " hidden=" << hidden << " n=" << n << " ldk=" << ldk);
-        ATTNLENS_CHECK_CLOSE(std::vector<float>(out.begin(), out.begin() + n), expected, tol,
-                             Layout{}, "additive_row out");
-        for (std::size_t j = n; j < n + 4; ++j) CHECK(out[j] == 42.0f);
       }
+      const Tolerance tol{(2e-6 + 2.0 * (hidden + 1) * kUnitRoundoff) * v_magnitude, 0.0};
+      INFO(kernel.name << " hidden=" << hidden << " n=" << n << " ldk=" << ldk);
+      ATTNLENS_CHECK_CLOSE(std::vector<float>(out.begin(), out.begin() + n), expected, tol,
+                           Layout{}, "additive_row out");
+      for (std::size_t j = n; j < n + 4; ++j) CHECK(out[j] == 42.0f);
     }
   }
 }

@@ -140,68 +140,67 @@ const std::vector<std::size_t> kDepths = {0,  1,  2,  3,  4,  5,  7,  8,  9,
 TEST_CASE("panel_gemm kernels: tiles x depth sweep, overwrite and scaled accumulate",
           "[kernels][panel_gemm]") {
   std::uint32_t seed = 40000;
-  for (const PanelGemmKernel& kernel : panel_gemm_kernels()) {
-    for (std::size_t tiles : {1, 2, 3, 5}) {
-      for (std::size_t k : kDepths) {
-        for (bool scaled : {false, true}) {
-          check_panel_gemm(kernel, tiles, k, (k + tiles) % 3 == 0 ? 0 : 4 * tiles + 1, scaled,
-                           seed++);
-        }
+  const PanelGemmKernel kernel = GENERATE(each_kernel(panel_gemm_kernels()));
+  CAPTURE(kernel.name);
+  for (std::size_t tiles : {1, 2, 3, 5}) {
+    for (std::size_t k : kDepths) {
+      for (bool scaled : {false, true}) {
+        check_panel_gemm(kernel, tiles, k, (k + tiles) % 3 == 0 ? 0 : 4 * tiles + 1, scaled,
+                         seed++);
       }
     }
-    check_panel_gemm(kernel, 16, 256, 0, true, seed++);  // a long attention-sized call
-    check_panel_gemm(kernel, 0, 64, 0, true, seed++);    // no tiles: nothing written
   }
+  check_panel_gemm(kernel, 16, 256, 0, true, seed++);  // a long attention-sized call
+  check_panel_gemm(kernel, 0, 64, 0, true, seed++);    // no tiles: nothing written
 }
 
 TEST_CASE("panel_gemm kernels: zero scale clears C even when it held huge values",
           "[kernels][panel_gemm]") {
   // Attention rescales its accumulators by 2^(old max - new max), which underflows to exactly 0;
   // 0 * finite C must give 0 so the old contents vanish.
-  for (const PanelGemmKernel& kernel : panel_gemm_kernels()) {
-    std::vector<float> a(4 * 3, 0.5f), b(8 * 3, 0.25f), c(kTile, 3e38f), scale(kPanelCols, 0.0f);
-    kernel.fn(1, 3, a.data(), 12, b.data(), c.data(), scale.data());
-    INFO(kernel.name);
-    for (float x : c) CHECK(x == 3 * 0.5f * 0.25f);
-  }
+  const PanelGemmKernel kernel = GENERATE(each_kernel(panel_gemm_kernels()));
+  CAPTURE(kernel.name);
+  std::vector<float> a(4 * 3, 0.5f), b(8 * 3, 0.25f), c(kTile, 3e38f), scale(kPanelCols, 0.0f);
+  kernel.fn(1, 3, a.data(), 12, b.data(), c.data(), scale.data());
+  for (float x : c) CHECK(x == 3 * 0.5f * 0.25f);
 }
 
 TEST_CASE("online_softmax kernels: fresh and continuing blocks", "[kernels][online_softmax]") {
   std::vector<std::size_t> sizes = {0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 64, 127, 128, 257};
-  for (const OnlineSoftmaxKernel& kernel : online_softmax_kernels()) {
-    Rng rng(50000);
-    for (std::size_t n : sizes) {
-      SoftmaxCase c = random_block(n, rng, -10.0f, 10.0f);
-      check_online_softmax(kernel, c, "fresh, s in [-10, 10]");
+  const OnlineSoftmaxKernel kernel = GENERATE(each_kernel(online_softmax_kernels()));
+  CAPTURE(kernel.name);
+  Rng rng(50000);
+  for (std::size_t n : sizes) {
+    SoftmaxCase c = random_block(n, rng, -10.0f, 10.0f);
+    check_online_softmax(kernel, c, "fresh, s in [-10, 10]");
 
-      // A previous block left maxima both above and below this block's entries.
-      c.max = random_floats(kPanelCols, rng, -12.0f, 12.0f);
-      c.sum = random_floats(kPanelCols, rng, 0.5f, 50.0f);
-      check_online_softmax(kernel, c, "continuing");
+    // A previous block left maxima both above and below this block's entries.
+    c.max = random_floats(kPanelCols, rng, -12.0f, 12.0f);
+    c.sum = random_floats(kPanelCols, rng, 0.5f, 50.0f);
+    check_online_softmax(kernel, c, "continuing");
 
-      // Large magnitudes: 2^x alone would overflow, 2^(x - max) must not.
-      c = random_block(n, rng, 1e6f - 60.0f, 1e6f);
-      check_online_softmax(kernel, c, "s near 1e6");
-      c = random_block(n, rng, -3e4f, 3e4f);
-      c.max = random_floats(kPanelCols, rng, -3e4f, 3e4f);
-      c.sum = random_floats(kPanelCols, rng, 0.5f, 2.0f);
-      check_online_softmax(kernel, c, "s and max in [-3e4, 3e4]");
+    // Large magnitudes: 2^x alone would overflow, 2^(x - max) must not.
+    c = random_block(n, rng, 1e6f - 60.0f, 1e6f);
+    check_online_softmax(kernel, c, "s near 1e6");
+    c = random_block(n, rng, -3e4f, 3e4f);
+    c.max = random_floats(kPanelCols, rng, -3e4f, 3e4f);
+    c.sum = random_floats(kPanelCols, rng, 0.5f, 2.0f);
+    check_online_softmax(kernel, c, "s and max in [-3e4, 3e4]");
 
-      // Masked entries (-inf) and whole masked columns, fresh and continuing: column 2 has
-      // nothing visible at all, column 5 only what an earlier block saw.
-      c = random_block(n, rng, -5.0f, 5.0f);
-      for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t j = 0; j < kPanelCols; ++j) {
-          if ((i + j) % 3 == 0 || j == 2 || j == 5) c.s[i * kPanelCols + j] = -kInf;
-        }
+    // Masked entries (-inf) and whole masked columns, fresh and continuing: column 2 has
+    // nothing visible at all, column 5 only what an earlier block saw.
+    c = random_block(n, rng, -5.0f, 5.0f);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < kPanelCols; ++j) {
+        if ((i + j) % 3 == 0 || j == 2 || j == 5) c.s[i * kPanelCols + j] = -kInf;
       }
-      check_online_softmax(kernel, c, "masked entries, fresh");
-      c.max = random_floats(kPanelCols, rng, -3.0f, 3.0f);
-      c.max[2] = -kInf;
-      c.sum = random_floats(kPanelCols, rng, 1.0f, 4.0f);
-      c.sum[2] = 0.0f;
-      check_online_softmax(kernel, c, "masked entries, continuing");
     }
+    check_online_softmax(kernel, c, "masked entries, fresh");
+    c.max = random_floats(kPanelCols, rng, -3.0f, 3.0f);
+    c.max[2] = -kInf;
+    c.sum = random_floats(kPanelCols, rng, 1.0f, 4.0f);
+    c.sum[2] = 0.0f;
+    check_online_softmax(kernel, c, "masked entries, continuing");
   }
 }
 
@@ -209,20 +208,20 @@ TEST_CASE("online_softmax kernels: fresh and continuing blocks", "[kernels][onli
 // relies on that NaN reaching the sum to raise NonFiniteError instead of returning garbage.
 TEST_CASE("online_softmax kernels: an overflowed score turns its column NaN",
           "[kernels][online_softmax]") {
-  for (const OnlineSoftmaxKernel& kernel : online_softmax_kernels()) {
-    for (std::size_t n : {1, 2, 5, 9}) {
-      for (std::size_t column : {0, 3, 4, 7}) {
-        std::vector<float> s(n * kPanelCols, 1.0f), max(kPanelCols, -kInf), sum(kPanelCols, 0.0f),
-            rescale(kPanelCols);
-        s[(n - 1) * kPanelCols + column] = kInf;
-        kernel.fn(n, s.data(), max.data(), sum.data(), rescale.data());
-        INFO(kernel.name << " n=" << n << " +inf in column " << column);
-        CHECK(max[column] == kInf);
-        CHECK(std::isnan(s[(n - 1) * kPanelCols + column]));
-        CHECK(std::isnan(sum[column]));
-        const std::size_t other = (column + 1) % kPanelCols;
-        CHECK(sum[other] == static_cast<float>(n));  // 2^(1 - 1) = 1 per row, untouched by NaN
-      }
+  const OnlineSoftmaxKernel kernel = GENERATE(each_kernel(online_softmax_kernels()));
+  CAPTURE(kernel.name);
+  for (std::size_t n : {1, 2, 5, 9}) {
+    for (std::size_t column : {0, 3, 4, 7}) {
+      std::vector<float> s(n * kPanelCols, 1.0f), max(kPanelCols, -kInf), sum(kPanelCols, 0.0f),
+          rescale(kPanelCols);
+      s[(n - 1) * kPanelCols + column] = kInf;
+      kernel.fn(n, s.data(), max.data(), sum.data(), rescale.data());
+      INFO(kernel.name << " n=" << n << " +inf in column " << column);
+      CHECK(max[column] == kInf);
+      CHECK(std::isnan(s[(n - 1) * kPanelCols + column]));
+      CHECK(std::isnan(sum[column]));
+      const std::size_t other = (column + 1) % kPanelCols;
+      CHECK(sum[other] == static_cast<float>(n));  // 2^(1 - 1) = 1 per row, untouched by NaN
     }
   }
 }
@@ -232,31 +231,31 @@ TEST_CASE("online_softmax kernels: an overflowed score turns its column NaN",
 TEST_CASE("panel_to_rows kernels: every n and row count, padded destinations",
           "[kernels][panel_to_rows]") {
   const std::vector<std::size_t> counts = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 64, 65, 127};
-  for (const PanelToRowsKernel& kernel : panel_to_rows_kernels()) {
-    Rng rng(60000);
-    for (std::size_t n : counts) {
-      for (std::size_t rows = 1; rows <= kPanelCols; ++rows) {
-        const std::size_t ldo = n + (rows % 3) * 2;
-        const std::vector<float> panel = random_floats(n * kPanelCols, rng, -10.0f, 10.0f);
-        const std::vector<float> scale = random_floats(kPanelCols, rng, -2.0f, 2.0f);
-        const std::vector<float> before = random_floats(kPanelCols * ldo + 4, rng);
-        std::vector<float> out = before;
-        kernel.fn(n, panel.data(), rows, scale.data(), out.data(), ldo);
-        INFO(kernel.name << " n=" << n << " rows=" << rows << " ldo=" << ldo);
-        std::size_t bad = 0;
-        for (std::size_t at = 0; at < out.size(); ++at) {
-          const std::size_t j = at / std::max<std::size_t>(ldo, 1),
-                            i = at % std::max<std::size_t>(ldo, 1);
-          const bool written = ldo > 0 && j < rows && i < n;
-          const float expected = written ? panel[i * kPanelCols + j] * scale[j] : before[at];
-          if (out[at] != expected && bad++ == 0) {
-            FAIL_CHECK("at row " << j << " column " << i << ": expected " << expected
-                                 << (written ? "" : " (not to be written)") << ", actual "
-                                 << out[at]);
-          }
+  const PanelToRowsKernel kernel = GENERATE(each_kernel(panel_to_rows_kernels()));
+  CAPTURE(kernel.name);
+  Rng rng(60000);
+  for (std::size_t n : counts) {
+    for (std::size_t rows = 1; rows <= kPanelCols; ++rows) {
+      const std::size_t ldo = n + (rows % 3) * 2;
+      const std::vector<float> panel = random_floats(n * kPanelCols, rng, -10.0f, 10.0f);
+      const std::vector<float> scale = random_floats(kPanelCols, rng, -2.0f, 2.0f);
+      const std::vector<float> before = random_floats(kPanelCols * ldo + 4, rng);
+      std::vector<float> out = before;
+      kernel.fn(n, panel.data(), rows, scale.data(), out.data(), ldo);
+      INFO(kernel.name << " n=" << n << " rows=" << rows << " ldo=" << ldo);
+      std::size_t bad = 0;
+      for (std::size_t at = 0; at < out.size(); ++at) {
+        const std::size_t j = at / std::max<std::size_t>(ldo, 1),
+                          i = at % std::max<std::size_t>(ldo, 1);
+        const bool written = ldo > 0 && j < rows && i < n;
+        const float expected = written ? panel[i * kPanelCols + j] * scale[j] : before[at];
+        if (out[at] != expected && bad++ == 0) {
+          FAIL_CHECK("at row " << j << " column " << i << ": expected " << expected
+                               << (written ? "" : " (not to be written)") << ", actual "
+                               << out[at]);
         }
-        CHECK(bad == 0);
       }
+      CHECK(bad == 0);
     }
   }
 }

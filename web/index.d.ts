@@ -346,6 +346,11 @@ export interface Attention extends EventTarget {
     listener: EventListenerOrEventListenerObject | null,
     options?: boolean | EventListenerOptions,
   ): void;
+  /**
+   * Bytes of WebAssembly memory the instance holds now: its wasm module's linear memory, which
+   * grows to fit the largest call so far and never shrinks.
+   */
+  readonly wasmMemoryBytes: number;
   /** The C++ core's version. */
   readonly version: string;
   /** q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv], head-major. */

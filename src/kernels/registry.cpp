@@ -8,76 +8,49 @@ namespace {
 
 using namespace kernels;  // NOLINT(build/namespaces): the registry lists kernels by bare name
 
-// One table per operation: each includes registry.inc with only its own macro producing entries.
-#define ATTNLENS_GEMM(name)
-#define ATTNLENS_ROW_MAX(name)
-#define ATTNLENS_EXP_SUM(name)
-#define ATTNLENS_ADDITIVE_ROW(name)
-#define ATTNLENS_PANEL_GEMM(name)
-#define ATTNLENS_ONLINE_SOFTMAX(name)
-#define ATTNLENS_PANEL_TO_ROWS(name)
+// One table per operation, each expanding that operation's list (kernels/registry/<op>.inc).
 
-#undef ATTNLENS_GEMM
-#define ATTNLENS_GEMM(name) GemmKernel{#name, &name},
+#define ATTNLENS_UKERNEL(name) GemmKernel{#name, &name},
 const GemmKernel kGemm[] = {
-#include "kernels/registry.inc"
+#include "kernels/registry/f32-gemm.inc"
 };
-#undef ATTNLENS_GEMM
-#define ATTNLENS_GEMM(name)
+#undef ATTNLENS_UKERNEL
 
-#undef ATTNLENS_ROW_MAX
-#define ATTNLENS_ROW_MAX(name) RowMaxKernel{#name, &name},
+#define ATTNLENS_UKERNEL(name) RowMaxKernel{#name, &name},
 const RowMaxKernel kRowMax[] = {
-#include "kernels/registry.inc"
+#include "kernels/registry/f32-row-max.inc"
 };
-#undef ATTNLENS_ROW_MAX
-#define ATTNLENS_ROW_MAX(name)
+#undef ATTNLENS_UKERNEL
 
-#undef ATTNLENS_EXP_SUM
-#define ATTNLENS_EXP_SUM(name) ExpSumKernel{#name, &name},
+#define ATTNLENS_UKERNEL(name) ExpSumKernel{#name, &name},
 const ExpSumKernel kExpSum[] = {
-#include "kernels/registry.inc"
+#include "kernels/registry/f32-exp-sum.inc"
 };
-#undef ATTNLENS_EXP_SUM
-#define ATTNLENS_EXP_SUM(name)
+#undef ATTNLENS_UKERNEL
 
-#undef ATTNLENS_ADDITIVE_ROW
-#define ATTNLENS_ADDITIVE_ROW(name) AdditiveRowKernel{#name, &name},
+#define ATTNLENS_UKERNEL(name) AdditiveRowKernel{#name, &name},
 const AdditiveRowKernel kAdditiveRow[] = {
-#include "kernels/registry.inc"
+#include "kernels/registry/f32-additive-row.inc"
 };
-#undef ATTNLENS_ADDITIVE_ROW
-#define ATTNLENS_ADDITIVE_ROW(name)
+#undef ATTNLENS_UKERNEL
 
-#undef ATTNLENS_PANEL_GEMM
-#define ATTNLENS_PANEL_GEMM(name) PanelGemmKernel{#name, &name},
+#define ATTNLENS_UKERNEL(name) PanelGemmKernel{#name, &name},
 const PanelGemmKernel kPanelGemm[] = {
-#include "kernels/registry.inc"
+#include "kernels/registry/f32-panel-gemm.inc"
 };
-#undef ATTNLENS_PANEL_GEMM
-#define ATTNLENS_PANEL_GEMM(name)
+#undef ATTNLENS_UKERNEL
 
-#undef ATTNLENS_ONLINE_SOFTMAX
-#define ATTNLENS_ONLINE_SOFTMAX(name) OnlineSoftmaxKernel{#name, &name},
+#define ATTNLENS_UKERNEL(name) OnlineSoftmaxKernel{#name, &name},
 const OnlineSoftmaxKernel kOnlineSoftmax[] = {
-#include "kernels/registry.inc"
+#include "kernels/registry/f32-online-softmax.inc"
 };
-#undef ATTNLENS_ONLINE_SOFTMAX
-#define ATTNLENS_ONLINE_SOFTMAX(name)
+#undef ATTNLENS_UKERNEL
 
-#undef ATTNLENS_PANEL_TO_ROWS
-#define ATTNLENS_PANEL_TO_ROWS(name) PanelToRowsKernel{#name, &name},
+#define ATTNLENS_UKERNEL(name) PanelToRowsKernel{#name, &name},
 const PanelToRowsKernel kPanelToRows[] = {
-#include "kernels/registry.inc"
+#include "kernels/registry/f32-panel-to-rows.inc"
 };
-
-#undef ATTNLENS_GEMM
-#undef ATTNLENS_ROW_MAX
-#undef ATTNLENS_EXP_SUM
-#undef ATTNLENS_ADDITIVE_ROW
-#undef ATTNLENS_PANEL_GEMM
-#undef ATTNLENS_ONLINE_SOFTMAX
-#undef ATTNLENS_PANEL_TO_ROWS
+#undef ATTNLENS_UKERNEL
 
 // The default (last) set uses the variants that measure fastest in bench/attnlens_bench.
 const KernelSet kSets[] = {

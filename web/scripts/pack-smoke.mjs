@@ -1,6 +1,6 @@
 // The package as users get it: `npm pack`, install the tarball into an empty project, then import
-// it from Node, type-check a consumer against its .d.ts, and run its CLI. No registry access is
-// needed (the package has no dependencies).
+// it from Node, type-check a consumer against its .d.ts, and run its CLI. Installing it fetches
+// its dependencies (@huggingface/tokenizers and fflate, used by the model loaders) from npm.
 //
 //   node scripts/pack-smoke.mjs
 
@@ -40,6 +40,8 @@ try {
     'widget/attnlens-widget.js',
     'widget/widget-style.js',
     'widget.d.ts',
+    'src/models/files/index.js',
+    'src/models/tokenizer.js',
   ]) {
     assert.ok(files.includes(required), `the tarball lacks ${required}`);
   }

@@ -118,6 +118,15 @@ export class Attention extends EventTarget {
     return this.#live('webgpuUnavailable').webgpuUnavailable;
   }
 
+  /**
+   * Bytes of WebAssembly memory the instance's engine holds now: the linear memory of its own
+   * wasm module, which grows to fit the largest call so far and never shrinks (a WebGPU call's
+   * device memory is not part of it).
+   */
+  get wasmMemoryBytes() {
+    return this.#live('wasmMemoryBytes').wasm.memoryBytes;
+  }
+
   /** The C++ core's version, "major.minor.patch". */
   get version() {
     return this.#live('version').wasm.version;

@@ -1,7 +1,11 @@
 // The call block: one operation's shape, options and tensors as an array of doubles in wasm
-// memory, read by the bindings in one pass (bindings/call_block.h, whose enums these lists mirror
-// in the same order). Filling it costs a few microseconds, where the bindings used to read ~40
-// option properties one by one through embind (~50-90 microseconds a call).
+// memory, read by the bindings in one pass (bindings/call_block.h, whose lists these mirror in the
+// same order). Filling it costs a few microseconds, where the bindings used to read ~40 option
+// properties one by one through embind (~50-90 microseconds a call).
+//
+// The module exports its lists by name (_callBlockLayout()); checkBlockLayout() compares them
+// name by name with these when a module loads, so a .wasm built from another layout (two slots
+// swapped, a code renumbered) is refused before any call could read one option as another.
 //
 // Values are staged in a JavaScript Float64Array and written with one set() once every tensor has
 // been copied in: any allocation may grow wasm memory and detach older heap views.
@@ -65,27 +69,63 @@ const ARRAYS = [
   'maskOut',
 ];
 
+// The codes of the score, strategy and sparsePattern slots, in code order.
+const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
+const STRATEGIES = ['auto', 'materialized', 'streaming'];
+const SPARSE_PATTERNS = ['none', 'strided', 'fixed'];
+
+/** Every list of the layout, under the names _callBlockLayout() gives them. */
+const LAYOUT = {
+  slots: SLOTS,
+  arrays: ARRAYS,
+  scores: SCORES,
+  strategies: STRATEGIES,
+  sparsePatterns: SPARSE_PATTERNS,
+};
+
+const indexByName = (names) => Object.freeze(Object.fromEntries(names.map((name, i) => [name, i])));
+
 /** Slot index by name. */
-export const SLOT = Object.freeze(Object.fromEntries(SLOTS.map((name, i) => [name, i])));
+export const SLOT = indexByName(SLOTS);
 /** Index of an array's address slot (its element count follows) by name. */
 export const ARRAY_SLOT = Object.freeze(
   Object.fromEntries(ARRAYS.map((name, i) => [name, SLOTS.length + 2 * i])),
 );
-/** Doubles in a block; the module's _callBlockLength() must agree (checked when it loads). */
+/** Doubles in a block. */
 export const BLOCK_LENGTH = SLOTS.length + 2 * ARRAYS.length;
 
-const SCORE_CODES = { 'scaled-dot': 0, dot: 1, cosine: 2, additive: 3 };
-const STRATEGY_CODES = { auto: 0, materialized: 1, streaming: 2 };
-const STRATEGY_NAMES = ['auto', 'materialized', 'streaming'];
-const SPARSE_CODES = { strided: 1, fixed: 2 };
+const SCORE_CODES = indexByName(SCORES);
+const STRATEGY_CODES = indexByName(STRATEGIES);
+const SPARSE_CODES = indexByName(SPARSE_PATTERNS);
+
+/**
+ * The first difference between a module's layout (its _callBlockLayout()) and this file's, as a
+ * sentence; '' when they agree name for name.
+ */
+export function layoutDifference(layout) {
+  for (const [list, expected] of Object.entries(LAYOUT)) {
+    const actual = layout?.[list];
+    if (!Array.isArray(actual)) return `it has no '${list}' list`;
+    for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
+      if (actual[i] !== expected[i]) {
+        const name = (value) => (value === undefined ? 'nothing' : `'${value}'`);
+        return `${list}[${i}] is ${name(actual[i])} in the module, ${name(expected[i])} in this JavaScript`;
+      }
+    }
+  }
+  return '';
+}
 
 /** Throws when the module was built from another call block layout than this file's. */
 export function checkBlockLayout(module) {
-  const length = module._callBlockLength();
-  if (length !== BLOCK_LENGTH) {
+  const difference =
+    typeof module._callBlockLayout === 'function'
+      ? layoutDifference(module._callBlockLayout())
+      : 'it exports no _callBlockLayout()';
+  if (difference) {
     throw new Error(
-      `attnlens: the wasm module's call block has ${length} slots, this JavaScript ` +
-        `expects ${BLOCK_LENGTH}: the .wasm and the package's JavaScript come from different builds`,
+      `attnlens: the wasm module's call block layout differs from this JavaScript's ` +
+        `(${difference}): the .wasm and the package's JavaScript come from different builds`,
     );
   }
 }
@@ -184,7 +224,7 @@ export class CallBlock {
   /** The stats a compute call wrote: { strategy, tilesVisited, tilesTotal, scratchBytes, threads }. */
   stats() {
     return {
-      strategy: STRATEGY_NAMES[this.result('resultStrategy')],
+      strategy: STRATEGIES[this.result('resultStrategy')],
       tilesVisited: this.result('resultTilesVisited'),
       tilesTotal: this.result('resultTilesTotal'),
       scratchBytes: this.result('resultScratchBytes'),

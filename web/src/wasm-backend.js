@@ -7,7 +7,7 @@
 import { WasmBuffers } from './buffers.js';
 import { CallBlock, checkBlockLayout } from './call-block.js';
 import { coreError } from './errors.js';
-import { copyBytes, copyFloats, withHeap } from './heap.js';
+import { copyBytes, copyFloats, heapU8, withHeap } from './heap.js';
 import { loadWasmModule } from './loader.js';
 import { THREADS_MIN_FLOPS } from './threads.js';
 
@@ -53,6 +53,11 @@ export class WasmBackend {
 
   get version() {
     return this.#module._version();
+  }
+
+  /** Bytes of wasm memory the module holds (allocated or not): its linear memory's size. */
+  get memoryBytes() {
+    return heapU8(this.#module).byteLength;
   }
 
   /** Bytes allocated on the wasm heap right now. */

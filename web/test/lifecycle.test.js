@@ -223,3 +223,33 @@ describe('dispose', () => {
     b.dispose();
   });
 });
+
+describe('wasmMemoryBytes', () => {
+  it("is the instance's own wasm memory: whole pages, grown by a large call, never shrunk", async () => {
+    const attn = await createAttention({ backend: 'wasm-simd' });
+    const other = await createAttention({ backend: 'wasm-simd' });
+    const start = attn.wasmMemoryBytes;
+    const otherStart = other.wasmMemoryBytes;
+    assert.ok(Number.isInteger(start) && start > 0 && start % 65536 === 0, `${start} bytes`);
+    // Weights and scores of 2 x 1024 x 1024 floats: 16 MiB that wasm memory must hold at once.
+    const n = 1024;
+    const big = tensor(2 * n * 8, 9);
+    await attn.attention(big, big, big, {
+      heads: 2,
+      headDim: 8,
+      returnWeights: true,
+      returnScores: true,
+    });
+    const grown = attn.wasmMemoryBytes;
+    assert.ok(grown > start && grown >= 2 * 2 * n * n * 4, `${start} -> ${grown} bytes`);
+    await run(attn);
+    assert.equal(attn.wasmMemoryBytes, grown, 'wasm memory never shrinks');
+    assert.equal(other.wasmMemoryBytes, otherStart, 'another instance has its own memory');
+    attn.dispose();
+    other.dispose();
+    assert.throws(
+      () => attn.wasmMemoryBytes,
+      /wasmMemoryBytes: this attnlens instance was disposed/,
+    );
+  });
+});

@@ -8,13 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { float32BitsToHalf } from '../src/models/files/dtypes.js';
+import { halfBits } from '../src/webgpu/f16.js';
 import { loadModelFiles, readSafetensors, writeSafetensors } from '../src/models/files/index.js';
 import { createTensorSet } from '../src/models/files/tensor-set.js';
 import { random } from './support/helpers.js';
 
 const f32 = (...values) => Float32Array.from(values);
-const bitsOf = (value) => new Uint32Array(Float32Array.of(value).buffer)[0];
 const halfValue = (h) => {
   const exponent = (h >>> 10) & 0x1f;
   const sign = h & 0x8000 ? -1 : 1;
@@ -112,7 +111,7 @@ describe('half conversion', () => {
       const expected = halfValue(h);
       if (Number.isNaN(expected)) assert.ok(Number.isNaN(floats[h]), `half ${h} is NaN`);
       else assert.equal(floats[h], expected, `half 0x${h.toString(16)}`);
-      if (!Number.isNaN(expected)) assert.equal(float32BitsToHalf(bitsOf(floats[h])), h);
+      if (!Number.isNaN(expected)) assert.equal(halfBits(floats[h]), h);
     }
   });
 

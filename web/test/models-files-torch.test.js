@@ -5,13 +5,14 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadModelFiles } from '../src/models/files/index.js';
 import { createTensorSet } from '../src/models/files/tensor-set.js';
 import { readTorchZip } from '../src/models/files/torch-zip.js';
+import { stateDictPickle, torchZip } from './support/torch-pickle.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'attnlens-torch-'));
 const marker = join(dir, 'pwned');
@@ -147,5 +148,31 @@ describe('pytorch_model.bin from torch.save', () => {
     const files = await loadModelFiles(folder);
     assert.equal(files.tensors.has('wte.weight'), true);
     assert.equal(files.bytes, readFileSync(join(folder, 'pytorch_model.bin')).byteLength);
+  });
+
+  it('loads a sharded pytorch_model.bin through its index', async () => {
+    const folder = join(dir, 'sharded');
+    mkdirSync(folder);
+    const shards = {
+      'pytorch_model-00001-of-00002.bin': torchZip(stateDictPickle({ name: 'a' })),
+      'pytorch_model-00002-of-00002.bin': torchZip(
+        stateDictPickle({ name: 'b' }),
+        Float32Array.of(5, 6, 7, 8),
+      ),
+    };
+    const weightMap = {
+      a: 'pytorch_model-00001-of-00002.bin',
+      b: 'pytorch_model-00002-of-00002.bin',
+    };
+    for (const [name, bytes] of Object.entries(shards)) writeFileSync(join(folder, name), bytes);
+    writeFileSync(
+      join(folder, 'pytorch_model.bin.index.json'),
+      JSON.stringify({ weight_map: weightMap }),
+    );
+    writeFileSync(join(folder, 'config.json'), '{"model_type":"gpt2"}');
+    writeFileSync(join(folder, 'tokenizer.json'), '{"model":{}}');
+    const files = await loadModelFiles(folder);
+    assert.deepEqual(files.tensors.readFloat32('b'), Float32Array.of(5, 6, 7, 8));
+    assert.deepEqual(files.tensors.names, ['a', 'b']);
   });
 });

@@ -7,18 +7,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../../scripts/serve.mjs';
+// The browser tests' executable and flags (scripts/bench.sh installs web/'s dependencies too).
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../../../web/scripts/chromium.mjs';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// The flags of web/test/browser/harness.mjs (see ../shared/NOTES.md).
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** { rss, peakRss } in bytes of one process, from /proc/PID/status; null once it has exited. */
 function processMemory(pid) {
@@ -36,9 +28,9 @@ export async function openChromium({ args = [] } = {}) {
   const server = await startServer({ root: REPO_ROOT, port: 0 });
   const base = `http://127.0.0.1:${server.address().port}`;
   const browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [...FLAGS, ...args],
+    args: [...CHROMIUM_FLAGS, ...args],
   });
   const cdp = await browser.newBrowserCDPSession();
   const renderers = async () =>

@@ -4,6 +4,7 @@
 // At N <= FULL_CHECK_MAX_N every row of every head is compared; above, a fixed sample of rows
 // (first, last and seeded picks in each head) plus a scan of the whole output for NaN/Infinity.
 
+import { mulberry32 } from '../../../web/scripts/random.js';
 import { DEPTH, HEADS, visibleKeys } from './workload.js';
 
 export const FULL_CHECK_MAX_N = 512;
@@ -44,13 +45,10 @@ export function rowsToCheck(n) {
     for (let h = 0; h < HEADS; h++) for (let i = 0; i < n; i++) rows.push([h, i]);
     return rows;
   }
-  let state = 12345;
+  const next = mulberry32(12345);
   for (let h = 0; h < HEADS; h++) {
     const picks = new Set([0, n - 1]);
-    while (picks.size < SAMPLED_ROWS_PER_HEAD) {
-      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-      picks.add(state % n);
-    }
+    while (picks.size < SAMPLED_ROWS_PER_HEAD) picks.add(next() % n);
     for (const i of [...picks].sort((a, b) => a - b)) rows.push([h, i]);
   }
   return rows;

@@ -3,6 +3,8 @@
 //
 // Shared by Node (one process per case) and the Chromium page: plain ES module, no Node APIs.
 
+import { tensor } from '../../../web/scripts/random.js';
+
 export const HEADS = 8;
 export const DEPTH = 64;
 export const SIZES = [128, 512, 2048, 8192];
@@ -58,30 +60,19 @@ export function additiveMask(mask, n) {
   return out;
 }
 
-/** n uniform values in [-1, 1) from a 32-bit LCG (Numerical Recipes constants). */
-function uniform(length, seed) {
-  let state = seed >>> 0;
-  const out = new Float32Array(length);
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    out[i] = state / 2 ** 31 - 1;
-  }
-  return out;
-}
-
 /**
  * Head-major q, k, v [H, N, D]. Queries and keys are scaled by 2 so the logits (std ~1.3) give
  * softmax rows that are neither flat nor one-hot, which makes the correctness check meaningful.
  */
 export function makeInputs(n, seed = SEED) {
   const size = HEADS * n * DEPTH;
-  const q = uniform(size, seed);
-  const k = uniform(size, seed + 1);
+  const q = tensor(size, seed);
+  const k = tensor(size, seed + 1);
   for (let i = 0; i < size; i++) {
     q[i] *= 2;
     k[i] *= 2;
   }
-  return { n, q, k, v: uniform(size, seed + 2) };
+  return { n, q, k, v: tensor(size, seed + 2) };
 }
 
 /** [H, N, D] -> [N, H * D] (token-major, heads side by side), the layout fused ops take. */

@@ -4,10 +4,8 @@
 // A variant is one way of building or loading the engine. Adding one (the threaded build, a
 // relaxed-SIMD build) is one entry here; run.mjs then accepts `attnlens-<name>` as a runner.
 
-import { Attention } from '../../../web/src/attention.js';
-import { openBackends } from '../../../web/src/backend.js';
-import { heapU8 } from '../../../web/src/heap.js';
-import { threadsUnavailableReason } from '../../../web/src/loader.js';
+// The package's entry point, what `import ... from 'attnlens'` resolves to: only its public API.
+import { createAttention, threadsUnavailableReason } from '../../../web/src/index.js';
 import { DEPTH, HEADS, WINDOW_HALF_WIDTH } from '../core/workload.js';
 
 /**
@@ -51,19 +49,17 @@ export async function open({ variant, threads }) {
     };
   }
   if (threads > 1 && threadsUnavailableReason()) return { unavailable: threadsUnavailableReason() };
-  // What createAttention() does, keeping hold of the wasm backend to read its memory size.
-  const backends = await openBackends(config.backend, {}, {}, threads);
-  if (backends.wasm.threads !== threads) {
-    backends.dispose();
+  const attn = await createAttention({ backend: config.backend, threads });
+  if (attn.threads !== threads) {
+    attn.dispose();
     return {
-      unavailable: `the threaded module loaded ${backends.wasm.threads} thread(s), not ${threads}`,
+      unavailable: `the threaded module loaded ${attn.threads} thread(s), not ${threads}`,
     };
   }
-  const attn = new Attention(backends);
   return {
     version: attn.version,
-    detail: `${config.describe} (${backends.wasm.name})`,
-    wasmBytes: () => heapU8(backends.wasm.module).byteLength,
+    detail: `${config.describe} (${attn.backend})`,
+    wasmBytes: () => attn.wasmMemoryBytes,
     prepare({ q, k, v }, mask) {
       const options = { heads: HEADS, headDim: DEPTH, ...maskOptions(mask) };
       return {

@@ -10,6 +10,7 @@
 
 import { Tokenizer } from '@huggingface/tokenizers';
 import { attnlensError, describe } from '../errors.js';
+import { optional, optionsObject } from './files/options.js';
 import { alignTokens, createSurface, normalizeWithMap, trimsOffsets } from './token-offsets.js';
 
 const SPECIAL_ROLES = ['mask', 'cls', 'sep', 'pad', 'bos', 'eos', 'unk'];
@@ -205,33 +206,9 @@ function checkEncode(text, options) {
   if (typeof text !== 'string') {
     throw attnlensError('invalid_argument', 'text', `must be a string, got ${describe(text)}`);
   }
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw attnlensError(
-      'invalid_argument',
-      'options',
-      `must be an object, got ${describe(options)}`,
-    );
-  }
-  for (const key of Object.keys(options)) {
-    if (!ENCODE_OPTIONS.includes(key)) {
-      throw attnlensError(
-        'invalid_argument',
-        'options',
-        `unknown option '${key}' (known: ${ENCODE_OPTIONS.join(', ')})`,
-      );
-    }
-  }
-  const { pair, addSpecialTokens } = options;
-  if (pair !== undefined && pair !== null && typeof pair !== 'string') {
-    throw attnlensError('invalid_argument', 'pair', `must be a string, got ${describe(pair)}`);
-  }
-  if (addSpecialTokens !== undefined && typeof addSpecialTokens !== 'boolean') {
-    throw attnlensError(
-      'invalid_argument',
-      'addSpecialTokens',
-      `must be true or false, got ${describe(addSpecialTokens)}`,
-    );
-  }
+  optionsObject(options, ENCODE_OPTIONS);
+  optional(options.pair, 'pair', 'string');
+  optional(options.addSpecialTokens, 'addSpecialTokens', 'boolean');
 }
 
 // Each role's token from tokenizer_config.json (a string or an AddedToken object), else the

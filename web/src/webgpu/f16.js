@@ -4,7 +4,8 @@
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
-function halfBits(value) {
+/** Half bits of `value`, rounded to nearest even; beyond half's range it becomes Infinity. */
+export function halfBits(value) {
   f32[0] = value;
   const x = u32[0];
   const sign = (x >>> 16) & 0x8000;

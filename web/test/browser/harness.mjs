@@ -1,90 +1,21 @@
-// Shared setup of the browser tests: the static server from scripts/serve.mjs on a free port,
-// Debian's headless Chromium through playwright-core, a fresh profile per run, and a record of
-// every console error, page error and failed request of each page.
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { startServer } from '../../../scripts/serve.mjs';
+// Shared setup of the browser tests: headless Chromium and the static server from
+// web/scripts/chromium.mjs (which the browser benchmarks use too), serving web/ or
+// ATTNLENS_SITE_ROOT (e.g. web/dist after the production build), and screenshots under
+// test-artifacts/.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { openBrowser as openChromium, REPO_ROOT, WEB_ROOT } from '../../scripts/chromium.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-export const REPO_ROOT = resolve(here, '../../..');
-export const WEB_ROOT = resolve(REPO_ROOT, 'web');
+export { newPage, REPO_ROOT, WEB_ROOT } from '../../scripts/chromium.mjs';
 export const ARTIFACTS = resolve(REPO_ROOT, 'test-artifacts');
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-// Serves `root`, else ATTNLENS_SITE_ROOT (e.g. web/dist after the production build), else web/.
-// `webgpu: true` starts Chromium with --enable-unsafe-webgpu: without a GPU its adapter is
-// SwiftShader (docs/ARCHITECTURE.md, "WebGPU backend"). `args` adds Chromium flags.
-// `isolated: false` serves without COOP/COEP (pages are then not cross-origin isolated).
-export async function openBrowser({
-  root: servedRoot,
-  webgpu = false,
-  args = [],
-  isolated = true,
-} = {}) {
-  const root =
-    servedRoot ??
-    (process.env.ATTNLENS_SITE_ROOT ? resolve(process.env.ATTNLENS_SITE_ROOT) : WEB_ROOT);
-  const server = await startServer({ root, port: 0, isolated });
-  const base = `http://127.0.0.1:${server.address().port}`;
-  const profile = mkdtempSync(join(tmpdir(), 'attnlens-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...FLAGS, ...(webgpu ? ['--enable-unsafe-webgpu'] : []), ...args],
-    acceptDownloads: true,
-    viewport: { width: 1360, height: 900 },
-  });
-  context.attnlensBase = base;
+// Serves `root`, else ATTNLENS_SITE_ROOT, else web/; other options as web/scripts/chromium.mjs.
+export async function openBrowser({ root, ...options } = {}) {
+  const served =
+    root ?? (process.env.ATTNLENS_SITE_ROOT ? resolve(process.env.ATTNLENS_SITE_ROOT) : WEB_ROOT);
+  const browser = await openChromium({ root: served, ...options });
   mkdirSync(ARTIFACTS, { recursive: true });
-  return {
-    base,
-    context,
-    async close() {
-      await context.close();
-      await new Promise((r) => server.close(r));
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
-
-// A new page whose problems are collected in page.problems (console errors, uncaught
-// exceptions, failed or 4xx/5xx requests).
-// Requests to any other origin are problems too: the pages must work offline, without CDNs or
-// telemetry.
-export async function newPage(context, options = {}) {
-  const page = await context.newPage();
-  const origin = new URL(context.attnlensBase).origin;
-  if (options.viewport) await page.setViewportSize(options.viewport);
-  page.problems = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') page.problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => page.problems.push(`pageerror: ${error.message}`));
-  page.on('request', (request) => {
-    const url = request.url();
-    if (!/^(data|blob):/.test(url) && new URL(url).origin !== origin)
-      page.problems.push(`foreign request: ${url}`);
-  });
-  page.on('requestfailed', (request) =>
-    page.problems.push(`requestfailed: ${request.url()} ${request.failure()?.errorText}`),
-  );
-  page.on('response', (response) => {
-    if (response.status() >= 400)
-      page.problems.push(`http ${response.status()}: ${response.url()}`);
-  });
-  return page;
+  return browser;
 }
 
 export function artifact(name) {

@@ -10,15 +10,7 @@ import { newPage, openBrowser, WEB_ROOT } from './harness.mjs';
 // what the test compares. Problems are above THREADS_MIN_FLOPS, so threads are really used.
 async function compareThreads({ threads, backend = 'auto' }) {
   const { createAttention, THREADS_MIN_FLOPS } = await import('/src/index.js');
-  const seeded = (length, seed) => {
-    const a = new Float32Array(length);
-    let s = seed;
-    for (let i = 0; i < length; i++) {
-      s = (s * 1103515245 + 12345) >>> 0;
-      a[i] = (s / 2 ** 32) * 2 - 1;
-    }
-    return a;
-  };
+  const { tensor: seeded } = await import('/scripts/random.js');
   const one = await createAttention({ backend, threads: 1 });
   const many = await createAttention({ backend, threads });
   const heads = 3,

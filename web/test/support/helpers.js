@@ -5,24 +5,11 @@ import assert from 'node:assert/strict';
 import { Attention } from '../../src/attention.js';
 import { Backends } from '../../src/backend.js';
 import { openWasmBackend } from '../../src/wasm-backend.js';
+import { random, tensor } from '../../scripts/random.js';
 
-/** mulberry32: reproducible uniform numbers in [-1, 1). */
-export function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 31 - 1;
-  };
-}
-
-/** A Float32Array of `length` seeded values in [-amplitude, amplitude). */
-export function tensor(length, seed, amplitude = 1) {
-  const next = random(seed);
-  return Float32Array.from({ length }, () => next() * amplitude);
-}
+// Seeded inputs: random(seed) streams uniform numbers in [-1, 1), tensor(length, seed, amplitude)
+// fills a Float32Array; the benchmarks draw theirs from the same module.
+export { random, tensor };
 
 /** Additive-score weights for `heads` heads: wQuery, wKey [H, hidden, headDim], v [H, hidden]. */
 export function additiveWeights(heads, hidden, headDim, seed, amplitude = 0.5) {

@@ -114,6 +114,10 @@ async function threads(): Promise<void> {
   await createAttention({ threads: 'max' });
   // @ts-expect-error the thread count is read-only
   attn.threads = 2;
+  const memory: number = attn.wasmMemoryBytes;
+  void memory;
+  // @ts-expect-error the memory size is read-only
+  attn.wasmMemoryBytes = 0;
 }
 
 async function gpu(): Promise<void> {

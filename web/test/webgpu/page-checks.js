@@ -3,18 +3,8 @@
 // the fallbacks. Returns plain numbers and strings; chromium.test.mjs asserts on them.
 
 import { createAttention, detectWebGpu } from '../../src/index.js';
-
-// mulberry32, as in ../support/helpers.js (which needs Node): seeded values in [-amplitude, amplitude).
-function tensor(length, seed, amplitude = 1) {
-  let state = seed >>> 0;
-  return Float32Array.from({ length }, () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) / 2 ** 31 - 1) * amplitude;
-  });
-}
+// The seeded inputs of ../support/helpers.js (which needs Node), from the module it re-exports.
+import { tensor } from '../../scripts/random.js';
 
 // The largest |actual - expected| / (1 + |expected|) over every returned array.
 function worstError(actual, expected) {

@@ -3,6 +3,7 @@
 // even. Values that do not fit the target type are an error, never a silent Infinity.
 
 import { attnlensError } from '../../errors.js';
+import { halfBits } from '../../webgpu/f16.js';
 
 /** Bytes per element of every dtype safetensors defines. */
 export const DTYPE_BYTES = Object.freeze({
@@ -29,7 +30,7 @@ export const FLOAT_DTYPES = new Set(['F64', 'F32', 'F16', 'BF16']);
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const F32_MAX = 3.4028234663852886e38;
 
-// Reused scratch for bit casts between float32 and uint32.
+// Scratch for reading BF16 bits as a float32.
 const castF32 = new Float32Array(1);
 const castU32 = new Uint32Array(castF32.buffer);
 
@@ -47,41 +48,6 @@ function halfToFloatTable() {
     else halfTable[h] = sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
   }
   return halfTable;
-}
-
-/**
- * Half bits of the float32 with bits `x`, rounded to nearest even; -1 when a finite value
- * overflows half's range (|x| >= 65520). NaN stays NaN (quiet), Infinity stays Infinity.
- */
-export function float32BitsToHalf(x) {
-  const sign = (x >>> 16) & 0x8000;
-  const exponent = (x >>> 23) & 0xff;
-  let mantissa = x & 0x7fffff;
-  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 | (mantissa >>> 13) : 0);
-  const e = exponent - 112; // rebias 127 -> 15
-  if (e >= 31) return -1;
-  if (e <= 0) {
-    // Half subnormal (or zero): the value is mantissa24 * 2^(e - 14 - 10) in units of 2^-24.
-    if (e < -10) return sign;
-    mantissa |= 0x800000;
-    const shift = 14 - e;
-    let h = mantissa >>> shift;
-    const rest = mantissa & ((1 << shift) - 1);
-    const halfway = 1 << (shift - 1);
-    if (rest > halfway || (rest === halfway && h & 1)) h++;
-    return sign | h;
-  }
-  let h = (e << 10) | (mantissa >>> 13);
-  const rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && h & 1)) h++; // a carry into the exponent is correct
-  if (h >= 0x7c00) return -1;
-  return sign | h;
-}
-
-/** The float32 bits of `value` (a JS number, rounded to float32 first). */
-function float32Bits(value) {
-  castF32[0] = value;
-  return castU32[0];
 }
 
 /**
@@ -161,19 +127,15 @@ export function convertToFloat16(bytes, dtype, out, at, name) {
     return;
   }
   for (let i = 0; i < count; i++) {
-    let bits;
-    if (dtype === 'F32') bits = float32Bits(source[i]);
-    else if (dtype === 'BF16') bits = source[i] << 16;
-    else {
-      if (Math.abs(source[i]) > F32_MAX && Number.isFinite(source[i])) {
-        throw overflow(name, at + i, source[i], 'float16');
-      }
-      bits = float32Bits(source[i]);
+    let value = source[i];
+    if (dtype === 'BF16') {
+      // BF16 is the top half of a float32.
+      castU32[0] = value << 16;
+      value = castF32[0];
     }
-    const half = float32BitsToHalf(bits >>> 0);
-    if (half < 0) {
-      castU32[0] = bits;
-      throw overflow(name, at + i, dtype === 'F64' ? source[i] : castF32[0], 'float16');
+    const half = halfBits(value);
+    if ((half & 0x7c00) === 0x7c00 && Number.isFinite(value)) {
+      throw overflow(name, at + i, value, 'float16');
     }
     out[at + i] = half;
   }

@@ -7,7 +7,9 @@
 // (a folder listing, File sizes, the Hub's file listing, HEAD), so progress has a total.
 
 import { attnlensError, describe } from '../../errors.js';
+import { nodeBuiltin } from '../../loader.js';
 import { throwIfAborted } from './abort.js';
+import { optional, optionsObject } from './options.js';
 import { fileListSource, folderSource, isFileList } from './local.js';
 import { resolveRemoteSource } from './remote.js';
 import { createTensorSet } from './tensor-set.js';
@@ -96,43 +98,12 @@ export async function loadModelFiles(source, rawOptions) {
 }
 
 function checkOptions(raw) {
-  if (raw === undefined) return {};
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw attnlensError('invalid_argument', 'options', `must be an object, got ${describe(raw)}`);
-  }
-  for (const key of Object.keys(raw)) {
-    if (!MODEL_FILES_OPTIONS.includes(key)) {
-      throw attnlensError(
-        'invalid_argument',
-        'options',
-        `unknown option '${key}' (known: ${MODEL_FILES_OPTIONS.join(', ')})`,
-      );
-    }
-  }
-  const { signal, onProgress, cache, fetch } = raw;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw attnlensError(
-      'invalid_argument',
-      'signal',
-      `must be an AbortSignal, got ${describe(signal)}`,
-    );
-  }
-  for (const [name, value] of [
-    ['onProgress', onProgress],
-    ['fetch', fetch],
-  ]) {
-    if (value !== undefined && typeof value !== 'function') {
-      throw attnlensError('invalid_argument', name, `must be a function, got ${describe(value)}`);
-    }
-  }
-  if (cache !== undefined && typeof cache !== 'boolean') {
-    throw attnlensError(
-      'invalid_argument',
-      'cache',
-      `must be true or false, got ${describe(cache)}`,
-    );
-  }
-  return raw;
+  const options = optionsObject(raw, MODEL_FILES_OPTIONS);
+  optional(options.signal, 'signal', 'signal');
+  optional(options.onProgress, 'onProgress', 'function');
+  optional(options.fetch, 'fetch', 'function');
+  optional(options.cache, 'cache', 'boolean');
+  return options;
 }
 
 async function openSource(source, options) {
@@ -157,7 +128,6 @@ async function isLocalPath(text) {
   if (/^(\.{1,2}[\\/]|[\\/]|[A-Za-z]:[\\/]|~)/.test(text) || text === '.' || text === '..') {
     return true;
   }
-  const { nodeBuiltin } = await import('../../loader.js');
   const fs = (await nodeBuiltin('fs')).promises;
   return fs.stat(text).then(
     (stat) => stat.isDirectory(),

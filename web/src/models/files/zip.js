@@ -85,13 +85,16 @@ export function readZipDirectory(data, file) {
     inside(at + 46, nameLength + extraLength + commentLength, `central directory entry ${i}`);
     const name = decodeName(data.subarray(at + 46, at + 46 + nameLength), flags, bad);
     // zip64 extra field: the 64-bit values of the fields that hold 0xffffffff, in this order.
-    for (let e = at + 46 + nameLength; e + 4 <= at + 46 + nameLength + extraLength;) {
+    const extraEnd = at + 46 + nameLength + extraLength;
+    for (let e = at + 46 + nameLength; e + 4 <= extraEnd;) {
       const id = u16(e);
       const length = u16(e + 2);
       if (id === 0x0001) {
         let field = e + 4;
         const next = () => {
-          if (field + 8 > e + 4 + length) throw bad(`entry '${name}' has a short zip64 field`);
+          if (field + 8 > Math.min(e + 4 + length, extraEnd)) {
+            throw bad(`entry '${name}' has a short zip64 field`);
+          }
           const value = u64(field);
           field += 8;
           return value;
