@@ -34,6 +34,7 @@ namespace cb = attnlens_bindings;
 
 using cb::CallBlock;
 using cb::mask_spec;
+using cb::name_list;
 
 attnlens::ScoreFunction score_function(const CallBlock& block) {
   switch (block.integer(cb::kScore, "score")) {
@@ -181,13 +182,6 @@ CallResult working_set_bytes(std::uintptr_t address) {
     block.set(cb::kResultBytes, static_cast<double>(attnlens::working_set_bytes(
                                     attention_shape(block), strategy(block), opt)));
   });
-}
-
-template <std::size_t N>
-val name_list(const char* const (&names)[N]) {
-  val list = val::array();
-  for (std::size_t i = 0; i < N; ++i) list.set(i, val(names[i]));
-  return list;
 }
 
 // The call block's layout by name, { slots, arrays, scores, strategies, sparsePatterns }, each a

@@ -109,6 +109,15 @@ inline attnlens::MaskSpec mask_spec(const CallBlock& block) {
   return m;
 }
 
+// A list of names as a JavaScript array: what the *_layout() functions export so JavaScript can
+// compare a module's block layout with its own. Out of line, one copy for every list.
+emscripten::val name_list(const char* const* names, std::size_t count);
+
+template <std::size_t N>
+emscripten::val name_list(const char* const (&names)[N]) {
+  return name_list(names, N);
+}
+
 inline emscripten::val error_value(const char* kind, const std::string& parameter,
                                    const std::string& message) {
   emscripten::val e = emscripten::val::object();

@@ -53,18 +53,6 @@ std::unique_ptr<Transformer>& slot_of(double handle) {
 
 Transformer& model_of(double handle) { return *slot_of(handle); }
 
-// Out of line (one copy, not one per list): the layout is read once, when a model loads.
-val name_list(const char* const* names, std::size_t count) {
-  val list = val::array();
-  for (std::size_t i = 0; i < count; ++i) list.set(i, val(names[i]));
-  return list;
-}
-
-template <std::size_t N>
-val names(const char* const (&list)[N]) {
-  return name_list(list, N);
-}
-
 val slots_and_arrays(val slots, val arrays) {
   val block = val::object();
   block.set("slots", slots);
@@ -76,12 +64,13 @@ val slots_and_arrays(val slots, val arrays) {
 // each a list of names in index order.
 val block_layout() {
   val layout = val::object();
-  layout.set("create", slots_and_arrays(names(mb::kCreateSlotNames), names(mb::kCreateArrayNames)));
-  layout.set("forward",
-             slots_and_arrays(names(mb::kForwardSlotNames), names(mb::kForwardArrayNames)));
-  layout.set("architectures", names(mb::kArchitectureNames));
-  layout.set("activations", names(mb::kActivationNames));
-  layout.set("dtypes", names(mb::kDtypeNames));
+  layout.set("create", slots_and_arrays(cb::name_list(mb::kCreateSlotNames),
+                                        cb::name_list(mb::kCreateArrayNames)));
+  layout.set("forward", slots_and_arrays(cb::name_list(mb::kForwardSlotNames),
+                                         cb::name_list(mb::kForwardArrayNames)));
+  layout.set("architectures", cb::name_list(mb::kArchitectureNames));
+  layout.set("activations", cb::name_list(mb::kActivationNames));
+  layout.set("dtypes", cb::name_list(mb::kDtypeNames));
   return layout;
 }
 
