@@ -184,6 +184,27 @@ TEST_CASE("forward pass matches the double reference for every architecture", "[
   }
 }
 
+TEST_CASE("widths that are not multiples of the 8-column panels are padded and still exact",
+          "[models]") {
+  // hidden 20 (q | k | v groups of 2.5 panels), intermediate 30, head_dim 5.
+  for (Architecture arch : {Architecture::kGpt2, Architecture::kGptNeo, Architecture::kBert}) {
+    TransformerConfig c = tiny(arch);
+    c.hidden = 20;
+    c.heads = 4;
+    c.intermediate = 30;
+    for (WeightDtype dtype : {WeightDtype::kF32, WeightDtype::kF16}) {
+      c.matrix_dtype = dtype;
+      Transformer model(c);
+      const Checkpoint ckpt = make_checkpoint(model, 71);
+      write_weights(model, ckpt);
+      std::vector<std::int32_t> types;
+      if (arch == Architecture::kBert) types = {0, 0, 0, 1, 1, 1, 1};
+      INFO(arch_name(arch) << (dtype == WeightDtype::kF16 ? " f16" : " f32"));
+      check_against_reference(model, ckpt, random_ids(7, c.vocab, 72), types, {});
+    }
+  }
+}
+
 TEST_CASE("GPT-2 scaling options and a BERT checkpoint without its MLM head", "[models]") {
   TransformerConfig c = tiny(Architecture::kGpt2);
   for (bool by_head_dim : {false, true}) {

@@ -18,6 +18,7 @@
 #include "attnlens/models/transformer.h"
 #include "models/linear.h"
 #include "models/ops.h"
+#include "models/packing.h"
 #include "models/weights.h"
 #include "parallel.h"
 #include "validate.h"
@@ -32,7 +33,7 @@ struct Norm {
 
 struct LayerView {
   Norm attention_norm, mlp_norm;
-  Matrix q, k, v, attention_out, mlp_in, mlp_out;
+  PackedMatrix q, k, v, attention_out, mlp_in, mlp_out;
   const float* bq = nullptr;
   const float* bk = nullptr;
   const float* bv = nullptr;
@@ -55,46 +56,54 @@ class Views {
     return {vector(row, weight), vector(row, bias)};
   }
 
-  Matrix matrix(std::int64_t row, Role role) const {
+  // A linear layer's packed matrix ([in, out] in panels), or an empty one.
+  PackedMatrix packed(std::int64_t row, Role role) const {
     const std::int64_t i = role_of(model_.role_index(), row, role);
     if (i < 0) return {};
     const WeightInfo& w = model_.weights()[static_cast<std::size_t>(i)];
-    Matrix m;
-    m.f32 = model_.f32_data(i);
-    m.f16 = model_.f16_data(i);
-    m.in = w.transposed ? w.shape[1] : w.shape[0];
-    m.out = w.transposed ? w.shape[0] : w.shape[1];
-    m.ld = m.out;
-    return m;
+    return {model_.f32_data(i), model_.f16_data(i), w.transposed ? w.shape[1] : w.shape[0],
+            w.transposed ? w.shape[0] : w.shape[1]};
+  }
+
+  EmbeddingMatrix embedding(Role role) const {
+    const std::int64_t i = role_of(model_.role_index(), model_.config().layers, role);
+    if (i < 0) return {};
+    const WeightInfo& w = model_.weights()[static_cast<std::size_t>(i)];
+    return {model_.f32_data(i), model_.f16_data(i), w.shape[0], w.shape[1]};
   }
 
   LayerView layer(std::int64_t l) const {
     LayerView v;
     v.attention_norm = norm(l, kAttentionNormWeight, kAttentionNormBias);
     v.mlp_norm = norm(l, kMlpNormWeight, kMlpNormBias);
-    const Matrix qkv = matrix(l, kQkvWeight);
+    const PackedMatrix qkv = packed(l, kQkvWeight);
     const std::int64_t h = model_.config().hidden;
-    if (qkv.in > 0) {  // GPT-2: one packed matrix, q | k | v along its columns
-      v.q = qkv.columns(0, h);
-      v.k = qkv.columns(h, h);
-      v.v = qkv.columns(2 * h, h);
+    if (qkv.in > 0) {  // GPT-2: one matrix packed as three groups of whole panels, q | k | v
+      const std::int64_t group = panels_of(h) * kPanelWidth * qkv.in;
+      const auto part = [&](std::int64_t g) {
+        return PackedMatrix{qkv.f32 ? qkv.f32 + g * group : nullptr,
+                            qkv.f16 ? qkv.f16 + g * group : nullptr, qkv.in, h};
+      };
+      v.q = part(0);
+      v.k = part(1);
+      v.v = part(2);
       const float* b = vector(l, kQkvBias);
       v.bq = b;
       v.bk = b + h;
       v.bv = b + 2 * h;
     } else {
-      v.q = matrix(l, kQueryWeight);
-      v.k = matrix(l, kKeyWeight);
-      v.v = matrix(l, kValueWeight);
+      v.q = packed(l, kQueryWeight);
+      v.k = packed(l, kKeyWeight);
+      v.v = packed(l, kValueWeight);
       v.bq = vector(l, kQueryBias);
       v.bk = vector(l, kKeyBias);
       v.bv = vector(l, kValueBias);
     }
-    v.attention_out = matrix(l, kAttentionOutWeight);
+    v.attention_out = packed(l, kAttentionOutWeight);
     v.b_attention_out = vector(l, kAttentionOutBias);
-    v.mlp_in = matrix(l, kMlpInWeight);
+    v.mlp_in = packed(l, kMlpInWeight);
     v.b_mlp_in = vector(l, kMlpInBias);
-    v.mlp_out = matrix(l, kMlpOutWeight);
+    v.mlp_out = packed(l, kMlpOutWeight);
     v.b_mlp_out = vector(l, kMlpOutBias);
     return v;
   }
@@ -223,23 +232,7 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
   const ModelOps& ops = model_ops_for(kernels);
   const ActivationFn activate = c.activation == Activation::kGeluErf ? ops.gelu_erf : ops.gelu_tanh;
 
-  // f16 matrices of the linear layers are converted into this buffer one at a time (embedding
-  // rows are converted as they are read); the largest sets its size.
-  std::vector<float> matrix_scratch;
-  if (c.matrix_dtype == WeightDtype::kF16) {
-    std::int64_t largest = 0;
-    for (std::size_t i = 0; i < infos_.size(); ++i) {
-      const auto index = static_cast<std::int64_t>(i);
-      const bool embedding = index == role_of(role_index_, c.layers, kTokenEmbedding) ||
-                             index == role_of(role_index_, c.layers, kPositionEmbedding) ||
-                             index == role_of(role_index_, c.layers, kTokenTypeEmbedding);
-      if (infos_[i].dtype == WeightDtype::kF16 && !embedding) {
-        largest = std::max(largest, infos_[i].elements);
-      }
-    }
-    matrix_scratch.resize(static_cast<std::size_t>(largest));
-  }
-  const StepContext ctx{kernels, ops, detail::resolve_threads(opt.threads), matrix_scratch.data()};
+  const StepContext ctx{kernels, ops, detail::resolve_threads(opt.threads)};
   const Views views(*this);
   ForwardStats stats;
 
@@ -250,13 +243,14 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
   std::vector<float> heads_out(x.size());    // [H][N][d]
   std::vector<float> mlp(static_cast<std::size_t>(n * inter));
   std::vector<float> row(static_cast<std::size_t>(h));
-  stats.scratch_bytes = static_cast<std::int64_t>(
-      (matrix_scratch.size() + 6 * x.size() + 2 * qkv.size() + mlp.size()) * sizeof(float));
+  RowPanels panels;  // the current linear layers' input, packed
+  stats.scratch_bytes =
+      static_cast<std::int64_t>((7 * x.size() + 2 * qkv.size() + 2 * mlp.size()) * sizeof(float));
 
   // Embeddings.
-  const Matrix token_embedding = views.matrix(c.layers, kTokenEmbedding);
-  const Matrix position_embedding = views.matrix(c.layers, kPositionEmbedding);
-  const Matrix type_embedding = views.matrix(c.layers, kTokenTypeEmbedding);
+  const EmbeddingMatrix token_embedding = views.embedding(kTokenEmbedding);
+  const EmbeddingMatrix position_embedding = views.embedding(kPositionEmbedding);
+  const EmbeddingMatrix type_embedding = views.embedding(kTokenTypeEmbedding);
   for (std::int64_t i = 0; i < n; ++i) {
     float* xi = x.data() + i * h;
     const float* t = embedding_row(ops, token_embedding, in.token_ids[i], row.data());
@@ -297,9 +291,10 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
       layer_norm(w.attention_norm, x.data(), a.data());
       attn_in = a.data();
     }
-    note_threads(linear(ctx, attn_in, n, w.q, w.bq, qkv.data(), 3 * h));
-    note_threads(linear(ctx, attn_in, n, w.k, w.bk, qkv.data() + h, 3 * h));
-    note_threads(linear(ctx, attn_in, n, w.v, w.bv, qkv.data() + 2 * h, 3 * h));
+    pack_rows(attn_in, n, h, panels);
+    note_threads(linear(ctx, panels, w.q, w.bq, qkv.data(), 3 * h));
+    note_threads(linear(ctx, panels, w.k, w.bk, qkv.data() + h, 3 * h));
+    note_threads(linear(ctx, panels, w.v, w.bv, qkv.data() + 2 * h, 3 * h));
     // [N][3][H][d] -> [3][H][N][d]
     for (std::int64_t i = 0; i < n; ++i) {
       for (std::int64_t part = 0; part < 3; ++part) {
@@ -338,7 +333,8 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
         std::copy(src, src + d, a.data() + i * h + hd * d);
       }
     }
-    note_threads(linear(ctx, a.data(), n, w.attention_out, w.b_attention_out, proj.data(), h));
+    pack_rows(a.data(), n, h, panels);
+    note_threads(linear(ctx, panels, w.attention_out, w.b_attention_out, proj.data(), h));
     add_into_x(proj);
     const float* mlp_in = x.data();
     if (bert) {
@@ -347,9 +343,11 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
       layer_norm(w.mlp_norm, x.data(), a.data());
       mlp_in = a.data();
     }
-    note_threads(linear(ctx, mlp_in, n, w.mlp_in, w.b_mlp_in, mlp.data(), inter));
+    pack_rows(mlp_in, n, h, panels);
+    note_threads(linear(ctx, panels, w.mlp_in, w.b_mlp_in, mlp.data(), inter));
     activate(mlp.size(), mlp.data());
-    note_threads(linear(ctx, mlp.data(), n, w.mlp_out, w.b_mlp_out, proj.data(), h));
+    pack_rows(mlp.data(), n, inter, panels);
+    note_threads(linear(ctx, panels, w.mlp_out, w.b_mlp_out, proj.data(), h));
     add_into_x(proj);
     if (bert) layer_norm(w.mlp_norm, x.data(), x.data());
     const std::string where = "layers." + std::to_string(l);
@@ -372,7 +370,8 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
   const float* head_bias = nullptr;
   if (bert) {  // BertPredictionHeadTransform: dense, activation, LayerNorm
     std::vector<float> transformed(rows.size());
-    note_threads(linear(ctx, rows.data(), positions, views.matrix(c.layers, kHeadDenseWeight),
+    pack_rows(rows.data(), positions, h, panels);
+    note_threads(linear(ctx, panels, views.packed(c.layers, kHeadDenseWeight),
                         views.vector(c.layers, kHeadDenseBias), transformed.data(), h));
     activate(transformed.size(), transformed.data());
     const Norm norm = views.norm(c.layers, kHeadNormWeight, kHeadNormBias);

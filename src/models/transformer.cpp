@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "models/packing.h"
 #include "models/weights.h"
 #include "validate.h"
 
@@ -35,22 +36,6 @@ std::string format_bytes(std::int64_t bytes) {
   return text;
 }
 
-// [rows, cols] -> [cols, rows] through a copy, in 32 x 32 blocks (both sides stay in cache).
-template <typename T>
-void transpose_in_place(T* data, std::int64_t rows, std::int64_t cols, std::vector<T>& scratch) {
-  const auto count = static_cast<std::size_t>(rows * cols);
-  scratch.assign(data, data + count);
-  constexpr std::int64_t kBlock = 32;
-  for (std::int64_t r0 = 0; r0 < rows; r0 += kBlock) {
-    for (std::int64_t c0 = 0; c0 < cols; c0 += kBlock) {
-      const std::int64_t r1 = std::min(rows, r0 + kBlock), c1 = std::min(cols, c0 + kBlock);
-      for (std::int64_t r = r0; r < r1; ++r) {
-        for (std::int64_t c = c0; c < c1; ++c) data[c * rows + r] = scratch[r * cols + c];
-      }
-    }
-  }
-}
-
 void require_finite_halves(const std::uint16_t* bits, std::int64_t count, const std::string& name) {
   for (std::int64_t i = 0; i < count; ++i) {
     if ((bits[i] & 0x7c00u) == 0x7c00u) {
@@ -64,13 +49,29 @@ void require_finite_halves(const std::uint16_t* bits, std::int64_t count, const 
 
 }  // namespace
 
+namespace {
+
+// Elements weight i occupies: packed linear matrices round their columns up to whole panels.
+std::int64_t capacity_of(const WeightTable& table, std::size_t i) {
+  const WeightInfo& w = table.infos[i];
+  const std::int64_t groups = table.column_groups[i];
+  if (groups == 0) return w.elements;
+  const std::int64_t in = w.transposed ? w.shape[1] : w.shape[0];
+  const std::int64_t out = w.transposed ? w.shape[0] : w.shape[1];
+  return std::max(w.elements, packed_elements(in, out, groups));
+}
+
+}  // namespace
+
 ModelSize model_size(const TransformerConfig& config) {
   validate_config(config);
+  const WeightTable table = build_weight_table(config);
   ModelSize size;
-  for (const WeightInfo& w : build_weight_table(config).infos) {
+  for (std::size_t i = 0; i < table.infos.size(); ++i) {
+    const WeightInfo& w = table.infos[i];
     size.parameters += w.elements;
-    size.weight_bytes += w.elements * element_bytes(w.dtype);
-    if (w.transposed) {
+    size.weight_bytes += capacity_of(table, i) * element_bytes(w.dtype);
+    if (table.column_groups[i] > 0) {
       size.load_scratch_bytes =
           std::max(size.load_scratch_bytes, w.elements * element_bytes(w.dtype));
     }
@@ -103,16 +104,18 @@ Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
     throw RangeError("model", detail);
   }
   WeightTable table = build_weight_table(config_);
+  std::size_t f32_count = 0, f16_count = 0;
+  offsets_.reserve(table.infos.size());
+  for (std::size_t i = 0; i < table.infos.size(); ++i) {
+    const WeightDtype dtype = table.infos[i].dtype;
+    std::size_t& count = dtype == WeightDtype::kF16 ? f16_count : f32_count;
+    count = aligned_offset(count, dtype);
+    offsets_.push_back(count);
+    count += static_cast<std::size_t>(capacity_of(table, i));
+  }
   infos_ = std::move(table.infos);
   role_index_ = std::move(table.role_index);
-  std::size_t f32_count = 0, f16_count = 0;
-  offsets_.reserve(infos_.size());
-  for (const WeightInfo& w : infos_) {
-    std::size_t& count = w.dtype == WeightDtype::kF16 ? f16_count : f32_count;
-    count = aligned_offset(count, w.dtype);
-    offsets_.push_back(count);
-    count += static_cast<std::size_t>(w.elements);
-  }
+  column_groups_ = std::move(table.column_groups);
   f32_pool_.resize(f32_count);
   f16_pool_.resize(f16_count);
 }
@@ -139,18 +142,32 @@ const std::uint16_t* Transformer::f16_data(std::int64_t index) const {
 
 void Transformer::finalize() {
   if (finalized_) throw InvalidArgumentError("model", "finalize() was already called");
-  std::vector<float> f32_scratch;
-  std::vector<std::uint16_t> f16_scratch;
+  // Every value is checked first (its index is then the checkpoint's), then the linear layers'
+  // matrices are packed in place through a copy.
   for (std::size_t i = 0; i < infos_.size(); ++i) {
     const WeightInfo& w = infos_[i];
     if (w.dtype == WeightDtype::kF32) {
-      float* data = f32_pool_.data() + offsets_[i];
-      detail::require_finite(FloatView(data, static_cast<std::size_t>(w.elements)), w.name.c_str());
-      if (w.transposed) transpose_in_place(data, w.shape[0], w.shape[1], f32_scratch);
+      detail::require_finite(
+          FloatView(f32_pool_.data() + offsets_[i], static_cast<std::size_t>(w.elements)),
+          w.name.c_str());
     } else {
-      std::uint16_t* data = f16_pool_.data() + offsets_[i];
-      require_finite_halves(data, w.elements, w.name);
-      if (w.transposed) transpose_in_place(data, w.shape[0], w.shape[1], f16_scratch);
+      require_finite_halves(f16_pool_.data() + offsets_[i], w.elements, w.name);
+    }
+  }
+  std::vector<float> f32_copy;
+  std::vector<std::uint16_t> f16_copy;
+  const auto pack = [](auto* data, auto& copy, const WeightInfo& w, std::int64_t groups) {
+    copy.assign(data, data + w.elements);
+    const std::int64_t in = w.transposed ? w.shape[1] : w.shape[0];
+    const std::int64_t out = w.transposed ? w.shape[0] : w.shape[1];
+    pack_matrix(copy.data(), w.transposed, in, out, groups, data);
+  };
+  for (std::size_t i = 0; i < infos_.size(); ++i) {
+    if (column_groups_[i] == 0) continue;
+    if (infos_[i].dtype == WeightDtype::kF32) {
+      pack(f32_pool_.data() + offsets_[i], f32_copy, infos_[i], column_groups_[i]);
+    } else {
+      pack(f16_pool_.data() + offsets_[i], f16_copy, infos_[i], column_groups_[i]);
     }
   }
   finalized_ = true;

@@ -29,7 +29,7 @@ class TableBuilder {
 
   // A model-wide tensor (row = layers) or a layer's (row = layer).
   void add(std::int64_t row, Role role, std::string name, std::vector<std::int64_t> shape,
-           bool transposed = false) {
+           bool transposed = false, std::int64_t column_groups = 0) {
     WeightInfo info;
     info.name = std::move(name);
     info.elements = 1;
@@ -41,16 +41,17 @@ class TableBuilder {
     table_.role_index[static_cast<std::size_t>(row * kRoleCount + role)] =
         static_cast<std::int64_t>(table_.infos.size());
     table_.infos.push_back(std::move(info));
+    table_.column_groups.push_back(column_groups);
   }
 
   // A matrix mapping `in` to `out` features with an optional bias: Conv1D [in, out] for GPT-2,
   // nn.Linear [out, in] (transposed at load) otherwise.
   void linear(std::int64_t row, Role weight, Role bias, const std::string& name, std::int64_t in,
-              std::int64_t out, bool conv1d, bool has_bias = true) {
+              std::int64_t out, bool conv1d, bool has_bias = true, std::int64_t groups = 1) {
     if (conv1d) {
-      add(row, weight, name + ".weight", {in, out});
+      add(row, weight, name + ".weight", {in, out}, false, groups);
     } else {
-      add(row, weight, name + ".weight", {out, in}, /*transposed=*/true);
+      add(row, weight, name + ".weight", {out, in}, /*transposed=*/true, groups);
     }
     if (has_bias) add(row, bias, name + ".bias", {out});
   }
@@ -136,7 +137,8 @@ WeightTable build_weight_table(const TransformerConfig& c) {
     const std::string p = "layers." + std::to_string(l) + ".";
     if (!bert) t.norm(l, kAttentionNormWeight, kAttentionNormBias, p + "attention_norm");
     if (gpt2) {
-      t.linear(l, kQkvWeight, kQkvBias, p + "attention.qkv", h, 3 * h, /*conv1d=*/true);
+      t.linear(l, kQkvWeight, kQkvBias, p + "attention.qkv", h, 3 * h, /*conv1d=*/true,
+               /*has_bias=*/true, /*groups=*/3);
     } else {
       t.linear(l, kQueryWeight, kQueryBias, p + "attention.query", h, h, false, bert);
       t.linear(l, kKeyWeight, kKeyBias, p + "attention.key", h, h, false, bert);

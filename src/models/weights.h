@@ -50,6 +50,9 @@ enum Role : int {
 struct WeightTable {
   std::vector<WeightInfo> infos;
   std::vector<std::int64_t> role_index;  // [(layers + 1) * kRoleCount], -1 where absent
+  // Per weight: 0 when it stays as written (embeddings, vectors); for a linear layer's matrix,
+  // how many equal column groups finalize() packs it as (packing.h): 3 for GPT-2's q | k | v.
+  std::vector<std::int64_t> column_groups;
 };
 
 // Assumes a validated config (validate_config).

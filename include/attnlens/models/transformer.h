@@ -14,8 +14,9 @@
 //
 // Use: construct with a config (validated; memory checked before anything is allocated), write
 // every weight of weights() into weight_data(i) in the layout and dtype it states, call
-// finalize() once (transposes the [out, in] matrices, checks every value is finite), then
-// forward() as often as needed. forward() is const and keeps no state between calls.
+// finalize() once (checks every value is finite, then packs the linear layers' matrices into
+// the panel layout the GEMM runs on, in place), then forward() as often as needed. forward() is
+// const and keeps no state between calls.
 #pragma once
 
 #include <cstdint>
@@ -66,7 +67,7 @@ struct WeightInfo {
   std::string name;                 // e.g. "layers.0.attention.query.weight" (see weights())
   std::vector<std::int64_t> shape;  // checkpoint layout: nn.Linear [out, in], Conv1D [in, out]
   WeightDtype dtype = WeightDtype::kF32;  // f32 values, or IEEE half bits (uint16)
-  bool transposed = false;  // written [out, in]; finalize() turns it into [in, out] once
+  bool transposed = false;                // written [out, in] (nn.Linear) rather than [in, out]
   std::int64_t elements = 0;
 };
 
@@ -100,8 +101,8 @@ struct ForwardStats {
 // Bytes the weights of `config` occupy (the matrices in their dtype) and the parameter count.
 struct ModelSize {
   std::int64_t parameters = 0;
-  std::int64_t weight_bytes = 0;
-  std::int64_t load_scratch_bytes = 0;  // finalize()'s transposition buffer (freed after)
+  std::int64_t weight_bytes = 0;        // as stored (packed matrices padded to whole panels)
+  std::int64_t load_scratch_bytes = 0;  // finalize()'s packing copy (freed after)
 };
 ModelSize model_size(const TransformerConfig& config);
 
@@ -125,8 +126,9 @@ class Transformer {
   // an index past the list; InvalidArgumentError once finalized.
   void* weight_data(std::int64_t index);
 
-  // Once every weight is written: transposes the [out, in] ones, checks that no value is NaN or
-  // Infinity (NonFiniteError naming the tensor). Calling it twice is an InvalidArgumentError.
+  // Once every weight is written: checks that no value is NaN or Infinity (NonFiniteError naming
+  // the tensor and the index as written), then packs the linear layers' matrices (src/models/
+  // packing.h). Calling it twice is an InvalidArgumentError.
   void finalize();
   bool finalized() const { return finalized_; }
 
@@ -143,13 +145,15 @@ class Transformer {
   const float* f32_data(std::int64_t index) const;
   const std::uint16_t* f16_data(std::int64_t index) const;
   const std::vector<std::int64_t>& role_index() const { return role_index_; }
+  const std::vector<std::int64_t>& column_groups() const { return column_groups_; }
 
  private:
   TransformerConfig config_;
   ModelSize size_;
   std::vector<WeightInfo> infos_;
   std::vector<std::int64_t> role_index_;
-  std::vector<std::size_t> offsets_;  // element offset of each weight in its dtype's pool
+  std::vector<std::int64_t> column_groups_;  // per weight, as WeightTable::column_groups
+  std::vector<std::size_t> offsets_;         // element offset of each weight in its dtype's pool
   std::vector<float> f32_pool_;
   std::vector<std::uint16_t> f16_pool_;
   bool finalized_ = false;
