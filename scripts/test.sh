@@ -107,7 +107,9 @@ fi
 if want web-package; then
   step "npm package (web/): wasm modules, node:test suite, types, npm pack and esbuild smoke tests, size"
   ensure_packages chromium  # the bundle smoke test runs the bundle in headless Chromium
-  ensure_packages python3-torch  # the model-file tests make PyTorch checkpoints with torch.save
+  # The model tests make PyTorch checkpoints (torch.save, tests/models/make_tiny_models.py) and
+  # check the forward pass against tests/models/reference.py.
+  ensure_packages python3-torch
   ./scripts/build-wasm.sh
   (
     cd web
@@ -123,6 +125,7 @@ fi
 if want web-browser; then
   step "demo and widget in headless Chromium: production build (web/dist), then the browser tests"
   ensure_packages chromium fonts-wqy-microhei
+  ensure_packages python3-torch  # the tiny models the model tests run (tests/models/)
   if ! wasm_modules_built; then
     ./scripts/build-wasm.sh
   fi
