@@ -1,7 +1,7 @@
 // Type declarations of the attnlens/models entry (hand-written; checked by test/types with
 // `tsc --noEmit --strict`). The contract they describe is docs/JS_API.md ("attnlens/models").
 
-import type { CreateAttentionOptions, ErrorCode } from './index.js';
+import type { Attention, ErrorCode } from './index.js';
 
 // ---- files ----------------------------------------------------------------------------------
 
@@ -112,10 +112,13 @@ export declare const RUN_OPTIONS: readonly string[];
 export interface LoadModelOptions extends ModelFilesOptions {
   /** Storage of the weight matrices in wasm memory: 'f32' (default) or 'f16' (half the bytes). */
   dtype?: 'f32' | 'f16';
-  /** The wasm engine the model runs on (createAttention's options; no WebGPU). */
-  attention?: Pick<CreateAttentionOptions, 'wasmUrl' | 'locateFile' | 'threads'> & {
-    backend?: 'auto' | 'wasm' | 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar';
-  };
+  /**
+   * The engine to run on, as analyze() takes it: the weights live in its wasm memory, its wasm
+   * flavour and threads run the forward pass (whatever its backend: WebGPU is not used), and it
+   * outlives the model. Default: the model opens its own (createAttention({ backend: 'wasm' }))
+   * and closes it at dispose().
+   */
+  attention?: Attention;
 }
 
 export interface ModelInfo {

@@ -7,21 +7,24 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { createAttention } from '../src/index.js';
 import { loadModel, SUPPORTED_MODEL_TYPES } from '../src/models/index.js';
 import { tinyModel } from './support/tiny-models.mjs';
 
-const engine = { backend: 'wasm-simd' };
+let attention;
 let gpt2;
 let bert;
 
 before(async () => {
-  gpt2 = await loadModel(tinyModel('gpt2'), { attention: engine });
-  bert = await loadModel(tinyModel('bert'), { attention: engine });
+  attention = await createAttention({ backend: 'wasm-simd' });
+  gpt2 = await loadModel(tinyModel('gpt2'), { attention });
+  bert = await loadModel(tinyModel('bert'), { attention });
 });
 
 after(() => {
   gpt2.dispose();
   bert.dispose();
+  attention.dispose();
 });
 
 const rejects = (promise, { name, code, parameter, message }) =>
@@ -114,7 +117,7 @@ test('run() options are checked: unknown keys, types, ranges, notation, pairs', 
 });
 
 test('a BertModel checkpoint (no MLM head) gives attention but no predictions or logits', async () => {
-  const base = await loadModel(tinyModel('bert-base'), { attention: engine });
+  const base = await loadModel(tinyModel('bert-base'), { attention });
   assert.equal(base.info.predicts, false);
   const run = await base.run('the cat [MASK] on the mat');
   assert.deepEqual(run.predictions, []);
@@ -139,15 +142,11 @@ test('loadModel options are checked before anything loads', async () => {
     code: 'out_of_range',
     parameter: 'dtype',
   });
-  await rejects(loadModel(tinyModel('gpt2'), { attention: { backend: 'webgpu' } }), {
-    name: 'RangeError',
-    code: 'out_of_range',
-    parameter: 'attention.backend',
-  });
-  await rejects(loadModel(tinyModel('gpt2'), { attention: { thread: 2 } }), {
+  await rejects(loadModel(tinyModel('gpt2'), { attention: { backend: 'wasm' } }), {
     name: 'TypeError',
     code: 'invalid_argument',
     parameter: 'attention',
+    message: /must be an instance from createAttention\(\)/,
   });
 });
 
@@ -214,7 +213,7 @@ test('a model too large for wasm memory is refused before anything is allocated'
     n_layer: 48,
     vocab_size: 50257,
   }));
-  await rejects(loadModel(huge, { attention: engine }), {
+  await rejects(loadModel(huge, { attention }), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'model',
@@ -223,10 +222,35 @@ test('a model too large for wasm memory is refused before anything is allocated'
   });
 });
 
-test('a disposed model refuses to run', async () => {
-  const model = await loadModel(tinyModel('gpt-neo'), { attention: engine });
+test('a disposed model refuses to run; so does one whose engine was disposed', async () => {
+  const model = await loadModel(tinyModel('gpt-neo'), { attention });
   model.dispose();
   model.dispose(); // twice is fine
   await assert.rejects(model.run('hi'), /run: this model was disposed/);
   assert.throws(() => model.info, /info: this model was disposed/);
+  // The shared engine outlives its models; a model outlived by its engine says so.
+  const engine = await createAttention({ backend: 'wasm-scalar' });
+  const onScalar = await loadModel(tinyModel('gpt2'), { attention: engine });
+  assert.equal(onScalar.info.backend, 'wasm-scalar');
+  assert.equal((await onScalar.run('The quick brown fox')).predictions.length, 10);
+  engine.dispose();
+  await assert.rejects(
+    onScalar.run('hi'),
+    /run: the attention instance this model runs on was disposed/,
+  );
+  onScalar.dispose();
+  // A model that opened its own engine closes it.
+  const own = await loadModel(tinyModel('gpt2'));
+  own.dispose();
+});
+
+test('models on one engine share its wasm memory and give it back when disposed', async () => {
+  const engine = await createAttention({ backend: 'wasm-simd' });
+  const bytesInUse = () => engine.wasmMemoryBytes; // whole pages: grows, never shrinks
+  const first = await loadModel(tinyModel('bert'), { attention: engine });
+  first.dispose();
+  const grown = bytesInUse();
+  for (let i = 0; i < 5; i++) (await loadModel(tinyModel('bert'), { attention: engine })).dispose();
+  assert.equal(bytesInUse(), grown, 'five more loads reuse the memory the first one freed');
+  engine.dispose();
 });

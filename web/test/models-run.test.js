@@ -8,6 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { createAttention } from '../src/index.js';
 import { loadModel } from '../src/models/index.js';
 import { assertClose, referenceForward, tinyModel } from './support/tiny-models.mjs';
 
@@ -20,15 +21,17 @@ const BERT_TEXTS = [
   { text: 'the first sentence', pair: 'the [MASK] sentence' },
 ];
 const MODELS = ['gpt2', 'gpt2-lmhead', 'gpt-neo', 'bert', 'bert-gamma', 'bert-base'];
-const engine = { backend: 'wasm-simd' }; // the same bits in Node and Chromium (no relaxed FMA)
+// One engine for every model (the same bits in Node and Chromium: no relaxed FMA).
+let attention;
 
 const runs = []; // { name, format, model info, case, result }
 let reference;
 
 before(async () => {
+  attention = await createAttention({ backend: 'wasm-simd' });
   for (const name of MODELS) {
     for (const format of ['safetensors', 'bin']) {
-      const model = await loadModel(tinyModel(name, format), { attention: engine });
+      const model = await loadModel(tinyModel(name, format), { attention });
       const inputs = name.startsWith('bert') ? BERT_TEXTS : GPT_TEXTS.map((text) => ({ text }));
       for (const input of inputs) {
         const options = input.pair ? { pair: input.pair } : {};
@@ -111,7 +114,7 @@ test('a BERT text pair gets token types 0 then 1, as the tokenizer template says
 
 test('mask overrides change attention and predictions, and match the reference', async () => {
   const folder = tinyModel('gpt-neo');
-  const model = await loadModel(folder, { attention: engine });
+  const model = await loadModel(folder, { attention });
   const text = 'Once upon a time there was a little girl named Lily.';
   const own = await model.run(text);
   const one = await model.run(text, { masks: 'causal+local:1', returnLogits: true });
@@ -142,7 +145,7 @@ test('mask overrides change attention and predictions, and match the reference',
 });
 
 test("info: sizes, parameters, bytes and each layer's own mask in the mask notation", async () => {
-  const neo = await loadModel(tinyModel('gpt-neo', 'bin'), { attention: engine });
+  const neo = await loadModel(tinyModel('gpt-neo', 'bin'), { attention });
   assert.deepEqual(neo.info.layerMasks, ['causal', 'causal+local:2', 'causal']);
   assert.equal(neo.info.architecture, 'gpt_neo');
   assert.equal(neo.info.layers, 3);
@@ -155,7 +158,7 @@ test("info: sizes, parameters, bytes and each layer's own mask in the mask notat
   assert.equal(neo.info.parameters, 377 * h + 32 * h + 3 * perLayer + 2 * h);
   assert.equal(neo.info.bytes, 4 * neo.info.parameters);
   neo.dispose();
-  const bert = await loadModel(tinyModel('bert'), { attention: engine });
+  const bert = await loadModel(tinyModel('bert'), { attention });
   assert.deepEqual(bert.info.layerMasks, ['global', 'global']);
   assert.equal(bert.info.causal, false);
   bert.dispose();
@@ -163,8 +166,8 @@ test("info: sizes, parameters, bytes and each layer's own mask in the mask notat
 
 test("dtype 'f16' halves the matrices and stays within f16's rounding of f32", async () => {
   const folder = tinyModel('gpt2-lmhead');
-  const f32 = await loadModel(folder, { attention: engine });
-  const f16 = await loadModel(folder, { dtype: 'f16', attention: engine });
+  const f32 = await loadModel(folder, { attention });
+  const f16 = await loadModel(folder, { dtype: 'f16', attention });
   assert.equal(f16.info.dtype, 'f16');
   assert.ok(f16.info.bytes < 0.6 * f32.info.bytes);
   const text = GPT_TEXTS[1];
@@ -180,4 +183,5 @@ test("dtype 'f16' halves the matrices and stays within f16's rounding of f32", a
 
 after(() => {
   runs.length = 0;
+  attention.dispose();
 });

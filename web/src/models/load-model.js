@@ -3,9 +3,8 @@
 // (architectures/), every weight is written once, straight into wasm memory, and the file
 // buffers are let go.
 
-import { BACKEND_NAMES, openBackends } from '../backend.js';
+import { Attention, createAttention, wasmBackendOf } from '../attention.js';
 import { describe } from '../errors.js';
-import { checkThreadsOption } from '../threads.js';
 import { oneOf, optionsObject, shapeError, typeError } from './argument-checks.js';
 import { architectureOf } from './architectures/index.js';
 import { CoreModel, shapeMismatch } from './core-model.js';
@@ -15,30 +14,34 @@ import { createTokenizer } from './tokenizer.js';
 
 /** The options loadModel accepts: loadModelFiles' plus dtype and attention (the engine). */
 export const MODEL_OPTIONS = Object.freeze([...MODEL_FILES_OPTIONS, 'dtype', 'attention']);
-/** loadModel's `attention`: the engine's options, as createAttention takes them (wasm only). */
-export const ENGINE_OPTIONS = Object.freeze(['backend', 'wasmUrl', 'locateFile', 'threads']);
-const ENGINE_BACKENDS = BACKEND_NAMES.filter((name) => name !== 'webgpu');
 
 export async function loadModel(source, options) {
   const opts = optionsObject(options, 'options', MODEL_OPTIONS);
   const dtype = oneOf(opts.dtype, 'dtype', ['f32', 'f16'], 'f32');
-  const engineOptions = checkEngineOptions(opts.attention);
+  // `attention`, as in analyze(): an instance to run on (its wasm memory holds the weights, and
+  // it outlives the model); without one the model opens its own wasm engine and closes it.
+  if (opts.attention !== undefined && !(opts.attention instanceof Attention)) {
+    throw typeError(
+      'attention',
+      `must be an instance from createAttention(), got ${describe(opts.attention)}`,
+    );
+  }
   const fileOptions = Object.fromEntries(
     MODEL_FILES_OPTIONS.filter((key) => opts[key] !== undefined).map((key) => [key, opts[key]]),
   );
-  const [files, backends] = await Promise.allSettled([
+  const owned = opts.attention === undefined;
+  const [files, engine] = await Promise.allSettled([
     loadModelFiles(source, fileOptions),
-    openEngine(engineOptions),
+    owned ? createAttention({ backend: 'wasm' }) : opts.attention,
   ]);
-  if (files.status === 'rejected' || backends.status === 'rejected') {
-    if (backends.status === 'fulfilled') backends.value.dispose();
-    throw files.status === 'rejected' ? files.reason : backends.reason;
+  if (files.status === 'rejected' || engine.status === 'rejected') {
+    if (owned && engine.status === 'fulfilled') engine.value.dispose();
+    throw files.status === 'rejected' ? files.reason : engine.reason;
   }
-  const engine = backends.value.wasm;
   try {
-    return await build(files.value, engine, dtype);
+    return await build(files.value, { attention: engine.value, owned }, dtype);
   } catch (error) {
-    engine.dispose();
+    if (owned) engine.value.dispose();
     throw error;
   }
 }
@@ -56,7 +59,10 @@ async function build(files, engine, dtype) {
         '(vocab_size in config.json): the files come from different models',
     );
   }
-  const model = new CoreModel(engine.module, { ...core, dtype });
+  const model = new CoreModel(wasmBackendOf(engine.attention, 'attention').module, {
+    ...core,
+    dtype,
+  });
   try {
     writeWeights(model, tensors, keyFor);
   } catch (error) {
@@ -102,22 +108,4 @@ function writeWeights(model, tensors, keyFor) {
     error.parameter = key;
     throw error;
   }
-}
-
-function checkEngineOptions(raw) {
-  const engine = optionsObject(raw, 'attention', ENGINE_OPTIONS);
-  const backend = oneOf(engine.backend, 'attention.backend', ENGINE_BACKENDS, 'wasm');
-  const threads = checkThreadsOption(engine.threads);
-  const { wasmUrl, locateFile } = engine;
-  if (wasmUrl !== undefined && typeof wasmUrl !== 'string' && !(wasmUrl instanceof URL)) {
-    throw typeError('attention.wasmUrl', `must be a string or URL, got ${describe(wasmUrl)}`);
-  }
-  if (locateFile !== undefined && typeof locateFile !== 'function') {
-    throw typeError('attention.locateFile', `must be a function, got ${describe(locateFile)}`);
-  }
-  return { backend: backend === 'auto' ? 'wasm' : backend, threads, wasmUrl, locateFile };
-}
-
-function openEngine({ backend, threads, wasmUrl, locateFile }) {
-  return openBackends(backend, { wasmUrl, locateFile }, {}, threads);
 }

@@ -2,6 +2,7 @@
 // core and returns every layer's and head's attention with the model's predictions; `info`
 // describes it; dispose() frees its wasm memory.
 
+import { wasmBackendOf } from '../attention.js';
 import { describe } from '../errors.js';
 import { boolean, integer, optionsObject, rangeError, typeError } from './argument-checks.js';
 import { formatMask, maskOptions, parseMask } from './mask-notation.js';
@@ -19,7 +20,10 @@ export class Model {
   #shape;
   #info;
 
-  /** Use loadModel(); this takes the loaded parts. */
+  /**
+   * Use loadModel(); this takes the loaded parts. `engine`: { attention, owned }, the Attention
+   * instance the model runs on and whether the model opened it (and closes it at dispose).
+   */
   constructor({ core, engine, tokenizer, architecture, config, modelType, dtype }) {
     this.#core = core;
     this.#engine = engine;
@@ -41,7 +45,7 @@ export class Model {
       dtype,
       causal: architecture.causal,
       predicts: config.lmHead,
-      backend: engine.name,
+      backend: wasmBackendOf(engine.attention, 'attention').name,
       layerMasks: Object.freeze(layerMasks),
     });
   }
@@ -81,7 +85,7 @@ export class Model {
       types: this.#architecture.causal ? null : typeIds,
       masks: opts.masks?.map((mask) => maskOptions(mask, n)) ?? null,
       logitPositions: this.#info.predicts ? logitPositions : [],
-      threads: this.#engine.threads,
+      threads: this.#wasm('run').threads,
       shape: { layers, heads, vocab },
     });
     const rowOf = (position) => (opts.returnLogits ? position : logitPositions.indexOf(position));
@@ -101,13 +105,31 @@ export class Model {
   /** Frees the model's wasm memory; later calls throw. Safe to call twice. */
   dispose() {
     if (this.#core === null) return;
-    this.#core.destroy();
-    this.#engine.dispose();
+    // A disposed instance already let go of the module, and with it of this model's memory.
+    if (!this.#engineDisposed()) this.#core.destroy();
+    if (this.#engine.owned) this.#engine.attention.dispose();
     this.#core = null;
   }
 
   #live(what) {
     if (this.#core === null) throw new Error(`${what}: this model was disposed`);
+  }
+
+  // The engine's wasm backend; an Error if the instance the model runs on was disposed.
+  #wasm(what) {
+    if (this.#engineDisposed()) {
+      throw new Error(`${what}: the attention instance this model runs on was disposed`);
+    }
+    return wasmBackendOf(this.#engine.attention, what);
+  }
+
+  #engineDisposed() {
+    try {
+      wasmBackendOf(this.#engine.attention, 'attention');
+      return false;
+    } catch {
+      return true;
+    }
   }
 
   #checkRunOptions(text, options) {

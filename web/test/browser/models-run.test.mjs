@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { createAttention } from '../../src/index.js';
 import { loadModel } from '../../src/models/index.js';
 import { assertClose, tinyModels } from '../support/tiny-models.mjs';
 import { newPage, openBrowser, WEB_ROOT } from './harness.mjs';
@@ -17,9 +18,11 @@ const GPT_TEXT = 'Once upon a time there was a little girl named Lily.';
 const BERT_TEXT = 'the cat [MASK] on the mat';
 
 async function inNode(name, text) {
-  const model = await loadModel(join(tinyModels(), name), { attention: { backend: 'wasm-simd' } });
+  const attention = await createAttention({ backend: 'wasm-simd' });
+  const model = await loadModel(join(tinyModels(), name), { attention });
   const run = await model.run(text, { returnLogits: true });
   model.dispose();
+  attention.dispose();
   return run;
 }
 

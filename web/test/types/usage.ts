@@ -182,7 +182,7 @@ async function models(): Promise<void> {
     revision: 'main',
     dtype: 'f16',
     onProgress: ({ file, loaded, total }) => void [file, loaded, total],
-    attention: { backend: 'wasm-simd', threads: 1 },
+    attention: await createAttention({ backend: 'wasm-simd', threads: 1 }),
   });
   const info: ModelInfo = model.info;
   const masks: readonly string[] = info.layerMasks;
@@ -200,8 +200,8 @@ async function models(): Promise<void> {
   await model.run('the cat [MASK]', { masks: ['global', 'causal'], pair: 'a dog', truncate: true });
   // @ts-expect-error dtype is 'f32' or 'f16'
   await loadModel('gpt2', { dtype: 'bf16' });
-  // @ts-expect-error the engine runs on wasm only
-  await loadModel('gpt2', { attention: { backend: 'webgpu' } });
+  // @ts-expect-error the engine is an instance, not createAttention's options
+  await loadModel('gpt2', { attention: { backend: 'wasm' } });
   // @ts-expect-error masks are strings in the mask notation
   await model.run('x', { masks: 3 });
   model.dispose();
