@@ -111,7 +111,7 @@ std::vector<std::int32_t> random_ids(std::int64_t n, std::int64_t vocab, std::ui
 }
 
 struct Run {
-  std::vector<float> attention, logits, hidden;
+  std::vector<float> attention, logits, hidden, log_sum_exp;
 };
 
 Run run(const Transformer& model, const std::vector<std::int32_t>& ids,
@@ -125,7 +125,8 @@ Run run(const Transformer& model, const std::vector<std::int32_t>& ids,
   r.attention.resize(static_cast<std::size_t>(c.layers * c.heads * n * n));
   r.logits.resize(options.logit_positions.size() * static_cast<std::size_t>(c.vocab));
   r.hidden.resize(static_cast<std::size_t>((c.layers + 1) * n * c.hidden));
-  model.forward({ids, types}, options, {r.attention, r.logits, r.hidden});
+  r.log_sum_exp.resize(options.logit_positions.size());
+  model.forward({ids, types}, options, {r.attention, r.logits, r.hidden, r.log_sum_exp});
   return r;
 }
 
@@ -145,6 +146,15 @@ void check_against_reference(const Transformer& model, const Checkpoint& ckpt,
                        (Layout{{c.layers + 1, n, c.hidden}, {"state", "i", "c"}}), "hidden");
   if (c.lm_head) {
     ATTNLENS_CHECK_CLOSE(r.logits, expected.logits, kLogitTol, matrix_layout(n, c.vocab), "logits");
+    std::vector<double> lse(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto row = expected.logits.begin() + i * c.vocab;
+      const double max = *std::max_element(row, row + c.vocab);
+      double sum = 0;
+      for (std::int64_t v = 0; v < c.vocab; ++v) sum += std::exp(row[v] - max);
+      lse[static_cast<std::size_t>(i)] = max + std::log(sum);
+    }
+    ATTNLENS_CHECK_CLOSE(r.log_sum_exp, lse, kLogitTol, Layout{}, "log_sum_exp");
   }
 }
 

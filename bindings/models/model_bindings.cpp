@@ -199,7 +199,8 @@ val forward(double handle, std::uintptr_t address) {
         block.array<const std::int32_t>(mb::kTokenTypes, "tokenTypes")};
     const attnlens::models::ForwardOutputs out{
         block.array<float>(mb::kAttention, "attention"), block.array<float>(mb::kLogits, "logits"),
-        block.array<float>(mb::kHiddenStates, "hiddenStates")};
+        block.array<float>(mb::kHiddenStates, "hiddenStates"),
+        block.array<float>(mb::kLogSumExp, "logSumExp")};
     const attnlens::models::ForwardStats stats = model.forward(in, options, out);
     block.set(mb::kResultScratchBytes, static_cast<double>(stats.scratch_bytes));
     block.set(mb::kResultThreads, stats.threads);

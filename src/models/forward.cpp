@@ -179,6 +179,10 @@ void check_inputs(const Transformer& model, const ForwardInputs& in, const Forwa
     require_length(out.attention.size, count, "attention",
                    "layers*heads*N*N = " + detail::product_text({c.layers, c.heads, n, n}));
   }
+  if (!out.log_sum_exp.empty()) {
+    require_length(out.log_sum_exp.size, positions, "log_sum_exp",
+                   "positions = " + std::to_string(positions));
+  }
   if (!out.hidden_states.empty()) {
     require_length(out.hidden_states.size, (c.layers + 1) * n * c.hidden, "hidden_states",
                    "(layers+1)*N*hidden = " + detail::product_text({c.layers + 1, n, c.hidden}));
@@ -384,6 +388,16 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
     throw NonFiniteError("logits",
                          "logits: overflowed float32 (the checkpoint's weights are "
                          "out of range)");
+  }
+  if (!out.log_sum_exp.empty()) {  // the softmax's normaliser, on the registry's SIMD exp
+    const auto v = static_cast<std::size_t>(c.vocab);
+    std::vector<float> exps(v);
+    for (std::int64_t r = 0; r < positions; ++r) {
+      const float* row = out.logits.data + r * c.vocab;
+      const float max = kernels.row_max(row, v);
+      out.log_sum_exp[static_cast<std::size_t>(r)] =
+          max + std::log(kernels.exp_sum(row, max, exps.data(), v));
+    }
   }
   return stats;
 }

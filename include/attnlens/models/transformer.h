@@ -91,6 +91,8 @@ struct ForwardOutputs {
   MutableFloatView logits;         // [logit_positions, vocab], or empty (then none are computed)
   MutableFloatView hidden_states;  // [layers + 1, N, hidden], or empty: the embeddings' output,
                                    // then each layer's; for GPT models the last is after ln_f
+  MutableFloatView log_sum_exp;    // [logit_positions], or empty: log sum_v exp(logit_v) of each
+                                   // logits row, so a token's probability is exp(logit - it)
 };
 
 struct ForwardStats {

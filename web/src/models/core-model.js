@@ -79,7 +79,8 @@ export class CoreModel {
   /**
    * One forward pass. `masks`: null (every layer its own) or a list of attention mask options
    * (checks.js form: causal, window, sparse, globalTokens), one for all layers or one per layer.
-   * @returns {{ attention?: Float32Array, logits?: Float32Array }}
+   * @returns {{ attention?: Float32Array, logits?: Float32Array, logSumExp?: Float32Array }}
+   *   logSumExp: each logits row's log sum exp (a token's probability is exp(logit - it))
    */
   forward({ ids, types, masks, logitPositions, threads, shape, wantAttention = true }) {
     const m = this.#module;
@@ -98,18 +99,21 @@ export class CoreModel {
       const attention = wantAttention ? heap.floats(layers * heads * n * n, 'attention') : null;
       if (attention) block.array('attention', attention);
       let logits = null;
+      let logSumExp = null;
       if (logitPositions.length > 0) {
         block.array(
           'logitPositions',
           heap.copyIn(Float64Array.from(logitPositions), 'logitPositions'),
         );
         logits = heap.floats(logitPositions.length * vocab, 'logits');
-        block.array('logits', logits);
+        logSumExp = heap.floats(logitPositions.length, 'logSumExp');
+        block.array('logits', logits).array('logSumExp', logSumExp);
       }
       unwrap(m._modelForward(this.#handle, block.write()));
       return {
         attention: attention ? copyFloats(m, attention) : undefined,
         logits: logits ? copyFloats(m, logits) : undefined,
+        logSumExp: logSumExp ? copyFloats(m, logSumExp) : undefined,
       };
     });
   }

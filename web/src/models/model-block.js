@@ -38,6 +38,7 @@ export const LAYOUT = Object.freeze({
       'attention',
       'logits',
       'hiddenStates',
+      'logSumExp',
     ],
   },
   architectures: ['gpt2', 'gpt_neo', 'bert'],

@@ -80,7 +80,7 @@ export class Model {
       : this.#architecture.causal
         ? [n - 1]
         : maskPositions;
-    const { attention, logits } = this.#core.forward({
+    const { attention, logits, logSumExp } = this.#core.forward({
       ids,
       types: this.#architecture.causal ? null : typeIds,
       masks: opts.masks?.map((mask) => maskOptions(mask, n)) ?? null,
@@ -89,8 +89,10 @@ export class Model {
       shape: { layers, heads, vocab },
     });
     const rowOf = (position) => (opts.returnLogits ? position : logitPositions.indexOf(position));
-    const top = (position) =>
-      topPredictions(logits, rowOf(position) * vocab, vocab, opts.topK, this.#tokenizer);
+    const top = (position) => {
+      const row = rowOf(position);
+      return topPredictions(logits, row * vocab, vocab, logSumExp[row], opts.topK, this.#tokenizer);
+    };
     let predictions = [];
     if (this.#info.predicts) {
       predictions = this.#architecture.causal

@@ -11,7 +11,7 @@ import {
   positiveNumber,
   requireHeadsDivide,
 } from './config-fields.js';
-import { findPrefix, keyMapper } from './keys.js';
+import { gptFamilyKeys } from './gpt2.js';
 
 // GPTNeoConfig's default when config.json has none.
 const DEFAULT_ATTENTION_TYPES = [[['global', 'local'], 12]];
@@ -72,25 +72,11 @@ export const gptNeo = {
   },
 
   keys(tensors) {
-    return keyMapper(tensors, {
-      prefix: findPrefix(tensors, ['transformer.', ''], 'wte.weight', 'GPT-Neo'),
-      modelWide: {
-        token_embedding: 'wte.weight',
-        position_embedding: 'wpe.weight',
-        final_norm: 'ln_f',
-      },
-      layer: (i) => `h.${i}.`,
-      perLayer: {
-        attention_norm: 'ln_1',
-        'attention.query': 'attn.attention.q_proj',
-        'attention.key': 'attn.attention.k_proj',
-        'attention.value': 'attn.attention.v_proj',
-        'attention.output': 'attn.attention.out_proj',
-        mlp_norm: 'ln_2',
-        'mlp.input': 'mlp.c_fc',
-        'mlp.output': 'mlp.c_proj',
-      },
-      norms: [],
+    return gptFamilyKeys(tensors, 'GPT-Neo', {
+      'attention.query': 'attn.attention.q_proj',
+      'attention.key': 'attn.attention.k_proj',
+      'attention.value': 'attn.attention.v_proj',
+      'attention.output': 'attn.attention.out_proj',
     });
   },
 };

@@ -12,6 +12,31 @@ import {
 } from './config-fields.js';
 import { findPrefix, keyMapper } from './keys.js';
 
+/**
+ * Key names GPT-2 and GPT-Neo share: the embeddings, ln_1 / ln_2, the MLP (c_fc, c_proj), ln_f,
+ * blocks under h.N., the whole under "transformer." or nothing; `attention` maps the core's
+ * attention modules to the family member's own.
+ */
+export function gptFamilyKeys(tensors, name, attention) {
+  return keyMapper(tensors, {
+    prefix: findPrefix(tensors, ['transformer.', ''], 'wte.weight', name),
+    modelWide: {
+      token_embedding: 'wte.weight',
+      position_embedding: 'wpe.weight',
+      final_norm: 'ln_f',
+    },
+    layer: (i) => `h.${i}.`,
+    perLayer: {
+      attention_norm: 'ln_1',
+      ...attention,
+      mlp_norm: 'ln_2',
+      'mlp.input': 'mlp.c_fc',
+      'mlp.output': 'mlp.c_proj',
+    },
+    norms: [],
+  });
+}
+
 export const gpt2 = {
   modelType: 'gpt2',
   causal: true,
@@ -37,23 +62,9 @@ export const gpt2 = {
   },
 
   keys(tensors) {
-    return keyMapper(tensors, {
-      prefix: findPrefix(tensors, ['transformer.', ''], 'wte.weight', 'GPT-2'),
-      modelWide: {
-        token_embedding: 'wte.weight',
-        position_embedding: 'wpe.weight',
-        final_norm: 'ln_f',
-      },
-      layer: (i) => `h.${i}.`,
-      perLayer: {
-        attention_norm: 'ln_1',
-        'attention.qkv': 'attn.c_attn',
-        'attention.output': 'attn.c_proj',
-        mlp_norm: 'ln_2',
-        'mlp.input': 'mlp.c_fc',
-        'mlp.output': 'mlp.c_proj',
-      },
-      norms: [],
+    return gptFamilyKeys(tensors, 'GPT-2', {
+      'attention.qkv': 'attn.c_attn',
+      'attention.output': 'attn.c_proj',
     });
   },
 };
