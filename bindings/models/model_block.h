@@ -45,7 +45,7 @@ namespace attnlens_bindings::models {
   X(kMasks, "masks")         /* float64 addresses of call blocks holding masks: 0, 1 or layers */ \
   X(kAttention, "attention") /* float32 out [layers, heads, N, N], or absent */                   \
   X(kLogits, "logits")       /* float32 out [positions, vocab], or absent */                      \
-  X(kHiddenStates, "hiddenStates") /* float32 out [layers + 1, N, hidden], or absent */ \
+  X(kHiddenStates, "hiddenStates") /* float32 out [layers + 1, N, hidden], or absent */           \
   X(kLogSumExp, "logSumExp")       /* float32 out [positions]: each logits row's log-sum-exp */
 
 #define ATTNLENS_MODEL_ARCHITECTURES(X) \
