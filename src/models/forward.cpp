@@ -16,178 +16,17 @@
 
 #include "attnlens/kernels.h"
 #include "attnlens/models/transformer.h"
+#include "models/forward_checks.h"
 #include "models/linear.h"
 #include "models/ops.h"
 #include "models/packing.h"
+#include "models/weight_views.h"
 #include "models/weights.h"
 #include "parallel.h"
 #include "validate.h"
 
 namespace attnlens::models {
 namespace {
-
-struct Norm {
-  const float* weight = nullptr;
-  const float* bias = nullptr;
-};
-
-struct LayerView {
-  Norm attention_norm, mlp_norm;
-  PackedMatrix q, k, v, attention_out, mlp_in, mlp_out;
-  const float* bq = nullptr;
-  const float* bk = nullptr;
-  const float* bv = nullptr;
-  const float* b_attention_out = nullptr;
-  const float* b_mlp_in = nullptr;
-  const float* b_mlp_out = nullptr;
-};
-
-// Resolves roles to pointers and matrix views (after finalize: every matrix is [in, out]).
-class Views {
- public:
-  explicit Views(const Transformer& model) : model_(model) {}
-
-  const float* vector(std::int64_t row, Role role) const {
-    const std::int64_t i = role_of(model_.role_index(), row, role);
-    return i < 0 ? nullptr : model_.f32_data(i);
-  }
-
-  Norm norm(std::int64_t row, Role weight, Role bias) const {
-    return {vector(row, weight), vector(row, bias)};
-  }
-
-  // A linear layer's packed matrix ([in, out] in panels), or an empty one.
-  PackedMatrix packed(std::int64_t row, Role role) const {
-    const std::int64_t i = role_of(model_.role_index(), row, role);
-    if (i < 0) return {};
-    const WeightInfo& w = model_.weights()[static_cast<std::size_t>(i)];
-    return {model_.f32_data(i), model_.f16_data(i), w.transposed ? w.shape[1] : w.shape[0],
-            w.transposed ? w.shape[0] : w.shape[1]};
-  }
-
-  EmbeddingMatrix embedding(Role role) const {
-    const std::int64_t i = role_of(model_.role_index(), model_.config().layers, role);
-    if (i < 0) return {};
-    const WeightInfo& w = model_.weights()[static_cast<std::size_t>(i)];
-    return {model_.f32_data(i), model_.f16_data(i), w.shape[0], w.shape[1]};
-  }
-
-  LayerView layer(std::int64_t l) const {
-    LayerView v;
-    v.attention_norm = norm(l, kAttentionNormWeight, kAttentionNormBias);
-    v.mlp_norm = norm(l, kMlpNormWeight, kMlpNormBias);
-    const PackedMatrix qkv = packed(l, kQkvWeight);
-    const std::int64_t h = model_.config().hidden;
-    if (qkv.in > 0) {  // GPT-2: one matrix packed as three groups of whole panels, q | k | v
-      const std::int64_t group = panels_of(h) * kPanelWidth * qkv.in;
-      const auto part = [&](std::int64_t g) {
-        return PackedMatrix{qkv.f32 ? qkv.f32 + g * group : nullptr,
-                            qkv.f16 ? qkv.f16 + g * group : nullptr, qkv.in, h};
-      };
-      v.q = part(0);
-      v.k = part(1);
-      v.v = part(2);
-      const float* b = vector(l, kQkvBias);
-      v.bq = b;
-      v.bk = b + h;
-      v.bv = b + 2 * h;
-    } else {
-      v.q = packed(l, kQueryWeight);
-      v.k = packed(l, kKeyWeight);
-      v.v = packed(l, kValueWeight);
-      v.bq = vector(l, kQueryBias);
-      v.bk = vector(l, kKeyBias);
-      v.bv = vector(l, kValueBias);
-    }
-    v.attention_out = packed(l, kAttentionOutWeight);
-    v.b_attention_out = vector(l, kAttentionOutBias);
-    v.mlp_in = packed(l, kMlpInWeight);
-    v.b_mlp_in = vector(l, kMlpInBias);
-    v.mlp_out = packed(l, kMlpOutWeight);
-    v.b_mlp_out = vector(l, kMlpOutBias);
-    return v;
-  }
-
- private:
-  const Transformer& model_;
-};
-
-void require_length(std::size_t actual, std::int64_t expected, const char* name,
-                    const std::string& formula) {
-  detail::require_length(actual, expected, name, formula);
-}
-
-void check_inputs(const Transformer& model, const ForwardInputs& in, const ForwardOptions& opt,
-                  const ForwardOutputs& out) {
-  const TransformerConfig& c = model.config();
-  if (!model.finalized()) {
-    throw InvalidArgumentError("model", "finalize() must be called once every weight is written");
-  }
-  const auto n = static_cast<std::int64_t>(in.token_ids.size);
-  if (n < 1) throw RangeError("token_ids", "needs at least one token");
-  if (n > c.max_positions) {
-    throw RangeError("token_ids", std::to_string(n) + " tokens are more than the model's " +
-                                      std::to_string(c.max_positions) +
-                                      " positions (max_position_embeddings)");
-  }
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int32_t id = in.token_ids[static_cast<std::size_t>(i)];
-    if (id < 0 || id >= c.vocab) {
-      throw RangeError("token_ids", "token " + std::to_string(i) + " is " + std::to_string(id) +
-                                        ", outside the vocabulary of " + std::to_string(c.vocab));
-    }
-  }
-  if (!in.token_types.empty()) {
-    if (c.architecture != Architecture::kBert) {
-      throw InvalidArgumentError("token_types", "only BERT models take token types");
-    }
-    require_length(in.token_types.size, n, "token_types", "N = " + std::to_string(n));
-    for (std::int64_t i = 0; i < n; ++i) {
-      const std::int32_t t = in.token_types[static_cast<std::size_t>(i)];
-      if (t < 0 || t >= c.token_types) {
-        throw RangeError("token_types", "token " + std::to_string(i) + " has type " +
-                                            std::to_string(t) + ", the model has " +
-                                            std::to_string(c.token_types));
-      }
-    }
-  }
-  const auto masks = static_cast<std::int64_t>(opt.masks.size());
-  if (masks != 0 && masks != 1 && masks != c.layers) {
-    throw RangeError("masks", "give none, one for every layer, or one per layer (" +
-                                  std::to_string(c.layers) + "), got " + std::to_string(masks));
-  }
-  for (std::int64_t p : opt.logit_positions) {
-    if (p < 0 || p >= n) {
-      throw RangeError("logit_positions", "position " + std::to_string(p) + " is outside the " +
-                                              std::to_string(n) + " tokens");
-    }
-  }
-  detail::require_in_range(opt.threads, 0, detail::kMaxThreads, "threads");
-  const std::int64_t positions = static_cast<std::int64_t>(opt.logit_positions.size());
-  if (!out.logits.empty() || positions > 0) {
-    if (!c.lm_head) {
-      throw InvalidArgumentError("logits",
-                                 "this checkpoint has no masked-LM head "
-                                 "(cls.predictions.*), so it predicts no tokens");
-    }
-    require_length(out.logits.size, detail::checked_mul(positions, c.vocab, "logits"), "logits",
-                   "positions*vocab = " + detail::product_text({positions, c.vocab}));
-  }
-  if (!out.attention.empty()) {
-    const std::int64_t count = detail::checked_mul(
-        detail::checked_mul(c.layers * c.heads, n, "attention"), n, "attention");
-    require_length(out.attention.size, count, "attention",
-                   "layers*heads*N*N = " + detail::product_text({c.layers, c.heads, n, n}));
-  }
-  if (!out.log_sum_exp.empty()) {
-    require_length(out.log_sum_exp.size, positions, "log_sum_exp",
-                   "positions = " + std::to_string(positions));
-  }
-  if (!out.hidden_states.empty()) {
-    require_length(out.hidden_states.size, (c.layers + 1) * n * c.hidden, "hidden_states",
-                   "(layers+1)*N*hidden = " + detail::product_text({c.layers + 1, n, c.hidden}));
-  }
-}
 
 // The caller's mask for layer l, or the layer's own with its window clamped to N.
 MaskSpec mask_for(const Transformer& model, const ForwardOptions& opt, std::int64_t l,
@@ -227,7 +66,7 @@ void require_finite_activations(const std::vector<float>& x, const char* where) 
 
 ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions& opt,
                                   const ForwardOutputs& out) const {
-  check_inputs(*this, in, opt, out);
+  check_forward_inputs(*this, in, opt, out);
   const TransformerConfig& c = config_;
   const auto n = static_cast<std::int64_t>(in.token_ids.size);
   const std::int64_t h = c.hidden, heads = c.heads, d = h / heads, inter = c.intermediate;
