@@ -4,12 +4,8 @@
 import { el, shortLabel, tokenLabel } from '../src/views/dom.js';
 import { formatMask, parseMask } from '../src/views/mask-spec.js';
 import { language, t } from './i18n.js';
-import {
-  MAX_HEADS,
-  TEMPERATURE_RANGE,
-  sliderFromTemperature,
-  temperatureFromSlider,
-} from './state.js';
+import { MAX_PAGE_HEADS } from '../src/vocabulary.js';
+import { TEMPERATURE_RANGE, sliderFromTemperature, temperatureFromSlider } from './state.js';
 
 // Scores confined to a narrow range (cosine in [-1, 1], additive not much wider) differ too
 // little for softmax at T = 1: the weights come out nearly uniform. The hint says so and offers
@@ -207,7 +203,7 @@ export class Controls {
   #syncHeadPicker(state) {
     const picker = $('head-picker');
     const buttons = [];
-    for (let h = 0; h < Math.min(state.heads, MAX_HEADS); h++) {
+    for (let h = 0; h < Math.min(state.heads, MAX_PAGE_HEADS); h++) {
       const checked = h === state.head;
       buttons.push(
         el(

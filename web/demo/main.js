@@ -16,6 +16,7 @@ import { LineView } from '../src/views/lineview.js';
 import { parseMask } from '../src/views/mask-spec.js';
 import { DEFAULT_THEME, visibleMax } from '../src/views/matrix-paint.js';
 import { renderWeightsTable } from '../src/views/weights-table.js';
+import { DEFAULT_SEED, GRAPHIC_VIEWS } from '../src/vocabulary.js';
 import { ComputeClient } from './compute-client.js';
 import { Controls } from './controls.js';
 import { CostPanel, BENCH_LENGTH } from './cost.js';
@@ -133,7 +134,7 @@ async function compute() {
     text: state.text,
     source: state.source,
     heads: state.heads,
-    seed: 1,
+    seed: DEFAULT_SEED,
     granularity: state.granularity,
     score: state.score,
     temperature: state.temperature,
@@ -408,7 +409,7 @@ function renderViewChrome() {
     tab.setAttribute('aria-selected', String(selected));
     tab.tabIndex = selected ? 0 : -1;
   }
-  for (const view of ['matrix', 'lines', 'heads']) $(`panel-${view}`).hidden = state.view !== view;
+  for (const view of GRAPHIC_VIEWS) $(`panel-${view}`).hidden = state.view !== view;
   // The numbers table stays in the accessibility tree under every view (screen readers read it);
   // only the Numbers tab shows it on screen.
   $('panel-numbers').classList.toggle('is-background', state.view !== 'numbers');
@@ -554,7 +555,7 @@ function exportJSON() {
       source: state.mode === 'cross' ? state.source : undefined,
       heads: state.heads,
       headDim: result.headDim,
-      seed: 1,
+      seed: DEFAULT_SEED,
       mask: state.mask,
       compare: state.compare || undefined,
       score: state.score,

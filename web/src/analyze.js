@@ -12,11 +12,9 @@ import { embed } from './text/embed.js';
 import { tokenize } from './text/tokenize.js';
 import { projectionWeights } from './text/weights.js';
 import { optionsObject, rangeError } from './text/arguments.js';
+import { DEFAULT_HEAD_DIM, DEFAULT_HEADS } from './vocabulary.js';
 
 export { entropy, topAttended } from './row-stats.js';
-
-const DEFAULT_HEADS = 4;
-const DEFAULT_HEAD_DIM = 16;
 
 // Options analyze() consumes itself; everything else goes to attn.multiHead() unchanged, so every
 // mask, score function, temperature, scale and strategy of the engine is available.

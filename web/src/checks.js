@@ -7,14 +7,17 @@
 // JavaScript's names and before any copying.
 
 import { attnlensError, describe } from './errors.js';
+import {
+  DEFAULT_SCORE,
+  DEFAULT_STRATEGY,
+  SCORES,
+  SPARSE_PATTERNS,
+  STRATEGIES,
+} from './vocabulary.js';
 
 // Largest size accepted for one dimension; products are bounded by real array lengths or by
 // wasm memory (a failed allocation raises an 'out_of_memory' RangeError).
 const MAX_SIZE = 2 ** 31 - 1;
-
-const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
-const STRATEGIES = ['auto', 'materialized', 'streaming'];
-const SPARSE_PATTERNS = ['strided', 'fixed'];
 
 const MASK_KEYS = ['causal', 'window', 'sparse', 'globalTokens', 'keyLengths', 'keyValid', 'mask'];
 const ATTENTION_KEYS = [
@@ -239,8 +242,10 @@ function maskOptions(options, { heads, queryLength, keyLength }) {
   }
   if (options.sparse !== undefined) {
     const s = optionsObject(options.sparse, 'sparse', ['pattern', 'stride', 'summary']);
-    if (s.pattern === undefined)
-      throw typeError('sparse.pattern', "is required ('strided' or 'fixed')");
+    if (s.pattern === undefined) {
+      const names = SPARSE_PATTERNS.map((name) => `'${name}'`).join(' or ');
+      throw typeError('sparse.pattern', `is required (${names})`);
+    }
     const pattern = oneOf(s.pattern, 'sparse.pattern', SPARSE_PATTERNS);
     if (s.stride === undefined) throw typeError('sparse.stride', 'is required');
     const stride = integer(s.stride, 'sparse.stride', 1, longest);
@@ -270,7 +275,7 @@ function maskOptions(options, { heads, queryLength, keyLength }) {
 
 /** Score, scale, temperature, strategy, additive weights and the mask. */
 function computeOptions(options, shape, { wantsMatrices }) {
-  const score = oneOf(options.score, 'score', SCORES, 'scaled-dot');
+  const score = oneOf(options.score, 'score', SCORES, DEFAULT_SCORE);
   const resolved = { score, ...maskOptions(options, shape) };
   if (options.scale !== undefined) {
     if (typeof options.scale !== 'number')
@@ -285,7 +290,7 @@ function computeOptions(options, shape, { wantsMatrices }) {
     throw rangeError('temperature', `must be a positive finite number, got ${t}`);
   }
   resolved.temperature = t;
-  resolved.strategy = oneOf(options.strategy, 'strategy', STRATEGIES, 'auto');
+  resolved.strategy = oneOf(options.strategy, 'strategy', STRATEGIES, DEFAULT_STRATEGY);
   if (resolved.strategy === 'streaming' && wantsMatrices) {
     throw typeError(
       'strategy',
@@ -477,8 +482,8 @@ export function checkWorkingSet(rawOptions) {
     valueDim: optionalSize(options.valueDim, 'valueDim', headDim),
   };
   // 'auto' without weights runs streaming, which is what attention() would pick.
-  const strategy = oneOf(options.strategy, 'strategy', STRATEGIES, 'auto');
-  const score = oneOf(options.score, 'score', SCORES, 'scaled-dot');
+  const strategy = oneOf(options.strategy, 'strategy', STRATEGIES, DEFAULT_STRATEGY);
+  const score = oneOf(options.score, 'score', SCORES, DEFAULT_SCORE);
   let additiveHidden;
   if (score === 'additive' && options.additive !== undefined) {
     const a = optionsObject(options.additive, 'additive', ['hidden', 'wQuery', 'wKey', 'v']);

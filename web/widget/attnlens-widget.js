@@ -15,6 +15,7 @@
 // No eval, no inline script, no innerHTML: it runs under `script-src 'self' 'wasm-unsafe-eval'`,
 // and text is only ever set as text.
 import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
+import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
 import { HeadsGrid } from '../src/views/heads-grid.js';
 import { Heatmap } from '../src/views/heatmap.js';
@@ -22,13 +23,23 @@ import { LineView } from '../src/views/lineview.js';
 import { maskOptions, parseMask, formatMask } from '../src/views/mask-spec.js';
 import { visibleMax } from '../src/views/matrix-paint.js';
 import { renderWeightsTable } from '../src/views/weights-table.js';
+import {
+  DEFAULT_GRANULARITY,
+  DEFAULT_HEAD_DIM,
+  DEFAULT_SCORE,
+  DEFAULT_SEED,
+  DEFAULT_TEMPERATURE,
+  DEFAULT_VIEW,
+  GRANULARITIES,
+  GRAPHIC_VIEWS,
+  MAX_PAGE_HEADS,
+  SCORES,
+} from '../src/vocabulary.js';
 import { WIDGET_CSS } from './widget-style.js';
 
-const HEAD_DIM = 16;
-const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
-const VIEWS = ['matrix', 'lines', 'heads'];
-const GRANULARITIES = ['word', 'char', 'subword'];
-const SCALES = ['viridis', 'cividis'];
+// Heads when the `heads` attribute is absent: fewer than the demo's, as a widget sits in a column
+// of a post.
+const DEFAULT_WIDGET_HEADS = 2;
 
 const STRINGS = {
   en: {
@@ -215,19 +226,25 @@ export class AttnLensElement extends HTMLElement {
   }
 
   #settings() {
-    const heads = clampedInteger(this.getAttribute('heads'), 1, 8, 2);
-    const temperature = Number(this.getAttribute('temperature') ?? 1);
+    const heads = clampedInteger(
+      this.getAttribute('heads'),
+      1,
+      MAX_PAGE_HEADS,
+      DEFAULT_WIDGET_HEADS,
+    );
+    const temperature = Number(this.getAttribute('temperature') ?? DEFAULT_TEMPERATURE);
     return {
       text: this.getAttribute('text') ?? this.textContent.trim(),
       source: this.getAttribute('source'),
       mask: parseMask(this.getAttribute('mask') ?? 'global'),
-      score: oneOf(this.getAttribute('score'), SCORES, 'scaled-dot'),
-      temperature: Number.isFinite(temperature) && temperature > 0 ? temperature : 1,
+      score: oneOf(this.getAttribute('score'), SCORES, DEFAULT_SCORE),
+      temperature:
+        Number.isFinite(temperature) && temperature > 0 ? temperature : DEFAULT_TEMPERATURE,
       heads,
       head: clampedInteger(this.getAttribute('head'), 1, heads, 1) - 1,
-      view: oneOf(this.getAttribute('view'), VIEWS, 'matrix'),
-      granularity: oneOf(this.getAttribute('granularity'), GRANULARITIES, 'word'),
-      scale: oneOf(this.getAttribute('colors'), SCALES, 'viridis'),
+      view: oneOf(this.getAttribute('view'), GRAPHIC_VIEWS, DEFAULT_VIEW),
+      granularity: oneOf(this.getAttribute('granularity'), GRANULARITIES, DEFAULT_GRANULARITY),
+      scale: oneOf(this.getAttribute('colors'), SCALE_NAMES, DEFAULT_SCALE),
     };
   }
 
@@ -241,8 +258,8 @@ export class AttnLensElement extends HTMLElement {
       const attn = await sharedEngine();
       const options = {
         heads: settings.heads,
-        headDim: HEAD_DIM,
-        seed: 1,
+        headDim: DEFAULT_HEAD_DIM,
+        seed: DEFAULT_SEED,
         granularity: settings.granularity,
         score: settings.score,
         temperature: settings.temperature,

@@ -4,6 +4,16 @@
 import { parseArgs } from 'node:util';
 import { COLOR_MODES } from './heatmap.js';
 import { MAX_HEADS, MAX_MODEL_DIM } from '../text/limits.js';
+import {
+  DEFAULT_GRANULARITY,
+  DEFAULT_HEAD_DIM,
+  DEFAULT_HEADS,
+  DEFAULT_SCORE,
+  DEFAULT_SEED,
+  DEFAULT_TEMPERATURE,
+  GRANULARITIES,
+  SCORES,
+} from '../vocabulary.js';
 
 export class UsageError extends Error {
   constructor(message) {
@@ -11,6 +21,10 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+// "a (default) | b | c" for a flag's choices.
+const choices = (names, fallback) =>
+  names.map((name) => (name === fallback ? `${name} (default)` : name)).join(' | ');
 
 export const USAGE = `Usage: attnlens [options] "text"
 
@@ -26,14 +40,14 @@ Options:
                          strided:S          Sparse Transformer strided pattern, stride S
                          fixed:S:C          Sparse Transformer fixed pattern, block S, C summary keys
                          global-tokens:0,3  these positions see and are seen by all
-  --score NAME         scaled-dot (default) | dot | cosine | additive
-  --temperature T      softmax temperature, > 0 (default 1; low sharpens, high flattens)
-  --heads H            number of heads (default 4)
+  --score NAME         ${choices(SCORES, DEFAULT_SCORE)}
+  --temperature T      softmax temperature, > 0 (default ${DEFAULT_TEMPERATURE}; low sharpens, high flattens)
+  --heads H            number of heads (default ${DEFAULT_HEADS})
   --head I|all         head to show, from 0 (default all)
-  --head-dim D         dimensions per head (default 16; model width = heads x head-dim)
-  --granularity G      word (default) | char | subword
+  --head-dim D         dimensions per head (default ${DEFAULT_HEAD_DIM}; model width = heads x head-dim)
+  --granularity G      ${choices(GRANULARITIES, DEFAULT_GRANULARITY)}
   --locale TAG         locale for word breaking, e.g. zh or ja (default: the runtime's)
-  --seed N             seed of embeddings and weights, 0..4294967295 (default 1)
+  --seed N             seed of embeddings and weights, 0..4294967295 (default ${DEFAULT_SEED})
   --share-qk           use one projection for queries and keys (similar tokens attend)
   --source "text"      cross-attention: the text's tokens attend to this text's tokens
   --color MODE         truecolor | 256 | none (default: from the terminal; NO_COLOR honoured)
@@ -62,8 +76,6 @@ const OPTIONS = {
   version: { type: 'boolean', short: 'v' },
 };
 
-const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
-const GRANULARITIES = ['word', 'char', 'subword'];
 const NON_NEGATIVE_INTEGER = /^\d+$/;
 const POSITIVE_DECIMAL = /^\+?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
@@ -199,7 +211,7 @@ export function parseCommandLine(argv) {
   const masks = values.mask ?? [];
   for (const spec of masks) applyMask(spec, options);
 
-  const heads = options.heads ?? 4;
+  const heads = options.heads ?? DEFAULT_HEADS;
   let head = 'all';
   if (values.head !== undefined && values.head !== 'all') {
     head = integerFlag('--head', values.head, 0, heads - 1);

@@ -9,10 +9,10 @@ import { MAX_TEXT_LENGTH, MAX_TOKENS } from './limits.js';
 import { subwordSpans } from './subword.js';
 import { optionsObject, rangeError, typeError } from './arguments.js';
 import { describe } from '../errors.js';
+import { DEFAULT_GRANULARITY, GRANULARITIES } from '../vocabulary.js';
 
 /** @typedef {{ text: string, start: number, end: number }} Token */
 
-const GRANULARITIES = ['word', 'char', 'subword'];
 const WHITESPACE_ONLY = /^\s+$/u;
 
 // Creating a Segmenter loads ICU data; reuse one per (granularity, locale).
@@ -43,7 +43,7 @@ function checkArguments(text, options) {
   if (typeof text !== 'string') {
     throw typeError('text', `must be a string, got ${describe(text)}`);
   }
-  const { granularity = 'word' } = optionsObject('options', options);
+  const { granularity = DEFAULT_GRANULARITY } = optionsObject('options', options);
   if (typeof granularity !== 'string') {
     throw typeError('granularity', `must be a string, got ${describe(granularity)}`);
   }

@@ -18,6 +18,7 @@ import {
   rangeError,
   typeError,
 } from './arguments.js';
+import { DEFAULT_SEED } from '../vocabulary.js';
 
 const UINT32_RANGE = 4294967296;
 
@@ -96,7 +97,7 @@ export function projectionWeights(options) {
     ...dimRange,
     fallback: headDim,
   });
-  const seed = integerOption('seed', opts.seed, { min: 0, max: MAX_SEED, fallback: 1 });
+  const seed = integerOption('seed', opts.seed, { min: 0, max: MAX_SEED, fallback: DEFAULT_SEED });
   const shareQueryKey = booleanOption('shareQueryKey', opts.shareQueryKey, false);
   if (shareQueryKey && keyModelDim !== modelDim) {
     throw rangeError(

@@ -1,7 +1,7 @@
 // Paints a weight matrix into a 2-D canvas context: one pixel per cell in an offscreen image,
 // scaled up without smoothing (fast for hundreds of tokens), masked cells hatched so "not allowed
 // to look" never reads as "looked and found nothing".
-import { colorAt } from './colormap.js';
+import { DEFAULT_SCALE, colorAt } from './colormap.js';
 
 export const DEFAULT_THEME = {
   background: '#fbfaf7',
@@ -75,7 +75,7 @@ export function paintMatrix(
     cols,
     weights,
     mask,
-    scale = 'viridis',
+    scale = DEFAULT_SCALE,
     range,
     x = 0,
     y = 0,
