@@ -1,6 +1,7 @@
 // The demo's whole state, and its round trip through the URL query string: every setting that
 // changes what is drawn is in the link, so a shared link reproduces the view. Defaults are left
 // out of the URL to keep links short; unknown or malformed values fall back to defaults.
+import { readChoice, readIntegerIn } from '../src/argument-checks.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { formatMask, parseMask } from '../src/views/mask-spec.js';
 import {
@@ -83,26 +84,20 @@ function validMask(text) {
   }
 }
 
-function integerIn(text, min, max) {
-  if (text === null || text.trim() === '') return null;
-  const n = Number(text);
-  return Number.isInteger(n) && n >= min && n <= max ? n : null;
-}
-
 // Reads the state from a query string ("?text=...&mask=causal"), starting from the defaults.
 export function stateFromSearch(search) {
   const state = defaultState();
   const params = new URLSearchParams(search);
   const get = (field) => params.get(PARAMS[field]);
   for (const [field, allowed] of Object.entries(ENUMS)) {
-    if (allowed.includes(get(field))) state[field] = get(field);
+    state[field] = readChoice(get(field), allowed, state[field]);
   }
   if (get('text') !== null) state.text = get('text');
   if (get('source') !== null) state.source = get('source');
-  state.heads = integerIn(get('heads'), 1, MAX_PAGE_HEADS) ?? state.heads;
-  state.head = integerIn(get('head'), 1, state.heads) !== null ? Number(get('head')) - 1 : 0;
-  state.query = integerIn(get('query'), 0, 1e6) ?? -1;
-  state.key = integerIn(get('key'), 0, 1e6) ?? -1;
+  state.heads = readIntegerIn(get('heads'), 1, MAX_PAGE_HEADS) ?? state.heads;
+  state.head = readIntegerIn(get('head'), 1, state.heads) !== null ? Number(get('head')) - 1 : 0;
+  state.query = readIntegerIn(get('query'), 0, 1e6) ?? -1;
+  state.key = readIntegerIn(get('key'), 0, 1e6) ?? -1;
   if (get('mask') !== null) state.mask = validMask(get('mask')) ?? state.mask;
   if (get('compare')) state.compare = validMask(get('compare')) ?? '';
   const temperature = Number(get('temperature'));

@@ -11,7 +11,7 @@ import { simdSupported } from './loader.js';
 import { embed } from './text/embed.js';
 import { tokenize } from './text/tokenize.js';
 import { projectionWeights } from './text/weights.js';
-import { optionsObject, rangeError } from './text/arguments.js';
+import { optionsObject, rangeError } from './argument-checks.js';
 import { DEFAULT_HEAD_DIM, DEFAULT_HEADS } from './vocabulary.js';
 
 export { entropy, topAttended } from './row-stats.js';
@@ -210,7 +210,7 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
  */
 export async function analyze(text, options) {
   const started = performance.now();
-  const opts = optionsObject('options', options);
+  const opts = optionsObject(options, 'options');
   const tokens = tokenizeArgument('text', text, opts);
   const layer = await runLayer(tokens, tokens, opts, false, started);
   return { tokens, ...layer };
@@ -229,7 +229,7 @@ export async function analyze(text, options) {
  */
 export async function analyzePair(source, target, options) {
   const started = performance.now();
-  const opts = optionsObject('options', options);
+  const opts = optionsObject(options, 'options');
   const sourceTokens = tokenizeArgument('source', source, opts);
   const targetTokens = tokenizeArgument('target', target, opts);
   const layer = await runLayer(targetTokens, sourceTokens, opts, true, started);

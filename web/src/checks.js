@@ -6,6 +6,15 @@
 // The core checks everything again; these checks exist so that mistakes are reported in
 // JavaScript's names and before any copying.
 
+import {
+  boolean,
+  integer,
+  oneOf,
+  optionsObject,
+  rangeError,
+  shapeError,
+  typeError,
+} from './argument-checks.js';
 import { attnlensError, describe } from './errors.js';
 import {
   DEFAULT_SCORE,
@@ -45,58 +54,12 @@ const RUN_KEYS = ATTENTION_KEYS.filter(
   (key) => !['heads', 'headDim', 'valueDim', 'returnWeights', 'returnScores'].includes(key),
 );
 
-const typeError = (name, detail) => attnlensError('invalid_argument', name, detail);
-const rangeError = (name, detail) => attnlensError('out_of_range', name, detail);
-const shapeError = (name, detail) => attnlensError('shape_mismatch', name, detail);
-
 // ---- primitives -------------------------------------------------------------------------------
-
-function optionsObject(value, name, allowedKeys) {
-  if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw typeError(name, `must be an object, got ${describe(value)}`);
-  }
-  // A misspelt option ('casual') would otherwise be ignored silently.
-  for (const key of Object.keys(value)) {
-    if (!allowedKeys.includes(key)) {
-      throw typeError(name, `unknown option '${key}' (known: ${allowedKeys.join(', ')})`);
-    }
-  }
-  return value;
-}
-
-function integer(value, name, min, max) {
-  if (typeof value !== 'number')
-    throw typeError(name, `must be an integer, got ${describe(value)}`);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw rangeError(name, `must be an integer between ${min} and ${max}, got ${value}`);
-  }
-  return value;
-}
 
 const size = (value, name) => integer(value, name, 1, MAX_SIZE);
 
 function optionalSize(value, name, fallback) {
   return value === undefined ? fallback : size(value, name);
-}
-
-function boolean(value, name) {
-  if (value === undefined) return false;
-  if (typeof value !== 'boolean')
-    throw typeError(name, `must be a boolean, got ${describe(value)}`);
-  return value;
-}
-
-function oneOf(value, name, allowed, fallback) {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string') throw typeError(name, `must be a string, got ${describe(value)}`);
-  if (!allowed.includes(value)) {
-    throw rangeError(
-      name,
-      `must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got '${value}'`,
-    );
-  }
-  return value;
 }
 
 function float32Array(value, name) {

@@ -14,6 +14,7 @@
 // scrolls near the viewport. Styles live in a shadow root; the host element decides the width.
 // No eval, no inline script, no innerHTML: it runs under `script-src 'self' 'wasm-unsafe-eval'`,
 // and text is only ever set as text.
+import { readChoice, readClampedInteger } from '../src/argument-checks.js';
 import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
@@ -36,10 +37,6 @@ import {
   SCORES,
 } from '../src/vocabulary.js';
 import { WIDGET_CSS } from './widget-style.js';
-
-// Heads when the `heads` attribute is absent: fewer than the demo's, as a widget sits in a column
-// of a post.
-const DEFAULT_WIDGET_HEADS = 2;
 
 const STRINGS = {
   en: {
@@ -126,15 +123,6 @@ function observeVisibility(widget) {
     { rootMargin: '200px 0px' },
   );
   visibilityObserver.observe(widget);
-}
-
-function oneOf(value, allowed, fallback) {
-  return allowed.includes(value) ? value : fallback;
-}
-
-function clampedInteger(value, min, max, fallback) {
-  const n = Number(value);
-  return Number.isInteger(n) ? Math.min(max, Math.max(min, n)) : fallback;
 }
 
 export class AttnLensElement extends HTMLElement {
@@ -226,25 +214,20 @@ export class AttnLensElement extends HTMLElement {
   }
 
   #settings() {
-    const heads = clampedInteger(
-      this.getAttribute('heads'),
-      1,
-      MAX_PAGE_HEADS,
-      DEFAULT_WIDGET_HEADS,
-    );
+    const heads = readClampedInteger(this.getAttribute('heads'), 1, MAX_PAGE_HEADS, 2);
     const temperature = Number(this.getAttribute('temperature') ?? DEFAULT_TEMPERATURE);
     return {
       text: this.getAttribute('text') ?? this.textContent.trim(),
       source: this.getAttribute('source'),
       mask: parseMask(this.getAttribute('mask') ?? 'global'),
-      score: oneOf(this.getAttribute('score'), SCORES, DEFAULT_SCORE),
+      score: readChoice(this.getAttribute('score'), SCORES, DEFAULT_SCORE),
       temperature:
         Number.isFinite(temperature) && temperature > 0 ? temperature : DEFAULT_TEMPERATURE,
       heads,
-      head: clampedInteger(this.getAttribute('head'), 1, heads, 1) - 1,
-      view: oneOf(this.getAttribute('view'), GRAPHIC_VIEWS, DEFAULT_VIEW),
-      granularity: oneOf(this.getAttribute('granularity'), GRANULARITIES, DEFAULT_GRANULARITY),
-      scale: oneOf(this.getAttribute('colors'), SCALE_NAMES, DEFAULT_SCALE),
+      head: readClampedInteger(this.getAttribute('head'), 1, heads, 1) - 1,
+      view: readChoice(this.getAttribute('view'), GRAPHIC_VIEWS, DEFAULT_VIEW),
+      granularity: readChoice(this.getAttribute('granularity'), GRANULARITIES, DEFAULT_GRANULARITY),
+      scale: readChoice(this.getAttribute('colors'), SCALE_NAMES, DEFAULT_SCALE),
     };
   }
 

@@ -3,7 +3,7 @@
 
 import { parseArgs } from 'node:util';
 import { COLOR_MODES } from './heatmap.js';
-import { MAX_HEADS, MAX_MODEL_DIM } from '../text/limits.js';
+import { MAX_HEADS, MAX_MODEL_DIM, MAX_SEED } from '../text/limits.js';
 import {
   DEFAULT_GRANULARITY,
   DEFAULT_HEAD_DIM,
@@ -47,7 +47,7 @@ Options:
   --head-dim D         dimensions per head (default ${DEFAULT_HEAD_DIM}; model width = heads x head-dim)
   --granularity G      ${choices(GRANULARITIES, DEFAULT_GRANULARITY)}
   --locale TAG         locale for word breaking, e.g. zh or ja (default: the runtime's)
-  --seed N             seed of embeddings and weights, 0..4294967295 (default ${DEFAULT_SEED})
+  --seed N             seed of embeddings and weights, 0..${MAX_SEED} (default ${DEFAULT_SEED})
   --share-qk           use one projection for queries and keys (similar tokens attend)
   --source "text"      cross-attention: the text's tokens attend to this text's tokens
   --color MODE         truecolor | 256 | none (default: from the terminal; NO_COLOR honoured)
@@ -79,21 +79,23 @@ const OPTIONS = {
 const NON_NEGATIVE_INTEGER = /^\d+$/;
 const POSITIVE_DECIMAL = /^\+?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
-function integerFlag(flag, text, min, max) {
+// Flag values arrive as text: these parse them, in the (value, name) order of argument-checks.js,
+// and word their mistakes as usage errors.
+function integerFlag(text, flag, min, max) {
   if (!NON_NEGATIVE_INTEGER.test(text) || Number(text) < min || Number(text) > max) {
     throw new UsageError(`${flag}: expected an integer from ${min} to ${max}, got '${text}'`);
   }
   return Number(text);
 }
 
-function nonNegativeInteger(flag, text) {
+function nonNegativeIntegerFlag(text, flag) {
   if (!NON_NEGATIVE_INTEGER.test(text) || !Number.isSafeInteger(Number(text))) {
     throw new UsageError(`${flag}: expected a non-negative integer, got '${text}'`);
   }
   return Number(text);
 }
 
-function oneOf(flag, text, allowed) {
+function choiceFlag(text, flag, allowed) {
   if (!allowed.includes(text)) {
     throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, got '${text}'`);
   }
@@ -107,7 +109,7 @@ function maskParameters(spec, count) {
       `--mask ${spec}: expected ${count} value${count > 1 ? 's' : ''} after the name`,
     );
   }
-  return parts.map((p) => nonNegativeInteger(`--mask ${spec}`, p));
+  return parts.map((p) => nonNegativeIntegerFlag(p, `--mask ${spec}`));
 }
 
 /** Adds one --mask SPEC to the engine options (mask options combine by intersection). */
@@ -156,7 +158,7 @@ function applyMask(spec, options) {
       if (!spec.startsWith('global-tokens:') || list === '') {
         throw new UsageError(`--mask ${spec}: expected positions, e.g. global-tokens:0,3`);
       }
-      const positions = list.split(',').map((p) => nonNegativeInteger(`--mask ${spec}`, p));
+      const positions = list.split(',').map((p) => nonNegativeIntegerFlag(p, `--mask ${spec}`));
       options.globalTokens = [...(options.globalTokens ?? []), ...positions];
       break;
     }
@@ -189,13 +191,13 @@ export function parseCommandLine(argv) {
 
   const options = {};
   if (values.heads !== undefined)
-    options.heads = integerFlag('--heads', values.heads, 1, MAX_HEADS);
+    options.heads = integerFlag(values.heads, '--heads', 1, MAX_HEADS);
   if (values['head-dim'] !== undefined)
-    options.headDim = integerFlag('--head-dim', values['head-dim'], 1, MAX_MODEL_DIM);
-  if (values.seed !== undefined) options.seed = integerFlag('--seed', values.seed, 0, 0xffffffff);
-  if (values.score !== undefined) options.score = oneOf('--score', values.score, SCORES);
+    options.headDim = integerFlag(values['head-dim'], '--head-dim', 1, MAX_MODEL_DIM);
+  if (values.seed !== undefined) options.seed = integerFlag(values.seed, '--seed', 0, MAX_SEED);
+  if (values.score !== undefined) options.score = choiceFlag(values.score, '--score', SCORES);
   if (values.granularity !== undefined) {
-    options.granularity = oneOf('--granularity', values.granularity, GRANULARITIES);
+    options.granularity = choiceFlag(values.granularity, '--granularity', GRANULARITIES);
   }
   if (values.locale !== undefined) options.locale = values.locale;
   if (values['share-qk']) options.shareQueryKey = true;
@@ -214,10 +216,10 @@ export function parseCommandLine(argv) {
   const heads = options.heads ?? DEFAULT_HEADS;
   let head = 'all';
   if (values.head !== undefined && values.head !== 'all') {
-    head = integerFlag('--head', values.head, 0, heads - 1);
+    head = integerFlag(values.head, '--head', 0, heads - 1);
   }
   const color =
-    values.color === undefined ? undefined : oneOf('--color', values.color, COLOR_MODES);
+    values.color === undefined ? undefined : choiceFlag(values.color, '--color', COLOR_MODES);
 
   return {
     text,

@@ -7,7 +7,7 @@
 
 import { MAX_TEXT_LENGTH, MAX_TOKENS } from './limits.js';
 import { subwordSpans } from './subword.js';
-import { optionsObject, rangeError, typeError } from './arguments.js';
+import { oneOf, optionsObject, rangeError, typeError } from '../argument-checks.js';
 import { describe } from '../errors.js';
 import { DEFAULT_GRANULARITY, GRANULARITIES } from '../vocabulary.js';
 
@@ -43,16 +43,12 @@ function checkArguments(text, options) {
   if (typeof text !== 'string') {
     throw typeError('text', `must be a string, got ${describe(text)}`);
   }
-  const { granularity = DEFAULT_GRANULARITY } = optionsObject('options', options);
-  if (typeof granularity !== 'string') {
-    throw typeError('granularity', `must be a string, got ${describe(granularity)}`);
-  }
-  if (!GRANULARITIES.includes(granularity)) {
-    throw rangeError(
-      'granularity',
-      `must be one of ${GRANULARITIES.map((g) => `'${g}'`).join(', ')}, got '${granularity}'`,
-    );
-  }
+  const granularity = oneOf(
+    optionsObject(options, 'options').granularity,
+    'granularity',
+    GRANULARITIES,
+    DEFAULT_GRANULARITY,
+  );
   if (text.length > MAX_TEXT_LENGTH) {
     throw rangeError(
       'text',
