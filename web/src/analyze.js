@@ -12,7 +12,7 @@ import { embed } from './text/embed.js';
 import { tokenize } from './text/tokenize.js';
 import { projectionWeights } from './text/weights.js';
 import { optionsObject, rangeError } from './argument-checks.js';
-import { DEFAULT_HEAD_DIM, DEFAULT_HEADS } from './vocabulary.js';
+import { DEFAULT_HEAD_DIM, DEFAULT_HEADS, MASK_OPTIONS } from './vocabulary.js';
 
 export { entropy, topAttended } from './row-stats.js';
 
@@ -27,15 +27,6 @@ const TEXT_OPTIONS = new Set([
   'shareQueryKey',
   'additiveHidden',
 ]);
-const MASK_OPTIONS = [
-  'causal',
-  'window',
-  'sparse',
-  'globalTokens',
-  'keyLengths',
-  'keyValid',
-  'mask',
-];
 
 let sharedAttention = null;
 

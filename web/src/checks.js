@@ -19,6 +19,7 @@ import { attnlensError, describe } from './errors.js';
 import {
   DEFAULT_SCORE,
   DEFAULT_STRATEGY,
+  MASK_OPTIONS,
   SCORES,
   SPARSE_PATTERNS,
   STRATEGIES,
@@ -28,7 +29,6 @@ import {
 // wasm memory (a failed allocation raises an 'out_of_memory' RangeError).
 const MAX_SIZE = 2 ** 31 - 1;
 
-const MASK_KEYS = ['causal', 'window', 'sparse', 'globalTokens', 'keyLengths', 'keyValid', 'mask'];
 const ATTENTION_KEYS = [
   'heads',
   'headDim',
@@ -40,7 +40,7 @@ const ATTENTION_KEYS = [
   'additive',
   'returnWeights',
   'returnScores',
-  ...MASK_KEYS,
+  ...MASK_OPTIONS,
 ];
 const MULTI_HEAD_KEYS = [
   ...ATTENTION_KEYS,
@@ -50,6 +50,7 @@ const MULTI_HEAD_KEYS = [
   'source',
   'returnProjections',
 ];
+const ADDITIVE_KEYS = ['hidden', 'wQuery', 'wKey', 'v'];
 const RUN_KEYS = ATTENTION_KEYS.filter(
   (key) => !['heads', 'headDim', 'valueDim', 'returnWeights', 'returnScores'].includes(key),
 );
@@ -269,7 +270,7 @@ function additiveWeights(value, { heads, headDim }) {
   if (value === undefined) {
     throw typeError('additive', "score 'additive' needs { hidden, wQuery, wKey, v }");
   }
-  const a = optionsObject(value, 'additive', ['hidden', 'wQuery', 'wKey', 'v']);
+  const a = optionsObject(value, 'additive', ADDITIVE_KEYS);
   const hidden = size(a.hidden, 'additive.hidden');
   const weights = { hidden };
   for (const [key, expected, formula] of [
@@ -411,7 +412,7 @@ export function checkMaskMatrix(rawOptions) {
     'queryLength',
     'keyLength',
     'head',
-    ...MASK_KEYS,
+    ...MASK_OPTIONS,
   ]);
   const shape = {
     heads: optionalSize(options.heads, 'heads', 1),
@@ -449,7 +450,7 @@ export function checkWorkingSet(rawOptions) {
   const score = oneOf(options.score, 'score', SCORES, DEFAULT_SCORE);
   let additiveHidden;
   if (score === 'additive' && options.additive !== undefined) {
-    const a = optionsObject(options.additive, 'additive', ['hidden', 'wQuery', 'wKey', 'v']);
+    const a = optionsObject(options.additive, 'additive', ADDITIVE_KEYS);
     additiveHidden = size(a.hidden, 'additive.hidden');
   }
   return { shape, strategy: strategy === 'auto' ? 'streaming' : strategy, score, additiveHidden };

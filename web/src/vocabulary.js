@@ -13,6 +13,17 @@ export const DEFAULT_SCORE = 'scaled-dot';
 export const STRATEGIES = ['auto', 'materialized', 'streaming'];
 export const DEFAULT_STRATEGY = 'auto';
 
+/** The options that restrict which keys a query sees (they combine: all must hold). */
+export const MASK_OPTIONS = [
+  'causal',
+  'window',
+  'sparse',
+  'globalTokens',
+  'keyLengths',
+  'keyValid',
+  'mask',
+];
+
 /** Sparse Transformer patterns of `options.sparse.pattern`. */
 export const SPARSE_PATTERNS = ['strided', 'fixed'];
 
