@@ -10,7 +10,7 @@ import {
   entropy,
   tokenize,
 } from '../src/index.js';
-import { maskOptions } from '../src/views/mask-spec.js';
+import { maskOptions } from '../src/mask-notation.js';
 import { DEFAULT_HEAD_DIM, DEFAULT_HEADS, DEFAULT_SCORE, DEFAULT_SEED } from '../src/vocabulary.js';
 
 // Every request runs at the package's default head size (the explain panel shows it as d_k).
@@ -117,7 +117,7 @@ async function costCurve(attn, shape) {
 }
 
 // params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare, backend }
-// (mask/compare: parsed mask models from mask-spec.js; compare may be null)
+// (mask/compare: parsed mask models from mask-notation.js; compare may be null)
 export async function computeView(params) {
   const attn = await engine(params.backend);
   const queryTokens = tokenize(params.text, { granularity: params.granularity });

@@ -2,7 +2,7 @@
 // announced by screen readers) bound to the state. `sync` writes the state into the inputs,
 // the handlers turn input events into state patches.
 import { el, shortLabel, tokenLabel } from '../src/views/dom.js';
-import { formatMask, parseMask } from '../src/views/mask-spec.js';
+import { formatMask, parseMask } from '../src/mask-notation.js';
 import { language, t } from './i18n.js';
 import { MAX_PAGE_HEADS } from '../src/vocabulary.js';
 import { TEMPERATURE_RANGE, sliderFromTemperature, temperatureFromSlider } from './state.js';

@@ -13,7 +13,7 @@ import {
 import { HeadsGrid } from '../src/views/heads-grid.js';
 import { Heatmap } from '../src/views/heatmap.js';
 import { LineView } from '../src/views/lineview.js';
-import { parseMask } from '../src/views/mask-spec.js';
+import { parseMask } from '../src/mask-notation.js';
 import { DEFAULT_THEME, visibleMax } from '../src/views/matrix-paint.js';
 import { renderWeightsTable } from '../src/views/weights-table.js';
 import { DEFAULT_SEED, GRAPHIC_VIEWS } from '../src/vocabulary.js';

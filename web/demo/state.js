@@ -3,7 +3,7 @@
 // out of the URL to keep links short; unknown or malformed values fall back to defaults.
 import { readChoice, readIntegerIn } from '../src/argument-checks.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
-import { formatMask, parseMask } from '../src/views/mask-spec.js';
+import { formatMask, parseMask } from '../src/mask-notation.js';
 import {
   DEFAULT_GRANULARITY,
   DEFAULT_HEADS,

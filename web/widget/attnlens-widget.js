@@ -4,7 +4,7 @@
 //   <attn-lens text="我爱自然语言处理" mask="local:2" heads="2"></attn-lens>
 //
 // Attributes: text; source (switches to cross-attention: text attends to source); mask (see
-// src/views/mask-spec.js: "causal", "local:2", "strided:3+tokens:0", ...); score ("scaled-dot",
+// src/mask-notation.js: "causal", "local:2", "strided:3+tokens:0", ...); score ("scaled-dot",
 // "dot", "cosine", "additive"); temperature; heads; head (1-based, the head shown); view
 // ("matrix", "lines", "heads"); granularity ("word", "char", "subword"); language ("en", "zh");
 // colors ("viridis", "cividis"); demo (URL of the attnlens demo page: adds an "open in attnlens"
@@ -21,7 +21,7 @@ import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
 import { HeadsGrid } from '../src/views/heads-grid.js';
 import { Heatmap } from '../src/views/heatmap.js';
 import { LineView } from '../src/views/lineview.js';
-import { maskOptions, parseMask, formatMask } from '../src/views/mask-spec.js';
+import { maskOptions, parseMask, formatMask } from '../src/mask-notation.js';
 import { visibleMax } from '../src/views/matrix-paint.js';
 import { renderWeightsTable } from '../src/views/weights-table.js';
 import {

@@ -3,6 +3,7 @@
 
 import { parseArgs } from 'node:util';
 import { COLOR_MODES } from './heatmap.js';
+import { MASK_PART_NAMES, maskOptions, parseMask } from '../mask-notation.js';
 import { MAX_HEADS, MAX_MODEL_DIM, MAX_SEED } from '../text/limits.js';
 import {
   DEFAULT_GRANULARITY,
@@ -88,13 +89,6 @@ function integerFlag(text, flag, min, max) {
   return Number(text);
 }
 
-function nonNegativeIntegerFlag(text, flag) {
-  if (!NON_NEGATIVE_INTEGER.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw new UsageError(`${flag}: expected a non-negative integer, got '${text}'`);
-  }
-  return Number(text);
-}
-
 function choiceFlag(text, flag, allowed) {
   if (!allowed.includes(text)) {
     throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, got '${text}'`);
@@ -102,72 +96,47 @@ function choiceFlag(text, flag, allowed) {
   return text;
 }
 
-function maskParameters(spec, count) {
-  const parts = spec.split(':').slice(1);
-  if (parts.length !== count) {
+// The engine options of one --mask SPEC, in the demo's mask notation (global-tokens: spells
+// tokens:). Sizes are not fitted to the text: the engine reports a window or a global token that
+// does not fit, and the CLI shows that as a usage error.
+function maskFlag(spec) {
+  const names = spec
+    .split('+')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => part.split(':')[0].toLowerCase());
+  if (!names.length || names.some((name) => !MASK_PART_NAMES.includes(name))) {
     throw new UsageError(
-      `--mask ${spec}: expected ${count} value${count > 1 ? 's' : ''} after the name`,
+      `--mask: unknown mask '${spec}' (global, causal, local:W, dilated:W:D, ` +
+        'strided:S, fixed:S:C, global-tokens:I,J)',
     );
   }
-  return parts.map((p) => nonNegativeIntegerFlag(p, `--mask ${spec}`));
+  try {
+    return maskOptions(parseMask(spec));
+  } catch (error) {
+    if (error.parameter !== 'mask') throw error;
+    throw new UsageError(`--mask ${error.message.slice('mask: '.length)}`);
+  }
 }
 
-/** Adds one --mask SPEC to the engine options (mask options combine by intersection). */
-function applyMask(spec, options) {
-  const name = spec.split(':')[0];
-  const once = (key) => {
-    if (options[key] !== undefined) {
-      throw new UsageError(
-        `--mask ${spec}: only one ${key === 'window' ? 'local or dilated window' : 'sparse pattern'} can be given`,
-      );
-    }
-  };
-  switch (name) {
-    case 'global':
-      maskParameters(spec, 0);
-      break;
-    case 'causal':
-      maskParameters(spec, 0);
-      options.causal = true;
-      break;
-    case 'local': {
-      once('window');
-      [options.window] = maskParameters(spec, 1);
-      break;
-    }
-    case 'dilated': {
-      once('window');
-      const [width, dilation] = maskParameters(spec, 2);
-      options.window = { before: width, after: width, dilation };
-      break;
-    }
-    case 'strided': {
-      once('sparse');
-      const [stride] = maskParameters(spec, 1);
-      options.sparse = { pattern: 'strided', stride };
-      break;
-    }
-    case 'fixed': {
-      once('sparse');
-      const [stride, summary] = maskParameters(spec, 2);
-      options.sparse = { pattern: 'fixed', stride, summary };
-      break;
-    }
-    case 'global-tokens': {
-      const list = spec.slice('global-tokens:'.length);
-      if (!spec.startsWith('global-tokens:') || list === '') {
-        throw new UsageError(`--mask ${spec}: expected positions, e.g. global-tokens:0,3`);
+/**
+ * Every --mask SPEC, all of which must hold: one window and one sparse pattern may be combined
+ * (the engine intersects them), global tokens add up.
+ */
+function maskFlags(specs) {
+  const options = {};
+  for (const spec of specs) {
+    const { globalTokens, ...restrictions } = maskFlag(spec);
+    for (const key of ['window', 'sparse']) {
+      if (restrictions[key] !== undefined && options[key] !== undefined) {
+        const what = key === 'window' ? 'local or dilated window' : 'sparse pattern';
+        throw new UsageError(`--mask ${spec}: only one ${what} can be given`);
       }
-      const positions = list.split(',').map((p) => nonNegativeIntegerFlag(p, `--mask ${spec}`));
-      options.globalTokens = [...(options.globalTokens ?? []), ...positions];
-      break;
     }
-    default:
-      throw new UsageError(
-        `--mask: unknown mask '${spec}' (global, causal, local:W, dilated:W:D, ` +
-          'strided:S, fixed:S:C, global-tokens:I,J)',
-      );
+    Object.assign(options, restrictions);
+    if (globalTokens) options.globalTokens = [...(options.globalTokens ?? []), ...globalTokens];
   }
+  return options;
 }
 
 /**
@@ -211,7 +180,7 @@ export function parseCommandLine(argv) {
     options.temperature = t;
   }
   const masks = values.mask ?? [];
-  for (const spec of masks) applyMask(spec, options);
+  Object.assign(options, maskFlags(masks));
 
   const heads = options.heads ?? DEFAULT_HEADS;
   let head = 'all';

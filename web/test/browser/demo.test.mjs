@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { maskOptions, parseMask } from '../../src/views/mask-spec.js';
+import { maskOptions, parseMask } from '../../src/mask-notation.js';
 import { computedCount, openDemo as open, readTable, waitForRecompute } from './demo-page.mjs';
 import { artifact, openBrowser } from './harness.mjs';
 
