@@ -2,6 +2,7 @@
 // changes what is drawn is in the link, so a shared link reproduces the view. Defaults are left
 // out of the URL to keep links short; unknown or malformed values fall back to defaults.
 import { readChoice, readIntegerIn } from '../src/argument-checks.js';
+import { LANGUAGES } from '../src/i18n/translate.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { formatMask, parseMask } from '../src/mask-notation.js';
 import {
@@ -50,7 +51,7 @@ const ENUMS = {
   scale: SCALE_NAMES,
   range: ['max', 'unit'],
   orientation: ['auto', 'vertical', 'horizontal'],
-  lang: ['en', 'zh'],
+  lang: LANGUAGES,
   backend: ['auto', 'wasm', 'webgpu'],
 };
 
