@@ -1,6 +1,6 @@
 // The package as users get it: `npm pack`, install the tarball into an empty project, then import
-// it from Node, type-check a consumer against its .d.ts, and run its CLI. No registry access is
-// needed (the package has no dependencies).
+// it from Node, type-check a consumer against its .d.ts, run its CLI, and check that every module
+// the widget imports is in it. No registry access is needed (the package has no dependencies).
 //
 //   node scripts/pack-smoke.mjs
 
@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
 
 const web = fileURLToPath(new URL('../', import.meta.url));
 const tsc = join(web, 'node_modules', '.bin', 'tsc');
@@ -137,6 +138,24 @@ try {
   );
   assert.equal(cli.backend, 'wasm-simd');
   console.log('installed package: the attnlens CLI runs');
+
+  // The widget is one script tag, so its whole static import graph must ship: esbuild follows
+  // every import of the installed 'attnlens/widget' and fails on one the tarball lacks.
+  const { metafile } = await esbuild.build({
+    stdin: { contents: "import 'attnlens/widget';", resolveDir: project },
+    absWorkingDir: project,
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: 'browser',
+    logLevel: 'silent',
+  });
+  const widgetModules = Object.keys(metafile.inputs).filter((path) =>
+    path.startsWith('node_modules/attnlens/'),
+  );
+  assert.ok(widgetModules.includes('node_modules/attnlens/src/i18n/strings/zh.js'));
+  console.log(`installed package: the widget's ${widgetModules.length} modules all resolve`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

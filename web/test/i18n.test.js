@@ -46,14 +46,14 @@ describe('strings', () => {
     }
   });
 
-  it('has every key the demo page and its modules ask for', () => {
+  it('has every key the demo page, its modules and the widget ask for', () => {
     const asked = new Set();
     const html = readFileSync(new URL('../demo/index.html', import.meta.url), 'utf8');
     for (const [, key] of html.matchAll(/data-i18n="([^"]+)"/g)) asked.add(key);
     for (const [, pairs] of html.matchAll(/data-i18n-attr="([^"]+)"/g)) {
       for (const pair of pairs.split(';')) asked.add(pair.split(':')[1]);
     }
-    for (const folder of ['demo']) {
+    for (const folder of ['demo', 'widget']) {
       const dir = new URL(`../${folder}/`, import.meta.url);
       for (const file of readdirSync(dir).filter((name) => name.endsWith('.js'))) {
         const code = readFileSync(new URL(file, dir), 'utf8');

@@ -243,6 +243,18 @@ export const en = {
   exampleChinese: '中文 sentence',
   exampleLong: 'Long Chinese run',
   exampleCross: 'Translation pair',
+  // the <attn-lens> widget (it also uses headN, tokensCount, queries, keys, maskedWord,
+  // tableCorner and entropyColumn)
+  widgetLoading: 'computing attention…',
+  widgetError: 'attn-lens: {message}',
+  widgetTokensCross: '{nt} × {ns} tokens',
+  widgetHeadOf: 'head {n} of {of}',
+  widgetHeatmapLabel: 'Attention heatmap: rows are queries, columns are keys. Arrow keys move.',
+  widgetLinesLabel: 'Attention lines',
+  widgetSource: 'source',
+  widgetTarget: 'target',
+  widgetTableCaption: 'Attention weights of head {n}',
+  widgetOpen: 'Open in attnlens',
   // score names in running text (scoreName())
   'score:scaled-dot': 'scaled dot',
   'score:dot': 'dot',

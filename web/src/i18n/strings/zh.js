@@ -201,6 +201,17 @@ export const zh = {
   exampleChinese: '中文句子',
   exampleLong: '长中文句',
   exampleCross: '中英对照',
+  // the <attn-lens> widget
+  widgetLoading: '正在计算注意力…',
+  widgetError: 'attn-lens：{message}',
+  widgetTokensCross: '{nt} × {ns} 个词元',
+  widgetHeadOf: '第 {n} 个头（共 {of} 个）',
+  widgetHeatmapLabel: '注意力热力图：行是查询，列是键。可用方向键移动。',
+  widgetLinesLabel: '注意力连线',
+  widgetSource: '源',
+  widgetTarget: '目标',
+  widgetTableCaption: '第 {n} 个头的注意力权重',
+  widgetOpen: '在 attnlens 中打开',
   // score names in running text (scoreName())
   'score:scaled-dot': '缩放点积',
   'score:dot': '点积',
