@@ -116,8 +116,8 @@ async function costCurve(attn, shape) {
   return curve;
 }
 
-// params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare, backend }
-// (mask/compare: parsed mask models from mask-notation.js; compare may be null)
+// params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare,
+// backend } (mask/compare: parsed mask models from mask-notation.js; compare may be null)
 export async function computeView(params) {
   const attn = await engine(params.backend);
   const queryTokens = tokenize(params.text, { granularity: params.granularity });

@@ -250,7 +250,8 @@ export class Controls {
     const host = this.elements.globalTokens;
     const tokens = result && !result.empty ? result.colTokens : [];
     // Typing calls sync on every keystroke; rebuild only when the tokens or the choice changed.
-    const key = `${mask.globalTokens.join(',')}|${tokens.map((t) => t.text).join('\u0000')}|${language()}`;
+    const texts = tokens.map((t) => t.text).join('\u0000');
+    const key = `${mask.globalTokens.join(',')}|${texts}|${language()}`;
     if (key === this.globalTokensKey) return;
     this.globalTokensKey = key;
     const focusedIndex = host.contains(document.activeElement)

@@ -1,7 +1,8 @@
 // The demo page in its current language: the strings and templates of src/i18n/ bound to the
 // language the reader chose (or the browser prefers). Static text in index.html carries
 // data-i18n="key" (text) or data-i18n-attr="attribute:key;..." (attributes); everything built in
-// JS asks t(key, values). Values fill {name} placeholders and are inserted as text, never as markup.
+// JS asks t(key, values). Values fill {name} placeholders and are inserted as text, never as
+// markup.
 import {
   DEFAULT_LANGUAGE,
   LANGUAGES,

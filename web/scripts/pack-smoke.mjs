@@ -53,7 +53,8 @@ try {
   );
   assert.deepEqual(strays, [], 'files that do not belong in the tarball');
   console.log(
-    `tarball: ${packed.filename}, ${files.length} files, ${(packed.size / 1024).toFixed(1)} KiB packed, ` +
+    `tarball: ${packed.filename}, ${files.length} files, ` +
+      `${(packed.size / 1024).toFixed(1)} KiB packed, ` +
       `${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked`,
   );
 
@@ -77,8 +78,11 @@ try {
     for (const backend of ['auto', 'wasm-scalar']) {
       const attn = await createAttention({ backend });
       // One query, two keys: weights softmax([1, 0]) and the output mixes the values.
-      const q = new Float32Array([1, 0]), k = new Float32Array([1, 0, 0, 1]), v = new Float32Array([2, 0, 0, 4]);
-      const r = await attn.attention(q, k, v, { heads: 1, headDim: 2, scale: 1, returnWeights: true });
+      const q = new Float32Array([1, 0]);
+      const k = new Float32Array([1, 0, 0, 1]);
+      const v = new Float32Array([2, 0, 0, 4]);
+      const options = { heads: 1, headDim: 2, scale: 1, returnWeights: true };
+      const r = await attn.attention(q, k, v, options);
       results[attn.backend] = { weights: Array.from(r.weights), output: Array.from(r.output) };
       attn.dispose();
     }
@@ -110,7 +114,8 @@ try {
     `
     import { createAttention, type AttentionResult } from 'attnlens';
     const attn = await createAttention();
-    const r: AttentionResult = await attn.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), { heads: 1, headDim: 4 });
+    const x = new Float32Array(4);
+    const r: AttentionResult = await attn.attention(x, x, x, { heads: 1, headDim: 4 });
     export const length: number = r.output.length;`,
   );
   writeFileSync(

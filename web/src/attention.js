@@ -112,7 +112,8 @@ export class Attention extends EventTarget {
 
   /**
    * Attention over head-major tensors: q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv].
-   * @returns {Promise<{ output: Float32Array, weights?: Float32Array, scores?: Float32Array, stats: object }>}
+   * @returns {Promise<{ output: Float32Array, weights?: Float32Array, scores?: Float32Array,
+   *   stats: object }>}
    */
   async attention(q, k, v, options) {
     const backends = this.#live('attention');
@@ -146,7 +147,10 @@ export class Attention extends EventTarget {
     return this.#live('allocate').wasm.allocate(checkBufferShape(shape));
   }
 
-  /** Frees the instance, its buffers and its GPU device; every later call throws. Safe to call twice. */
+  /**
+   * Frees the instance, its buffers and its GPU device; every later call throws. Safe to call
+   * twice.
+   */
   dispose() {
     if (this.#backends === null) return;
     this.#disposedName = this.#backends.name;

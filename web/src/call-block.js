@@ -85,7 +85,8 @@ export function checkBlockLayout(module) {
   if (length !== BLOCK_LENGTH) {
     throw new Error(
       `attnlens: the wasm module's call block has ${length} slots, this JavaScript ` +
-        `expects ${BLOCK_LENGTH}: the .wasm and the package's JavaScript come from different builds`,
+        `expects ${BLOCK_LENGTH}: the .wasm and the package's JavaScript come from different ` +
+        'builds',
     );
   }
 }
@@ -181,7 +182,9 @@ export class CallBlock {
     return heapF64(this.#module)[(this.#ptr >>> 3) + SLOT[name]];
   }
 
-  /** The stats a compute call wrote: { strategy, tilesVisited, tilesTotal, scratchBytes, threads }. */
+  /**
+   * The stats a compute call wrote: { strategy, tilesVisited, tilesTotal, scratchBytes, threads }.
+   */
   stats() {
     return {
       strategy: STRATEGY_NAMES[this.result('resultStrategy')],

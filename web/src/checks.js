@@ -425,7 +425,10 @@ export function checkMaskMatrix(rawOptions) {
   return { shape, head, options: maskOptions(options, shape) };
 }
 
-/** workingSetBytes({ heads, queryLength, keyLength, headDim, valueDim, strategy, score, additive }). */
+/**
+ * workingSetBytes({ heads, queryLength, keyLength, headDim, valueDim, strategy, score,
+ * additive }).
+ */
 export function checkWorkingSet(rawOptions) {
   const options = optionsObject(rawOptions, 'options', [
     'heads',

@@ -199,7 +199,7 @@ describe('paintRowStats', () => {
     );
   });
 
-  it('leaves out the values when rows are too thin to read them, and everything without stats', () => {
+  it('leaves out the values on rows too thin to read them, and everything without stats', () => {
     const { ctx, calls } = recordingContext();
     const rowStats = { values: [1], max: 1, label: 'H' };
     const data = { rowTokens: tokens('a'), colTokens: tokens('a') };

@@ -27,37 +27,57 @@ export class UsageError extends Error {
 const choices = (names, fallback) =>
   names.map((name) => (name === fallback ? `${name} (default)` : name)).join(' | ');
 
-export const USAGE = `Usage: attnlens [options] "text"
+// The flags and mask notations of the usage text, in two aligned columns.
+const FLAG_HELP = [
+  ['--mask SPEC', 'which keys each query may see; repeat to combine (all must hold):'],
+  ['--score NAME', choices(SCORES, DEFAULT_SCORE)],
+  [
+    '--temperature T',
+    `softmax temperature, > 0 (default ${DEFAULT_TEMPERATURE}; low sharpens, high flattens)`,
+  ],
+  ['--heads H', `number of heads (default ${DEFAULT_HEADS})`],
+  ['--head I|all', 'head to show, from 0 (default all)'],
+  [
+    '--head-dim D',
+    `dimensions per head (default ${DEFAULT_HEAD_DIM}; model width = heads x head-dim)`,
+  ],
+  ['--granularity G', choices(GRANULARITIES, DEFAULT_GRANULARITY)],
+  ['--locale TAG', "locale for word breaking, e.g. zh or ja (default: the runtime's)"],
+  ['--seed N', `seed of embeddings and weights, 0..${MAX_SEED} (default ${DEFAULT_SEED})`],
+  ['--share-qk', 'use one projection for queries and keys (similar tokens attend)'],
+  ['--source "text"', "cross-attention: the text's tokens attend to this text's tokens"],
+  ['--color MODE', 'truecolor | 256 | none (default: from the terminal; NO_COLOR honoured)'],
+  ['--json', 'print the numbers (tokens, weights and scores per head, settings) as JSON'],
+  ['-h, --help', 'this message'],
+  ['-v, --version', 'the package version'],
+];
+const MASK_HELP = [
+  ['global', 'no restriction (default)'],
+  ['causal', 'only earlier keys and itself'],
+  ['local:W', 'keys at most W positions away'],
+  ['dilated:W:D', 'every D-th key, at most W steps of D away'],
+  ['strided:S', 'Sparse Transformer strided pattern, stride S'],
+  ['fixed:S:C', 'Sparse Transformer fixed pattern, block S, C summary keys'],
+  ['global-tokens:0,3', 'these positions see and are seen by all'],
+];
+const column = (rows, indent, width) =>
+  rows.map(([name, text]) => `${' '.repeat(indent)}${name.padEnd(width)}${text}`);
 
-Tokenizes the text, runs one seeded, untrained multi-head attention layer over it (WebAssembly)
-and prints the tokens and a heatmap of the attention weights (rows: queries, columns: keys).
-
-Options:
-  --mask SPEC          which keys each query may see; repeat to combine (all must hold):
-                         global             no restriction (default)
-                         causal             only earlier keys and itself
-                         local:W            keys at most W positions away
-                         dilated:W:D        every D-th key, at most W steps of D away
-                         strided:S          Sparse Transformer strided pattern, stride S
-                         fixed:S:C          Sparse Transformer fixed pattern, block S, C summary keys
-                         global-tokens:0,3  these positions see and are seen by all
-  --score NAME         ${choices(SCORES, DEFAULT_SCORE)}
-  --temperature T      softmax temperature, > 0 (default ${DEFAULT_TEMPERATURE}; low sharpens, high flattens)
-  --heads H            number of heads (default ${DEFAULT_HEADS})
-  --head I|all         head to show, from 0 (default all)
-  --head-dim D         dimensions per head (default ${DEFAULT_HEAD_DIM}; model width = heads x head-dim)
-  --granularity G      ${choices(GRANULARITIES, DEFAULT_GRANULARITY)}
-  --locale TAG         locale for word breaking, e.g. zh or ja (default: the runtime's)
-  --seed N             seed of embeddings and weights, 0..${MAX_SEED} (default ${DEFAULT_SEED})
-  --share-qk           use one projection for queries and keys (similar tokens attend)
-  --source "text"      cross-attention: the text's tokens attend to this text's tokens
-  --color MODE         truecolor | 256 | none (default: from the terminal; NO_COLOR honoured)
-  --json               print the numbers (tokens, weights and scores per head, settings) as JSON
-  -h, --help           this message
-  -v, --version        the package version
-
-Example:
-  attnlens "The animal didn't cross the street because it was too tired" --mask causal --heads 4 --head 2`;
+export const USAGE = [
+  'Usage: attnlens [options] "text"',
+  '',
+  'Tokenizes the text, runs one seeded, untrained multi-head attention layer over it (WebAssembly)',
+  'and prints the tokens and a heatmap of the attention weights (rows: queries, columns: keys).',
+  '',
+  'Options:',
+  ...column(FLAG_HELP.slice(0, 1), 2, 21),
+  ...column(MASK_HELP, 25, 19),
+  ...column(FLAG_HELP.slice(1), 2, 21),
+  '',
+  'Example:',
+  `  attnlens "The animal didn't cross the street because it was too tired" ` +
+    '--mask causal --heads 4 --head 2',
+].join('\n');
 
 const OPTIONS = {
   mask: { type: 'string', multiple: true },
@@ -141,8 +161,8 @@ function maskFlags(specs) {
 
 /**
  * Parses argv (without node and the script).
- * @returns {{ help?: true, version?: true } | { text: string, source?: string, head: number | 'all',
- *   json: boolean, color?: string, masks: string[], options: object }}
+ * @returns {{ help?: true, version?: true } | { text: string, source?: string,
+ *   head: number | 'all', json: boolean, color?: string, masks: string[], options: object }}
  */
 export function parseCommandLine(argv) {
   let parsed;

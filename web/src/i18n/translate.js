@@ -16,7 +16,7 @@ export function languageFor(tag) {
   return /^zh(?![a-z])/i.test(tag ?? '') ? 'zh' : DEFAULT_LANGUAGE;
 }
 
-/** `key`'s template in `language`: English where that language lacks it, the key when none has it. */
+/** `key`'s template in `language`: English where that language lacks it, else the key itself. */
 export function template(language, key) {
   return STRINGS[language]?.[key] ?? STRINGS[DEFAULT_LANGUAGE][key] ?? key;
 }

@@ -64,8 +64,8 @@ function checkArguments(text, options) {
  * `text.slice(token.start, token.end) === token.text` (UTF-16 offsets, as String#slice uses).
  *
  * - 'word': the segments of Intl.Segmenter's word granularity that are not whitespace: words,
- *   numbers, CJK words (我爱自然语言处理 -> 我 / 爱 / 自然 / 语言 / 处理), and each punctuation mark,
- *   symbol and emoji as its own token.
+ *   numbers, CJK words (我爱自然语言处理 -> 我 / 爱 / 自然 / 语言 / 处理), and each
+ *   punctuation mark, symbol and emoji as its own token.
  * - 'char': grapheme clusters that are not whitespace, so an emoji with skin tone or ZWJ sequence
  *   (👨‍👩‍👧) and a letter with combining accents each stay one token.
  * - 'subword': word tokens, with word-like ones split further by the rule in subword.js (English

@@ -11,7 +11,9 @@ export const DEFAULT_THEME = {
   hatch: '#c9c2b4',
   grid: 'rgba(255,255,255,0.55)',
   focus: '#ff5a36',
-  font: 'system-ui, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif',
+  font:
+    'system-ui, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Hiragino Sans GB", ' +
+    '"Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif',
 };
 
 // Theme colours come from CSS custom properties on `element` (--al-masked, --al-ink, ...), so the

@@ -4,7 +4,8 @@
 
 import { createAttention, detectWebGpu } from '../../src/index.js';
 
-// mulberry32, as in ../support/helpers.js (which needs Node): seeded values in [-amplitude, amplitude).
+// mulberry32, as in ../support/helpers.js (which needs Node): seeded values in
+// [-amplitude, amplitude).
 function tensor(length, seed, amplitude = 1) {
   let state = seed >>> 0;
   return Float32Array.from({ length }, () => {
