@@ -4,7 +4,7 @@
 import { el, shortLabel, tokenLabel } from '../src/views/dom.js';
 import { formatMask, parseMask } from '../src/mask-notation.js';
 import { language, t, tNodes } from './i18n.js';
-import { MAX_PAGE_HEADS } from '../src/vocabulary.js';
+import { MAX_PAGE_HEADS, SPARSE_PATTERNS } from '../src/vocabulary.js';
 import { TEMPERATURE_RANGE, sliderFromTemperature, temperatureFromSlider } from './state.js';
 
 // Scores confined to a narrow range (cosine in [-1, 1], additive not much wider) differ too
@@ -137,7 +137,7 @@ export class Controls {
     }
     e.sliders.window.param.hidden = !['local', 'dilated'].includes(mask.pattern);
     e.sliders.dilation.param.hidden = mask.pattern !== 'dilated';
-    e.sliders.stride.param.hidden = !['strided', 'fixed'].includes(mask.pattern);
+    e.sliders.stride.param.hidden = !SPARSE_PATTERNS.includes(mask.pattern);
     e.sliders.summary.param.hidden = mask.pattern !== 'fixed';
     e.maskCode.textContent = formatMask(mask);
 
