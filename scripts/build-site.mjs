@@ -11,7 +11,7 @@
 //   dist/demo/                the demo page (index.html, CSS, modules, worker, favicon)
 //   dist/widget/              attnlens-widget.js (+ widget-style.js), the sample blog post, the CSP page
 //   dist/src/                 the package's browser code: index.js and its modules, text/, views/,
-//                             wasm/*.js + *.wasm (the Node-only CLI in src/cli/ is left out)
+//                             i18n/, wasm/*.js + *.wasm (the Node-only CLI in src/cli/ is left out)
 //
 // Embedding the widget from the dist: <script type="module" src="<dist>/widget/attnlens-widget.js">.
 import {

@@ -29,7 +29,7 @@ wasm_modules_built() {
 run_ctest() { ctest --test-dir "$1" --output-on-failure -j "$JOBS"; }
 
 if want format; then
-  step "format: every C++ source clang-formatted, every JavaScript source Prettier-formatted"
+  step "format: C++ clang-formatted, JavaScript Prettier-formatted, no JavaScript line in web/ over 100 columns"
   ./scripts/format.sh --check
 fi
 

@@ -10,9 +10,11 @@ import {
   entropy,
   tokenize,
 } from '../src/index.js';
-import { maskOptions } from '../src/views/mask-spec.js';
+import { maskOptions } from '../src/mask-notation.js';
+import { DEFAULT_HEAD_DIM, DEFAULT_HEADS, DEFAULT_SCORE, DEFAULT_SEED } from '../src/vocabulary.js';
 
-export const HEAD_DIM = 16;
+// Every request runs at the package's default head size (the explain panel shows it as d_k).
+const HEAD_DIM = DEFAULT_HEAD_DIM;
 // Powers of two for the memory curve. Past a few thousand tokens the full score matrix of several
 // heads no longer fits wasm32's 4 GiB address space, and the engine says so: the curve stops at
 // the last length it accepts.
@@ -22,7 +24,7 @@ const BENCH_REPEATS = 3;
 // milliseconds against about one for a steady run of a sentence. The engine runs these on a
 // short text before the first real request, so the time the cost panel shows is a steady one.
 const WARM_UP_TEXT = 'warm up the attention kernels';
-const WARM_UP_SCORES = ['scaled-dot', 'scaled-dot', 'scaled-dot', 'cosine', 'additive'];
+const WARM_UP_SCORES = [DEFAULT_SCORE, DEFAULT_SCORE, DEFAULT_SCORE, 'cosine', 'additive'];
 
 // One engine per backend choice ('auto', 'wasm', 'webgpu'), created on first use and warmed up;
 // a failed creation is not kept, so choosing again retries.
@@ -35,7 +37,13 @@ function countCall(backend) {
 
 async function warmUp(attn, backend) {
   for (const score of WARM_UP_SCORES) {
-    await analyze(WARM_UP_TEXT, { heads: 4, headDim: HEAD_DIM, seed: 1, score, attention: attn });
+    await analyze(WARM_UP_TEXT, {
+      heads: DEFAULT_HEADS,
+      headDim: HEAD_DIM,
+      seed: DEFAULT_SEED,
+      score,
+      attention: attn,
+    });
     countCall(backend);
   }
   return attn;
@@ -108,8 +116,8 @@ async function costCurve(attn, shape) {
   return curve;
 }
 
-// params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare, backend }
-// (mask/compare: parsed mask models from mask-spec.js; compare may be null)
+// params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare,
+// backend } (mask/compare: parsed mask models from mask-notation.js; compare may be null)
 export async function computeView(params) {
   const attn = await engine(params.backend);
   const queryTokens = tokenize(params.text, { granularity: params.granularity });

@@ -2,14 +2,10 @@
 // announced by screen readers) bound to the state. `sync` writes the state into the inputs,
 // the handlers turn input events into state patches.
 import { el, shortLabel, tokenLabel } from '../src/views/dom.js';
-import { formatMask, parseMask } from '../src/views/mask-spec.js';
-import { language, t } from './i18n.js';
-import {
-  MAX_HEADS,
-  TEMPERATURE_RANGE,
-  sliderFromTemperature,
-  temperatureFromSlider,
-} from './state.js';
+import { formatMask, parseMask } from '../src/mask-notation.js';
+import { language, t, tNodes } from './i18n.js';
+import { MAX_PAGE_HEADS, SPARSE_PATTERNS } from '../src/vocabulary.js';
+import { TEMPERATURE_RANGE, sliderFromTemperature, temperatureFromSlider } from './state.js';
 
 // Scores confined to a narrow range (cosine in [-1, 1], additive not much wider) differ too
 // little for softmax at T = 1: the weights come out nearly uniform. The hint says so and offers
@@ -17,14 +13,8 @@ import {
 const NARROW_SCORES = { cosine: 'narrowScoreCosine', additive: 'narrowScoreAdditive' };
 const SHARP_TEMPERATURE = TEMPERATURE_RANGE[0];
 
-const $ = (id) => document.getElementById(id);
-
-function radios(name) {
-  return [...document.querySelectorAll(`input[type="radio"][name="${name}"]`)];
-}
-
-function setRadio(name, value) {
-  for (const input of radios(name)) input.checked = input.value === value;
+function setRadio(radios, value) {
+  for (const input of radios) input.checked = input.value === value;
 }
 
 // Arrow keys within a group of toggle buttons behave like a radio group (one tab stop).
@@ -44,7 +34,8 @@ function rovingButtons(container, selector) {
 
 export class Controls {
   // update(patch) applies a state patch; getState() returns the current state.
-  constructor({ update, getState }) {
+  constructor(elements, { update, getState }) {
+    this.elements = elements;
     this.update = update;
     this.getState = getState;
     this.#bind();
@@ -56,42 +47,39 @@ export class Controls {
   }
 
   #bind() {
-    for (const input of radios('mode'))
+    const e = this.elements;
+    const radios = e.radios;
+    for (const input of radios.mode)
       input.addEventListener('change', () =>
         this.update({ mode: input.value, query: -1, key: -1 }),
       );
-    for (const input of radios('score'))
+    for (const input of radios.score)
       input.addEventListener('change', () => this.update({ score: input.value }));
-    for (const input of radios('granularity'))
+    for (const input of radios.granularity)
       input.addEventListener('change', () =>
         this.update({ granularity: input.value, query: -1, key: -1 }),
       );
-    for (const input of radios('scale'))
+    for (const input of radios.scale)
       input.addEventListener('change', () => this.update({ scale: input.value }));
-    for (const input of radios('range'))
+    for (const input of radios.range)
       input.addEventListener('change', () => this.update({ range: input.value }));
-    for (const input of radios('pattern'))
+    for (const input of radios.pattern)
       input.addEventListener('change', () =>
         this.update(this.#maskPatch({ pattern: input.value })),
       );
 
-    $('heads-input').addEventListener('input', (event) => {
+    e.headsInput.addEventListener('input', (event) => {
       const heads = Number(event.target.value);
       this.update({ heads, head: Math.min(this.getState().head, heads - 1) });
     });
-    $('temperature-input').addEventListener('input', (event) => {
+    e.temperatureInput.addEventListener('input', (event) => {
       this.update({ temperature: temperatureFromSlider(Number(event.target.value)) });
     });
-    $('causal-input').addEventListener('change', (event) =>
+    e.causalInput.addEventListener('change', (event) =>
       this.update(this.#maskPatch({ causal: event.target.checked })),
     );
-    for (const [id, field] of [
-      ['window', 'window'],
-      ['dilation', 'dilation'],
-      ['stride', 'stride'],
-      ['summary', 'summary'],
-    ]) {
-      $(`${id}-input`).addEventListener('input', (event) => {
+    for (const [field, { input }] of Object.entries(e.sliders)) {
+      input.addEventListener('input', (event) => {
         const value = Number(event.target.value);
         const patch = { [field]: value };
         const mask = parseMask(this.getState().mask);
@@ -100,36 +88,37 @@ export class Controls {
         this.update(this.#maskPatch(patch));
       });
     }
-    $('compare-select').addEventListener('change', (event) =>
+    e.compareSelect.addEventListener('change', (event) =>
       this.update({ compare: event.target.value }),
     );
-    $('orientation-select').addEventListener('change', (event) =>
+    e.orientationSelect.addEventListener('change', (event) =>
       this.update({ orientation: event.target.value }),
     );
-    $('backend-select').addEventListener('change', (event) =>
+    e.backendSelect.addEventListener('change', (event) =>
       this.update({ backend: event.target.value }),
     );
-    rovingButtons($('head-picker'), 'button');
+    rovingButtons(e.headPicker, 'button');
   }
 
   // Writes state (and, when known, the token counts of the last result) into the inputs.
   sync(state, result) {
-    setRadio('mode', state.mode);
-    setRadio('score', state.score);
-    setRadio('granularity', state.granularity);
-    setRadio('scale', state.scale);
-    setRadio('range', state.range);
+    const e = this.elements;
+    setRadio(e.radios.mode, state.mode);
+    setRadio(e.radios.score, state.score);
+    setRadio(e.radios.granularity, state.granularity);
+    setRadio(e.radios.scale, state.scale);
+    setRadio(e.radios.range, state.range);
     const mask = parseMask(state.mask);
-    setRadio('pattern', mask.pattern);
-    $('causal-input').checked = mask.causal;
-    $('heads-input').value = String(state.heads);
-    $('heads-output').value = String(state.heads);
+    setRadio(e.radios.pattern, mask.pattern);
+    e.causalInput.checked = mask.causal;
+    e.headsInput.value = String(state.heads);
+    e.headsOutput.value = String(state.heads);
     const position = sliderFromTemperature(state.temperature);
-    const temperature = $('temperature-input');
+    const temperature = e.temperatureInput;
     temperature.value = String(position);
     const shown = state.temperature.toFixed(2);
     temperature.setAttribute('aria-valuetext', shown);
-    $('temperature-output').value = shown;
+    e.temperatureOutput.value = shown;
 
     const n =
       result && !result.empty ? Math.max(result.rowTokens.length, result.colTokens.length) : 16;
@@ -139,26 +128,26 @@ export class Controls {
       stride: [mask.stride, 1, Math.max(4, n)],
       summary: [mask.summary, 1, Math.max(1, mask.stride)],
     };
-    for (const [id, [value, min, max]] of Object.entries(sliders)) {
-      const input = $(`${id}-input`);
+    for (const [name, [value, min, max]] of Object.entries(sliders)) {
+      const { input, output } = e.sliders[name];
       input.min = String(min);
       input.max = String(max);
       input.value = String(value);
-      $(`${id}-output`).value = String(value);
+      output.value = String(value);
     }
-    $('window-param').hidden = !['local', 'dilated'].includes(mask.pattern);
-    $('dilation-param').hidden = mask.pattern !== 'dilated';
-    $('stride-param').hidden = !['strided', 'fixed'].includes(mask.pattern);
-    $('summary-param').hidden = mask.pattern !== 'fixed';
-    $('mask-code').textContent = formatMask(mask);
+    e.sliders.window.param.hidden = !['local', 'dilated'].includes(mask.pattern);
+    e.sliders.dilation.param.hidden = mask.pattern !== 'dilated';
+    e.sliders.stride.param.hidden = !SPARSE_PATTERNS.includes(mask.pattern);
+    e.sliders.summary.param.hidden = mask.pattern !== 'fixed';
+    e.maskCode.textContent = formatMask(mask);
 
-    const compare = $('compare-select');
+    const compare = e.compareSelect;
     if (state.compare && ![...compare.options].some((o) => o.value === state.compare)) {
       compare.append(el('option', { value: state.compare, text: state.compare }));
     }
     compare.value = state.compare;
-    $('orientation-select').value = state.orientation;
-    $('backend-select').value = state.backend;
+    e.orientationSelect.value = state.orientation;
+    e.backendSelect.value = state.backend;
 
     this.#syncHeadPicker(state);
     this.#syncGlobalTokens(state, mask, result);
@@ -166,7 +155,7 @@ export class Controls {
   }
 
   #syncScoreHint(state) {
-    const host = $('score-hint');
+    const host = this.elements.scoreHint;
     const text = NARROW_SCORES[state.score];
     const offer = text && state.temperature > SHARP_TEMPERATURE;
     // Rebuilt only when it changes: the hint is a live region, and each rebuild is announced.
@@ -193,21 +182,48 @@ export class Controls {
     );
   }
 
+  // The entropy of head `head`'s rows, beside the temperature that shapes it (rows that see no
+  // key are left out).
+  showEntropy(result, head) {
+    const readout = this.elements.entropyReadout;
+    const values = [];
+    const cols = result.colTokens.length;
+    result.heads[head].entropy.forEach((h, r) => {
+      let visible = false;
+      for (let c = 0; c < cols && !visible; c++) visible = result.mask[r * cols + c] !== 0;
+      if (visible) values.push(h);
+    });
+    if (!values.length) {
+      readout.textContent = '';
+      return;
+    }
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    readout.replaceChildren(
+      ...tNodes('entropyReadout', {
+        mean: mean.toFixed(2),
+        min: Math.min(...values).toFixed(2),
+        max: Math.max(...values).toFixed(2),
+        n: cols,
+        uniform: Math.log2(cols).toFixed(2),
+      }).childNodes,
+    );
+  }
+
   // Shows the WebGPU choice when detectWebGpu() found an adapter (marked when it is software).
   offerWebGpu(detected) {
-    const option = $('backend-option-webgpu');
+    const option = this.elements.backendOptionWebgpu;
     option.hidden = !detected.available;
     option.disabled = !detected.available;
     option.dataset.i18n =
       detected.available && detected.adapter.software ? 'backendWebgpuSoftware' : 'backendWebgpu';
     option.textContent = t(option.dataset.i18n);
-    $('backend-select').value = this.getState().backend;
+    this.elements.backendSelect.value = this.getState().backend;
   }
 
   #syncHeadPicker(state) {
-    const picker = $('head-picker');
+    const picker = this.elements.headPicker;
     const buttons = [];
-    for (let h = 0; h < Math.min(state.heads, MAX_HEADS); h++) {
+    for (let h = 0; h < Math.min(state.heads, MAX_PAGE_HEADS); h++) {
       const checked = h === state.head;
       buttons.push(
         el(
@@ -231,10 +247,11 @@ export class Controls {
 
   // One toggle per key token; pressing one adds or removes it from the global tokens.
   #syncGlobalTokens(state, mask, result) {
-    const host = $('global-tokens');
+    const host = this.elements.globalTokens;
     const tokens = result && !result.empty ? result.colTokens : [];
     // Typing calls sync on every keystroke; rebuild only when the tokens or the choice changed.
-    const key = `${mask.globalTokens.join(',')}|${tokens.map((t) => t.text).join('\u0000')}|${language()}`;
+    const texts = tokens.map((t) => t.text).join('\u0000');
+    const key = `${mask.globalTokens.join(',')}|${texts}|${language()}`;
     if (key === this.globalTokensKey) return;
     this.globalTokensKey = key;
     const focusedIndex = host.contains(document.activeElement)

@@ -24,6 +24,7 @@ function vectorRow(name, values, maxAbs) {
     cell.style.background = signedColor(value, maxAbs);
     return cell;
   });
+  const spoken = Array.from(values.slice(0, VECTOR_DIMS), (v) => formatNumber(v, 2));
   return el(
     'div',
     { class: 'vector-row' },
@@ -33,7 +34,7 @@ function vectorRow(name, values, maxAbs) {
       {
         class: 'vector',
         role: 'img',
-        'aria-label': `${name}: ${Array.from(values.slice(0, VECTOR_DIMS), (v) => formatNumber(v, 2)).join(', ')}`,
+        'aria-label': `${name}: ${spoken.join(', ')}`,
       },
       cells,
     ),
@@ -175,7 +176,9 @@ export class ExplainPanel {
       }),
       el('span', {
         class: 'formula',
-        text: `x = ${formatNumber(scores[key])} × ${formatNumber(scale)} ÷ ${tText} = ${formatNumber(logits[key])}`,
+        text:
+          `x = ${formatNumber(scores[key])} × ${formatNumber(scale)} ÷ ${tText} = ` +
+          formatNumber(logits[key]),
       }),
     );
 
@@ -191,7 +194,9 @@ export class ExplainPanel {
       el('p', { text: t('step4Text', { sum: sum.toFixed(4), h: bits.toFixed(2) }) }),
       el('span', {
         class: 'formula',
-        text: `w(${keyText}) = ${visible[key] ? `exp(${formatNumber(logits[key])}) / Σ exp(x)` : '0'} = ${formatWeight(weights[key], 4)}`,
+        text:
+          `w(${keyText}) = ${visible[key] ? `exp(${formatNumber(logits[key])}) / Σ exp(x)` : '0'}` +
+          ` = ${formatWeight(weights[key], 4)}`,
       }),
     );
 

@@ -1,10 +1,23 @@
 // The demo's whole state, and its round trip through the URL query string: every setting that
 // changes what is drawn is in the link, so a shared link reproduces the view. Defaults are left
 // out of the URL to keep links short; unknown or malformed values fall back to defaults.
-import { formatMask, parseMask } from '../src/views/mask-spec.js';
+import { readChoice, readIntegerIn } from '../src/argument-checks.js';
+import { LANGUAGES } from '../src/i18n/translate.js';
+import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
+import { formatMask, parseMask } from '../src/mask-notation.js';
+import {
+  DEFAULT_GRANULARITY,
+  DEFAULT_HEADS,
+  DEFAULT_SCORE,
+  DEFAULT_TEMPERATURE,
+  DEFAULT_VIEW,
+  GRANULARITIES,
+  MAX_PAGE_HEADS,
+  SCORES,
+  VIEWS,
+} from '../src/vocabulary.js';
 import { EXAMPLES } from './examples.js';
 
-export const MAX_HEADS = 8;
 export const TEMPERATURE_RANGE = [0.1, 10];
 
 export function defaultState() {
@@ -12,17 +25,17 @@ export function defaultState() {
     mode: 'self',
     text: EXAMPLES[0].text,
     source: EXAMPLES[3].source,
-    heads: 4,
+    heads: DEFAULT_HEADS,
     head: 0,
     mask: 'global',
     compare: '',
-    score: 'scaled-dot',
-    temperature: 1,
-    granularity: 'word',
-    view: 'matrix',
+    score: DEFAULT_SCORE,
+    temperature: DEFAULT_TEMPERATURE,
+    granularity: DEFAULT_GRANULARITY,
+    view: DEFAULT_VIEW,
     query: -1,
     key: -1,
-    scale: 'viridis',
+    scale: DEFAULT_SCALE,
     range: 'max',
     orientation: 'auto',
     lang: '',
@@ -32,13 +45,13 @@ export function defaultState() {
 
 const ENUMS = {
   mode: ['self', 'cross'],
-  score: ['scaled-dot', 'dot', 'cosine', 'additive'],
-  granularity: ['word', 'char', 'subword'],
-  view: ['matrix', 'lines', 'heads', 'numbers'],
-  scale: ['viridis', 'cividis'],
+  score: SCORES,
+  granularity: GRANULARITIES,
+  view: VIEWS,
+  scale: SCALE_NAMES,
   range: ['max', 'unit'],
   orientation: ['auto', 'vertical', 'horizontal'],
-  lang: ['en', 'zh'],
+  lang: LANGUAGES,
   backend: ['auto', 'wasm', 'webgpu'],
 };
 
@@ -72,26 +85,20 @@ function validMask(text) {
   }
 }
 
-function integerIn(text, min, max) {
-  if (text === null || text.trim() === '') return null;
-  const n = Number(text);
-  return Number.isInteger(n) && n >= min && n <= max ? n : null;
-}
-
 // Reads the state from a query string ("?text=...&mask=causal"), starting from the defaults.
 export function stateFromSearch(search) {
   const state = defaultState();
   const params = new URLSearchParams(search);
   const get = (field) => params.get(PARAMS[field]);
   for (const [field, allowed] of Object.entries(ENUMS)) {
-    if (allowed.includes(get(field))) state[field] = get(field);
+    state[field] = readChoice(get(field), allowed, state[field]);
   }
   if (get('text') !== null) state.text = get('text');
   if (get('source') !== null) state.source = get('source');
-  state.heads = integerIn(get('heads'), 1, MAX_HEADS) ?? state.heads;
-  state.head = integerIn(get('head'), 1, state.heads) !== null ? Number(get('head')) - 1 : 0;
-  state.query = integerIn(get('query'), 0, 1e6) ?? -1;
-  state.key = integerIn(get('key'), 0, 1e6) ?? -1;
+  state.heads = readIntegerIn(get('heads'), 1, MAX_PAGE_HEADS) ?? state.heads;
+  state.head = readIntegerIn(get('head'), 1, state.heads) !== null ? Number(get('head')) - 1 : 0;
+  state.query = readIntegerIn(get('query'), 0, 1e6) ?? -1;
+  state.key = readIntegerIn(get('key'), 0, 1e6) ?? -1;
   if (get('mask') !== null) state.mask = validMask(get('mask')) ?? state.mask;
   if (get('compare')) state.compare = validMask(get('compare')) ?? '';
   const temperature = Number(get('temperature'));

@@ -29,7 +29,8 @@ const COMPUTE = `
   export async function compute(backend) {
     const attn = await createAttention({ backend });
     const x = new Float32Array([1, 0, 0, 1]);
-    const { weights } = await attn.attention(x, x, x, { heads: 1, headDim: 2, returnWeights: true });
+    const options = { heads: 1, headDim: 2, returnWeights: true };
+    const { weights } = await attn.attention(x, x, x, options);
     return { backend: attn.backend, weight: weights[0] };
   }`;
 const ENTRIES = {
@@ -38,9 +39,14 @@ const ENTRIES = {
     console.log(JSON.stringify(await compute('auto')));`,
   'page.js': `import { compute } from './compute.js';
     const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-    const inWorker = new Promise((resolve, reject) => { worker.onmessage = (e) => resolve(e.data); worker.onerror = (e) => reject(new Error(e.message)); });
+    const inWorker = new Promise((resolve, reject) => {
+      worker.onmessage = (e) => resolve(e.data);
+      worker.onerror = (e) => reject(new Error(e.message));
+    });
     Promise.all([compute('auto'), inWorker]).then(
-      ([page, workerResult]) => { document.title = JSON.stringify({ page, worker: workerResult }); },
+      ([page, workerResult]) => {
+        document.title = JSON.stringify({ page, worker: workerResult });
+      },
       (error) => { document.title = 'error: ' + error.message; });`,
   'worker.js': `import { compute } from './compute.js';
     postMessage(await compute('wasm-scalar'));`,
@@ -79,10 +85,12 @@ async function build(out) {
   }
   writeFileSync(
     join(out, 'index.html'),
-    '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="page.js"></script>',
+    '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">' +
+      '<script type="module" src="page.js"></script>',
   );
   console.log(
-    `esbuild browser bundle: ${(bundle.length / 1024).toFixed(1)} KiB, references the three .wasm files`,
+    `esbuild browser bundle: ${(bundle.length / 1024).toFixed(1)} KiB, ` +
+      'references the three .wasm files',
   );
 }
 
@@ -132,7 +140,8 @@ async function runInChromium(out) {
     expectWeight(worker);
     assert.deepEqual(problems, [], 'console errors (a CSP violation would show here)');
     console.log(
-      'headless Chromium, strict CSP: the page (wasm-relaxed) and a module worker (wasm-scalar) ran it',
+      'headless Chromium, strict CSP: the page (wasm-relaxed) and a module worker ' +
+        '(wasm-scalar) ran it',
     );
   } finally {
     await browser.close();

@@ -1,6 +1,7 @@
 // The package as users get it: `npm pack`, install the tarball into an empty project, then import
-// it from Node, type-check a consumer against its .d.ts, and run its CLI. Installing it fetches
-// its dependencies (@huggingface/tokenizers and fflate, used by the model loaders) from npm.
+// it from Node, type-check a consumer against its .d.ts, run its CLI, and check that every module
+// the widget imports is in it. Installing it fetches its dependencies (@huggingface/tokenizers and
+// fflate, used by the model loaders) from npm.
 //
 //   node scripts/pack-smoke.mjs
 
@@ -10,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
 
 const web = fileURLToPath(new URL('../', import.meta.url));
 const tsc = join(web, 'node_modules', '.bin', 'tsc');
@@ -54,7 +56,8 @@ try {
   );
   assert.deepEqual(strays, [], 'files that do not belong in the tarball');
   console.log(
-    `tarball: ${packed.filename}, ${files.length} files, ${(packed.size / 1024).toFixed(1)} KiB packed, ` +
+    `tarball: ${packed.filename}, ${files.length} files, ` +
+      `${(packed.size / 1024).toFixed(1)} KiB packed, ` +
       `${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked`,
   );
 
@@ -78,8 +81,11 @@ try {
     for (const backend of ['auto', 'wasm-scalar']) {
       const attn = await createAttention({ backend });
       // One query, two keys: weights softmax([1, 0]) and the output mixes the values.
-      const q = new Float32Array([1, 0]), k = new Float32Array([1, 0, 0, 1]), v = new Float32Array([2, 0, 0, 4]);
-      const r = await attn.attention(q, k, v, { heads: 1, headDim: 2, scale: 1, returnWeights: true });
+      const q = new Float32Array([1, 0]);
+      const k = new Float32Array([1, 0, 0, 1]);
+      const v = new Float32Array([2, 0, 0, 4]);
+      const options = { heads: 1, headDim: 2, scale: 1, returnWeights: true };
+      const r = await attn.attention(q, k, v, options);
       results[attn.backend] = { weights: Array.from(r.weights), output: Array.from(r.output) };
       attn.dispose();
     }
@@ -111,7 +117,8 @@ try {
     `
     import { createAttention, type AttentionResult } from 'attnlens';
     const attn = await createAttention();
-    const r: AttentionResult = await attn.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), { heads: 1, headDim: 4 });
+    const x = new Float32Array(4);
+    const r: AttentionResult = await attn.attention(x, x, x, { heads: 1, headDim: 4 });
     export const length: number = r.output.length;`,
   );
   writeFileSync(
@@ -139,6 +146,24 @@ try {
   );
   assert.equal(cli.backend, 'wasm-simd');
   console.log('installed package: the attnlens CLI runs');
+
+  // The widget is one script tag, so its whole static import graph must ship: esbuild follows
+  // every import of the installed 'attnlens/widget' and fails on one the tarball lacks.
+  const { metafile } = await esbuild.build({
+    stdin: { contents: "import 'attnlens/widget';", resolveDir: project },
+    absWorkingDir: project,
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: 'browser',
+    logLevel: 'silent',
+  });
+  const widgetModules = Object.keys(metafile.inputs).filter((path) =>
+    path.startsWith('node_modules/attnlens/'),
+  );
+  assert.ok(widgetModules.includes('node_modules/attnlens/src/i18n/strings/zh.js'));
+  console.log(`installed package: the widget's ${widgetModules.length} modules all resolve`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -16,7 +16,8 @@ const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const gzip = (bytes) => gzipSync(bytes, { level: 9 }).length;
 
 // The JS files a page loads by default: the static import closure of the entry point. Dynamic
-// imports load on demand: the glue of each flavour (only the one picked, counted on its own row) and the WebGPU backend (only where a GPU object exists: reported, not counted).
+// imports load on demand: the glue of each flavour (only the one picked, counted on its own row)
+// and the WebGPU backend (only where a GPU object exists: reported, not counted).
 const { metafile } = await esbuild.build({
   entryPoints: [fileURLToPath(new URL('src/index.js', web))],
   bundle: true,
@@ -82,7 +83,8 @@ for (const flavour of ['relaxed-threads', 'simd-threads']) {
   const raw = files.reduce((sum, bytes) => sum + bytes.length, 0);
   const zipped = files.reduce((sum, bytes) => sum + gzip(bytes), 0);
   console.log(
-    `(isolated pages: src/wasm/attnlens-${flavour}.{js,wasm,worker.js}: ${kib(raw)} raw, ${kib(zipped)} gzip)`,
+    `(isolated pages: src/wasm/attnlens-${flavour}.{js,wasm,worker.js}: ` +
+      `${kib(raw)} raw, ${kib(zipped)} gzip)`,
   );
 }
 const scalar = readFileSync(new URL('src/wasm/attnlens-scalar.wasm', web));

@@ -121,7 +121,8 @@ const compiledByUrl = new Map(); // href -> Promise<WebAssembly.Module>
 /**
  * The instantiated Emscripten module of `flavour`.
  * @param {'relaxed' | 'simd' | 'scalar' | 'relaxed-threads' | 'simd-threads'} flavour
- * @param {{ wasmUrl?: string | URL, locateFile?: (fileName: string, directory: string) => string | URL }} [where]
+ * @param {{ wasmUrl?: string | URL,
+ *   locateFile?: (fileName: string, directory: string) => string | URL }} [where]
  * @param {number} [helperThreads] threaded flavours only: Web Workers to start with the module
  */
 export async function loadWasmModule(flavour, { wasmUrl, locateFile } = {}, helperThreads = 0) {

@@ -24,7 +24,8 @@ function rangeOf(figure) {
   return figure.range ?? [0, visibleMax(figure.weights, figure.mask) || 1];
 }
 
-// figure: { rowTokens, colTokens, weights, mask, scale, range?, rowStats?, title, subtitle, theme? }
+// figure: { rowTokens, colTokens, weights, mask, scale, range?, rowStats?, title, subtitle,
+// theme? }
 export async function matrixPNG(figure, pixelRatio = 2) {
   const theme = figure.theme ?? DEFAULT_THEME;
   const { layout, width, height } = exportLayout(figure);
@@ -127,13 +128,8 @@ export function matrixSVG(figure) {
         height: cell,
         fill: masked ? 'url(#masked)' : `rgb(${red},${green},${blue})`,
       });
-      rect.append(
-        node(
-          'title',
-          {},
-          `${rowTokens[r].text} → ${colTokens[c].text}: ${masked ? 'masked' : weights[i].toFixed(4)}`,
-        ),
-      );
+      const value = masked ? 'masked' : weights[i].toFixed(4);
+      rect.append(node('title', {}, `${rowTokens[r].text} → ${colTokens[c].text}: ${value}`));
       cells.append(rect);
     }
   }

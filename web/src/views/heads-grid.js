@@ -20,7 +20,8 @@ export class HeadsGrid {
     this.resizeObserver.observe(host);
   }
 
-  // data: { heads: [{ weights, mask }], rows, cols, scale, selected, entropies? (mean bits per head) }
+  // data: { heads: [{ weights, mask }], rows, cols, scale, selected,
+  //   entropies? (mean bits per head) }
   setData(data) {
     this.data = data;
     this.render();

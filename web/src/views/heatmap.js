@@ -76,7 +76,8 @@ export class Heatmap {
   cellSize() {
     const { rowTokens, colTokens } = this.data;
     const ctx = this.canvas.getContext('2d');
-    ctx.font = `600 ${LABEL_FONT_PX}px ${this.theme?.font ?? DEFAULT_THEME.font}`; // as layoutMatrix measures
+    // Bold, as layoutMatrix measures.
+    ctx.font = `600 ${LABEL_FONT_PX}px ${this.theme?.font ?? DEFAULT_THEME.font}`;
     let labels = 0;
     for (const token of rowTokens)
       labels = Math.max(labels, ctx.measureText(shortLabel(token.text)).width);

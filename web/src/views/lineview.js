@@ -43,7 +43,8 @@ export class LineView {
     this.resizeObserver.observe(this.scroller);
   }
 
-  // data: { rowTokens, colTokens, weights, mask, scale, orientation: 'auto'|'vertical'|'horizontal' }
+  // data: { rowTokens, colTokens, weights, mask, scale,
+  //   orientation: 'auto'|'vertical'|'horizontal' }
   setData(data) {
     this.data = data;
     if (this.locked && this.#outOfRange(this.locked)) this.locked = null;

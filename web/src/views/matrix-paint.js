@@ -1,7 +1,7 @@
 // Paints a weight matrix into a 2-D canvas context: one pixel per cell in an offscreen image,
 // scaled up without smoothing (fast for hundreds of tokens), masked cells hatched so "not allowed
 // to look" never reads as "looked and found nothing".
-import { colorAt } from './colormap.js';
+import { DEFAULT_SCALE, colorAt } from './colormap.js';
 
 export const DEFAULT_THEME = {
   background: '#fbfaf7',
@@ -11,7 +11,9 @@ export const DEFAULT_THEME = {
   hatch: '#c9c2b4',
   grid: 'rgba(255,255,255,0.55)',
   focus: '#ff5a36',
-  font: 'system-ui, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif',
+  font:
+    'system-ui, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Hiragino Sans GB", ' +
+    '"Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif',
 };
 
 // Theme colours come from CSS custom properties on `element` (--al-masked, --al-ink, ...), so the
@@ -75,7 +77,7 @@ export function paintMatrix(
     cols,
     weights,
     mask,
-    scale = 'viridis',
+    scale = DEFAULT_SCALE,
     range,
     x = 0,
     y = 0,
