@@ -144,7 +144,7 @@ for (const file of walk(out)) {
         ].map((m) => m[1] ?? m[2] ?? m[3])
       : [...text.matchAll(/(?:src|href)="(\.{1,2}\/[^"#?]+)/g)].map((m) => m[1]);
   for (const reference of references) {
-    const target = resolve(dirname(file), reference);
+    const target = resolve(dirname(file), reference.replace(/[?#].*$/, ''));
     const isPageDir = reference.endsWith('/') && existsSync(join(target, 'index.html'));
     if (!isPageDir && !existsSync(target)) problems.push(`${relative(out, file)} -> ${reference}`);
   }

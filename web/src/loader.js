@@ -92,6 +92,8 @@ export function threadsUnavailableReason() {
 // Every module the package may load, by flavour: the compressed .wasm, the glue, and for the
 // threaded ones the script each helper Worker runs and the glue that script imports (plain files
 // a bundler copies: bundling the worker with the glue it imports would make a chunk cycle).
+// `?no-inline` keeps Vite from turning the small worker script into a data: URL (a Worker of
+// which would have an opaque origin); servers and other bundlers ignore it.
 // scripts/pack-smoke.mjs checks that the tarball holds every file named here.
 export const FLAVOURS = {
   relaxed: {
@@ -108,14 +110,15 @@ export const FLAVOURS = {
     fileName: 'attnlens-relaxed-threads.wasm',
     packagedUrl: () => new URL('./wasm/attnlens-relaxed-threads.wasm.gz', import.meta.url),
     importGlue: () => import('./wasm/attnlens-relaxed-threads.js'),
-    workerUrl: () => new URL('./wasm/attnlens-relaxed-threads.worker.js', import.meta.url),
+    workerUrl: () =>
+      new URL('./wasm/attnlens-relaxed-threads.worker.js?no-inline', import.meta.url),
     glueUrl: () => new URL('./wasm/attnlens-relaxed-threads.js', import.meta.url),
   },
   'simd-threads': {
     fileName: 'attnlens-simd-threads.wasm',
     packagedUrl: () => new URL('./wasm/attnlens-simd-threads.wasm.gz', import.meta.url),
     importGlue: () => import('./wasm/attnlens-simd-threads.js'),
-    workerUrl: () => new URL('./wasm/attnlens-simd-threads.worker.js', import.meta.url),
+    workerUrl: () => new URL('./wasm/attnlens-simd-threads.worker.js?no-inline', import.meta.url),
     glueUrl: () => new URL('./wasm/attnlens-simd-threads.js', import.meta.url),
   },
   scalar: {
