@@ -27,7 +27,8 @@ if (problems.length) {
     ]);
   }
   console.error(`attnlens: building the wasm modules first:\n  ${problems.join('\n  ')}`);
-  const build = spawnSync('bash', [buildScript], { stdio: 'inherit' });
+  // Its output goes to stderr: `npm pack --json` prints the pack's report on stdout.
+  const build = spawnSync('bash', [buildScript], { stdio: ['ignore', 2, 2] });
   if (build.status !== 0) fail([`${buildScript} failed (exit status ${build.status})`]);
   problems = wasmProblems();
   if (problems.length) fail(problems);
