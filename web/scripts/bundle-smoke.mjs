@@ -48,7 +48,8 @@ const compute = (specifier) => `
   export async function compute(backend = 'auto', threads = 2) {
     const attn = await createAttention({ backend, threads });
     const x = new Float32Array([1, 0, 0, 1]);
-    const { weights } = await attn.attention(x, x, x, { heads: 1, headDim: 2, returnWeights: true });
+    const options = { heads: 1, headDim: 2, returnWeights: true };
+    const { weights } = await attn.attention(x, x, x, options);
     const big = new Float32Array(4 * 64 * 32).fill(0.01);
     const { stats } = await attn.attention(big, big, big, { heads: 4, headDim: 32 });
     const result = { backend: attn.backend, threads: stats.threads, weight: weights[0] };
@@ -274,7 +275,8 @@ async function runInChromium(bundles) {
       assert.deepEqual(problems, [], `${name}: console errors (a CSP violation would show here)`);
       const worker = result.worker ? ', and wasm-scalar in a module worker' : '';
       console.log(
-        `  Chromium, ${name}: ${result.backend}, a large call on ${result.threads} thread(s)${worker}`,
+        `  Chromium, ${name}: ${result.backend}, ` +
+          `a large call on ${result.threads} thread(s)${worker}`,
       );
       await page.close();
     }

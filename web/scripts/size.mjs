@@ -110,7 +110,8 @@ for (const flavour of ['relaxed-threads', 'simd-threads']) {
 }
 const scalar = readFileSync(new URL('src/wasm/attnlens-scalar.wasm.gz', web));
 console.log(
-  `(fallback src/wasm/attnlens-scalar.wasm.gz: ${kib(scalar.length)} raw, ${kib(gzip(scalar))} gzip)`,
+  `(fallback src/wasm/attnlens-scalar.wasm.gz: ${kib(scalar.length)} raw, ` +
+    `${kib(gzip(scalar))} gzip)`,
 );
 if (largest > BUDGET_GZIP_BYTES) {
   console.error(`over budget: ${kib(largest)} gzipped > ${kib(BUDGET_GZIP_BYTES)}`);

@@ -36,7 +36,7 @@ describe('compressed wasm modules', () => {
     }
   });
 
-  it('without DecompressionStream, reads the .wasm beside the .wasm.gz, or says why it cannot', async () => {
+  it('without DecompressionStream: the .wasm beside the .wasm.gz, or why not', async () => {
     const original = globalThis.DecompressionStream;
     delete globalThis.DecompressionStream;
     try {
