@@ -9,8 +9,8 @@
 //   - webpack's default production build prints no warning and writes no file: path into the
 //     bundle; the esbuild bundles also run in Node.
 // The package is installed as a link in a scratch project, so every bundler resolves it through
-// its exports map as it would from node_modules. A new entry to check is one more line of
-// ENTRIES.
+// its exports map as it would from node_modules. A new entry to check is one more item of
+// ENTRIES (its module and its checks).
 //
 //   node scripts/bundle-smoke.mjs          (needs /usr/bin/chromium, or CHROMIUM_PATH)
 
@@ -35,15 +35,8 @@ const work = mkdtempSync(join(tmpdir(), 'attnlens-bundle-'));
 const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; img-src data:";
 
-// The specifier each page imports, and the threads its large call must have used: the default
-// entry runs threaded where its worker script was copied, the inline entry on one thread.
-const ENTRIES = {
-  default: { specifier: 'attnlens', threads: 2 },
-  inline: { specifier: 'attnlens/inline', threads: 1 },
-};
-
 // One small call checked against its softmax, one large enough (THREADS_MIN_FLOPS) to be split.
-const compute = (specifier) => `
+const attentionCheck = (specifier) => `
   import { createAttention } from '${specifier}';
   export async function compute(backend = 'auto', threads = 2) {
     const attn = await createAttention({ backend, threads });
@@ -56,6 +49,38 @@ const compute = (specifier) => `
     attn.dispose();
     return result;
   }`;
+
+function expectWeight({ weight }, what) {
+  const e = Math.exp(1 / Math.SQRT2);
+  assert.ok(Math.abs(weight - e / (e + 1)) < 1e-6, `${what}: weight ${weight}`);
+}
+
+// The attention entries: Chromium runs relaxed SIMD on `threads` threads, Node SIMD128 on one.
+const attentionEntry = (specifier, { threads, fetchesWasm, skip = [] }) => ({
+  code: attentionCheck(specifier),
+  skip,
+  inPage(result, name, wasmFiles) {
+    assert.equal(result.backend, 'wasm-relaxed', `${name}: Chromium runs relaxed SIMD`);
+    expectWeight(result, name);
+    assert.equal(result.threads, threads, `${name}: threads of a large call`);
+    if (!fetchesWasm) assert.deepEqual(wasmFiles, [], `${name}: fetched wasm files`);
+    return `${result.backend}, a large call on ${result.threads} thread(s)`;
+  },
+  inNode(result, name) {
+    assert.equal(result.backend, 'wasm-simd', `${name} in Node`);
+    assert.equal(result.threads, 1, `${name}: Node runs one thread`);
+    expectWeight(result, `${name} in Node`);
+  },
+});
+
+// Each entry: the module (compute.js) its page, its esbuild module worker and Node run, the
+// bundlers that skip it, and the checks of what compute() returned.
+const ENTRIES = {
+  // Threaded where its worker script was copied; Rollup copies no new URL() assets.
+  default: attentionEntry('attnlens', { threads: 2, fetchesWasm: true, skip: ['rollup'] }),
+  inline: attentionEntry('attnlens/inline', { threads: 1, fetchesWasm: false }),
+};
+
 // The esbuild pages also run the package in a module worker (an entry point of its own there).
 const pageScript = (withWorker) => `import { compute } from './compute.js';
   const inWorker = ${!withWorker} ? null : new Promise((resolve, reject) => {
@@ -72,19 +97,14 @@ const html = (script, type = 'module') =>
   '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title></title>' +
   `<script type="${type}" src="${script}"></script>`;
 
-function expectWeight({ weight }, what) {
-  const e = Math.exp(1 / Math.SQRT2);
-  assert.ok(Math.abs(weight - e / (e + 1)) < 1e-6, `${what}: weight ${weight}`);
-}
-
 // The scratch project: node_modules/attnlens -> web/, and per entry a folder of sources.
 function writeProject() {
   mkdirSync(join(work, 'node_modules'));
   symlinkSync(web, join(work, 'node_modules', 'attnlens'), 'dir');
-  for (const [entry, { specifier }] of Object.entries(ENTRIES)) {
+  for (const [entry, { code }] of Object.entries(ENTRIES)) {
     const dir = join(work, 'src', entry);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'compute.js'), compute(specifier));
+    writeFileSync(join(dir, 'compute.js'), code);
     writeFileSync(join(dir, 'page.js'), pageScript(false));
     writeFileSync(join(dir, 'page-with-worker.js'), pageScript(true));
     writeFileSync(join(dir, 'worker.js'), WORKER_SCRIPT);
@@ -263,21 +283,14 @@ async function runInChromium(bundles) {
       const title = await page.title();
       assert.ok(!title.startsWith('error'), `${name}: ${title}`);
       const result = JSON.parse(title);
-      const entry = name.split('-')[1];
-      assert.equal(result.backend, 'wasm-relaxed', `${name}: Chromium runs relaxed SIMD`);
-      expectWeight(result, name);
-      assert.equal(result.threads, ENTRIES[entry].threads, `${name}: threads of a large call`);
-      if (entry === 'inline') assert.deepEqual(wasmFiles, [], `${name}: fetched wasm files`);
+      const said = ENTRIES[name.split('-')[1]].inPage(result, name, wasmFiles);
       if (result.worker) {
         assert.equal(result.worker.backend, 'wasm-scalar', `${name}: module worker`);
         expectWeight(result.worker, `${name} in a module worker`);
       }
       assert.deepEqual(problems, [], `${name}: console errors (a CSP violation would show here)`);
       const worker = result.worker ? ', and wasm-scalar in a module worker' : '';
-      console.log(
-        `  Chromium, ${name}: ${result.backend}, ` +
-          `a large call on ${result.threads} thread(s)${worker}`,
-      );
+      console.log(`  Chromium, ${name}: ${said}${worker}`);
       await page.close();
     }
   } finally {
@@ -290,9 +303,8 @@ try {
   writeProject();
   const started = Date.now();
   for (const [bundler, build] of Object.entries(BUNDLERS)) {
-    for (const entry of Object.keys(ENTRIES)) {
-      // Rollup copies no new URL() assets: its users take the inline entry.
-      if (bundler === 'rollup' && entry === 'default') continue;
+    for (const [entry, { skip }] of Object.entries(ENTRIES)) {
+      if (skip.includes(bundler)) continue;
       const name = `${bundler}-${entry}`;
       const t0 = Date.now();
       const made = await build(entry);
@@ -302,15 +314,10 @@ try {
       console.log(`${name}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
   }
-  for (const entry of Object.keys(ENTRIES)) {
-    const inNode = JSON.parse(
-      execFileSync(process.execPath, [join(built[`esbuild-${entry}`].dir, 'node.js')], {
-        encoding: 'utf8',
-      }),
-    );
-    assert.equal(inNode.backend, 'wasm-simd');
-    assert.equal(inNode.threads, 1, 'Node runs one thread');
-    expectWeight(inNode, `esbuild-${entry} in Node`);
+  for (const [entry, { inNode }] of Object.entries(ENTRIES)) {
+    const name = `esbuild-${entry}`;
+    const file = join(built[name].dir, 'node.js');
+    inNode(JSON.parse(execFileSync(process.execPath, [file], { encoding: 'utf8' })), name);
   }
   console.log('the esbuild bundles run in Node (the default one with attnlens/wasm/* beside it)');
   await runInChromium(built);

@@ -147,6 +147,17 @@ try {
     `installed package: the ${named} files and ${Object.keys(FLAVOURS).length} glue modules ` +
       `loader.js names, and the ${Object.keys(EMBEDDED_WASM).length} embedded modules, are there`,
   );
+  // attnlens/wasm/* is the folder to copy for those who place the files themselves.
+  const copied = run(
+    'node',
+    [
+      '--input-type=module',
+      '-e',
+      "console.log(import.meta.resolve('attnlens/wasm/attnlens-simd.wasm.gz'))",
+    ],
+    project,
+  ).trim();
+  assert.ok(existsSync(fileURLToPath(copied)), `attnlens/wasm/* resolves to ${copied}`);
   const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
   assert.equal(manifest.license, 'MIT');
   for (const field of ['repository', 'homepage', 'bugs', 'author'])
