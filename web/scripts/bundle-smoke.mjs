@@ -12,7 +12,8 @@
 // its exports map as it would from node_modules. A new entry to check is one more item of
 // ENTRIES (its module and its checks).
 //
-//   node scripts/bundle-smoke.mjs          (needs /usr/bin/chromium, or CHROMIUM_PATH)
+//   node scripts/bundle-smoke.mjs          (needs /usr/bin/chromium, or CHROMIUM_PATH;
+//                                           KEEP=1 keeps the scratch project and its bundles)
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
