@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { analyze, analyzePair } from '../src/analyze.js';
 import { UsageError, USAGE, detectColorMode, parseCommandLine } from '../src/cli/arguments.js';
 import { renderHeatmap } from '../src/cli/heatmap.js';
+import { DEFAULT_WIDTH, wrapItems } from '../src/cli/layout.js';
 import { fitToWidth, sanitize, displayWidth } from '../src/cli/terminal-text.js';
 import {
   DEFAULT_GRANULARITY,
@@ -93,8 +94,9 @@ function textReport(command, result, queryTokens, keyTokens, shownHeads, colorMo
     result.backend,
     `${result.timing.ms.toFixed(2)} ms`,
   ];
-  const lines = [`attnlens · ${settings.join(' · ')}`, ''];
-  const listWidth = Number.isFinite(width) ? width : 100;
+  // The settings and the token list fit the terminal, or DEFAULT_WIDTH when piped.
+  const listWidth = Number.isFinite(width) ? width : DEFAULT_WIDTH;
+  const lines = [...wrapItems(['attnlens', ...settings], ' · ', listWidth), ''];
   if (command.source !== undefined) {
     lines.push(
       ...tokenList('source (keys)', keyTokens, listWidth),
@@ -108,7 +110,7 @@ function textReport(command, result, queryTokens, keyTokens, shownHeads, colorMo
       '',
       fitToWidth(
         `head ${h} of ${shape.heads} — rows: queries, columns: keys`,
-        Math.min(width, 80),
+        Math.min(width, DEFAULT_WIDTH),
       ).trimEnd(),
     );
     lines.push(

@@ -85,7 +85,11 @@ function observeVisibility(widget) {
   visibilityObserver.observe(widget);
 }
 
-export class AttnLensElement extends HTMLElement {
+// Importing the module where there is no DOM (server-side rendering, Node) defines nothing and
+// throws nothing: the class extends a placeholder there, and no element is registered.
+const ElementBase = globalThis.HTMLElement ?? class {};
+
+export class AttnLensElement extends ElementBase {
   static observedAttributes = [
     'text',
     'source',
@@ -374,4 +378,6 @@ export class AttnLensElement extends HTMLElement {
   }
 }
 
-if (!customElements.get('attn-lens')) customElements.define('attn-lens', AttnLensElement);
+if (globalThis.customElements && !customElements.get('attn-lens')) {
+  customElements.define('attn-lens', AttnLensElement);
+}

@@ -3,6 +3,7 @@
 
 import { parseArgs } from 'node:util';
 import { COLOR_MODES } from './heatmap.js';
+import { DEFAULT_WIDTH, twoColumns, wrapWords } from './layout.js';
 import { MASK_PART_NAMES, maskOptions, parseMask } from '../mask-notation.js';
 import { MAX_HEADS, MAX_MODEL_DIM, MAX_SEED } from '../text/limits.js';
 import {
@@ -60,23 +61,25 @@ const MASK_HELP = [
   ['fixed:S:C', 'Sparse Transformer fixed pattern, block S, C summary keys'],
   ['global-tokens:0,3', 'these positions see and are seen by all'],
 ];
-const column = (rows, indent, width) =>
-  rows.map(([name, text]) => `${' '.repeat(indent)}${name.padEnd(width)}${text}`);
-
+// Within DEFAULT_WIDTH columns (80), whatever the terminal.
 export const USAGE = [
   'Usage: attnlens [options] "text"',
   '',
-  'Tokenizes the text, runs one seeded, untrained multi-head attention layer over it (WebAssembly)',
-  'and prints the tokens and a heatmap of the attention weights (rows: queries, columns: keys).',
+  ...wrapWords(
+    'Tokenizes the text, runs one seeded, untrained multi-head attention layer over it ' +
+      '(WebAssembly) and prints the tokens and a heatmap of the attention weights (rows: ' +
+      'queries, columns: keys).',
+    DEFAULT_WIDTH,
+  ),
   '',
   'Options:',
-  ...column(FLAG_HELP.slice(0, 1), 2, 21),
-  ...column(MASK_HELP, 25, 19),
-  ...column(FLAG_HELP.slice(1), 2, 21),
+  ...twoColumns(FLAG_HELP.slice(0, 1), { indent: 2, nameWidth: 19 }),
+  ...twoColumns(MASK_HELP, { indent: 4, nameWidth: 21 }),
+  ...twoColumns(FLAG_HELP.slice(1), { indent: 2, nameWidth: 19 }),
   '',
   'Example:',
-  `  attnlens "The animal didn't cross the street because it was too tired" ` +
-    '--mask causal --heads 4 --head 2',
+  `  attnlens "The animal didn't cross the street because it was too tired" \\`,
+  '    --mask causal --heads 4 --head 2',
 ].join('\n');
 
 const OPTIONS = {
