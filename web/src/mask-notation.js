@@ -98,8 +98,8 @@ function count(text, field, min, part) {
 
 /**
  * "causal+local:2" -> { pattern, causal, window, dilation, stride, summary, globalTokens,
- * paddedKeys } (the position lists sorted, without repeats). Throws a RangeError (code 'out_of_range', parameter
- * 'mask', `part` the part at fault) whose message names the bad part.
+ * paddedKeys } (the position lists sorted, without repeats). Throws a RangeError (code
+ * 'out_of_range', parameter 'mask', `part` the part at fault) whose message names the bad part.
  */
 export function parseMask(text) {
   const mask = defaultMask();

@@ -6,12 +6,10 @@ import { layoutMatrix, paintMatrixFigure } from './matrix-layout.js';
 import { DEFAULT_THEME, makeCanvas } from './matrix-paint.js';
 import {
   LEGEND_HEIGHT,
-  SVG_NS,
   TITLE_HEIGHT,
   canvasPNG,
   colourLegend,
-  figureDefs,
-  figureTitle,
+  figureRoot,
   matrixGroup,
   node,
   paintLegend,
@@ -89,19 +87,7 @@ export async function headsPNG(figure, pixelRatio = 2) {
 export function headsSVG(figure) {
   const theme = figure.theme ?? DEFAULT_THEME;
   const { matrix, tiles, width, height, legendY } = gridLayout(figure);
-  const svg = node('svg', {
-    xmlns: SVG_NS,
-    width,
-    height,
-    viewBox: `0 0 ${width} ${height}`,
-    'font-family': theme.font,
-    'font-size': 12,
-  });
-  svg.append(
-    figureDefs(figure.scale, theme),
-    node('rect', { width, height, fill: theme.background }),
-  );
-  svg.append(...figureTitle(figure, theme));
+  const svg = figureRoot(figure, width, height, theme);
   figure.heads.forEach((head, h) => {
     const { x, y } = tiles[h];
     const tile = node('g', { class: 'head', transform: `translate(${x} ${y})` });

@@ -6,7 +6,7 @@ import { shortLabel } from './dom.js';
 import { layoutMatrix, paintMatrixFigure } from './matrix-layout.js';
 import { DEFAULT_THEME, makeCanvas, visibleMax } from './matrix-paint.js';
 
-export const SVG_NS = 'http://www.w3.org/2000/svg';
+const SVG_NS = 'http://www.w3.org/2000/svg';
 export const TITLE_HEIGHT = 40;
 export const LEGEND_HEIGHT = 44;
 const EXPORT_MAX_CELL = 28;
@@ -85,7 +85,7 @@ export function node(tag, attributes = {}, text) {
 }
 
 // The <defs> every exported figure uses: the hatching of masked cells, the legend's gradient.
-export function figureDefs(scale, theme) {
+function figureDefs(scale, theme) {
   const defs = node('defs');
   const hatch = node('pattern', {
     id: 'masked',
@@ -106,8 +106,27 @@ export function figureDefs(scale, theme) {
   return defs;
 }
 
+// The <svg> of an exported figure: size, fonts, background, title and subtitle, and the hatching
+// and legend gradient when the figure has a colour scale.
+export function figureRoot(figure, width, height, theme) {
+  const svg = node('svg', {
+    xmlns: SVG_NS,
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    'font-family': theme.font,
+    'font-size': 12,
+  });
+  if (figure.scale) svg.append(figureDefs(figure.scale, theme));
+  svg.append(
+    node('rect', { width, height, fill: theme.background }),
+    ...figureTitle(figure, theme),
+  );
+  return svg;
+}
+
 // Title and subtitle at the top of an exported figure.
-export function figureTitle(figure, theme) {
+function figureTitle(figure, theme) {
   return [
     node('title', {}, figure.title ?? 'attention weights'),
     node(
@@ -196,19 +215,7 @@ export function matrixSVG(figure) {
   const theme = figure.theme ?? DEFAULT_THEME;
   // The per-row statistic column is a PNG-only extra; the SVG keeps to the matrix.
   const { layout, width, height } = exportLayout({ ...figure, rowStats: undefined });
-  const svg = node('svg', {
-    xmlns: SVG_NS,
-    width,
-    height,
-    viewBox: `0 0 ${width} ${height}`,
-    'font-family': theme.font,
-    'font-size': 12,
-  });
-  svg.append(
-    figureDefs(figure.scale, theme),
-    node('rect', { width, height, fill: theme.background }),
-  );
-  svg.append(...figureTitle(figure, theme));
+  const svg = figureRoot(figure, width, height, theme);
   const body = node('g', { transform: `translate(0 ${TITLE_HEIGHT})` });
   body.append(matrixGroup(figure, layout));
   svg.append(body);
@@ -288,18 +295,7 @@ export function framedSVG(svgElement, figure) {
   const legendHeight = figure.legendHeight ?? LEGEND_HEIGHT;
   const height = TITLE_HEIGHT + innerHeight + legendHeight;
   inner.setAttribute('y', String(TITLE_HEIGHT));
-  const svg = node('svg', {
-    xmlns: SVG_NS,
-    width,
-    height,
-    viewBox: `0 0 ${width} ${height}`,
-    'font-family': theme.font,
-    'font-size': 12,
-  });
-  svg.append(
-    node('rect', { width, height, fill: theme.background }),
-    ...figureTitle(figure, theme),
-  );
+  const svg = figureRoot({ ...figure, scale: undefined }, width, height, theme);
   svg.append(inner, ...figure.legend(TITLE_HEIGHT + innerHeight + 8));
   return { text: svgDocument(svg), width, height };
 }

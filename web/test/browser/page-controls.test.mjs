@@ -181,7 +181,7 @@ test('small readouts say what is true; exports follow the view', async () => {
   await page.close();
 });
 
-test('keyboard: one tab stop per group, a stepped temperature, sticky labels when zoomed', async () => {
+test('keyboard: a tab stop per group, a stepped temperature, labels stay when zoomed', async () => {
   const tabsToHeatmap = async (page) => {
     await page.focus('#main-text');
     for (let presses = 1; presses <= 60; presses++) {

@@ -103,7 +103,7 @@ test('explain scales every score, then masks; an empty row is zero by definition
   await empty.close();
 });
 
-test('cross-attention offers the alignment window and padding only, and names the mask', async () => {
+test('cross-attention offers an alignment window and padding, and names the mask', async () => {
   // A link asking for position masks between two texts gets the mask that applies: none.
   const page = await openDemo('?mode=cross&mask=causal%2Blocal:2%2Btokens:0&compare=strided:3');
   assert.equal(await page.textContent('#mask-code'), 'global');
@@ -160,7 +160,7 @@ test('cross-attention offers the alignment window and padding only, and names th
   await page.close();
 });
 
-test('d_k is a setting: the weights equal analyze() at that d_k, and the spread grows', async () => {
+test('d_k is a setting: weights equal analyze() at that d_k, and the spread grows', async () => {
   const page = await openDemo('?dk=64&heads=2&score=dot');
   const table = await readTable(page);
   const expected = analyzeInNode(ENGLISH, { heads: 2, headDim: 64, seed: 1, score: 'dot' });

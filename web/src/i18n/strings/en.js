@@ -256,10 +256,12 @@ export const en = {
   benchMaterialized: 'materialized',
   benchStreaming: 'streaming',
   benchSkipped:
-    'The mask hid {skipped} of {total} tiles of keys from their queries ({share}%): the streaming ' +
+    'The mask hid {skipped} of {total} tiles of keys from their queries ({share}%): the ' +
+    'streaming ' +
     'kernel skipped them.',
   benchNoSkipGlobal:
-    'The streaming kernel computed all {total} tiles: without a mask every query needs every key. ' +
+    'The streaming kernel computed all {total} tiles: without a mask every query needs every ' +
+    'key. ' +
     'It saves memory here, not work.',
   benchNoSkipScattered:
     'The streaming kernel computed all {total} tiles: the keys this mask keeps are spread over ' +
