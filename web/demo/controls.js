@@ -2,10 +2,18 @@
 // announced by screen readers) bound to the state. `sync` writes the state into the inputs,
 // the handlers turn input events into state patches.
 import { el, shortLabel, tokenLabel } from '../src/views/dom.js';
+import { markTabStop, rovingTabindex } from '../src/views/roving.js';
 import { formatMask, parseMask } from '../src/mask-notation.js';
 import { language, t, tNodes } from './i18n.js';
 import { MAX_PAGE_HEADS, SPARSE_PATTERNS } from '../src/vocabulary.js';
-import { TEMPERATURE_RANGE, sliderFromTemperature, temperatureFromSlider } from './state.js';
+import {
+  TEMPERATURE_RANGE,
+  headDimFromSlider,
+  maskInMode,
+  sliderFromHeadDim,
+  sliderFromTemperature,
+  temperatureFromSlider,
+} from './state.js';
 
 // Scores confined to a narrow range (cosine in [-1, 1], additive not much wider) differ too
 // little for softmax at T = 1: the weights come out nearly uniform. The hint says so and offers
@@ -17,20 +25,8 @@ function setRadio(radios, value) {
   for (const input of radios) input.checked = input.value === value;
 }
 
-// Arrow keys within a group of toggle buttons behave like a radio group (one tab stop).
-function rovingButtons(container, selector) {
-  container.addEventListener('keydown', (event) => {
-    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
-    if (!step) return;
-    const buttons = [...container.querySelectorAll(selector)];
-    const index = buttons.indexOf(document.activeElement);
-    if (index < 0) return;
-    event.preventDefault();
-    const next = buttons[(index + step + buttons.length) % buttons.length];
-    next.focus();
-    next.click();
-  });
-}
+// Patterns whose width the window slider sets.
+const WINDOWED = ['local', 'dilated', 'align'];
 
 export class Controls {
   // update(patch) applies a state patch; getState() returns the current state.
@@ -49,10 +45,18 @@ export class Controls {
   #bind() {
     const e = this.elements;
     const radios = e.radios;
+    // A mask that does not apply between two texts is reduced to what does (maskForMode).
     for (const input of radios.mode)
-      input.addEventListener('change', () =>
-        this.update({ mode: input.value, query: -1, key: -1 }),
-      );
+      input.addEventListener('change', () => {
+        const { mask, compare } = this.getState();
+        this.update({
+          mode: input.value,
+          query: -1,
+          key: -1,
+          mask: maskInMode(mask, input.value),
+          compare: compare && maskInMode(compare, input.value),
+        });
+      });
     for (const input of radios.score)
       input.addEventListener('change', () => this.update({ score: input.value }));
     for (const input of radios.granularity)
@@ -71,6 +75,9 @@ export class Controls {
     e.headsInput.addEventListener('input', (event) => {
       const heads = Number(event.target.value);
       this.update({ heads, head: Math.min(this.getState().head, heads - 1) });
+    });
+    e.dkInput.addEventListener('input', (event) => {
+      this.update({ dk: headDimFromSlider(Number(event.target.value)) });
     });
     e.temperatureInput.addEventListener('input', (event) => {
       this.update({ temperature: temperatureFromSlider(Number(event.target.value)) });
@@ -97,7 +104,10 @@ export class Controls {
     e.backendSelect.addEventListener('change', (event) =>
       this.update({ backend: event.target.value }),
     );
-    rovingButtons(e.headPicker, 'button');
+    // The head picker is a radio group: the focus and the choice move together.
+    rovingTabindex(e.headPicker, { selector: 'button', onMove: (button) => button.click() });
+    rovingTabindex(e.globalTokens, { selector: 'button' });
+    rovingTabindex(e.paddedKeys, { selector: 'button' });
   }
 
   // Writes state (and, when known, the token counts of the last result) into the inputs.
@@ -113,6 +123,17 @@ export class Controls {
     e.causalInput.checked = mask.causal;
     e.headsInput.value = String(state.heads);
     e.headsOutput.value = String(state.heads);
+    e.dkInput.value = String(sliderFromHeadDim(state.dk));
+    e.dkInput.setAttribute('aria-valuetext', String(state.dk));
+    e.dkOutput.value = String(state.dk);
+    e.modelDimReadout.textContent = t('modelDimReadout', {
+      heads: state.heads,
+      dk: state.dk,
+      model: state.heads * state.dk,
+    });
+    // Settings that apply to one mode only (position masks to self-attention, the alignment
+    // window and key padding to cross-attention).
+    for (const node of e.modeOnly) node.hidden = node.dataset.mode !== state.mode;
     const position = sliderFromTemperature(state.temperature);
     const temperature = e.temperatureInput;
     temperature.value = String(position);
@@ -135,7 +156,7 @@ export class Controls {
       input.value = String(value);
       output.value = String(value);
     }
-    e.sliders.window.param.hidden = !['local', 'dilated'].includes(mask.pattern);
+    e.sliders.window.param.hidden = !WINDOWED.includes(mask.pattern);
     e.sliders.dilation.param.hidden = mask.pattern !== 'dilated';
     e.sliders.stride.param.hidden = !SPARSE_PATTERNS.includes(mask.pattern);
     e.sliders.summary.param.hidden = mask.pattern !== 'fixed';
@@ -145,12 +166,19 @@ export class Controls {
     if (state.compare && ![...compare.options].some((o) => o.value === state.compare)) {
       compare.append(el('option', { value: state.compare, text: state.compare }));
     }
+    for (const option of compare.options) {
+      const other = Boolean(option.dataset.mode) && option.dataset.mode !== state.mode;
+      option.hidden = other;
+      option.disabled = other;
+    }
     compare.value = state.compare;
     e.orientationSelect.value = state.orientation;
     e.backendSelect.value = state.backend;
 
     this.#syncHeadPicker(state);
-    this.#syncGlobalTokens(state, mask, result);
+    const keys = result && !result.empty ? result.colTokens : [];
+    this.#syncPositionToggles(this.elements.globalTokens, 'globalTokens', mask, keys);
+    this.#syncPositionToggles(this.elements.paddedKeys, 'paddedKeys', mask, keys);
     this.#syncScoreHint(state);
   }
 
@@ -183,9 +211,13 @@ export class Controls {
   }
 
   // The entropy of head `head`'s rows, beside the temperature that shapes it (rows that see no
-  // key are left out).
+  // key are left out); nothing for an empty text.
   showEntropy(result, head) {
     const readout = this.elements.entropyReadout;
+    if (result.empty) {
+      readout.textContent = '';
+      return;
+    }
     const values = [];
     const cols = result.colTokens.length;
     result.heads[head].entropy.forEach((h, r) => {
@@ -232,7 +264,6 @@ export class Controls {
             type: 'button',
             role: 'radio',
             'aria-checked': String(checked),
-            tabindex: checked ? 0 : -1,
             'aria-label': t('headN', { n: h + 1 }),
             onclick: () => this.update({ head: h }),
           },
@@ -242,18 +273,18 @@ export class Controls {
     }
     const focused = picker.contains(document.activeElement) ? state.head : -1;
     picker.replaceChildren(...buttons);
+    markTabStop(buttons, state.head);
     if (focused >= 0) buttons[focused]?.focus();
   }
 
-  // One toggle per key token; pressing one adds or removes it from the global tokens.
-  #syncGlobalTokens(state, mask, result) {
-    const host = this.elements.globalTokens;
-    const tokens = result && !result.empty ? result.colTokens : [];
+  // One toggle per key token; pressing one adds the position to the mask's list `field` (global
+  // tokens, padded keys) or takes it out. The group is one tab stop (arrow keys move inside).
+  #syncPositionToggles(host, field, mask, tokens) {
     // Typing calls sync on every keystroke; rebuild only when the tokens or the choice changed.
-    const texts = tokens.map((t) => t.text).join('\u0000');
-    const key = `${mask.globalTokens.join(',')}|${texts}|${language()}`;
-    if (key === this.globalTokensKey) return;
-    this.globalTokensKey = key;
+    const texts = tokens.map((token) => token.text).join('\u0000');
+    const key = `${mask[field].join(',')}|${texts}|${language()}`;
+    if (key === host.dataset.built) return;
+    host.dataset.built = key;
     const focusedIndex = host.contains(document.activeElement)
       ? Number(document.activeElement.dataset.index)
       : -1;
@@ -262,21 +293,21 @@ export class Controls {
         'button',
         {
           type: 'button',
-          'aria-pressed': String(mask.globalTokens.includes(i)),
+          'aria-pressed': String(mask[field].includes(i)),
           dataset: { index: i },
           'aria-label': `${tokenLabel(token.text)} (${i + 1})`,
           onclick: () => {
-            const current = parseMask(this.getState().mask);
-            const set = new Set(current.globalTokens);
+            const set = new Set(parseMask(this.getState().mask)[field]);
             if (set.has(i)) set.delete(i);
             else set.add(i);
-            this.update(this.#maskPatch({ globalTokens: [...set].sort((a, b) => a - b) }));
+            this.update(this.#maskPatch({ [field]: [...set].sort((a, b) => a - b) }));
           },
         },
         shortLabel(token.text, 10),
       ),
     );
     host.replaceChildren(...buttons);
+    markTabStop(buttons, focusedIndex);
     if (focusedIndex >= 0) buttons[focusedIndex]?.focus();
   }
 }

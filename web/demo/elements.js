@@ -28,6 +28,7 @@ export const elements = {
 
   // composer: the texts and their tokens
   examples: byId('examples'),
+  resetButton: byId('reset-button'),
   texts: byId('texts'),
   sourceField: byId('source-field'),
   sourceText: byId('source-text'),
@@ -48,6 +49,11 @@ export const elements = {
   headsInput: byId('heads-input'),
   headsOutput: byId('heads-output'),
   headPicker: byId('head-picker'),
+  dkInput: byId('dk-input'),
+  dkOutput: byId('dk-output'),
+  modelDimReadout: byId('model-dim-readout'),
+  // settings shown in one mode only (data-mode="self" or "cross")
+  modeOnly: all('.controls [data-mode]:not(option)'),
   scoreHint: byId('score-hint'),
   temperatureInput: byId('temperature-input'),
   temperatureOutput: byId('temperature-output'),
@@ -60,12 +66,14 @@ export const elements = {
     summary: slider('summary'),
   },
   globalTokens: byId('global-tokens'),
+  paddedKeys: byId('padded-keys'),
   maskCode: byId('mask-code'),
   compareSelect: byId('compare-select'),
 
   // stage: the views of the result
   stage: byId('stage'),
   viewTabs: all('#view-tabs [role="tab"]'),
+  viewTools: byId('view-tools'),
   zoomTools: byId('zoom-tools'),
   zoomOut: byId('zoom-out'),
   zoomReset: byId('zoom-reset'),

@@ -16,7 +16,7 @@ import { renderNumbersTable } from './numbers-table.js';
 import { renderPrimer } from './primer.js';
 import { currentHead, focusedQuery } from './selection.js';
 import { Stage } from './stage.js';
-import { searchFromState, stateFromSearch } from './state.js';
+import { HEAD_DIMS, resetState, searchFromState, stateFromSearch } from './state.js';
 import { TokenStrip } from './token-strip.js';
 
 const TEXT_DEBOUNCE_MS = 140;
@@ -27,6 +27,7 @@ const COMPUTED = [
   'text',
   'source',
   'heads',
+  'dk',
   'mask',
   'compare',
   'score',
@@ -35,8 +36,10 @@ const COMPUTED = [
   'backend',
 ];
 
-let state = stateFromSearch(location.search);
+let state = stateFromSearch(location.search, detectLanguage());
 let result = null;
+let spread = null; // the score spread at every d_k (scoreSpread in compute-core.js)
+let spreadKey = '';
 let computeTimer = 0;
 let urlTimer = 0;
 let pendingQueryText = null;
@@ -46,6 +49,7 @@ const getResult = () => result;
 
 setLanguage(state.lang || detectLanguage());
 translateDocument();
+document.body.dataset.language = language();
 
 const controls = new Controls(elements, { update, getState });
 const composer = new Composer(elements, { update, getState });
@@ -56,6 +60,7 @@ const cost = new CostPanel(elements.costBody, {
   runBenchmark: async () => ({
     ...(await client.request('bench', 'benchmark', {
       heads: state.heads,
+      headDim: state.dk,
       length: BENCH_LENGTH,
       mask: parseMask(state.mask),
       temperature: state.temperature,
@@ -74,6 +79,11 @@ function update(patch, { immediate = false } = {}) {
   if (changed.includes('lang')) {
     setLanguage(state.lang);
     translateDocument();
+    document.body.dataset.language = language();
+    renderPrimer(elements.primer, tryIdea);
+    elements.resetButton.addEventListener('click', () =>
+      update(resetState(state, language()), { immediate: true }),
+    );
   }
   controls.sync(state, result);
   scheduleUrl();
@@ -87,7 +97,8 @@ function update(patch, { immediate = false } = {}) {
 
 function writeUrl() {
   clearTimeout(urlTimer);
-  history.replaceState(null, '', `${location.pathname}${searchFromState(state)}${location.hash}`);
+  const search = searchFromState(state, language());
+  history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
 }
 
 function scheduleUrl() {
@@ -107,6 +118,7 @@ async function compute() {
     text: state.text,
     source: state.source,
     heads: state.heads,
+    headDim: state.dk,
     seed: DEFAULT_SEED,
     granularity: state.granularity,
     score: state.score,
@@ -135,6 +147,28 @@ async function compute() {
   document.body.dataset.computed = String(Number(document.body.dataset.computed ?? 0) + 1);
   controls.sync(state, result);
   render();
+  measureSpread(params);
+}
+
+// The spread of raw scores at every d_k depends on the texts and heads only: measured again
+// when those change, after the view it belongs to is on screen.
+async function measureSpread({ mode, text, source, heads, seed, granularity, backend }) {
+  const params = { mode, text, source: mode === 'cross' ? source : '', heads, seed, granularity };
+  const key = JSON.stringify(params);
+  if (key === spreadKey) return;
+  spreadKey = key;
+  spread = null;
+  let next;
+  try {
+    next = await client.request('spread', 'spread', { ...params, backend, headDims: HEAD_DIMS });
+  } catch {
+    spreadKey = ''; // shown as not measured; a later view asks again
+    return;
+  }
+  if (!next || key !== spreadKey) return;
+  spread = next;
+  document.body.dataset.spread = String(Number(document.body.dataset.spread ?? 0) + 1);
+  render();
 }
 
 // The backend picker offers WebGPU only where the compute thread finds an adapter; a link that
@@ -153,14 +187,17 @@ async function offerBackends() {
 
 // ---------- rendering ----------
 
+// Where the engine runs, in the page's language.
+function whereName() {
+  return client.where === 'worker' ? t('whereWorker') : t('whereMainThread');
+}
+
 function renderMasthead() {
   const badge = elements.engineBadge;
-  if (result) {
+  // An empty text has no run and so no backend: the badge keeps the last one it showed.
+  if (result && !result.empty) {
     badge.dataset.state = 'ready';
-    badge.textContent = t('engineReady', {
-      backend: result.backend,
-      where: client.where === 'worker' ? 'worker' : 'main thread',
-    });
+    badge.textContent = t('engineReady', { backend: result.backend, where: whereName() });
   }
   for (const button of elements.languageButtons) {
     button.setAttribute('aria-pressed', String(button.dataset.lang === language()));
@@ -178,8 +215,9 @@ function render() {
     composer.showEmpty();
     stage.renderEmpty();
     elements.weightsTable.replaceChildren();
+    controls.showEntropy(result, 0);
     explain.render(result, state);
-    cost.render(result, state, client.where);
+    cost.render(result, state, whereName());
     return;
   }
   const head = currentHead(state, result);
@@ -188,17 +226,18 @@ function render() {
   stage.render(state, result, { head, query });
   renderNumbersTable(elements.weightsTable, state, result, { head, query });
   controls.showEntropy(result, head);
-  explain.render(result, { ...state, head, query });
-  cost.render(result, state, client.where);
+  explain.render(result, { ...state, head, query }, spread);
+  cost.render(result, state, whereName());
 }
 
 // ---------- wiring ----------
 
-// A "Things to try" card: its settings, and the query it is about once the result is in.
+// A "Things to try" card: every setting it depends on (the defaults, then its own), and the query
+// it is about once the result is in.
 function tryIdea(idea) {
   const { queryText, ...patch } = idea.patch;
   pendingQueryText = queryText ?? null;
-  update({ ...patch, query: -1, key: -1 }, { immediate: true });
+  update({ ...resetState(state, language()), ...patch }, { immediate: true });
   if (pendingQueryText !== null) scheduleCompute(0);
   elements.stage.focus({ preventScroll: true });
   elements.stage.scrollIntoView({
@@ -208,10 +247,18 @@ function tryIdea(idea) {
 }
 
 renderPrimer(elements.primer, tryIdea);
+elements.resetButton.addEventListener('click', () =>
+  update(resetState(state, language()), { immediate: true }),
+);
 for (const button of elements.languageButtons) {
   button.addEventListener('click', () => update({ lang: button.dataset.lang }));
 }
-bindExports(elements, { getState, getResult, getLineSvg: () => stage.lineView.svg, writeUrl });
+bindExports(elements, {
+  getState,
+  getResult,
+  getLineView: () => ({ lineSvg: stage.lineView.svg, lineRange: stage.lineView.data?.range }),
+  writeUrl,
+});
 if (matchMedia('(max-width: 900px)').matches) elements.controlsDetails.open = false;
 matchMedia('(prefers-color-scheme: dark)').addEventListener('change', render);
 

@@ -20,6 +20,7 @@ export function renderNumbersTable(table, state, result, { head, query }) {
     corner: t('tableCorner'),
     masked: t('maskedWord'),
     focusRow: query,
+    columnMeans: { values: result.heads[head].columnMeans, label: t('columnMeanRow') },
   };
   if (rows * cols > BACKGROUND_TABLE_CELLS && state.view !== 'numbers') {
     const row = Math.max(0, query);

@@ -2,9 +2,10 @@
 // heatmaps, the line view, the grid of heads) with their caption and colour legend.
 import { cssGradient } from '../src/views/colormap.js';
 import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
-import { HeadsGrid } from '../src/views/heads-grid.js';
+import { HeadsGrid, sharedMax } from '../src/views/heads-grid.js';
 import { Heatmap } from '../src/views/heatmap.js';
 import { LineView } from '../src/views/lineview.js';
+import { markTabStop, rovingTabindex } from '../src/views/roving.js';
 import { visibleMax } from '../src/views/matrix-paint.js';
 import { GRAPHIC_VIEWS } from '../src/vocabulary.js';
 import { scoreName, t, tNodes } from './i18n.js';
@@ -47,6 +48,11 @@ export class Stage {
         update({ view: next.dataset.view });
       });
     }
+    // The toolbar is one tab stop; arrow keys move along its buttons (the layout picker of the
+    // line view keeps its own stop: its arrow keys choose an option).
+    const tools = this.elements.viewTools;
+    rovingTabindex(tools, { selector: 'button', keys: 'horizontal' });
+    markTabStop([...tools.querySelectorAll('button')], 0);
     const heatmaps = [this.heatmapA, this.heatmapB];
     this.elements.zoomIn.addEventListener('click', () => heatmaps.forEach((h) => h.zoomBy(1.25)));
     this.elements.zoomOut.addEventListener('click', () => heatmaps.forEach((h) => h.zoomBy(0.8)));
@@ -67,6 +73,10 @@ export class Stage {
     e.panels.numbers.classList.toggle('is-background', state.view !== 'numbers');
     e.panels.numbers.setAttribute('aria-hidden', 'false');
     e.zoomTools.hidden = state.view !== 'matrix';
+    // A hidden button cannot be the toolbar's tab stop: the first shown one takes it over.
+    const buttons = [...e.viewTools.querySelectorAll('button')];
+    const shown = buttons.filter((b) => !b.closest('[hidden]'));
+    if (!shown.some((b) => b.tabIndex === 0)) markTabStop(buttons, buttons.indexOf(shown[0]));
     e.legendHelp.hidden = state.view !== 'matrix'; // its keys are the heatmap's
     e.lineTools.hidden = state.view !== 'lines';
   }
@@ -81,13 +91,7 @@ export class Stage {
     const rows = result.rowTokens.length;
     const cols = result.colTokens.length;
     const compare = result.compare;
-    const top =
-      state.range === 'unit'
-        ? 1
-        : Math.max(
-            visibleMax(result.heads[head].weights, result.mask),
-            compare ? visibleMax(compare.heads[head].weights, compare.mask) : 0,
-          ) || 1;
+    const top = state.range === 'unit' ? 1 : viewMax(state.view, result, head) || 1;
     const common = {
       rowTokens: result.rowTokens,
       colTokens: result.colTokens,
@@ -100,8 +104,13 @@ export class Stage {
     e.compareFigure.hidden = !compare;
     e.matrixCaptionA.replaceChildren(t('maskCaption'), ' ', el('code', { text: state.mask }));
     e.matrixCaptionA.hidden = !compare;
-    this.heatmapA.canvas.setAttribute('aria-label', t('heatmapLabel'));
-    this.heatmapA.canvas.setAttribute('aria-roledescription', t('heatmapRole'));
+    for (const heatmap of [this.heatmapA, this.heatmapB]) {
+      heatmap.canvas.setAttribute('aria-roledescription', t('heatmapRole'));
+    }
+    this.heatmapA.canvas.setAttribute(
+      'aria-label',
+      compare ? t('heatmapLabelMask', { mask: state.mask }) : t('heatmapLabel'),
+    );
     this.heatmapA.setLockedRow(query);
     if (state.view === 'matrix') {
       this.heatmapA.setData({
@@ -109,6 +118,7 @@ export class Stage {
         weights: result.heads[head].weights,
         mask: result.mask,
         rowStats: rowStats(result.heads, head, cols),
+        colStats: colStats(result.heads, head),
       });
       if (compare) {
         e.matrixCaptionB.replaceChildren(
@@ -116,13 +126,17 @@ export class Stage {
           ' ',
           el('code', { text: state.compare }),
         );
-        this.heatmapB.canvas.setAttribute('aria-label', t('heatmapLabel'));
+        this.heatmapB.canvas.setAttribute(
+          'aria-label',
+          t('heatmapLabelMask', { mask: state.compare }),
+        );
         this.heatmapB.setLockedRow(query);
         this.heatmapB.setData({
           ...common,
           weights: compare.heads[head].weights,
           mask: compare.mask,
           rowStats: rowStats(compare.heads, head, cols),
+          colStats: colStats(compare.heads, head),
         });
       }
     }
@@ -146,8 +160,9 @@ export class Stage {
     if (state.view === 'heads') {
       this.headsGrid.setData({
         heads: result.heads.map((h) => ({ weights: h.weights, mask: result.mask })),
-        rows,
-        cols,
+        rowTokens: result.rowTokens,
+        colTokens: result.colTokens,
+        range: [0, top],
         scale: state.scale,
         selected: head,
         entropies: result.heads.map((h) => h.entropy.reduce((a, b) => a + b, 0) / rows),
@@ -156,6 +171,7 @@ export class Stage {
     e.legendBar.style.background = cssGradient(state.scale);
     e.legendLo.textContent = '0';
     e.legendHi.textContent = top.toFixed(2);
+    e.legendHi.dataset.value = String(top);
   }
 
   #renderCaption(state, result, head) {
@@ -169,7 +185,7 @@ export class Stage {
     const cols = result.colTokens.length;
     this.elements.viewCaption.replaceChildren(
       state.mode === 'cross'
-        ? tNodes('captionCross', { nt: rows, ns: cols, ...values })
+        ? tNodes('captionCross', { nt: rows, ns: cols, ...values, mask: state.mask })
         : tNodes('captionSelf', { n: rows, ...values, mask: state.mask }),
     );
   }
@@ -186,7 +202,22 @@ export class Stage {
   }
 }
 
+// The top of the colour range each view draws with, so the legend shows what the view shows:
+// the matrix and its comparison share one range, the line view draws one head, and the grid of
+// heads shares one range over every head.
+function viewMax(view, result, head) {
+  if (view === 'heads') return sharedMax(result.heads.map((h) => ({ ...h, mask: result.mask })));
+  const own = visibleMax(result.heads[head].weights, result.mask);
+  if (view === 'lines' || !result.compare) return own;
+  return Math.max(own, visibleMax(result.compare.heads[head].weights, result.compare.mask));
+}
+
 // The entropy column beside a heatmap.
 function rowStats(heads, head, cols) {
   return { values: heads[head].entropy, max: Math.log2(cols), label: t('entropyColumn') };
+}
+
+// The strip of column means under a heatmap: a key every query favours is a bright cell there.
+function colStats(heads, head) {
+  return { values: heads[head].columnMeans, label: t('columnMeanRow') };
 }

@@ -4,9 +4,10 @@
 import { readChoice, readIntegerIn } from '../src/argument-checks.js';
 import { LANGUAGES } from '../src/i18n/translate.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
-import { formatMask, parseMask } from '../src/mask-notation.js';
+import { formatMask, maskForMode, parseMask } from '../src/mask-notation.js';
 import {
   DEFAULT_GRANULARITY,
+  DEFAULT_HEAD_DIM,
   DEFAULT_HEADS,
   DEFAULT_SCORE,
   DEFAULT_TEMPERATURE,
@@ -19,14 +20,27 @@ import {
 import { EXAMPLES } from './examples.js';
 
 export const TEMPERATURE_RANGE = [0.1, 10];
+// Slider steps from the lowest temperature to the highest: 20 a decade, so every arrow key press
+// changes the value shown (0.10, 0.11, 0.13, ... 1.0, 1.1, ... 10) and 1 is a step of its own.
+export const TEMPERATURE_STEPS = 40;
+// The head sizes d_k the page offers; d_model = heads x d_k (at most 1024, the text path's widest).
+export const HEAD_DIMS = [2, 4, 8, 16, 32, 64, 128];
 
-export function defaultState() {
+// The example the page opens on: the Chinese sentence for a reader whose language is Chinese.
+export function defaultText(language) {
+  return language === 'zh' ? EXAMPLES[1].text : EXAMPLES[0].text;
+}
+
+// `language` is the page's language (the URL's lang, else the browser's); it picks the default
+// sentence.
+export function defaultState(language = 'en') {
   return {
     mode: 'self',
-    text: EXAMPLES[0].text,
+    text: defaultText(language),
     source: EXAMPLES[3].source,
     heads: DEFAULT_HEADS,
     head: 0,
+    dk: DEFAULT_HEAD_DIM,
     mask: 'global',
     compare: '',
     score: DEFAULT_SCORE,
@@ -55,6 +69,17 @@ const ENUMS = {
   backend: ['auto', 'wasm', 'webgpu'],
 };
 
+// Settings a reset leaves alone: how the reader likes to see the page, not what it shows.
+const PREFERENCES = ['lang', 'backend', 'scale', 'range', 'orientation'];
+
+// The default state with the reader's preferences kept: what Reset and every "Things to try"
+// card start from, so no setting of an earlier card or example carries over.
+export function resetState(state, language) {
+  const reset = defaultState(language);
+  for (const field of PREFERENCES) reset[field] = state[field];
+  return reset;
+}
+
 // URL parameter name for each state field.
 const PARAMS = {
   mode: 'mode',
@@ -62,6 +87,7 @@ const PARAMS = {
   source: 'source',
   heads: 'heads',
   head: 'head',
+  dk: 'dk',
   mask: 'mask',
   compare: 'compare',
   score: 'score',
@@ -85,10 +111,12 @@ function validMask(text) {
   }
 }
 
-// Reads the state from a query string ("?text=...&mask=causal"), starting from the defaults.
-export function stateFromSearch(search) {
-  const state = defaultState();
+// Reads the state from a query string ("?text=...&mask=causal"), starting from the defaults of
+// `language` (the page's language when the link names none). A mask that does not apply to the
+// mode (causal between two texts) is reduced to what does (maskForMode).
+export function stateFromSearch(search, language = 'en') {
   const params = new URLSearchParams(search);
+  const state = defaultState(readChoice(params.get('lang'), LANGUAGES, language));
   const get = (field) => params.get(PARAMS[field]);
   for (const [field, allowed] of Object.entries(ENUMS)) {
     state[field] = readChoice(get(field), allowed, state[field]);
@@ -99,8 +127,11 @@ export function stateFromSearch(search) {
   state.head = readIntegerIn(get('head'), 1, state.heads) !== null ? Number(get('head')) - 1 : 0;
   state.query = readIntegerIn(get('query'), 0, 1e6) ?? -1;
   state.key = readIntegerIn(get('key'), 0, 1e6) ?? -1;
+  state.dk = HEAD_DIMS.find((d) => String(d) === get('dk')) ?? state.dk;
   if (get('mask') !== null) state.mask = validMask(get('mask')) ?? state.mask;
   if (get('compare')) state.compare = validMask(get('compare')) ?? '';
+  state.mask = maskInMode(state.mask, state.mode);
+  if (state.compare) state.compare = maskInMode(state.compare, state.mode);
   const temperature = Number(get('temperature'));
   if (
     get('temperature') !== null &&
@@ -112,8 +143,14 @@ export function stateFromSearch(search) {
   return state;
 }
 
-export function searchFromState(state) {
-  const defaults = defaultState();
+// The mask text `text` reduced to what applies in `mode` ('self' or 'cross').
+export function maskInMode(text, mode) {
+  return formatMask(maskForMode(parseMask(text), mode));
+}
+
+// The query string of `state`, leaving out what equals the defaults of `language`.
+export function searchFromState(state, language = 'en') {
+  const defaults = defaultState(language);
   const params = new URLSearchParams();
   for (const [field, name] of Object.entries(PARAMS)) {
     let value = state[field];
@@ -127,14 +164,23 @@ export function searchFromState(state) {
   return search ? `?${search}` : '';
 }
 
-// Temperature slider position (0..1000) <-> value on a log scale from 0.1 to 10.
+// Temperature slider position (0..TEMPERATURE_STEPS) <-> value on a log scale from 0.1 to 10,
+// rounded to two significant digits.
 export function temperatureFromSlider(position) {
   const [lo, hi] = TEMPERATURE_RANGE;
-  const value = lo * (hi / lo) ** (position / 1000);
-  return Number(value.toPrecision(value < 1 ? 2 : 3));
+  return Number((lo * (hi / lo) ** (position / TEMPERATURE_STEPS)).toPrecision(2));
 }
 
 export function sliderFromTemperature(value) {
   const [lo, hi] = TEMPERATURE_RANGE;
-  return Math.round((Math.log(value / lo) / Math.log(hi / lo)) * 1000);
+  return Math.round((Math.log(value / lo) / Math.log(hi / lo)) * TEMPERATURE_STEPS);
+}
+
+// Slider position (0..HEAD_DIMS.length - 1) <-> d_k.
+export function headDimFromSlider(position) {
+  return HEAD_DIMS[Math.max(0, Math.min(HEAD_DIMS.length - 1, position))];
+}
+
+export function sliderFromHeadDim(dk) {
+  return Math.max(0, HEAD_DIMS.indexOf(dk));
 }

@@ -9,15 +9,24 @@
 //   strided:S       Sparse Transformer strided: |i - j| < S or (i - j) divisible by S
 //   fixed:S:C       Sparse Transformer fixed: same block of S, or the last C of every block
 //   tokens:a,b,...  positions that see and are seen by everything (also "global-tokens:a,b")
+//   align:W         monotonic alignment window for cross-attention: target i sees the source
+//                   keys within W of its proportional position round(i * (Ns - 1) / (Nt - 1));
+//                   with equal lengths it is local:W
+//   pad:a,b,...     key padding: keys at these positions are seen by no query
 //
 // Numbers are written in digits; one left out takes its default (defaultMask(): "local" is
-// "local:2"). At most one of local, dilated, strided and fixed can be given; token lists add up.
+// "local:2"). At most one of local, dilated, strided, fixed and align can be given; position lists
+// add up. Cross-attention queries and keys come from different texts, so positions in one say
+// nothing about the other: maskForMode() keeps only what applies there (align, pad).
 // Whatever parseMask() accepts, formatMask() writes back so that it parses to the same mask.
 
 import { attnlensError } from './errors.js';
 
 /** The patterns a mask chooses between (besides being causal and having global tokens). */
-export const MASK_PATTERNS = ['global', 'local', 'dilated', 'strided', 'fixed'];
+export const MASK_PATTERNS = ['global', 'local', 'dilated', 'strided', 'fixed', 'align'];
+
+/** The patterns that make sense between two texts (cross-attention). */
+export const CROSS_MASK_PATTERNS = ['global', 'align'];
 
 // Each part's numbers: the mask field each one sets and the least value it may take.
 const PARTS = new Map([
@@ -39,7 +48,14 @@ const PARTS = new Map([
       ['summary', 1],
     ],
   ],
+  ['align', [['window', 0]]],
   ['tokens', null], // a list of positions
+  ['pad', null],
+]);
+// The mask field each list of positions fills, and what the positions are called in messages.
+const LISTS = new Map([
+  ['tokens', ['globalTokens', 'global token']],
+  ['pad', ['paddedKeys', 'padded key']],
 ]);
 const ALIASES = new Map([
   ['full', 'global'],
@@ -50,7 +66,8 @@ const ALIASES = new Map([
 /** Every name a part may start with, aliases included. */
 export const MASK_PART_NAMES = [...PARTS.keys(), ...ALIASES.keys()];
 
-const SYNTAX = 'global, causal, local:W, dilated:W:D, strided:S, fixed:S:C or tokens:i,j';
+const SYNTAX =
+  'global, causal, local:W, dilated:W:D, strided:S, fixed:S:C, align:W, tokens:i,j or pad:i,j';
 
 export function defaultMask() {
   return {
@@ -61,6 +78,7 @@ export function defaultMask() {
     stride: 3,
     summary: 1,
     globalTokens: [],
+    paddedKeys: [],
   };
 }
 
@@ -79,13 +97,13 @@ function count(text, field, min, part) {
 }
 
 /**
- * "causal+local:2" -> { pattern, causal, window, dilation, stride, summary, globalTokens }
- * (globalTokens sorted, without repeats). Throws a RangeError (code 'out_of_range', parameter
- * 'mask', `part` the part at fault) whose message names the bad part.
+ * "causal+local:2" -> { pattern, causal, window, dilation, stride, summary, globalTokens,
+ * paddedKeys } (the position lists sorted, without repeats). Throws a RangeError (code
+ * 'out_of_range', parameter 'mask', `part` the part at fault) whose message names the bad part.
  */
 export function parseMask(text) {
   const mask = defaultMask();
-  const tokens = new Set();
+  const lists = { globalTokens: new Set(), paddedKeys: new Set() };
   let patternPart = null;
   const parts = String(text ?? '')
     .split('+')
@@ -99,12 +117,13 @@ export function parseMask(text) {
         part,
       });
     }
-    if (name === 'tokens') {
+    if (LISTS.has(name)) {
+      const [field, noun] = LISTS.get(name);
       const list = values.join(':').split(',').filter(Boolean);
       if (values.length > 1 || list.length === 0) {
         throw partError(part, `expected positions after "${written}:", e.g. ${written}:0,3`);
       }
-      for (const position of list) tokens.add(count(position, 'global token', 0, part));
+      for (const position of list) lists[field].add(count(position, noun, 0, part));
       continue;
     }
     const fields = PARTS.get(name);
@@ -135,7 +154,7 @@ export function parseMask(text) {
       );
     }
   }
-  mask.globalTokens = [...tokens].sort((a, b) => a - b);
+  for (const [field, set] of Object.entries(lists)) mask[field] = [...set].sort((a, b) => a - b);
   return mask;
 }
 
@@ -146,16 +165,55 @@ export function formatMask(mask) {
   if (mask.pattern === 'dilated') parts.push(`dilated:${mask.window}:${mask.dilation}`);
   if (mask.pattern === 'strided') parts.push(`strided:${mask.stride}`);
   if (mask.pattern === 'fixed') parts.push(`fixed:${mask.stride}:${mask.summary}`);
+  if (mask.pattern === 'align') parts.push(`align:${mask.window}`);
   if (mask.globalTokens.length) parts.push(`tokens:${mask.globalTokens.join(',')}`);
+  if (mask.paddedKeys.length) parts.push(`pad:${mask.paddedKeys.join(',')}`);
   return parts.join('+') || 'global';
+}
+
+/**
+ * The mask that applies to `mode` ('self' or 'cross'). Cross-attention queries and keys are
+ * positions in two different texts: causal, local, dilated and sparse patterns and global tokens
+ * compare those positions as if they were one sequence (which no model does), so they are
+ * dropped there and only the alignment window and key padding remain. In self-attention an
+ * alignment window is a local window of the same width.
+ */
+export function maskForMode(mask, mode) {
+  if (mode === 'cross') {
+    return {
+      ...mask,
+      causal: false,
+      pattern: CROSS_MASK_PATTERNS.includes(mask.pattern) ? mask.pattern : 'global',
+      globalTokens: [],
+    };
+  }
+  return mask.pattern === 'align' ? { ...mask, pattern: 'local' } : mask;
+}
+
+/** Which source key target query `row` of `rows` is aligned with, among `cols` keys. */
+export function alignedKey(row, rows, cols) {
+  return rows > 1 ? Math.round((row * (cols - 1)) / (rows - 1)) : Math.floor((cols - 1) / 2);
+}
+
+// The explicit [rows * cols] visibility matrix of align:W (every row sees its aligned key).
+function alignmentMatrix(rows, cols, width) {
+  const matrix = new Uint8Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    const centre = alignedKey(r, rows, cols);
+    const from = Math.max(0, centre - width);
+    const to = Math.min(cols - 1, centre + width);
+    matrix.fill(1, r * cols + from, r * cols + to + 1);
+  }
+  return matrix;
 }
 
 /**
  * The attention options of a parsed mask. Given `queryLength` (and `keyLength` for
  * cross-attention), sizes are clamped to what the engine accepts for that many tokens (a window
- * wider than the text is the whole text) and global tokens past the end are dropped, so typing
+ * wider than the text is the whole text) and positions past the end are dropped, so typing
  * shorter text never turns a mask into an error. Without lengths nothing is clamped: the engine
- * reports what does not fit (the CLI shows that as a usage error).
+ * reports what does not fit (the CLI shows that as a usage error). An alignment window and key
+ * padding are spelt out per position, so they need the lengths.
  */
 export function maskOptions(mask, queryLength, keyLength = queryLength) {
   const n = queryLength === undefined ? Infinity : Math.max(queryLength, keyLength);
@@ -174,8 +232,23 @@ export function maskOptions(mask, queryLength, keyLength = queryLength) {
   } else if (mask.pattern === 'fixed') {
     const stride = Math.min(mask.stride, n);
     options.sparse = { pattern: 'fixed', stride, summary: Math.min(mask.summary, stride) };
+  } else if (mask.pattern === 'align') {
+    if (queryLength === undefined) {
+      throw partError(`align:${mask.window}`, "needs the texts' lengths (the demo and the widget)");
+    }
+    options.mask = alignmentMatrix(queryLength, keyLength, Math.min(mask.window, n));
   }
   const tokens = mask.globalTokens.filter((p) => p < n);
   if (tokens.length) options.globalTokens = tokens;
+  if (mask.paddedKeys.length) {
+    if (queryLength === undefined) {
+      throw partError(`pad:${mask.paddedKeys.join(',')}`, "needs the texts' lengths");
+    }
+    const padded = mask.paddedKeys.filter((p) => p < keyLength);
+    if (padded.length) {
+      options.keyValid = new Uint8Array(keyLength).fill(1);
+      for (const p of padded) options.keyValid[p] = 0;
+    }
+  }
   return options;
 }

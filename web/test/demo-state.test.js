@@ -5,13 +5,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import {
+  HEAD_DIMS,
   TEMPERATURE_RANGE,
+  TEMPERATURE_STEPS,
   defaultState,
+  headDimFromSlider,
+  resetState,
   searchFromState,
+  sliderFromHeadDim,
   sliderFromTemperature,
   stateFromSearch,
   temperatureFromSlider,
 } from '../demo/state.js';
+import { EXAMPLES } from '../demo/examples.js';
 
 const roundTrip = (state) => stateFromSearch(searchFromState(state));
 
@@ -30,8 +36,9 @@ describe('demo URL state', () => {
       source: '我爱自然语言处理 & more = "quotes" + plus',
       heads: 6,
       head: 5,
-      mask: 'causal+dilated:1:2+tokens:0,5',
-      compare: 'strided:3',
+      dk: 64,
+      mask: 'align:1+pad:0,5',
+      compare: 'pad:2',
       score: 'cosine',
       temperature: 0.25,
       granularity: 'char',
@@ -52,7 +59,10 @@ describe('demo URL state', () => {
       { mode: 'cross' },
       { text: '' },
       { heads: 8, head: 7 },
+      { dk: 2 },
+      { dk: 128 },
       { mask: 'local:4' },
+      { mask: 'causal+dilated:1:2+tokens:0,5', compare: 'strided:3' },
       { compare: 'global' },
       { score: 'additive' },
       { temperature: 10 },
@@ -117,27 +127,81 @@ describe('demo URL state', () => {
       ['colors=rainbow', { scale: defaults.scale }],
       ['lang=fr', { lang: '' }],
       ['backend=cuda', { backend: 'auto' }],
+      ['dk=12', { dk: defaults.dk }],
+      ['dk=256', { dk: defaults.dk }],
     ];
     for (const [search, expected] of cases) {
       assert.deepEqual(stateFromSearch(`?${search}`), { ...defaults, ...expected }, search);
     }
   });
+
+  it('reduces a mask to what applies between two texts in cross mode', () => {
+    const state = stateFromSearch('?mode=cross&mask=causal%2Blocal:2%2Bpad:1&compare=strided:3');
+    assert.equal(state.mask, 'pad:1');
+    assert.equal(state.compare, 'global');
+    assert.equal(stateFromSearch('?mask=align:3').mask, 'local:3', 'self-attention: a window');
+  });
+
+  it('opens on the Chinese sentence for a Chinese reader, and keeps it out of the link', () => {
+    assert.equal(stateFromSearch('', 'zh').text, EXAMPLES[1].text);
+    assert.equal(stateFromSearch('?lang=zh').text, EXAMPLES[1].text);
+    assert.equal(stateFromSearch('?lang=en', 'zh').text, EXAMPLES[0].text);
+    assert.equal(searchFromState(defaultState('zh'), 'zh'), '');
+    assert.match(searchFromState(defaultState('en'), 'zh'), /^\?text=The\+animal/);
+  });
+
+  it("resets everything but the reader's preferences", () => {
+    const state = {
+      ...defaultState(),
+      mode: 'cross',
+      mask: 'align:1',
+      temperature: 0.2,
+      score: 'dot',
+      granularity: 'char',
+      dk: 64,
+      heads: 8,
+      lang: 'zh',
+      backend: 'wasm',
+      scale: 'cividis',
+      range: 'unit',
+      orientation: 'vertical',
+    };
+    assert.deepEqual(resetState(state, 'zh'), {
+      ...defaultState('zh'),
+      lang: 'zh',
+      backend: 'wasm',
+      scale: 'cividis',
+      range: 'unit',
+      orientation: 'vertical',
+    });
+  });
 });
 
 describe('temperature slider', () => {
-  it('spans the temperature range on a log scale', () => {
+  it('spans the temperature range on a log scale, 1 in the middle', () => {
     assert.equal(temperatureFromSlider(0), TEMPERATURE_RANGE[0]);
-    assert.equal(temperatureFromSlider(500), 1);
-    assert.equal(temperatureFromSlider(1000), TEMPERATURE_RANGE[1]);
+    assert.equal(temperatureFromSlider(TEMPERATURE_STEPS / 2), 1);
+    assert.equal(temperatureFromSlider(TEMPERATURE_STEPS), TEMPERATURE_RANGE[1]);
   });
 
-  it('puts a temperature back where the slider read it', () => {
-    // Values are rounded to 2 or 3 significant digits, so the slider may land a few steps away,
-    // but always on a position that reads the same value.
-    for (let position = 0; position <= 1000; position += 25) {
+  it('shows a new value at every step, and puts each value back on its step', () => {
+    const shown = new Set();
+    for (let position = 0; position <= TEMPERATURE_STEPS; position++) {
       const value = temperatureFromSlider(position);
-      assert.equal(temperatureFromSlider(sliderFromTemperature(value)), value, `${position}`);
-      assert.ok(Math.abs(sliderFromTemperature(value) - position) <= 10, `${position} -> ${value}`);
+      shown.add(value.toFixed(2));
+      assert.equal(sliderFromTemperature(value), position, `${position} -> ${value}`);
     }
+    assert.equal(shown.size, TEMPERATURE_STEPS + 1, [...shown].join(' '));
+    for (const t of [0.2, 0.5, 5]) assert.equal(temperatureFromSlider(sliderFromTemperature(t)), t);
+  });
+});
+
+describe('d_k slider', () => {
+  it('steps through the head sizes the page offers', () => {
+    HEAD_DIMS.forEach((dk, position) => {
+      assert.equal(headDimFromSlider(position), dk);
+      assert.equal(sliderFromHeadDim(dk), position);
+    });
+    assert.equal(headDimFromSlider(99), HEAD_DIMS.at(-1));
   });
 });

@@ -11,6 +11,8 @@ import {
   MASK_PATTERNS,
   defaultMask,
   formatMask,
+  alignedKey,
+  maskForMode,
   maskOptions,
   parseMask,
 } from '../src/mask-notation.js';
@@ -32,6 +34,10 @@ const CANONICAL = [
   'causal+dilated:1:2+tokens:0,5',
   'strided:3+tokens:0',
   'causal+fixed:3:2+tokens:2',
+  'align:0',
+  'align:2+pad:1,4',
+  'pad:0',
+  'causal+local:1+tokens:0+pad:3',
   `local:${Number.MAX_SAFE_INTEGER}`,
 ];
 
@@ -55,6 +61,8 @@ const SPELLINGS = [
   ['tokens:3,1,3', 'tokens:1,3'],
   ['tokens:3+tokens:1', 'tokens:1,3'],
   ['tokens:1,,2', 'tokens:1,2'],
+  ['pad:4,1,4', 'pad:1,4'],
+  ['align', 'align:2'],
 ];
 
 function assertMaskError(text, message, part) {
@@ -106,7 +114,7 @@ describe('mask notation', () => {
 
   it('names every part and alias it reads', () => {
     for (const name of MASK_PART_NAMES) {
-      const text = name.endsWith('tokens') ? `${name}:1` : name;
+      const text = name.endsWith('tokens') || name === 'pad' ? `${name}:1` : name;
       assert.doesNotThrow(() => parseMask(text), text);
     }
     assert.deepEqual(
@@ -122,6 +130,8 @@ describe('mask notation', () => {
         'strided',
         'tokens',
         'window',
+        'align',
+        'pad',
       ].sort(),
     );
   });
@@ -205,6 +215,32 @@ describe('maskOptions', () => {
     });
     assert.deepEqual(maskOptions(parseMask('tokens:1,7'), 5), { globalTokens: [1] });
     assert.deepEqual(maskOptions(parseMask('tokens:7'), 5), {});
+  });
+
+  it('spells out an alignment window and key padding per position', () => {
+    // 3 target rows over 7 source keys: aligned keys 0, 3, 6, one key either side.
+    const { mask } = maskOptions(parseMask('align:1'), 3, 7);
+    assert.deepEqual([...mask].join(''), ['1100000', '0011100', '0000011'].join(''));
+    assert.deepEqual(
+      [0, 1, 2, 3].map((r) => alignedKey(r, 4, 4)),
+      [0, 1, 2, 3],
+    );
+    assert.equal(alignedKey(0, 1, 5), 2, 'a single query is aligned with the middle');
+    const { keyValid } = maskOptions(parseMask('pad:0,2,9'), 2, 4);
+    assert.deepEqual([...keyValid], [0, 1, 0, 1]);
+    assert.deepEqual(maskOptions(parseMask('pad:9'), 2, 4), {}, 'padding past the end is dropped');
+    assert.throws(() => maskOptions(parseMask('align:2')), /mask: align:2: needs the texts/);
+    assert.throws(() => maskOptions(parseMask('pad:1')), /mask: pad:1: needs the texts/);
+  });
+
+  it('keeps only what applies between two texts in cross-attention', () => {
+    const cross = (text) => formatMask(maskForMode(parseMask(text), 'cross'));
+    assert.equal(cross('causal+local:2+tokens:0'), 'global');
+    assert.equal(cross('strided:3+pad:1'), 'pad:1');
+    assert.equal(cross('align:3+pad:0'), 'align:3+pad:0');
+    const self = (text) => formatMask(maskForMode(parseMask(text), 'self'));
+    assert.equal(self('align:3+pad:0'), 'local:3+pad:0');
+    assert.equal(self('causal+strided:3+tokens:1'), 'causal+strided:3+tokens:1');
   });
 
   it('fits nothing without lengths', () => {

@@ -8,7 +8,9 @@
 // "dot", "cosine", "additive"); temperature; heads; head (1-based, the head shown); view
 // ("matrix", "lines", "heads"); granularity ("word", "char", "subword"); language ("en", "zh");
 // colors ("viridis", "cividis"); demo (URL of the attnlens demo page: adds an "open in attnlens"
-// link with the same settings). Changing any of them re-renders.
+// link with the same settings). Changing any of them re-renders. In the heads view a click on a
+// head opens it as a matrix, with a button back to all heads. With a source, only the masks that
+// apply between two texts are used (maskForMode: an alignment window, key padding).
 //
 // Every widget on a page shares one engine (one wasm instance), and each computes only once it
 // scrolls near the viewport. Styles live in a shadow root; the host element decides the width.
@@ -19,10 +21,10 @@ import { languageFor, translate } from '../src/i18n/translate.js';
 import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
-import { HeadsGrid } from '../src/views/heads-grid.js';
+import { HeadsGrid, sharedMax } from '../src/views/heads-grid.js';
 import { Heatmap } from '../src/views/heatmap.js';
 import { LineView } from '../src/views/lineview.js';
-import { maskOptions, parseMask, formatMask } from '../src/mask-notation.js';
+import { maskForMode, maskOptions, parseMask, formatMask } from '../src/mask-notation.js';
 import { visibleMax } from '../src/views/matrix-paint.js';
 import { renderWeightsTable } from '../src/views/weights-table.js';
 import {
@@ -111,6 +113,7 @@ export class AttnLensElement extends ElementBase {
   #result = null;
   #view = null;
   #parts = null;
+  #openedHead = -1; // in the heads view: the head opened as a matrix, -1 for the grid
 
   connectedCallback() {
     if (!this.shadowRoot) this.#build();
@@ -124,6 +127,7 @@ export class AttnLensElement extends ElementBase {
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue || !this.#visible) return;
+    this.#openedHead = -1;
     this.#schedule();
   }
 
@@ -181,10 +185,14 @@ export class AttnLensElement extends ElementBase {
   #settings() {
     const heads = readClampedInteger(this.getAttribute('heads'), 1, MAX_PAGE_HEADS, 2);
     const temperature = Number(this.getAttribute('temperature') ?? DEFAULT_TEMPERATURE);
+    const source = this.getAttribute('source');
     return {
       text: this.getAttribute('text') ?? this.textContent.trim(),
-      source: this.getAttribute('source'),
-      mask: parseMask(this.getAttribute('mask') ?? 'global'),
+      source,
+      mask: maskForMode(
+        parseMask(this.getAttribute('mask') ?? 'global'),
+        source === null ? 'self' : 'cross',
+      ),
       score: readChoice(this.getAttribute('score'), SCORES, DEFAULT_SCORE),
       temperature:
         Number.isFinite(temperature) && temperature > 0 ? temperature : DEFAULT_TEMPERATURE,
@@ -255,50 +263,75 @@ export class AttnLensElement extends ElementBase {
   #render() {
     const { rowTokens, colTokens, heads, settings, cross, backend } = this.#result;
     const parts = this.#parts;
-    const head = Math.min(settings.head, heads.length - 1);
+    const opened = settings.view === 'heads' && this.#openedHead >= 0;
+    const head = opened ? this.#openedHead : Math.min(settings.head, heads.length - 1);
+    const view = opened ? 'matrix' : settings.view;
     const weights = heads[head].weights;
     const mask = heads[head].mask;
     const top = visibleMax(weights, mask) || 1;
     parts.status.textContent = '';
+    const rows = rowTokens.length;
     parts.header.replaceChildren(
       ...[
         el('span', {
           class: 'count',
           text: cross
-            ? this.#t('widgetTokensCross', { nt: rowTokens.length, ns: colTokens.length })
-            : this.#t('tokensCount', { n: rowTokens.length }),
+            ? this.#t('widgetTokensCross', { nt: rows, ns: colTokens.length })
+            : this.#t(rows === 1 ? 'tokensCountOne' : 'tokensCount', { n: rows }),
         }),
         el('code', { text: formatMask(settings.mask) }),
-        el('span', { text: `${settings.score} · T ${settings.temperature}` }),
+        el('span', {
+          text: `${this.#t(`score:${settings.score}`)} · T = ${settings.temperature}`,
+        }),
         heads.length > 1
           ? el('span', { text: this.#t('widgetHeadOf', { n: head + 1, of: heads.length }) })
+          : null,
+        opened
+          ? el(
+              'button',
+              {
+                type: 'button',
+                class: 'back',
+                onclick: () => {
+                  this.#openedHead = -1;
+                  this.#render();
+                  this.#parts.view.querySelector(`[data-head="${head}"]`)?.focus();
+                },
+              },
+              this.#t('widgetAllHeads'),
+            )
           : null,
       ].filter(Boolean),
     );
 
     const data = { rowTokens, colTokens, weights, mask, scale: settings.scale, range: [0, top] };
-    if (this.#view?.kind !== settings.view) {
+    if (this.#view?.kind !== view) {
       this.#view?.destroy?.();
-      const host = el('div', { class: `view-${settings.view}` });
+      const host = el('div', { class: `view-${view}` });
       parts.view.replaceChildren(host);
-      if (settings.view === 'matrix') {
+      if (view === 'matrix') {
         this.#view = new Heatmap(host, {
           label: this.#t('widgetHeatmapLabel'),
+          roleDescription: this.#t('heatmapRole'),
           describe: (r, c) => this.#describe(r, c),
         });
-      } else if (settings.view === 'lines') {
+      } else if (view === 'lines') {
         this.#view = new LineView(host, { label: this.#t('widgetLinesLabel') });
       } else {
         this.#view = new HeadsGrid(host, {
-          onSelect: (h) => this.setAttribute('head', String(h + 1)),
+          onSelect: (h) => {
+            this.#openedHead = h;
+            this.#render();
+            this.#view.canvas?.focus();
+          },
           headLabel: (h) => this.#t('headN', { n: h + 1 }),
         });
       }
-      this.#view.kind = settings.view;
+      this.#view.kind = view;
     }
-    if (settings.view === 'matrix') {
+    if (view === 'matrix') {
       this.#view.canvas.setAttribute('aria-label', this.#t('widgetHeatmapLabel'));
-      const rows = rowTokens.length;
+      this.#view.canvas.setAttribute('aria-roledescription', this.#t('heatmapRole'));
       const cols = colTokens.length;
       const rowEntropy = Array.from({ length: rows }, (_, r) =>
         entropy(weights.subarray(r * cols, (r + 1) * cols)),
@@ -310,17 +343,19 @@ export class AttnLensElement extends ElementBase {
             ? { values: rowEntropy, max: Math.log2(cols), label: this.#t('entropyColumn') }
             : undefined,
       });
-    } else if (settings.view === 'lines') {
+    } else if (view === 'lines') {
       this.#view.options.strings = {
         queries: cross ? this.#t('widgetTarget') : this.#t('queries'),
         keys: cross ? this.#t('widgetSource') : this.#t('keys'),
       };
       this.#view.setData(data);
     } else {
+      const all = heads.map((h) => ({ weights: h.weights, mask: h.mask }));
       this.#view.setData({
-        heads: heads.map((h) => ({ weights: h.weights, mask: h.mask })),
-        rows: rowTokens.length,
-        cols: colTokens.length,
+        heads: all,
+        rowTokens,
+        colTokens,
+        range: [0, sharedMax(all) || 1],
         scale: settings.scale,
         selected: head,
       });
@@ -352,7 +387,8 @@ export class AttnLensElement extends ElementBase {
 
   #describe(row, col) {
     const { rowTokens, colTokens, heads, settings } = this.#result;
-    const head = heads[Math.min(settings.head, heads.length - 1)];
+    const shown = this.#openedHead >= 0 ? this.#openedHead : settings.head;
+    const head = heads[Math.min(shown, heads.length - 1)];
     const i = row * colTokens.length + col;
     const value = head.mask[i] ? formatWeight(head.weights[i]) : this.#t('maskedWord');
     return `${tokenLabel(rowTokens[row].text)} → ${tokenLabel(colTokens[col].text)}: ${value}`;

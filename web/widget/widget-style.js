@@ -65,6 +65,14 @@ export const WIDGET_CSS = `
 .al-heatmap-canvas {
   display: block; touch-action: pan-x pan-y; cursor: crosshair; border-radius: 4px;
 }
+.al-heatmap-canvas:focus-visible { outline: none; }
+.al-heatmap-scroll:has(> .al-heatmap-canvas:focus-visible) {
+  outline: 2px solid var(--accent); outline-offset: 2px; border-radius: 4px;
+}
+.header .back {
+  font: inherit; font-size: 12px; border: 1px solid var(--line-strong); background: var(--paper);
+  color: var(--al-ink); border-radius: 6px; padding: 1px 8px; cursor: pointer; margin-left: auto;
+}
 .al-tooltip {
   position: absolute; left: 0; top: 0; pointer-events: none; z-index: 2; background: var(--al-ink);
   color: var(--al-background); font: 12px/1.3 ui-monospace, Menlo, Consolas, monospace;

@@ -8,6 +8,8 @@ export const en = {
   engineLoading: 'starting engine…',
   engineReady: '{backend} · {where}',
   engineError: 'engine failed',
+  whereWorker: 'worker',
+  whereMainThread: 'main thread',
   backendLabel: 'Compute on',
   backendAuto: 'auto',
   backendWasm: 'WebAssembly',
@@ -29,6 +31,9 @@ export const en = {
   headsCount: 'Number of heads',
   headShown: 'Head shown',
   headN: 'head {n}',
+  headsCountN: '{n} heads',
+  headDim: 'Size of each head d_k',
+  modelDimReadout: 'd_model = heads × d_k = {heads} × {dk} = {model}',
   scoreLegend: 'Score function',
   scoreScaled: 'Scaled dot',
   scoreDot: 'Dot',
@@ -57,6 +62,13 @@ export const en = {
   patternDilated: 'Dilated',
   patternStrided: 'Strided sparse',
   patternFixed: 'Fixed sparse',
+  patternAlign: 'Alignment window',
+  crossMaskNote:
+    'Target and source are two texts: position masks (causal, local, sparse, global tokens) ' +
+    'would compare a position in one with a position in the other, so they are not offered. ' +
+    'An alignment window lets target token i see the source keys near its proportional place ' +
+    'i·(Ns−1)/(Nt−1), a monotonic alignment; padding hides source keys from every query.',
+  paddedKeys: 'Padding: source keys no query may see',
   causal: 'Causal: no peeking at later tokens',
   window: 'Window (each side)',
   dilation: 'Dilation',
@@ -94,6 +106,8 @@ export const en = {
   exportSvg: 'SVG',
   exportJson: 'JSON',
   copyLink: 'Copy link',
+  reset: 'Reset',
+  resetHint: 'Every setting back to its default (language and colours stay)',
   linkCopied: 'Link copied',
   linkInAddressBar: 'The address bar holds the link',
   headsHint:
@@ -117,7 +131,12 @@ export const en = {
     'Attention heatmap: rows are queries, columns are keys. Arrow keys move, Enter explains the ' +
     'row.',
   heatmapRole: 'heatmap',
+  heatmapLabelMask:
+    'Attention heatmap with mask {mask}: rows are queries, columns are keys. Arrow keys move, ' +
+    'Enter explains the row.',
+  columnMeanRow: 'key mean',
   linesLabel: 'Line view: queries on one side, keys on the other, line width is the weight',
+  linesLegend: 'Line width and colour: the weight',
   queries: 'queries',
   keys: 'keys',
   sourceKeys: 'source (keys)',
@@ -127,14 +146,16 @@ export const en = {
     'row sums to 1.',
   tableCorner: 'query \\ key',
   tablePartial: 'Only query {n} is listed here; the Numbers view holds every row.',
+  tableRegion: 'Attention weights, as numbers',
   captionSelf:
     '<b>{n}</b> tokens · head <b>{head}</b> of {heads} · {score} · T = {t} · mask ' +
     '<code>{mask}</code>',
   captionCross:
     '<b>{nt}</b> target × <b>{ns}</b> source tokens · head <b>{head}</b> of {heads} · {score} · ' +
-    'T = {t}',
+    'T = {t} · mask <code>{mask}</code>',
   maskCaption: 'mask',
   tokensCount: '{n} tokens',
+  tokensCountOne: '{n} token',
   tokensCountCross: 'target {nt} · source {ns} tokens',
   clickTokenHint: 'click a token to explain it',
   emptyText: 'Type something above to see its attention.',
@@ -155,25 +176,53 @@ export const en = {
   step1Additive:
     'Additive (Bahdanau) score: a small learned network v·tanh(W_q q + W_k k) rates each pair.',
   step1Vectors: 'first {n} of {d} dimensions; the selected key is {key}',
+  step1VectorsAll: 'all {d} dimensions; the selected key is {key}',
   step1Sum: 'q · k = Σ q_d k_d = {value}',
   step2Title: 'Scale and temperature',
   step2Scaled:
     'Divide by √d_k = {root} so the scores do not grow with the vector size, then by T = {t}.',
   step2Plain: 'This score is not scaled (scale 1); only the temperature T = {t} divides it.',
+  spreadMeasuring: 'Measuring the spread of q·k at every d_k…',
+  spreadCaption:
+    'Spread (standard deviation) of the raw scores q·k of this text (at most its first {tokens} ' +
+    'tokens) with these heads, at every head size d_k',
+  spreadRaw: 'σ(q·k)',
+  spreadScaled: 'σ(q·k)/√d_k',
+  spreadText:
+    'Unscaled, the spread grows about as √d_k: with wide heads softmax sees huge differences and ' +
+    'saturates onto one key. Divided by √d_k it stays about the same at every size.',
   step3Title: 'Mask',
   step3None: 'Nothing is masked: this query may look at all {n} keys.',
   step3Some:
     '{hidden} of {n} keys are masked: their logit becomes −∞, so softmax gives them exactly 0.',
+  step3Empty: 'All {n} keys are masked: this query may look at nothing, so every logit becomes −∞.',
+  step3KeyVisible: '{key} is visible: x({key}) = {x} stays',
+  step3KeyMasked: '{key} is masked: x({key}) = {x} becomes −∞',
   step4Title: 'Softmax',
   step4Text:
     'Exponentiate and normalise: w_j = exp(x_j) / Σ exp(x). The weights are positive and sum to ' +
     '{sum}. Entropy {h} bits.',
+  step4Empty:
+    'With nothing visible there is nothing to normalise: every weight is 0 (they sum to 0, not ' +
+    '1). The engine defines it so instead of dividing by zero.',
   step5Title: 'Weighted sum of values',
   step5Text:
     'The output for this query mixes the value vectors by those weights: z = Σ w_j v_j. Biggest ' +
     'contributions: {top}.',
+  step5Empty: 'No key is visible, so the output z of this query is the zero vector, by definition.',
+  stripeNote:
+    'Every query of this head gives {key} {mean} on average, against {w} here: {key} is a column ' +
+    'stripe (a sink every query looks at), not a match for this query. The layer is untrained.',
+  standoutNote:
+    'The other queries give {key} {mean} on average, against {w} here: this query picks it out ' +
+    '(in an untrained layer, by its random projections, not by what the words mean).',
   colKey: 'key',
   colScore: 'q·k',
+  colScoreCosine: 'cos(q,k)',
+  colScoreAdditive: 'score',
+  colMean: 'key mean',
+  colMeanHint: 'The mean weight every query that may see this key gives it (a column stripe)',
+  keyTableCaption: 'Every key of this query: raw score, logit, weight and the key mean',
   colLogit: 'logit',
   colWeight: 'weight',
   maskedCell: 'masked',
@@ -181,8 +230,9 @@ export const en = {
   showTop: 'Show the top {n}',
   // cost panel
   costIntro:
-    'A materialized kernel keeps every score of every head: N² numbers. The streaming ' +
-    '(Flash-style) kernel walks key tiles with an online softmax and keeps only O(N) state.',
+    'A materialized kernel writes out the N² scores of a head before softmax, one head at a ' +
+    'time: that N×N matrix is the memory below. The streaming (Flash-style) kernel walks the ' +
+    'keys tile by tile with an online softmax and keeps only O(N) state.',
   costMaterialized: 'Full weight matrix (materialized)',
   costStreaming: 'Tiled streaming kernel',
   costShape: 'N = {n} tokens, {heads} heads, d = {d}',
@@ -205,15 +255,33 @@ export const en = {
   benchTiles: 'tiles computed',
   benchMaterialized: 'materialized',
   benchStreaming: 'streaming',
+  benchSkipped:
+    'The mask hid {skipped} of {total} tiles of keys from their queries ({share}%): the ' +
+    'streaming ' +
+    'kernel skipped them.',
+  benchNoSkipGlobal:
+    'The streaming kernel computed all {total} tiles: without a mask every query needs every ' +
+    'key. ' +
+    'It saves memory here, not work.',
+  benchNoSkipScattered:
+    'The streaming kernel computed all {total} tiles: the keys this mask keeps are spread over ' +
+    'the whole row, so every tile holds some key a query may see and none can be skipped. It ' +
+    'saves memory here, not work.',
+  benchNoSkipShort:
+    'The streaming kernel computed all {total} tiles: at this length the mask hides no whole ' +
+    'tile of keys from a block of queries.',
   // ideas
   ideaPronounTitle: 'Who is "it"?',
   ideaPronounText:
-    'Explain the row of "it": which earlier words does it draw from, and how does that change ' +
-    'per head?',
+    'The layer is untrained, so no head knows what "it" refers to. Explain the row of "it" and ' +
+    'set each weight beside its key mean (the strip under the matrix): when every query of a ' +
+    'head gives "animal" about as much, that is a column stripe, a sink, not a match.',
   ideaScaleTitle: 'Why divide by √d_k',
   ideaScaleText:
-    'Switch between plain dot and scaled dot. Without the scaling, the rows get much sharper: ' +
-    'softmax saturates.',
+    'Plain dot at d_k = 64: each score is a sum of 64 products, so the raw scores spread about ' +
+    '√64 = 8 times as wide as one product, and softmax saturates onto one key per row. Step 2 of ' +
+    'the explanation shows the spread at every d_k; scaled dot divides by √d_k and brings the ' +
+    'rows back.',
   ideaTempTitle: 'Temperature',
   ideaTempText:
     'Slide T down to 0.2 and each row collapses onto its best key; up to 5 and it spreads ' +
@@ -232,13 +300,15 @@ export const en = {
     'talks to all.',
   ideaCrossTitle: 'Cross-attention and alignment',
   ideaCrossText:
-    'Queries from one text, keys and values from another: the matrix becomes an alignment ' +
-    'between a sentence and its translation.',
+    'Queries from one text, keys and values from another. This layer is untrained and the two ' +
+    'sentences share no letters, so no head aligns them: what stands out are column stripes, ' +
+    'keys every query favours. Compare each weight with its key mean before reading a match.',
   ideaHeadsTitle: 'Many heads',
   ideaHeadsText:
     'Eight heads look at the same tokens through eight projections. Open the Heads view to ' +
     'compare their patterns.',
   tryIt: 'Try it',
+  tryItNamed: 'Try it: {title}',
   exampleEnglish: 'English: who is “it”?',
   exampleChinese: '中文 sentence',
   exampleLong: 'Long Chinese run',
@@ -255,6 +325,7 @@ export const en = {
   widgetTarget: 'target',
   widgetTableCaption: 'Attention weights of head {n}',
   widgetOpen: 'Open in attnlens',
+  widgetAllHeads: '← all heads',
   // score names in running text (scoreName())
   'score:scaled-dot': 'scaled dot',
   'score:dot': 'dot',
