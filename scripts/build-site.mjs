@@ -11,7 +11,12 @@
 //   dist/demo/                the demo page (index.html, CSS, modules, worker, favicon)
 //   dist/widget/              attnlens-widget.js (+ widget-style.js), the sample blog post, the CSP page
 //   dist/src/                 the package's browser code: index.js and its modules, text/, views/,
-//                             wasm/*.js + *.wasm (the Node-only CLI in src/cli/ is left out)
+//                             i18n/, models/, wasm/ (*.js, *.wasm.gz and the uncompressed *.wasm;
+//                             the Node-only CLI in src/cli/ and the inline entry are left out)
+//   dist/sw.js                the service worker that keeps the site working offline, with the
+//                             list of files to precache and a version made from their contents
+//                             (scripts/site-offline.mjs); dist/register-sw.js registers it, and
+//                             the built demo page loads that
 //
 // Embedding the widget from the dist: <script type="module" src="<dist>/widget/attnlens-widget.js">.
 import {
@@ -27,27 +32,16 @@ import {
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { packagedWasmFiles } from '../web/scripts/wasm-artifacts.mjs';
+import { writeServiceWorker } from './site-offline.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const web = join(repo, 'web');
 const { values } = parseArgs({ options: { out: { type: 'string', default: join(web, 'dist') } } });
 const out = resolve(values.out);
 
-const REQUIRED_WASM = [
-  'attnlens-relaxed.js',
-  'attnlens-relaxed.wasm',
-  'attnlens-simd.js',
-  'attnlens-simd.wasm',
-  'attnlens-scalar.js',
-  'attnlens-scalar.wasm',
-  'attnlens-relaxed-threads.js',
-  'attnlens-relaxed-threads.wasm',
-  'attnlens-relaxed-threads.worker.js',
-  'attnlens-simd-threads.js',
-  'attnlens-simd-threads.wasm',
-  'attnlens-simd-threads.worker.js',
-];
-const SKIPPED_SOURCE_DIRS = new Set(['cli']);
+// The Node-only CLI, and attnlens/inline with the modules it embeds (the pages load the files).
+const SKIPPED_SOURCES = new Set(['cli', 'inline.js', 'wasm-inline.js', 'wasm/inline']);
 const SERVED_EXTENSIONS = new Set([
   '.html',
   '.js',
@@ -55,6 +49,7 @@ const SERVED_EXTENSIONS = new Set([
   '.css',
   '.svg',
   '.wasm',
+  '.gz',
   '.json',
   '.png',
   '.ico',
@@ -65,10 +60,9 @@ function fail(message) {
   process.exit(1);
 }
 
-for (const file of REQUIRED_WASM) {
-  if (!existsSync(join(web, 'src', 'wasm', file))) {
-    fail(`web/src/wasm/${file} is missing; run ./scripts/build-wasm.sh first`);
-  }
+for (const file of packagedWasmFiles()) {
+  if (!existsSync(join(web, file)))
+    fail(`web/${file} is missing; run ./scripts/build-wasm.sh first`);
 }
 
 rmSync(out, { recursive: true, force: true });
@@ -87,7 +81,9 @@ const copyTree = (from, to, skip = () => false) =>
 
 copyTree(join(web, 'demo'), join(out, 'demo'));
 copyTree(join(web, 'widget'), join(out, 'widget'));
-copyTree(join(web, 'src'), join(out, 'src'), (name) => SKIPPED_SOURCE_DIRS.has(name.split('/')[0]));
+copyTree(join(web, 'src'), join(out, 'src'), (name) =>
+  [...SKIPPED_SOURCES].some((dir) => name === dir || name.startsWith(`${dir}/`)),
+);
 
 writeFileSync(
   join(out, 'index.html'),
@@ -105,6 +101,17 @@ writeFileSync(
 </html>
 `,
 );
+
+// The built demo registers the service worker that keeps the site working offline.
+const demoPage = join(out, 'demo', 'index.html');
+writeFileSync(
+  demoPage,
+  readFileSync(demoPage, 'utf8').replace(
+    '</head>',
+    '  <script type="module" src="../register-sw.js"></script>\n</head>',
+  ),
+);
+const { precache } = writeServiceWorker(out);
 
 // Every relative import in the copied modules and every src/href in the pages must exist in the
 // output: a file left behind would only show up as a 404 in a reader's browser.
@@ -137,7 +144,7 @@ for (const file of walk(out)) {
         ].map((m) => m[1] ?? m[2] ?? m[3])
       : [...text.matchAll(/(?:src|href)="(\.{1,2}\/[^"#?]+)/g)].map((m) => m[1]);
   for (const reference of references) {
-    const target = resolve(dirname(file), reference);
+    const target = resolve(dirname(file), reference.replace(/[?#].*$/, ''));
     const isPageDir = reference.endsWith('/') && existsSync(join(target, 'index.html'));
     if (!isPageDir && !existsSync(target)) problems.push(`${relative(out, file)} -> ${reference}`);
   }
@@ -148,6 +155,7 @@ console.log(
   `attnlens site: ${files} files, ${(bytes / 1024).toFixed(0)} KiB in ${relative(process.cwd(), out) || out}`,
 );
 console.log('  demo:   demo/index.html');
+console.log(`  offline: sw.js precaches ${precache.length} URLs (register-sw.js registers it)`);
 console.log(
   '  widget: widget/attnlens-widget.js (sample: widget/blog.html, strict CSP: widget/csp.html)',
 );

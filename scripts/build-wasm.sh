@@ -8,7 +8,10 @@
 #                              relaxed modules with -pthread (shared memory, so only cross-origin
 #                              isolated pages load them; the worker script runs each helper thread)
 # web/src/loader.js loads the first of relaxed, simd, scalar the engine validates (the threaded
-# twin of relaxed or simd where threads can run).
+# twin of relaxed or simd where threads can run), from the gzip-compressed copy of its .wasm.
+# Last, web/scripts/wasm-artifacts.mjs writes those .wasm.gz files, the modules attnlens/inline
+# embeds (web/src/wasm/inline/) and the hash of the sources they come from, which `npm pack`
+# (web/scripts/prepack.mjs) compares with the sources before packing.
 # All are the -sDYNAMIC_EXECUTION=0 links (no eval: strict-CSP pages can load them). The *-eval
 # links are built alongside for bench/call_overhead.mjs and are not shipped.
 # The configures are the ones ./scripts/test.sh uses for its wasm stages, so either reuses the
@@ -49,6 +52,12 @@ for glue in web/src/wasm/*.js; do
   ! grep -qE '\beval\(|new Function\(' "$glue" || die "$glue uses eval or new Function"
 done
 
+# The glue must not name itself through import.meta (USE_ES6_IMPORT_META=0, bindings/CMakeLists.txt):
+# webpack would write the build machine's path into bundles and bundle the worker in a cycle.
+for glue in web/src/wasm/*.js; do
+  ! grep -q 'import\.meta' "$glue" || die "$glue uses import.meta"
+done
+
 # The scalar module is what engines without SIMD128 load: it must not contain one SIMD
 # instruction (the core would otherwise fail to compile there). Binaryen's disassembler comes
 # with Emscripten.
@@ -68,4 +77,6 @@ for wasm in web/src/wasm/attnlens-relaxed.wasm web/src/wasm/attnlens-relaxed-thr
   [ "$(validates "$wasm")" = false ] && [ "$(validates "$wasm" --experimental-wasm-relaxed-simd)" = true ] ||
     die "$wasm: must validate with relaxed SIMD and only with it"
 done
-ls -l web/src/wasm
+node web/scripts/wasm-artifacts.mjs --write
+node web/scripts/wasm-artifacts.mjs --check
+ls -l web/src/wasm web/src/wasm/inline

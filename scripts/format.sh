@@ -4,7 +4,9 @@
 #   JavaScript  Prettier with .prettierrc.json (100 columns) over web/, bench/ and scripts/*.mjs
 #
 #   ./scripts/format.sh          rewrites files in place
-#   ./scripts/format.sh --check  changes nothing; fails listing the files that differ
+#   ./scripts/format.sh --check  changes nothing; fails listing the files that differ, and the
+#                                lines of JavaScript in web/ over 100 columns, which Prettier
+#                                leaves alone in strings and comments (scripts/line-length.mjs)
 #                                (the `format` stage of ./scripts/test.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,8 +34,12 @@ if [ "$mode" = --check ]; then
     echo 'not Prettier-formatted (run ./scripts/format.sh): the files above' >&2
     failed=1
   fi
+  if ! node scripts/line-length.mjs; then
+    echo 'break the lines above by hand: Prettier keeps strings and comments as written' >&2
+    failed=1
+  fi
   [ "$failed" = 0 ] || exit 1
-  echo "every C++ and JavaScript source is formatted"
+  echo "every C++ and JavaScript source is formatted, and no line of JavaScript in web/ is over 100 columns"
 else
   clang-format -i "${cpp[@]}"
   "${prettier[@]}" --write "${js[@]}"

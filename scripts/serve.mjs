@@ -3,7 +3,7 @@
 //
 //   node scripts/serve.mjs [--root DIR] [--port N] [--host H]
 //
-// Serves `.wasm` as application/wasm (needed for streaming compilation) and sends
+// Serves `.wasm` as application/wasm, `.gz` as application/gzip (not as an encoding) and sends
 // Cross-Origin-Opener-Policy / Cross-Origin-Embedder-Policy so the page is cross-origin isolated
 // and a threaded build can use SharedArrayBuffer. No dependencies: Node's http module only.
 import { createServer } from 'node:http';
@@ -20,6 +20,7 @@ const MIME_TYPES = {
   '.css': 'text/css; charset=utf-8',
   '.json': 'application/json; charset=utf-8',
   '.wasm': 'application/wasm',
+  '.gz': 'application/gzip', // the .wasm.gz modules: loader.js inflates them itself
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',

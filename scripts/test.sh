@@ -19,17 +19,14 @@ want() { [ -z "$only" ] || [[ "$1" == *"$only"* ]]; }
 
 ensure_build_tools
 
-wasm_modules_built() {
-  local flavour
-  for flavour in relaxed simd scalar relaxed-threads simd-threads; do
-    [ -f "web/src/wasm/attnlens-$flavour.wasm" ] || return 1
-  done
-}
+# Every module web/ ships is in web/src/wasm/, built from these sources (the list and the check
+# are web/scripts/wasm-artifacts.mjs, which npm pack uses too).
+wasm_modules_built() { node web/scripts/wasm-artifacts.mjs --check >/dev/null 2>&1; }
 
 run_ctest() { ctest --test-dir "$1" --output-on-failure -j "$JOBS"; }
 
 if want format; then
-  step "format: every C++ source clang-formatted, every JavaScript source Prettier-formatted"
+  step "format: C++ clang-formatted, JavaScript Prettier-formatted, no JavaScript line in web/ over 100 columns"
   ./scripts/format.sh --check
 fi
 
@@ -105,8 +102,8 @@ if want wasm-nosimd; then
 fi
 
 if want web-package; then
-  step "npm package (web/): wasm modules, node:test suite, types, npm pack and esbuild smoke tests, size"
-  ensure_packages chromium  # the bundle smoke test runs the bundle in headless Chromium
+  step "npm package (web/): wasm modules, node:test suite, types (with and without the DOM lib), npm pack test, bundles of esbuild, Rollup, Vite and webpack in Chromium, size"
+  ensure_packages chromium  # the bundle smoke test runs the bundles in headless Chromium
   # The model tests make PyTorch checkpoints (torch.save, tests/models/make_tiny_models.py) and
   # check the forward pass against tests/models/reference.py.
   ensure_packages python3-torch

@@ -303,6 +303,18 @@ export interface AttentionBuffers {
   dispose(): void;
 }
 
+/**
+ * addEventListener's options and listeners, spelled out so that projects without the DOM lib
+ * (Node: `--lib es2022 --types node`) type-check; the DOM's own types are assignable to them.
+ */
+export interface ListenerOptions {
+  capture?: boolean;
+  once?: boolean;
+  passive?: boolean;
+  signal?: AbortSignal;
+}
+export type Listener = ((event: Event) => void) | { handleEvent(event: Event): void };
+
 /** Fired on an Attention when a lost GPU device is re-created or replaced by wasm. */
 export interface BackendChangeEvent extends Event {
   readonly type: 'backendchange';
@@ -329,22 +341,22 @@ export interface Attention extends EventTarget {
   addEventListener(
     type: 'backendchange',
     listener: (event: BackendChangeEvent) => void,
-    options?: boolean | AddEventListenerOptions,
+    options?: boolean | ListenerOptions,
   ): void;
   addEventListener(
     type: string,
-    listener: EventListenerOrEventListenerObject | null,
-    options?: boolean | AddEventListenerOptions,
+    listener: Listener | null,
+    options?: boolean | ListenerOptions,
   ): void;
   removeEventListener(
     type: 'backendchange',
     listener: (event: BackendChangeEvent) => void,
-    options?: boolean | EventListenerOptions,
+    options?: boolean | { capture?: boolean },
   ): void;
   removeEventListener(
     type: string,
-    listener: EventListenerOrEventListenerObject | null,
-    options?: boolean | EventListenerOptions,
+    listener: Listener | null,
+    options?: boolean | { capture?: boolean },
   ): void;
   /**
    * Bytes of WebAssembly memory the instance holds now: its wasm module's linear memory, which

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { analyze, analyzePair } from '../src/analyze.js';
 import { UsageError, USAGE, detectColorMode, parseCommandLine } from '../src/cli/arguments.js';
 import { renderHeatmap } from '../src/cli/heatmap.js';
+import { DEFAULT_WIDTH, wrapItems } from '../src/cli/layout.js';
 import {
   MODEL_USAGE,
   isModelCommand,
@@ -14,6 +15,12 @@ import {
   runModelCommand,
 } from '../src/cli/model-command.js';
 import { fitToWidth, sanitize, displayWidth } from '../src/cli/terminal-text.js';
+import {
+  DEFAULT_GRANULARITY,
+  DEFAULT_SCORE,
+  DEFAULT_SEED,
+  DEFAULT_TEMPERATURE,
+} from '../src/vocabulary.js';
 
 function packageVersion() {
   const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -40,13 +47,13 @@ function jsonReport(command, result, queryTokens, keyTokens, shownHeads) {
       text: command.text,
       ...(command.source !== undefined ? { source: command.source } : {}),
       masks: command.masks,
-      granularity: command.options.granularity ?? 'word',
-      score: command.options.score ?? 'scaled-dot',
-      temperature: command.options.temperature ?? 1,
+      granularity: command.options.granularity ?? DEFAULT_GRANULARITY,
+      score: command.options.score ?? DEFAULT_SCORE,
+      temperature: command.options.temperature ?? DEFAULT_TEMPERATURE,
       heads: result.shape.heads,
       headDim: result.shape.headDim,
       modelDim: result.shape.modelDim,
-      seed: command.options.seed ?? 1,
+      seed: command.options.seed ?? DEFAULT_SEED,
       shareQueryKey: Boolean(command.options.shareQueryKey),
       analyzeOptions: command.options,
     },
@@ -86,15 +93,16 @@ function textReport(command, result, queryTokens, keyTokens, shownHeads, colorMo
       ? `${queryTokens.length} target × ${keyTokens.length} source tokens`
       : `${queryTokens.length} tokens`,
     `${shape.heads} head${shape.heads > 1 ? 's' : ''} × ${shape.headDim} dims`,
-    command.options.score ?? 'scaled-dot',
+    command.options.score ?? DEFAULT_SCORE,
     `mask ${command.masks.join(' + ')}`,
-    `temperature ${command.options.temperature ?? 1}`,
-    `seed ${command.options.seed ?? 1}`,
+    `temperature ${command.options.temperature ?? DEFAULT_TEMPERATURE}`,
+    `seed ${command.options.seed ?? DEFAULT_SEED}`,
     result.backend,
     `${result.timing.ms.toFixed(2)} ms`,
   ];
-  const lines = [`attnlens · ${settings.join(' · ')}`, ''];
-  const listWidth = Number.isFinite(width) ? width : 100;
+  // The settings and the token list fit the terminal, or DEFAULT_WIDTH when piped.
+  const listWidth = Number.isFinite(width) ? width : DEFAULT_WIDTH;
+  const lines = [...wrapItems(['attnlens', ...settings], ' · ', listWidth), ''];
   if (command.source !== undefined) {
     lines.push(
       ...tokenList('source (keys)', keyTokens, listWidth),
@@ -108,7 +116,7 @@ function textReport(command, result, queryTokens, keyTokens, shownHeads, colorMo
       '',
       fitToWidth(
         `head ${h} of ${shape.heads} — rows: queries, columns: keys`,
-        Math.min(width, 80),
+        Math.min(width, DEFAULT_WIDTH),
       ).trimEnd(),
     );
     lines.push(

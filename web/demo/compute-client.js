@@ -72,6 +72,7 @@ export class ComputeClient {
       view: this.local.computeView,
       benchmark: this.local.benchmark,
       capabilities: this.local.capabilities,
+      spread: this.local.scoreSpread,
     };
     return handlers[type](params);
   }

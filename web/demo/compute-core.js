@@ -10,9 +10,14 @@ import {
   entropy,
   tokenize,
 } from '../src/index.js';
-import { maskOptions } from '../src/views/mask-spec.js';
+import { maskOptions } from '../src/mask-notation.js';
+import { DEFAULT_HEAD_DIM, DEFAULT_HEADS, DEFAULT_SCORE, DEFAULT_SEED } from '../src/vocabulary.js';
 
-export const HEAD_DIM = 16;
+// The warm-up runs at the package's default head size; requests bring the page's d_k.
+const HEAD_DIM = DEFAULT_HEAD_DIM;
+// The score spread is measured on at most this many tokens of each text at every d_k the page
+// offers: enough for a stable spread, cheap enough at d_k = 128 with 8 heads.
+const SPREAD_TOKENS = 64;
 // Powers of two for the memory curve. Past a few thousand tokens the full score matrix of several
 // heads no longer fits wasm32's 4 GiB address space, and the engine says so: the curve stops at
 // the last length it accepts.
@@ -22,7 +27,7 @@ const BENCH_REPEATS = 3;
 // milliseconds against about one for a steady run of a sentence. The engine runs these on a
 // short text before the first real request, so the time the cost panel shows is a steady one.
 const WARM_UP_TEXT = 'warm up the attention kernels';
-const WARM_UP_SCORES = ['scaled-dot', 'scaled-dot', 'scaled-dot', 'cosine', 'additive'];
+const WARM_UP_SCORES = [DEFAULT_SCORE, DEFAULT_SCORE, DEFAULT_SCORE, 'cosine', 'additive'];
 
 // One engine per backend choice ('auto', 'wasm', 'webgpu'), created on first use and warmed up;
 // a failed creation is not kept, so choosing again retries.
@@ -35,7 +40,13 @@ function countCall(backend) {
 
 async function warmUp(attn, backend) {
   for (const score of WARM_UP_SCORES) {
-    await analyze(WARM_UP_TEXT, { heads: 4, headDim: HEAD_DIM, seed: 1, score, attention: attn });
+    await analyze(WARM_UP_TEXT, {
+      heads: DEFAULT_HEADS,
+      headDim: HEAD_DIM,
+      seed: DEFAULT_SEED,
+      score,
+      attention: attn,
+    });
     countCall(backend);
   }
   return attn;
@@ -64,11 +75,36 @@ function rowEntropies(weights, rows, cols) {
   return out;
 }
 
+// The mean weight each key gets from the queries that may see it (NaN for a key no query sees).
+// A key that every query favours is a column stripe: a sink, not a match for any one query.
+function columnMeans(weights, mask, rows, cols) {
+  const sums = new Float64Array(cols);
+  const counts = new Uint32Array(cols);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      if (!mask[r * cols + c]) continue;
+      sums[c] += weights[r * cols + c];
+      counts[c] += 1;
+    }
+  }
+  return Float32Array.from(sums, (sum, c) => (counts[c] ? sum / counts[c] : Number.NaN));
+}
+
+// The per-head summaries the views show beside the weights.
+function headSummaries(heads, mask, rows, cols) {
+  return heads.map((head) => ({
+    weights: head.weights,
+    scores: head.scores,
+    entropy: rowEntropies(head.weights, rows, cols),
+    columnMeans: columnMeans(head.weights, mask, rows, cols),
+  }));
+}
+
 async function runOnce(params, mask, attn, rowsHint, colsHint) {
   countCall(params.backend ?? 'auto');
   const options = {
     heads: params.heads,
-    headDim: HEAD_DIM,
+    headDim: params.headDim,
     seed: params.seed,
     granularity: params.granularity,
     score: params.score,
@@ -108,8 +144,8 @@ async function costCurve(attn, shape) {
   return curve;
 }
 
-// params: { mode, text, source, heads, seed, granularity, score, temperature, mask, compare, backend }
-// (mask/compare: parsed mask models from mask-spec.js; compare may be null)
+// params: { mode, text, source, heads, headDim, seed, granularity, score, temperature, mask,
+// compare, backend } (mask/compare: parsed mask models from mask-notation.js; compare may be null)
 export async function computeView(params) {
   const attn = await engine(params.backend);
   const queryTokens = tokenize(params.text, { granularity: params.granularity });
@@ -128,28 +164,19 @@ export async function computeView(params) {
   const colTokens = params.mode === 'cross' ? primary.sourceTokens : primary.tokens;
   // Every head shares one mask here (no per-head key lengths), so head 0's stands for all.
   const mask = primary.heads[0].mask;
-  const heads = primary.heads.map((head) => ({
-    weights: head.weights,
-    scores: head.scores,
-    entropy: rowEntropies(head.weights, rows, cols),
-  }));
+  const heads = headSummaries(primary.heads, mask, rows, cols);
   let compare = null;
   if (params.compare) {
     const second = await runOnce(params, params.compare, attn, rows, cols);
-    compare = {
-      mask: second.heads[0].mask,
-      heads: second.heads.map((head) => ({
-        weights: head.weights,
-        entropy: rowEntropies(head.weights, rows, cols),
-      })),
-    };
+    const compareMask = second.heads[0].mask;
+    compare = { mask: compareMask, heads: headSummaries(second.heads, compareMask, rows, cols) };
   }
   const shape = {
     heads: params.heads,
     queryLength: rows,
     keyLength: cols,
-    headDim: HEAD_DIM,
-    valueDim: HEAD_DIM,
+    headDim: params.headDim,
+    valueDim: params.headDim,
   };
   const cost = {
     materialized: await attn.workingSetBytes({ ...shape, strategy: 'materialized' }),
@@ -166,7 +193,7 @@ export async function computeView(params) {
     q: primary.q,
     k: primary.k,
     v: primary.v,
-    headDim: HEAD_DIM,
+    headDim: params.headDim,
     // analyze()'s own timing: `engineMs` is the attention kernels alone, `totalMs` the whole
     // analysis (tokenize, embed, kernels, masks); `warm` is false for an engine's first call.
     timing: { engineMs: primary.timing.ms, totalMs: primary.timing.totalMs, warm },
@@ -177,9 +204,9 @@ export async function computeView(params) {
 
 // Random Q/K/V of a long sequence through both strategies with the current mask: the measured
 // face of O(N^2) memory versus the tiled kernel (and of the tiles a sparse mask lets it skip).
-export async function benchmark({ heads, length, mask, temperature, backend }) {
+export async function benchmark({ heads, headDim, length, mask, temperature, backend }) {
   const attn = await engine(backend);
-  const size = heads * length * HEAD_DIM;
+  const size = heads * length * headDim;
   const fill = (seed) => {
     const a = new Float32Array(size);
     let s = seed >>> 0;
@@ -192,7 +219,7 @@ export async function benchmark({ heads, length, mask, temperature, backend }) {
   const q = fill(1);
   const k = fill(2);
   const v = fill(3);
-  const options = { heads, headDim: HEAD_DIM, temperature, ...maskOptions(mask, length, length) };
+  const options = { heads, headDim, temperature, ...maskOptions(mask, length, length) };
   const results = {};
   let ran = attn.backend;
   for (const strategy of ['materialized', 'streaming']) {
@@ -213,13 +240,67 @@ export async function benchmark({ heads, length, mask, temperature, backend }) {
         heads,
         queryLength: length,
         keyLength: length,
-        headDim: HEAD_DIM,
-        valueDim: HEAD_DIM,
+        headDim,
+        valueDim: headDim,
         strategy,
       }),
     };
   }
-  return { length, heads, headDim: HEAD_DIM, backend: ran, ...results };
+  return { length, heads, headDim, backend: ran, ...results };
+}
+
+// The first `count` tokens of `text` as text (the whole text when it has no more).
+function leadingText(text, granularity, count) {
+  const tokens = tokenize(text, { granularity });
+  return tokens.length > count ? text.slice(0, tokens[count - 1].end) : text;
+}
+
+// Standard deviation of every raw score q·k of every head.
+function spreadOf(heads) {
+  let n = 0;
+  let sum = 0;
+  let squares = 0;
+  for (const head of heads) {
+    for (const score of head.scores) {
+      n += 1;
+      sum += score;
+      squares += score * score;
+    }
+  }
+  const mean = sum / n;
+  return Math.sqrt(Math.max(0, squares / n - mean * mean));
+}
+
+// Why scaled dot divides by sqrt(d_k): the spread of the raw dot products q·k of this text (its
+// first SPREAD_TOKENS tokens), with these heads, at every d_k in `headDims`, with and without the
+// division. Unscaled, the spread grows about as sqrt(d_k); divided, it stays put.
+// params: { mode, text, source, heads, seed, granularity, headDims, backend }
+export async function scoreSpread(params) {
+  const attn = await engine(params.backend);
+  const text = leadingText(params.text, params.granularity, SPREAD_TOKENS);
+  const source =
+    params.mode === 'cross' ? leadingText(params.source, params.granularity, SPREAD_TOKENS) : null;
+  const empty = (t) => tokenize(t, { granularity: params.granularity }).length === 0;
+  if (empty(text) || (source !== null && empty(source))) {
+    return { empty: true, points: [] };
+  }
+  const points = [];
+  for (const headDim of params.headDims) {
+    const options = {
+      heads: params.heads,
+      headDim,
+      seed: params.seed,
+      granularity: params.granularity,
+      score: 'dot',
+      attention: attn,
+    };
+    countCall(params.backend ?? 'auto');
+    const run =
+      source === null ? await analyze(text, options) : await analyzePair(source, text, options);
+    const raw = spreadOf(run.heads);
+    points.push({ headDim, raw, scaled: raw / Math.sqrt(headDim) });
+  }
+  return { empty: false, points, tokens: SPREAD_TOKENS };
 }
 
 // The typed arrays of a result, for postMessage's transfer list.

@@ -1,7 +1,14 @@
 // The demo's compute thread: receives { id, type, params } and answers { id, ok, result | error }.
-import { benchmark, capabilities, computeView, engine, transferables } from './compute-core.js';
+import {
+  benchmark,
+  capabilities,
+  computeView,
+  engine,
+  scoreSpread,
+  transferables,
+} from './compute-core.js';
 
-const handlers = { view: computeView, benchmark, capabilities };
+const handlers = { view: computeView, benchmark, capabilities, spread: scoreSpread };
 
 self.addEventListener('message', async (event) => {
   const { id, type, params } = event.data;

@@ -2,11 +2,15 @@
 // announced by screen readers) bound to the state. `sync` writes the state into the inputs,
 // the handlers turn input events into state patches.
 import { el, shortLabel, tokenLabel } from '../src/views/dom.js';
-import { formatMask, parseMask } from '../src/views/mask-spec.js';
-import { language, t } from './i18n.js';
+import { markTabStop, rovingTabindex } from '../src/views/roving.js';
+import { formatMask, parseMask } from '../src/mask-notation.js';
+import { language, t, tNodes } from './i18n.js';
+import { MAX_PAGE_HEADS, SPARSE_PATTERNS } from '../src/vocabulary.js';
 import {
-  MAX_HEADS,
   TEMPERATURE_RANGE,
+  headDimFromSlider,
+  maskInMode,
+  sliderFromHeadDim,
   sliderFromTemperature,
   temperatureFromSlider,
 } from './state.js';
@@ -17,34 +21,17 @@ import {
 const NARROW_SCORES = { cosine: 'narrowScoreCosine', additive: 'narrowScoreAdditive' };
 const SHARP_TEMPERATURE = TEMPERATURE_RANGE[0];
 
-const $ = (id) => document.getElementById(id);
-
-function radios(name) {
-  return [...document.querySelectorAll(`input[type="radio"][name="${name}"]`)];
+function setRadio(radios, value) {
+  for (const input of radios) input.checked = input.value === value;
 }
 
-function setRadio(name, value) {
-  for (const input of radios(name)) input.checked = input.value === value;
-}
-
-// Arrow keys within a group of toggle buttons behave like a radio group (one tab stop).
-function rovingButtons(container, selector) {
-  container.addEventListener('keydown', (event) => {
-    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
-    if (!step) return;
-    const buttons = [...container.querySelectorAll(selector)];
-    const index = buttons.indexOf(document.activeElement);
-    if (index < 0) return;
-    event.preventDefault();
-    const next = buttons[(index + step + buttons.length) % buttons.length];
-    next.focus();
-    next.click();
-  });
-}
+// Patterns whose width the window slider sets.
+const WINDOWED = ['local', 'dilated', 'align'];
 
 export class Controls {
   // update(patch) applies a state patch; getState() returns the current state.
-  constructor({ update, getState }) {
+  constructor(elements, { update, getState }) {
+    this.elements = elements;
     this.update = update;
     this.getState = getState;
     this.#bind();
@@ -56,42 +43,50 @@ export class Controls {
   }
 
   #bind() {
-    for (const input of radios('mode'))
-      input.addEventListener('change', () =>
-        this.update({ mode: input.value, query: -1, key: -1 }),
-      );
-    for (const input of radios('score'))
+    const e = this.elements;
+    const radios = e.radios;
+    // A mask that does not apply between two texts is reduced to what does (maskForMode).
+    for (const input of radios.mode)
+      input.addEventListener('change', () => {
+        const { mask, compare } = this.getState();
+        this.update({
+          mode: input.value,
+          query: -1,
+          key: -1,
+          mask: maskInMode(mask, input.value),
+          compare: compare && maskInMode(compare, input.value),
+        });
+      });
+    for (const input of radios.score)
       input.addEventListener('change', () => this.update({ score: input.value }));
-    for (const input of radios('granularity'))
+    for (const input of radios.granularity)
       input.addEventListener('change', () =>
         this.update({ granularity: input.value, query: -1, key: -1 }),
       );
-    for (const input of radios('scale'))
+    for (const input of radios.scale)
       input.addEventListener('change', () => this.update({ scale: input.value }));
-    for (const input of radios('range'))
+    for (const input of radios.range)
       input.addEventListener('change', () => this.update({ range: input.value }));
-    for (const input of radios('pattern'))
+    for (const input of radios.pattern)
       input.addEventListener('change', () =>
         this.update(this.#maskPatch({ pattern: input.value })),
       );
 
-    $('heads-input').addEventListener('input', (event) => {
+    e.headsInput.addEventListener('input', (event) => {
       const heads = Number(event.target.value);
       this.update({ heads, head: Math.min(this.getState().head, heads - 1) });
     });
-    $('temperature-input').addEventListener('input', (event) => {
+    e.dkInput.addEventListener('input', (event) => {
+      this.update({ dk: headDimFromSlider(Number(event.target.value)) });
+    });
+    e.temperatureInput.addEventListener('input', (event) => {
       this.update({ temperature: temperatureFromSlider(Number(event.target.value)) });
     });
-    $('causal-input').addEventListener('change', (event) =>
+    e.causalInput.addEventListener('change', (event) =>
       this.update(this.#maskPatch({ causal: event.target.checked })),
     );
-    for (const [id, field] of [
-      ['window', 'window'],
-      ['dilation', 'dilation'],
-      ['stride', 'stride'],
-      ['summary', 'summary'],
-    ]) {
-      $(`${id}-input`).addEventListener('input', (event) => {
+    for (const [field, { input }] of Object.entries(e.sliders)) {
+      input.addEventListener('input', (event) => {
         const value = Number(event.target.value);
         const patch = { [field]: value };
         const mask = parseMask(this.getState().mask);
@@ -100,36 +95,51 @@ export class Controls {
         this.update(this.#maskPatch(patch));
       });
     }
-    $('compare-select').addEventListener('change', (event) =>
+    e.compareSelect.addEventListener('change', (event) =>
       this.update({ compare: event.target.value }),
     );
-    $('orientation-select').addEventListener('change', (event) =>
+    e.orientationSelect.addEventListener('change', (event) =>
       this.update({ orientation: event.target.value }),
     );
-    $('backend-select').addEventListener('change', (event) =>
+    e.backendSelect.addEventListener('change', (event) =>
       this.update({ backend: event.target.value }),
     );
-    rovingButtons($('head-picker'), 'button');
+    // The head picker is a radio group: the focus and the choice move together.
+    rovingTabindex(e.headPicker, { selector: 'button', onMove: (button) => button.click() });
+    rovingTabindex(e.globalTokens, { selector: 'button' });
+    rovingTabindex(e.paddedKeys, { selector: 'button' });
   }
 
   // Writes state (and, when known, the token counts of the last result) into the inputs.
   sync(state, result) {
-    setRadio('mode', state.mode);
-    setRadio('score', state.score);
-    setRadio('granularity', state.granularity);
-    setRadio('scale', state.scale);
-    setRadio('range', state.range);
+    const e = this.elements;
+    setRadio(e.radios.mode, state.mode);
+    setRadio(e.radios.score, state.score);
+    setRadio(e.radios.granularity, state.granularity);
+    setRadio(e.radios.scale, state.scale);
+    setRadio(e.radios.range, state.range);
     const mask = parseMask(state.mask);
-    setRadio('pattern', mask.pattern);
-    $('causal-input').checked = mask.causal;
-    $('heads-input').value = String(state.heads);
-    $('heads-output').value = String(state.heads);
+    setRadio(e.radios.pattern, mask.pattern);
+    e.causalInput.checked = mask.causal;
+    e.headsInput.value = String(state.heads);
+    e.headsOutput.value = String(state.heads);
+    e.dkInput.value = String(sliderFromHeadDim(state.dk));
+    e.dkInput.setAttribute('aria-valuetext', String(state.dk));
+    e.dkOutput.value = String(state.dk);
+    e.modelDimReadout.textContent = t('modelDimReadout', {
+      heads: state.heads,
+      dk: state.dk,
+      model: state.heads * state.dk,
+    });
+    // Settings that apply to one mode only (position masks to self-attention, the alignment
+    // window and key padding to cross-attention).
+    for (const node of e.modeOnly) node.hidden = node.dataset.mode !== state.mode;
     const position = sliderFromTemperature(state.temperature);
-    const temperature = $('temperature-input');
+    const temperature = e.temperatureInput;
     temperature.value = String(position);
     const shown = state.temperature.toFixed(2);
     temperature.setAttribute('aria-valuetext', shown);
-    $('temperature-output').value = shown;
+    e.temperatureOutput.value = shown;
 
     const n =
       result && !result.empty ? Math.max(result.rowTokens.length, result.colTokens.length) : 16;
@@ -139,34 +149,41 @@ export class Controls {
       stride: [mask.stride, 1, Math.max(4, n)],
       summary: [mask.summary, 1, Math.max(1, mask.stride)],
     };
-    for (const [id, [value, min, max]] of Object.entries(sliders)) {
-      const input = $(`${id}-input`);
+    for (const [name, [value, min, max]] of Object.entries(sliders)) {
+      const { input, output } = e.sliders[name];
       input.min = String(min);
       input.max = String(max);
       input.value = String(value);
-      $(`${id}-output`).value = String(value);
+      output.value = String(value);
     }
-    $('window-param').hidden = !['local', 'dilated'].includes(mask.pattern);
-    $('dilation-param').hidden = mask.pattern !== 'dilated';
-    $('stride-param').hidden = !['strided', 'fixed'].includes(mask.pattern);
-    $('summary-param').hidden = mask.pattern !== 'fixed';
-    $('mask-code').textContent = formatMask(mask);
+    e.sliders.window.param.hidden = !WINDOWED.includes(mask.pattern);
+    e.sliders.dilation.param.hidden = mask.pattern !== 'dilated';
+    e.sliders.stride.param.hidden = !SPARSE_PATTERNS.includes(mask.pattern);
+    e.sliders.summary.param.hidden = mask.pattern !== 'fixed';
+    e.maskCode.textContent = formatMask(mask);
 
-    const compare = $('compare-select');
+    const compare = e.compareSelect;
     if (state.compare && ![...compare.options].some((o) => o.value === state.compare)) {
       compare.append(el('option', { value: state.compare, text: state.compare }));
     }
+    for (const option of compare.options) {
+      const other = Boolean(option.dataset.mode) && option.dataset.mode !== state.mode;
+      option.hidden = other;
+      option.disabled = other;
+    }
     compare.value = state.compare;
-    $('orientation-select').value = state.orientation;
-    $('backend-select').value = state.backend;
+    e.orientationSelect.value = state.orientation;
+    e.backendSelect.value = state.backend;
 
     this.#syncHeadPicker(state);
-    this.#syncGlobalTokens(state, mask, result);
+    const keys = result && !result.empty ? result.colTokens : [];
+    this.#syncPositionToggles(this.elements.globalTokens, 'globalTokens', mask, keys);
+    this.#syncPositionToggles(this.elements.paddedKeys, 'paddedKeys', mask, keys);
     this.#syncScoreHint(state);
   }
 
   #syncScoreHint(state) {
-    const host = $('score-hint');
+    const host = this.elements.scoreHint;
     const text = NARROW_SCORES[state.score];
     const offer = text && state.temperature > SHARP_TEMPERATURE;
     // Rebuilt only when it changes: the hint is a live region, and each rebuild is announced.
@@ -193,21 +210,52 @@ export class Controls {
     );
   }
 
+  // The entropy of head `head`'s rows, beside the temperature that shapes it (rows that see no
+  // key are left out); nothing for an empty text.
+  showEntropy(result, head) {
+    const readout = this.elements.entropyReadout;
+    if (result.empty) {
+      readout.textContent = '';
+      return;
+    }
+    const values = [];
+    const cols = result.colTokens.length;
+    result.heads[head].entropy.forEach((h, r) => {
+      let visible = false;
+      for (let c = 0; c < cols && !visible; c++) visible = result.mask[r * cols + c] !== 0;
+      if (visible) values.push(h);
+    });
+    if (!values.length) {
+      readout.textContent = '';
+      return;
+    }
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    readout.replaceChildren(
+      ...tNodes('entropyReadout', {
+        mean: mean.toFixed(2),
+        min: Math.min(...values).toFixed(2),
+        max: Math.max(...values).toFixed(2),
+        n: cols,
+        uniform: Math.log2(cols).toFixed(2),
+      }).childNodes,
+    );
+  }
+
   // Shows the WebGPU choice when detectWebGpu() found an adapter (marked when it is software).
   offerWebGpu(detected) {
-    const option = $('backend-option-webgpu');
+    const option = this.elements.backendOptionWebgpu;
     option.hidden = !detected.available;
     option.disabled = !detected.available;
     option.dataset.i18n =
       detected.available && detected.adapter.software ? 'backendWebgpuSoftware' : 'backendWebgpu';
     option.textContent = t(option.dataset.i18n);
-    $('backend-select').value = this.getState().backend;
+    this.elements.backendSelect.value = this.getState().backend;
   }
 
   #syncHeadPicker(state) {
-    const picker = $('head-picker');
+    const picker = this.elements.headPicker;
     const buttons = [];
-    for (let h = 0; h < Math.min(state.heads, MAX_HEADS); h++) {
+    for (let h = 0; h < Math.min(state.heads, MAX_PAGE_HEADS); h++) {
       const checked = h === state.head;
       buttons.push(
         el(
@@ -216,7 +264,6 @@ export class Controls {
             type: 'button',
             role: 'radio',
             'aria-checked': String(checked),
-            tabindex: checked ? 0 : -1,
             'aria-label': t('headN', { n: h + 1 }),
             onclick: () => this.update({ head: h }),
           },
@@ -226,17 +273,18 @@ export class Controls {
     }
     const focused = picker.contains(document.activeElement) ? state.head : -1;
     picker.replaceChildren(...buttons);
+    markTabStop(buttons, state.head);
     if (focused >= 0) buttons[focused]?.focus();
   }
 
-  // One toggle per key token; pressing one adds or removes it from the global tokens.
-  #syncGlobalTokens(state, mask, result) {
-    const host = $('global-tokens');
-    const tokens = result && !result.empty ? result.colTokens : [];
+  // One toggle per key token; pressing one adds the position to the mask's list `field` (global
+  // tokens, padded keys) or takes it out. The group is one tab stop (arrow keys move inside).
+  #syncPositionToggles(host, field, mask, tokens) {
     // Typing calls sync on every keystroke; rebuild only when the tokens or the choice changed.
-    const key = `${mask.globalTokens.join(',')}|${tokens.map((t) => t.text).join('\u0000')}|${language()}`;
-    if (key === this.globalTokensKey) return;
-    this.globalTokensKey = key;
+    const texts = tokens.map((token) => token.text).join('\u0000');
+    const key = `${mask[field].join(',')}|${texts}|${language()}`;
+    if (key === host.dataset.built) return;
+    host.dataset.built = key;
     const focusedIndex = host.contains(document.activeElement)
       ? Number(document.activeElement.dataset.index)
       : -1;
@@ -245,21 +293,21 @@ export class Controls {
         'button',
         {
           type: 'button',
-          'aria-pressed': String(mask.globalTokens.includes(i)),
+          'aria-pressed': String(mask[field].includes(i)),
           dataset: { index: i },
           'aria-label': `${tokenLabel(token.text)} (${i + 1})`,
           onclick: () => {
-            const current = parseMask(this.getState().mask);
-            const set = new Set(current.globalTokens);
+            const set = new Set(parseMask(this.getState().mask)[field]);
             if (set.has(i)) set.delete(i);
             else set.add(i);
-            this.update(this.#maskPatch({ globalTokens: [...set].sort((a, b) => a - b) }));
+            this.update(this.#maskPatch({ [field]: [...set].sort((a, b) => a - b) }));
           },
         },
         shortLabel(token.text, 10),
       ),
     );
     host.replaceChildren(...buttons);
+    markTabStop(buttons, focusedIndex);
     if (focusedIndex >= 0) buttons[focusedIndex]?.focus();
   }
 }

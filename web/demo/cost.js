@@ -1,8 +1,19 @@
 // The cost panel: how much working memory the two strategies need for this text (from the
 // engine's workingSetBytes), how that grows with N, what the last run took, and an on-demand
 // measurement of both strategies on a long random sequence with the current mask.
+import { parseMask } from '../src/mask-notation.js';
 import { el, formatBytes, svgEl } from '../src/views/dom.js';
 import { t } from './i18n.js';
+
+// Why a mask saved no tile of work, by pattern: none at all, or kept keys spread over every tile.
+function noSkipReason(maskText) {
+  const mask = parseMask(maskText);
+  const hides = mask.causal || ['local', 'align'].includes(mask.pattern);
+  if (hides) return 'benchNoSkipShort';
+  return mask.pattern === 'global' && !mask.paddedKeys.length
+    ? 'benchNoSkipGlobal'
+    : 'benchNoSkipScattered';
+}
 
 export const BENCH_LENGTH = 2048;
 
@@ -129,6 +140,21 @@ function chart(curve, currentN, current) {
   );
 }
 
+// What the streaming kernel's tile count says: how much of the work the mask let it skip, or why
+// it could skip none.
+function tilesNote(b) {
+  const { tilesVisited, tilesTotal } = b.streaming;
+  if (tilesVisited < tilesTotal) {
+    const skipped = tilesTotal - tilesVisited;
+    return t('benchSkipped', {
+      skipped,
+      total: tilesTotal,
+      share: Math.round((100 * skipped) / tilesTotal),
+    });
+  }
+  return t(noSkipReason(b.mask), { total: tilesTotal });
+}
+
 export class CostPanel {
   // runBenchmark() -> Promise<benchmark result> (see compute-core.js)
   constructor(host, { runBenchmark }) {
@@ -226,7 +252,7 @@ export class CostPanel {
         'tr',
         null,
         el('td', { text: label }),
-        el('td', { text: `${r.ms.toFixed(1)} ms` }),
+        el('td', { text: t('runtime', { ms: r.ms.toFixed(1) }) }),
         el('td', { text: formatBytes(r.bytes) }),
         el('td', { text: `${r.tilesVisited} / ${r.tilesTotal}` }),
       );
@@ -259,6 +285,7 @@ export class CostPanel {
         class: 'num',
         text: `N = ${b.length} · H = ${b.heads} · d = ${b.headDim} · ${b.mask} · ${b.backend}`,
       }),
+      el('p', { class: 'bench-tiles-note', text: tilesNote(b) }),
     );
   }
 

@@ -1,4 +1,5 @@
-// Ready-made inputs. Each sets the mode and the text(s); settings stay as the reader left them.
+// Ready-made inputs. Each sets the mode, the text(s) and how they are split (words unless it says
+// otherwise); the other settings stay as the reader left them.
 // `focus` names the query token the explain panel opens on until the reader picks another.
 export const EXAMPLES = [
   {

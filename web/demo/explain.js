@@ -1,13 +1,17 @@
-// The explain panel: the three stages of attention (score, normalise, weighted sum), opened up
-// for one query token of one head, with the actual numbers of the last run. Raw scores, weights
-// and Q/K/V come from the engine; this file only rearranges them (logit = scale * score / T,
+// The explain panel: the stages of attention (score, scale, mask, softmax, weighted sum), opened
+// up for one query token of one head, with the actual numbers of the last run. Raw scores,
+// weights and Q/K/V come from the engine; this file only rearranges them (x = scale * score / T,
 // the weighted sum of values) to show the arithmetic.
 import { topAttended } from '../src/index.js';
 import { el, formatNumber, formatWeight, tokenLabel } from '../src/views/dom.js';
+import { rovingTabindex } from '../src/views/roving.js';
+import { keyTable } from './explain-keys.js';
 import { language, scoreName, t } from './i18n.js';
 
 const VECTOR_DIMS = 16;
-const TOP_ROWS = 12;
+// A key whose mean weight over every query is at least this share of what the explained query
+// gives it is mostly a column stripe: every query of the head favours it.
+const STRIPE_SHARE = 0.5;
 
 // Diverging purple-orange (PuOr: colour-blind safe) for signed vector entries.
 function signedColor(value, maxAbs) {
@@ -24,6 +28,7 @@ function vectorRow(name, values, maxAbs) {
     cell.style.background = signedColor(value, maxAbs);
     return cell;
   });
+  const spoken = Array.from(values.slice(0, VECTOR_DIMS), (v) => formatNumber(v, 2));
   return el(
     'div',
     { class: 'vector-row' },
@@ -33,7 +38,7 @@ function vectorRow(name, values, maxAbs) {
       {
         class: 'vector',
         role: 'img',
-        'aria-label': `${name}: ${Array.from(values.slice(0, VECTOR_DIMS), (v) => formatNumber(v, 2)).join(', ')}`,
+        'aria-label': `${name}: ${spoken.join(', ')}`,
       },
       cells,
     ),
@@ -61,9 +66,12 @@ export class ExplainPanel {
     this.host = host;
     this.onPickKey = onPickKey;
     this.showAll = false;
+    rovingTabindex(host, { selector: '.explain-table tbody tr', keys: 'vertical' });
   }
 
-  render(result, state) {
+  // state: the page's state with `head` and `query` resolved; spread: the score spread at every
+  // d_k (scoreSpread in compute-core.js), or null while it is being measured.
+  render(result, state, spread = null) {
     const host = this.host;
     if (!result || result.empty) {
       host.replaceChildren(el('p', { class: 'hint', text: t('emptyText') }));
@@ -83,11 +91,13 @@ export class ExplainPanel {
     const weights = row(head.weights);
     const visible = row(result.mask);
     const scale = state.score === 'scaled-dot' ? 1 / Math.sqrt(d) : 1;
-    const logits = Array.from(scores, (s, j) =>
-      visible[j] ? (scale * s) / state.temperature : Number.NEGATIVE_INFINITY,
-    );
+    // Scaling and temperature come before the mask: every key has a finite x; the mask then
+    // sets the hidden keys' logits to -inf.
+    const scaled = Array.from(scores, (s) => (scale * s) / state.temperature);
+    const logits = scaled.map((x, j) => (visible[j] ? x : Number.NEGATIVE_INFINITY));
     const top = topAttended(weights, 3);
     const key = state.key >= 0 && state.key < cols ? state.key : (top[0]?.index ?? 0);
+    const seen = visible.reduce((n, v) => n + (v ? 1 : 0), 0);
 
     const q = result.q.subarray(
       (state.head * rows + query) * d,
@@ -109,10 +119,10 @@ export class ExplainPanel {
       sum += w;
       if (w > 0) bits -= w * Math.log2(w);
     }
-    const hidden = visible.reduce((n, v) => n + (v ? 0 : 1), 0);
     const queryText = tokenLabel(result.rowTokens[query].text);
     const keyText = tokenLabel(result.colTokens[key].text);
     const tText = state.temperature.toFixed(2);
+    const values = { key: keyText, x: formatNumber(scaled[key]), n: cols, d, t: tText };
 
     const header = el(
       'div',
@@ -141,6 +151,7 @@ export class ExplainPanel {
     const maxAbs = maxAbsOf(q.slice(0, VECTOR_DIMS), k.slice(0, VECTOR_DIMS));
     const stepOneText =
       { cosine: 'step1Cosine', additive: 'step1Additive' }[state.score] ?? 'step1Dot';
+    const shownDims = Math.min(VECTOR_DIMS, d);
     const stepOne = step(
       '1',
       t('step1Title'),
@@ -153,7 +164,12 @@ export class ExplainPanel {
             vectorRow(`q ${queryText}`.slice(0, 14), q, maxAbs),
             vectorRow(`k ${keyText}`.slice(0, 14), k, maxAbs),
             vectorRow('q⊙k', product, maxAbsOf(product.slice(0, VECTOR_DIMS))),
-            el('p', { text: t('step1Vectors', { n: Math.min(VECTOR_DIMS, d), d, key: keyText }) }),
+            el('p', {
+              text:
+                shownDims === d
+                  ? t('step1VectorsAll', { d, key: keyText })
+                  : t('step1Vectors', { n: shownDims, d, key: keyText }),
+            }),
             el('span', {
               class: 'formula',
               text:
@@ -175,25 +191,41 @@ export class ExplainPanel {
       }),
       el('span', {
         class: 'formula',
-        text: `x = ${formatNumber(scores[key])} × ${formatNumber(scale)} ÷ ${tText} = ${formatNumber(logits[key])}`,
+        text:
+          `x(${keyText}) = ${formatNumber(scores[key])} × ${formatNumber(scale)} ÷ ${tText} = ` +
+          formatNumber(scaled[key]),
       }),
+      ['dot', 'scaled-dot'].includes(state.score) ? spreadTable(spread, d) : null,
     );
 
+    let maskText = t('step3None', { n: cols });
+    if (seen === 0) maskText = t('step3Empty', { n: cols });
+    else if (seen < cols) maskText = t('step3Some', { hidden: cols - seen, n: cols });
     const stepThree = step(
       '3',
       t('step3Title'),
-      el('p', { text: hidden ? t('step3Some', { hidden, n: cols }) : t('step3None', { n: cols }) }),
-    );
-
-    const stepFour = step(
-      '4',
-      t('step4Title'),
-      el('p', { text: t('step4Text', { sum: sum.toFixed(4), h: bits.toFixed(2) }) }),
+      el('p', { text: maskText }),
       el('span', {
         class: 'formula',
-        text: `w(${keyText}) = ${visible[key] ? `exp(${formatNumber(logits[key])}) / Σ exp(x)` : '0'} = ${formatWeight(weights[key], 4)}`,
+        text: visible[key] ? t('step3KeyVisible', values) : t('step3KeyMasked', values),
       }),
     );
+
+    const stepFour =
+      seen === 0
+        ? step('4', t('step4Title'), el('p', { text: t('step4Empty') }))
+        : step(
+            '4',
+            t('step4Title'),
+            el('p', { text: t('step4Text', { sum: sum.toFixed(4), h: bits.toFixed(2) }) }),
+            el('span', {
+              class: 'formula',
+              text: visible[key]
+                ? `w(${keyText}) = exp(${formatNumber(logits[key])}) / Σ exp(x) = ` +
+                  formatWeight(weights[key], 4)
+                : `w(${keyText}) = exp(−∞) / Σ exp(x) = 0`,
+            }),
+          );
 
     const topText =
       top
@@ -205,96 +237,92 @@ export class ExplainPanel {
     const stepFive = step(
       '5',
       t('step5Title'),
-      el('p', { text: t('step5Text', { top: topText }) }),
+      el('p', { text: seen === 0 ? t('step5Empty') : t('step5Text', { top: topText }) }),
+      seen === 0 || !top.length ? null : stripeNote(result, head, top[0]),
       vectorRow('z', z, maxAbsOf(z.slice(0, VECTOR_DIMS))),
     );
 
+    // The key row that had the focus keeps it once the panel is rebuilt.
+    const focusedKey = host.contains(document.activeElement)
+      ? document.activeElement.dataset.key
+      : undefined;
     host.replaceChildren(
       header,
       el('ol', { class: 'steps' }, stepOne, stepTwo, stepThree, stepFour, stepFive),
-      this.#keyTable(result, { scores, logits, weights, visible, key }),
-    );
-  }
-
-  #keyTable(result, { scores, logits, weights, visible, key }) {
-    const cols = result.colTokens.length;
-    let order = [...Array(cols).keys()];
-    const limited = !this.showAll && cols > TOP_ROWS + 4;
-    if (limited) {
-      order = order.sort((a, b) => weights[b] - weights[a] || a - b).slice(0, TOP_ROWS);
-      if (!order.includes(key)) order.push(key);
-      order.sort((a, b) => a - b);
-    }
-    let max = 0;
-    for (const w of weights) max = Math.max(max, w);
-    const body = order.map((j) => {
-      const bar = el('span', { class: 'weight-bar' });
-      bar.style.width = `${Math.round((weights[j] / (max || 1)) * 100)}%`;
-      return el(
-        'tr',
+      keyTable(
+        result,
+        { scores, logits, weights, visible, columnMeans: head.columnMeans, key },
         {
-          class:
-            [visible[j] ? '' : 'is-masked', j === key ? 'is-key' : ''].join(' ').trim() || null,
-          tabindex: 0,
-          'aria-selected': String(j === key),
-          onclick: () => this.onPickKey(j),
-          onkeydown: (event) => {
-            if (event.key === 'Enter' || event.key === ' ') {
-              event.preventDefault();
-              this.onPickKey(j);
-            }
+          score: state.score,
+          showAll: this.showAll,
+          onPick: (j) => this.onPickKey(j),
+          onToggle: () => {
+            this.showAll = !this.showAll;
+            this.onPickKey(key);
           },
         },
-        el('td', { text: `${j + 1}. ${tokenLabel(result.colTokens[j].text)}` }),
-        el('td', { text: formatNumber(scores[j]) }),
-        el('td', { text: visible[j] ? formatNumber(logits[j]) : '−∞' }),
-        el(
-          'td',
-          { class: 'bar-cell' },
-          el(
-            'span',
-            { class: 'weight-cell' },
-            el('span', { class: 'weight-track' }, visible[j] ? bar : null),
-            el('span', {
-              class: 'num',
-              text: visible[j] ? formatWeight(weights[j]) : t('maskedCell'),
-            }),
-          ),
-        ),
-      );
-    });
-    const table = el(
+      ),
+    );
+    if (focusedKey !== undefined) {
+      host.querySelector(`.explain-table tr[data-key="${focusedKey}"]`)?.focus();
+    }
+  }
+}
+
+// Whether the explained query's strongest key is its own pick or a column stripe of the head:
+// the key's mean weight over every query that may see it, beside this query's weight.
+function stripeNote(result, head, { index, weight }) {
+  const mean = head.columnMeans[index];
+  const values = {
+    key: tokenLabel(result.colTokens[index].text),
+    w: formatWeight(weight, 2),
+    mean: formatWeight(mean, 2),
+  };
+  const stripe = mean >= STRIPE_SHARE * weight;
+  return el('p', {
+    class: `stripe-note${stripe ? ' is-stripe' : ''}`,
+    text: t(stripe ? 'stripeNote' : 'standoutNote', values),
+  });
+}
+
+// The spread of raw q·k at every d_k the page offers, unscaled and divided by sqrt(d_k), with the
+// current d_k marked: why scaled dot divides. One row per d_k, so it fits a phone.
+function spreadTable(spread, current) {
+  if (!spread) return el('p', { class: 'spread-pending', text: t('spreadMeasuring') });
+  if (spread.empty) return null;
+  const rows = spread.points.map((p) =>
+    el(
+      'tr',
+      { class: p.headDim === current ? 'is-current' : null },
+      el('th', { scope: 'row', text: String(p.headDim) }),
+      el('td', { class: 'spread-raw', text: formatNumber(p.raw, 1) }),
+      el('td', { class: 'spread-scaled', text: formatNumber(p.scaled, 2) }),
+    ),
+  );
+  return el(
+    'div',
+    { class: 'spread' },
+    el('p', {
+      class: 'spread-caption',
+      id: 'spread-caption',
+      text: t('spreadCaption', { tokens: spread.tokens }),
+    }),
+    el(
       'table',
-      { class: 'explain-table' },
+      { class: 'spread-table', 'aria-labelledby': 'spread-caption' },
       el(
         'thead',
         null,
         el(
           'tr',
           null,
-          el('th', { scope: 'col', text: t('colKey') }),
-          el('th', { scope: 'col', text: t('colScore') }),
-          el('th', { scope: 'col', text: t('colLogit') }),
-          el('th', { scope: 'col', text: t('colWeight') }),
+          el('th', { scope: 'col', text: 'd_k' }),
+          el('th', { scope: 'col', text: t('spreadRaw') }),
+          el('th', { scope: 'col', text: t('spreadScaled') }),
         ),
       ),
-      el('tbody', null, body),
-    );
-    const toggle =
-      cols > TOP_ROWS + 4
-        ? el(
-            'button',
-            {
-              type: 'button',
-              class: 'chip-button explain-more',
-              onclick: () => {
-                this.showAll = !this.showAll;
-                this.onPickKey(key);
-              },
-            },
-            this.showAll ? t('showTop', { n: TOP_ROWS }) : t('showAll', { n: cols }),
-          )
-        : null;
-    return el('div', { class: 'table-wrap' }, table, toggle);
-  }
+      el('tbody', null, rows),
+    ),
+    el('p', { text: t('spreadText') }),
+  );
 }

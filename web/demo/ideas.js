@@ -1,60 +1,37 @@
-// "Things to try": each card applies a patch to the state that puts one idea from the primer on
-// screen. `queryText` focuses the first query token with that text once the result is in.
+// "Things to try": each card puts one idea from the primer on screen. A card starts from the
+// default settings (the reader's language and colours kept, see resetState) and applies its
+// patch, so it shows the same thing whichever card or example came before. `queryText` focuses
+// the first query token with that text once the result is in.
 import { EXAMPLES } from './examples.js';
 
 export const IDEAS = [
   {
     title: 'ideaPronounTitle',
     text: 'ideaPronounText',
-    patch: {
-      mode: 'self',
-      text: EXAMPLES[0].text,
-      granularity: 'word',
-      view: 'matrix',
-      compare: '',
-      queryText: 'it',
-    },
+    // Head 4 is where "it" gives "animal" most, and where every other query does too.
+    patch: { text: EXAMPLES[0].text, head: 3, queryText: 'it' },
   },
   {
     title: 'ideaScaleTitle',
     text: 'ideaScaleText',
-    patch: { score: 'dot', view: 'matrix', temperature: 1 },
+    patch: { text: EXAMPLES[0].text, score: 'dot', dk: 64 },
   },
-  { title: 'ideaTempTitle', text: 'ideaTempText', patch: { temperature: 0.2, view: 'matrix' } },
-  {
-    title: 'ideaCausalTitle',
-    text: 'ideaCausalText',
-    patch: { mask: 'causal', compare: '', view: 'matrix' },
-  },
+  { title: 'ideaTempTitle', text: 'ideaTempText', patch: { temperature: 0.2 } },
+  { title: 'ideaCausalTitle', text: 'ideaCausalText', patch: { mask: 'causal' } },
   {
     title: 'ideaLocalTitle',
     text: 'ideaLocalText',
-    patch: { mask: 'local:2', compare: 'global', view: 'matrix' },
+    patch: { mask: 'local:2', compare: 'global' },
   },
   {
     title: 'ideaSparseTitle',
     text: 'ideaSparseText',
-    patch: {
-      mode: 'self',
-      text: EXAMPLES[2].text,
-      granularity: 'char',
-      mask: 'strided:4+tokens:0',
-      compare: '',
-      view: 'matrix',
-    },
+    patch: { text: EXAMPLES[2].text, granularity: 'char', mask: 'strided:4+tokens:0' },
   },
   {
     title: 'ideaCrossTitle',
     text: 'ideaCrossText',
-    patch: {
-      mode: 'cross',
-      text: EXAMPLES[3].text,
-      source: EXAMPLES[3].source,
-      granularity: 'word',
-      mask: 'global',
-      compare: '',
-      view: 'matrix',
-    },
+    patch: { mode: 'cross', text: EXAMPLES[3].text, source: EXAMPLES[3].source },
   },
   { title: 'ideaHeadsTitle', text: 'ideaHeadsText', patch: { heads: 8, view: 'heads' } },
 ];

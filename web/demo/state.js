@@ -1,28 +1,55 @@
 // The demo's whole state, and its round trip through the URL query string: every setting that
 // changes what is drawn is in the link, so a shared link reproduces the view. Defaults are left
 // out of the URL to keep links short; unknown or malformed values fall back to defaults.
-import { formatMask, parseMask } from '../src/views/mask-spec.js';
+import { readChoice, readIntegerIn } from '../src/argument-checks.js';
+import { LANGUAGES } from '../src/i18n/translate.js';
+import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
+import { formatMask, maskForMode, parseMask } from '../src/mask-notation.js';
+import {
+  DEFAULT_GRANULARITY,
+  DEFAULT_HEAD_DIM,
+  DEFAULT_HEADS,
+  DEFAULT_SCORE,
+  DEFAULT_TEMPERATURE,
+  DEFAULT_VIEW,
+  GRANULARITIES,
+  MAX_PAGE_HEADS,
+  SCORES,
+  VIEWS,
+} from '../src/vocabulary.js';
 import { EXAMPLES } from './examples.js';
 
-export const MAX_HEADS = 8;
 export const TEMPERATURE_RANGE = [0.1, 10];
+// Slider steps from the lowest temperature to the highest: 20 a decade, so every arrow key press
+// changes the value shown (0.10, 0.11, 0.13, ... 1.0, 1.1, ... 10) and 1 is a step of its own.
+export const TEMPERATURE_STEPS = 40;
+// The head sizes d_k the page offers; d_model = heads x d_k (at most 1024, the text path's widest).
+export const HEAD_DIMS = [2, 4, 8, 16, 32, 64, 128];
 
-export function defaultState() {
+// The example the page opens on: the Chinese sentence for a reader whose language is Chinese.
+export function defaultText(language) {
+  return language === 'zh' ? EXAMPLES[1].text : EXAMPLES[0].text;
+}
+
+// `language` is the page's language (the URL's lang, else the browser's); it picks the default
+// sentence.
+export function defaultState(language = 'en') {
   return {
     mode: 'self',
-    text: EXAMPLES[0].text,
+    text: defaultText(language),
     source: EXAMPLES[3].source,
-    heads: 4,
+    heads: DEFAULT_HEADS,
     head: 0,
+    dk: DEFAULT_HEAD_DIM,
     mask: 'global',
     compare: '',
-    score: 'scaled-dot',
-    temperature: 1,
-    granularity: 'word',
-    view: 'matrix',
+    score: DEFAULT_SCORE,
+    temperature: DEFAULT_TEMPERATURE,
+    granularity: DEFAULT_GRANULARITY,
+    view: DEFAULT_VIEW,
     query: -1,
     key: -1,
-    scale: 'viridis',
+    scale: DEFAULT_SCALE,
     range: 'max',
     orientation: 'auto',
     lang: '',
@@ -32,15 +59,26 @@ export function defaultState() {
 
 const ENUMS = {
   mode: ['self', 'cross'],
-  score: ['scaled-dot', 'dot', 'cosine', 'additive'],
-  granularity: ['word', 'char', 'subword'],
-  view: ['matrix', 'lines', 'heads', 'numbers'],
-  scale: ['viridis', 'cividis'],
+  score: SCORES,
+  granularity: GRANULARITIES,
+  view: VIEWS,
+  scale: SCALE_NAMES,
   range: ['max', 'unit'],
   orientation: ['auto', 'vertical', 'horizontal'],
-  lang: ['en', 'zh'],
+  lang: LANGUAGES,
   backend: ['auto', 'wasm', 'webgpu'],
 };
+
+// Settings a reset leaves alone: how the reader likes to see the page, not what it shows.
+const PREFERENCES = ['lang', 'backend', 'scale', 'range', 'orientation'];
+
+// The default state with the reader's preferences kept: what Reset and every "Things to try"
+// card start from, so no setting of an earlier card or example carries over.
+export function resetState(state, language) {
+  const reset = defaultState(language);
+  for (const field of PREFERENCES) reset[field] = state[field];
+  return reset;
+}
 
 // URL parameter name for each state field.
 const PARAMS = {
@@ -49,6 +87,7 @@ const PARAMS = {
   source: 'source',
   heads: 'heads',
   head: 'head',
+  dk: 'dk',
   mask: 'mask',
   compare: 'compare',
   score: 'score',
@@ -72,28 +111,27 @@ function validMask(text) {
   }
 }
 
-function integerIn(text, min, max) {
-  if (text === null || text.trim() === '') return null;
-  const n = Number(text);
-  return Number.isInteger(n) && n >= min && n <= max ? n : null;
-}
-
-// Reads the state from a query string ("?text=...&mask=causal"), starting from the defaults.
-export function stateFromSearch(search) {
-  const state = defaultState();
+// Reads the state from a query string ("?text=...&mask=causal"), starting from the defaults of
+// `language` (the page's language when the link names none). A mask that does not apply to the
+// mode (causal between two texts) is reduced to what does (maskForMode).
+export function stateFromSearch(search, language = 'en') {
   const params = new URLSearchParams(search);
+  const state = defaultState(readChoice(params.get('lang'), LANGUAGES, language));
   const get = (field) => params.get(PARAMS[field]);
   for (const [field, allowed] of Object.entries(ENUMS)) {
-    if (allowed.includes(get(field))) state[field] = get(field);
+    state[field] = readChoice(get(field), allowed, state[field]);
   }
   if (get('text') !== null) state.text = get('text');
   if (get('source') !== null) state.source = get('source');
-  state.heads = integerIn(get('heads'), 1, MAX_HEADS) ?? state.heads;
-  state.head = integerIn(get('head'), 1, state.heads) !== null ? Number(get('head')) - 1 : 0;
-  state.query = integerIn(get('query'), 0, 1e6) ?? -1;
-  state.key = integerIn(get('key'), 0, 1e6) ?? -1;
+  state.heads = readIntegerIn(get('heads'), 1, MAX_PAGE_HEADS) ?? state.heads;
+  state.head = readIntegerIn(get('head'), 1, state.heads) !== null ? Number(get('head')) - 1 : 0;
+  state.query = readIntegerIn(get('query'), 0, 1e6) ?? -1;
+  state.key = readIntegerIn(get('key'), 0, 1e6) ?? -1;
+  state.dk = HEAD_DIMS.find((d) => String(d) === get('dk')) ?? state.dk;
   if (get('mask') !== null) state.mask = validMask(get('mask')) ?? state.mask;
   if (get('compare')) state.compare = validMask(get('compare')) ?? '';
+  state.mask = maskInMode(state.mask, state.mode);
+  if (state.compare) state.compare = maskInMode(state.compare, state.mode);
   const temperature = Number(get('temperature'));
   if (
     get('temperature') !== null &&
@@ -105,8 +143,14 @@ export function stateFromSearch(search) {
   return state;
 }
 
-export function searchFromState(state) {
-  const defaults = defaultState();
+// The mask text `text` reduced to what applies in `mode` ('self' or 'cross').
+export function maskInMode(text, mode) {
+  return formatMask(maskForMode(parseMask(text), mode));
+}
+
+// The query string of `state`, leaving out what equals the defaults of `language`.
+export function searchFromState(state, language = 'en') {
+  const defaults = defaultState(language);
   const params = new URLSearchParams();
   for (const [field, name] of Object.entries(PARAMS)) {
     let value = state[field];
@@ -120,14 +164,23 @@ export function searchFromState(state) {
   return search ? `?${search}` : '';
 }
 
-// Temperature slider position (0..1000) <-> value on a log scale from 0.1 to 10.
+// Temperature slider position (0..TEMPERATURE_STEPS) <-> value on a log scale from 0.1 to 10,
+// rounded to two significant digits.
 export function temperatureFromSlider(position) {
   const [lo, hi] = TEMPERATURE_RANGE;
-  const value = lo * (hi / lo) ** (position / 1000);
-  return Number(value.toPrecision(value < 1 ? 2 : 3));
+  return Number((lo * (hi / lo) ** (position / TEMPERATURE_STEPS)).toPrecision(2));
 }
 
 export function sliderFromTemperature(value) {
   const [lo, hi] = TEMPERATURE_RANGE;
-  return Math.round((Math.log(value / lo) / Math.log(hi / lo)) * 1000);
+  return Math.round((Math.log(value / lo) / Math.log(hi / lo)) * TEMPERATURE_STEPS);
+}
+
+// Slider position (0..HEAD_DIMS.length - 1) <-> d_k.
+export function headDimFromSlider(position) {
+  return HEAD_DIMS[Math.max(0, Math.min(HEAD_DIMS.length - 1, position))];
+}
+
+export function sliderFromHeadDim(dk) {
+  return Math.max(0, HEAD_DIMS.indexOf(dk));
 }

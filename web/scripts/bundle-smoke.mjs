@@ -1,89 +1,240 @@
-// The package bundled with esbuild, as an app would ship it:
-//   1. the browser build succeeds without Node built-ins and references both .wasm files the way
-//      the loader names them (new URL('./wasm/...', import.meta.url)); esbuild does not copy
-//      them, so they are copied next to the bundle as README says;
-//   2. the bundle runs in Node;
-//   3. a page and a module worker built from it run in headless Chromium under a strict
-//      Content-Security-Policy without 'unsafe-eval' (the no-eval link is what allows that).
+// The package bundled as apps ship it, by esbuild, Rollup, Vite and webpack 5, each bundle run in
+// headless Chromium on a cross-origin isolated page under a strict Content-Security-Policy
+// (no 'unsafe-eval'):
+//   - the default entry ('attnlens') where the bundler copies new URL(..., import.meta.url)
+//     assets itself (Vite, webpack), and with esbuild after copying attnlens/wasm/* beside the
+//     bundle, as README says; all three run large calls on two threads;
+//   - the inline entry ('attnlens/inline', the wasm embedded) with every bundler and no asset
+//     step: one thread, no request for a .wasm file;
+//   - webpack's default production build prints no warning and writes no file: path into the
+//     bundle; the esbuild bundles also run in Node.
+// The package is installed as a link in a scratch project, so every bundler resolves it through
+// its exports map as it would from node_modules. A new entry to check is one more item of
+// ENTRIES (its module and its checks).
 //
-//   node scripts/bundle-smoke.mjs          (needs /usr/bin/chromium, or CHROMIUM_PATH)
+//   node scripts/bundle-smoke.mjs          (needs /usr/bin/chromium, or CHROMIUM_PATH;
+//                                           KEEP=1 keeps the scratch project and its bundles)
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import nodeResolve from '@rollup/plugin-node-resolve';
 import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
+import { rollup } from 'rollup';
+import { build as viteBuild } from 'vite';
+import webpack from 'webpack';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from './chromium.mjs';
 
-const src = fileURLToPath(new URL('../src/', import.meta.url));
+const web = fileURLToPath(new URL('../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'attnlens-bundle-'));
 const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; img-src data:";
 
-// One query row [1, 0] against keys [1, 0] and [0, 1] with the default scale 1/sqrt(2).
-const COMPUTE = `
-  import { createAttention } from 'attnlens';
-  export async function compute(backend) {
-    const attn = await createAttention({ backend });
+// One small call checked against its softmax, one large enough (THREADS_MIN_FLOPS) to be split.
+const attentionCheck = (specifier) => `
+  import { createAttention } from '${specifier}';
+  export async function compute(backend = 'auto', threads = 2) {
+    const attn = await createAttention({ backend, threads });
     const x = new Float32Array([1, 0, 0, 1]);
-    const { weights } = await attn.attention(x, x, x, { heads: 1, headDim: 2, returnWeights: true });
-    return { backend: attn.backend, weight: weights[0] };
+    const options = { heads: 1, headDim: 2, returnWeights: true };
+    const { weights } = await attn.attention(x, x, x, options);
+    const big = new Float32Array(4 * 64 * 32).fill(0.01);
+    const { stats } = await attn.attention(big, big, big, { heads: 4, headDim: 32 });
+    const result = { backend: attn.backend, threads: stats.threads, weight: weights[0] };
+    attn.dispose();
+    return result;
   }`;
-const ENTRIES = {
-  'compute.js': COMPUTE,
-  'app.js': `import { compute } from './compute.js';
-    console.log(JSON.stringify(await compute('auto')));`,
-  'page.js': `import { compute } from './compute.js';
-    const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-    const inWorker = new Promise((resolve, reject) => { worker.onmessage = (e) => resolve(e.data); worker.onerror = (e) => reject(new Error(e.message)); });
-    Promise.all([compute('auto'), inWorker]).then(
-      ([page, workerResult]) => { document.title = JSON.stringify({ page, worker: workerResult }); },
-      (error) => { document.title = 'error: ' + error.message; });`,
-  'worker.js': `import { compute } from './compute.js';
-    postMessage(await compute('wasm-scalar'));`,
-};
 
-function expectWeight({ weight }) {
+function expectWeight({ weight }, what) {
   const e = Math.exp(1 / Math.SQRT2);
-  assert.ok(Math.abs(weight - e / (e + 1)) < 1e-6, `weight ${weight}`);
+  assert.ok(Math.abs(weight - e / (e + 1)) < 1e-6, `${what}: weight ${weight}`);
 }
 
-async function build(out) {
-  for (const [name, code] of Object.entries(ENTRIES)) writeFileSync(join(work, name), code);
+// The attention entries: Chromium runs relaxed SIMD on `threads` threads, Node SIMD128 on one.
+const attentionEntry = (specifier, { threads, fetchesWasm, skip = [] }) => ({
+  code: attentionCheck(specifier),
+  skip,
+  inPage(result, name, wasmFiles) {
+    assert.equal(result.backend, 'wasm-relaxed', `${name}: Chromium runs relaxed SIMD`);
+    expectWeight(result, name);
+    assert.equal(result.threads, threads, `${name}: threads of a large call`);
+    if (!fetchesWasm) assert.deepEqual(wasmFiles, [], `${name}: fetched wasm files`);
+    return `${result.backend}, a large call on ${result.threads} thread(s)`;
+  },
+  inNode(result, name) {
+    assert.equal(result.backend, 'wasm-simd', `${name} in Node`);
+    assert.equal(result.threads, 1, `${name}: Node runs one thread`);
+    expectWeight(result, `${name} in Node`);
+  },
+});
+
+// Each entry: the module (compute.js) its page, its esbuild module worker and Node run, the
+// bundlers that skip it, and the checks of what compute() returned.
+const ENTRIES = {
+  // Threaded where its worker script was copied; Rollup copies no new URL() assets.
+  default: attentionEntry('attnlens', { threads: 2, fetchesWasm: true, skip: ['rollup'] }),
+  inline: attentionEntry('attnlens/inline', { threads: 1, fetchesWasm: false }),
+};
+
+// The esbuild pages also run the package in a module worker (an entry point of its own there).
+const pageScript = (withWorker) => `import { compute } from './compute.js';
+  const inWorker = ${!withWorker} ? null : new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    worker.onmessage = (e) => resolve(e.data);
+    worker.onerror = (e) => reject(new Error(e.message));
+  });
+  Promise.all([compute(), inWorker]).then(
+    ([result, worker]) => { document.title = JSON.stringify({ ...result, worker }); },
+    (error) => { document.title = 'error: ' + error.message; });`;
+const WORKER_SCRIPT = `import { compute } from './compute.js';
+  compute('wasm-scalar', 1).then(postMessage);`;
+const html = (script, type = 'module') =>
+  '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title></title>' +
+  `<script type="${type}" src="${script}"></script>`;
+
+// The scratch project: node_modules/attnlens -> web/, and per entry a folder of sources.
+function writeProject() {
+  mkdirSync(join(work, 'node_modules'));
+  symlinkSync(web, join(work, 'node_modules', 'attnlens'), 'dir');
+  for (const [entry, { code }] of Object.entries(ENTRIES)) {
+    const dir = join(work, 'src', entry);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'compute.js'), code);
+    writeFileSync(join(dir, 'page.js'), pageScript(false));
+    writeFileSync(join(dir, 'page-with-worker.js'), pageScript(true));
+    writeFileSync(join(dir, 'worker.js'), WORKER_SCRIPT);
+    writeFileSync(
+      join(dir, 'node.js'),
+      `import { compute } from './compute.js';
+      console.log(JSON.stringify(await compute('auto', 1)));`,
+    );
+    writeFileSync(join(dir, 'index.html'), html('./page.js'));
+  }
+}
+
+const out = (name) => join(work, 'out', name);
+const built = {};
+
+async function buildEsbuild(entry) {
+  const dir = out(`esbuild-${entry}`);
   const result = await esbuild.build({
-    entryPoints: ['app.js', 'page.js', 'worker.js'].map((name) => join(work, name)),
+    entryPoints: ['page-with-worker.js', 'worker.js', 'node.js'].map((name) =>
+      join(work, 'src', entry, name),
+    ),
+    absWorkingDir: work,
     bundle: true,
+    splitting: true,
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
-    outdir: out,
-    alias: { attnlens: join(src, 'index.js') },
+    outdir: dir,
     logLevel: 'warning',
   });
   assert.deepEqual(result.errors, []);
-  const bundle = readFileSync(join(out, 'page.js'), 'utf8');
-  for (const flavour of ['relaxed', 'simd', 'scalar']) {
-    assert.match(
-      bundle,
-      new RegExp(`new URL\\("\\./wasm/attnlens-${flavour}\\.wasm", import\\.meta\\.url\\)`),
-      `the bundle references attnlens-${flavour}.wasm relative to itself`,
-    );
+  writeFileSync(join(dir, 'index.html'), html('./page-with-worker.js'));
+  if (entry === 'default') {
+    // esbuild leaves new URL('./wasm/...', import.meta.url) as it is: copy the package's files.
+    cpSync(join(work, 'node_modules', 'attnlens', 'src', 'wasm'), join(dir, 'wasm'), {
+      recursive: true,
+      filter: (path) => !path.includes('/inline'),
+    });
   }
-  assert.doesNotMatch(bundle, /\bnew Function\b|\beval\(/, 'no eval in the bundle');
-  mkdirSync(join(out, 'wasm'));
-  for (const file of ['attnlens-relaxed.wasm', 'attnlens-simd.wasm', 'attnlens-scalar.wasm']) {
-    copyFileSync(join(src, 'wasm', file), join(out, 'wasm', file));
+  return dir;
+}
+
+async function buildRollup(entry) {
+  const dir = out(`rollup-${entry}`);
+  const bundle = await rollup({
+    input: join(work, 'src', entry, 'page.js'),
+    plugins: [nodeResolve({ browser: true })],
+    onwarn: (warning) => assert.fail(`Rollup: ${warning.message}`),
+  });
+  await bundle.write({ dir, format: 'es' });
+  await bundle.close();
+  writeFileSync(join(dir, 'index.html'), html('./page.js'));
+  return dir;
+}
+
+async function buildVite(entry) {
+  const dir = out(`vite-${entry}`);
+  await viteBuild({
+    root: join(work, 'src', entry),
+    base: './',
+    logLevel: 'warn',
+    configFile: false,
+    build: { outDir: dir, emptyOutDir: true },
+  });
+  return dir;
+}
+
+// One compilation for both entries (webpack is the slowest of the four).
+let webpackBuild;
+function buildWebpack(entry) {
+  webpackBuild ??= new Promise((resolve, reject) => {
+    const compiler = webpack({
+      mode: 'production',
+      context: work,
+      entry: Object.fromEntries(
+        Object.keys(ENTRIES).map((name) => [name, `./src/${name}/page.js`]),
+      ),
+      output: { path: out('webpack') },
+    });
+    compiler.run((error, stats) => {
+      compiler.close(() => {});
+      if (error) return reject(error);
+      const { warnings, errors } = stats.toJson({ all: false, warnings: true, errors: true });
+      try {
+        assert.deepEqual(
+          errors.map((e) => e.message),
+          [],
+          'webpack errors',
+        );
+        assert.deepEqual(
+          warnings.map((w) => w.message),
+          [],
+          'webpack warnings',
+        );
+        resolve(out('webpack'));
+      } catch (failure) {
+        reject(failure);
+      }
+    });
+  });
+  return webpackBuild.then((dir) => {
+    writeFileSync(join(dir, `${entry}.html`), html(`./${entry}.js`, 'text/javascript'));
+    return { dir, page: `webpack/${entry}.html` };
+  });
+}
+
+const BUNDLERS = {
+  esbuild: buildEsbuild,
+  rollup: buildRollup,
+  vite: buildVite,
+  webpack: buildWebpack,
+};
+
+function* files(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) yield* files(join(dir, entry.name));
+    else yield join(dir, entry.name);
   }
-  writeFileSync(
-    join(out, 'index.html'),
-    '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="page.js"></script>',
-  );
-  console.log(
-    `esbuild browser bundle: ${(bundle.length / 1024).toFixed(1)} KiB, references the three .wasm files`,
-  );
+}
+
+// Nothing of the build machine in what ships: webpack used to write file: URLs of the sources.
+function checkOutput(name, dir) {
+  for (const file of files(dir)) {
+    if (!/\.(js|html)$/.test(file)) continue;
+    const text = readFileSync(file, 'utf8');
+    assert.doesNotMatch(text, /file:\/\/\//, `${name}: ${file} holds a file: URL`);
+    assert.doesNotMatch(text, /\bnew Function\b|\beval\(/, `${name}: ${file} uses eval`);
+    assert.ok(!text.includes(work), `${name}: ${file} names the build folder`);
+  }
 }
 
 function serve(root) {
@@ -97,6 +248,8 @@ function serve(root) {
       response.writeHead(200, {
         'content-type': types[extname(path)] ?? 'application/octet-stream',
         'content-security-policy': CSP,
+        'cross-origin-opener-policy': 'same-origin',
+        'cross-origin-embedder-policy': 'require-corp',
       });
       response.end(body);
     } catch {
@@ -107,33 +260,40 @@ function serve(root) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-async function runInChromium(out) {
-  const server = await serve(out);
+async function runInChromium(bundles) {
+  const server = await serve(join(work, 'out'));
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking'],
+    args: CHROMIUM_FLAGS,
   });
   try {
-    const page = await browser.newPage();
-    const problems = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
-    await page.waitForFunction(() => document.title !== '', null, { timeout: 30000 });
-    const title = await page.title();
-    assert.ok(!title.startsWith('error'), title);
-    const { page: inPage, worker } = JSON.parse(title);
-    assert.equal(inPage.backend, 'wasm-relaxed', 'Chromium validates relaxed SIMD: auto picks it');
-    assert.equal(worker.backend, 'wasm-scalar');
-    expectWeight(inPage);
-    expectWeight(worker);
-    assert.deepEqual(problems, [], 'console errors (a CSP violation would show here)');
-    console.log(
-      'headless Chromium, strict CSP: the page (wasm-relaxed) and a module worker (wasm-scalar) ran it',
-    );
+    for (const [name, { page: path }] of Object.entries(bundles)) {
+      const page = await browser.newPage();
+      const problems = [];
+      const wasmFiles = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(m.text());
+      });
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('request', (r) => {
+        if (/\.wasm(\.gz)?$|\.gz$/.test(new URL(r.url()).pathname)) wasmFiles.push(r.url());
+      });
+      await page.goto(`http://127.0.0.1:${server.address().port}/${path}`);
+      await page.waitForFunction(() => document.title !== '', null, { timeout: 60000 });
+      const title = await page.title();
+      assert.ok(!title.startsWith('error'), `${name}: ${title}`);
+      const result = JSON.parse(title);
+      const said = ENTRIES[name.split('-')[1]].inPage(result, name, wasmFiles);
+      if (result.worker) {
+        assert.equal(result.worker.backend, 'wasm-scalar', `${name}: module worker`);
+        expectWeight(result.worker, `${name} in a module worker`);
+      }
+      assert.deepEqual(problems, [], `${name}: console errors (a CSP violation would show here)`);
+      const worker = result.worker ? ', and wasm-scalar in a module worker' : '';
+      console.log(`  Chromium, ${name}: ${said}${worker}`);
+      await page.close();
+    }
   } finally {
     await browser.close();
     server.close();
@@ -141,15 +301,29 @@ async function runInChromium(out) {
 }
 
 try {
-  const out = join(work, 'dist');
-  await build(out);
-  const inNode = JSON.parse(
-    execFileSync(process.execPath, [join(out, 'app.js')], { encoding: 'utf8' }),
-  );
-  assert.equal(inNode.backend, 'wasm-simd');
-  expectWeight(inNode);
-  console.log('the bundle runs in Node with the .wasm files beside it');
-  await runInChromium(out);
+  writeProject();
+  const started = Date.now();
+  for (const [bundler, build] of Object.entries(BUNDLERS)) {
+    for (const [entry, { skip }] of Object.entries(ENTRIES)) {
+      if (skip.includes(bundler)) continue;
+      const name = `${bundler}-${entry}`;
+      const t0 = Date.now();
+      const made = await build(entry);
+      const { dir, page } = typeof made === 'string' ? { dir: made, page: `${name}/` } : made;
+      checkOutput(name, dir);
+      built[name] = { dir, page };
+      console.log(`${name}: built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
+  }
+  for (const [entry, { inNode }] of Object.entries(ENTRIES)) {
+    const name = `esbuild-${entry}`;
+    const file = join(built[name].dir, 'node.js');
+    inNode(JSON.parse(execFileSync(process.execPath, [file], { encoding: 'utf8' })), name);
+  }
+  console.log('the esbuild bundles run in Node (the default one with attnlens/wasm/* beside it)');
+  await runInChromium(built);
+  console.log(`bundle smoke test: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  if (!process.env.KEEP) rmSync(work, { recursive: true, force: true });
+  else console.log(work);
 }

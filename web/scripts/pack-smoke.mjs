@@ -1,42 +1,95 @@
 // The package as users get it: `npm pack`, install the tarball into an empty project, then import
-// it from Node, type-check a consumer against its .d.ts, and run its CLI. Installing it fetches
-// its dependencies (@huggingface/tokenizers and fflate, used by the model loaders) from npm.
+// it from Node, type-check a consumer against its .d.ts, run its CLI, and check that every module
+// the widget imports is in it, that it holds every module loader.js may load (from the loader's
+// own FLAVOURS table, read from the installed copy) and its license. Before that, `npm pack` of a
+// copy whose src/wasm/ is missing or stale must build it or refuse (scripts/prepack.mjs).
+// Installing it fetches its dependencies (@huggingface/tokenizers and fflate, used by the model
+// loaders) from npm.
 //
 //   node scripts/pack-smoke.mjs
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
 
 const web = fileURLToPath(new URL('../', import.meta.url));
 const tsc = join(web, 'node_modules', '.bin', 'tsc');
 const work = mkdtempSync(join(tmpdir(), 'attnlens-pack-'));
 const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: 'utf8' });
 
+// `npm pack` in a checkout whose src/wasm/ is missing or stale: prepack refuses, saying what to
+// run, where there is no build script (or no Emscripten), and runs the build script where there
+// is one. A copy of web/ stands in for the checkout; a stand-in build script (which only says it
+// ran and fails) and emcc on PATH make the second case, so no real build is needed.
+function packRefusals() {
+  const repo = join(work, 'checkout');
+  const copy = join(repo, 'web');
+  cpSync(web, copy, {
+    recursive: true,
+    filter: (path) => !/\/(node_modules|dist)(\/|$)/.test(path.slice(web.length - 1)),
+  });
+  const pack = (env = {}) => {
+    try {
+      execFileSync('npm', ['pack', '--dry-run', '--json'], {
+        cwd: copy,
+        encoding: 'utf8',
+        stdio: 'pipe',
+        env: { ...process.env, ...env },
+      });
+      return { code: 0, stderr: '' };
+    } catch (error) {
+      return { code: error.status, stderr: error.stderr };
+    }
+  };
+  rmSync(join(copy, 'src', 'wasm', 'attnlens-simd.wasm.gz'));
+  let result = pack();
+  assert.notEqual(result.code, 0, 'packing without the wasm modules must fail');
+  assert.match(
+    result.stderr,
+    /attnlens: cannot pack:\n {2}src\/wasm\/attnlens-simd\.wasm\.gz is missing/,
+  );
+  assert.match(result.stderr, /build the wasm modules with \.\/scripts\/build-wasm\.sh/);
+
+  // In a checkout: the sources (here one file) decide whether src/wasm/ is stale.
+  cpSync(
+    join(web, 'src', 'wasm', 'attnlens-simd.wasm.gz'),
+    join(copy, 'src/wasm/attnlens-simd.wasm.gz'),
+  );
+  mkdirSync(join(repo, 'src'));
+  writeFileSync(join(repo, 'src', 'kernel.cpp'), '// not what src/wasm/ was built from\n');
+  mkdirSync(join(repo, 'scripts'));
+  writeFileSync(join(repo, 'scripts', 'build-wasm.sh'), 'echo stand-in build ran >&2; exit 3\n');
+  const bin = join(work, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'emcc'), '#!/bin/sh\nexit 0\n');
+  chmodSync(join(bin, 'emcc'), 0o755);
+  result = pack({ PATH: `${bin}:${process.env.PATH}` });
+  assert.notEqual(result.code, 0);
+  assert.match(result.stderr, /src\/wasm\/ was built from other sources than these/);
+  assert.match(result.stderr, /building the wasm modules first/);
+  assert.match(result.stderr, /stand-in build ran/);
+  assert.match(result.stderr, /build-wasm\.sh failed \(exit status 3\)/);
+  rmSync(repo, { recursive: true, force: true });
+  console.log('npm pack with src/wasm/ missing: refused; stale in a checkout: ran build-wasm.sh');
+}
+
 try {
+  packRefusals();
   const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], web));
   const files = packed.files.map((f) => f.path);
   for (const required of [
     'package.json',
     'README.md',
+    'LICENSE',
     'index.d.ts',
     'bin/attnlens.js',
     'src/index.js',
-    'src/wasm/attnlens-relaxed.js',
-    'src/wasm/attnlens-relaxed.wasm',
-    'src/wasm/attnlens-simd.js',
-    'src/wasm/attnlens-simd.wasm',
-    'src/wasm/attnlens-scalar.js',
-    'src/wasm/attnlens-scalar.wasm',
-    'src/wasm/attnlens-simd-threads.js',
-    'src/wasm/attnlens-simd-threads.wasm',
-    'src/wasm/attnlens-simd-threads.worker.js',
-    'src/wasm/attnlens-relaxed-threads.js',
-    'src/wasm/attnlens-relaxed-threads.wasm',
-    'src/wasm/attnlens-relaxed-threads.worker.js',
+    'src/inline.js',
     'widget/attnlens-widget.js',
     'widget/widget-style.js',
     'widget.d.ts',
@@ -56,7 +109,8 @@ try {
   );
   assert.deepEqual(strays, [], 'files that do not belong in the tarball');
   console.log(
-    `tarball: ${packed.filename}, ${files.length} files, ${(packed.size / 1024).toFixed(1)} KiB packed, ` +
+    `tarball: ${packed.filename}, ${files.length} files, ` +
+      `${(packed.size / 1024).toFixed(1)} KiB packed, ` +
       `${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked`,
   );
 
@@ -72,6 +126,54 @@ try {
     project,
   );
 
+  // Every file the installed loader.js names (its FLAVOURS) and the inline entry embeds.
+  const installed = join(project, 'node_modules', 'attnlens');
+  const { FLAVOURS } = await import(pathToFileURL(join(installed, 'src', 'loader.js')).href);
+  const { EMBEDDED_WASM } = await import(
+    pathToFileURL(join(installed, 'src', 'wasm-inline.js')).href
+  );
+  let named = 0;
+  for (const [flavour, entry] of Object.entries(FLAVOURS)) {
+    const urls = [entry.packagedUrl(), entry.workerUrl?.(), entry.glueUrl?.()].filter(Boolean);
+    urls.push(new URL(entry.fileName, entry.packagedUrl()));
+    for (const url of urls) {
+      assert.ok(existsSync(fileURLToPath(url)), `the tarball lacks ${url.pathname} (${flavour})`);
+      named += 1;
+    }
+    assert.equal(typeof (await entry.importGlue()).default, 'function', `${flavour}: its glue`);
+  }
+  for (const [flavour, importEmbedded] of Object.entries(EMBEDDED_WASM)) {
+    assert.match((await importEmbedded()).default, /^H4sI/, `${flavour}: embedded .wasm.gz`);
+  }
+  console.log(
+    `installed package: the ${named} files and ${Object.keys(FLAVOURS).length} glue modules ` +
+      `loader.js names, and the ${Object.keys(EMBEDDED_WASM).length} embedded modules, are there`,
+  );
+  // attnlens/wasm/* is the folder to copy for those who place the files themselves.
+  const copied = run(
+    'node',
+    [
+      '--input-type=module',
+      '-e',
+      "console.log(import.meta.resolve('attnlens/wasm/attnlens-simd.wasm.gz'))",
+    ],
+    project,
+  ).trim();
+  assert.ok(existsSync(fileURLToPath(copied)), `attnlens/wasm/* resolves to ${copied}`);
+  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+  assert.equal(manifest.license, 'MIT');
+  for (const field of ['repository', 'homepage', 'bugs', 'author'])
+    assert.ok(manifest[field], field);
+  assert.equal(
+    readFileSync(join(installed, 'LICENSE'), 'utf8'),
+    readFileSync(join(web, '..', 'LICENSE'), 'utf8'),
+    "the package's LICENSE is the repository's",
+  );
+  assert.match(
+    readFileSync(join(installed, 'LICENSE'), 'utf8'),
+    /^MIT License\n\nCopyright \(c\) \d{4} the attnlens authors/,
+  );
+
   writeFileSync(
     join(project, 'app.mjs'),
     `
@@ -80,8 +182,11 @@ try {
     for (const backend of ['auto', 'wasm-scalar']) {
       const attn = await createAttention({ backend });
       // One query, two keys: weights softmax([1, 0]) and the output mixes the values.
-      const q = new Float32Array([1, 0]), k = new Float32Array([1, 0, 0, 1]), v = new Float32Array([2, 0, 0, 4]);
-      const r = await attn.attention(q, k, v, { heads: 1, headDim: 2, scale: 1, returnWeights: true });
+      const q = new Float32Array([1, 0]);
+      const k = new Float32Array([1, 0, 0, 1]);
+      const v = new Float32Array([2, 0, 0, 4]);
+      const options = { heads: 1, headDim: 2, scale: 1, returnWeights: true };
+      const r = await attn.attention(q, k, v, options);
       results[attn.backend] = { weights: Array.from(r.weights), output: Array.from(r.output) };
       attn.dispose();
     }
@@ -113,7 +218,8 @@ try {
     `
     import { createAttention, type AttentionResult } from 'attnlens';
     const attn = await createAttention();
-    const r: AttentionResult = await attn.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), { heads: 1, headDim: 4 });
+    const x = new Float32Array(4);
+    const r: AttentionResult = await attn.attention(x, x, x, { heads: 1, headDim: 4 });
     export const length: number = r.output.length;
     import { loadModel, type ModelRun } from 'attnlens/models';
     const run: ModelRun = await (await loadModel('gpt2')).run('hello');
@@ -144,6 +250,24 @@ try {
   );
   assert.equal(cli.backend, 'wasm-simd');
   console.log('installed package: the attnlens CLI runs');
+
+  // The widget is one script tag, so its whole static import graph must ship: esbuild follows
+  // every import of the installed 'attnlens/widget' and fails on one the tarball lacks.
+  const { metafile } = await esbuild.build({
+    stdin: { contents: "import 'attnlens/widget';", resolveDir: project },
+    absWorkingDir: project,
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: 'browser',
+    logLevel: 'silent',
+  });
+  const widgetModules = Object.keys(metafile.inputs).filter((path) =>
+    path.startsWith('node_modules/attnlens/'),
+  );
+  assert.ok(widgetModules.includes('node_modules/attnlens/src/i18n/strings/zh.js'));
+  console.log(`installed package: the widget's ${widgetModules.length} modules all resolve`);
 
   // attnlens/models from the installed package (its dependencies resolved by npm): a tiny GPT-2
   // from tests/models/make_tiny_models.py, through the API and the CLI.

@@ -1,7 +1,8 @@
 // Prints the size of what a page loads by default: the package's JS that `import ... from
-// 'attnlens'` pulls in, the Emscripten glue and the .wasm, raw and gzipped, for each of the two
-// flavours a page may pick (wasm-relaxed where relaxed SIMD validates, else wasm-simd).
-// Fails when either gzipped total exceeds the budget, so growth is noticed.
+// 'attnlens'` pulls in, the Emscripten glue and the .wasm (fetched as .wasm.gz), raw and
+// gzipped, for each of the two flavours a page may pick (wasm-relaxed where relaxed SIMD
+// validates, else wasm-simd); then the same for attnlens/inline, whose wasm is a base64 module.
+// Fails when either gzipped total of the default entry exceeds the budget, so growth is noticed.
 //
 //   node scripts/size.mjs
 
@@ -16,7 +17,8 @@ const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const gzip = (bytes) => gzipSync(bytes, { level: 9 }).length;
 
 // The JS files a page loads by default: the static import closure of the entry point. Dynamic
-// imports load on demand: the glue of each flavour (only the one picked, counted on its own row) and the WebGPU backend (only where a GPU object exists: reported, not counted).
+// imports load on demand: the glue of each flavour (only the one picked, counted on its own row)
+// and the WebGPU backend (only where a GPU object exists: reported, not counted).
 const { metafile } = await esbuild.build({
   entryPoints: [fileURLToPath(new URL('src/index.js', web))],
   bundle: true,
@@ -42,24 +44,10 @@ const onDemand = Object.keys(metafile.inputs).filter(
 );
 const webgpuJs = Buffer.concat(onDemand.map((path) => readFileSync(path)));
 
-let largest = 0;
-for (const flavour of ['relaxed', 'simd']) {
-  const rows = [
-    ['package JS (import closure of src/index.js)', Buffer.concat(packageJs)],
-    [
-      `src/wasm/attnlens-${flavour}.js (Emscripten glue)`,
-      readFileSync(new URL(`src/wasm/attnlens-${flavour}.js`, web)),
-    ],
-    [
-      `src/wasm/attnlens-${flavour}.wasm`,
-      readFileSync(new URL(`src/wasm/attnlens-${flavour}.wasm`, web)),
-    ],
-  ];
+function table(title, rows) {
   let raw = 0,
     zipped = 0;
-  console.log(
-    `${`default build (wasm-${flavour})`.padEnd(48)}${'raw'.padStart(12)}${'gzip -9'.padStart(12)}`,
-  );
+  console.log(`${title.padEnd(48)}${'raw'.padStart(12)}${'gzip -9'.padStart(12)}`);
   for (const [name, bytes] of rows) {
     raw += bytes.length;
     zipped += gzip(bytes);
@@ -68,26 +56,62 @@ for (const flavour of ['relaxed', 'simd']) {
     );
   }
   console.log(`${'total'.padEnd(48)}${kib(raw).padStart(12)}${kib(zipped).padStart(12)}\n`);
+  return zipped;
+}
+const file = (path) => [path, readFileSync(new URL(path, web))];
+
+let largest = 0;
+for (const flavour of ['relaxed', 'simd']) {
+  const zipped = table(`default build (wasm-${flavour})`, [
+    ['package JS (import closure of src/index.js)', Buffer.concat(packageJs)],
+    file(`src/wasm/attnlens-${flavour}.js`),
+    // Fetched as it is: gzip -9 of an already gzipped file, as a compressing server would send it.
+    file(`src/wasm/attnlens-${flavour}.wasm.gz`),
+  ]);
   largest = Math.max(largest, zipped);
 }
+// The inline entry adds its two modules and, per flavour picked, the base64 of the .wasm.gz.
+const inlineJs = ['src/inline.js', 'src/wasm-inline.js'].map((path) =>
+  readFileSync(new URL(path, web)),
+);
+for (const flavour of ['relaxed', 'simd', 'scalar']) {
+  table(`attnlens/inline (wasm-${flavour})`, [
+    [
+      'package JS (src/index.js closure + inline entry)',
+      Buffer.concat([...packageJs, ...inlineJs]),
+    ],
+    file(`src/wasm/attnlens-${flavour}.js`),
+    file(`src/wasm/inline/attnlens-${flavour}.js`),
+  ]);
+}
+const allEmbedded = ['relaxed', 'simd', 'scalar'].map((f) =>
+  readFileSync(new URL(`src/wasm/inline/attnlens-${f}.js`, web)),
+);
+console.log(
+  `(attnlens/inline in one file, as esbuild writes it without --splitting: all three embedded ` +
+    `modules, ${kib(Buffer.concat(allEmbedded).length)} raw, ` +
+    `${kib(gzip(Buffer.concat(allEmbedded)))} gzip, besides the above)`,
+);
 console.log(
   `(WebGPU backend, imported where a GPU exists: ${onDemand.length} files, ` +
     `${kib(webgpuJs.length)} raw, ${kib(gzip(webgpuJs))} gzip)`,
 );
 // The threaded twins replace their flavour's glue and .wasm on cross-origin isolated pages.
 for (const flavour of ['relaxed-threads', 'simd-threads']) {
-  const files = ['js', 'wasm', 'worker.js'].map((ext) =>
+  const files = ['js', 'wasm.gz', 'worker.js'].map((ext) =>
     readFileSync(new URL(`src/wasm/attnlens-${flavour}.${ext}`, web)),
   );
   const raw = files.reduce((sum, bytes) => sum + bytes.length, 0);
   const zipped = files.reduce((sum, bytes) => sum + gzip(bytes), 0);
   console.log(
-    `(isolated pages: src/wasm/attnlens-${flavour}.{js,wasm,worker.js}: ${kib(raw)} raw, ${kib(zipped)} gzip)`,
+    `(isolated pages: src/wasm/attnlens-${flavour}.{js,wasm.gz,worker.js}: ` +
+      `${kib(raw)} raw, ${kib(zipped)} gzip)`,
   );
 }
-const scalar = readFileSync(new URL('src/wasm/attnlens-scalar.wasm', web));
+const scalar = readFileSync(new URL('src/wasm/attnlens-scalar.wasm.gz', web));
 console.log(
-  `(fallback src/wasm/attnlens-scalar.wasm: ${kib(scalar.length)} raw, ${kib(gzip(scalar))} gzip)`,
+  `(fallback src/wasm/attnlens-scalar.wasm.gz: ${kib(scalar.length)} raw, ` +
+    `${kib(gzip(scalar))} gzip)`,
 );
 if (largest > BUDGET_GZIP_BYTES) {
   console.error(`over budget: ${kib(largest)} gzipped > ${kib(BUDGET_GZIP_BYTES)}`);

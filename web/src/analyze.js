@@ -11,12 +11,10 @@ import { simdSupported } from './loader.js';
 import { embed } from './text/embed.js';
 import { tokenize } from './text/tokenize.js';
 import { projectionWeights } from './text/weights.js';
-import { optionsObject, rangeError } from './text/arguments.js';
+import { optionsObject, rangeError } from './argument-checks.js';
+import { DEFAULT_HEAD_DIM, DEFAULT_HEADS, MASK_OPTIONS } from './vocabulary.js';
 
 export { entropy, topAttended } from './row-stats.js';
-
-const DEFAULT_HEADS = 4;
-const DEFAULT_HEAD_DIM = 16;
 
 // Options analyze() consumes itself; everything else goes to attn.multiHead() unchanged, so every
 // mask, score function, temperature, scale and strategy of the engine is available.
@@ -29,15 +27,6 @@ const TEXT_OPTIONS = new Set([
   'shareQueryKey',
   'additiveHidden',
 ]);
-const MASK_OPTIONS = [
-  'causal',
-  'window',
-  'sparse',
-  'globalTokens',
-  'keyLengths',
-  'keyValid',
-  'mask',
-];
 
 let sharedAttention = null;
 
@@ -212,7 +201,7 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
  */
 export async function analyze(text, options) {
   const started = performance.now();
-  const opts = optionsObject('options', options);
+  const opts = optionsObject(options, 'options');
   const tokens = tokenizeArgument('text', text, opts);
   const layer = await runLayer(tokens, tokens, opts, false, started);
   return { tokens, ...layer };
@@ -231,7 +220,7 @@ export async function analyze(text, options) {
  */
 export async function analyzePair(source, target, options) {
   const started = performance.now();
-  const opts = optionsObject('options', options);
+  const opts = optionsObject(options, 'options');
   const sourceTokens = tokenizeArgument('source', source, opts);
   const targetTokens = tokenizeArgument('target', target, opts);
   const layer = await runLayer(targetTokens, sourceTokens, opts, true, started);

@@ -14,6 +14,7 @@ import {
   checkWebGpuOptions,
   checkWorkingSet,
 } from './checks.js';
+import { oneOf, optionsObject } from './argument-checks.js';
 import { attnlensError, describe } from './errors.js';
 import { checkThreadsOption, THREADS_MIN_FLOPS } from './threads.js';
 
@@ -26,24 +27,9 @@ const CREATE_OPTIONS = ['backend', 'wasmUrl', 'locateFile', 'webgpu', 'threads']
  *           webgpu?: object, threads?: 'auto' | number }} [options]
  * @returns {Promise<Attention>}
  */
-export async function createAttention(options = {}) {
-  if (options === null || typeof options !== 'object') {
-    throw attnlensError(
-      'invalid_argument',
-      'options',
-      `must be an object, got ${describe(options)}`,
-    );
-  }
-  for (const key of Object.keys(options)) {
-    if (!CREATE_OPTIONS.includes(key)) {
-      throw attnlensError(
-        'invalid_argument',
-        'options',
-        `unknown option '${key}' (known: ${CREATE_OPTIONS.join(', ')})`,
-      );
-    }
-  }
-  const { backend = 'auto', wasmUrl, locateFile } = options;
+export async function createAttention(rawOptions) {
+  const options = optionsObject(rawOptions, 'options', CREATE_OPTIONS);
+  const { wasmUrl, locateFile } = options;
   const webgpu = checkWebGpuOptions(options.webgpu);
   const threads = checkThreadsOption(options.threads);
   if (wasmUrl !== undefined && typeof wasmUrl !== 'string' && !(wasmUrl instanceof URL)) {
@@ -60,6 +46,7 @@ export async function createAttention(options = {}) {
       `must be a function, got ${describe(locateFile)}`,
     );
   }
+  const backend = oneOf(options.backend, 'backend', BACKEND_NAMES, 'auto');
   return new Attention(await openBackends(backend, { wasmUrl, locateFile }, webgpu, threads));
 }
 
@@ -146,7 +133,8 @@ export class Attention extends EventTarget {
 
   /**
    * Attention over head-major tensors: q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv].
-   * @returns {Promise<{ output: Float32Array, weights?: Float32Array, scores?: Float32Array, stats: object }>}
+   * @returns {Promise<{ output: Float32Array, weights?: Float32Array, scores?: Float32Array,
+   *   stats: object }>}
    */
   async attention(q, k, v, options) {
     const backends = this.#live('attention');
@@ -180,7 +168,10 @@ export class Attention extends EventTarget {
     return this.#live('allocate').wasm.allocate(checkBufferShape(shape));
   }
 
-  /** Frees the instance, its buffers and its GPU device; every later call throws. Safe to call twice. */
+  /**
+   * Frees the instance, its buffers and its GPU device; every later call throws. Safe to call
+   * twice.
+   */
   dispose() {
     if (this.#backends === null) return;
     this.#disposedName = this.#backends.name;

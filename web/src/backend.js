@@ -13,7 +13,6 @@
 // wasm; either way the change is reported through onChange (the instance's 'backendchange' event).
 
 import { inputError, requireFiniteInputs } from './checks.js';
-import { attnlensError, describe } from './errors.js';
 import {
   bestFlavour,
   relaxedSimdSupported,
@@ -110,27 +109,13 @@ async function openFlavour(flavour, where, threadsOption) {
 }
 
 /**
- * @param {string} requested one of BACKEND_NAMES
+ * @param {string} requested one of BACKEND_NAMES (createAttention() checked it)
  * @param {{ wasmUrl?: string | URL, locateFile?: Function }} where overrides for the .wasm file
  * @param {object} [webgpu] checked createAttention({ webgpu }) options
  * @param {'auto' | number} [threads] checked createAttention({ threads }) option
  * @returns {Promise<Backends>}
  */
 export async function openBackends(requested, where, webgpu = {}, threads = 'auto') {
-  if (typeof requested !== 'string') {
-    throw attnlensError(
-      'invalid_argument',
-      'backend',
-      `must be a string, got ${describe(requested)}`,
-    );
-  }
-  if (!BACKEND_NAMES.includes(requested)) {
-    throw attnlensError(
-      'out_of_range',
-      'backend',
-      `must be one of ${BACKEND_NAMES.map((n) => `'${n}'`).join(', ')}, got '${requested}'`,
-    );
-  }
   const wantsGpu = requested === 'webgpu' || requested === 'auto';
   // 'auto' skips software adapters unless told otherwise; 'webgpu' takes what there is.
   const gpuOptions = {

@@ -11,6 +11,7 @@
 // been copied in: any allocation may grow wasm memory and detach older heap views.
 
 import { heapF64 } from './heap.js';
+import { SCORES, SPARSE_PATTERNS, STRATEGIES } from './vocabulary.js';
 
 const SLOTS = [
   'heads',
@@ -69,10 +70,9 @@ const ARRAYS = [
   'maskOut',
 ];
 
-// The codes of the score, strategy and sparsePattern slots, in code order.
-const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
-const STRATEGIES = ['auto', 'materialized', 'streaming'];
-const SPARSE_PATTERNS = ['none', 'strided', 'fixed'];
+// The codes of the score, strategy and sparsePattern slots, in code order: the vocabulary's
+// lists (the bindings' codes follow the same order; checkBlockLayout compares them by name).
+const SPARSE_CODES_IN_ORDER = ['none', ...SPARSE_PATTERNS];
 
 /** Every list of the layout, under the names _callBlockLayout() gives them. */
 const LAYOUT = {
@@ -80,7 +80,7 @@ const LAYOUT = {
   arrays: ARRAYS,
   scores: SCORES,
   strategies: STRATEGIES,
-  sparsePatterns: SPARSE_PATTERNS,
+  sparsePatterns: SPARSE_CODES_IN_ORDER,
 };
 
 const indexByName = (names) => Object.freeze(Object.fromEntries(names.map((name, i) => [name, i])));
@@ -96,7 +96,7 @@ export const BLOCK_LENGTH = SLOTS.length + 2 * ARRAYS.length;
 
 const SCORE_CODES = indexByName(SCORES);
 const STRATEGY_CODES = indexByName(STRATEGIES);
-const SPARSE_CODES = indexByName(SPARSE_PATTERNS);
+const SPARSE_CODES = indexByName(SPARSE_CODES_IN_ORDER);
 
 /**
  * The first difference between a module's layout (its _callBlockLayout()) and this file's, as a
@@ -109,7 +109,8 @@ export function layoutDifference(layout) {
     for (let i = 0; i < Math.max(actual.length, expected.length); i++) {
       if (actual[i] !== expected[i]) {
         const name = (value) => (value === undefined ? 'nothing' : `'${value}'`);
-        return `${list}[${i}] is ${name(actual[i])} in the module, ${name(expected[i])} in this JavaScript`;
+        const inModule = `${list}[${i}] is ${name(actual[i])} in the module`;
+        return `${inModule}, ${name(expected[i])} in this JavaScript`;
       }
     }
   }
@@ -221,7 +222,9 @@ export class CallBlock {
     return heapF64(this.#module)[(this.#ptr >>> 3) + SLOT[name]];
   }
 
-  /** The stats a compute call wrote: { strategy, tilesVisited, tilesTotal, scratchBytes, threads }. */
+  /**
+   * The stats a compute call wrote: { strategy, tilesVisited, tilesTotal, scratchBytes, threads }.
+   */
   stats() {
     return {
       strategy: STRATEGIES[this.result('resultStrategy')],

@@ -6,17 +6,29 @@
 // The core checks everything again; these checks exist so that mistakes are reported in
 // JavaScript's names and before any copying.
 
+import {
+  boolean,
+  integer,
+  oneOf,
+  optionsObject,
+  rangeError,
+  shapeError,
+  typeError,
+} from './argument-checks.js';
 import { attnlensError, describe } from './errors.js';
+import {
+  DEFAULT_SCORE,
+  DEFAULT_STRATEGY,
+  MASK_OPTIONS,
+  SCORES,
+  SPARSE_PATTERNS,
+  STRATEGIES,
+} from './vocabulary.js';
 
 // Largest size accepted for one dimension; products are bounded by real array lengths or by
 // wasm memory (a failed allocation raises an 'out_of_memory' RangeError).
 const MAX_SIZE = 2 ** 31 - 1;
 
-const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
-const STRATEGIES = ['auto', 'materialized', 'streaming'];
-const SPARSE_PATTERNS = ['strided', 'fixed'];
-
-const MASK_KEYS = ['causal', 'window', 'sparse', 'globalTokens', 'keyLengths', 'keyValid', 'mask'];
 const ATTENTION_KEYS = [
   'heads',
   'headDim',
@@ -28,7 +40,7 @@ const ATTENTION_KEYS = [
   'additive',
   'returnWeights',
   'returnScores',
-  ...MASK_KEYS,
+  ...MASK_OPTIONS,
 ];
 const MULTI_HEAD_KEYS = [
   ...ATTENTION_KEYS,
@@ -38,62 +50,17 @@ const MULTI_HEAD_KEYS = [
   'source',
   'returnProjections',
 ];
+const ADDITIVE_KEYS = ['hidden', 'wQuery', 'wKey', 'v'];
 const RUN_KEYS = ATTENTION_KEYS.filter(
   (key) => !['heads', 'headDim', 'valueDim', 'returnWeights', 'returnScores'].includes(key),
 );
 
-export const typeError = (name, detail) => attnlensError('invalid_argument', name, detail);
-export const rangeError = (name, detail) => attnlensError('out_of_range', name, detail);
-export const shapeError = (name, detail) => attnlensError('shape_mismatch', name, detail);
-
 // ---- primitives -------------------------------------------------------------------------------
-
-export function optionsObject(value, name, allowedKeys) {
-  if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw typeError(name, `must be an object, got ${describe(value)}`);
-  }
-  // A misspelt option ('casual') would otherwise be ignored silently.
-  for (const key of Object.keys(value)) {
-    if (!allowedKeys.includes(key)) {
-      throw typeError(name, `unknown option '${key}' (known: ${allowedKeys.join(', ')})`);
-    }
-  }
-  return value;
-}
-
-export function integer(value, name, min, max) {
-  if (typeof value !== 'number')
-    throw typeError(name, `must be an integer, got ${describe(value)}`);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw rangeError(name, `must be an integer between ${min} and ${max}, got ${value}`);
-  }
-  return value;
-}
 
 const size = (value, name) => integer(value, name, 1, MAX_SIZE);
 
 function optionalSize(value, name, fallback) {
   return value === undefined ? fallback : size(value, name);
-}
-
-export function boolean(value, name) {
-  if (value === undefined) return false;
-  if (typeof value !== 'boolean')
-    throw typeError(name, `must be a boolean, got ${describe(value)}`);
-  return value;
-}
-
-export function oneOf(value, name, allowed, fallback) {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string') throw typeError(name, `must be a string, got ${describe(value)}`);
-  if (!allowed.includes(value)) {
-    throw rangeError(
-      name,
-      `must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got '${value}'`,
-    );
-  }
-  return value;
 }
 
 function float32Array(value, name) {
@@ -239,8 +206,10 @@ function maskOptions(options, { heads, queryLength, keyLength }) {
   }
   if (options.sparse !== undefined) {
     const s = optionsObject(options.sparse, 'sparse', ['pattern', 'stride', 'summary']);
-    if (s.pattern === undefined)
-      throw typeError('sparse.pattern', "is required ('strided' or 'fixed')");
+    if (s.pattern === undefined) {
+      const names = SPARSE_PATTERNS.map((name) => `'${name}'`).join(' or ');
+      throw typeError('sparse.pattern', `is required (${names})`);
+    }
     const pattern = oneOf(s.pattern, 'sparse.pattern', SPARSE_PATTERNS);
     if (s.stride === undefined) throw typeError('sparse.stride', 'is required');
     const stride = integer(s.stride, 'sparse.stride', 1, longest);
@@ -270,7 +239,7 @@ function maskOptions(options, { heads, queryLength, keyLength }) {
 
 /** Score, scale, temperature, strategy, additive weights and the mask. */
 function computeOptions(options, shape, { wantsMatrices }) {
-  const score = oneOf(options.score, 'score', SCORES, 'scaled-dot');
+  const score = oneOf(options.score, 'score', SCORES, DEFAULT_SCORE);
   const resolved = { score, ...maskOptions(options, shape) };
   if (options.scale !== undefined) {
     if (typeof options.scale !== 'number')
@@ -285,7 +254,7 @@ function computeOptions(options, shape, { wantsMatrices }) {
     throw rangeError('temperature', `must be a positive finite number, got ${t}`);
   }
   resolved.temperature = t;
-  resolved.strategy = oneOf(options.strategy, 'strategy', STRATEGIES, 'auto');
+  resolved.strategy = oneOf(options.strategy, 'strategy', STRATEGIES, DEFAULT_STRATEGY);
   if (resolved.strategy === 'streaming' && wantsMatrices) {
     throw typeError(
       'strategy',
@@ -301,7 +270,7 @@ function additiveWeights(value, { heads, headDim }) {
   if (value === undefined) {
     throw typeError('additive', "score 'additive' needs { hidden, wQuery, wKey, v }");
   }
-  const a = optionsObject(value, 'additive', ['hidden', 'wQuery', 'wKey', 'v']);
+  const a = optionsObject(value, 'additive', ADDITIVE_KEYS);
   const hidden = size(a.hidden, 'additive.hidden');
   const weights = { hidden };
   for (const [key, expected, formula] of [
@@ -443,7 +412,7 @@ export function checkMaskMatrix(rawOptions) {
     'queryLength',
     'keyLength',
     'head',
-    ...MASK_KEYS,
+    ...MASK_OPTIONS,
   ]);
   const shape = {
     heads: optionalSize(options.heads, 'heads', 1),
@@ -456,7 +425,10 @@ export function checkMaskMatrix(rawOptions) {
   return { shape, head, options: maskOptions(options, shape) };
 }
 
-/** workingSetBytes({ heads, queryLength, keyLength, headDim, valueDim, strategy, score, additive }). */
+/**
+ * workingSetBytes({ heads, queryLength, keyLength, headDim, valueDim, strategy, score,
+ * additive }).
+ */
 export function checkWorkingSet(rawOptions) {
   const options = optionsObject(rawOptions, 'options', [
     'heads',
@@ -477,11 +449,11 @@ export function checkWorkingSet(rawOptions) {
     valueDim: optionalSize(options.valueDim, 'valueDim', headDim),
   };
   // 'auto' without weights runs streaming, which is what attention() would pick.
-  const strategy = oneOf(options.strategy, 'strategy', STRATEGIES, 'auto');
-  const score = oneOf(options.score, 'score', SCORES, 'scaled-dot');
+  const strategy = oneOf(options.strategy, 'strategy', STRATEGIES, DEFAULT_STRATEGY);
+  const score = oneOf(options.score, 'score', SCORES, DEFAULT_SCORE);
   let additiveHidden;
   if (score === 'additive' && options.additive !== undefined) {
-    const a = optionsObject(options.additive, 'additive', ['hidden', 'wQuery', 'wKey', 'v']);
+    const a = optionsObject(options.additive, 'additive', ADDITIVE_KEYS);
     additiveHidden = size(a.hidden, 'additive.hidden');
   }
   return { shape, strategy: strategy === 'auto' ? 'streaming' : strategy, score, additiveHidden };

@@ -48,7 +48,7 @@ export class HeapScope {
     this.#module = module;
   }
 
-  /** `byteLength` bytes of wasm memory, freed by free(); 'out_of_memory' RangeError if impossible. */
+  /** `byteLength` bytes of wasm memory, freed by free(); an 'out_of_memory' RangeError if none. */
   allocate(byteLength, name) {
     const ptr = malloc(this.#module, byteLength, name);
     this.#pointers.push(ptr);

@@ -1,12 +1,17 @@
 // Finds, compiles and instantiates the embind module of one flavour ('relaxed', 'simd' or
 // 'scalar', or the threaded 'relaxed-threads' and 'simd-threads').
 //
-// The Emscripten glue (./wasm/attnlens-<flavour>.js, built with -sENVIRONMENT=web,worker) never
-// fetches anything itself: this loader compiles the .wasm and hands it over via the glue's
-// `instantiateWasm` hook. That keeps one code path for every host:
-//   - browsers and workers fetch the URL (streaming compilation when served as application/wasm);
+// The Emscripten glue (./wasm/attnlens-<flavour>.js, built with -sENVIRONMENT=web,worker and
+// without import.meta) never fetches anything itself: this loader compiles the .wasm and hands it
+// over via the glue's `instantiateWasm` hook, and names the threaded glue's worker script. That
+// keeps one code path for every host:
+//   - browsers and workers fetch the URL;
 //   - Node (where fetch() cannot read file: URLs) reads file: URLs with fs;
-//   - bundlers see the literal `new URL('./wasm/...', import.meta.url)` below and emit the file.
+//   - bundlers see the literal `new URL('./wasm/...', import.meta.url)` below and emit the file;
+//   - the inline entry (inline.js) hands over the bytes embedded in ./wasm/inline/.
+// The packaged .wasm files are gzip-compressed (.wasm.gz, a third of the size: each stays under
+// webpack's 244 KiB asset-size hint); uncompressed ones are read as they are (locateFile may name
+// the .wasm beside them, and a server may have decoded the .gz already).
 // Compiled modules are cached per URL, so later instances only instantiate.
 
 // The smallest module that uses a SIMD128 instruction:
@@ -78,63 +83,104 @@ export function threadsUnavailableReason() {
     );
   }
   if (typeof Worker !== 'function') return 'this context cannot start Web Workers';
-  // The threaded glue finds its worker script, and each worker re-imports the glue, by the
-  // glue's own import.meta.url; inside a bundle that URL is the bundle's.
-  if (!import.meta.url.endsWith('/loader.js')) {
-    return "attnlens was bundled, and the threaded module runs only from the package's own files";
-  }
+  if (embeddedWasm) return 'attnlens/inline embeds the single-threaded modules only';
   if (!simdSupported())
     return 'the threaded modules need WebAssembly SIMD128, which this engine lacks';
   return '';
 }
 
-const FLAVOURS = {
+// Every module the package may load, by flavour: the compressed .wasm, the glue, and for the
+// threaded ones the script each helper Worker runs and the glue that script imports (plain files
+// a bundler copies: bundling the worker with the glue it imports would make a chunk cycle).
+// `?no-inline` keeps Vite from turning the small worker script into a data: URL (a Worker of
+// which would have an opaque origin); servers and other bundlers ignore it.
+// scripts/pack-smoke.mjs checks that the tarball holds every file named here.
+export const FLAVOURS = {
   relaxed: {
     fileName: 'attnlens-relaxed.wasm',
-    packagedUrl: () => new URL('./wasm/attnlens-relaxed.wasm', import.meta.url),
+    packagedUrl: () => new URL('./wasm/attnlens-relaxed.wasm.gz', import.meta.url),
     importGlue: () => import('./wasm/attnlens-relaxed.js'),
   },
   simd: {
     fileName: 'attnlens-simd.wasm',
-    packagedUrl: () => new URL('./wasm/attnlens-simd.wasm', import.meta.url),
+    packagedUrl: () => new URL('./wasm/attnlens-simd.wasm.gz', import.meta.url),
     importGlue: () => import('./wasm/attnlens-simd.js'),
   },
   'relaxed-threads': {
     fileName: 'attnlens-relaxed-threads.wasm',
-    packagedUrl: () => new URL('./wasm/attnlens-relaxed-threads.wasm', import.meta.url),
+    packagedUrl: () => new URL('./wasm/attnlens-relaxed-threads.wasm.gz', import.meta.url),
     importGlue: () => import('./wasm/attnlens-relaxed-threads.js'),
+    workerUrl: () =>
+      new URL('./wasm/attnlens-relaxed-threads.worker.js?no-inline', import.meta.url),
+    glueUrl: () => new URL('./wasm/attnlens-relaxed-threads.js', import.meta.url),
   },
   'simd-threads': {
     fileName: 'attnlens-simd-threads.wasm',
-    packagedUrl: () => new URL('./wasm/attnlens-simd-threads.wasm', import.meta.url),
+    packagedUrl: () => new URL('./wasm/attnlens-simd-threads.wasm.gz', import.meta.url),
     importGlue: () => import('./wasm/attnlens-simd-threads.js'),
+    workerUrl: () => new URL('./wasm/attnlens-simd-threads.worker.js?no-inline', import.meta.url),
+    glueUrl: () => new URL('./wasm/attnlens-simd-threads.js', import.meta.url),
   },
   scalar: {
     fileName: 'attnlens-scalar.wasm',
-    packagedUrl: () => new URL('./wasm/attnlens-scalar.wasm', import.meta.url),
+    packagedUrl: () => new URL('./wasm/attnlens-scalar.wasm.gz', import.meta.url),
     importGlue: () => import('./wasm/attnlens-scalar.js'),
   },
 };
+
+// Set by the inline entry: flavour -> () => import() of a module whose default export is the
+// base64 of that flavour's .wasm.gz.
+let embeddedWasm = null;
+
+/** attnlens/inline: load these embedded modules instead of the packaged files. */
+export function useEmbeddedWasm(table) {
+  embeddedWasm = table;
+}
 
 const compiledByUrl = new Map(); // href -> Promise<WebAssembly.Module>
 
 /**
  * The instantiated Emscripten module of `flavour`.
  * @param {'relaxed' | 'simd' | 'scalar' | 'relaxed-threads' | 'simd-threads'} flavour
- * @param {{ wasmUrl?: string | URL, locateFile?: (fileName: string, directory: string) => string | URL }} [where]
+ * @param {{ wasmUrl?: string | URL,
+ *   locateFile?: (fileName: string, directory: string) => string | URL }} [where]
  * @param {number} [helperThreads] threaded flavours only: Web Workers to start with the module
  */
 export async function loadWasmModule(flavour, { wasmUrl, locateFile } = {}, helperThreads = 0) {
-  const { fileName, packagedUrl, importGlue } = FLAVOURS[flavour];
-  let url = packagedUrl();
+  const { fileName, packagedUrl, importGlue, workerUrl, glueUrl } = FLAVOURS[flavour];
+  let compiling;
   if (wasmUrl !== undefined) {
-    url = await resolveUrl(wasmUrl, 'wasmUrl');
+    compiling = compileCached(await resolveUrl(wasmUrl, 'wasmUrl'));
   } else if (locateFile !== undefined) {
-    url = await resolveUrl(locateFile(fileName, new URL('./', url).href), 'locateFile');
+    const directory = new URL('./', packagedUrl()).href;
+    compiling = compileCached(await resolveUrl(locateFile(fileName, directory), 'locateFile'));
+  } else if (embeddedWasm?.[flavour]) {
+    compiling = compileEmbedded(flavour);
+  } else {
+    compiling = compileCached(packagedUrl());
   }
-  const [glue, compiled] = await Promise.all([importGlue(), compileCached(url)]);
-  const module = instantiate(glue.default, compiled, helperThreads);
+  let threadFiles;
+  if (helperThreads > 0) {
+    threadFiles = { worker: workerUrl().href, glue: glueUrl().href };
+    await requireServed(threadFiles.worker);
+  }
+  const [glue, compiled] = await Promise.all([importGlue(), compiling]);
+  const module = instantiate(glue.default, compiled, helperThreads, threadFiles);
   return helperThreads > 0 ? withTimeout(module, THREADS_LOAD_TIMEOUT_MS) : module;
+}
+
+// A helper Worker whose script is missing reports it only as an error event, long after the
+// fact. A bundler that leaves new URL(..., import.meta.url) as it is (esbuild, Rollup) has not
+// copied the worker script: ask for it first, so the caller falls back to one thread at once.
+async function requireServed(href) {
+  if (href.startsWith('file:')) return; // Node: no Workers, threadsUnavailableReason said so
+  const response = await fetch(href, { credentials: 'same-origin' });
+  if (!response.ok) {
+    throw new Error(
+      `its worker script ${href} is not served (HTTP ${response.status}): ` +
+        'a bundler that does not copy new URL() assets left it behind',
+    );
+  }
 }
 
 // The threaded module resolves only once every helper Worker has loaded; a Worker whose script
@@ -153,35 +199,76 @@ function withTimeout(promise, ms) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-function compileCached(url) {
-  let compiled = compiledByUrl.get(url.href);
+function compileCached(url, key = url.href, compileIt = () => compile(url)) {
+  let compiled = compiledByUrl.get(key);
   if (!compiled) {
-    compiled = compile(url);
-    compiledByUrl.set(url.href, compiled);
-    compiled.catch(() => compiledByUrl.delete(url.href)); // let a later call try again
+    compiled = compileIt();
+    compiledByUrl.set(key, compiled);
+    compiled.catch(() => compiledByUrl.delete(key)); // let a later call try again
   }
   return compiled;
 }
 
+function compileEmbedded(flavour) {
+  return compileCached(null, `inline:${flavour}`, async () => {
+    const { default: base64 } = await embeddedWasm[flavour]();
+    return WebAssembly.compile(await wasmBytes(base64Bytes(base64), async () => null));
+  });
+}
+
 async function compile(url) {
   try {
+    let bytes;
     if (url.protocol === 'file:') {
       const { readFile } = await nodeBuiltin('fs/promises');
-      return await WebAssembly.compile(await readFile(url));
+      bytes = new Uint8Array(await readFile(url));
+    } else {
+      const response = await fetch(url, { credentials: 'same-origin' });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      bytes = new Uint8Array(await response.arrayBuffer());
     }
-    const response = await fetch(url, { credentials: 'same-origin' });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const type = response.headers.get('content-type') ?? '';
-    if (typeof WebAssembly.compileStreaming === 'function' && type.startsWith('application/wasm')) {
-      return await WebAssembly.compileStreaming(response);
-    }
-    return await WebAssembly.compile(await response.arrayBuffer());
+    return await WebAssembly.compile(await wasmBytes(bytes, () => uncompressedSibling(url)));
   } catch (cause) {
     const where = url.protocol === 'data:' ? 'a data: URL' : url.href;
     throw new Error(`attnlens: cannot load the wasm module from ${where}: ${cause.message}`, {
       cause,
     });
   }
+}
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
+const startsWith = (bytes, magic) => magic.every((byte, i) => bytes[i] === byte);
+
+// The module's bytes from what was read: a .wasm as it is, a gzip stream inflated. Engines
+// without DecompressionStream (Safari < 16.4, Firefox < 113) read the uncompressed .wasm beside
+// it instead, which the package ships (bundles and attnlens/inline have only the compressed one).
+async function wasmBytes(bytes, readUncompressed) {
+  if (startsWith(bytes, WASM_MAGIC)) return bytes;
+  if (!startsWith(bytes, GZIP_MAGIC)) {
+    throw new Error('neither a WebAssembly module nor a gzip-compressed one');
+  }
+  if (typeof DecompressionStream === 'function') {
+    const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Uint8Array(await new Response(inflated).arrayBuffer());
+  }
+  const uncompressed = await readUncompressed();
+  if (uncompressed) return uncompressed;
+  throw new Error(
+    'this engine has no DecompressionStream to inflate the .wasm.gz, and there is no ' +
+      'uncompressed .wasm beside it (give locateFile the packaged .wasm files)',
+  );
+}
+
+async function uncompressedSibling(url) {
+  if (!url.pathname.endsWith('.wasm.gz')) return null;
+  const response = await fetch(new URL(url.href.replace(/\.gz(?=$|[?#])/, '')));
+  return response.ok ? new Uint8Array(await response.arrayBuffer()) : null;
+}
+
+function base64Bytes(base64) {
+  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(base64);
+  return Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
 }
 
 // Absolute URLs as they are; relative strings against the page in browsers, against the
@@ -224,9 +311,15 @@ function quietPrintErr(text) {
 // The threaded glue exposes its shared WebAssembly.Memory as `wasmMemory`; it becomes
 // `attnlensMemory`, so heap.js can see growth made by helper threads (the single-threaded glue
 // has none to expose and needs none: its own views follow every growth).
-function instantiate(createModule, compiled, helperThreads) {
+// Threaded modules: the glue asks locateFile for its worker script (the only file it looks up:
+// the .wasm comes through instantiateWasm), and tells each worker to import mainScriptUrlOrBlob.
+function instantiate(createModule, compiled, helperThreads, threadFiles) {
   return new Promise((resolve, reject) => {
     createModule({
+      ...(threadFiles && {
+        locateFile: (name) => (name.endsWith('.worker.js') ? threadFiles.worker : name),
+        mainScriptUrlOrBlob: threadFiles.glue,
+      }),
       instantiateWasm(imports, receiveInstance) {
         WebAssembly.instantiate(compiled, imports).then(
           (instance) => receiveInstance(instance, compiled),

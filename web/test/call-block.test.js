@@ -50,8 +50,11 @@ describe('call block layout', () => {
     });
     const layout = swapped._callBlockLayout();
     assert.equal(layout.slots.length + 2 * layout.arrays.length, BLOCK_LENGTH);
-    const expected =
-      /call block layout differs from this JavaScript's \(slots\[3\] is 'valueDim' in the module, 'headDim' in this JavaScript\): the \.wasm and the package's JavaScript come from different builds/;
+    const expected = new RegExp(
+      "call block layout differs from this JavaScript's \\(slots\\[3\\] is 'valueDim' in the " +
+        "module, 'headDim' in this JavaScript\\): the \\.wasm and the package's JavaScript come " +
+        'from different builds',
+    );
     assert.throws(() => checkBlockLayout(swapped), expected);
     assert.throws(() => new WasmBackend(swapped, 'wasm-simd'), expected);
   });

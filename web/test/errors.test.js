@@ -330,7 +330,8 @@ describe('attention: bad arguments', () => {
       const bad = { q, k, v };
       bad[tensorName] = Float32Array.from(bad[tensorName]);
       bad[tensorName][index] = value;
-      if (index + 1 < bad[tensorName].length) bad[tensorName][index + 1] = NaN; // a later one is not reported
+      // A later one is not reported.
+      if (index + 1 < bad[tensorName].length) bad[tensorName][index + 1] = NaN;
       const e = await assertFails(
         attn.attention(bad.q, bad.k, bad.v, shape),
         RangeError,

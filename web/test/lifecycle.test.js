@@ -17,9 +17,11 @@ import { assertFails, tensor } from './support/helpers.js';
 const wasmDir = new URL('../src/wasm/', import.meta.url);
 const x = tensor(2 * 3 * 4, 5);
 const run = (attn) => attn.attention(x, x, x, { heads: 2, headDim: 4 });
+// The package's entry point, for the scripts that run in a child Node process.
+const INDEX = JSON.stringify(new URL('../src/index.js', import.meta.url).href);
 
 describe('createAttention', () => {
-  it("'auto' and 'wasm' choose SIMD where the probe says it runs (Node 20 does, without relaxed SIMD)", async () => {
+  it("'auto' and 'wasm' pick SIMD where the probe finds it (Node 20: not relaxed)", async () => {
     assert.equal(simdSupported(), true);
     assert.equal(
       relaxedSimdSupported(),
@@ -42,7 +44,7 @@ describe('createAttention', () => {
     ]);
   });
 
-  it("'wasm-relaxed' where the engine lacks relaxed SIMD is an Error naming it and the fallback", async () => {
+  it("'wasm-relaxed' without relaxed SIMD is an Error naming it and the fallback", async () => {
     await assert.rejects(
       createAttention({ backend: 'wasm-relaxed' }),
       /'wasm-relaxed' needs WebAssembly relaxed SIMD \(f32x4\.relaxed_madd\).*'wasm'/,
@@ -50,16 +52,18 @@ describe('createAttention', () => {
     (await createAttention({ backend: 'wasm' })).dispose();
   });
 
-  it('with relaxed SIMD (Node behind its flag), auto picks wasm-relaxed and agrees with wasm-simd', () => {
+  it('with relaxed SIMD (a Node flag), auto picks wasm-relaxed and agrees with wasm-simd', () => {
     const script = `
-      import(${JSON.stringify(new URL('../src/index.js', import.meta.url).href)}).then(async ({ createAttention }) => {
+      import(${INDEX}).then(async ({ createAttention }) => {
         const x = new Float32Array(3 * 37 * 24).map((_, i) => Math.sin(i * 0.37) * 2);
         const runOn = async (backend) => {
           const attn = await createAttention({ backend });
-          const r = await attn.attention(x, x, x, { heads: 3, headDim: 24, causal: true, returnWeights: true });
-          return { backend: attn.backend, output: Array.from(r.output), weights: Array.from(r.weights) };
+          const options = { heads: 3, headDim: 24, causal: true, returnWeights: true };
+          const r = await attn.attention(x, x, x, options);
+          return { backend: attn.backend, output: [...r.output], weights: [...r.weights] };
         };
-        console.log(JSON.stringify([await runOn('auto'), await runOn('wasm-relaxed'), await runOn('wasm-simd')]));
+        const runs = [await runOn('auto'), await runOn('wasm-relaxed'), await runOn('wasm-simd')];
+        console.log(JSON.stringify(runs));
       }).catch((e) => console.log(JSON.stringify({ error: e.message })));`;
     const out = JSON.parse(
       execFileSync(
@@ -155,7 +159,7 @@ describe('createAttention', () => {
 
   it('runs where eval and new Function are forbidden (as under a strict CSP)', () => {
     const script = (glue) => `
-      import(${JSON.stringify(new URL('../src/index.js', import.meta.url).href)}).then(async ({ createAttention }) => {
+      import(${INDEX}).then(async ({ createAttention }) => {
         const attn = await createAttention(${glue});
         const x = new Float32Array(8).fill(0.5);
         const r = await attn.attention(x, x, x, { heads: 1, headDim: 4 });
@@ -178,10 +182,12 @@ describe('createAttention', () => {
       const loadEvalGlue = `
         const { readFileSync } = await import('node:fs');
         const { default: factory } = await import(${JSON.stringify(evalGlue.href)});
-        const compiled = await WebAssembly.compile(readFileSync(new URL('attnlens-simd-eval.wasm', ${JSON.stringify(evalGlue.href)})));
+        const wasm = new URL('attnlens-simd-eval.wasm', ${JSON.stringify(evalGlue.href)});
+        const compiled = await WebAssembly.compile(readFileSync(wasm));
         try {
           await factory({ instantiateWasm(imports, receive) {
-            WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
+            WebAssembly.instantiate(compiled, imports)
+              .then((instance) => receive(instance, compiled));
             return {};
           } });
           console.log('loaded');
@@ -225,7 +231,7 @@ describe('dispose', () => {
 });
 
 describe('wasmMemoryBytes', () => {
-  it("is the instance's own wasm memory: whole pages, grown by a large call, never shrunk", async () => {
+  it("is the instance's own wasm memory: pages, grown by a large call, never shrunk", async () => {
     const attn = await createAttention({ backend: 'wasm-simd' });
     const other = await createAttention({ backend: 'wasm-simd' });
     const start = attn.wasmMemoryBytes;

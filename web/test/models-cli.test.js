@@ -24,7 +24,9 @@ test('prints the chosen head of the chosen layer as a heatmap, then the next-tok
     'none',
   );
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /gpt_neo · 3 layers × 2 heads .* layer 1 · mask causal\+local:2/);
+  // The settings line wraps at 80 columns when piped; its continuation starts with '  · '.
+  const settings = r.stdout.slice(0, r.stdout.indexOf('\n\n')).replace(/\n {2}· /g, ' · ');
+  assert.match(settings, /gpt_neo · 3 layers × 2 heads .* layer 1 · mask causal\+local:2/);
   assert.match(r.stdout, /layer 1, head 1 of 2 — rows: queries, columns: keys/);
   assert.doesNotMatch(r.stdout, /head 0 of 2/);
   assert.match(r.stdout, /next token after " was":\n {3}1\. ".*" {2}\d+\.\d%/);

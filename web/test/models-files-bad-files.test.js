@@ -93,7 +93,10 @@ const BAD_SAFETENSORS = [
     withHeader({ 'h.0.mlp.c_fc.weight': tensor('F32', [2, 3], [0, 16]) }),
     RangeError,
     'shape_mismatch',
-    /tensor 'h\.0\.mlp\.c_fc\.weight': shape \[2,3\] of F32 needs 24 bytes, data_offsets \[0, 16\] hold 16/,
+    new RegExp(
+      "tensor 'h\\.0\\.mlp\\.c_fc\\.weight': shape \\[2,3\\] of F32 needs 24 bytes, " +
+        'data_offsets \\[0, 16\\] hold 16',
+    ),
   ],
   [
     'a negative size',
@@ -141,7 +144,8 @@ const BAD_SAFETENSORS = [
     'a tensor named twice',
     withHeader(null, 8, {
       rawHeader:
-        '{"a": {"dtype":"F32","shape":[1],"data_offsets":[0,4]}, "a" : {"dtype":"F32","shape":[1],"data_offsets":[4,8]}}',
+        '{"a": {"dtype":"F32","shape":[1],"data_offsets":[0,4]}, ' +
+        '"a" : {"dtype":"F32","shape":[1],"data_offsets":[4,8]}}',
     }),
     TypeError,
     'invalid_argument',
@@ -415,8 +419,11 @@ describe('bad model folders and sources', () => {
       loadModelFiles(folder('no-weights', { 'config.json': config, 'tokenizer.json': tokenizer })),
       {
         code: 'not_found',
-        message:
-          /no weights in .*: expected one of model\.safetensors, model\.safetensors\.index\.json, pytorch_model\.bin, pytorch_model\.bin\.index\.json/,
+        message: new RegExp(
+          'no weights in .*: expected one of model\\.safetensors, ' +
+            'model\\.safetensors\\.index\\.json, pytorch_model\\.bin, ' +
+            'pytorch_model\\.bin\\.index\\.json',
+        ),
       },
     );
     await assert.rejects(loadModelFiles(join(root, 'nowhere')), {

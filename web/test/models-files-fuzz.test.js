@@ -77,7 +77,10 @@ function openAndRead(name, bytes, read) {
   return true;
 }
 
-/** Mutates `file` ROUNDS times (`wrap` turns a mutant into the file to open); returns how many opened. */
+/**
+ * Mutates `file` ROUNDS times (`wrap` turns a mutant into the file to open); returns how many
+ * opened.
+ */
 function fuzz(name, file, seed, read, wrap = (bytes) => bytes) {
   const next = random(seed);
   let opened = 0;

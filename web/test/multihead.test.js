@@ -100,7 +100,7 @@ for (const [flavour, { attn }] of Object.entries(flavours)) {
       assert.equal(inferred.output.length, 6 * 5);
     });
 
-    it('ignores extra properties of the weights object (e.g. additive weights riding along)', async () => {
+    it('ignores extra properties of the weights (e.g. additive weights riding along)', async () => {
       const dims = { heads: 1, headDim: 2, modelDim: 2 };
       const w = weightsFor(dims, 60, false);
       const x = tensor(3 * 2, 61);

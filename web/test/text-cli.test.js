@@ -223,3 +223,24 @@ test('closing the pipe early is not an error', () => {
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.stderr, '');
 });
+
+test('the usage message and the settings line fit 80 columns', () => {
+  const help = run(['--help']);
+  assert.equal(help.code, 0, help.stderr);
+  const over = (text) => text.split('\n').filter((line) => displayWidth(line) > 80);
+  assert.deepEqual(over(help.stdout), [], 'usage lines over 80 columns');
+  assert.match(help.stdout, /--json +print the numbers/);
+  assert.match(
+    help.stdout,
+    /\n {4}fixed:S:C +Sparse Transformer fixed pattern, block S, C summary\n {25}keys\n/,
+  );
+
+  const { code, stdout, stderr } = run([SENTENCE, '--heads', '4', '--head', '0', '--seed', '7']);
+  assert.equal(code, 0, stderr);
+  const header = stdout.slice(0, stdout.indexOf('\n\n'));
+  assert.deepEqual(over(header), [], 'settings lines over 80 columns');
+  assert.match(header, /^attnlens · 11 tokens · 4 heads × 16 dims · /);
+  assert.match(header.replace(/\n {2}/g, ' '), /· seed 7 · wasm-\w+ · [\d.]+ ms$/);
+  const tokens = stdout.slice(stdout.indexOf('\n\n') + 2).split('\n\n')[0];
+  assert.deepEqual(over(tokens), [], 'token list lines over 80 columns');
+});

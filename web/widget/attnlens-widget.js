@@ -4,72 +4,42 @@
 //   <attn-lens text="我爱自然语言处理" mask="local:2" heads="2"></attn-lens>
 //
 // Attributes: text; source (switches to cross-attention: text attends to source); mask (see
-// src/views/mask-spec.js: "causal", "local:2", "strided:3+tokens:0", ...); score ("scaled-dot",
+// src/mask-notation.js: "causal", "local:2", "strided:3+tokens:0", ...); score ("scaled-dot",
 // "dot", "cosine", "additive"); temperature; heads; head (1-based, the head shown); view
 // ("matrix", "lines", "heads"); granularity ("word", "char", "subword"); language ("en", "zh");
 // colors ("viridis", "cividis"); demo (URL of the attnlens demo page: adds an "open in attnlens"
-// link with the same settings). Changing any of them re-renders.
+// link with the same settings). Changing any of them re-renders. In the heads view a click on a
+// head opens it as a matrix, with a button back to all heads. With a source, only the masks that
+// apply between two texts are used (maskForMode: an alignment window, key padding).
 //
 // Every widget on a page shares one engine (one wasm instance), and each computes only once it
 // scrolls near the viewport. Styles live in a shadow root; the host element decides the width.
 // No eval, no inline script, no innerHTML: it runs under `script-src 'self' 'wasm-unsafe-eval'`,
 // and text is only ever set as text.
+import { readChoice, readClampedInteger } from '../src/argument-checks.js';
+import { languageFor, translate } from '../src/i18n/translate.js';
 import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
+import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
-import { HeadsGrid } from '../src/views/heads-grid.js';
+import { HeadsGrid, sharedMax } from '../src/views/heads-grid.js';
 import { Heatmap } from '../src/views/heatmap.js';
 import { LineView } from '../src/views/lineview.js';
-import { maskOptions, parseMask, formatMask } from '../src/views/mask-spec.js';
+import { maskForMode, maskOptions, parseMask, formatMask } from '../src/mask-notation.js';
 import { visibleMax } from '../src/views/matrix-paint.js';
 import { renderWeightsTable } from '../src/views/weights-table.js';
+import {
+  DEFAULT_GRANULARITY,
+  DEFAULT_HEAD_DIM,
+  DEFAULT_SCORE,
+  DEFAULT_SEED,
+  DEFAULT_TEMPERATURE,
+  DEFAULT_VIEW,
+  GRANULARITIES,
+  GRAPHIC_VIEWS,
+  MAX_PAGE_HEADS,
+  SCORES,
+} from '../src/vocabulary.js';
 import { WIDGET_CSS } from './widget-style.js';
-
-const HEAD_DIM = 16;
-const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
-const VIEWS = ['matrix', 'lines', 'heads'];
-const GRANULARITIES = ['word', 'char', 'subword'];
-const SCALES = ['viridis', 'cividis'];
-
-const STRINGS = {
-  en: {
-    loading: 'computing attention…',
-    masked: 'masked',
-    heatmap: 'Attention heatmap: rows are queries, columns are keys. Arrow keys move.',
-    lines: 'Attention lines',
-    queries: 'queries',
-    keys: 'keys',
-    source: 'source',
-    target: 'target',
-    head: 'head {n}',
-    headOf: 'head {n} of {of}',
-    tokens: '{n} tokens',
-    cross: '{nt} × {ns} tokens',
-    table: 'Attention weights of head {n}',
-    open: 'Open in attnlens',
-    error: 'attn-lens: {message}',
-    corner: 'query \\ key',
-    entropy: 'H (bits)',
-  },
-  zh: {
-    loading: '正在计算注意力…',
-    masked: '已掩码',
-    heatmap: '注意力热力图：行是查询，列是键。可用方向键移动。',
-    lines: '注意力连线',
-    queries: '查询',
-    keys: '键',
-    source: '源',
-    target: '目标',
-    head: '第 {n} 个头',
-    headOf: '第 {n} 个头（共 {of} 个）',
-    tokens: '{n} 个词元',
-    cross: '{nt} × {ns} 个词元',
-    table: '第 {n} 个头的注意力权重',
-    open: '在 attnlens 中打开',
-    error: 'attn-lens：{message}',
-    corner: '查询 \\ 键',
-    entropy: '熵（比特）',
-  },
-};
 
 let enginePromise = null;
 // The one engine every <attn-lens> on the page uses.
@@ -117,16 +87,11 @@ function observeVisibility(widget) {
   visibilityObserver.observe(widget);
 }
 
-function oneOf(value, allowed, fallback) {
-  return allowed.includes(value) ? value : fallback;
-}
+// Importing the module where there is no DOM (server-side rendering, Node) defines nothing and
+// throws nothing: the class extends a placeholder there, and no element is registered.
+const ElementBase = globalThis.HTMLElement ?? class {};
 
-function clampedInteger(value, min, max, fallback) {
-  const n = Number(value);
-  return Number.isInteger(n) ? Math.min(max, Math.max(min, n)) : fallback;
-}
-
-export class AttnLensElement extends HTMLElement {
+export class AttnLensElement extends ElementBase {
   static observedAttributes = [
     'text',
     'source',
@@ -148,6 +113,7 @@ export class AttnLensElement extends HTMLElement {
   #result = null;
   #view = null;
   #parts = null;
+  #openedHead = -1; // in the heads view: the head opened as a matrix, -1 for the grid
 
   connectedCallback() {
     if (!this.shadowRoot) this.#build();
@@ -161,6 +127,7 @@ export class AttnLensElement extends HTMLElement {
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue || !this.#visible) return;
+    this.#openedHead = -1;
     this.#schedule();
   }
 
@@ -170,14 +137,15 @@ export class AttnLensElement extends HTMLElement {
     this.#schedule();
   }
 
-  #strings() {
-    const lang =
-      this.getAttribute('language') ?? this.closest('[lang]')?.getAttribute('lang') ?? 'en';
-    return STRINGS[/^zh/i.test(lang) ? 'zh' : 'en'];
+  // The `language` attribute, else the nearest lang="" around the element.
+  #language() {
+    return languageFor(
+      this.getAttribute('language') ?? this.closest('[lang]')?.getAttribute('lang'),
+    );
   }
 
-  #t(key, values = {}) {
-    return this.#strings()[key].replace(/\{(\w+)\}/g, (m, name) => String(values[name] ?? m));
+  #t(key, values) {
+    return translate(this.#language(), key, values);
   }
 
   #build() {
@@ -215,34 +183,39 @@ export class AttnLensElement extends HTMLElement {
   }
 
   #settings() {
-    const heads = clampedInteger(this.getAttribute('heads'), 1, 8, 2);
-    const temperature = Number(this.getAttribute('temperature') ?? 1);
+    const heads = readClampedInteger(this.getAttribute('heads'), 1, MAX_PAGE_HEADS, 2);
+    const temperature = Number(this.getAttribute('temperature') ?? DEFAULT_TEMPERATURE);
+    const source = this.getAttribute('source');
     return {
       text: this.getAttribute('text') ?? this.textContent.trim(),
-      source: this.getAttribute('source'),
-      mask: parseMask(this.getAttribute('mask') ?? 'global'),
-      score: oneOf(this.getAttribute('score'), SCORES, 'scaled-dot'),
-      temperature: Number.isFinite(temperature) && temperature > 0 ? temperature : 1,
+      source,
+      mask: maskForMode(
+        parseMask(this.getAttribute('mask') ?? 'global'),
+        source === null ? 'self' : 'cross',
+      ),
+      score: readChoice(this.getAttribute('score'), SCORES, DEFAULT_SCORE),
+      temperature:
+        Number.isFinite(temperature) && temperature > 0 ? temperature : DEFAULT_TEMPERATURE,
       heads,
-      head: clampedInteger(this.getAttribute('head'), 1, heads, 1) - 1,
-      view: oneOf(this.getAttribute('view'), VIEWS, 'matrix'),
-      granularity: oneOf(this.getAttribute('granularity'), GRANULARITIES, 'word'),
-      scale: oneOf(this.getAttribute('colors'), SCALES, 'viridis'),
+      head: readClampedInteger(this.getAttribute('head'), 1, heads, 1) - 1,
+      view: readChoice(this.getAttribute('view'), GRAPHIC_VIEWS, DEFAULT_VIEW),
+      granularity: readChoice(this.getAttribute('granularity'), GRANULARITIES, DEFAULT_GRANULARITY),
+      scale: readChoice(this.getAttribute('colors'), SCALE_NAMES, DEFAULT_SCALE),
     };
   }
 
   async #compute() {
     const generation = ++this.#generation;
     const parts = this.#parts;
-    parts.status.textContent = this.#t('loading');
+    parts.status.textContent = this.#t('widgetLoading');
     this.dataset.state = 'computing';
     try {
       const settings = this.#settings();
       const attn = await sharedEngine();
       const options = {
         heads: settings.heads,
-        headDim: HEAD_DIM,
-        seed: 1,
+        headDim: DEFAULT_HEAD_DIM,
+        seed: DEFAULT_SEED,
         granularity: settings.granularity,
         score: settings.score,
         temperature: settings.temperature,
@@ -279,7 +252,7 @@ export class AttnLensElement extends HTMLElement {
     } catch (error) {
       if (generation !== this.#generation) return;
       this.dataset.state = 'error';
-      parts.status.textContent = this.#t('error', { message: error.message });
+      parts.status.textContent = this.#t('widgetError', { message: error.message });
       parts.view.replaceChildren();
       parts.header.replaceChildren();
       this.#view?.destroy?.();
@@ -290,50 +263,75 @@ export class AttnLensElement extends HTMLElement {
   #render() {
     const { rowTokens, colTokens, heads, settings, cross, backend } = this.#result;
     const parts = this.#parts;
-    const head = Math.min(settings.head, heads.length - 1);
+    const opened = settings.view === 'heads' && this.#openedHead >= 0;
+    const head = opened ? this.#openedHead : Math.min(settings.head, heads.length - 1);
+    const view = opened ? 'matrix' : settings.view;
     const weights = heads[head].weights;
     const mask = heads[head].mask;
     const top = visibleMax(weights, mask) || 1;
     parts.status.textContent = '';
+    const rows = rowTokens.length;
     parts.header.replaceChildren(
       ...[
         el('span', {
           class: 'count',
           text: cross
-            ? this.#t('cross', { nt: rowTokens.length, ns: colTokens.length })
-            : this.#t('tokens', { n: rowTokens.length }),
+            ? this.#t('widgetTokensCross', { nt: rows, ns: colTokens.length })
+            : this.#t(rows === 1 ? 'tokensCountOne' : 'tokensCount', { n: rows }),
         }),
         el('code', { text: formatMask(settings.mask) }),
-        el('span', { text: `${settings.score} · T ${settings.temperature}` }),
+        el('span', {
+          text: `${this.#t(`score:${settings.score}`)} · T = ${settings.temperature}`,
+        }),
         heads.length > 1
-          ? el('span', { text: this.#t('headOf', { n: head + 1, of: heads.length }) })
+          ? el('span', { text: this.#t('widgetHeadOf', { n: head + 1, of: heads.length }) })
+          : null,
+        opened
+          ? el(
+              'button',
+              {
+                type: 'button',
+                class: 'back',
+                onclick: () => {
+                  this.#openedHead = -1;
+                  this.#render();
+                  this.#parts.view.querySelector(`[data-head="${head}"]`)?.focus();
+                },
+              },
+              this.#t('widgetAllHeads'),
+            )
           : null,
       ].filter(Boolean),
     );
 
     const data = { rowTokens, colTokens, weights, mask, scale: settings.scale, range: [0, top] };
-    if (this.#view?.kind !== settings.view) {
+    if (this.#view?.kind !== view) {
       this.#view?.destroy?.();
-      const host = el('div', { class: `view-${settings.view}` });
+      const host = el('div', { class: `view-${view}` });
       parts.view.replaceChildren(host);
-      if (settings.view === 'matrix') {
+      if (view === 'matrix') {
         this.#view = new Heatmap(host, {
-          label: this.#t('heatmap'),
+          label: this.#t('widgetHeatmapLabel'),
+          roleDescription: this.#t('heatmapRole'),
           describe: (r, c) => this.#describe(r, c),
         });
-      } else if (settings.view === 'lines') {
-        this.#view = new LineView(host, { label: this.#t('lines') });
+      } else if (view === 'lines') {
+        this.#view = new LineView(host, { label: this.#t('widgetLinesLabel') });
       } else {
         this.#view = new HeadsGrid(host, {
-          onSelect: (h) => this.setAttribute('head', String(h + 1)),
-          headLabel: (h) => this.#t('head', { n: h + 1 }),
+          onSelect: (h) => {
+            this.#openedHead = h;
+            this.#render();
+            this.#view.canvas?.focus();
+          },
+          headLabel: (h) => this.#t('headN', { n: h + 1 }),
         });
       }
-      this.#view.kind = settings.view;
+      this.#view.kind = view;
     }
-    if (settings.view === 'matrix') {
-      this.#view.canvas.setAttribute('aria-label', this.#t('heatmap'));
-      const rows = rowTokens.length;
+    if (view === 'matrix') {
+      this.#view.canvas.setAttribute('aria-label', this.#t('widgetHeatmapLabel'));
+      this.#view.canvas.setAttribute('aria-roledescription', this.#t('heatmapRole'));
       const cols = colTokens.length;
       const rowEntropy = Array.from({ length: rows }, (_, r) =>
         entropy(weights.subarray(r * cols, (r + 1) * cols)),
@@ -342,20 +340,22 @@ export class AttnLensElement extends HTMLElement {
         ...data,
         rowStats:
           this.clientWidth > 420
-            ? { values: rowEntropy, max: Math.log2(cols), label: this.#t('entropy') }
+            ? { values: rowEntropy, max: Math.log2(cols), label: this.#t('entropyColumn') }
             : undefined,
       });
-    } else if (settings.view === 'lines') {
+    } else if (view === 'lines') {
       this.#view.options.strings = {
-        queries: cross ? this.#t('target') : this.#t('queries'),
-        keys: cross ? this.#t('source') : this.#t('keys'),
+        queries: cross ? this.#t('widgetTarget') : this.#t('queries'),
+        keys: cross ? this.#t('widgetSource') : this.#t('keys'),
       };
       this.#view.setData(data);
     } else {
+      const all = heads.map((h) => ({ weights: h.weights, mask: h.mask }));
       this.#view.setData({
-        heads: heads.map((h) => ({ weights: h.weights, mask: h.mask })),
-        rows: rowTokens.length,
-        cols: colTokens.length,
+        heads: all,
+        rowTokens,
+        colTokens,
+        range: [0, sharedMax(all) || 1],
         scale: settings.scale,
         selected: head,
       });
@@ -365,9 +365,9 @@ export class AttnLensElement extends HTMLElement {
       colTokens,
       weights,
       mask,
-      caption: this.#t('table', { n: head + 1 }),
-      corner: this.#t('corner'),
-      masked: this.#t('masked'),
+      caption: this.#t('widgetTableCaption', { n: head + 1 }),
+      corner: this.#t('tableCorner'),
+      masked: this.#t('maskedWord'),
     });
     const demo = this.getAttribute('demo');
     parts.footer.replaceChildren(
@@ -377,7 +377,7 @@ export class AttnLensElement extends HTMLElement {
               href: this.#demoLink(demo, settings),
               target: '_blank',
               rel: 'noopener',
-              text: `${this.#t('open')} ↗`,
+              text: `${this.#t('widgetOpen')} ↗`,
             })
           : null,
         el('span', { class: 'backend', text: `attnlens · ${backend}` }),
@@ -387,9 +387,10 @@ export class AttnLensElement extends HTMLElement {
 
   #describe(row, col) {
     const { rowTokens, colTokens, heads, settings } = this.#result;
-    const head = heads[Math.min(settings.head, heads.length - 1)];
+    const shown = this.#openedHead >= 0 ? this.#openedHead : settings.head;
+    const head = heads[Math.min(shown, heads.length - 1)];
     const i = row * colTokens.length + col;
-    const value = head.mask[i] ? formatWeight(head.weights[i]) : this.#t('masked');
+    const value = head.mask[i] ? formatWeight(head.weights[i]) : this.#t('maskedWord');
     return `${tokenLabel(rowTokens[row].text)} → ${tokenLabel(colTokens[col].text)}: ${value}`;
   }
 
@@ -413,4 +414,6 @@ export class AttnLensElement extends HTMLElement {
   }
 }
 
-if (!customElements.get('attn-lens')) customElements.define('attn-lens', AttnLensElement);
+if (globalThis.customElements && !customElements.get('attn-lens')) {
+  customElements.define('attn-lens', AttnLensElement);
+}

@@ -3,7 +3,19 @@
 
 import { parseArgs } from 'node:util';
 import { COLOR_MODES } from './heatmap.js';
-import { MAX_HEADS, MAX_MODEL_DIM } from '../text/limits.js';
+import { DEFAULT_WIDTH, twoColumns, wrapWords } from './layout.js';
+import { MASK_PART_NAMES, maskOptions, parseMask } from '../mask-notation.js';
+import { MAX_HEADS, MAX_MODEL_DIM, MAX_SEED } from '../text/limits.js';
+import {
+  DEFAULT_GRANULARITY,
+  DEFAULT_HEAD_DIM,
+  DEFAULT_HEADS,
+  DEFAULT_SCORE,
+  DEFAULT_SEED,
+  DEFAULT_TEMPERATURE,
+  GRANULARITIES,
+  SCORES,
+} from '../vocabulary.js';
 
 export class UsageError extends Error {
   constructor(message) {
@@ -12,37 +24,63 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `Usage: attnlens [options] "text"
+// "a (default) | b | c" for a flag's choices.
+const choices = (names, fallback) =>
+  names.map((name) => (name === fallback ? `${name} (default)` : name)).join(' | ');
 
-Tokenizes the text, runs one seeded, untrained multi-head attention layer over it (WebAssembly)
-and prints the tokens and a heatmap of the attention weights (rows: queries, columns: keys).
-
-Options:
-  --mask SPEC          which keys each query may see; repeat to combine (all must hold):
-                         global             no restriction (default)
-                         causal             only earlier keys and itself
-                         local:W            keys at most W positions away
-                         dilated:W:D        every D-th key, at most W steps of D away
-                         strided:S          Sparse Transformer strided pattern, stride S
-                         fixed:S:C          Sparse Transformer fixed pattern, block S, C summary keys
-                         global-tokens:0,3  these positions see and are seen by all
-  --score NAME         scaled-dot (default) | dot | cosine | additive
-  --temperature T      softmax temperature, > 0 (default 1; low sharpens, high flattens)
-  --heads H            number of heads (default 4)
-  --head I|all         head to show, from 0 (default all)
-  --head-dim D         dimensions per head (default 16; model width = heads x head-dim)
-  --granularity G      word (default) | char | subword
-  --locale TAG         locale for word breaking, e.g. zh or ja (default: the runtime's)
-  --seed N             seed of embeddings and weights, 0..4294967295 (default 1)
-  --share-qk           use one projection for queries and keys (similar tokens attend)
-  --source "text"      cross-attention: the text's tokens attend to this text's tokens
-  --color MODE         truecolor | 256 | none (default: from the terminal; NO_COLOR honoured)
-  --json               print the numbers (tokens, weights and scores per head, settings) as JSON
-  -h, --help           this message
-  -v, --version        the package version
-
-Example:
-  attnlens "The animal didn't cross the street because it was too tired" --mask causal --heads 4 --head 2`;
+// The flags and mask notations of the usage text, in two aligned columns.
+const FLAG_HELP = [
+  ['--mask SPEC', 'which keys each query may see; repeat to combine (all must hold):'],
+  ['--score NAME', choices(SCORES, DEFAULT_SCORE)],
+  [
+    '--temperature T',
+    `softmax temperature, > 0 (default ${DEFAULT_TEMPERATURE}; low sharpens, high flattens)`,
+  ],
+  ['--heads H', `number of heads (default ${DEFAULT_HEADS})`],
+  ['--head I|all', 'head to show, from 0 (default all)'],
+  [
+    '--head-dim D',
+    `dimensions per head (default ${DEFAULT_HEAD_DIM}; model width = heads x head-dim)`,
+  ],
+  ['--granularity G', choices(GRANULARITIES, DEFAULT_GRANULARITY)],
+  ['--locale TAG', "locale for word breaking, e.g. zh or ja (default: the runtime's)"],
+  ['--seed N', `seed of embeddings and weights, 0..${MAX_SEED} (default ${DEFAULT_SEED})`],
+  ['--share-qk', 'use one projection for queries and keys (similar tokens attend)'],
+  ['--source "text"', "cross-attention: the text's tokens attend to this text's tokens"],
+  ['--color MODE', 'truecolor | 256 | none (default: from the terminal; NO_COLOR honoured)'],
+  ['--json', 'print the numbers (tokens, weights and scores per head, settings) as JSON'],
+  ['-h, --help', 'this message'],
+  ['-v, --version', 'the package version'],
+];
+const MASK_HELP = [
+  ['global', 'no restriction (default)'],
+  ['causal', 'only earlier keys and itself'],
+  ['local:W', 'keys at most W positions away'],
+  ['dilated:W:D', 'every D-th key, at most W steps of D away'],
+  ['strided:S', 'Sparse Transformer strided pattern, stride S'],
+  ['fixed:S:C', 'Sparse Transformer fixed pattern, block S, C summary keys'],
+  ['global-tokens:0,3', 'these positions see and are seen by all'],
+];
+// Within DEFAULT_WIDTH columns (80), whatever the terminal.
+export const USAGE = [
+  'Usage: attnlens [options] "text"',
+  '',
+  ...wrapWords(
+    'Tokenizes the text, runs one seeded, untrained multi-head attention layer over it ' +
+      '(WebAssembly) and prints the tokens and a heatmap of the attention weights (rows: ' +
+      'queries, columns: keys).',
+    DEFAULT_WIDTH,
+  ),
+  '',
+  'Options:',
+  ...twoColumns(FLAG_HELP.slice(0, 1), { indent: 2, nameWidth: 19 }),
+  ...twoColumns(MASK_HELP, { indent: 4, nameWidth: 21 }),
+  ...twoColumns(FLAG_HELP.slice(1), { indent: 2, nameWidth: 19 }),
+  '',
+  'Example:',
+  `  attnlens "The animal didn't cross the street because it was too tired" \\`,
+  '    --mask causal --heads 4 --head 2',
+].join('\n');
 
 const OPTIONS = {
   mask: { type: 'string', multiple: true },
@@ -62,104 +100,72 @@ const OPTIONS = {
   version: { type: 'boolean', short: 'v' },
 };
 
-const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
-const GRANULARITIES = ['word', 'char', 'subword'];
 const NON_NEGATIVE_INTEGER = /^\d+$/;
 const POSITIVE_DECIMAL = /^\+?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
-function integerFlag(flag, text, min, max) {
+// Flag values arrive as text: these parse them, in the (value, name) order of argument-checks.js,
+// and word their mistakes as usage errors.
+function integerFlag(text, flag, min, max) {
   if (!NON_NEGATIVE_INTEGER.test(text) || Number(text) < min || Number(text) > max) {
     throw new UsageError(`${flag}: expected an integer from ${min} to ${max}, got '${text}'`);
   }
   return Number(text);
 }
 
-function nonNegativeInteger(flag, text) {
-  if (!NON_NEGATIVE_INTEGER.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw new UsageError(`${flag}: expected a non-negative integer, got '${text}'`);
-  }
-  return Number(text);
-}
-
-function oneOf(flag, text, allowed) {
+function choiceFlag(text, flag, allowed) {
   if (!allowed.includes(text)) {
     throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, got '${text}'`);
   }
   return text;
 }
 
-function maskParameters(spec, count) {
-  const parts = spec.split(':').slice(1);
-  if (parts.length !== count) {
+// The engine options of one --mask SPEC, in the demo's mask notation (global-tokens: spells
+// tokens:). Sizes are not fitted to the text: the engine reports a window or a global token that
+// does not fit, and the CLI shows that as a usage error.
+function maskFlag(spec) {
+  const names = spec
+    .split('+')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => part.split(':')[0].toLowerCase());
+  if (!names.length || names.some((name) => !MASK_PART_NAMES.includes(name))) {
     throw new UsageError(
-      `--mask ${spec}: expected ${count} value${count > 1 ? 's' : ''} after the name`,
+      `--mask: unknown mask '${spec}' (global, causal, local:W, dilated:W:D, ` +
+        'strided:S, fixed:S:C, global-tokens:I,J)',
     );
   }
-  return parts.map((p) => nonNegativeInteger(`--mask ${spec}`, p));
-}
-
-/** Adds one --mask SPEC to the engine options (mask options combine by intersection). */
-function applyMask(spec, options) {
-  const name = spec.split(':')[0];
-  const once = (key) => {
-    if (options[key] !== undefined) {
-      throw new UsageError(
-        `--mask ${spec}: only one ${key === 'window' ? 'local or dilated window' : 'sparse pattern'} can be given`,
-      );
-    }
-  };
-  switch (name) {
-    case 'global':
-      maskParameters(spec, 0);
-      break;
-    case 'causal':
-      maskParameters(spec, 0);
-      options.causal = true;
-      break;
-    case 'local': {
-      once('window');
-      [options.window] = maskParameters(spec, 1);
-      break;
-    }
-    case 'dilated': {
-      once('window');
-      const [width, dilation] = maskParameters(spec, 2);
-      options.window = { before: width, after: width, dilation };
-      break;
-    }
-    case 'strided': {
-      once('sparse');
-      const [stride] = maskParameters(spec, 1);
-      options.sparse = { pattern: 'strided', stride };
-      break;
-    }
-    case 'fixed': {
-      once('sparse');
-      const [stride, summary] = maskParameters(spec, 2);
-      options.sparse = { pattern: 'fixed', stride, summary };
-      break;
-    }
-    case 'global-tokens': {
-      const list = spec.slice('global-tokens:'.length);
-      if (!spec.startsWith('global-tokens:') || list === '') {
-        throw new UsageError(`--mask ${spec}: expected positions, e.g. global-tokens:0,3`);
-      }
-      const positions = list.split(',').map((p) => nonNegativeInteger(`--mask ${spec}`, p));
-      options.globalTokens = [...(options.globalTokens ?? []), ...positions];
-      break;
-    }
-    default:
-      throw new UsageError(
-        `--mask: unknown mask '${spec}' (global, causal, local:W, dilated:W:D, ` +
-          'strided:S, fixed:S:C, global-tokens:I,J)',
-      );
+  try {
+    return maskOptions(parseMask(spec));
+  } catch (error) {
+    if (error.parameter !== 'mask') throw error;
+    throw new UsageError(`--mask ${error.message.slice('mask: '.length)}`);
   }
 }
 
 /**
+ * Every --mask SPEC, all of which must hold: one window and one sparse pattern may be combined
+ * (the engine intersects them), global tokens add up.
+ */
+function maskFlags(specs) {
+  const options = {};
+  for (const spec of specs) {
+    const { globalTokens, ...restrictions } = maskFlag(spec);
+    for (const key of ['window', 'sparse']) {
+      if (restrictions[key] !== undefined && options[key] !== undefined) {
+        const what = key === 'window' ? 'local or dilated window' : 'sparse pattern';
+        throw new UsageError(`--mask ${spec}: only one ${what} can be given`);
+      }
+    }
+    Object.assign(options, restrictions);
+    if (globalTokens) options.globalTokens = [...(options.globalTokens ?? []), ...globalTokens];
+  }
+  return options;
+}
+
+/**
  * Parses argv (without node and the script).
- * @returns {{ help?: true, version?: true } | { text: string, source?: string, head: number | 'all',
- *   json: boolean, color?: string, masks: string[], options: object }}
+ * @returns {{ help?: true, version?: true } | { text: string, source?: string,
+ *   head: number | 'all', json: boolean, color?: string, masks: string[], options: object }}
  */
 export function parseCommandLine(argv) {
   let parsed;
@@ -177,13 +183,13 @@ export function parseCommandLine(argv) {
 
   const options = {};
   if (values.heads !== undefined)
-    options.heads = integerFlag('--heads', values.heads, 1, MAX_HEADS);
+    options.heads = integerFlag(values.heads, '--heads', 1, MAX_HEADS);
   if (values['head-dim'] !== undefined)
-    options.headDim = integerFlag('--head-dim', values['head-dim'], 1, MAX_MODEL_DIM);
-  if (values.seed !== undefined) options.seed = integerFlag('--seed', values.seed, 0, 0xffffffff);
-  if (values.score !== undefined) options.score = oneOf('--score', values.score, SCORES);
+    options.headDim = integerFlag(values['head-dim'], '--head-dim', 1, MAX_MODEL_DIM);
+  if (values.seed !== undefined) options.seed = integerFlag(values.seed, '--seed', 0, MAX_SEED);
+  if (values.score !== undefined) options.score = choiceFlag(values.score, '--score', SCORES);
   if (values.granularity !== undefined) {
-    options.granularity = oneOf('--granularity', values.granularity, GRANULARITIES);
+    options.granularity = choiceFlag(values.granularity, '--granularity', GRANULARITIES);
   }
   if (values.locale !== undefined) options.locale = values.locale;
   if (values['share-qk']) options.shareQueryKey = true;
@@ -197,15 +203,15 @@ export function parseCommandLine(argv) {
     options.temperature = t;
   }
   const masks = values.mask ?? [];
-  for (const spec of masks) applyMask(spec, options);
+  Object.assign(options, maskFlags(masks));
 
-  const heads = options.heads ?? 4;
+  const heads = options.heads ?? DEFAULT_HEADS;
   let head = 'all';
   if (values.head !== undefined && values.head !== 'all') {
-    head = integerFlag('--head', values.head, 0, heads - 1);
+    head = integerFlag(values.head, '--head', 0, heads - 1);
   }
   const color =
-    values.color === undefined ? undefined : oneOf('--color', values.color, COLOR_MODES);
+    values.color === undefined ? undefined : choiceFlag(values.color, '--color', COLOR_MODES);
 
   return {
     text,

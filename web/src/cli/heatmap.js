@@ -117,15 +117,16 @@ export function renderHeatmap({
     const row = weights.subarray
       ? weights.subarray(i * columns, (i + 1) * columns)
       : Array.prototype.slice.call(weights, i * columns, (i + 1) * columns);
-    let line = `${String(i).padStart(indexWidth)} ${fitToWidth(sanitize(rowLabels[i]), labelWidth)} `;
+    const label = fitToWidth(sanitize(rowLabels[i]), labelWidth);
+    let line = `${String(i).padStart(indexWidth)} ${label} `;
     for (let j = 0; j < shownColumns; j++) {
       const visible = !mask || mask[i * columns + j] !== 0;
       line += visible ? cell(max > 0 ? row[j] / max : 0, colorMode) : MASKED_CELL;
     }
     const [top] = topAttended(row, 1);
+    const topLabel = top && fitToWidth(sanitize(columnLabels[top.index]), 10).trimEnd();
     const summary = top
-      ? `  → ${fitToWidth(sanitize(columnLabels[top.index]), 10).trimEnd()} ${top.weight.toFixed(2)}` +
-        `  H ${entropy(row).toFixed(2)} bits`
+      ? `  → ${topLabel} ${top.weight.toFixed(2)}  H ${entropy(row).toFixed(2)} bits`
       : '  (sees no key)';
     if (
       shownColumns === columns &&

@@ -6,32 +6,36 @@
 import { parseArgs } from 'node:util';
 import { createAttention } from '../attention.js';
 import { loadModel } from '../models/index.js';
-import { maskOptions, parseMask } from '../models/mask-notation.js';
+import { maskForMode, maskOptions, parseMask } from '../mask-notation.js';
 import { UsageError } from './arguments.js';
 import { COLOR_MODES, renderHeatmap } from './heatmap.js';
-import { fitToWidth, sanitize } from './terminal-text.js';
+import { DEFAULT_WIDTH, wrapItems } from './layout.js';
+import { sanitize } from './terminal-text.js';
 
 export const MODEL_USAGE = `Usage: attnlens --model <folder or Hugging Face id> [options] "text"
 
-Runs a real checkpoint (GPT-2, GPT-Neo such as TinyStories, BERT) over the text and prints one
-layer's attention as a heatmap, then the top predictions (the next token, or each [MASK]).
+Runs a real checkpoint (GPT-2, GPT-Neo such as TinyStories, BERT) over the text
+and prints one layer's attention as a heatmap, then the top predictions (the
+next token, or each [MASK]).
 
 Options:
-  --model SOURCE       a folder with config.json, tokenizer.json and the weights, or a Hub id
-  --layer L            layer to show, from 0 (default 0)
-  --head H|all         head to show, from 0 (default 0)
-  --masks SPEC         override every layer's mask ('causal+local:2'); repeat once per layer to
-                       give each its own
-  --pair "text"        BERT: a second sentence ([CLS] text [SEP] pair [SEP])
-  --top K              predictions to print (default 5)
-  --truncate           keep the first tokens of a text longer than the model allows
-  --dtype f32|f16      weight storage in memory (default f32)
-  --revision REV       Hub ids: branch, tag or commit (default main)
-  --color MODE         truecolor | 256 | none
-  --json               print tokens, the chosen heads' weights and the predictions as JSON
+  --model SOURCE     a folder with config.json, tokenizer.json and the weights,
+                     or a Hugging Face model id
+  --layer L          layer to show, from 0 (default 0)
+  --head H|all       head to show, from 0 (default 0)
+  --masks SPEC       override every layer's mask ('causal+local:2'); repeat it
+                     once per layer to give each its own
+  --pair "text"      BERT: a second sentence ([CLS] text [SEP] pair [SEP])
+  --top K            predictions to print (default 5)
+  --truncate         keep the first tokens of a text longer than the model
+  --dtype f32|f16    weight storage in memory (default f32)
+  --revision REV     Hub ids: branch, tag or commit (default main)
+  --color MODE       truecolor | 256 | none
+  --json             print the tokens, the chosen heads' weights and the
+                     predictions as JSON
 
 Example:
-  attnlens --model ./TinyStories-1M "Once upon a time there was a" --layer 3 --head all`;
+  attnlens --model ./TinyStories-1M "Once upon a time" --layer 3 --head all`;
 
 const OPTIONS = {
   model: { type: 'string' },
@@ -193,15 +197,27 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
     }
     const visibility = await maskMatrixOf(layerMask, n);
     const { info } = model;
+    // The settings and the token list fit the terminal, or DEFAULT_WIDTH when piped.
+    const listWidth = Number.isFinite(width) ? width : DEFAULT_WIDTH;
+    const settings = [
+      `attnlens · ${info.modelType}`,
+      `${info.layers} layers × ${info.heads} heads`,
+      `${(info.parameters / 1e6).toFixed(2)}M parameters`,
+      `${n} tokens`,
+      `layer ${command.layer}`,
+      `mask ${layerMask}`,
+      info.backend,
+      `${ms.toFixed(1)} ms`,
+    ];
     const lines = [
-      `attnlens · ${info.modelType} · ${info.layers} layers × ${info.heads} heads · ` +
-        `${(info.parameters / 1e6).toFixed(2)}M parameters · ${n} tokens · layer ${command.layer} · ` +
-        `mask ${layerMask} · ${info.backend} · ${ms.toFixed(1)} ms`,
+      ...wrapItems(settings, ' · ', listWidth),
       '',
-      fitToWidth(
-        `tokens: ${labels.map((l, i) => `${i}·${sanitize(l)}`).join(' ')}`,
-        Math.min(width, 200),
-      ).trimEnd(),
+      ...wrapItems(
+        ['tokens:', ...labels.map((l, i) => `${i}·${sanitize(l)}`)],
+        ' ',
+        listWidth,
+        '       ',
+      ),
     ];
     for (const h of shown) {
       lines.push(

@@ -5,7 +5,7 @@
 
 import { Attention, createAttention, wasmBackendOf } from '../attention.js';
 import { describe } from '../errors.js';
-import { oneOf, optionsObject, shapeError, typeError } from './argument-checks.js';
+import { oneOf, optionsObject, shapeError, typeError } from '../argument-checks.js';
 import { architectureOf } from './architectures/index.js';
 import { CoreModel, shapeMismatch } from './core-model.js';
 import { loadModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';

@@ -4,8 +4,9 @@
 
 import { wasmBackendOf } from '../attention.js';
 import { describe } from '../errors.js';
-import { boolean, integer, optionsObject, rangeError, typeError } from './argument-checks.js';
-import { formatMask, maskOptions, parseMask } from './mask-notation.js';
+import { boolean, integer, optionsObject, rangeError, typeError } from '../argument-checks.js';
+import { checkMaskMatrix } from '../checks.js';
+import { formatMask, maskForMode, maskOptions, parseMask } from '../mask-notation.js';
 import { topPredictions } from './predictions.js';
 
 /** The options run() accepts. */
@@ -83,7 +84,7 @@ export class Model {
     const { attention, logits, logSumExp } = this.#core.forward({
       ids,
       types: this.#architecture.causal ? null : typeIds,
-      masks: opts.masks?.map((mask) => maskOptions(mask, n)) ?? null,
+      masks: opts.masks?.map((mask) => attentionMask(mask, n)) ?? null,
       logitPositions: this.#info.predicts ? logitPositions : [],
       threads: this.#wasm('run').threads,
       shape: { layers, heads, vocab },
@@ -217,6 +218,16 @@ function checkMasks(masks, layers) {
     throw rangeError('masks', `must list one mask per layer (${layers}), got ${masks.length}`);
   }
   return masks.map((text, i) => parse(text, `masks[${i}]`));
+}
+
+// A parsed mask as the engine's checked mask options for N tokens of self-attention (sizes
+// clamped to the text; an alignment window is a local one here), as attention() takes them.
+function attentionMask(mask, n) {
+  return checkMaskMatrix({
+    queryLength: n,
+    keyLength: n,
+    ...maskOptions(maskForMode(mask, 'self'), n),
+  }).options;
 }
 
 // The core's own layer mask ({ causal, windowBefore, windowAfter }) in the mask notation. A

@@ -98,7 +98,8 @@ class ModelTokenizer {
   }
 
   /**
-   * @returns {{ ids: number[], typeIds: number[], tokens: { id, text, start, end, special, segment }[] }}
+   * @returns {{ ids: number[], typeIds: number[],
+   *   tokens: { id, text, start, end, special, segment }[] }}
    */
   encode(text, options = {}) {
     checkEncode(text, options);

@@ -18,8 +18,9 @@
 
 import { FNV_PRIME, fmix32, hashBasis } from './hash.js';
 import { exactCos, exactSin, exactRootOfUnitInterval } from './exact-math.js';
-import { MAX_MODEL_DIM } from './limits.js';
-import { MAX_SEED, finiteOption, integerOption, optionsObject, typeError } from './arguments.js';
+import { MAX_MODEL_DIM, MAX_SEED } from './limits.js';
+import { finiteOption, integerOption, optionsObject, typeError } from '../argument-checks.js';
+import { DEFAULT_SEED } from '../vocabulary.js';
 
 const NGRAM_SIZES = [2, 3, 4];
 const BEGIN = '\u0002';
@@ -175,10 +176,10 @@ function tokenText(token, index) {
  */
 export function embed(tokens, options) {
   if (!Array.isArray(tokens)) throw typeError('tokens', 'must be an array');
-  const opts = optionsObject('options', options);
-  const dim = integerOption('dim', opts.dim, { min: 1, max: MAX_MODEL_DIM, fallback: 64 });
-  const seed = integerOption('seed', opts.seed, { min: 0, max: MAX_SEED, fallback: 1 });
-  const positionScale = finiteOption('positionScale', opts.positionScale, { min: 0, fallback: 1 });
+  const opts = optionsObject(options, 'options');
+  const dim = integerOption(opts.dim, 'dim', { min: 1, max: MAX_MODEL_DIM, fallback: 64 });
+  const seed = integerOption(opts.seed, 'seed', { min: 0, max: MAX_SEED, fallback: DEFAULT_SEED });
+  const positionScale = finiteOption(opts.positionScale, 'positionScale', { min: 0, fallback: 1 });
   const texts = tokens.map(tokenText);
 
   const out = new Float32Array(texts.length * dim);

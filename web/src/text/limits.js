@@ -24,3 +24,6 @@ export const MAX_MODEL_DIM = 1024;
  * is 2 MiB per head, 32 MiB at 16 heads.
  */
 export const MAX_HEADS = 16;
+
+/** The most a seed can be: seeds are hashed as uint32. */
+export const MAX_SEED = 0xffffffff;

@@ -7,12 +7,12 @@
 
 import { MAX_TEXT_LENGTH, MAX_TOKENS } from './limits.js';
 import { subwordSpans } from './subword.js';
-import { optionsObject, rangeError, typeError } from './arguments.js';
+import { oneOf, optionsObject, rangeError, typeError } from '../argument-checks.js';
 import { describe } from '../errors.js';
+import { DEFAULT_GRANULARITY, GRANULARITIES } from '../vocabulary.js';
 
 /** @typedef {{ text: string, start: number, end: number }} Token */
 
-const GRANULARITIES = ['word', 'char', 'subword'];
 const WHITESPACE_ONLY = /^\s+$/u;
 
 // Creating a Segmenter loads ICU data; reuse one per (granularity, locale).
@@ -43,16 +43,12 @@ function checkArguments(text, options) {
   if (typeof text !== 'string') {
     throw typeError('text', `must be a string, got ${describe(text)}`);
   }
-  const { granularity = 'word' } = optionsObject('options', options);
-  if (typeof granularity !== 'string') {
-    throw typeError('granularity', `must be a string, got ${describe(granularity)}`);
-  }
-  if (!GRANULARITIES.includes(granularity)) {
-    throw rangeError(
-      'granularity',
-      `must be one of ${GRANULARITIES.map((g) => `'${g}'`).join(', ')}, got '${granularity}'`,
-    );
-  }
+  const granularity = oneOf(
+    optionsObject(options, 'options').granularity,
+    'granularity',
+    GRANULARITIES,
+    DEFAULT_GRANULARITY,
+  );
   if (text.length > MAX_TEXT_LENGTH) {
     throw rangeError(
       'text',
@@ -68,8 +64,8 @@ function checkArguments(text, options) {
  * `text.slice(token.start, token.end) === token.text` (UTF-16 offsets, as String#slice uses).
  *
  * - 'word': the segments of Intl.Segmenter's word granularity that are not whitespace: words,
- *   numbers, CJK words (我爱自然语言处理 -> 我 / 爱 / 自然 / 语言 / 处理), and each punctuation mark,
- *   symbol and emoji as its own token.
+ *   numbers, CJK words (我爱自然语言处理 -> 我 / 爱 / 自然 / 语言 / 处理), and each
+ *   punctuation mark, symbol and emoji as its own token.
  * - 'char': grapheme clusters that are not whitespace, so an emoji with skin tone or ZWJ sequence
  *   (👨‍👩‍👧) and a letter with combining accents each stay one token.
  * - 'subword': word tokens, with word-like ones split further by the rule in subword.js (English

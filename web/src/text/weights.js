@@ -9,15 +9,15 @@
 // one-hot nor flat at temperature 1.
 
 import { hashString, mulberry32 } from './hash.js';
-import { MAX_HEADS, MAX_MODEL_DIM } from './limits.js';
+import { MAX_HEADS, MAX_MODEL_DIM, MAX_SEED } from './limits.js';
 import {
-  MAX_SEED,
-  booleanOption,
+  boolean,
   integerOption,
   optionsObject,
   rangeError,
   typeError,
-} from './arguments.js';
+} from '../argument-checks.js';
+import { DEFAULT_SEED } from '../vocabulary.js';
 
 const UINT32_RANGE = 4294967296;
 
@@ -67,37 +67,37 @@ function fillHeadColumns(matrix, rows, totalWidth, head, width, next) {
  *   wOut [H*Dv, outDim], additive.wQuery/wKey [H, A, D], additive.v [H, A]
  */
 export function projectionWeights(options) {
-  const opts = optionsObject('options', options);
-  const heads = integerOption('heads', opts.heads, { min: 1, max: MAX_HEADS, fallback: undefined });
+  const opts = optionsObject(options, 'options');
+  const heads = integerOption(opts.heads, 'heads', { min: 1, max: MAX_HEADS, fallback: undefined });
   if (heads === undefined) throw typeError('heads', 'is required');
   const maxHeadDim = Math.floor(MAX_MODEL_DIM / heads);
-  const headDim = integerOption('headDim', opts.headDim, {
+  const headDim = integerOption(opts.headDim, 'headDim', {
     min: 1,
     max: maxHeadDim,
     fallback: undefined,
   });
   if (headDim === undefined) throw typeError('headDim', 'is required');
-  const valueDim = integerOption('valueDim', opts.valueDim, {
+  const valueDim = integerOption(opts.valueDim, 'valueDim', {
     min: 1,
     max: maxHeadDim,
     fallback: headDim,
   });
   const dimRange = { min: 1, max: MAX_MODEL_DIM };
-  const modelDim = integerOption('modelDim', opts.modelDim, {
+  const modelDim = integerOption(opts.modelDim, 'modelDim', {
     ...dimRange,
     fallback: heads * headDim,
   });
-  const keyModelDim = integerOption('keyModelDim', opts.keyModelDim, {
+  const keyModelDim = integerOption(opts.keyModelDim, 'keyModelDim', {
     ...dimRange,
     fallback: modelDim,
   });
-  const outDim = integerOption('outDim', opts.outDim, { ...dimRange, fallback: modelDim });
-  const hidden = integerOption('additiveHidden', opts.additiveHidden, {
+  const outDim = integerOption(opts.outDim, 'outDim', { ...dimRange, fallback: modelDim });
+  const hidden = integerOption(opts.additiveHidden, 'additiveHidden', {
     ...dimRange,
     fallback: headDim,
   });
-  const seed = integerOption('seed', opts.seed, { min: 0, max: MAX_SEED, fallback: 1 });
-  const shareQueryKey = booleanOption('shareQueryKey', opts.shareQueryKey, false);
+  const seed = integerOption(opts.seed, 'seed', { min: 0, max: MAX_SEED, fallback: DEFAULT_SEED });
+  const shareQueryKey = boolean(opts.shareQueryKey, 'shareQueryKey', false);
   if (shareQueryKey && keyModelDim !== modelDim) {
     throw rangeError(
       'shareQueryKey',

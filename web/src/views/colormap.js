@@ -43,6 +43,8 @@ const STOPS = {
 };
 
 export const SCALE_NAMES = Object.keys(STOPS);
+/** The scale drawn when none (or an unknown one) is named. */
+export const DEFAULT_SCALE = 'viridis';
 
 function parseHex(hex) {
   return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
@@ -55,7 +57,7 @@ const LUTS = new Map();
 function lut(name) {
   let table = LUTS.get(name);
   if (table) return table;
-  const stops = (STOPS[name] ?? STOPS.viridis).map(parseHex);
+  const stops = (STOPS[name] ?? STOPS[DEFAULT_SCALE]).map(parseHex);
   table = new Uint8ClampedArray(LUT_SIZE * 3);
   for (let i = 0; i < LUT_SIZE; i++) {
     const position = (i / (LUT_SIZE - 1)) * (stops.length - 1);
@@ -93,10 +95,10 @@ export function inkOn(name, value) {
 
 // CSS linear-gradient for legends.
 export function cssGradient(name, direction = 'to right') {
-  const stops = STOPS[name] ?? STOPS.viridis;
+  const stops = STOPS[name] ?? STOPS[DEFAULT_SCALE];
   return `linear-gradient(${direction}, ${stops.join(', ')})`;
 }
 
 export function gradientStops(name) {
-  return [...(STOPS[name] ?? STOPS.viridis)];
+  return [...(STOPS[name] ?? STOPS[DEFAULT_SCALE])];
 }

@@ -7,8 +7,8 @@ import { layoutMatrix, paintMatrixFigure } from './matrix-layout.js';
 import { DEFAULT_THEME, makeCanvas, visibleMax } from './matrix-paint.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
-const TITLE_HEIGHT = 40;
-const LEGEND_HEIGHT = 44;
+export const TITLE_HEIGHT = 40;
+export const LEGEND_HEIGHT = 44;
 const EXPORT_MAX_CELL = 28;
 
 function exportLayout(figure) {
@@ -20,11 +20,46 @@ function exportLayout(figure) {
   return { layout, width, height: layout.height + TITLE_HEIGHT + LEGEND_HEIGHT };
 }
 
-function rangeOf(figure) {
+export function rangeOf(figure) {
   return figure.range ?? [0, visibleMax(figure.weights, figure.mask) || 1];
 }
 
-// figure: { rowTokens, colTokens, weights, mask, scale, range?, rowStats?, title, subtitle, theme? }
+// Title and subtitle at the top of an exported picture.
+export function paintTitle(ctx, figure, theme) {
+  ctx.fillStyle = theme.ink;
+  ctx.font = `600 15px ${theme.font}`;
+  ctx.textBaseline = 'alphabetic';
+  ctx.fillText(figure.title ?? 'attention weights', 8, 20);
+  ctx.fillStyle = theme.muted;
+  ctx.font = `12px ${theme.font}`;
+  ctx.fillText(figure.subtitle ?? '', 8, 35);
+}
+
+// The colour legend (gradient from lo to hi) at height y of an exported picture.
+export function paintLegend(ctx, [lo, hi], y, scale, theme) {
+  const gradient = ctx.createLinearGradient(8, 0, 208, 0);
+  gradientStops(scale).forEach((c, i, all) => gradient.addColorStop(i / (all.length - 1), c));
+  ctx.save();
+  ctx.fillStyle = gradient;
+  ctx.fillRect(8, y, 200, 10);
+  ctx.fillStyle = theme.muted;
+  ctx.font = `12px ${theme.font}`;
+  ctx.fillText(lo.toFixed(2), 8, y + 26);
+  ctx.textAlign = 'right';
+  ctx.fillText(hi.toFixed(2), 208, y + 26);
+  ctx.restore();
+}
+
+// A canvas as a PNG blob.
+export function canvasPNG(canvas) {
+  if (canvas.convertToBlob) return canvas.convertToBlob({ type: 'image/png' });
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'),
+  );
+}
+
+// figure: { rowTokens, colTokens, weights, mask, scale, range?, rowStats?, title, subtitle,
+// theme? }
 export async function matrixPNG(figure, pixelRatio = 2) {
   const theme = figure.theme ?? DEFAULT_THEME;
   const { layout, width, height } = exportLayout(figure);
@@ -33,58 +68,24 @@ export async function matrixPNG(figure, pixelRatio = 2) {
   ctx.scale(pixelRatio, pixelRatio);
   ctx.fillStyle = theme.background;
   ctx.fillRect(0, 0, width, height);
-  ctx.fillStyle = theme.ink;
-  ctx.font = `600 15px ${theme.font}`;
-  ctx.textBaseline = 'alphabetic';
-  ctx.fillText(figure.title ?? 'attention weights', 8, 20);
-  ctx.fillStyle = theme.muted;
-  ctx.font = `12px ${theme.font}`;
-  ctx.fillText(figure.subtitle ?? '', 8, 35);
+  paintTitle(ctx, figure, theme);
   ctx.save();
   ctx.translate(0, TITLE_HEIGHT);
   paintMatrixFigure(ctx, layout, { ...figure, range: rangeOf(figure), theme, background: false });
   ctx.restore();
-  const [lo, hi] = rangeOf(figure);
-  const y = TITLE_HEIGHT + layout.height + 8;
-  const gradient = ctx.createLinearGradient(8, 0, 208, 0);
-  gradientStops(figure.scale).forEach((c, i, all) =>
-    gradient.addColorStop(i / (all.length - 1), c),
-  );
-  ctx.fillStyle = gradient;
-  ctx.fillRect(8, y, 200, 10);
-  ctx.fillStyle = theme.muted;
-  ctx.fillText(lo.toFixed(2), 8, y + 26);
-  ctx.textAlign = 'right';
-  ctx.fillText(hi.toFixed(2), 208, y + 26);
-  if (canvas.convertToBlob) return canvas.convertToBlob({ type: 'image/png' });
-  return new Promise((resolve, reject) =>
-    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'),
-  );
+  paintLegend(ctx, rangeOf(figure), TITLE_HEIGHT + layout.height + 8, figure.scale, theme);
+  return canvasPNG(canvas);
 }
 
-function node(tag, attributes = {}, text) {
+export function node(tag, attributes = {}, text) {
   const n = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attributes)) n.setAttribute(k, String(v));
   if (text !== undefined) n.textContent = text;
   return n;
 }
 
-export function matrixSVG(figure) {
-  const theme = figure.theme ?? DEFAULT_THEME;
-  // The per-row statistic column is a PNG-only extra; the SVG keeps to the matrix.
-  const { layout, width, height } = exportLayout({ ...figure, rowStats: undefined });
-  const { rowTokens, colTokens, weights, mask, scale } = figure;
-  const [lo, hi] = rangeOf(figure);
-  const span = hi - lo || 1;
-  const { left, top, cell } = layout;
-  const svg = node('svg', {
-    xmlns: SVG_NS,
-    width,
-    height,
-    viewBox: `0 0 ${width} ${height}`,
-    'font-family': theme.font,
-    'font-size': 12,
-  });
+// The <defs> every exported figure uses: the hatching of masked cells, the legend's gradient.
+function figureDefs(scale, theme) {
   const defs = node('defs');
   const hatch = node('pattern', {
     id: 'masked',
@@ -102,17 +103,60 @@ export function matrixSVG(figure) {
     legend.append(node('stop', { offset: i / (all.length - 1), 'stop-color': c })),
   );
   defs.append(hatch, legend);
-  svg.append(defs, node('rect', { width, height, fill: theme.background }));
-  svg.append(node('title', {}, figure.title ?? 'attention weights'));
+  return defs;
+}
+
+// The <svg> of an exported figure: size, fonts, background, title and subtitle, and the hatching
+// and legend gradient when the figure has a colour scale.
+export function figureRoot(figure, width, height, theme) {
+  const svg = node('svg', {
+    xmlns: SVG_NS,
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    'font-family': theme.font,
+    'font-size': 12,
+  });
+  if (figure.scale) svg.append(figureDefs(figure.scale, theme));
   svg.append(
+    node('rect', { width, height, fill: theme.background }),
+    ...figureTitle(figure, theme),
+  );
+  return svg;
+}
+
+// Title and subtitle at the top of an exported figure.
+function figureTitle(figure, theme) {
+  return [
+    node('title', {}, figure.title ?? 'attention weights'),
     node(
       'text',
       { x: 8, y: 20, 'font-size': 15, 'font-weight': 600, fill: theme.ink },
       figure.title ?? 'attention weights',
     ),
-  );
-  svg.append(node('text', { x: 8, y: 35, fill: theme.muted }, figure.subtitle ?? ''));
-  const body = node('g', { transform: `translate(0 ${TITLE_HEIGHT})` });
+    node('text', { x: 8, y: 35, fill: theme.muted }, figure.subtitle ?? ''),
+  ];
+}
+
+// The colour legend (gradient from lo to hi) at height y.
+export function colourLegend(range, y, theme) {
+  const [lo, hi] = range;
+  return [
+    node('rect', { x: 8, y, width: 200, height: 10, fill: 'url(#legend)' }),
+    node('text', { x: 8, y: y + 26, fill: theme.muted }, lo.toFixed(2)),
+    node('text', { x: 208, y: y + 26, fill: theme.muted, 'text-anchor': 'end' }, hi.toFixed(2)),
+  ];
+}
+
+// One matrix as SVG: a cell per weight (masked cells hatched, each with a <title>) and the token
+// labels, laid out by layoutMatrix().
+export function matrixGroup(figure, layout) {
+  const { rowTokens, colTokens, weights, mask, scale } = figure;
+  const [lo, hi] = rangeOf(figure);
+  const span = hi - lo || 1;
+  const { left, top, cell } = layout;
+  const label = (t) => shortLabel(t.text, layout.labelChars);
+  const body = node('g');
   const cells = node('g', { 'shape-rendering': 'crispEdges' });
   const cols = colTokens.length;
   for (let r = 0; r < rowTokens.length; r++) {
@@ -127,18 +171,14 @@ export function matrixSVG(figure) {
         height: cell,
         fill: masked ? 'url(#masked)' : `rgb(${red},${green},${blue})`,
       });
-      rect.append(
-        node(
-          'title',
-          {},
-          `${rowTokens[r].text} → ${colTokens[c].text}: ${masked ? 'masked' : weights[i].toFixed(4)}`,
-        ),
-      );
+      const value = masked ? 'masked' : weights[i].toFixed(4);
+      rect.append(node('title', {}, `${rowTokens[r].text} → ${colTokens[c].text}: ${value}`));
       cells.append(rect);
     }
   }
   body.append(cells);
-  const labels = node('g', { fill: theme.ink });
+  const labels = node('g', { fill: (figure.theme ?? DEFAULT_THEME).ink });
+  if (layout.fontPx !== 12) labels.setAttribute('font-size', layout.fontPx);
   rowTokens.forEach((t, r) => {
     if (r % layout.rowStep) return;
     labels.append(
@@ -150,7 +190,7 @@ export function matrixSVG(figure) {
           'text-anchor': 'end',
           'dominant-baseline': 'central',
         },
-        shortLabel(t.text),
+        label(t),
       ),
     );
   });
@@ -159,19 +199,28 @@ export function matrixSVG(figure) {
     const x = left + (c + 0.5) * cell;
     labels.append(
       layout.rotateColumns
-        ? node('text', { transform: `translate(${x} ${top - 6}) rotate(-60)` }, shortLabel(t.text))
-        : node('text', { x, y: top - 10, 'text-anchor': 'middle' }, shortLabel(t.text)),
+        ? node('text', { transform: `translate(${x} ${top - 6}) rotate(-60)` }, label(t))
+        : node('text', { x, y: top - 10, 'text-anchor': 'middle' }, label(t)),
     );
   });
   body.append(labels);
-  svg.append(body);
-  const y = TITLE_HEIGHT + layout.height + 8;
-  svg.append(
-    node('rect', { x: 8, y, width: 200, height: 10, fill: 'url(#legend)' }),
-    node('text', { x: 8, y: y + 26, fill: theme.muted }, lo.toFixed(2)),
-    node('text', { x: 208, y: y + 26, fill: theme.muted, 'text-anchor': 'end' }, hi.toFixed(2)),
-  );
+  return body;
+}
+
+export function svgDocument(svg) {
   return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg);
+}
+
+export function matrixSVG(figure) {
+  const theme = figure.theme ?? DEFAULT_THEME;
+  // The per-row statistic column is a PNG-only extra; the SVG keeps to the matrix.
+  const { layout, width, height } = exportLayout({ ...figure, rowStats: undefined });
+  const svg = figureRoot(figure, width, height, theme);
+  const body = node('g', { transform: `translate(0 ${TITLE_HEIGHT})` });
+  body.append(matrixGroup(figure, layout));
+  svg.append(body);
+  svg.append(...colourLegend(rangeOf(figure), TITLE_HEIGHT + layout.height + 8, theme));
+  return svgDocument(svg);
 }
 
 export function downloadBlob(blob, filename) {
@@ -201,9 +250,9 @@ const INLINE_PROPERTIES = [
   'letter-spacing',
 ];
 
-// A live SVG element (e.g. the line view) as a standalone SVG document: computed styles inlined,
-// a background added, interactive attributes dropped.
-export function svgElementToString(svgElement, background = DEFAULT_THEME.background) {
+// A copy of a live SVG element (e.g. the line view) that stands alone: computed styles inlined,
+// interactive attributes dropped.
+function inlinedClone(svgElement) {
   const clone = svgElement.cloneNode(true);
   const sources = [svgElement, ...svgElement.querySelectorAll('*')];
   const targets = [clone, ...clone.querySelectorAll('*')];
@@ -218,14 +267,37 @@ export function svgElementToString(svgElement, background = DEFAULT_THEME.backgr
     }
   });
   clone.setAttribute('xmlns', SVG_NS);
-  const width = svgElement.width.baseVal.value;
-  const height = svgElement.height.baseVal.value;
-  const backdrop = document.createElementNS(SVG_NS, 'rect');
-  backdrop.setAttribute('width', String(width));
-  backdrop.setAttribute('height', String(height));
-  backdrop.setAttribute('fill', background);
+  return clone;
+}
+
+// A live SVG element (e.g. the line view) as a standalone SVG document, with a background.
+export function svgElementToString(svgElement, background = DEFAULT_THEME.background) {
+  const clone = inlinedClone(svgElement);
+  const backdrop = node('rect', {
+    width: svgElement.width.baseVal.value,
+    height: svgElement.height.baseVal.value,
+    fill: background,
+  });
   clone.insertBefore(backdrop, clone.firstChild);
-  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(clone);
+  return svgDocument(clone);
+}
+
+/**
+ * A live SVG drawing framed as a figure: title and subtitle above, a legend below.
+ * figure: { title, subtitle, theme?, legend(y) -> SVG elements, legendHeight? }
+ * Returns { text, width, height }.
+ */
+export function framedSVG(svgElement, figure) {
+  const theme = figure.theme ?? DEFAULT_THEME;
+  const inner = inlinedClone(svgElement);
+  const width = svgElement.width.baseVal.value;
+  const innerHeight = svgElement.height.baseVal.value;
+  const legendHeight = figure.legendHeight ?? LEGEND_HEIGHT;
+  const height = TITLE_HEIGHT + innerHeight + legendHeight;
+  inner.setAttribute('y', String(TITLE_HEIGHT));
+  const svg = figureRoot({ ...figure, scale: undefined }, width, height, theme);
+  svg.append(inner, ...figure.legend(TITLE_HEIGHT + innerHeight + 8));
+  return { text: svgDocument(svg), width, height };
 }
 
 // Rasterises an SVG document string (same-origin blob URL, so the canvas stays exportable).
@@ -239,12 +311,7 @@ export async function svgStringToPNG(svgText, width, height, pixelRatio = 2) {
     const ctx = canvas.getContext('2d');
     ctx.scale(pixelRatio, pixelRatio);
     ctx.drawImage(image, 0, 0, width, height);
-    return await new Promise((resolve, reject) =>
-      canvas.toBlob(
-        (b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))),
-        'image/png',
-      ),
-    );
+    return await canvasPNG(canvas);
   } finally {
     URL.revokeObjectURL(url);
   }

@@ -1,9 +1,19 @@
 // The interactive heatmap: a canvas of query rows x key columns that zooms (buttons, +/-,
 // ctrl+wheel, pinch), follows the pointer with a tooltip, and is fully usable from the keyboard:
 // arrow keys move a focus cell, Home/End and PageUp/PageDown jump, Enter locks the query row.
-// What the focus cell holds is announced through a live region.
+// What the focus cell holds is announced through a live region. Zoomed in and scrolled, the
+// token labels stay on the visible edges (sticky), so a cell far from the corner still says
+// which query and key it belongs to.
 import { el, formatWeight, shortLabel, tokenLabel } from './dom.js';
-import { LABEL_FONT_PX, layoutMatrix, paintLabels, paintRowStats } from './matrix-layout.js';
+import {
+  LABEL_FONT_PX,
+  layoutMatrix,
+  paintColumnLabels,
+  paintColumnStrip,
+  paintLabels,
+  paintRowLabels,
+  paintRowStats,
+} from './matrix-layout.js';
 import { DEFAULT_THEME, paintMatrix, readTheme, visibleMax } from './matrix-paint.js';
 
 const MIN_CELL = 3;
@@ -44,7 +54,7 @@ export class Heatmap {
   }
 
   // data: { rowTokens, colTokens, weights (row-major), mask (0/1 or null), scale, range?,
-  //         rowStats?: { values, max, label } }
+  //         rowStats?: { values, max, label }, colStats?: { values, label } (in weight units) }
   setData(data) {
     this.data = data;
     const rows = data.rowTokens.length;
@@ -76,7 +86,8 @@ export class Heatmap {
   cellSize() {
     const { rowTokens, colTokens } = this.data;
     const ctx = this.canvas.getContext('2d');
-    ctx.font = `600 ${LABEL_FONT_PX}px ${this.theme?.font ?? DEFAULT_THEME.font}`; // as layoutMatrix measures
+    // Bold, as layoutMatrix measures.
+    ctx.font = `600 ${LABEL_FONT_PX}px ${this.theme?.font ?? DEFAULT_THEME.font}`;
     let labels = 0;
     for (const token of rowTokens)
       labels = Math.max(labels, ctx.measureText(shortLabel(token.text)).width);
@@ -94,7 +105,7 @@ export class Heatmap {
   #heightFit(ctx, cell) {
     const maxHeight = Number.parseFloat(getComputedStyle(this.scroller).maxHeight);
     if (!Number.isFinite(maxHeight)) return cell;
-    const { rowTokens, colTokens, rowStats } = this.data;
+    const { rowTokens, colTokens, rowStats, colStats } = this.data;
     const rows = rowTokens.length;
     let fitted = cell;
     // Narrower cells can tip the column labels into their rotated, taller form: fit again.
@@ -104,6 +115,7 @@ export class Heatmap {
         colTokens,
         cell: fitted,
         rowStats,
+        colStats,
         theme: this.theme,
       });
       const margins = layout.height - rows * fitted;
@@ -116,7 +128,7 @@ export class Heatmap {
 
   render() {
     if (!this.data || !this.canvas.isConnected) return;
-    const { rowTokens, colTokens, weights, mask, scale, rowStats } = this.data;
+    const { rowTokens, colTokens, weights, mask, scale, rowStats, colStats } = this.data;
     const theme = readTheme(this.host);
     this.theme = theme;
     const ctx = this.canvas.getContext('2d');
@@ -125,6 +137,7 @@ export class Heatmap {
       colTokens,
       cell: this.cellSize(),
       rowStats,
+      colStats,
       theme,
     });
     this.layout = layout;
@@ -157,16 +170,45 @@ export class Heatmap {
     });
     const focusVisible = this.hasFocus || this.hover;
     const marked = this.hover ?? this.focus;
-    paintLabels(ctx, layout, {
+    const labels = {
       rowTokens,
       colTokens,
+      colStats,
       theme,
       lockedRow: this.lockedRow,
       focusRow: focusVisible ? marked.row : this.lockedRow,
       focusCol: focusVisible ? marked.col : -1,
-    });
+    };
+    paintLabels(ctx, layout, labels);
     paintRowStats(ctx, layout, { rowStats, rows: rowTokens.length, theme });
+    paintColumnStrip(ctx, layout, { colStats, scale, range, theme });
     this.#paintMarks(ctx, layout, theme, focusVisible ? marked : null);
+    this.#paintStickyLabels(ctx, layout, labels);
+  }
+
+  // Once the matrix is scrolled, the labels are painted again along the visible top and left
+  // edges, over a band of background, where the reader's eye looks for them.
+  #paintStickyLabels(ctx, layout, labels) {
+    const x = Math.min(this.scroller.scrollLeft, layout.width - layout.left);
+    const y = Math.min(this.scroller.scrollTop, layout.height - layout.top);
+    this.canvas.dataset.labelsTop = String(y);
+    this.canvas.dataset.labelsLeft = String(x);
+    ctx.save();
+    ctx.fillStyle = labels.theme.background;
+    if (y > 0) {
+      ctx.fillRect(0, y, layout.width, layout.top);
+      ctx.translate(0, y);
+      paintColumnLabels(ctx, layout, labels);
+      ctx.translate(0, -y);
+    }
+    if (x > 0) {
+      ctx.fillRect(x, 0, layout.left, layout.height);
+      ctx.translate(x, 0);
+      paintRowLabels(ctx, layout, labels);
+      ctx.translate(-x, 0);
+    }
+    if (x > 0 && y > 0) ctx.fillRect(x, y, layout.left, layout.top);
+    ctx.restore();
   }
 
   #paintMarks(ctx, layout, theme, marked) {
@@ -194,6 +236,9 @@ export class Heatmap {
     const box = this.canvas.getBoundingClientRect();
     const x = clientX - box.left - this.layout.left;
     const y = clientY - box.top - this.layout.top;
+    // Under the sticky labels there is a label, not a cell.
+    if (clientX - box.left < this.scroller.scrollLeft + this.layout.left) return null;
+    if (clientY - box.top < this.scroller.scrollTop + this.layout.top) return null;
     const col = Math.floor(x / this.layout.cell);
     const row = Math.floor(y / this.layout.cell);
     if (
@@ -254,6 +299,17 @@ export class Heatmap {
 
   #bindEvents() {
     const c = this.canvas;
+    this.scroller.addEventListener(
+      'scroll',
+      () => {
+        if (this.scrollFrame) return;
+        this.scrollFrame = requestAnimationFrame(() => {
+          this.scrollFrame = 0;
+          this.render();
+        });
+      },
+      { passive: true },
+    );
     c.addEventListener('pointermove', (event) => {
       if (!this.data || this.pinch) return;
       const cell = this.cellAt(event.clientX, event.clientY);

@@ -2,8 +2,10 @@
 // query -> key pair whose width and opacity follow the attention weight. Vertical (two columns)
 // for ordinary text; horizontal (two rows) for long runs of short tokens such as Chinese
 // characters, which read left to right. Hover or focus a token to see only its lines; click or
-// Enter locks it. Keys work too: focusing a key shows who attends to it.
+// Enter locks it. Keys work too: focusing a key shows who attends to it. Each side is one tab
+// stop (arrow keys move along it); line widths follow `range`, which a legend can show.
 import { formatWeight, svgEl, shortLabel, tokenLabel } from './dom.js';
+import { markTabStop } from './roving.js';
 import { cssColorAt } from './colormap.js';
 import { DEFAULT_THEME } from './matrix-paint.js';
 
@@ -17,6 +19,43 @@ function textWidth(text, font) {
   measureContext ??= document.createElement('canvas').getContext('2d');
   measureContext.font = font;
   return measureContext.measureText(text).width;
+}
+
+// How a line of weight w draws, for strength = w / (the top of the range): its colour and width.
+function lineStroke(scale, strength) {
+  return cssColorAt(scale, 0.25 + 0.75 * strength);
+}
+function lineWidth(strength) {
+  return 0.6 + 7 * strength;
+}
+
+/**
+ * The key of a line drawing, for exports: sample lines at a quarter, half and all of the range's
+ * top, labelled with their weights, after `caption`, starting at height y.
+ */
+export function lineLegend({ range, scale, caption, theme = DEFAULT_THEME }, y) {
+  const hi = range[1];
+  const items = [svgEl('text', { x: 8, y: y + 12, fill: theme.muted, text: caption })];
+  [0.25, 0.5, 1].forEach((strength, i) => {
+    const x = 8 + i * 90;
+    items.push(
+      svgEl('line', {
+        x1: x,
+        x2: x + 40,
+        y1: y + 26,
+        y2: y + 26,
+        stroke: lineStroke(scale, strength),
+        'stroke-width': lineWidth(strength).toFixed(2),
+      }),
+      svgEl('text', {
+        x: x + 46,
+        y: y + 30,
+        fill: theme.muted,
+        text: formatWeight(hi * strength, 2),
+      }),
+    );
+  });
+  return items;
 }
 
 // 'auto' picks horizontal for long runs of short tokens (typically CJK characters).
@@ -43,7 +82,9 @@ export class LineView {
     this.resizeObserver.observe(this.scroller);
   }
 
-  // data: { rowTokens, colTokens, weights, mask, scale, orientation: 'auto'|'vertical'|'horizontal' }
+  // data: { rowTokens, colTokens, weights, mask, scale, range? ([lo, hi]: the weight drawn as the
+  //   widest line is hi; default the largest visible weight),
+  //   orientation: 'auto'|'vertical'|'horizontal' }
   setData(data) {
     this.data = data;
     if (this.locked && this.#outOfRange(this.locked)) this.locked = null;
@@ -85,6 +126,9 @@ export class LineView {
       this.#tokenGroup('query', rowTokens, geometry.queries, strings.queries ?? 'queries'),
     );
     svg.append(this.#tokenGroup('key', colTokens, geometry.keys, strings.keys ?? 'keys'));
+    // The weights written beside the tokens: outside the tokens, so a token's name stays its text.
+    this.weightLayer = svgEl('g', { class: 'al-weights', 'aria-hidden': 'true' });
+    svg.append(this.weightLayer);
     this.svg = svg;
     this.scroller.replaceChildren(svg);
     this.#paintLines();
@@ -164,7 +208,7 @@ export class LineView {
   #tokenGroup(side, tokens, boxes, title) {
     const group = svgEl('g', {
       class: `al-lines-tokens al-lines-${side}s`,
-      role: 'list',
+      role: 'group',
       'aria-label': title,
     });
     const titleBox = this.geometry.titles[side === 'query' ? 0 : 1];
@@ -185,7 +229,7 @@ export class LineView {
         'g',
         {
           class: 'al-token',
-          tabindex: side === 'query' || index === 0 ? 0 : -1,
+          tabindex: index === 0 ? 0 : -1,
           role: 'button',
           'aria-label': `${tokenLabel(token.text)} (${index + 1})`,
           dataset: { side, index },
@@ -201,7 +245,10 @@ export class LineView {
       );
       item.addEventListener('pointerenter', () => this.#setFocus({ side, index }));
       item.addEventListener('pointerleave', () => this.#setFocus(null));
-      item.addEventListener('focus', () => this.#setFocus({ side, index }));
+      item.addEventListener('focus', () => {
+        markTabStop([...group.querySelectorAll('.al-token')], index);
+        this.#setFocus({ side, index });
+      });
       item.addEventListener('blur', () => this.#setFocus(null));
       item.addEventListener('click', () => this.#toggleLock({ side, index }));
       item.addEventListener('keydown', (event) => this.#onKey(event, side, index, tokens.length));
@@ -222,7 +269,9 @@ export class LineView {
     if (next !== undefined) {
       event.preventDefault();
       const target = Math.max(0, Math.min(count - 1, index + next));
-      this.svg.querySelector(`.al-token[data-side="${side}"][data-index="${target}"]`)?.focus();
+      const items = [...this.svg.querySelectorAll(`.al-token[data-side="${side}"]`)];
+      markTabStop(items, target);
+      items[target]?.focus();
     } else if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
       this.#toggleLock({ side, index });
@@ -249,9 +298,11 @@ export class LineView {
     const cols = colTokens.length;
     const active = this.focus ?? this.locked;
     const pairs = [];
-    let max = 0;
-    for (let i = 0; i < weights.length; i++)
-      if ((!mask || mask[i]) && weights[i] > max) max = weights[i];
+    let max = this.data.range?.[1] ?? 0;
+    if (!this.data.range) {
+      for (let i = 0; i < weights.length; i++)
+        if ((!mask || mask[i]) && weights[i] > max) max = weights[i];
+    }
     max ||= 1;
     if (active) {
       const count = active.side === 'query' ? cols : rowTokens.length;
@@ -280,11 +331,11 @@ export class LineView {
       const d = horizontal
         ? `M${a.x},${a.y} C${a.x},${(a.y + b.y) / 2} ${b.x},${(a.y + b.y) / 2} ${b.x},${b.y}`
         : `M${a.x},${a.y} C${(a.x + b.x) / 2},${a.y} ${(a.x + b.x) / 2},${b.y} ${b.x},${b.y}`;
-      const strength = w / max;
+      const strength = Math.min(1, w / max);
       return svgEl('path', {
         d,
-        stroke: cssColorAt(scale, 0.25 + 0.75 * strength),
-        'stroke-width': (0.6 + 7 * strength).toFixed(2),
+        stroke: lineStroke(scale, strength),
+        'stroke-width': lineWidth(strength).toFixed(2),
         'stroke-opacity': (active ? 0.25 + 0.75 * strength : 0.12 + 0.6 * strength).toFixed(3),
         fill: 'none',
       });
@@ -307,8 +358,8 @@ export class LineView {
         Boolean(this.locked && this.locked.side === side && this.locked.index === index),
       );
       node.classList.remove('is-masked');
-      node.querySelector('.al-weight')?.remove();
     }
+    this.weightLayer.replaceChildren();
     if (!active) return;
     const other = active.side === 'query' ? 'key' : 'query';
     const cols = this.data.colTokens.length;
@@ -323,7 +374,7 @@ export class LineView {
       if (w === undefined && !masked) continue;
       const box = (other === 'key' ? this.geometry.keys : this.geometry.queries)[j];
       const horizontal = this.orientation === 'horizontal';
-      node.append(
+      this.weightLayer.append(
         svgEl('text', {
           class: 'al-weight',
           x: horizontal

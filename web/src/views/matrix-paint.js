@@ -1,7 +1,7 @@
 // Paints a weight matrix into a 2-D canvas context: one pixel per cell in an offscreen image,
 // scaled up without smoothing (fast for hundreds of tokens), masked cells hatched so "not allowed
 // to look" never reads as "looked and found nothing".
-import { colorAt } from './colormap.js';
+import { DEFAULT_SCALE, colorAt } from './colormap.js';
 
 export const DEFAULT_THEME = {
   background: '#fbfaf7',
@@ -11,7 +11,9 @@ export const DEFAULT_THEME = {
   hatch: '#c9c2b4',
   grid: 'rgba(255,255,255,0.55)',
   focus: '#ff5a36',
-  font: 'system-ui, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif',
+  font:
+    'system-ui, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Hiragino Sans GB", ' +
+    '"Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif',
 };
 
 // Theme colours come from CSS custom properties on `element` (--al-masked, --al-ink, ...), so the
@@ -36,20 +38,20 @@ export function visibleMax(weights, mask) {
   return max;
 }
 
+// One cell's worth of hatching (three diagonals, half a cell apart), so the pattern repeats
+// exactly once per cell and every masked cell looks the same.
 function hatchPattern(ctx, theme, size) {
   const tile = makeCanvas(size, size);
   const t = tile.getContext('2d');
   t.fillStyle = theme.masked;
   t.fillRect(0, 0, size, size);
   t.strokeStyle = theme.hatch;
-  t.lineWidth = Math.max(1, size / 8);
+  t.lineWidth = Math.max(1, size / 16);
   t.beginPath();
-  t.moveTo(0, size);
-  t.lineTo(size, 0);
-  t.moveTo(-size / 2, size / 2);
-  t.lineTo(size / 2, -size / 2);
-  t.moveTo(size / 2, size * 1.5);
-  t.lineTo(size * 1.5, size / 2);
+  for (const offset of [0.5, 1, 1.5]) {
+    t.moveTo(Math.max(0, offset - 1) * size, Math.min(1, offset) * size);
+    t.lineTo(Math.min(1, offset) * size, Math.max(0, offset - 1) * size);
+  }
   t.stroke();
   return ctx.createPattern(tile, 'repeat');
 }
@@ -75,7 +77,7 @@ export function paintMatrix(
     cols,
     weights,
     mask,
-    scale = 'viridis',
+    scale = DEFAULT_SCALE,
     range,
     x = 0,
     y = 0,
@@ -142,7 +144,7 @@ function paintHatch(ctx, { rows, cols, mask, x, y, cellW, cellH, theme }) {
     }
   }
   l.globalCompositeOperation = 'source-in';
-  l.fillStyle = hatchPattern(l, theme, Math.max(6, Math.round(Math.min(cellW, cellH) / 2)));
+  l.fillStyle = hatchPattern(l, theme, Math.max(6, Math.round(Math.min(cellW, cellH))));
   l.fillRect(0, 0, width, height);
   ctx.drawImage(layer, x, y);
 }

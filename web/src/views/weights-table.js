@@ -36,7 +36,7 @@ function rowElement(data, i) {
 }
 
 // data: { rowTokens, colTokens, weights, mask, caption, corner, masked (word for masked cells),
-//         focusRow }
+//         focusRow, columnMeans?: { values, label } (a footer row: the mean weight of each key) }
 export function renderWeightsTable(table, data) {
   const { rowTokens, colTokens } = data;
   const token = {};
@@ -54,7 +54,25 @@ export function renderWeightsTable(table, data) {
     ),
   );
   const body = el('tbody');
-  table.replaceChildren(el('caption', { text: data.caption ?? 'attention weights' }), head, body);
+  const means = data.columnMeans;
+  const foot = means
+    ? el(
+        'tfoot',
+        null,
+        el(
+          'tr',
+          null,
+          el('th', { scope: 'row', text: means.label }),
+          Array.from(means.values, (value) => el('td', { text: formatWeight(value) })),
+        ),
+      )
+    : null;
+  table.replaceChildren(
+    el('caption', { text: data.caption ?? 'attention weights' }),
+    head,
+    body,
+    ...(foot ? [foot] : []),
+  );
   const rows = rowTokens.length;
   const perSlice =
     rows * colTokens.length <= SYNCHRONOUS_CELLS

@@ -94,9 +94,9 @@ export async function openGpuDevice(options) {
     adapterInfo = adapter.info;
     software = isSoftware(adapter);
     if (software && !allowSoftwareAdapter) {
+      const name = adapterInfo?.description || adapterInfo?.architecture || 'fallback adapter';
       throw new WebGpuUnavailable(
-        `the only adapter is a software implementation ` +
-          `(${adapterInfo?.description || adapterInfo?.architecture || 'fallback adapter'}), slower than wasm`,
+        `the only adapter is a software implementation (${name}), slower than wasm`,
       );
     }
     choice = chooseFeatures(adapter.features, options);

@@ -27,7 +27,8 @@ export function halfBits(value) {
   }
   let half = (e << 10) | (mantissa >>> 13);
   const rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++; // may carry into the exponent: correct
+  // May carry into the exponent, which is correct.
+  if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++;
   return sign | half;
 }
 

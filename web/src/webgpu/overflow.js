@@ -36,7 +36,9 @@ export function logitsMayOverflow({ maxQ, maxK, headDim, options, factor }) {
   }
 }
 
-/** scale / temperature in float32, with the core's default scale (1/sqrt(headDim) for scaled-dot). */
+/**
+ * scale / temperature in float32, with the core's default scale (1/sqrt(headDim) for scaled-dot).
+ */
 export function logitFactor(options, headDim) {
   const scale = options.scale ?? (options.score === 'scaled-dot' ? 1 / Math.sqrt(headDim) : 1);
   return Math.fround(Math.fround(scale) / Math.fround(options.temperature));

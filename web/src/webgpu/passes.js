@@ -141,8 +141,9 @@ export class GpuPasses {
    * @param {GPUBuffer[]} resources q, k, v, out, maskWords, visits[, additiveV]
    */
   async streaming(encoder, plan, variant, fields, resources) {
+    const reduction = plan.subgroups ? 'subgroups' : 'plain';
     const key =
-      `streaming:${variant.keys}:${variant.values}:${variant.score}:${plan.subgroups ? 'subgroups' : 'plain'}:` +
+      `streaming:${variant.keys}:${variant.values}:${variant.score}:${reduction}:` +
       `${plan.depth4}x${plan.value4}:${plan.lanes}:${plan.queryBlock}x${plan.keyTile}`;
     const pipeline = await this.pipelines.get(key, () => streamingKernel(plan, variant));
     const uniforms = this.buffers.uniform('streaming', STREAMING_UNIFORMS.pack(fields));
@@ -162,7 +163,8 @@ export class GpuPasses {
    */
   async softmax(encoder, fields, heads, scores, weights, maskWords) {
     const plan = this.softmaxPlan;
-    const key = `softmax:${plan.lanes}x${plan.rowsPerGroup}:${plan.subgroups ? 'subgroups' : 'plain'}`;
+    const reduction = plan.subgroups ? 'subgroups' : 'plain';
+    const key = `softmax:${plan.lanes}x${plan.rowsPerGroup}:${reduction}`;
     const pipeline = await this.pipelines.get(key, () => softmaxKernel(plan));
     const uniforms = this.buffers.uniform('softmax', SOFTMAX_UNIFORMS.pack(fields));
     this.#pass(

@@ -21,7 +21,8 @@ const SMALLEST_KEY_TILE = 16;
 /**
  * @param {{ depth: number, valueDim: number, additive: boolean }} dims depth is headDim, or the
  *   additive hidden width
- * @param {{ maxComputeWorkgroupStorageSize: number, maxComputeInvocationsPerWorkgroup: number }} limits
+ * @param {{ maxComputeWorkgroupStorageSize: number,
+ *   maxComputeInvocationsPerWorkgroup: number }} limits
  * @param {{ subgroups: boolean, shuffleLanes: number }} reduction
  * @returns {object | null} the plan, or null when not even the smallest tiles fit
  */

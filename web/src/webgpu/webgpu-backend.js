@@ -315,7 +315,8 @@ export class WebGpuBackend {
     const x = up('mh-x', tensors.x);
     const src = tensors.source ? up('mh-source', tensors.source) : x;
     const encoder = passes.device.createCommandEncoder();
-    // Projections straight into head-major layout: out[h, i, c] = sum_t in[i, t] w[t, h * width + c] + b[h * width + c]
+    // Projections straight into head-major layout:
+    //   out[h, i, c] = sum_t in[i, t] w[t, h * width + c] + b[h * width + c]
     const project = async (role, input, rows, inner, weights, bias, width) => {
       const out = buffers.storage(role, heads * rows * width * 4);
       await passes.gemm(encoder, role, {

@@ -1,9 +1,17 @@
 // Helpers shared by the demo page's browser tests: open the demo and wait for its first result,
-// follow its recomputations, and read back the screen-reader table of weights.
+// follow its recomputations, read back the screen-reader table of weights, and compute the same
+// analysis in Node.
+import { execFileSync } from 'node:child_process';
 import { newPage } from './harness.mjs';
 
+// options: newPage()'s, and `languages`: the browser's preferred languages (navigator.languages).
 export async function openDemo(browser, search = '', options = {}) {
   const page = await newPage(browser.context, options);
+  if (options.languages) {
+    await page.addInitScript((languages) => {
+      Object.defineProperty(navigator, 'languages', { get: () => languages });
+    }, options.languages);
+  }
   await page.goto(`${browser.base}/demo/${search}`);
   await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1, null, {
     timeout: 20000,
@@ -38,4 +46,23 @@ export async function readTable(page) {
     );
     return { rows, cols, cells };
   });
+}
+
+// analyze() in a Node process on the wasm flavour the demo's 'auto' loads in Chromium
+// ('wasm-relaxed'): Node 20 validates relaxed SIMD only behind its flag. Same flavour, same V8
+// lowering of the fused multiply-add: the same bits.
+export function analyzeInNode(text, options, backend = 'wasm-relaxed') {
+  const index = new URL('../../src/index.js', import.meta.url).href;
+  const script = `import { analyze, createAttention } from ${JSON.stringify(index)};
+    const attention = await createAttention({ backend: ${JSON.stringify(backend)} });
+    const r = await analyze(${JSON.stringify(text)}, { ...${JSON.stringify(options)}, attention });
+    console.log(JSON.stringify({ backend: r.backend, tokens: r.tokens.map((t) => t.text),
+      heads: r.heads.map((h) => ({ weights: [...h.weights], mask: [...h.mask] })) }));`;
+  return JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    ),
+  );
 }

@@ -2,11 +2,16 @@
 // numbers analyze() gives in Node, draws masks where they belong, exports, and restores its state
 // from the URL.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { maskOptions, parseMask } from '../../src/views/mask-spec.js';
-import { computedCount, openDemo as open, readTable, waitForRecompute } from './demo-page.mjs';
+import { maskOptions, parseMask } from '../../src/mask-notation.js';
+import {
+  analyzeInNode,
+  computedCount,
+  openDemo as open,
+  readTable,
+  waitForRecompute,
+} from './demo-page.mjs';
 import { artifact, openBrowser } from './harness.mjs';
 
 const ENGLISH = "The animal didn't cross the street because it was too tired.";
@@ -87,25 +92,6 @@ test('typing changes the tokens and the heatmap', async () => {
   assert.deepEqual(page.problems, []);
   await page.close();
 });
-
-// analyze() in a Node process on the wasm flavour the demo's 'auto' loads in Chromium
-// ('wasm-relaxed'): Node 20 validates relaxed SIMD only behind its flag. Same flavour, same V8
-// lowering of the fused multiply-add: the same bits.
-function analyzeInNode(text, options, backend) {
-  const index = new URL('../../src/index.js', import.meta.url).href;
-  const script = `import { analyze, createAttention } from ${JSON.stringify(index)};
-    const attention = await createAttention({ backend: ${JSON.stringify(backend)} });
-    const r = await analyze(${JSON.stringify(text)}, { ...${JSON.stringify(options)}, attention });
-    console.log(JSON.stringify({ backend: r.backend, tokens: r.tokens.map((t) => t.text),
-      heads: r.heads.map((h) => ({ weights: Array.from(h.weights), mask: Array.from(h.mask) })) }));`;
-  return JSON.parse(
-    execFileSync(
-      process.execPath,
-      ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script],
-      { encoding: 'utf8' },
-    ),
-  );
-}
 
 test('the weights in the screen-reader table equal analyze() in Node', async () => {
   const settings = { heads: 2, head: 2, mask: 'causal+local:2', temperature: 0.7, score: 'cosine' };
@@ -266,9 +252,10 @@ test('exports a PNG, a valid SVG and JSON with the numbers', async () => {
   await page.close();
 });
 
-test('a URL with state restores the view, and the page writes its state back to the URL', async () => {
+test('a URL restores the view, and the page writes its state back to the URL', async () => {
   const search =
-    `?text=${encodeURIComponent(ENGLISH)}&heads=2&head=2&mask=${encodeURIComponent('causal+local:1')}` +
+    `?text=${encodeURIComponent(ENGLISH)}&heads=2&head=2` +
+    `&mask=${encodeURIComponent('causal+local:1')}` +
     '&t=0.5&view=lines&q=3&lang=zh&score=dot';
   const page = await openDemo(search);
   assert.equal(await page.getAttribute('html', 'lang'), 'zh-Hans');
@@ -351,7 +338,7 @@ test('Chinese text on a phone-sized viewport fits the screen', async () => {
   await page.close();
 });
 
-test('the cost panel measures both strategies at N = 2048, and a local mask lets the tiled kernel skip tiles', async () => {
+test('the cost panel measures both strategies at N = 2048; a local mask skips tiles', async () => {
   const page = await openDemo('?mask=local:2&heads=2');
   const facts = await page.textContent('#cost-body .cost-facts');
   assert.match(facts, /wasm-relaxed/, 'Chromium validates relaxed SIMD: auto loads that build');

@@ -50,7 +50,7 @@ async function setText(page, text) {
   await waitForRecompute(page, previous);
 }
 
-test('at 1360x900 the default example shows whole: every matrix row and every setting', async () => {
+test('at 1360x900 the default example shows whole: every matrix row and setting', async () => {
   const page = await openDemo();
   const box = await heatmapBox(page);
   assert.ok(
@@ -113,7 +113,7 @@ test('a text that fits at legible cells shows whole; a long one scrolls and zoom
   await page.close();
 });
 
-test('the explain panel opens on a default query, which a click overrides and the URL keeps', async () => {
+test('explain opens on a default query, which a click overrides and the URL keeps', async () => {
   const page = await openDemo();
   assert.equal(await explainedQuery(page), 'it');
   assert.equal(
@@ -145,7 +145,7 @@ test('the explain panel opens on a default query, which a click overrides and th
   await reopened.close();
 });
 
-test('cosine and additive scores explain their flat softmax and offer T = 0.1 without imposing it', async () => {
+test('cosine and additive: the flat softmax explained, T = 0.1 offered, not imposed', async () => {
   const page = await openDemo();
   assert.equal(await page.textContent('#score-hint'), '');
   let previous = await computedCount(page);

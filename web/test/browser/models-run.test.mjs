@@ -56,11 +56,10 @@ describe('running a real model in Chromium', () => {
       logLevel: 'warning',
     });
     mkdirSync(join(bundle, 'wasm'));
+    // The loader fetches each module as .wasm.gz next to the bundle.
     for (const flavour of ['relaxed', 'simd', 'scalar']) {
-      copyFileSync(
-        join(WEB_ROOT, 'src/wasm', `attnlens-${flavour}.wasm`),
-        join(bundle, 'wasm', `attnlens-${flavour}.wasm`),
-      );
+      const file = `attnlens-${flavour}.wasm.gz`;
+      copyFileSync(join(WEB_ROOT, 'src/wasm', file), join(bundle, 'wasm', file));
     }
     browser = await openBrowser({ root });
     page = await newPage(browser.context);

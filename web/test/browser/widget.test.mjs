@@ -43,7 +43,7 @@ test('the blog sample renders three widgets from one wasm instance, lazily', asy
   const page = await newPage(browser.context, { viewport: { width: 1100, height: 800 } });
   const wasmRequests = [];
   page.on('request', (request) => {
-    if (request.url().endsWith('.wasm')) wasmRequests.push(request.url());
+    if (/\.wasm(\.gz)?$/.test(request.url())) wasmRequests.push(request.url());
   });
   await page.goto(`${browser.base}/widget/blog.html`);
   const ids = ['widget-local', 'widget-causal', 'widget-cross'];

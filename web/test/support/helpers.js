@@ -37,7 +37,9 @@ export async function openFlavours() {
   return flavours;
 }
 
-/** |actual - expected| <= tolerance * (1 + |expected|) everywhere, or a failure naming the index. */
+/**
+ * |actual - expected| <= tolerance * (1 + |expected|) everywhere, or a failure naming the index.
+ */
 export function assertClose(actual, expected, what, tolerance = 1e-5) {
   assert.equal(actual.length, expected.length, `${what}: length`);
   for (let i = 0; i < expected.length; i++) {
@@ -48,7 +50,9 @@ export function assertClose(actual, expected, what, tolerance = 1e-5) {
   }
 }
 
-/** Asserts that `promiseOrFn` fails with `ErrorClass`, `code` and `parameter`; returns the error. */
+/**
+ * Asserts that `promiseOrFn` fails with `ErrorClass`, `code` and `parameter`; returns the error.
+ */
 export async function assertFails(promiseOrFn, ErrorClass, code, parameter) {
   let error;
   try {

@@ -123,7 +123,8 @@ export async function startHubServer({
       const page = entries.slice(cursor, cursor + pageSize);
       const headers = { ...CORS, 'content-type': 'application/json' };
       if (cursor + pageSize < entries.length) {
-        headers.link = `<http://${req.headers.host}${url.pathname}?cursor=${cursor + pageSize}>; rel="next"`;
+        const next = `http://${req.headers.host}${url.pathname}?cursor=${cursor + pageSize}`;
+        headers.link = `<${next}>; rel="next"`;
       }
       res.writeHead(200, headers);
       return res.end(JSON.stringify(page));

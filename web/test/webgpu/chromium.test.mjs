@@ -97,7 +97,8 @@ test(
       timeout: 20000,
     });
     assert.match(await demo.textContent('#engine-badge'), /^wasm-relaxed · /);
-    await demo.waitForFunction(() => location.search.includes('backend=wasm')); // the link keeps the choice
+    // The link keeps the choice.
+    await demo.waitForFunction(() => location.search.includes('backend=wasm'));
     assert.deepEqual(demo.problems, []);
     await demo.close();
   },

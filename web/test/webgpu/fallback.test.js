@@ -128,7 +128,7 @@ describe("'auto' with a GPU", () => {
 });
 
 describe('device loss', () => {
-  it("a caller's device that is destroyed: the next call runs on wasm and 'backendchange' fires", async () => {
+  it("a caller's device destroyed: the next call runs on wasm, 'backendchange' fires", async () => {
     const device = await requestDevice();
     const attn = await createAttention({ backend: 'auto', webgpu: { device, ...EAGER } });
     assert.equal((await attn.attention(q, k, v, OPTIONS)).stats.backend, 'webgpu');
@@ -317,7 +317,8 @@ describe('problems beyond the binding limit are split', () => {
   }
 
   it('heads in uneven groups (5 + 2), score chunks of two heads', async () => {
-    // 10 x 5 floats (200 bytes) per head tensor: 5 heads per group; 400-byte score matrices: 2 per chunk.
+    // 10 x 5 floats (200 bytes) per head tensor: 5 heads per group; 400-byte score matrices: 2 per
+    // chunk.
     const m = 10;
     const uneven = [tensor(7 * m * 3, 18), tensor(7 * m * 3, 19), tensor(7 * m * 5, 20)];
     for (const options of [

@@ -5,7 +5,7 @@
 // bias) is there when the checkpoint has it; BertModel files have none. Old checkpoints name
 // LayerNorm parameters gamma / beta; pooler and cls.seq_relationship are not read.
 
-import { rangeError } from '../argument-checks.js';
+import { rangeError } from '../../argument-checks.js';
 import { describe } from '../../errors.js';
 import {
   activation,

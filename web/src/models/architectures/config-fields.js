@@ -2,7 +2,7 @@
 // is an error naming the file and the field ("config.json: n_embd must be ...").
 
 import { describe } from '../../errors.js';
-import { rangeError, typeError } from '../argument-checks.js';
+import { rangeError, typeError } from '../../argument-checks.js';
 
 const FILE = 'config.json';
 

@@ -3,7 +3,7 @@
 // each layer global or local as `attention_types` says (a local layer's query i sees keys
 // i - window_size < j <= i). The LM head is tied to wte.
 
-import { typeError } from '../argument-checks.js';
+import { typeError } from '../../argument-checks.js';
 import { describe } from '../../errors.js';
 import {
   activation,

@@ -27,7 +27,10 @@ export async function cachedBytes(cache, url) {
   return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
 }
 
-/** The size of the cached copy of `url` (from the Content-Length it was stored with), or undefined. */
+/**
+ * The size of the cached copy of `url` (from the Content-Length it was stored with), or
+ * undefined.
+ */
 export async function cachedSize(cache, url) {
   const hit = cache ? await cache.match(url) : undefined;
   if (!hit) return undefined;

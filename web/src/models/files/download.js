@@ -6,7 +6,10 @@
 import { attnlensError } from '../../errors.js';
 import { abortError, throwIfAborted } from './abort.js';
 
-/** fetch() that turns network failures into errors naming the URL, and cancellation into AbortError. */
+/**
+ * fetch() that turns network failures into errors naming the URL, and cancellation into
+ * AbortError.
+ */
 export async function request(fetch, url, init, signal) {
   throwIfAborted(signal);
   try {
@@ -29,7 +32,8 @@ export function httpError(url, response) {
   return attnlensError(
     response.status === 404 ? 'not_found' : 'http_error',
     'source',
-    `${url} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+    `${url} answered HTTP ${response.status}` +
+      (response.statusText ? ` ${response.statusText}` : ''),
     { url, status: response.status },
   );
 }

@@ -11,8 +11,8 @@ export const DEFAULT_HUB_URL = 'https://huggingface.co';
 
 // The Hub's own rule for repo ids: [namespace/]name, word characters, '-' and '.', starting and
 // ending with a word character, no '--' or '..', at most 96 characters.
-const HUB_ID =
-  /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?\/)?[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$/;
+const HUB_NAME = '[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?';
+const HUB_ID = new RegExp(`^(?:${HUB_NAME}/)?${HUB_NAME}$`);
 
 /** Returns `id` when it is a valid Hub model id, else throws a TypeError saying why. */
 export function validateHubId(id) {
@@ -27,7 +27,8 @@ export function validateHubId(id) {
   if (id.includes('..') || id.includes('--')) throw fail("it may not contain '..' or '--'");
   if (!HUB_ID.test(id)) {
     throw fail(
-      "use letters, digits, '_', '-' and '.' in 'name' or 'owner/name', starting and ending with a letter or digit",
+      "use letters, digits, '_', '-' and '.' in 'name' or 'owner/name', starting and ending " +
+        'with a letter or digit',
     );
   }
   return id;

@@ -173,7 +173,10 @@ function createReader(from, { signal, onProgress }) {
   }
 
   return {
-    /** Records which of `names` exist and their sizes (from the listing, else asked of the source). */
+    /**
+     * Records which of `names` exist and their sizes (from the listing, else asked of the
+     * source).
+     */
     async plan(names, listing) {
       for (const name of names) {
         if (expected.has(name) || absent.has(name)) continue;

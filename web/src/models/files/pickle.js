@@ -348,7 +348,9 @@ export function unpickle(bytes, file, persistentLoad) {
       }
       default:
         throw fail(
-          `opcode 0x${opcode.toString(16).padStart(2, '0')}${OPCODE_NAMES[opcode] ? ` ('${OPCODE_NAMES[opcode]}')` : ''} at byte ${at - 1} is not allowed`,
+          `opcode 0x${opcode.toString(16).padStart(2, '0')}` +
+            (OPCODE_NAMES[opcode] ? ` ('${OPCODE_NAMES[opcode]}')` : '') +
+            ` at byte ${at - 1} is not allowed`,
         );
     }
   }

@@ -124,7 +124,8 @@ function checkTensor(name, value, file, dataLength) {
   if (typeof dtype !== 'string' || !Object.hasOwn(DTYPE_BYTES, dtype)) {
     throw bad(
       file,
-      `${where} has unknown dtype ${JSON.stringify(dtype)} (known: ${Object.keys(DTYPE_BYTES).join(', ')})`,
+      `${where} has unknown dtype ${JSON.stringify(dtype)} ` +
+        `(known: ${Object.keys(DTYPE_BYTES).join(', ')})`,
       extra,
     );
   }
@@ -139,7 +140,8 @@ function checkTensor(name, value, file, dataLength) {
   ) {
     throw bad(
       file,
-      `${where} has data_offsets ${JSON.stringify(offsets)}: not [begin, end] with 0 <= begin <= end`,
+      `${where} has data_offsets ${JSON.stringify(offsets)}: ` +
+        'not [begin, end] with 0 <= begin <= end',
       extra,
     );
   }
@@ -149,14 +151,16 @@ function checkTensor(name, value, file, dataLength) {
     throw attnlensError(
       'shape_mismatch',
       file,
-      `${where}: shape [${shape}] of ${dtype} needs ${expected} bytes, data_offsets [${begin}, ${end}] hold ${end - begin}`,
+      `${where}: shape [${shape}] of ${dtype} needs ${expected} bytes, ` +
+        `data_offsets [${begin}, ${end}] hold ${end - begin}`,
       extra,
     );
   }
   if (end > dataLength) {
     throw outside(
       file,
-      `${where}: data_offsets [${begin}, ${end}] lie outside the data (${dataLength} bytes after the header)`,
+      `${where}: data_offsets [${begin}, ${end}] lie outside the data ` +
+        `(${dataLength} bytes after the header)`,
       extra,
     );
   }

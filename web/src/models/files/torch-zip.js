@@ -17,7 +17,8 @@ export function readTorchZip(data, file = 'pytorch_model.bin') {
     throw attnlensError(
       'invalid_argument',
       file,
-      'is a legacy (torch < 1.6) pickle checkpoint; re-save it with a newer torch or as safetensors',
+      'is a legacy (torch < 1.6) pickle checkpoint; ' +
+        're-save it with a newer torch or as safetensors',
     );
   }
   const entries = readZipDirectory(data, file);
@@ -64,7 +65,8 @@ export function readTorchZip(data, file = 'pytorch_model.bin') {
       throw attnlensError(
         'shape_mismatch',
         file,
-        `storage ${key}: ${numel} elements of ${dtype} need ${numel * DTYPE_BYTES[dtype]} bytes, its entry has ${bytes.byteLength}`,
+        `storage ${key}: ${numel} elements of ${dtype} need ${numel * DTYPE_BYTES[dtype]} ` +
+          `bytes, its entry has ${bytes.byteLength}`,
       );
     }
     const storage = { isStorage: true, key, dtype, numel, location, bytes };
@@ -101,7 +103,8 @@ function tensorEntry(name, { storage, offset, shape, strides }, file) {
       throw attnlensError(
         'out_of_range',
         file,
-        `tensor '${name}' (shape [${shape}], strides [${strides}], offset ${offset}) reaches past its storage of ${storage.numel} elements`,
+        `tensor '${name}' (shape [${shape}], strides [${strides}], offset ${offset}) ` +
+          `reaches past its storage of ${storage.numel} elements`,
         { tensor: name },
       );
     }

@@ -87,7 +87,8 @@ export function mergeShards({ weightMap }, entriesByShard, file) {
       throw attnlensError(
         'not_found',
         file,
-        `names tensor '${tensor}' in ${shard}, which ${entry ? `lacks it (it is in ${entry.file})` : 'lacks it'}`,
+        `names tensor '${tensor}' in ${shard}, which ` +
+          (entry ? `lacks it (it is in ${entry.file})` : 'lacks it'),
         { tensor },
       );
     }

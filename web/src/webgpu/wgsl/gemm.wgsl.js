@@ -102,8 +102,9 @@ ${additive ? '      let weight = vTile[kk];' : ''}
         let a = aTile[(local.y + r * 16u) * DEPTH + kk];
 ${
   additive
-    ? `        let terms = vec4<f32>(a) + vec4<f32>(bTile[kk * TILE + local.x], bTile[kk * TILE + local.x + 16u],
-                                              bTile[kk * TILE + local.x + 32u], bTile[kk * TILE + local.x + 48u]);
+    ? `        let terms = vec4<f32>(a) + vec4<f32>(
+          bTile[kk * TILE + local.x], bTile[kk * TILE + local.x + 16u],
+          bTile[kk * TILE + local.x + 32u], bTile[kk * TILE + local.x + 48u]);
         let t = weight * safeTanh(terms);`
     : `        let t = a * vec4<f32>(bTile[kk * TILE + local.x], bTile[kk * TILE + local.x + 16u],
                               bTile[kk * TILE + local.x + 32u], bTile[kk * TILE + local.x + 48u]);`

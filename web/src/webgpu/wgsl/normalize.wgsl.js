@@ -37,7 +37,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
     sum += x * x;
   }
   let inverseNorm = inverseSqrt(sum);
-  for (var d = 0u; d < p.depth; d++) { output[base + d] = (f32(input[base + d]) / largest) * inverseNorm; }
+  for (var d = 0u; d < p.depth; d++) {
+    output[base + d] = (f32(input[base + d]) / largest) * inverseNorm;
+  }
 }
 `;
 }

@@ -120,7 +120,9 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
 
   var query: array<vec4<f32>, DEPTH4>;
   if (live) {
-    for (var x = 0u; x < DEPTH4; x++) { query[x] = loadQ(localHead * p.qHead + i * p.qRow, x * 4u, p.depth); }
+    for (var x = 0u; x < DEPTH4; x++) {
+      query[x] = loadQ(localHead * p.qHead + i * p.qRow, x * 4u, p.depth);
+    }
   }
 ${
   additive
@@ -159,13 +161,17 @@ ${
     for (var e = li; e < KEY_TILE * DEPTH4; e += WORKGROUP) {
       let key = k0 + e / DEPTH4;
       var value = vec4<f32>(0.0);
-      if (key < k1) { value = loadK(localHead * p.kHead + key * p.kRow, (e % DEPTH4) * 4u, p.depth); }
+      if (key < k1) {
+        value = loadK(localHead * p.kHead + key * p.kRow, (e % DEPTH4) * 4u, p.depth);
+      }
       keyTileData[e] = value;
     }
     for (var e = li; e < KEY_TILE * VALUE4; e += WORKGROUP) {
       let key = k0 + e / VALUE4;
       var value = vec4<f32>(0.0);
-      if (key < k1) { value = loadV(localHead * p.vHead + key * p.vRow, (e % VALUE4) * 4u, p.valueDim); }
+      if (key < k1) {
+        value = loadV(localHead * p.vHead + key * p.vRow, (e % VALUE4) * 4u, p.valueDim);
+      }
       valueTileData[e] = value;
     }
     workgroupBarrier();

@@ -1,0 +1,112 @@
+// Every element of index.html that the demo's modules read or write, looked up once when the page
+// starts (module scripts run after the document is parsed). A missing id fails here, loudly, not
+// later in whichever handler first touches it.
+
+function byId(id) {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`attnlens demo: index.html has no #${id}`);
+  return element;
+}
+
+const all = (selector) => [...document.querySelectorAll(selector)];
+
+// The mask parameters' sliders: #window-param holds #window-input and its #window-output.
+function slider(name) {
+  return {
+    param: byId(`${name}-param`),
+    input: byId(`${name}-input`),
+    output: byId(`${name}-output`),
+  };
+}
+
+export const elements = {
+  // masthead
+  backendSelect: byId('backend-select'),
+  backendOptionWebgpu: byId('backend-option-webgpu'),
+  engineBadge: byId('engine-badge'),
+  languageButtons: all('.lang-switch button'),
+
+  // composer: the texts and their tokens
+  examples: byId('examples'),
+  resetButton: byId('reset-button'),
+  texts: byId('texts'),
+  sourceField: byId('source-field'),
+  sourceText: byId('source-text'),
+  textLabel: byId('text-label'),
+  textHint: byId('text-hint'),
+  mainText: byId('main-text'),
+  tokenStrip: byId('token-strip'),
+  statusLine: byId('status-line'),
+
+  // settings
+  controlsDetails: byId('controls-details'),
+  radios: Object.fromEntries(
+    ['mode', 'score', 'granularity', 'scale', 'range', 'pattern'].map((name) => [
+      name,
+      all(`input[type="radio"][name="${name}"]`),
+    ]),
+  ),
+  headsInput: byId('heads-input'),
+  headsOutput: byId('heads-output'),
+  headPicker: byId('head-picker'),
+  dkInput: byId('dk-input'),
+  dkOutput: byId('dk-output'),
+  modelDimReadout: byId('model-dim-readout'),
+  // settings shown in one mode only (data-mode="self" or "cross")
+  modeOnly: all('.controls [data-mode]:not(option)'),
+  scoreHint: byId('score-hint'),
+  temperatureInput: byId('temperature-input'),
+  temperatureOutput: byId('temperature-output'),
+  entropyReadout: byId('entropy-readout'),
+  causalInput: byId('causal-input'),
+  sliders: {
+    window: slider('window'),
+    dilation: slider('dilation'),
+    stride: slider('stride'),
+    summary: slider('summary'),
+  },
+  globalTokens: byId('global-tokens'),
+  paddedKeys: byId('padded-keys'),
+  maskCode: byId('mask-code'),
+  compareSelect: byId('compare-select'),
+
+  // stage: the views of the result
+  stage: byId('stage'),
+  viewTabs: all('#view-tabs [role="tab"]'),
+  viewTools: byId('view-tools'),
+  zoomTools: byId('zoom-tools'),
+  zoomOut: byId('zoom-out'),
+  zoomReset: byId('zoom-reset'),
+  zoomIn: byId('zoom-in'),
+  lineTools: byId('line-tools'),
+  orientationSelect: byId('orientation-select'),
+  exportPng: byId('export-png'),
+  exportSvg: byId('export-svg'),
+  exportJson: byId('export-json'),
+  copyLink: byId('copy-link'),
+  viewCaption: byId('view-caption'),
+  panels: {
+    matrix: byId('panel-matrix'),
+    lines: byId('panel-lines'),
+    heads: byId('panel-heads'),
+    numbers: byId('panel-numbers'),
+  },
+  matrixPair: byId('matrix-pair'),
+  matrixCaptionA: byId('matrix-caption-a'),
+  heatmapA: byId('heatmap-a'),
+  compareFigure: byId('compare-figure'),
+  matrixCaptionB: byId('matrix-caption-b'),
+  heatmapB: byId('heatmap-b'),
+  lines: byId('lines'),
+  headsGrid: byId('heads-grid'),
+  weightsTable: byId('weights-table'),
+  legendLo: byId('legend-lo'),
+  legendBar: byId('legend-bar'),
+  legendHi: byId('legend-hi'),
+  legendHelp: byId('legend-help'),
+
+  // insights and primer
+  explainBody: byId('explain-body'),
+  costBody: byId('cost-body'),
+  primer: byId('primer'),
+};

@@ -1,0 +1,223 @@
+// The stage: the view tabs and their tools, and the views of one head's weights (one or two
+// heatmaps, the line view, the grid of heads) with their caption and colour legend.
+import { cssGradient } from '../src/views/colormap.js';
+import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
+import { HeadsGrid, sharedMax } from '../src/views/heads-grid.js';
+import { Heatmap } from '../src/views/heatmap.js';
+import { LineView } from '../src/views/lineview.js';
+import { markTabStop, rovingTabindex } from '../src/views/roving.js';
+import { visibleMax } from '../src/views/matrix-paint.js';
+import { GRAPHIC_VIEWS } from '../src/vocabulary.js';
+import { scoreName, t, tNodes } from './i18n.js';
+import { currentHead } from './selection.js';
+
+export class Stage {
+  // update(patch) applies a state patch; getState() and getResult() return what is current.
+  constructor(elements, { update, getState, getResult }) {
+    this.elements = elements;
+    this.getState = getState;
+    this.getResult = getResult;
+    this.heatmapA = new Heatmap(elements.heatmapA, {
+      onSelect: (row, col) => update({ query: row, key: col }),
+      describe: (row, col) => this.#describeCell(row, col, false),
+    });
+    this.heatmapB = new Heatmap(elements.heatmapB, {
+      onSelect: (row, col) => update({ query: row, key: col }),
+      describe: (row, col) => this.#describeCell(row, col, true),
+    });
+    this.lineView = new LineView(elements.lines, {
+      onSelect: (row) => update({ query: row, key: -1 }),
+    });
+    this.headsGrid = new HeadsGrid(elements.headsGrid, {
+      onSelect: (head) => update({ head, view: 'matrix' }),
+      headLabel: (h) => t('headN', { n: h + 1 }),
+    });
+    this.#bindTools(update);
+  }
+
+  #bindTools(update) {
+    const tabs = this.elements.viewTabs;
+    for (const tab of tabs) {
+      tab.addEventListener('click', () => update({ view: tab.dataset.view }));
+      tab.addEventListener('keydown', (event) => {
+        const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+        if (!step) return;
+        event.preventDefault();
+        const next = tabs[(tabs.indexOf(tab) + step + tabs.length) % tabs.length];
+        next.focus();
+        update({ view: next.dataset.view });
+      });
+    }
+    // The toolbar is one tab stop; arrow keys move along its buttons (the layout picker of the
+    // line view keeps its own stop: its arrow keys choose an option).
+    const tools = this.elements.viewTools;
+    rovingTabindex(tools, { selector: 'button', keys: 'horizontal' });
+    markTabStop([...tools.querySelectorAll('button')], 0);
+    const heatmaps = [this.heatmapA, this.heatmapB];
+    this.elements.zoomIn.addEventListener('click', () => heatmaps.forEach((h) => h.zoomBy(1.25)));
+    this.elements.zoomOut.addEventListener('click', () => heatmaps.forEach((h) => h.zoomBy(0.8)));
+    this.elements.zoomReset.addEventListener('click', () => heatmaps.forEach((h) => h.setZoom(1)));
+  }
+
+  // The selected tab, the panel it shows and the tools that belong to it.
+  renderChrome(state) {
+    const e = this.elements;
+    for (const tab of e.viewTabs) {
+      const selected = tab.dataset.view === state.view;
+      tab.setAttribute('aria-selected', String(selected));
+      tab.tabIndex = selected ? 0 : -1;
+    }
+    for (const view of GRAPHIC_VIEWS) e.panels[view].hidden = state.view !== view;
+    // The numbers table stays in the accessibility tree under every view (screen readers read it);
+    // only the Numbers tab shows it on screen.
+    e.panels.numbers.classList.toggle('is-background', state.view !== 'numbers');
+    e.panels.numbers.setAttribute('aria-hidden', 'false');
+    e.zoomTools.hidden = state.view !== 'matrix';
+    // A hidden button cannot be the toolbar's tab stop: the first shown one takes it over.
+    const buttons = [...e.viewTools.querySelectorAll('button')];
+    const shown = buttons.filter((b) => !b.closest('[hidden]'));
+    if (!shown.some((b) => b.tabIndex === 0)) markTabStop(buttons, buttons.indexOf(shown[0]));
+    e.legendHelp.hidden = state.view !== 'matrix'; // its keys are the heatmap's
+    e.lineTools.hidden = state.view !== 'lines';
+  }
+
+  renderEmpty() {
+    this.elements.viewCaption.textContent = t('emptyText');
+  }
+
+  // Draws the view the state selects for head `head`, with `query` the row being explained.
+  render(state, result, { head, query }) {
+    const e = this.elements;
+    const rows = result.rowTokens.length;
+    const cols = result.colTokens.length;
+    const compare = result.compare;
+    const top = state.range === 'unit' ? 1 : viewMax(state.view, result, head) || 1;
+    const common = {
+      rowTokens: result.rowTokens,
+      colTokens: result.colTokens,
+      scale: state.scale,
+      range: [0, top],
+    };
+    this.#renderCaption(state, result, head);
+
+    e.matrixPair.classList.toggle('comparing', Boolean(compare));
+    e.compareFigure.hidden = !compare;
+    e.matrixCaptionA.replaceChildren(t('maskCaption'), ' ', el('code', { text: state.mask }));
+    e.matrixCaptionA.hidden = !compare;
+    for (const heatmap of [this.heatmapA, this.heatmapB]) {
+      heatmap.canvas.setAttribute('aria-roledescription', t('heatmapRole'));
+    }
+    this.heatmapA.canvas.setAttribute(
+      'aria-label',
+      compare ? t('heatmapLabelMask', { mask: state.mask }) : t('heatmapLabel'),
+    );
+    this.heatmapA.setLockedRow(query);
+    if (state.view === 'matrix') {
+      this.heatmapA.setData({
+        ...common,
+        weights: result.heads[head].weights,
+        mask: result.mask,
+        rowStats: rowStats(result.heads, head, cols),
+        colStats: colStats(result.heads, head),
+      });
+      if (compare) {
+        e.matrixCaptionB.replaceChildren(
+          t('maskCaption'),
+          ' ',
+          el('code', { text: state.compare }),
+        );
+        this.heatmapB.canvas.setAttribute(
+          'aria-label',
+          t('heatmapLabelMask', { mask: state.compare }),
+        );
+        this.heatmapB.setLockedRow(query);
+        this.heatmapB.setData({
+          ...common,
+          weights: compare.heads[head].weights,
+          mask: compare.mask,
+          rowStats: rowStats(compare.heads, head, cols),
+          colStats: colStats(compare.heads, head),
+        });
+      }
+    }
+    if (state.view === 'lines') {
+      const lineView = this.lineView;
+      lineView.options.label = t('linesLabel');
+      lineView.options.strings = {
+        queries: state.mode === 'cross' ? t('targetQueries') : t('queries'),
+        keys: state.mode === 'cross' ? t('sourceKeys') : t('keys'),
+      };
+      // Only a query the reader picked filters the lines; the default one leaves the overview.
+      lineView.locked =
+        state.query >= 0 && state.query < rows ? { side: 'query', index: state.query } : null;
+      lineView.setData({
+        ...common,
+        weights: result.heads[head].weights,
+        mask: result.mask,
+        orientation: state.orientation,
+      });
+    }
+    if (state.view === 'heads') {
+      this.headsGrid.setData({
+        heads: result.heads.map((h) => ({ weights: h.weights, mask: result.mask })),
+        rowTokens: result.rowTokens,
+        colTokens: result.colTokens,
+        range: [0, top],
+        scale: state.scale,
+        selected: head,
+        entropies: result.heads.map((h) => h.entropy.reduce((a, b) => a + b, 0) / rows),
+      });
+    }
+    e.legendBar.style.background = cssGradient(state.scale);
+    e.legendLo.textContent = '0';
+    e.legendHi.textContent = top.toFixed(2);
+    e.legendHi.dataset.value = String(top);
+  }
+
+  #renderCaption(state, result, head) {
+    const values = {
+      head: head + 1,
+      heads: result.heads.length,
+      score: scoreName(state.score),
+      t: state.temperature.toFixed(2),
+    };
+    const rows = result.rowTokens.length;
+    const cols = result.colTokens.length;
+    this.elements.viewCaption.replaceChildren(
+      state.mode === 'cross'
+        ? tNodes('captionCross', { nt: rows, ns: cols, ...values, mask: state.mask })
+        : tNodes('captionSelf', { n: rows, ...values, mask: state.mask }),
+    );
+  }
+
+  // What a screen reader hears for a heatmap cell.
+  #describeCell(row, col, compared) {
+    const result = this.getResult();
+    const source = compared ? result.compare : result;
+    const i = row * result.colTokens.length + col;
+    const weights = source.heads[currentHead(this.getState(), result)].weights;
+    const value = source.mask[i] ? formatWeight(weights[i]) : t('maskedWord');
+    const query = tokenLabel(result.rowTokens[row].text);
+    return `${query} → ${tokenLabel(result.colTokens[col].text)}: ${value}`;
+  }
+}
+
+// The top of the colour range each view draws with, so the legend shows what the view shows:
+// the matrix and its comparison share one range, the line view draws one head, and the grid of
+// heads shares one range over every head.
+function viewMax(view, result, head) {
+  if (view === 'heads') return sharedMax(result.heads.map((h) => ({ ...h, mask: result.mask })));
+  const own = visibleMax(result.heads[head].weights, result.mask);
+  if (view === 'lines' || !result.compare) return own;
+  return Math.max(own, visibleMax(result.compare.heads[head].weights, result.compare.mask));
+}
+
+// The entropy column beside a heatmap.
+function rowStats(heads, head, cols) {
+  return { values: heads[head].entropy, max: Math.log2(cols), label: t('entropyColumn') };
+}
+
+// The strip of column means under a heatmap: a key every query favours is a bright cell there.
+function colStats(heads, head) {
+  return { values: heads[head].columnMeans, label: t('columnMeanRow') };
+}

@@ -1,0 +1,56 @@
+// Roving tabindex: a group of items (token chips, toggles, table rows, toolbar buttons) is one
+// tab stop. The current item has tabindex 0 and every other -1; arrow keys, Home and End move
+// the focus inside the group and Tab leaves it. A long sentence then costs one Tab press per
+// group instead of one per token.
+
+const STEPS = {
+  both: { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 },
+  horizontal: { ArrowRight: 1, ArrowLeft: -1 },
+  vertical: { ArrowDown: 1, ArrowUp: -1 },
+};
+
+/**
+ * Makes item `index` of `items` the group's tab stop (the first item when `index` is out of
+ * range), for a group built anew.
+ */
+export function markTabStop(items, index) {
+  const stop = index >= 0 && index < items.length ? index : 0;
+  items.forEach((item, i) => {
+    item.tabIndex = i === stop ? 0 : -1;
+  });
+}
+
+/**
+ * Binds the keys once on `container`, whose items may be rebuilt at any time.
+ * options: { selector: CSS selector of the items, keys: 'both' | 'horizontal' | 'vertical',
+ *   onMove(item): called after the focus moved to `item` (a radio group selects it) }
+ * Hidden or disabled items are skipped; keys pressed in a <select> or a text field are theirs.
+ */
+export function rovingTabindex(container, { selector, keys = 'both', onMove }) {
+  const items = () =>
+    [...container.querySelectorAll(selector)].filter(
+      (item) => !item.closest('[hidden]') && !item.disabled,
+    );
+  container.addEventListener('keydown', (event) => {
+    if (event.target.closest('select, input, textarea')) return;
+    const list = items();
+    const index = list.indexOf(event.target.closest(selector));
+    if (index < 0) return;
+    const step = STEPS[keys][event.key];
+    let next = -1;
+    if (step) next = (index + step + list.length) % list.length;
+    else if (event.key === 'Home') next = 0;
+    else if (event.key === 'End') next = list.length - 1;
+    if (next < 0) return;
+    event.preventDefault();
+    markTabStop(list, next);
+    list[next].focus();
+    onMove?.(list[next]);
+  });
+  // A click (or a script) that focuses an item makes it the tab stop.
+  container.addEventListener('focusin', (event) => {
+    const list = items();
+    const index = list.indexOf(event.target.closest(selector));
+    if (index >= 0) markTabStop(list, index);
+  });
+}

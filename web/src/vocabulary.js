@@ -1,0 +1,47 @@
+// The words attnlens's options take, and their defaults, written once. The argument checks, the
+// text helpers, the CLI, the demo and the widget all import them from here, so a new score or
+// granularity is added in one place (and in index.d.ts, whose types spell the same lists).
+//
+// Colour scale names live with the scales themselves (views/colormap.js: SCALE_NAMES), and the
+// mask notation's patterns with the notation (mask-notation.js: MASK_PATTERNS).
+
+/** Score functions, as `options.score` names them. */
+export const SCORES = ['scaled-dot', 'dot', 'cosine', 'additive'];
+export const DEFAULT_SCORE = 'scaled-dot';
+
+/** Kernel strategies: 'auto' picks streaming unless weights or scores are asked for. */
+export const STRATEGIES = ['auto', 'materialized', 'streaming'];
+export const DEFAULT_STRATEGY = 'auto';
+
+/** The options that restrict which keys a query sees (they combine: all must hold). */
+export const MASK_OPTIONS = [
+  'causal',
+  'window',
+  'sparse',
+  'globalTokens',
+  'keyLengths',
+  'keyValid',
+  'mask',
+];
+
+/** Sparse Transformer patterns of `options.sparse.pattern`. */
+export const SPARSE_PATTERNS = ['strided', 'fixed'];
+
+/** How tokenize() splits text. */
+export const GRANULARITIES = ['word', 'char', 'subword'];
+export const DEFAULT_GRANULARITY = 'word';
+
+/** Text-to-attention defaults: analyze(), the CLI, the demo's compute thread, the widget. */
+export const DEFAULT_HEADS = 4;
+export const DEFAULT_HEAD_DIM = 16;
+export const DEFAULT_SEED = 1;
+export const DEFAULT_TEMPERATURE = 1;
+
+/** Views drawn as a picture (canvas or SVG), in the widget and the demo. */
+export const GRAPHIC_VIEWS = ['matrix', 'lines', 'heads'];
+/** Every view of the demo: the pictures and the numbers table. */
+export const VIEWS = [...GRAPHIC_VIEWS, 'numbers'];
+export const DEFAULT_VIEW = 'matrix';
+
+/** Most heads the demo and the widget offer: the head picker and the thumbnails stay legible. */
+export const MAX_PAGE_HEADS = 8;

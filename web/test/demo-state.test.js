@@ -1,0 +1,207 @@
+// The demo's state in the URL (demo/state.js): every setting survives the round trip through the
+// query string, defaults stay out of the link, and a malformed value falls back to its default.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import {
+  HEAD_DIMS,
+  TEMPERATURE_RANGE,
+  TEMPERATURE_STEPS,
+  defaultState,
+  headDimFromSlider,
+  resetState,
+  searchFromState,
+  sliderFromHeadDim,
+  sliderFromTemperature,
+  stateFromSearch,
+  temperatureFromSlider,
+} from '../demo/state.js';
+import { EXAMPLES } from '../demo/examples.js';
+
+const roundTrip = (state) => stateFromSearch(searchFromState(state));
+
+describe('demo URL state', () => {
+  it('writes nothing for the defaults and reads the defaults from nothing', () => {
+    assert.equal(searchFromState(defaultState()), '');
+    assert.deepEqual(stateFromSearch(''), defaultState());
+    assert.deepEqual(stateFromSearch('?'), defaultState());
+  });
+
+  it('round-trips every field set away from its default', () => {
+    const state = {
+      ...defaultState(),
+      mode: 'cross',
+      text: 'I love natural language processing',
+      source: '我爱自然语言处理 & more = "quotes" + plus',
+      heads: 6,
+      head: 5,
+      dk: 64,
+      mask: 'align:1+pad:0,5',
+      compare: 'pad:2',
+      score: 'cosine',
+      temperature: 0.25,
+      granularity: 'char',
+      view: 'numbers',
+      query: 3,
+      key: 0,
+      scale: 'cividis',
+      range: 'unit',
+      orientation: 'horizontal',
+      lang: 'zh',
+      backend: 'wasm',
+    };
+    assert.deepEqual(roundTrip(state), state);
+  });
+
+  it('round-trips each setting on its own', () => {
+    const changes = [
+      { mode: 'cross' },
+      { text: '' },
+      { heads: 8, head: 7 },
+      { dk: 2 },
+      { dk: 128 },
+      { mask: 'local:4' },
+      { mask: 'causal+dilated:1:2+tokens:0,5', compare: 'strided:3' },
+      { compare: 'global' },
+      { score: 'additive' },
+      { temperature: 10 },
+      { temperature: 0.1 },
+      { granularity: 'subword' },
+      { view: 'lines' },
+      { query: 0 },
+      { key: 12 },
+      { orientation: 'vertical' },
+      { backend: 'webgpu' },
+    ];
+    for (const change of changes) {
+      const state = { ...defaultState(), ...change };
+      assert.deepEqual(roundTrip(state), state, JSON.stringify(change));
+    }
+  });
+
+  it('leaves the source out of the link unless the mode is cross', () => {
+    const search = searchFromState({ ...defaultState(), source: 'elsewhere' });
+    assert.equal(search, '');
+    assert.match(searchFromState({ ...defaultState(), mode: 'cross', source: 'x' }), /source=x/);
+  });
+
+  it('uses its short parameter names', () => {
+    const search = searchFromState({
+      ...defaultState(),
+      temperature: 2,
+      granularity: 'char',
+      scale: 'cividis',
+      orientation: 'vertical',
+      query: 1,
+      key: 2,
+      head: 1,
+    });
+    assert.equal(search, '?head=2&t=2&tokens=char&q=1&k=2&colors=cividis&layout=vertical');
+  });
+
+  it('writes masks in their canonical form', () => {
+    const state = stateFromSearch(`?mask=${encodeURIComponent('Local:2 + CAUSAL')}`);
+    assert.equal(state.mask, 'causal+local:2');
+    assert.equal(searchFromState(state), `?mask=${encodeURIComponent('causal+local:2')}`);
+  });
+
+  it('falls back to the default for every malformed value', () => {
+    const defaults = defaultState();
+    const cases = [
+      ['heads=0', { heads: defaults.heads }],
+      ['heads=9', { heads: defaults.heads }],
+      ['heads=2.5', { heads: defaults.heads }],
+      ['heads=2&head=3', { heads: 2, head: 0 }],
+      ['head=0', { head: 0 }],
+      ['q=-3&k=x', { query: -1, key: -1 }],
+      ['mask=bogus', { mask: 'global' }],
+      ['mask=local:x', { mask: 'global' }],
+      ['compare=bogus', { compare: '' }],
+      ['t=100', { temperature: 1 }],
+      ['t=0.01', { temperature: 1 }],
+      ['t=warm', { temperature: 1 }],
+      ['score=cosine-ish', { score: defaults.score }],
+      ['view=3d', { view: defaults.view }],
+      ['tokens=sentence', { granularity: defaults.granularity }],
+      ['colors=rainbow', { scale: defaults.scale }],
+      ['lang=fr', { lang: '' }],
+      ['backend=cuda', { backend: 'auto' }],
+      ['dk=12', { dk: defaults.dk }],
+      ['dk=256', { dk: defaults.dk }],
+    ];
+    for (const [search, expected] of cases) {
+      assert.deepEqual(stateFromSearch(`?${search}`), { ...defaults, ...expected }, search);
+    }
+  });
+
+  it('reduces a mask to what applies between two texts in cross mode', () => {
+    const state = stateFromSearch('?mode=cross&mask=causal%2Blocal:2%2Bpad:1&compare=strided:3');
+    assert.equal(state.mask, 'pad:1');
+    assert.equal(state.compare, 'global');
+    assert.equal(stateFromSearch('?mask=align:3').mask, 'local:3', 'self-attention: a window');
+  });
+
+  it('opens on the Chinese sentence for a Chinese reader, and keeps it out of the link', () => {
+    assert.equal(stateFromSearch('', 'zh').text, EXAMPLES[1].text);
+    assert.equal(stateFromSearch('?lang=zh').text, EXAMPLES[1].text);
+    assert.equal(stateFromSearch('?lang=en', 'zh').text, EXAMPLES[0].text);
+    assert.equal(searchFromState(defaultState('zh'), 'zh'), '');
+    assert.match(searchFromState(defaultState('en'), 'zh'), /^\?text=The\+animal/);
+  });
+
+  it("resets everything but the reader's preferences", () => {
+    const state = {
+      ...defaultState(),
+      mode: 'cross',
+      mask: 'align:1',
+      temperature: 0.2,
+      score: 'dot',
+      granularity: 'char',
+      dk: 64,
+      heads: 8,
+      lang: 'zh',
+      backend: 'wasm',
+      scale: 'cividis',
+      range: 'unit',
+      orientation: 'vertical',
+    };
+    assert.deepEqual(resetState(state, 'zh'), {
+      ...defaultState('zh'),
+      lang: 'zh',
+      backend: 'wasm',
+      scale: 'cividis',
+      range: 'unit',
+      orientation: 'vertical',
+    });
+  });
+});
+
+describe('temperature slider', () => {
+  it('spans the temperature range on a log scale, 1 in the middle', () => {
+    assert.equal(temperatureFromSlider(0), TEMPERATURE_RANGE[0]);
+    assert.equal(temperatureFromSlider(TEMPERATURE_STEPS / 2), 1);
+    assert.equal(temperatureFromSlider(TEMPERATURE_STEPS), TEMPERATURE_RANGE[1]);
+  });
+
+  it('shows a new value at every step, and puts each value back on its step', () => {
+    const shown = new Set();
+    for (let position = 0; position <= TEMPERATURE_STEPS; position++) {
+      const value = temperatureFromSlider(position);
+      shown.add(value.toFixed(2));
+      assert.equal(sliderFromTemperature(value), position, `${position} -> ${value}`);
+    }
+    assert.equal(shown.size, TEMPERATURE_STEPS + 1, [...shown].join(' '));
+    for (const t of [0.2, 0.5, 5]) assert.equal(temperatureFromSlider(sliderFromTemperature(t)), t);
+  });
+});
+
+describe('d_k slider', () => {
+  it('steps through the head sizes the page offers', () => {
+    HEAD_DIMS.forEach((dk, position) => {
+      assert.equal(headDimFromSlider(position), dk);
+      assert.equal(sliderFromHeadDim(dk), position);
+    });
+    assert.equal(headDimFromSlider(99), HEAD_DIMS.at(-1));
+  });
+});

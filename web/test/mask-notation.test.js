@@ -1,0 +1,269 @@
+// The mask notation (src/mask-notation.js) that the demo's URL, the widget's `mask` attribute and
+// the CLI's --mask share: every form parses, writes back the same way, and becomes options the
+// engine's own checks accept; every mistake is a RangeError naming the part.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { checkMaskMatrix } from '../src/checks.js';
+import {
+  MASK_PART_NAMES,
+  MASK_PATTERNS,
+  defaultMask,
+  formatMask,
+  alignedKey,
+  maskForMode,
+  maskOptions,
+  parseMask,
+} from '../src/mask-notation.js';
+
+// Texts in the form formatMask() writes: parsing and writing back gives the same text.
+const CANONICAL = [
+  'global',
+  'causal',
+  'local:0',
+  'local:5',
+  'dilated:2:3',
+  'strided:1',
+  'strided:7',
+  'fixed:4:1',
+  'fixed:4:4',
+  'tokens:0',
+  'tokens:0,3,9',
+  'causal+local:2',
+  'causal+dilated:1:2+tokens:0,5',
+  'strided:3+tokens:0',
+  'causal+fixed:3:2+tokens:2',
+  'align:0',
+  'align:2+pad:1,4',
+  'pad:0',
+  'causal+local:1+tokens:0+pad:3',
+  `local:${Number.MAX_SAFE_INTEGER}`,
+];
+
+// Other spellings of the same masks: aliases, case, spaces, order, repeats, left-out numbers.
+const SPELLINGS = [
+  ['', 'global'],
+  ['full', 'global'],
+  ['global+causal', 'causal'],
+  ['window:3', 'local:3'],
+  ['CAUSAL + Local:2', 'causal+local:2'],
+  ['local:2+causal', 'causal+local:2'],
+  ['causal++local:2+', 'causal+local:2'],
+  ['local', 'local:2'],
+  ['dilated', 'dilated:2:2'],
+  ['dilated:4', 'dilated:4:2'],
+  ['strided', 'strided:3'],
+  ['fixed', 'fixed:3:1'],
+  ['fixed:5', 'fixed:5:1'],
+  ['local:007', 'local:7'],
+  ['global-tokens:2,0', 'tokens:0,2'],
+  ['tokens:3,1,3', 'tokens:1,3'],
+  ['tokens:3+tokens:1', 'tokens:1,3'],
+  ['tokens:1,,2', 'tokens:1,2'],
+  ['pad:4,1,4', 'pad:1,4'],
+  ['align', 'align:2'],
+];
+
+function assertMaskError(text, message, part) {
+  assert.throws(
+    () => parseMask(text),
+    (error) => {
+      assert.ok(error instanceof RangeError, `${text}: ${error}`);
+      assert.equal(error.code, 'out_of_range');
+      assert.equal(error.parameter, 'mask');
+      if (part !== undefined) assert.equal(error.part, part);
+      assert.match(error.message, /^mask: /);
+      assert.match(error.message, message);
+      return true;
+    },
+  );
+}
+
+describe('mask notation', () => {
+  it('writes back every canonical form as it was written', () => {
+    for (const text of CANONICAL) assert.equal(formatMask(parseMask(text)), text);
+  });
+
+  it('round-trips the mask of every form: parse(format(parse(text))) is parse(text)', () => {
+    for (const text of [...CANONICAL, ...SPELLINGS.map(([spelling]) => spelling)]) {
+      const mask = parseMask(text);
+      assert.deepEqual(parseMask(formatMask(mask)), mask, text);
+    }
+  });
+
+  it('reads aliases, any case, spaces, repeats and left-out numbers', () => {
+    for (const [spelling, canonical] of SPELLINGS) {
+      assert.equal(formatMask(parseMask(spelling)), canonical, spelling);
+    }
+    assert.deepEqual(parseMask(undefined), defaultMask());
+    assert.deepEqual(parseMask('global'), defaultMask());
+  });
+
+  it('keeps the numbers of the other patterns at their defaults', () => {
+    const mask = parseMask('causal+strided:5+tokens:4,1');
+    assert.deepEqual(mask, {
+      ...defaultMask(),
+      pattern: 'strided',
+      causal: true,
+      stride: 5,
+      globalTokens: [1, 4],
+    });
+    assert.ok(MASK_PATTERNS.includes(mask.pattern));
+  });
+
+  it('names every part and alias it reads', () => {
+    for (const name of MASK_PART_NAMES) {
+      const text = name.endsWith('tokens') || name === 'pad' ? `${name}:1` : name;
+      assert.doesNotThrow(() => parseMask(text), text);
+    }
+    assert.deepEqual(
+      [...MASK_PART_NAMES].sort(),
+      [
+        'causal',
+        'dilated',
+        'fixed',
+        'full',
+        'global',
+        'global-tokens',
+        'local',
+        'strided',
+        'tokens',
+        'window',
+        'align',
+        'pad',
+      ].sort(),
+    );
+  });
+
+  it('rejects unknown parts, naming them', () => {
+    assertMaskError('bogus:1', /unknown part "bogus:1" \(expected global, causal, /, 'bogus:1');
+    assertMaskError('causal+diagonal', /unknown part "diagonal"/, 'diagonal');
+    assertMaskError(':3', /unknown part ":3"/);
+    assertMaskError('constructor', /unknown part "constructor"/);
+  });
+
+  it('accepts numbers written in digits only', () => {
+    for (const value of ['x', '1e3', '0x10', '2.5', '-1', ' 2', '', '1e21', '9007199254740993']) {
+      assertMaskError(
+        `local:${value}`,
+        /local:.*: expected a non-negative integer for the window, got "/,
+        `local:${value}`,
+      );
+    }
+  });
+
+  it('rejects numbers below their least value', () => {
+    assertMaskError('dilated:2:0', /dilated:2:0: expected a positive integer for the dilation/);
+    assertMaskError('strided:0', /expected a positive integer for the stride, got "0"/);
+    assertMaskError('fixed:0:1', /expected a positive integer for the stride/);
+    assertMaskError('fixed:3:0', /expected a positive integer for the summary/);
+    assertMaskError('fixed:3:4', /fixed:3:4: the summary \(4\) must be at most the stride \(3\)/);
+  });
+
+  it('rejects extra numbers, a second pattern and empty token lists', () => {
+    assertMaskError('local:1:2', /local:1:2: expected at most 1 value after "local"/);
+    assertMaskError('causal:1', /causal:1: expected no value after "causal"/);
+    assertMaskError('fixed:3:1:1', /expected at most 2 values after "fixed"/);
+    assertMaskError(
+      'local:1+dilated:2:2',
+      /dilated:2:2: only one local or dilated window or sparse pattern can be given \(local:1 is/,
+      'dilated:2:2',
+    );
+    assertMaskError('strided:2+fixed:2:1', /only one local or dilated window or sparse pattern/);
+    assertMaskError('tokens', /tokens: expected positions after "tokens:"/);
+    assertMaskError(
+      'global-tokens:',
+      /expected positions after "global-tokens:", e.g. global-tokens:0,3/,
+    );
+    assertMaskError('tokens:1:2', /expected positions/);
+    assertMaskError(
+      'tokens:1,x',
+      /tokens:1,x: expected a non-negative integer for the global token/,
+    );
+  });
+});
+
+describe('maskOptions', () => {
+  it('gives the engine options of each pattern', () => {
+    const cases = [
+      ['global', {}],
+      ['causal', { causal: true }],
+      ['local:2', { window: 2 }],
+      ['dilated:2:3', { window: { before: 2, after: 2, dilation: 3 } }],
+      ['strided:4', { sparse: { pattern: 'strided', stride: 4 } }],
+      [
+        'causal+fixed:4:2+tokens:0,3',
+        {
+          causal: true,
+          sparse: { pattern: 'fixed', stride: 4, summary: 2 },
+          globalTokens: [0, 3],
+        },
+      ],
+    ];
+    for (const [text, options] of cases)
+      assert.deepEqual(maskOptions(parseMask(text)), options, text);
+  });
+
+  it('fits sizes to the text when given its lengths', () => {
+    assert.deepEqual(maskOptions(parseMask('local:50'), 5), { window: 5 });
+    assert.deepEqual(maskOptions(parseMask('dilated:9:9'), 3, 4), {
+      window: { before: 4, after: 4, dilation: 4 },
+    });
+    assert.deepEqual(maskOptions(parseMask('fixed:9:6'), 4), {
+      sparse: { pattern: 'fixed', stride: 4, summary: 4 },
+    });
+    assert.deepEqual(maskOptions(parseMask('tokens:1,7'), 5), { globalTokens: [1] });
+    assert.deepEqual(maskOptions(parseMask('tokens:7'), 5), {});
+  });
+
+  it('spells out an alignment window and key padding per position', () => {
+    // 3 target rows over 7 source keys: aligned keys 0, 3, 6, one key either side.
+    const { mask } = maskOptions(parseMask('align:1'), 3, 7);
+    assert.deepEqual([...mask].join(''), ['1100000', '0011100', '0000011'].join(''));
+    assert.deepEqual(
+      [0, 1, 2, 3].map((r) => alignedKey(r, 4, 4)),
+      [0, 1, 2, 3],
+    );
+    assert.equal(alignedKey(0, 1, 5), 2, 'a single query is aligned with the middle');
+    const { keyValid } = maskOptions(parseMask('pad:0,2,9'), 2, 4);
+    assert.deepEqual([...keyValid], [0, 1, 0, 1]);
+    assert.deepEqual(maskOptions(parseMask('pad:9'), 2, 4), {}, 'padding past the end is dropped');
+    assert.throws(() => maskOptions(parseMask('align:2')), /mask: align:2: needs the texts/);
+    assert.throws(() => maskOptions(parseMask('pad:1')), /mask: pad:1: needs the texts/);
+  });
+
+  it('keeps only what applies between two texts in cross-attention', () => {
+    const cross = (text) => formatMask(maskForMode(parseMask(text), 'cross'));
+    assert.equal(cross('causal+local:2+tokens:0'), 'global');
+    assert.equal(cross('strided:3+pad:1'), 'pad:1');
+    assert.equal(cross('align:3+pad:0'), 'align:3+pad:0');
+    const self = (text) => formatMask(maskForMode(parseMask(text), 'self'));
+    assert.equal(self('align:3+pad:0'), 'local:3+pad:0');
+    assert.equal(self('causal+strided:3+tokens:1'), 'causal+strided:3+tokens:1');
+  });
+
+  it('fits nothing without lengths', () => {
+    assert.deepEqual(maskOptions(parseMask('local:50+tokens:99')), {
+      window: 50,
+      globalTokens: [99],
+    });
+  });
+
+  it('gives options the engine accepts for every form, once fitted to the text', () => {
+    for (const text of [...CANONICAL, ...SPELLINGS.map(([spelling]) => spelling)]) {
+      for (const [queryLength, keyLength] of [
+        [1, 1],
+        [3, 3],
+        [9, 9],
+        [2, 7],
+      ]) {
+        const options = maskOptions(parseMask(text), queryLength, keyLength);
+        assert.doesNotThrow(
+          () => checkMaskMatrix({ queryLength, keyLength, ...options }),
+          `${text} at ${queryLength}x${keyLength}`,
+        );
+      }
+    }
+  });
+});
