@@ -204,8 +204,8 @@ test('config.json: an unsupported model_type names it and the supported ones; ba
 });
 
 test('a model too large for wasm memory is refused before anything is allocated', async () => {
-  // GPT-2 XL's widths at f32 (1.56 billion parameters, 5.8 GiB): the tiny checkpoint's tensors never
-  // get read, the size check comes first.
+  // GPT-2 XL's widths at f32 (1.56 billion parameters, 5.8 GiB): the tiny checkpoint's tensors
+  // never get read, the size check comes first.
   const huge = withConfig('gpt2', (c) => ({
     ...c,
     n_embd: 1600,
@@ -217,8 +217,11 @@ test('a model too large for wasm memory is refused before anything is allocated'
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'model',
-    message:
-      /needs \d+\.\d+ GiB \(1556024000 parameters.*more than the .* of memory available \(a wasm32 module addresses at most 2 GiB\); f16 storage halves the matrices/,
+    message: new RegExp(
+      String.raw`needs \d+\.\d+ GiB \(1556024000 parameters.*more than the .* of memory ` +
+        String.raw`available \(a wasm32 module addresses at most 2 GiB\); ` +
+        'f16 storage halves the matrices',
+    ),
   });
 });
 

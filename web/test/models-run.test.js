@@ -53,7 +53,7 @@ before(async () => {
 
 for (const name of MODELS) {
   for (const format of ['safetensors', 'bin']) {
-    test(`${name} from ${format}: attention of every layer and head, and the logits, match PyTorch`, () => {
+    test(`${name} from ${format}: each layer's and head's attention and the logits`, () => {
       const cases = runs.map((run, i) => ({ run, expected: reference[i] }));
       const mine = cases.filter(({ run }) => run.name === name && run.format === format);
       assert.ok(mine.length > 0);
