@@ -174,7 +174,7 @@ test('a missing tensor and a NaN weight are named by their checkpoint keys', asy
   });
 });
 
-test('config.json: an unknown model_type names it and the supported ones; bad fields too', async () => {
+test('config.json: an unknown model_type, and bad fields, are named', async () => {
   await rejects(loadModel(withConfig('gpt2', (c) => ({ ...c, model_type: 'llama' }))), {
     name: 'RangeError',
     code: 'out_of_range',
