@@ -11,7 +11,7 @@ import { tinyModel } from './support/tiny-models.mjs';
 const BIN = fileURLToPath(new URL('../bin/attnlens.js', import.meta.url));
 const cli = (...args) => spawnSync('node', [BIN, ...args], { encoding: 'utf8' });
 
-test('prints the chosen head of the chosen layer as a heatmap, then the next-token predictions', () => {
+test("prints the chosen layer's head as a heatmap, then the next-token predictions", () => {
   const r = cli(
     '--model',
     tinyModel('gpt-neo'),

@@ -116,7 +116,7 @@ test('run() options are checked: unknown keys, types, ranges, notation, pairs', 
   assert.equal(ok.predictions.length, 3);
 });
 
-test('a BertModel checkpoint (no MLM head) gives attention but no predictions or logits', async () => {
+test('a BertModel checkpoint (no MLM head): attention, no predictions, no logits', async () => {
   const base = await loadModel(tinyModel('bert-base'), { attention });
   assert.equal(base.info.predicts, false);
   const run = await base.run('the cat [MASK] on the mat');
@@ -150,7 +150,7 @@ test('loadModel options are checked before anything loads', async () => {
   });
 });
 
-test('a tensor whose shape the config does not imply names the tensor and both shapes', async () => {
+test('a tensor of a shape the config does not imply: the tensor and both shapes', async () => {
   await rejects(loadModel(tinyModel('gpt2-bad-shape')), {
     name: 'RangeError',
     code: 'shape_mismatch',

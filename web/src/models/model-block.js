@@ -50,7 +50,8 @@ function firstDifference(ours, theirs, what) {
   const length = Math.max(ours.length, theirs.length);
   for (let i = 0; i < length; i++) {
     if (ours[i] !== theirs[i]) {
-      return `${what}[${i}] is '${theirs[i] ?? '(none)'}' in the module, '${ours[i] ?? '(none)'}' here`;
+      const named = (list) => `'${list[i] ?? '(none)'}'`;
+      return `${what}[${i}] is ${named(theirs)} in the module, ${named(ours)} here`;
     }
   }
   return '';

@@ -1,7 +1,8 @@
 // A real-model run in headless Chromium: the unbundled package in a page (its dependencies
 // through the import map of models-loading.html, the loading tests' page) and a bundled module
-// worker, each loading a tiny checkpoint from a folder URL of the page's own server. Both compute what Node computes: the same bits on wasm-simd, within
-// rounding on the page's default (wasm-relaxed: fused multiply-adds).
+// worker, each loading a tiny checkpoint from a folder URL of the page's own server. Both
+// compute what Node computes: the same bits on wasm-simd, within rounding on the page's default
+// (wasm-relaxed: fused multiply-adds).
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -61,7 +61,8 @@ export function activation(config, key, fallback) {
   if (typeof value !== 'string' || !(value in ACTIVATIONS)) {
     throw rangeError(
       FILE,
-      `${key} ${describe(value)} is not supported (supported: ${Object.keys(ACTIVATIONS).join(', ')})`,
+      `${key} ${describe(value)} is not supported ` +
+        `(supported: ${Object.keys(ACTIVATIONS).join(', ')})`,
     );
   }
   return ACTIVATIONS[value];
