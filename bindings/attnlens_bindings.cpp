@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "attnlens/attnlens.h"
+#include "block_reader.h"
 #include "call_block.h"
 
 namespace {
@@ -31,59 +32,9 @@ using emscripten::val;
 using CallResult = val;  // undefined, or { error }
 namespace cb = attnlens_bindings;
 
-std::int64_t to_int(double d, const char* name) {
-  if (!std::isfinite(d) || d != std::trunc(d) || std::fabs(d) > 9007199254740991.0) {
-    throw attnlens::RangeError(name, "must be an integer, got " + std::to_string(d));
-  }
-  return static_cast<std::int64_t>(d);
-}
-
-// Reads (and checks) the values of one call block; writes its results.
-class CallBlock {
- public:
-  explicit CallBlock(std::uintptr_t address) : slots_(reinterpret_cast<double*>(address)) {
-    if (address == 0 || address % alignof(double) != 0) {
-      throw attnlens::InvalidArgumentError("block", "needs the address of a call block of doubles");
-    }
-  }
-
-  double number(cb::Slot slot) const { return slots_[slot]; }
-  std::int64_t integer(cb::Slot slot, const char* name) const { return to_int(slots_[slot], name); }
-  void set(cb::Slot slot, double value) { slots_[slot] = value; }
-
-  // An array's view, empty when its address is 0. The address must be aligned for T and the
-  // whole range inside wasm memory.
-  template <typename T>
-  attnlens::Span<T> array(cb::Array which, const char* name) const {
-    const double* entry = slots_ + cb::kSlotCount + 2 * which;
-    const std::int64_t address = to_int(entry[0], name);
-    const std::int64_t length = to_int(entry[1], name);
-    if (address == 0) {
-      if (length != 0)
-        throw attnlens::InvalidArgumentError(name, "has a length but no wasm address");
-      return {};
-    }
-    const auto heap = static_cast<std::int64_t>(emscripten_get_heap_size());
-    if (address < 0 || length < 0 || address % static_cast<std::int64_t>(alignof(T)) != 0 ||
-        length > (heap - address) / static_cast<std::int64_t>(sizeof(T))) {
-      throw attnlens::InvalidArgumentError(name, "is not an aligned range of wasm memory");
-    }
-    return {reinterpret_cast<T*>(static_cast<std::uintptr_t>(address)),
-            static_cast<std::size_t>(length)};
-  }
-
-  // A list of integers stored as doubles.
-  std::vector<std::int64_t> integers(cb::Array which, const char* name) const {
-    const attnlens::Span<const double> values = array<const double>(which, name);
-    std::vector<std::int64_t> out;
-    out.reserve(values.size);
-    for (double v : values) out.push_back(to_int(v, name));
-    return out;
-  }
-
- private:
-  double* slots_;
-};
+using cb::CallBlock;
+using cb::mask_spec;
+using cb::name_list;
 
 attnlens::ScoreFunction score_function(const CallBlock& block) {
   switch (block.integer(cb::kScore, "score")) {
@@ -125,38 +76,6 @@ double strategy_code(attnlens::Strategy s) {
   return cb::kAuto;
 }
 
-// Everything of the mask (the MaskSpec owns copies of the integer lists).
-attnlens::MaskSpec mask_spec(const CallBlock& block) {
-  attnlens::MaskSpec m;
-  m.causal = block.number(cb::kCausal) != 0;
-  const std::int64_t dilation = block.integer(cb::kWindowDilation, "window.dilation");
-  if (dilation != 0) {
-    m.window = attnlens::LocalWindow{block.integer(cb::kWindowBefore, "window.before"),
-                                     block.integer(cb::kWindowAfter, "window.after"), dilation};
-  }
-  switch (block.integer(cb::kSparsePattern, "sparse.pattern")) {
-    case cb::kSparseNone:
-      break;
-    case cb::kSparseStrided:
-      m.sparse.pattern = attnlens::SparsePattern::kStrided;
-      break;
-    case cb::kSparseFixed:
-      m.sparse.pattern = attnlens::SparsePattern::kFixed;
-      break;
-    default:
-      throw attnlens::InvalidArgumentError("sparse.pattern", "unknown pattern code");
-  }
-  if (m.sparse.pattern != attnlens::SparsePattern::kNone) {
-    m.sparse.stride = block.integer(cb::kSparseStride, "sparse.stride");
-    m.sparse.summary = block.integer(cb::kSparseSummary, "sparse.summary");
-  }
-  m.global_tokens = block.integers(cb::kGlobalTokens, "globalTokens");
-  m.key_lengths = block.integers(cb::kKeyLengths, "keyLengths");
-  m.key_valid = block.array<const unsigned char>(cb::kKeyValid, "keyValid");
-  m.custom = block.array<const unsigned char>(cb::kCustomMask, "mask");
-  return m;
-}
-
 attnlens::AttentionOptions attention_options(const CallBlock& block) {
   attnlens::AttentionOptions opt;
   opt.score = score_function(block);
@@ -189,32 +108,14 @@ void write_stats(CallBlock& block, const attnlens::AttentionStats& stats) {
   block.set(cb::kResultThreads, stats.threads);
 }
 
-CallResult error_object(const char* kind, const std::string& parameter,
-                        const std::string& message) {
-  val e = val::object();
-  e.set("kind", kind);
-  e.set("parameter", parameter);
-  e.set("message", message);
-  val r = val::object();
-  r.set("error", e);
-  return r;
-}
-
 // Runs `body` on the block at `address`, turning every C++ failure into an { error } result.
 template <typename Body>
 CallResult guarded(std::uintptr_t address, Body&& body) {
-  try {
+  return cb::guarded([&] {
     CallBlock block(address);
     body(block);
     return val::undefined();
-  } catch (const attnlens::Error& e) {
-    return error_object(attnlens::error_kind_name(e.kind()), e.parameter(), e.what());
-  } catch (const std::bad_alloc&) {
-    return error_object("out_of_memory", "memory",
-                        "memory: the wasm heap cannot grow enough for this call");
-  } catch (const std::exception& e) {
-    return error_object("internal", "", e.what());
-  }
+  });
 }
 
 // _attention(block): q, k, v, output, weights?, scores? -> stats in the block.
@@ -281,13 +182,6 @@ CallResult working_set_bytes(std::uintptr_t address) {
     block.set(cb::kResultBytes, static_cast<double>(attnlens::working_set_bytes(
                                     attention_shape(block), strategy(block), opt)));
   });
-}
-
-template <std::size_t N>
-val name_list(const char* const (&names)[N]) {
-  val list = val::array();
-  for (std::size_t i = 0; i < N; ++i) list.set(i, val(names[i]));
-  return list;
 }
 
 // The call block's layout by name, { slots, arrays, scores, strategies, sparsePatterns }, each a

@@ -104,7 +104,9 @@ fi
 if want web-package; then
   step "npm package (web/): wasm modules, node:test suite, types (with and without the DOM lib), npm pack test, bundles of esbuild, Rollup, Vite and webpack in Chromium, size"
   ensure_packages chromium  # the bundle smoke test runs the bundles in headless Chromium
-  ensure_packages python3-torch  # the model-file tests make PyTorch checkpoints with torch.save
+  # The model tests make PyTorch checkpoints (torch.save, tests/models/make_tiny_models.py) and
+  # check the forward pass against tests/models/reference.py.
+  ensure_packages python3-torch
   ./scripts/build-wasm.sh
   (
     cd web
@@ -120,6 +122,7 @@ fi
 if want web-browser; then
   step "demo and widget in headless Chromium: production build (web/dist), then the browser tests"
   ensure_packages chromium fonts-wqy-microhei
+  ensure_packages python3-torch  # the tiny models the model tests run (tests/models/)
   if ! wasm_modules_built; then
     ./scripts/build-wasm.sh
   fi

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <sstream>
+#include <string>
 
 #include "attnlens/errors.h"
 #include "parallel.h"
@@ -91,17 +91,18 @@ void require_product_length(std::size_t actual, const char* name, const char* sy
   }
 }
 
+// Built with std::to_string rather than an ostringstream: streams pull libc++'s locale and
+// iostream machinery into the wasm module (about 100 KiB, a third of it).
 std::string product_text(std::initializer_list<std::int64_t> factors) {
-  std::ostringstream s;
+  std::string s;
   std::int64_t p = 1;
-  bool first = true;
   for (auto f : factors) {
-    s << (first ? "" : "*") << f;
-    first = false;
+    if (!s.empty()) s += '*';
+    s += std::to_string(f);
     p *= f;
   }
-  if (factors.size() > 1) s << " = " << p;
-  return s.str();
+  if (factors.size() > 1) s += " = " + std::to_string(p);
+  return s;
 }
 
 void validate_shape(const AttentionShape& shape) {

@@ -8,6 +8,12 @@ import { analyze, analyzePair } from '../src/analyze.js';
 import { UsageError, USAGE, detectColorMode, parseCommandLine } from '../src/cli/arguments.js';
 import { renderHeatmap } from '../src/cli/heatmap.js';
 import { DEFAULT_WIDTH, wrapItems } from '../src/cli/layout.js';
+import {
+  MODEL_USAGE,
+  isModelCommand,
+  parseModelCommand,
+  runModelCommand,
+} from '../src/cli/model-command.js';
 import { fitToWidth, sanitize, displayWidth } from '../src/cli/terminal-text.js';
 import {
   DEFAULT_GRANULARITY,
@@ -127,10 +133,34 @@ function textReport(command, result, queryTokens, keyTokens, shownHeads, colorMo
   return lines.join('\n');
 }
 
+// --model: a real checkpoint instead of the seeded layer (src/cli/model-command.js).
+async function modelMain(argv) {
+  const command = parseModelCommand(argv);
+  if (command.help) {
+    process.stdout.write(`${MODEL_USAGE}\n`);
+    return;
+  }
+  const onProgress = process.stderr.isTTY
+    ? ({ file, totalLoaded, totalBytes }) =>
+        process.stderr.write(
+          `\r${file}: ${(totalLoaded / 2 ** 20).toFixed(1)}` +
+            `${totalBytes ? ` of ${(totalBytes / 2 ** 20).toFixed(1)}` : ''} MiB `,
+        )
+    : undefined;
+  const output = await runModelCommand(command, {
+    colorMode: command.color ?? detectColorMode(process.env, process.stdout),
+    width: process.stdout.isTTY ? process.stdout.columns : Infinity,
+    onProgress,
+  });
+  if (onProgress) process.stderr.write('\n');
+  process.stdout.write(`${output}\n`);
+}
+
 async function main(argv) {
+  if (isModelCommand(argv)) return modelMain(argv);
   const command = parseCommandLine(argv);
   if (command.help) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${USAGE}\n\n${MODEL_USAGE}\n`);
     return;
   }
   if (command.version) {
@@ -181,8 +211,13 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`attnlens: ${error.message}\n\n${USAGE}\n`);
+      const usage = isModelCommand(process.argv.slice(2)) ? MODEL_USAGE : USAGE;
+      process.stderr.write(`attnlens: ${error.message}\n\n${usage}\n`);
       process.exitCode = 2;
+    } else if (typeof error?.code === 'string' && typeof error.parameter === 'string') {
+      // attnlens' own errors (a missing file, a bad checkpoint) say what is wrong: no stack.
+      process.stderr.write(`attnlens: ${error.message}\n`);
+      process.exitCode = 1;
     } else {
       process.stderr.write(`attnlens: ${error.stack ?? error}\n`);
       process.exitCode = 1;

@@ -95,6 +95,8 @@ try {
     'widget.d.ts',
     'src/models/files/index.js',
     'src/models/tokenizer.js',
+    'src/models/index.js',
+    'models.d.ts',
   ]) {
     assert.ok(files.includes(required), `the tarball lacks ${required}`);
   }
@@ -218,7 +220,10 @@ try {
     const attn = await createAttention();
     const x = new Float32Array(4);
     const r: AttentionResult = await attn.attention(x, x, x, { heads: 1, headDim: 4 });
-    export const length: number = r.output.length;`,
+    export const length: number = r.output.length;
+    import { loadModel, type ModelRun } from 'attnlens/models';
+    const run: ModelRun = await (await loadModel('gpt2')).run('hello');
+    export const heads: Float32Array = run.attention;`,
   );
   writeFileSync(
     join(project, 'tsconfig.json'),
@@ -263,6 +268,34 @@ try {
   );
   assert.ok(widgetModules.includes('node_modules/attnlens/src/i18n/strings/zh.js'));
   console.log(`installed package: the widget's ${widgetModules.length} modules all resolve`);
+
+  // attnlens/models from the installed package (its dependencies resolved by npm): a tiny GPT-2
+  // from tests/models/make_tiny_models.py, through the API and the CLI.
+  const models = join(work, 'tiny-models');
+  run('/usr/bin/python3', [join(web, '..', 'tests', 'models', 'make_tiny_models.py'), models], web);
+  writeFileSync(
+    join(project, 'model.mjs'),
+    `
+    import { loadModel } from 'attnlens/models';
+    const model = await loadModel(process.argv[2]);
+    const run = await model.run('The quick brown fox');
+    console.log(JSON.stringify({ layers: model.info.layers, n: run.tokens.length,
+      attention: run.attention.length, top: run.predictions.length }));`,
+  );
+  const modelRun = JSON.parse(
+    run('node', ['model.mjs', join(models, 'gpt2.safetensors')], project),
+  );
+  assert.equal(modelRun.attention, modelRun.layers * 3 * modelRun.n * modelRun.n);
+  assert.equal(modelRun.top, 10);
+  const modelCli = JSON.parse(
+    run(
+      join(project, 'node_modules', '.bin', 'attnlens'),
+      ['--model', join(models, 'bert.bin'), 'the cat [MASK] on the mat', '--json'],
+      project,
+    ),
+  );
+  assert.equal(modelCli.predictions[0].position, 3);
+  console.log('installed package: attnlens/models runs a tiny checkpoint, by the API and the CLI');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

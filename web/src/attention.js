@@ -62,6 +62,17 @@ export class BackendChangeEvent extends Event {
   }
 }
 
+// Package-internal (not exported by index.js): an instance's wasm backend, which attnlens/models
+// runs its forward pass in; through this rather than a public getter, so the backend stays an
+// implementation detail. Throws once the instance is disposed.
+const wasmBackends = new WeakMap();
+
+export function wasmBackendOf(instance, what) {
+  const get = wasmBackends.get(instance);
+  if (!get) throw new TypeError(`${what}: expected an instance from createAttention()`);
+  return get(what);
+}
+
 export class Attention extends EventTarget {
   #backends;
   #disposedName = '';
@@ -70,6 +81,7 @@ export class Attention extends EventTarget {
   constructor(backends) {
     super();
     this.#backends = backends;
+    wasmBackends.set(this, (what) => this.#live(what).wasm);
   }
 
   /**

@@ -22,6 +22,16 @@ import {
   type Token,
 } from 'attnlens';
 import { AttnLensElement, sharedEngine } from 'attnlens/widget';
+import {
+  loadModel,
+  SUPPORTED_MODEL_TYPES,
+  type MaskPrediction,
+  type Model,
+  type ModelInfo,
+  type ModelRun,
+  type ModelToken,
+  type TokenPrediction,
+} from 'attnlens/models';
 
 async function engine(): Promise<void> {
   const attn: Attention = await createAttention({
@@ -165,3 +175,35 @@ async function widget(): Promise<void> {
 }
 void widget;
 void threads;
+
+// The models entry: loading options, the run result and the info.
+async function models(): Promise<void> {
+  const model: Model = await loadModel('roneneldan/TinyStories-1M', {
+    revision: 'main',
+    dtype: 'f16',
+    onProgress: ({ file, loaded, total }) => void [file, loaded, total],
+    attention: await createAttention({ backend: 'wasm-simd', threads: 1 }),
+  });
+  const info: ModelInfo = model.info;
+  const masks: readonly string[] = info.layerMasks;
+  const run: ModelRun = await model.run('Once upon a time', {
+    masks: 'causal+local:2',
+    topK: 5,
+    returnLogits: true,
+  });
+  const weights: Float32Array = run.attention;
+  const logits: Float32Array | undefined = run.logits;
+  const first: TokenPrediction | MaskPrediction | undefined = run.predictions[0];
+  const token: ModelToken = run.tokens[0];
+  const types: readonly string[] = SUPPORTED_MODEL_TYPES;
+  void [masks, weights, logits, first, token.start, types];
+  await model.run('the cat [MASK]', { masks: ['global', 'causal'], pair: 'a dog', truncate: true });
+  // @ts-expect-error dtype is 'f32' or 'f16'
+  await loadModel('gpt2', { dtype: 'bf16' });
+  // @ts-expect-error the engine is an instance, not createAttention's options
+  await loadModel('gpt2', { attention: { backend: 'wasm' } });
+  // @ts-expect-error masks are strings in the mask notation
+  await model.run('x', { masks: 3 });
+  model.dispose();
+}
+void models;

@@ -1,0 +1,228 @@
+// The raw model functions (attnlens/models/transformer.h), registered under `_names`:
+//
+//   _modelBlockLayout()            the names of both blocks' slots, arrays and codes
+//   _modelCreate(block)            config -> handle (a number), or { error }
+//   _modelWeights(handle)          [{ name, shape, dtype, transposed, elements, address }]: where
+//                                  JavaScript writes each tensor, straight into wasm memory
+//   _modelFinalize(handle)         after every weight is written (transposes, checks finite)
+//   _modelLayerMask(handle, layer) a layer's own mask: { causal, windowBefore, windowAfter }
+//   _modelForward(handle, block)   one forward pass into the block's output arrays
+//   _modelDestroy(handle)          frees the model
+//
+// Handles are small integers looked up in a table, never pointers, so a stale or made-up handle
+// is an error value, not undefined behaviour. Errors are values as in attnlens_bindings.cpp.
+#include <emscripten/bind.h>
+#include <emscripten/heap.h>
+#include <emscripten/val.h>
+#include <malloc.h>
+
+#include <cmath>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnlens/models/transformer.h"
+#include "block_reader.h"
+#include "models/model_block.h"
+
+namespace {
+
+using emscripten::val;
+namespace cb = attnlens_bindings;
+namespace mb = attnlens_bindings::models;
+using attnlens::models::Transformer;
+using CreateBlock = cb::BlockReader<mb::CreateSlot, mb::CreateArray, mb::kCreateSlotCount>;
+using ForwardBlock = cb::BlockReader<mb::ForwardSlot, mb::ForwardArray, mb::kForwardSlotCount>;
+
+// Live models by handle - 1; a disposed model leaves an empty slot (handles are never reused).
+std::vector<std::unique_ptr<Transformer>>& models() {
+  static std::vector<std::unique_ptr<Transformer>> table;
+  return table;
+}
+
+std::unique_ptr<Transformer>& slot_of(double handle) {
+  const double index = handle - 1;
+  if (!(index >= 0 && index < static_cast<double>(models().size())) || index != std::trunc(index) ||
+      !models()[static_cast<std::size_t>(index)]) {
+    throw attnlens::InvalidArgumentError("model", "no such model (it was disposed)");
+  }
+  return models()[static_cast<std::size_t>(index)];
+}
+
+Transformer& model_of(double handle) { return *slot_of(handle); }
+
+val slots_and_arrays(val slots, val arrays) {
+  val block = val::object();
+  block.set("slots", slots);
+  block.set("arrays", arrays);
+  return block;
+}
+
+// { create: { slots, arrays }, forward: { slots, arrays }, architectures, activations, dtypes },
+// each a list of names in index order.
+val block_layout() {
+  val layout = val::object();
+  layout.set("create", slots_and_arrays(cb::name_list(mb::kCreateSlotNames),
+                                        cb::name_list(mb::kCreateArrayNames)));
+  layout.set("forward", slots_and_arrays(cb::name_list(mb::kForwardSlotNames),
+                                         cb::name_list(mb::kForwardArrayNames)));
+  layout.set("architectures", cb::name_list(mb::kArchitectureNames));
+  layout.set("activations", cb::name_list(mb::kActivationNames));
+  layout.set("dtypes", cb::name_list(mb::kDtypeNames));
+  return layout;
+}
+
+// The core's value for each code, in the order of the code lists in model_block.h.
+constexpr attnlens::models::Architecture kArchitectures[] = {
+    attnlens::models::Architecture::kGpt2, attnlens::models::Architecture::kGptNeo,
+    attnlens::models::Architecture::kBert};
+constexpr attnlens::models::Activation kActivations[] = {attnlens::models::Activation::kGeluTanh,
+                                                         attnlens::models::Activation::kGeluErf};
+constexpr attnlens::models::WeightDtype kDtypes[] = {attnlens::models::WeightDtype::kF32,
+                                                     attnlens::models::WeightDtype::kF16};
+static_assert(std::size(kArchitectures) == std::size(mb::kArchitectureNames));
+static_assert(std::size(kActivations) == std::size(mb::kActivationNames));
+static_assert(std::size(kDtypes) == std::size(mb::kDtypeNames));
+
+const char* dtype_name(attnlens::models::WeightDtype dtype) {
+  for (std::size_t i = 0; i < std::size(kDtypes); ++i) {
+    if (kDtypes[i] == dtype) return mb::kDtypeNames[i];
+  }
+  return "";
+}
+
+template <typename Enum, std::size_t N>
+Enum code(const CreateBlock& block, mb::CreateSlot slot, const char* name,
+          const Enum (&values)[N]) {
+  const std::int64_t value = block.integer(slot, name);
+  if (value < 0 || value >= static_cast<std::int64_t>(N)) {
+    throw attnlens::InvalidArgumentError(name, "unknown code " + std::to_string(value));
+  }
+  return values[value];
+}
+
+attnlens::models::TransformerConfig read_config(const CreateBlock& block) {
+  using namespace attnlens::models;
+  TransformerConfig c;
+  c.architecture = code(block, mb::kArchitecture, "architecture", kArchitectures);
+  c.layers = block.integer(mb::kLayers, "layers");
+  c.heads = block.integer(mb::kHeads, "heads");
+  c.hidden = block.integer(mb::kHidden, "hidden");
+  c.intermediate = block.integer(mb::kIntermediate, "intermediate");
+  c.vocab = block.integer(mb::kVocab, "vocab");
+  c.max_positions = block.integer(mb::kMaxPositions, "maxPositions");
+  c.token_types = block.integer(mb::kTypeVocabSize, "typeVocabSize");
+  c.layer_norm_eps = static_cast<float>(block.number(mb::kLayerNormEps));
+  c.activation = code(block, mb::kActivation, "activation", kActivations);
+  c.scale_attn_weights = block.number(mb::kScaleAttnWeights) != 0;
+  c.scale_attn_by_inverse_layer_idx = block.number(mb::kScaleAttnByInverseLayerIdx) != 0;
+  c.lm_head = block.number(mb::kLmHead) != 0;
+  c.matrix_dtype = code(block, mb::kMatrixDtype, "matrixDtype", kDtypes);
+  c.local_windows = block.integers(mb::kLocalWindows, "localWindows");
+  return c;
+}
+
+// What the wasm heap can still be grown into: its maximum minus what is allocated.
+std::int64_t heap_room() {
+  const auto used = static_cast<std::int64_t>(mallinfo().uordblks);
+  return static_cast<std::int64_t>(emscripten_get_heap_max()) - used;
+}
+
+val create(std::uintptr_t address) {
+  return cb::guarded([&] {
+    CreateBlock block(address);
+    const std::int64_t limit = block.integer(mb::kMemoryLimit, "memoryLimit");
+    auto model = std::make_unique<Transformer>(read_config(block), limit > 0 ? limit : heap_room());
+    block.set(mb::kResultParameters, static_cast<double>(model->size().parameters));
+    block.set(mb::kResultWeightBytes, static_cast<double>(model->size().weight_bytes));
+    models().push_back(std::move(model));
+    return val(static_cast<double>(models().size()));
+  });
+}
+
+val weights(double handle) {
+  return cb::guarded([&] {
+    Transformer& model = model_of(handle);
+    val list = val::array();
+    for (std::size_t i = 0; i < model.weights().size(); ++i) {
+      const attnlens::models::WeightInfo& w = model.weights()[i];
+      val shape = val::array();
+      for (std::size_t d = 0; d < w.shape.size(); ++d)
+        shape.set(d, static_cast<double>(w.shape[d]));
+      val entry = val::object();
+      entry.set("name", w.name);
+      entry.set("shape", shape);
+      entry.set("dtype", dtype_name(w.dtype));
+      entry.set("transposed", w.transposed);
+      entry.set("elements", static_cast<double>(w.elements));
+      entry.set("address", static_cast<double>(reinterpret_cast<std::uintptr_t>(
+                               model.weight_data(static_cast<std::int64_t>(i)))));
+      list.set(i, entry);
+    }
+    return list;
+  });
+}
+
+val finalize(double handle) {
+  return cb::guarded([&] {
+    model_of(handle).finalize();
+    return val::undefined();
+  });
+}
+
+val layer_mask(double handle, double layer) {
+  return cb::guarded([&] {
+    const attnlens::MaskSpec mask = model_of(handle).layer_mask(cb::to_int(layer, "layer"));
+    val m = val::object();
+    m.set("causal", mask.causal);
+    m.set("windowBefore", mask.window ? static_cast<double>(mask.window->before) : -1.0);
+    m.set("windowAfter", mask.window ? static_cast<double>(mask.window->after) : -1.0);
+    return m;
+  });
+}
+
+val forward(double handle, std::uintptr_t address) {
+  return cb::guarded([&] {
+    const Transformer& model = model_of(handle);
+    ForwardBlock block(address);
+    attnlens::models::ForwardOptions options;
+    options.threads = block.integer(mb::kThreads, "threads");
+    options.logit_positions = block.integers(mb::kLogitPositions, "logitPositions");
+    for (std::int64_t mask_block : block.integers(mb::kMasks, "masks")) {
+      options.masks.push_back(
+          cb::mask_spec(cb::CallBlock(static_cast<std::uintptr_t>(mask_block))));
+    }
+    const attnlens::models::ForwardInputs in{
+        block.array<const std::int32_t>(mb::kTokenIds, "tokenIds"),
+        block.array<const std::int32_t>(mb::kTokenTypes, "tokenTypes")};
+    const attnlens::models::ForwardOutputs out{
+        block.array<float>(mb::kAttention, "attention"), block.array<float>(mb::kLogits, "logits"),
+        block.array<float>(mb::kHiddenStates, "hiddenStates"),
+        block.array<float>(mb::kLogSumExp, "logSumExp")};
+    const attnlens::models::ForwardStats stats = model.forward(in, options, out);
+    block.set(mb::kResultScratchBytes, static_cast<double>(stats.scratch_bytes));
+    block.set(mb::kResultThreads, stats.threads);
+    return val::undefined();
+  });
+}
+
+val destroy(double handle) {
+  return cb::guarded([&] {
+    slot_of(handle).reset();
+    return val::undefined();
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlens_models) {
+  emscripten::function("_modelBlockLayout", &block_layout);
+  emscripten::function("_modelCreate", &create);
+  emscripten::function("_modelWeights", &weights);
+  emscripten::function("_modelFinalize", &finalize);
+  emscripten::function("_modelLayerMask", &layer_mask);
+  emscripten::function("_modelForward", &forward);
+  emscripten::function("_modelDestroy", &destroy);
+}

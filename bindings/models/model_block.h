@@ -1,0 +1,97 @@
+// The two blocks of the model bindings, in the call block's form (call_block.h): scalar slots,
+// then an (address, element count) pair per array, all doubles, written by
+// web/src/models/model-block.js. Every list is written once as an X-macro of (enumerator, the
+// name JavaScript uses); the module exports the names (_modelBlockLayout()) and the JavaScript
+// side refuses a module whose lists differ from its own by a single name.
+#pragma once
+
+namespace attnlens_bindings::models {
+
+// _modelCreate(block): the config (transformer.h's TransformerConfig) -> a handle.
+#define ATTNLENS_MODEL_CREATE_SLOTS(X)                                                  \
+  X(kArchitecture, "architecture") /* ArchitectureCode */                               \
+  X(kLayers, "layers")                                                                  \
+  X(kHeads, "heads")                                                                    \
+  X(kHidden, "hidden")                                                                  \
+  X(kIntermediate, "intermediate")                                                      \
+  X(kVocab, "vocab")                                                                    \
+  X(kMaxPositions, "maxPositions")                                                      \
+  X(kTypeVocabSize, "typeVocabSize") /* BERT's token types */                           \
+  X(kLayerNormEps, "layerNormEps")                                                      \
+  X(kActivation, "activation") /* ActivationCode */                                     \
+  X(kScaleAttnWeights, "scaleAttnWeights")                                              \
+  X(kScaleAttnByInverseLayerIdx, "scaleAttnByInverseLayerIdx")                          \
+  X(kLmHead, "lmHead")                                                                  \
+  X(kMatrixDtype, "matrixDtype") /* DtypeCode */                                        \
+  X(kMemoryLimit, "memoryLimit") /* bytes; 0: what the wasm heap can still grow into */ \
+  /* Results. */                                                                        \
+  X(kResultParameters, "resultParameters")                                              \
+  X(kResultWeightBytes, "resultWeightBytes")
+
+#define ATTNLENS_MODEL_CREATE_ARRAYS(X) \
+  X(kLocalWindows, "localWindows") /* float64, one per layer (GPT-Neo), or absent */
+
+// _modelForward(handle, block).
+#define ATTNLENS_MODEL_FORWARD_SLOTS(X)        \
+  X(kThreads, "threads")                       \
+  /* Results. */                               \
+  X(kResultScratchBytes, "resultScratchBytes") \
+  X(kResultThreads, "resultThreads")
+
+#define ATTNLENS_MODEL_FORWARD_ARRAYS(X)                                                          \
+  X(kTokenIds, "tokenIds")             /* int32 [N] */                                            \
+  X(kTokenTypes, "tokenTypes")         /* int32 [N], or absent */                                 \
+  X(kLogitPositions, "logitPositions") /* float64 */                                              \
+  X(kMasks, "masks")         /* float64 addresses of call blocks holding masks: 0, 1 or layers */ \
+  X(kAttention, "attention") /* float32 out [layers, heads, N, N], or absent */                   \
+  X(kLogits, "logits")       /* float32 out [positions, vocab], or absent */                      \
+  X(kHiddenStates, "hiddenStates") /* float32 out [layers + 1, N, hidden], or absent */           \
+  X(kLogSumExp, "logSumExp")       /* float32 out [positions]: each logits row's log-sum-exp */
+
+#define ATTNLENS_MODEL_ARCHITECTURES(X) \
+  X(kGpt2, "gpt2")                      \
+  X(kGptNeo, "gpt_neo")                 \
+  X(kBert, "bert")
+
+#define ATTNLENS_MODEL_ACTIVATIONS(X) \
+  X(kGeluTanh, "gelu_tanh")           \
+  X(kGeluErf, "gelu_erf")
+
+#define ATTNLENS_MODEL_DTYPES(X) \
+  X(kF32, "f32")                 \
+  X(kF16, "f16")
+
+#define ATTNLENS_MODEL_ENUMERATOR(enumerator, name) enumerator,
+#define ATTNLENS_MODEL_NAME(enumerator, name) name,
+
+enum CreateSlot : int { ATTNLENS_MODEL_CREATE_SLOTS(ATTNLENS_MODEL_ENUMERATOR) kCreateSlotCount };
+enum CreateArray : int {
+  ATTNLENS_MODEL_CREATE_ARRAYS(ATTNLENS_MODEL_ENUMERATOR) kCreateArrayCount
+};
+enum ForwardSlot : int {
+  ATTNLENS_MODEL_FORWARD_SLOTS(ATTNLENS_MODEL_ENUMERATOR) kForwardSlotCount
+};
+enum ForwardArray : int {
+  ATTNLENS_MODEL_FORWARD_ARRAYS(ATTNLENS_MODEL_ENUMERATOR) kForwardArrayCount
+};
+enum ArchitectureCode : int { ATTNLENS_MODEL_ARCHITECTURES(ATTNLENS_MODEL_ENUMERATOR) };
+enum ActivationCode : int { ATTNLENS_MODEL_ACTIVATIONS(ATTNLENS_MODEL_ENUMERATOR) };
+enum DtypeCode : int { ATTNLENS_MODEL_DTYPES(ATTNLENS_MODEL_ENUMERATOR) };
+
+inline constexpr const char* kCreateSlotNames[] = {
+    ATTNLENS_MODEL_CREATE_SLOTS(ATTNLENS_MODEL_NAME)};
+inline constexpr const char* kCreateArrayNames[] = {
+    ATTNLENS_MODEL_CREATE_ARRAYS(ATTNLENS_MODEL_NAME)};
+inline constexpr const char* kForwardSlotNames[] = {
+    ATTNLENS_MODEL_FORWARD_SLOTS(ATTNLENS_MODEL_NAME)};
+inline constexpr const char* kForwardArrayNames[] = {
+    ATTNLENS_MODEL_FORWARD_ARRAYS(ATTNLENS_MODEL_NAME)};
+inline constexpr const char* kArchitectureNames[] = {
+    ATTNLENS_MODEL_ARCHITECTURES(ATTNLENS_MODEL_NAME)};
+inline constexpr const char* kActivationNames[] = {ATTNLENS_MODEL_ACTIVATIONS(ATTNLENS_MODEL_NAME)};
+inline constexpr const char* kDtypeNames[] = {ATTNLENS_MODEL_DTYPES(ATTNLENS_MODEL_NAME)};
+
+#undef ATTNLENS_MODEL_ENUMERATOR
+#undef ATTNLENS_MODEL_NAME
+
+}  // namespace attnlens_bindings::models

@@ -1,0 +1,164 @@
+// A transformer forward pass for three checkpoint families, each computed the way the Hugging
+// Face transformers library's modelling code does (op order, epsilon, activation, scaling):
+//
+//   gpt2     pre-LN blocks: x += attn(ln_1(x)); x += mlp(ln_2(x)); ln_f; causal; logits scaled
+//            by 1/sqrt(head_dim) (and 1/(layer+1) with scale_attn_by_inverse_layer_idx)
+//   gpt_neo  the same blocks, q/k/v without bias, NOT scaled by 1/sqrt(head_dim); each layer is
+//            global (causal) or local (query i sees keys i - window_size < j <= i)
+//   bert     post-LN blocks: x = ln(x + attn(x)); x = ln(x + mlp(x)); word + position + token
+//            type embeddings, then a LayerNorm; no mask; the masked-LM head (dense, act, ln)
+//
+// The LM head is tied to the token embeddings (plus cls.predictions.bias for BERT). Every
+// layer's attention runs through attention() (attention.h) with that layer's own MaskSpec, or
+// the caller's.
+//
+// Use: construct with a config (validated; memory checked before anything is allocated), write
+// every weight of weights() into weight_data(i) in the layout and dtype it states, call
+// finalize() once (checks every value is finite, then packs the linear layers' matrices into
+// the panel layout the GEMM runs on, in place), then forward() as often as needed. forward() is
+// const and keeps no state between calls.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attnlens/attention.h"
+#include "attnlens/errors.h"
+#include "attnlens/mask.h"
+#include "attnlens/span.h"
+
+namespace attnlens::models {
+
+enum class Architecture { kGpt2, kGptNeo, kBert };
+enum class Activation {
+  kGeluTanh,  // "gelu_new" (GPT-2, GPT-Neo): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  kGeluErf,   // "gelu" (BERT): 0.5 x (1 + erf(x / sqrt(2)))
+};
+enum class WeightDtype { kF32, kF16 };
+
+struct TransformerConfig {
+  Architecture architecture = Architecture::kGpt2;
+  std::int64_t layers = 0;
+  std::int64_t heads = 0;
+  std::int64_t hidden = 0;        // model width; heads * head_dim
+  std::int64_t intermediate = 0;  // MLP width (GPT's n_inner / 4 * hidden)
+  std::int64_t vocab = 0;
+  std::int64_t max_positions = 0;
+  std::int64_t token_types = 0;  // BERT's type_vocab_size (>= 1); ignored otherwise
+  float layer_norm_eps = 1e-5f;  // > 0
+  Activation activation = Activation::kGeluTanh;
+  // GPT-2 options (gpt_neo never scales; bert always scales by 1/sqrt(head_dim)).
+  bool scale_attn_weights = true;
+  bool scale_attn_by_inverse_layer_idx = false;
+  // GPT-Neo: one entry per layer, 0 for a global layer, else the window_size of a local one.
+  // Empty means every layer is global.
+  std::vector<std::int64_t> local_windows;
+  // BERT: whether the checkpoint has the masked-LM head (BertForMaskedLM's cls.predictions);
+  // without it forward() computes attention and hidden states but no logits. GPT models always
+  // have their (tied) head.
+  bool lm_head = true;
+  // Storage of the weight matrices (embeddings and linear weights); vectors stay f32.
+  WeightDtype matrix_dtype = WeightDtype::kF32;
+};
+
+// One tensor the caller must write, in the layout a checkpoint stores it.
+struct WeightInfo {
+  std::string name;                 // e.g. "layers.0.attention.query.weight" (see weights())
+  std::vector<std::int64_t> shape;  // checkpoint layout: nn.Linear [out, in], Conv1D [in, out]
+  WeightDtype dtype = WeightDtype::kF32;  // f32 values, or IEEE half bits (uint16)
+  bool transposed = false;                // written [out, in] (nn.Linear) rather than [in, out]
+  std::int64_t elements = 0;
+};
+
+struct ForwardInputs {
+  Span<const std::int32_t> token_ids;    // [N], each < vocab; 1 <= N <= max_positions
+  Span<const std::int32_t> token_types;  // BERT: [N] each < token_types, or empty (all 0)
+};
+
+struct ForwardOptions {
+  // Empty: every layer uses its own mask (layer_mask()); one entry: that mask for every layer;
+  // `layers` entries: one per layer. Validated against N by attention().
+  std::vector<MaskSpec> masks;
+  // Positions whose logits are wanted, each < N (repeats allowed). Needs the LM head.
+  std::vector<std::int64_t> logit_positions;
+  std::int64_t threads = 1;            // as AttentionOptions::threads; also splits the GEMMs
+  const KernelSet* kernels = nullptr;  // nullptr: the fastest set compiled in
+};
+
+struct ForwardOutputs {
+  MutableFloatView attention;      // [layers, heads, N, N] weights, or empty
+  MutableFloatView logits;         // [logit_positions, vocab], or empty (then none are computed)
+  MutableFloatView hidden_states;  // [layers + 1, N, hidden], or empty: the embeddings' output,
+                                   // then each layer's; for GPT models the last is after ln_f
+  MutableFloatView log_sum_exp;    // [logit_positions], or empty: log sum_v exp(logit_v) of each
+                                   // logits row, so a token's probability is exp(logit - it)
+};
+
+struct ForwardStats {
+  std::int64_t scratch_bytes = 0;  // working memory the call allocated (peak estimate)
+  int threads = 1;                 // threads that took part in the largest step
+};
+
+// Bytes the weights of `config` occupy (the matrices in their dtype) and the parameter count.
+struct ModelSize {
+  std::int64_t parameters = 0;
+  std::int64_t weight_bytes = 0;        // as stored (packed matrices padded to whole panels)
+  std::int64_t load_scratch_bytes = 0;  // finalize()'s packing copy (freed after)
+};
+ModelSize model_size(const TransformerConfig& config);
+
+// The memory a model may take when no limit is given: 2 GiB on 32-bit platforms (wasm32 as
+// linked), otherwise what size_t addresses.
+std::int64_t default_memory_limit();
+
+class Transformer {
+ public:
+  // Validates `config` (RangeError / InvalidArgumentError naming the field) and refuses, before
+  // allocating, a model whose weights and load scratch exceed `memory_limit` bytes (RangeError
+  // "model" stating the sizes). 0 means default_memory_limit().
+  explicit Transformer(TransformerConfig config, std::int64_t memory_limit = 0);
+
+  const TransformerConfig& config() const { return config_; }
+  const ModelSize& size() const { return size_; }
+
+  // Every tensor to write, in a fixed order (see transformer.cpp's weight table).
+  const std::vector<WeightInfo>& weights() const { return infos_; }
+  // Where weight `index` goes: `elements` floats (kF32) or uint16 halves (kF16). RangeError for
+  // an index past the list; InvalidArgumentError once finalized.
+  void* weight_data(std::int64_t index);
+
+  // Once every weight is written: checks that no value is NaN or Infinity (NonFiniteError naming
+  // the tensor and the index as written), then packs the linear layers' matrices (src/models/
+  // packing.h). Calling it twice is an InvalidArgumentError.
+  void finalize();
+  bool finalized() const { return finalized_; }
+
+  // The mask a layer uses unless the caller overrides it (window sizes are clamped to N inside
+  // forward()): causal for GPT models (plus a left window of window_size - 1 on GPT-Neo's local
+  // layers), none for BERT.
+  MaskSpec layer_mask(std::int64_t layer) const;
+
+  ForwardStats forward(const ForwardInputs& inputs, const ForwardOptions& options,
+                       const ForwardOutputs& outputs) const;
+
+  // Raw access for the forward pass (src/models/): a weight's values by index, or nullptr when
+  // it is stored in the other dtype; and the index of each weight role (src/models/weights.h).
+  const float* f32_data(std::int64_t index) const;
+  const std::uint16_t* f16_data(std::int64_t index) const;
+  const std::vector<std::int64_t>& role_index() const { return role_index_; }
+  const std::vector<std::int64_t>& column_groups() const { return column_groups_; }
+
+ private:
+  TransformerConfig config_;
+  ModelSize size_;
+  std::vector<WeightInfo> infos_;
+  std::vector<std::int64_t> role_index_;
+  std::vector<std::int64_t> column_groups_;  // per weight, as WeightTable::column_groups
+  std::vector<std::size_t> offsets_;         // element offset of each weight in its dtype's pool
+  std::vector<float> f32_pool_;
+  std::vector<std::uint16_t> f16_pool_;
+  bool finalized_ = false;
+};
+
+}  // namespace attnlens::models

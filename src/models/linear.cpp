@@ -1,0 +1,138 @@
+#include "models/linear.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "models/packing.h"
+#include "parallel.h"
+#include "prepare.h"
+
+namespace attnlens::models {
+namespace {
+
+// Rows of x per block: the block's row panels (here 384 KiB) stay in L2 while every column
+// panel of W streams past them, so W is read from memory once per block, and a short text
+// (every block of GPT-2 small's widths up to 128 tokens) reads it once.
+constexpr std::int64_t kRowBlockBytes = 384 * 1024;
+// Column panels per task (128 outputs): enough tasks to share among threads, each with a
+// long run of panel_gemm calls over the same rows.
+constexpr std::int64_t kPanelsPerTask = 16;
+
+// Vocabulary rows of the tied head per task (and per f16 conversion).
+constexpr std::int64_t kVocabBlock = 512;
+
+// Below this many rows the head is a stream over the embedding: dot products read each
+// embedding row once. From here on the GEMM (several rows at a time) is faster.
+constexpr std::int64_t kGemmHeadRows = 8;
+
+}  // namespace
+
+void pack_rows(const float* x, std::int64_t rows, std::int64_t depth, RowPanels& out) {
+  const std::int64_t panels = detail::div_up(rows, kPanelDepth);
+  out.rows = rows;
+  out.depth = depth;
+  out.data.assign(static_cast<std::size_t>(panels * depth * kPanelDepth), 0.0f);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float* panel = out.data.data() + (r / kPanelDepth) * depth * kPanelDepth + r % kPanelDepth;
+    const float* row = x + r * depth;
+    for (std::int64_t p = 0; p < depth; ++p) panel[p * kPanelDepth] = row[p];
+  }
+}
+
+int linear(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w, const float* bias,
+           float* out, std::int64_t ldo) {
+  const std::int64_t in = w.in;
+  const std::int64_t panel_floats = in * kPanelWidth;
+  const std::int64_t row_panels = detail::div_up(x.rows, kPanelDepth);
+  const std::int64_t block_panels =
+      std::max<std::int64_t>(1, kRowBlockBytes / (in * kPanelDepth * sizeof(float)));
+  const std::int64_t blocks = detail::div_up(row_panels, block_panels);
+  const std::int64_t column_panels = panels_of(w.out);
+  const std::int64_t column_tasks = detail::div_up(column_panels, kPanelsPerTask);
+  return detail::parallel_for(blocks * column_tasks, ctx.threads, [&](std::int64_t task) {
+    const std::int64_t first_row_panel = task / column_tasks * block_panels;
+    const std::int64_t tiles = std::min(block_panels, row_panels - first_row_panel);
+    const std::int64_t first_panel = task % column_tasks * kPanelsPerTask;
+    const std::int64_t last_panel = std::min(column_panels, first_panel + kPanelsPerTask);
+    const float* a = x.data.data() + first_row_panel * in * kPanelDepth;
+    std::vector<float> c(static_cast<std::size_t>(tiles * kPanelDepth * kPanelWidth));
+    std::vector<float> converted(w.f16 ? static_cast<std::size_t>(panel_floats) : 0);
+    for (std::int64_t panel = first_panel; panel < last_panel; ++panel) {
+      const float* b = w.f32 + panel * panel_floats;
+      if (w.f16) {  // one panel at a time: it then stays in cache for every tile
+        ctx.ops.half_to_float(static_cast<std::size_t>(panel_floats), w.f16 + panel * panel_floats,
+                              converted.data());
+        b = converted.data();
+      }
+      ctx.kernels.panel_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(in), a,
+                             static_cast<std::size_t>(in * kPanelDepth), b, c.data(), nullptr);
+      // Tiles are [4 rows][8 columns]: copy the rows and columns that exist, adding the bias.
+      const std::int64_t c0 = panel * kPanelWidth;
+      const std::int64_t width = std::min(kPanelWidth, w.out - c0);
+      for (std::int64_t t = 0; t < tiles; ++t) {
+        for (std::int64_t r = 0; r < kPanelDepth; ++r) {
+          const std::int64_t row = (first_row_panel + t) * kPanelDepth + r;
+          if (row >= x.rows) break;
+          const float* tile_row = c.data() + (t * kPanelDepth + r) * kPanelWidth;
+          float* o = out + row * ldo + c0;
+          for (std::int64_t j = 0; j < width; ++j)
+            o[j] = tile_row[j] + (bias ? bias[c0 + j] : 0.0f);
+        }
+      }
+    }
+  });
+}
+
+int tied_head(const StepContext& ctx, const float* x, std::int64_t rows,
+              const EmbeddingMatrix& embedding, const float* bias, float* logits) {
+  const std::int64_t vocab = embedding.rows, hidden = embedding.width;
+  const bool use_gemm = rows >= kGemmHeadRows;
+  // The GEMM form computes logits^T (vocabulary rows against x^T), so x is transposed once.
+  std::vector<float> x_t;
+  if (use_gemm) {
+    x_t.resize(static_cast<std::size_t>(hidden * rows));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t p = 0; p < hidden; ++p) x_t[p * rows + r] = x[r * hidden + p];
+    }
+  }
+  const std::int64_t tasks = detail::div_up(vocab, kVocabBlock);
+  return detail::parallel_for(tasks, ctx.threads, [&](std::int64_t task) {
+    const std::int64_t v0 = task * kVocabBlock;
+    const std::int64_t n = std::min(kVocabBlock, vocab - v0);
+    std::vector<float> converted;
+    const float* e = embedding.f32 ? embedding.f32 + v0 * hidden : nullptr;
+    if (!e) {
+      converted.resize(static_cast<std::size_t>(n * hidden));
+      ctx.ops.half_to_float(static_cast<std::size_t>(n * hidden), embedding.f16 + v0 * hidden,
+                            converted.data());
+      e = converted.data();
+    }
+    const auto h = static_cast<std::size_t>(hidden);
+    if (use_gemm) {
+      std::vector<float> block(static_cast<std::size_t>(n * rows));
+      ctx.kernels.gemm(static_cast<std::size_t>(n), static_cast<std::size_t>(rows), h, e, h,
+                       x_t.data(), static_cast<std::size_t>(rows), block.data(),
+                       static_cast<std::size_t>(rows), false);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t v = 0; v < n; ++v) logits[r * vocab + v0 + v] = block[v * rows + r];
+      }
+    } else {
+      ctx.ops.dot_rows(static_cast<std::size_t>(rows), static_cast<std::size_t>(n), h, x, h, e, h,
+                       logits + v0, static_cast<std::size_t>(vocab));
+    }
+    if (bias == nullptr) return;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t v = 0; v < n; ++v) logits[r * vocab + v0 + v] += bias[v0 + v];
+    }
+  });
+}
+
+const float* embedding_row(const ModelOps& ops, const EmbeddingMatrix& embedding, std::int64_t row,
+                           float* buffer) {
+  if (embedding.f32) return embedding.f32 + row * embedding.width;
+  ops.half_to_float(static_cast<std::size_t>(embedding.width),
+                    embedding.f16 + row * embedding.width, buffer);
+  return buffer;
+}
+
+}  // namespace attnlens::models

@@ -1,0 +1,64 @@
+// Linear layers and the tied LM head over weights stored as f32 or f16, on the registry's
+// kernels (KernelSet::panel_gemm over the packed layouts of packing.h, KernelSet::gemm) and the
+// model ops (ops.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attnlens/kernels.h"
+#include "models/ops.h"
+
+namespace attnlens::models {
+
+// A linear layer's matrix as finalize() packed it (packing.h): column panels
+// [ceil(out / 8)][in][8]. Exactly one of f32 / f16 is set.
+struct PackedMatrix {
+  const float* f32 = nullptr;
+  const std::uint16_t* f16 = nullptr;
+  std::int64_t in = 0;
+  std::int64_t out = 0;
+};
+
+// An embedding matrix [rows, width] as written (row-major, rows contiguous), f32 or f16.
+struct EmbeddingMatrix {
+  const float* f32 = nullptr;
+  const std::uint16_t* f16 = nullptr;
+  std::int64_t rows = 0;
+  std::int64_t width = 0;
+};
+
+// Activations x [rows, depth] packed as row panels [ceil(rows / 4)][depth][4] (packing.h), the
+// A operand of every linear layer they feed (q, k and v share one packing).
+struct RowPanels {
+  std::vector<float> data;
+  std::int64_t rows = 0;
+  std::int64_t depth = 0;
+};
+void pack_rows(const float* x, std::int64_t rows, std::int64_t depth, RowPanels& out);
+
+// What every step of one forward call shares.
+struct StepContext {
+  const KernelSet& kernels;
+  const ModelOps& ops;
+  int threads;
+};
+
+// out[r * ldo + c] = sum_p x[r][p] * W[p][c] + bias[c] (bias may be null), on
+// KernelSet::panel_gemm. Split over threads by blocks of output columns (and of rows for long
+// inputs); every output is computed the same way whatever the split. Returns the threads that
+// took part.
+int linear(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w, const float* bias,
+           float* out, std::int64_t ldo);
+
+// logits[r * vocab + v] = sum_p x[r * hidden + p] * embedding[v][p] + bias[v] (bias may be
+// null): the LM head tied to the token embedding [vocab, hidden], read in place.
+int tied_head(const StepContext& ctx, const float* x, std::int64_t rows,
+              const EmbeddingMatrix& embedding, const float* bias, float* logits);
+
+// Row `row` of an embedding matrix [rows, width] as floats: a pointer into the weights (f32) or
+// into `buffer` (f16, converted).
+const float* embedding_row(const ModelOps& ops, const EmbeddingMatrix& embedding, std::int64_t row,
+                           float* buffer);
+
+}  // namespace attnlens::models

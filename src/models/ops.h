@@ -1,0 +1,66 @@
+// The row and element operations of the forward pass besides the GEMMs (which run on the
+// kernel registry's KernelSet::gemm): layer norm, the two GELU forms, half to float, and the
+// dot products of the tied LM head. Each has a plain scalar twin and a simd128 version in the
+// same file (written against src/kernels/vec128.h, or its intrinsics where vec128 has no
+// integer widening); ModelOps picks one of each, and tests expand model_op_sets() against a
+// double-precision reference. All are noexcept (see kernels_internal.h for why).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attnlens/kernels.h"
+#include "attnlens/span.h"
+#include "kernels/vec128.h"
+
+namespace attnlens::models {
+
+// y[r][i] = (x[r][i] - mean_r) / sqrt(var_r + eps) * gamma[i] + beta[i] for `rows` rows of `n`
+// contiguous values (mean and biased variance over the row, as torch.nn.LayerNorm). y may be x.
+using LayerNormFn = void (*)(std::size_t rows, std::size_t n, const float* x, const float* gamma,
+                             const float* beta, float eps, float* y) noexcept;
+// x[i] = act(x[i]) in place.
+using ActivationFn = void (*)(std::size_t n, float* x) noexcept;
+// out[i] = the IEEE half bits[i] as float (subnormals, infinities and NaN included).
+using HalfToFloatFn = void (*)(std::size_t n, const std::uint16_t* bits, float* out) noexcept;
+// C[i][j] = sum_p A[i][p] * B[j][p]: A [m, k] and B [n, k] row-major (rows contiguous), so the
+// tied LM head multiplies by the embedding matrix transposed without a transposed copy.
+using DotRowsFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* a,
+                           std::size_t lda, const float* b, std::size_t ldb, float* c,
+                           std::size_t ldc) noexcept;
+
+struct ModelOps {
+  const char* name;  // "scalar" or "simd128"
+  LayerNormFn layer_norm;
+  ActivationFn gelu_tanh;
+  ActivationFn gelu_erf;
+  HalfToFloatFn half_to_float;
+  DotRowsFn dot_rows;
+};
+
+// "scalar" always, then "simd128" where vec128.h has SIMD (not with ATTNLENS_NO_SIMD).
+Span<const ModelOps> model_op_sets();
+// The ops that go with a kernel set: scalar with "scalar", the SIMD ones otherwise.
+const ModelOps& model_ops_for(const KernelSet& kernels);
+
+// Every variant, by name (registered in ops.cpp).
+void f32_layer_norm__scalar(std::size_t rows, std::size_t n, const float* x, const float* gamma,
+                            const float* beta, float eps, float* y) noexcept;
+void f32_gelu_tanh__scalar(std::size_t n, float* x) noexcept;
+void f32_gelu_erf__scalar(std::size_t n, float* x) noexcept;
+void f16_to_f32__scalar(std::size_t n, const std::uint16_t* bits, float* out) noexcept;
+void f32_dot_rows__scalar(std::size_t m, std::size_t n, std::size_t k, const float* a,
+                          std::size_t lda, const float* b, std::size_t ldb, float* c,
+                          std::size_t ldc) noexcept;
+#if ATTNLENS_HAVE_SIMD
+void f32_layer_norm__simd128_x4(std::size_t rows, std::size_t n, const float* x, const float* gamma,
+                                const float* beta, float eps, float* y) noexcept;
+void f32_gelu_tanh__simd128_x4(std::size_t n, float* x) noexcept;
+void f32_gelu_erf__simd128_x4(std::size_t n, float* x) noexcept;
+void f16_to_f32__simd128_x8(std::size_t n, const std::uint16_t* bits, float* out) noexcept;
+void f32_dot_rows__simd128_4x1(std::size_t m, std::size_t n, std::size_t k, const float* a,
+                               std::size_t lda, const float* b, std::size_t ldb, float* c,
+                               std::size_t ldc) noexcept;
+#endif
+
+}  // namespace attnlens::models

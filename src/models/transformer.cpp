@@ -1,0 +1,189 @@
+// The model object: config checks, the memory check before allocating, weight storage in two
+// pools (f32 and f16 halves), and finalize()'s one-time transposition and finiteness check.
+// The forward pass is in forward.cpp.
+#include "attnlens/models/transformer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "models/packing.h"
+#include "models/weights.h"
+#include "validate.h"
+
+namespace attnlens::models {
+namespace {
+
+std::int64_t element_bytes(WeightDtype dtype) { return dtype == WeightDtype::kF16 ? 2 : 4; }
+
+// Tensors start on 16-byte boundaries, so SIMD loads of a row start aligned where widths allow.
+std::size_t aligned_offset(std::size_t offset, WeightDtype dtype) {
+  const std::size_t per16 = dtype == WeightDtype::kF16 ? 8 : 4;
+  return (offset + per16 - 1) / per16 * per16;
+}
+
+std::string format_bytes(std::int64_t bytes) {
+  char text[32];
+  const double b = static_cast<double>(bytes);
+  if (b >= 1073741824.0) {
+    std::snprintf(text, sizeof text, "%.2f GiB", b / 1073741824.0);
+  } else if (b >= 1048576.0) {
+    std::snprintf(text, sizeof text, "%.1f MiB", b / 1048576.0);
+  } else {
+    std::snprintf(text, sizeof text, "%lld bytes", static_cast<long long>(bytes));
+  }
+  return text;
+}
+
+void require_finite_halves(const std::uint16_t* bits, std::int64_t count, const std::string& name) {
+  for (std::int64_t i = 0; i < count; ++i) {
+    if ((bits[i] & 0x7c00u) == 0x7c00u) {
+      const char* what =
+          (bits[i] & 0x03ffu) ? "NaN" : (bits[i] & 0x8000u ? "-Infinity" : "+Infinity");
+      throw NonFiniteError(
+          name, name + "[" + std::to_string(i) + "] is " + what + "; weights must be finite");
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Elements weight i occupies: packed linear matrices round their columns up to whole panels.
+std::int64_t capacity_of(const WeightTable& table, std::size_t i) {
+  const WeightInfo& w = table.infos[i];
+  const std::int64_t groups = table.column_groups[i];
+  if (groups == 0) return w.elements;
+  const std::int64_t in = w.transposed ? w.shape[1] : w.shape[0];
+  const std::int64_t out = w.transposed ? w.shape[0] : w.shape[1];
+  return std::max(w.elements, packed_elements(in, out, groups));
+}
+
+}  // namespace
+
+ModelSize model_size(const TransformerConfig& config) {
+  validate_config(config);
+  const WeightTable table = build_weight_table(config);
+  ModelSize size;
+  for (std::size_t i = 0; i < table.infos.size(); ++i) {
+    const WeightInfo& w = table.infos[i];
+    size.parameters += w.elements;
+    size.weight_bytes += capacity_of(table, i) * element_bytes(w.dtype);
+    if (table.column_groups[i] > 0) {
+      size.load_scratch_bytes =
+          std::max(size.load_scratch_bytes, w.elements * element_bytes(w.dtype));
+    }
+  }
+  return size;
+}
+
+std::int64_t default_memory_limit() {
+  if (sizeof(void*) == 4) return std::int64_t{1} << 31;
+  return static_cast<std::int64_t>(std::numeric_limits<std::size_t>::max() / 2);
+}
+
+Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
+    : config_(std::move(config)) {
+  if (memory_limit < 0) {
+    throw RangeError("memory_limit", "must be >= 0, got " + std::to_string(memory_limit));
+  }
+  size_ = model_size(config_);
+  const std::int64_t limit = memory_limit == 0 ? default_memory_limit() : memory_limit;
+  const std::int64_t needed = size_.weight_bytes + size_.load_scratch_bytes;
+  if (needed > limit) {
+    std::string detail =
+        "needs " + format_bytes(needed) + " (" + std::to_string(size_.parameters) +
+        " parameters, weights " + format_bytes(size_.weight_bytes) + " with matrices as " +
+        (config_.matrix_dtype == WeightDtype::kF16 ? "f16" : "f32") + ", plus " +
+        format_bytes(size_.load_scratch_bytes) + " while loading), more than the " +
+        format_bytes(limit) + " of memory available";
+    if (sizeof(void*) == 4) detail += " (a wasm32 module addresses at most 2 GiB)";
+    if (config_.matrix_dtype == WeightDtype::kF32) detail += "; f16 storage halves the matrices";
+    throw RangeError("model", detail);
+  }
+  WeightTable table = build_weight_table(config_);
+  std::size_t f32_count = 0, f16_count = 0;
+  offsets_.reserve(table.infos.size());
+  for (std::size_t i = 0; i < table.infos.size(); ++i) {
+    const WeightDtype dtype = table.infos[i].dtype;
+    std::size_t& count = dtype == WeightDtype::kF16 ? f16_count : f32_count;
+    count = aligned_offset(count, dtype);
+    offsets_.push_back(count);
+    count += static_cast<std::size_t>(capacity_of(table, i));
+  }
+  infos_ = std::move(table.infos);
+  role_index_ = std::move(table.role_index);
+  column_groups_ = std::move(table.column_groups);
+  f32_pool_.resize(f32_count);
+  f16_pool_.resize(f16_count);
+}
+
+void* Transformer::weight_data(std::int64_t index) {
+  detail::require_in_range(index, 0, static_cast<std::int64_t>(infos_.size()) - 1, "index");
+  if (finalized_) {
+    throw InvalidArgumentError("index", "weights can no longer be written: the model is finalized");
+  }
+  const auto i = static_cast<std::size_t>(index);
+  if (infos_[i].dtype == WeightDtype::kF16) return f16_pool_.data() + offsets_[i];
+  return f32_pool_.data() + offsets_[i];
+}
+
+const float* Transformer::f32_data(std::int64_t index) const {
+  const auto i = static_cast<std::size_t>(index);
+  return infos_[i].dtype == WeightDtype::kF32 ? f32_pool_.data() + offsets_[i] : nullptr;
+}
+
+const std::uint16_t* Transformer::f16_data(std::int64_t index) const {
+  const auto i = static_cast<std::size_t>(index);
+  return infos_[i].dtype == WeightDtype::kF16 ? f16_pool_.data() + offsets_[i] : nullptr;
+}
+
+void Transformer::finalize() {
+  if (finalized_) throw InvalidArgumentError("model", "finalize() was already called");
+  // Every value is checked first (its index is then the checkpoint's), then the linear layers'
+  // matrices are packed in place through a copy.
+  for (std::size_t i = 0; i < infos_.size(); ++i) {
+    const WeightInfo& w = infos_[i];
+    if (w.dtype == WeightDtype::kF32) {
+      detail::require_finite(
+          FloatView(f32_pool_.data() + offsets_[i], static_cast<std::size_t>(w.elements)),
+          w.name.c_str());
+    } else {
+      require_finite_halves(f16_pool_.data() + offsets_[i], w.elements, w.name);
+    }
+  }
+  std::vector<float> f32_copy;
+  std::vector<std::uint16_t> f16_copy;
+  const auto pack = [](auto* data, auto& copy, const WeightInfo& w, std::int64_t groups) {
+    copy.assign(data, data + w.elements);
+    const std::int64_t in = w.transposed ? w.shape[1] : w.shape[0];
+    const std::int64_t out = w.transposed ? w.shape[0] : w.shape[1];
+    pack_matrix(copy.data(), w.transposed, in, out, groups, data);
+  };
+  for (std::size_t i = 0; i < infos_.size(); ++i) {
+    if (column_groups_[i] == 0) continue;
+    if (infos_[i].dtype == WeightDtype::kF32) {
+      pack(f32_pool_.data() + offsets_[i], f32_copy, infos_[i], column_groups_[i]);
+    } else {
+      pack(f16_pool_.data() + offsets_[i], f16_copy, infos_[i], column_groups_[i]);
+    }
+  }
+  finalized_ = true;
+}
+
+MaskSpec Transformer::layer_mask(std::int64_t layer) const {
+  detail::require_in_range(layer, 0, config_.layers - 1, "layer");
+  MaskSpec mask;
+  if (config_.architecture == Architecture::kBert) return mask;
+  mask.causal = true;
+  if (!config_.local_windows.empty()) {
+    const std::int64_t window = config_.local_windows[static_cast<std::size_t>(layer)];
+    // i - window < j <= i: window - 1 keys before the query, and the query itself.
+    if (window > 0) mask.window = LocalWindow{window - 1, 0, 1};
+  }
+  return mask;
+}
+
+}  // namespace attnlens::models

@@ -1,0 +1,100 @@
+// The forward pass's view of a finalized model's weights: each role resolved to a pointer, a
+// packed linear matrix (packing.h) or an embedding matrix, per layer.
+#pragma once
+
+#include <cstdint>
+
+#include "attnlens/models/transformer.h"
+#include "models/linear.h"
+#include "models/packing.h"
+#include "models/weights.h"
+
+namespace attnlens::models {
+
+struct Norm {
+  const float* weight = nullptr;
+  const float* bias = nullptr;
+};
+
+struct LayerView {
+  Norm attention_norm, mlp_norm;
+  PackedMatrix q, k, v, attention_out, mlp_in, mlp_out;
+  const float* bq = nullptr;
+  const float* bk = nullptr;
+  const float* bv = nullptr;
+  const float* b_attention_out = nullptr;
+  const float* b_mlp_in = nullptr;
+  const float* b_mlp_out = nullptr;
+};
+
+// Resolves roles to pointers and matrix views (after finalize: every matrix is [in, out]).
+class Views {
+ public:
+  explicit Views(const Transformer& model) : model_(model) {}
+
+  const float* vector(std::int64_t row, Role role) const {
+    const std::int64_t i = role_of(model_.role_index(), row, role);
+    return i < 0 ? nullptr : model_.f32_data(i);
+  }
+
+  Norm norm(std::int64_t row, Role weight, Role bias) const {
+    return {vector(row, weight), vector(row, bias)};
+  }
+
+  // A linear layer's packed matrix ([in, out] in panels), or an empty one.
+  PackedMatrix packed(std::int64_t row, Role role) const {
+    const std::int64_t i = role_of(model_.role_index(), row, role);
+    if (i < 0) return {};
+    const WeightInfo& w = model_.weights()[static_cast<std::size_t>(i)];
+    return {model_.f32_data(i), model_.f16_data(i), w.transposed ? w.shape[1] : w.shape[0],
+            w.transposed ? w.shape[0] : w.shape[1]};
+  }
+
+  EmbeddingMatrix embedding(Role role) const {
+    const std::int64_t i = role_of(model_.role_index(), model_.config().layers, role);
+    if (i < 0) return {};
+    const WeightInfo& w = model_.weights()[static_cast<std::size_t>(i)];
+    return {model_.f32_data(i), model_.f16_data(i), w.shape[0], w.shape[1]};
+  }
+
+  LayerView layer(std::int64_t l) const {
+    LayerView v;
+    v.attention_norm = norm(l, kAttentionNormWeight, kAttentionNormBias);
+    v.mlp_norm = norm(l, kMlpNormWeight, kMlpNormBias);
+    const PackedMatrix qkv = packed(l, kQkvWeight);
+    const std::int64_t h = model_.config().hidden;
+    if (qkv.in > 0) {  // GPT-2: one matrix packed as three groups of whole panels, q | k | v
+      const std::int64_t group = panels_of(h) * kPanelWidth * qkv.in;
+      const auto part = [&](std::int64_t g) {
+        return PackedMatrix{qkv.f32 ? qkv.f32 + g * group : nullptr,
+                            qkv.f16 ? qkv.f16 + g * group : nullptr, qkv.in, h};
+      };
+      v.q = part(0);
+      v.k = part(1);
+      v.v = part(2);
+      const float* b = vector(l, kQkvBias);
+      v.bq = b;
+      v.bk = b + h;
+      v.bv = b + 2 * h;
+    } else {
+      v.q = packed(l, kQueryWeight);
+      v.k = packed(l, kKeyWeight);
+      v.v = packed(l, kValueWeight);
+      v.bq = vector(l, kQueryBias);
+      v.bk = vector(l, kKeyBias);
+      v.bv = vector(l, kValueBias);
+    }
+    v.attention_out = packed(l, kAttentionOutWeight);
+    v.b_attention_out = vector(l, kAttentionOutBias);
+    v.mlp_in = packed(l, kMlpInWeight);
+    v.b_mlp_in = vector(l, kMlpInBias);
+    v.mlp_out = packed(l, kMlpOutWeight);
+    v.b_mlp_out = vector(l, kMlpOutBias);
+    return v;
+  }
+
+ private:
+  const Transformer& model_;
+};
+
+}  // namespace attnlens::models

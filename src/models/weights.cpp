@@ -1,0 +1,163 @@
+// Config validation and the weight table: which tensors each architecture has, in the layout
+// its checkpoints store them (GPT-2's Conv1D [in, out]; nn.Linear [out, in], marked transposed).
+#include "models/weights.h"
+
+#include <cmath>
+#include <string>
+
+#include "validate.h"
+
+namespace attnlens::models {
+namespace {
+
+// Every count must fit an int32 token id or index, which also keeps every product below 2^62.
+constexpr std::int64_t kMaxDimension = 2147483647;
+// Far beyond any checkpoint (the largest have ~100 layers); bounds the weight table itself.
+constexpr std::int64_t kMaxLayers = 4096;
+
+void require_dimension(std::int64_t value, const char* name) {
+  detail::require_in_range(value, 1, kMaxDimension, name);
+}
+
+class TableBuilder {
+ public:
+  explicit TableBuilder(const TransformerConfig& config)
+      : config_(config),
+        table_{{},
+               std::vector<std::int64_t>(static_cast<std::size_t>((config.layers + 1) * kRoleCount),
+                                         -1)} {}
+
+  // A model-wide tensor (row = layers) or a layer's (row = layer).
+  void add(std::int64_t row, Role role, std::string name, std::vector<std::int64_t> shape,
+           bool transposed = false, std::int64_t column_groups = 0) {
+    WeightInfo info;
+    info.name = std::move(name);
+    info.elements = 1;
+    for (std::int64_t d : shape) info.elements = detail::checked_mul(info.elements, d, "weights");
+    info.shape = std::move(shape);
+    // Matrices (2-D) take the config's dtype; vectors stay f32.
+    info.dtype = info.shape.size() == 2 ? config_.matrix_dtype : WeightDtype::kF32;
+    info.transposed = transposed;
+    table_.role_index[static_cast<std::size_t>(row * kRoleCount + role)] =
+        static_cast<std::int64_t>(table_.infos.size());
+    table_.infos.push_back(std::move(info));
+    table_.column_groups.push_back(column_groups);
+  }
+
+  // A matrix mapping `in` to `out` features with an optional bias: Conv1D [in, out] for GPT-2,
+  // nn.Linear [out, in] (transposed at load) otherwise.
+  void linear(std::int64_t row, Role weight, Role bias, const std::string& name, std::int64_t in,
+              std::int64_t out, bool conv1d, bool has_bias = true, std::int64_t groups = 1) {
+    if (conv1d) {
+      add(row, weight, name + ".weight", {in, out}, false, groups);
+    } else {
+      add(row, weight, name + ".weight", {out, in}, /*transposed=*/true, groups);
+    }
+    if (has_bias) add(row, bias, name + ".bias", {out});
+  }
+
+  void norm(std::int64_t row, Role weight, Role bias, const std::string& name) {
+    add(row, weight, name + ".weight", {config_.hidden});
+    add(row, bias, name + ".bias", {config_.hidden});
+  }
+
+  WeightTable take() { return std::move(table_); }
+
+ private:
+  const TransformerConfig& config_;
+  WeightTable table_;
+};
+
+}  // namespace
+
+void validate_config(const TransformerConfig& c) {
+  if (c.architecture != Architecture::kGpt2 && c.architecture != Architecture::kGptNeo &&
+      c.architecture != Architecture::kBert) {
+    throw InvalidArgumentError("architecture", "unknown architecture code");
+  }
+  detail::require_in_range(c.layers, 1, kMaxLayers, "layers");
+  require_dimension(c.heads, "heads");
+  require_dimension(c.hidden, "hidden");
+  require_dimension(c.intermediate, "intermediate");
+  require_dimension(c.vocab, "vocab");
+  require_dimension(c.max_positions, "max_positions");
+  if (c.hidden % c.heads != 0) {
+    throw RangeError("heads", "hidden (" + std::to_string(c.hidden) +
+                                  ") must be a multiple of heads, got " + std::to_string(c.heads));
+  }
+  if (c.architecture == Architecture::kBert) require_dimension(c.token_types, "token_types");
+  if (!(c.layer_norm_eps > 0.0f) || !std::isfinite(c.layer_norm_eps)) {
+    throw RangeError("layer_norm_eps",
+                     "must be a positive finite number, got " + std::to_string(c.layer_norm_eps));
+  }
+  if (c.activation != Activation::kGeluTanh && c.activation != Activation::kGeluErf) {
+    throw InvalidArgumentError("activation", "unknown activation code");
+  }
+  if (c.matrix_dtype != WeightDtype::kF32 && c.matrix_dtype != WeightDtype::kF16) {
+    throw InvalidArgumentError("matrix_dtype", "unknown dtype code");
+  }
+  if (!c.local_windows.empty()) {
+    if (c.architecture != Architecture::kGptNeo) {
+      throw InvalidArgumentError("local_windows", "only GPT-Neo has local attention layers");
+    }
+    if (static_cast<std::int64_t>(c.local_windows.size()) != c.layers) {
+      throw RangeError("local_windows", "needs one entry per layer (" + std::to_string(c.layers) +
+                                            "), got " + std::to_string(c.local_windows.size()));
+    }
+    for (std::int64_t w : c.local_windows)
+      detail::require_in_range(w, 0, kMaxDimension, "local_windows");
+  }
+  if (!c.lm_head && c.architecture != Architecture::kBert) {
+    throw InvalidArgumentError("lm_head", "GPT models always have their tied LM head");
+  }
+  // Every tensor size and the sums in model_size() fit in int64 and size_t.
+  const WeightTable table = build_weight_table(c);
+  std::int64_t total = 0;
+  for (const WeightInfo& w : table.infos) {
+    detail::to_size(w.elements, sizeof(float), w.name.c_str());
+    if (__builtin_add_overflow(total, w.elements, &total) || total > (std::int64_t{1} << 60)) {
+      throw OverflowError("parameters", "the model has more than 2^60 parameters");
+    }
+  }
+}
+
+WeightTable build_weight_table(const TransformerConfig& c) {
+  TableBuilder t(c);
+  const std::int64_t g = c.layers;  // the model-wide row
+  const std::int64_t h = c.hidden;
+  const bool gpt2 = c.architecture == Architecture::kGpt2;
+  const bool bert = c.architecture == Architecture::kBert;
+  t.add(g, kTokenEmbedding, "token_embedding", {c.vocab, h});
+  t.add(g, kPositionEmbedding, "position_embedding", {c.max_positions, h});
+  if (bert) {
+    t.add(g, kTokenTypeEmbedding, "token_type_embedding", {c.token_types, h});
+    t.norm(g, kEmbeddingNormWeight, kEmbeddingNormBias, "embedding_norm");
+  }
+  for (std::int64_t l = 0; l < c.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    if (!bert) t.norm(l, kAttentionNormWeight, kAttentionNormBias, p + "attention_norm");
+    if (gpt2) {
+      t.linear(l, kQkvWeight, kQkvBias, p + "attention.qkv", h, 3 * h, /*conv1d=*/true,
+               /*has_bias=*/true, /*groups=*/3);
+    } else {
+      t.linear(l, kQueryWeight, kQueryBias, p + "attention.query", h, h, false, bert);
+      t.linear(l, kKeyWeight, kKeyBias, p + "attention.key", h, h, false, bert);
+      t.linear(l, kValueWeight, kValueBias, p + "attention.value", h, h, false, bert);
+    }
+    t.linear(l, kAttentionOutWeight, kAttentionOutBias, p + "attention.output", h, h, gpt2);
+    if (bert) t.norm(l, kAttentionNormWeight, kAttentionNormBias, p + "attention_norm");
+    if (!bert) t.norm(l, kMlpNormWeight, kMlpNormBias, p + "mlp_norm");
+    t.linear(l, kMlpInWeight, kMlpInBias, p + "mlp.input", h, c.intermediate, gpt2);
+    t.linear(l, kMlpOutWeight, kMlpOutBias, p + "mlp.output", c.intermediate, h, gpt2);
+    if (bert) t.norm(l, kMlpNormWeight, kMlpNormBias, p + "mlp_norm");
+  }
+  if (!bert) t.norm(g, kFinalNormWeight, kFinalNormBias, "final_norm");
+  if (bert && c.lm_head) {
+    t.linear(g, kHeadDenseWeight, kHeadDenseBias, "head.dense", h, h, false);
+    t.norm(g, kHeadNormWeight, kHeadNormBias, "head.norm");
+    t.add(g, kHeadBias, "head.bias", {c.vocab});
+  }
+  return t.take();
+}
+
+}  // namespace attnlens::models

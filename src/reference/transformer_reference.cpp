@@ -1,0 +1,203 @@
+#include "reference/transformer_reference.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "reference/reference.h"
+
+namespace attnlens::reference {
+namespace {
+
+using models::Architecture;
+using models::TransformerConfig;
+using Matrix = std::vector<double>;  // row-major, sizes passed alongside
+
+const std::vector<double>& get(const std::map<std::string, std::vector<double>>& weights,
+                               const std::string& name) {
+  const auto it = weights.find(name);
+  if (it == weights.end()) throw std::runtime_error("reference: missing weight " + name);
+  return it->second;
+}
+
+// torch.nn.Linear: y = x W^T + b, W [out, in]. `conv1d` (GPT-2's Conv1D): y = x W + b, W [in, out].
+Matrix linear(const Matrix& x, std::int64_t n, std::int64_t in, std::int64_t out,
+              const std::vector<double>& w, const std::vector<double>* b, bool conv1d) {
+  Matrix y(static_cast<std::size_t>(n * out));
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t o = 0; o < out; ++o) {
+      double s = b ? (*b)[o] : 0.0;
+      for (std::int64_t p = 0; p < in; ++p) {
+        s += x[i * in + p] * (conv1d ? w[p * out + o] : w[o * in + p]);
+      }
+      y[i * out + o] = s;
+    }
+  }
+  return y;
+}
+
+Matrix layer_norm(const Matrix& x, std::int64_t n, std::int64_t h, const std::vector<double>& g,
+                  const std::vector<double>& b, double eps) {
+  Matrix y(x.size());
+  for (std::int64_t i = 0; i < n; ++i) {
+    double mean = 0, var = 0;
+    for (std::int64_t j = 0; j < h; ++j) mean += x[i * h + j];
+    mean /= static_cast<double>(h);
+    for (std::int64_t j = 0; j < h; ++j) var += (x[i * h + j] - mean) * (x[i * h + j] - mean);
+    var /= static_cast<double>(h);
+    for (std::int64_t j = 0; j < h; ++j) {
+      y[i * h + j] = (x[i * h + j] - mean) / std::sqrt(var + eps) * g[j] + b[j];
+    }
+  }
+  return y;
+}
+
+void activation(Matrix& x, models::Activation act) {
+  const double pi = 3.14159265358979323846;
+  for (double& v : x) {
+    if (act == models::Activation::kGeluErf) {
+      v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    } else {
+      v = 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (v + 0.044715 * v * v * v)));
+    }
+  }
+}
+
+void add(Matrix& x, const Matrix& y) {
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] += y[i];
+}
+
+// The layer's own visibility, straight from the modelling code: GPT-2's and GPT-Neo's global
+// layers a lower triangle, GPT-Neo's local layers tril(ones) ^ tril(ones, -window), BERT all.
+bool own_visible(const TransformerConfig& c, std::int64_t layer, std::int64_t i, std::int64_t j) {
+  if (c.architecture == Architecture::kBert) return true;
+  if (j > i) return false;
+  const std::int64_t window =
+      c.local_windows.empty() ? 0 : c.local_windows[static_cast<std::size_t>(layer)];
+  return window == 0 || j > i - window;
+}
+
+}  // namespace
+
+TransformerResult transformer(const TransformerConfig& c,
+                              const std::map<std::string, std::vector<double>>& w,
+                              const std::vector<std::int32_t>& ids,
+                              const std::vector<std::int32_t>& types,
+                              const std::vector<MaskSpec>& masks) {
+  const auto n = static_cast<std::int64_t>(ids.size());
+  const std::int64_t h = c.hidden, heads = c.heads, d = h / heads, inter = c.intermediate;
+  const bool bert = c.architecture == Architecture::kBert;
+  const bool gpt2 = c.architecture == Architecture::kGpt2;
+  const double eps = c.layer_norm_eps;
+  TransformerResult r;
+  r.attention.resize(static_cast<std::size_t>(c.layers * heads * n * n));
+
+  Matrix x(static_cast<std::size_t>(n * h));
+  const auto& wte = get(w, "token_embedding");
+  const auto& wpe = get(w, "position_embedding");
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t j = 0; j < h; ++j) {
+      double v = wte[ids[i] * h + j] + wpe[i * h + j];
+      if (bert) v += get(w, "token_type_embedding")[(types.empty() ? 0 : types[i]) * h + j];
+      x[i * h + j] = v;
+    }
+  }
+  if (bert)
+    x = layer_norm(x, n, h, get(w, "embedding_norm.weight"), get(w, "embedding_norm.bias"), eps);
+  const auto keep_hidden = [&] { r.hidden.insert(r.hidden.end(), x.begin(), x.end()); };
+  keep_hidden();
+
+  for (std::int64_t l = 0; l < c.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    const auto vec = [&](const std::string& name) { return &get(w, p + name); };
+    const Matrix a =
+        bert ? x
+             : layer_norm(x, n, h, *vec("attention_norm.weight"), *vec("attention_norm.bias"), eps);
+    Matrix q, k, v;
+    if (gpt2) {
+      const Matrix qkv =
+          linear(a, n, h, 3 * h, *vec("attention.qkv.weight"), vec("attention.qkv.bias"), true);
+      q.resize(x.size());
+      k.resize(x.size());
+      v.resize(x.size());
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t j = 0; j < h; ++j) {
+          q[i * h + j] = qkv[i * 3 * h + j];
+          k[i * h + j] = qkv[i * 3 * h + h + j];
+          v[i * h + j] = qkv[i * 3 * h + 2 * h + j];
+        }
+      }
+    } else {
+      q = linear(a, n, h, h, *vec("attention.query.weight"),
+                 bert ? vec("attention.query.bias") : nullptr, false);
+      k = linear(a, n, h, h, *vec("attention.key.weight"),
+                 bert ? vec("attention.key.bias") : nullptr, false);
+      v = linear(a, n, h, h, *vec("attention.value.weight"),
+                 bert ? vec("attention.value.bias") : nullptr, false);
+    }
+    double scale = 1.0;
+    if (bert || (gpt2 && c.scale_attn_weights)) scale = 1.0 / std::sqrt(static_cast<double>(d));
+    if (gpt2 && c.scale_attn_by_inverse_layer_idx) scale /= static_cast<double>(l + 1);
+    const AttentionShape shape{heads, n, n, d, d};
+    Matrix context(x.size());
+    for (std::int64_t hd = 0; hd < heads; ++hd) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        std::vector<double> logits(static_cast<std::size_t>(n));
+        std::vector<bool> seen(static_cast<std::size_t>(n));
+        double max = -std::numeric_limits<double>::infinity();
+        for (std::int64_t j = 0; j < n; ++j) {
+          const bool visible =
+              masks.empty()
+                  ? own_visible(c, l, i, j)
+                  : reference::visible(masks.size() == 1 ? masks[0] : masks[l], shape, hd, i, j);
+          seen[j] = visible;
+          if (!visible) continue;
+          double s = 0;
+          for (std::int64_t e = 0; e < d; ++e) s += q[i * h + hd * d + e] * k[j * h + hd * d + e];
+          logits[j] = s * scale;
+          max = std::max(max, logits[j]);
+        }
+        double sum = 0;
+        for (std::int64_t j = 0; j < n; ++j) {
+          logits[j] = seen[j] ? std::exp(logits[j] - max) : 0.0;
+          sum += logits[j];
+        }
+        for (std::int64_t j = 0; j < n; ++j) {
+          const double p_ij = sum > 0 ? logits[j] / sum : 0.0;
+          r.attention[((l * heads + hd) * n + i) * n + j] = p_ij;
+          for (std::int64_t e = 0; e < d; ++e)
+            context[i * h + hd * d + e] += p_ij * v[j * h + hd * d + e];
+        }
+      }
+    }
+    add(x, linear(context, n, h, h, *vec("attention.output.weight"), vec("attention.output.bias"),
+                  gpt2));
+    if (bert)
+      x = layer_norm(x, n, h, *vec("attention_norm.weight"), *vec("attention_norm.bias"), eps);
+    const Matrix m_in =
+        bert ? x : layer_norm(x, n, h, *vec("mlp_norm.weight"), *vec("mlp_norm.bias"), eps);
+    Matrix m = linear(m_in, n, h, inter, *vec("mlp.input.weight"), vec("mlp.input.bias"), gpt2);
+    activation(m, c.activation);
+    add(x, linear(m, n, inter, h, *vec("mlp.output.weight"), vec("mlp.output.bias"), gpt2));
+    if (bert) x = layer_norm(x, n, h, *vec("mlp_norm.weight"), *vec("mlp_norm.bias"), eps);
+    if (l + 1 < c.layers || bert) keep_hidden();
+  }
+  if (!bert) {
+    x = layer_norm(x, n, h, get(w, "final_norm.weight"), get(w, "final_norm.bias"), eps);
+    keep_hidden();
+  }
+  if (bert && !c.lm_head) return r;
+  Matrix top = x;
+  const std::vector<double>* bias = nullptr;
+  if (bert) {
+    top = linear(x, n, h, h, get(w, "head.dense.weight"), &get(w, "head.dense.bias"), false);
+    activation(top, c.activation);
+    top = layer_norm(top, n, h, get(w, "head.norm.weight"), get(w, "head.norm.bias"), eps);
+    bias = &get(w, "head.bias");
+  }
+  // The decoder is tied to the word embeddings: an nn.Linear whose weight is wte [vocab, hidden].
+  r.logits = linear(top, n, h, c.vocab, wte, bias, false);
+  return r;
+}
+
+}  // namespace attnlens::reference

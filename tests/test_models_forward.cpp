@@ -1,0 +1,463 @@
+// The transformer forward pass (attnlens/models/transformer.h) against the double-precision
+// reference (src/reference/transformer_reference.cpp) for every architecture, kernel set,
+// storage dtype and several lengths; mask overrides; thread counts; and every error it raises.
+//
+// Weights are random multiples of 2^-12 (|w| < 0.5, so every one is exact in f16 as in f32),
+// scaled per fan-in so activations stay O(1) and attention is neither uniform nor one-hot.
+// Tolerances (float against double through 2-3 layers): attention weights abs 2e-5, hidden
+// states abs 1e-4 + rel 1e-4, logits abs 2e-4 + rel 1e-4.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attnlens/models/transformer.h"
+#include "reference/transformer_reference.h"
+#include "test_util.h"
+
+using namespace attnlens;
+using namespace attnlens::models;
+using namespace attnlens_test;
+
+namespace {
+
+const Tolerance kAttentionTol{2e-5, 0.0};
+const Tolerance kHiddenTol{1e-4, 1e-4};
+const Tolerance kLogitTol{2e-4, 1e-4};
+
+TransformerConfig tiny(Architecture arch) {
+  TransformerConfig c;
+  c.architecture = arch;
+  c.layers = 3;
+  c.heads = 3;
+  c.hidden = 24;
+  c.intermediate = 40;
+  c.vocab = 37;
+  c.max_positions = 20;
+  if (arch == Architecture::kGptNeo) c.local_windows = {0, 4, 0};
+  if (arch == Architecture::kBert) {
+    c.layers = 2;
+    c.token_types = 2;
+    c.layer_norm_eps = 1e-12f;
+    c.activation = Activation::kGeluErf;
+  }
+  return c;
+}
+
+// IEEE half bits of a float that is exactly representable as a half (the test's weights are).
+std::uint16_t exact_half(float value) {
+  if (value == 0.0f) return std::signbit(value) ? 0x8000 : 0;
+  const std::uint16_t sign = value < 0 ? 0x8000 : 0;
+  int exponent = 0;
+  const double fraction = std::frexp(std::fabs(value), &exponent);  // in [0.5, 1)
+  const int biased = exponent - 1 + 15;
+  if (biased <= 0) {  // subnormal: value = m * 2^-24
+    return static_cast<std::uint16_t>(sign | static_cast<int>(std::ldexp(std::fabs(value), 24)));
+  }
+  const int mantissa = static_cast<int>(std::ldexp(fraction * 2.0 - 1.0, 10));
+  return static_cast<std::uint16_t>(sign | (biased << 10) | mantissa);
+}
+
+struct Checkpoint {
+  std::map<std::string, std::vector<double>> values;  // by name, checkpoint layout
+};
+
+// Random weights for every tensor of the table, in checkpoint layout.
+Checkpoint make_checkpoint(const Transformer& model, std::uint32_t seed) {
+  Rng rng(seed);
+  Checkpoint ckpt;
+  for (const WeightInfo& w : model.weights()) {
+    std::vector<double>& v = ckpt.values[w.name];
+    v.resize(static_cast<std::size_t>(w.elements));
+    const bool norm_gain = w.name.find("norm.weight") != std::string::npos;
+    double range = 0.1;  // biases and norm offsets
+    if (w.shape.size() == 2) {
+      const std::int64_t fan_in = w.transposed ? w.shape[1] : w.shape[0];
+      const bool embedding = w.name.find("embedding") != std::string::npos;
+      range = embedding ? 0.49 : std::min(0.49, 2.0 * std::sqrt(3.0 / static_cast<double>(fan_in)));
+    }
+    const auto steps = static_cast<std::int64_t>(range * 4096);
+    for (double& x : v) {
+      x = static_cast<double>(rng.integer(-steps, steps)) / 4096.0;
+      if (norm_gain) x += 1.0;
+    }
+  }
+  return ckpt;
+}
+
+void write_weights(Transformer& model, const Checkpoint& ckpt) {
+  for (std::size_t i = 0; i < model.weights().size(); ++i) {
+    const WeightInfo& w = model.weights()[i];
+    const std::vector<double>& v = ckpt.values.at(w.name);
+    void* data = model.weight_data(static_cast<std::int64_t>(i));
+    for (std::size_t j = 0; j < v.size(); ++j) {
+      if (w.dtype == WeightDtype::kF16) {
+        static_cast<std::uint16_t*>(data)[j] = exact_half(static_cast<float>(v[j]));
+      } else {
+        static_cast<float*>(data)[j] = static_cast<float>(v[j]);
+      }
+    }
+  }
+  model.finalize();
+}
+
+std::vector<std::int32_t> random_ids(std::int64_t n, std::int64_t vocab, std::uint32_t seed) {
+  Rng rng(seed);
+  std::vector<std::int32_t> ids(static_cast<std::size_t>(n));
+  for (auto& id : ids) id = static_cast<std::int32_t>(rng.integer(0, vocab - 1));
+  return ids;
+}
+
+struct Run {
+  std::vector<float> attention, logits, hidden, log_sum_exp;
+};
+
+Run run(const Transformer& model, const std::vector<std::int32_t>& ids,
+        const std::vector<std::int32_t>& types, ForwardOptions options, bool all_logits = true) {
+  const TransformerConfig& c = model.config();
+  const auto n = static_cast<std::int64_t>(ids.size());
+  if (all_logits && c.lm_head) {
+    for (std::int64_t i = 0; i < n; ++i) options.logit_positions.push_back(i);
+  }
+  Run r;
+  r.attention.resize(static_cast<std::size_t>(c.layers * c.heads * n * n));
+  r.logits.resize(options.logit_positions.size() * static_cast<std::size_t>(c.vocab));
+  r.hidden.resize(static_cast<std::size_t>((c.layers + 1) * n * c.hidden));
+  r.log_sum_exp.resize(options.logit_positions.size());
+  model.forward({ids, types}, options, {r.attention, r.logits, r.hidden, r.log_sum_exp});
+  return r;
+}
+
+void check_against_reference(const Transformer& model, const Checkpoint& ckpt,
+                             const std::vector<std::int32_t>& ids,
+                             const std::vector<std::int32_t>& types, const ForwardOptions& options,
+                             const std::vector<MaskSpec>& reference_masks = {}) {
+  const TransformerConfig& c = model.config();
+  const auto n = static_cast<std::int64_t>(ids.size());
+  const Run r = run(model, ids, types, options);
+  const reference::TransformerResult expected =
+      reference::transformer(c, ckpt.values, ids, types, reference_masks);
+  ATTNLENS_CHECK_CLOSE(r.attention, expected.attention, kAttentionTol,
+                       (Layout{{c.layers, c.heads, n, n}, {"layer", "head", "i", "j"}}),
+                       "attention");
+  ATTNLENS_CHECK_CLOSE(r.hidden, expected.hidden, kHiddenTol,
+                       (Layout{{c.layers + 1, n, c.hidden}, {"state", "i", "c"}}), "hidden");
+  if (c.lm_head) {
+    ATTNLENS_CHECK_CLOSE(r.logits, expected.logits, kLogitTol, matrix_layout(n, c.vocab), "logits");
+    std::vector<double> lse(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto row = expected.logits.begin() + i * c.vocab;
+      const double max = *std::max_element(row, row + c.vocab);
+      double sum = 0;
+      for (std::int64_t v = 0; v < c.vocab; ++v) sum += std::exp(row[v] - max);
+      lse[static_cast<std::size_t>(i)] = max + std::log(sum);
+    }
+    ATTNLENS_CHECK_CLOSE(r.log_sum_exp, lse, kLogitTol, Layout{}, "log_sum_exp");
+  }
+}
+
+const char* arch_name(Architecture a) {
+  switch (a) {
+    case Architecture::kGpt2:
+      return "gpt2";
+    case Architecture::kGptNeo:
+      return "gpt_neo";
+    case Architecture::kBert:
+      return "bert";
+  }
+  return "?";
+}
+
+}  // namespace
+
+TEST_CASE("forward pass matches the double reference for every architecture", "[models]") {
+  for (Architecture arch : {Architecture::kGpt2, Architecture::kGptNeo, Architecture::kBert}) {
+    for (const KernelSet& kernels : kernel_sets()) {
+      for (std::int64_t n : {1, 5, 9, 20}) {
+        const TransformerConfig config = tiny(arch);
+        Transformer model(config);
+        const Checkpoint ckpt = make_checkpoint(model, 11);
+        write_weights(model, ckpt);
+        const auto ids = random_ids(n, config.vocab, static_cast<std::uint32_t>(n));
+        std::vector<std::int32_t> types;
+        if (arch == Architecture::kBert) {
+          for (std::int64_t i = 0; i < n; ++i) types.push_back(i >= n / 2 ? 1 : 0);
+        }
+        ForwardOptions options;
+        options.kernels = &kernels;
+        INFO(arch_name(arch) << " kernels " << kernels.name << " N=" << n);
+        check_against_reference(model, ckpt, ids, types, options);
+      }
+    }
+  }
+}
+
+TEST_CASE("widths that are not multiples of the 8-column panels are padded and still exact",
+          "[models]") {
+  // hidden 20 (q | k | v groups of 2.5 panels), intermediate 30, head_dim 5.
+  for (Architecture arch : {Architecture::kGpt2, Architecture::kGptNeo, Architecture::kBert}) {
+    TransformerConfig c = tiny(arch);
+    c.hidden = 20;
+    c.heads = 4;
+    c.intermediate = 30;
+    for (WeightDtype dtype : {WeightDtype::kF32, WeightDtype::kF16}) {
+      c.matrix_dtype = dtype;
+      Transformer model(c);
+      const Checkpoint ckpt = make_checkpoint(model, 71);
+      write_weights(model, ckpt);
+      std::vector<std::int32_t> types;
+      if (arch == Architecture::kBert) types = {0, 0, 0, 1, 1, 1, 1};
+      INFO(arch_name(arch) << (dtype == WeightDtype::kF16 ? " f16" : " f32"));
+      check_against_reference(model, ckpt, random_ids(7, c.vocab, 72), types, {});
+    }
+  }
+}
+
+TEST_CASE("GPT-2 scaling options and a BERT checkpoint without its MLM head", "[models]") {
+  TransformerConfig c = tiny(Architecture::kGpt2);
+  for (bool by_head_dim : {false, true}) {
+    c.scale_attn_weights = by_head_dim;
+    c.scale_attn_by_inverse_layer_idx = true;
+    Transformer model(c);
+    const Checkpoint ckpt = make_checkpoint(model, 3);
+    write_weights(model, ckpt);
+    INFO("scale_attn_weights " << by_head_dim);
+    check_against_reference(model, ckpt, random_ids(7, c.vocab, 5), {}, {});
+  }
+  TransformerConfig b = tiny(Architecture::kBert);
+  b.lm_head = false;
+  Transformer bare(b);
+  const Checkpoint ckpt = make_checkpoint(bare, 4);
+  write_weights(bare, ckpt);
+  check_against_reference(bare, ckpt, random_ids(6, b.vocab, 6), {}, {});
+  ForwardOptions asking;
+  asking.logit_positions = {0};
+  std::vector<float> logits(static_cast<std::size_t>(b.vocab));
+  const auto ids = random_ids(6, b.vocab, 6);
+  CHECK_THROWS_AS(bare.forward({ids, {}}, asking, {{}, logits, {}}), InvalidArgumentError);
+}
+
+TEST_CASE("the logits of a few positions equal those of all positions", "[models]") {
+  // Few positions take the dot-product head, eight or more the GEMM head.
+  const TransformerConfig c = tiny(Architecture::kGpt2);
+  Transformer model(c);
+  write_weights(model, make_checkpoint(model, 8));
+  const auto ids = random_ids(12, c.vocab, 9);
+  const Run all = run(model, ids, {}, {});
+  for (std::vector<std::int64_t> positions :
+       {std::vector<std::int64_t>{11}, {3, 3, 0}, {0, 1, 2, 3, 4, 5, 6, 7, 11}}) {
+    ForwardOptions options;
+    options.logit_positions = positions;
+    const Run some = run(model, ids, {}, options, false);
+    std::vector<double> expected;
+    for (std::int64_t p : positions) {
+      expected.insert(expected.end(), all.logits.begin() + p * c.vocab,
+                      all.logits.begin() + (p + 1) * c.vocab);
+    }
+    INFO("positions " << positions.size());
+    ATTNLENS_CHECK_CLOSE(some.logits, expected, (Tolerance{1e-5, 1e-5}), Layout{}, "logits");
+  }
+}
+
+TEST_CASE("f16 storage gives the f32 results for the same (f16-exact) weights", "[models]") {
+  for (Architecture arch : {Architecture::kGpt2, Architecture::kGptNeo, Architecture::kBert}) {
+    TransformerConfig c = tiny(arch);
+    Transformer f32_model(c);
+    const Checkpoint ckpt = make_checkpoint(f32_model, 21);
+    write_weights(f32_model, ckpt);
+    c.matrix_dtype = WeightDtype::kF16;
+    Transformer f16_model(c);
+    write_weights(f16_model, ckpt);
+    CHECK(f16_model.size().weight_bytes < f32_model.size().weight_bytes);
+    INFO(arch_name(arch));
+    const auto ids = random_ids(9, c.vocab, 2);
+    std::vector<std::int32_t> types;
+    if (arch == Architecture::kBert) types.assign(9, 1);
+    // Halves convert to floats exactly and feed the same kernels: the same bits.
+    const Run a = run(f32_model, ids, types, {}), b = run(f16_model, ids, types, {});
+    CHECK(a.attention == b.attention);
+    CHECK(a.logits == b.logits);
+    CHECK(a.hidden == b.hidden);
+    check_against_reference(f16_model, ckpt, ids, types, {});
+  }
+}
+
+TEST_CASE("mask overrides: one for all layers, or one per layer", "[models]") {
+  const TransformerConfig c = tiny(Architecture::kGptNeo);
+  Transformer model(c);
+  const Checkpoint ckpt = make_checkpoint(model, 31);
+  write_weights(model, ckpt);
+  const auto ids = random_ids(11, c.vocab, 12);
+
+  MaskSpec look_back_two;
+  look_back_two.causal = true;
+  look_back_two.window = LocalWindow{2, 2, 1};
+  ForwardOptions one;
+  one.masks = {look_back_two};
+  check_against_reference(model, ckpt, ids, {}, one, one.masks);
+  const Run own = run(model, ids, {}, {}), overridden = run(model, ids, {}, one);
+  CHECK(own.attention != overridden.attention);
+  CHECK(own.logits != overridden.logits);
+  // Query 10 of every head now sees keys 8..10 only.
+  const std::int64_t n = 11;
+  for (std::int64_t l = 0; l < c.layers; ++l) {
+    for (std::int64_t hd = 0; hd < c.heads; ++hd) {
+      const float* row = overridden.attention.data() + ((l * c.heads + hd) * n + 10) * n;
+      for (std::int64_t j = 0; j < 8; ++j) CHECK(row[j] == 0.0f);
+    }
+  }
+
+  MaskSpec global, strided;
+  strided.sparse = SparseSpec{SparsePattern::kStrided, 3, 1};
+  ForwardOptions per_layer;
+  per_layer.masks = {global, strided, look_back_two};
+  check_against_reference(model, ckpt, ids, {}, per_layer, per_layer.masks);
+}
+
+TEST_CASE("the forward pass gives the same bits on any number of threads", "[models][threads]") {
+  for (Architecture arch : {Architecture::kGpt2, Architecture::kBert}) {
+    TransformerConfig c = tiny(arch);
+    c.hidden = 48;  // wide enough that q/k/v and the MLP split into several column blocks
+    c.heads = 4;
+    c.intermediate = 600;
+    c.vocab = 1100;  // several vocabulary blocks in the head
+    Transformer model(c);
+    write_weights(model, make_checkpoint(model, 41));
+    const auto ids = random_ids(17, c.vocab, 42);
+    ForwardOptions one, several;
+    several.threads = 3;
+    const Run a = run(model, ids, {}, one), b = run(model, ids, {}, several);
+    INFO(arch_name(arch));
+    CHECK(std::memcmp(a.attention.data(), b.attention.data(), a.attention.size() * 4) == 0);
+    CHECK(std::memcmp(a.logits.data(), b.logits.data(), a.logits.size() * 4) == 0);
+    CHECK(std::memcmp(a.hidden.data(), b.hidden.data(), a.hidden.size() * 4) == 0);
+  }
+}
+
+TEST_CASE("model configs are validated, and too large a model is refused before allocating",
+          "[models][errors]") {
+  const auto parameter_of = [](const TransformerConfig& c, std::int64_t limit = 0) {
+    try {
+      Transformer model(c, limit);
+    } catch (const Error& e) {
+      return e.parameter() + (dynamic_cast<const RangeError*>(&e) ? " range" : " other") + ": " +
+             e.what();
+    }
+    return std::string("no error");
+  };
+  TransformerConfig c = tiny(Architecture::kGpt2);
+  c.heads = 5;  // 24 is no multiple of 5
+  CHECK(parameter_of(c).rfind("heads range", 0) == 0);
+  c = tiny(Architecture::kGpt2);
+  c.layers = 0;
+  CHECK(parameter_of(c).rfind("layers range", 0) == 0);
+  c = tiny(Architecture::kGptNeo);
+  c.local_windows = {0, 4};
+  CHECK(parameter_of(c).rfind("local_windows range", 0) == 0);
+  c = tiny(Architecture::kBert);
+  c.token_types = 0;
+  CHECK(parameter_of(c).rfind("token_types range", 0) == 0);
+  c = tiny(Architecture::kBert);
+  c.layer_norm_eps = 0.0f;
+  CHECK(parameter_of(c).rfind("layer_norm_eps range", 0) == 0);
+
+  // GPT-2 small's shape at f32: 124M parameters, ~475 MiB. A 100 MiB limit refuses it and says
+  // how much it needs; f16 storage is suggested.
+  c = tiny(Architecture::kGpt2);
+  c.layers = 12;
+  c.heads = 12;
+  c.hidden = 768;
+  c.intermediate = 3072;
+  c.vocab = 50257;
+  c.max_positions = 1024;
+  const ModelSize size = model_size(c);
+  CHECK(size.parameters == 124439808);
+  const std::string refused = parameter_of(c, 100 << 20);
+  INFO(refused);
+  CHECK(refused.rfind("model range", 0) == 0);
+  CHECK(refused.find("124439808 parameters") != std::string::npos);
+  CHECK(refused.find("100.0 MiB") != std::string::npos);
+  CHECK(refused.find("f16") != std::string::npos);
+  // Dimensions whose products do not fit are refused too.
+  c.vocab = 2147483647;
+  c.hidden = 2147483647 / 12 * 12;
+  CHECK(parameter_of(c, 100 << 20) != "no error");
+}
+
+TEST_CASE("bad inputs to forward() name the problem and leave the model usable",
+          "[models][errors]") {
+  const TransformerConfig c = tiny(Architecture::kGpt2);
+  Transformer model(c);
+  const auto too_early = random_ids(3, c.vocab, 1);
+  CHECK_THROWS_AS(model.forward({too_early, {}}, {}, {}), InvalidArgumentError);
+  write_weights(model, make_checkpoint(model, 51));
+  CHECK_THROWS_AS(model.finalize(), InvalidArgumentError);
+  CHECK_THROWS_AS(model.weight_data(0), InvalidArgumentError);
+
+  const auto message_of = [&](const std::vector<std::int32_t>& ids, const ForwardOptions& o,
+                              const ForwardOutputs& out) {
+    try {
+      model.forward({ids, {}}, o, out);
+    } catch (const Error& e) {
+      return e.parameter() + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  const auto long_text = random_ids(c.max_positions + 1, c.vocab, 2);
+  CHECK(message_of(long_text, {}, {}).find("21 tokens are more than the model's 20 positions") !=
+        std::string::npos);
+  std::vector<std::int32_t> ids = random_ids(4, c.vocab, 3);
+  ids[2] = static_cast<std::int32_t>(c.vocab);
+  CHECK(message_of(ids, {}, {}).rfind("token_ids", 0) == 0);
+  ids[2] = 0;
+  std::vector<float> wrong(5);
+  CHECK(message_of(ids, {}, {wrong, {}, {}}).rfind("attention", 0) == 0);
+  ForwardOptions positions;
+  positions.logit_positions = {4};
+  CHECK(message_of(ids, positions, {}).rfind("logit_positions", 0) == 0);
+  ForwardOptions two_masks;
+  two_masks.masks.resize(2);
+  CHECK(message_of(ids, two_masks, {}).rfind("masks", 0) == 0);
+  std::vector<std::int32_t> types(4, 0);
+  CHECK_THROWS_AS(model.forward({ids, types}, {}, {}), InvalidArgumentError);
+  // Still usable.
+  check_against_reference(model, make_checkpoint(model, 51), ids, {}, {});
+}
+
+TEST_CASE("weights that are not finite are refused by finalize(), naming the tensor",
+          "[models][errors]") {
+  for (WeightDtype dtype : {WeightDtype::kF32, WeightDtype::kF16}) {
+    TransformerConfig c = tiny(Architecture::kBert);
+    c.matrix_dtype = dtype;
+    Transformer model(c);
+    const Checkpoint ckpt = make_checkpoint(model, 61);
+    for (std::size_t i = 0; i < model.weights().size(); ++i) {
+      const WeightInfo& w = model.weights()[i];
+      void* data = model.weight_data(static_cast<std::int64_t>(i));
+      const std::vector<double>& v = ckpt.values.at(w.name);
+      for (std::size_t j = 0; j < v.size(); ++j) {
+        if (w.dtype == WeightDtype::kF16) {
+          static_cast<std::uint16_t*>(data)[j] = exact_half(static_cast<float>(v[j]));
+        } else {
+          static_cast<float*>(data)[j] = static_cast<float>(v[j]);
+        }
+      }
+      if (w.name == "layers.1.attention.key.weight") {
+        if (w.dtype == WeightDtype::kF16) {
+          static_cast<std::uint16_t*>(data)[7] = 0x7c00;  // +Infinity
+        } else {
+          static_cast<float*>(data)[7] = std::nanf("");
+        }
+      }
+    }
+    try {
+      model.finalize();
+      FAIL("finalize accepted a non-finite weight");
+    } catch (const NonFiniteError& e) {
+      CHECK(e.parameter() == "layers.1.attention.key.weight");
+      CHECK(std::string(e.what()).find("[7]") != std::string::npos);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+// Type declarations of the attnlens/models entry (hand-written; checked by test/types with
+// `tsc --noEmit --strict`). The contract they describe is docs/JS_API.md ("attnlens/models").
+
+import type { Attention, ErrorCode } from './index.js';
+
+// ---- files ----------------------------------------------------------------------------------
+
+export type ModelSource =
+  | string // a Hugging Face model id ('gpt2'), a folder URL, or in Node a folder path
+  | URL // a folder URL (http:, https:, or file: in Node)
+  | File[]
+  | FileList;
+
+export interface ModelProgress {
+  file: string;
+  loaded: number;
+  /** The file's size when the source says it up front, else null. */
+  total: number | null;
+  totalLoaded: number;
+  totalBytes: number | null;
+}
+
+export interface ModelFilesOptions {
+  /** Hub ids only: a branch, tag, commit or 'refs/pr/N' (default 'main'). */
+  revision?: string;
+  /** Cancels downloads: the promise rejects with an AbortError. */
+  signal?: AbortSignal;
+  onProgress?: (progress: ModelProgress) => void;
+  /** Browsers: keep and reuse the files in Cache Storage (default true). */
+  cache?: boolean;
+  /** Default 'https://huggingface.co'. */
+  hubUrl?: string;
+  fetch?: typeof globalThis.fetch;
+}
+
+export type TensorDtype =
+  'F64' | 'F32' | 'F16' | 'BF16' | 'I64' | 'I32' | 'I16' | 'I8' | 'U8' | 'BOOL' | string;
+
+export interface TensorSet {
+  readonly names: string[];
+  has(name: string): boolean;
+  info(name: string): { name: string; dtype: TensorDtype; shape: number[]; byteLength: number };
+  readFloat32(name: string, target?: Float32Array): Float32Array;
+  readFloat16(name: string, target?: Uint16Array): Uint16Array;
+  release(): void;
+}
+
+export interface ModelFiles {
+  source: {
+    kind: 'hub' | 'url' | 'files' | 'folder';
+    id?: string;
+    revision?: string;
+    url?: string;
+    fromCache: boolean;
+  };
+  config: Record<string, unknown>;
+  tokenizer: { json: Record<string, unknown>; config: Record<string, unknown> | null };
+  tensors: TensorSet;
+  /** Total bytes of the weight files. */
+  bytes: number;
+}
+
+/** The files of one model, read and validated (no model is built). */
+export declare function loadModelFiles(
+  source: ModelSource,
+  options?: ModelFilesOptions,
+): Promise<ModelFiles>;
+
+/** Drops every model file kept in the browser's Cache Storage; false where there is none. */
+export declare function clearModelCache(): Promise<boolean>;
+
+// ---- tokenizer --------------------------------------------------------------------------------
+
+export interface ModelToken {
+  id: number;
+  /** The vocabulary entry ('Ġthe', '##ing', '[CLS]'). */
+  text: string;
+  /** UTF-16 offsets into the text (segment 0) or the pair (segment 1); start = end for added specials. */
+  start: number;
+  end: number;
+  special: boolean;
+  segment: number;
+}
+
+export interface ModelTokenizer {
+  encode(
+    text: string,
+    options?: { pair?: string; addSpecialTokens?: boolean },
+  ): { ids: number[]; typeIds: number[]; tokens: ModelToken[] };
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  idToToken(id: number): string | undefined;
+  tokenToId(token: string): number | undefined;
+  readonly vocabSize: number;
+  readonly maxLength: number | null;
+  readonly special: Partial<
+    Record<'mask' | 'cls' | 'sep' | 'pad' | 'bos' | 'eos' | 'unk', { id: number; text: string }>
+  >;
+}
+
+export declare function createTokenizer(files: {
+  json: Record<string, unknown>;
+  config?: Record<string, unknown> | null;
+}): Promise<ModelTokenizer>;
+
+// ---- models -----------------------------------------------------------------------------------
+
+export type ModelType = 'gpt2' | 'gpt_neo' | 'bert';
+export declare const SUPPORTED_MODEL_TYPES: readonly ModelType[];
+export declare const MODEL_OPTIONS: readonly string[];
+export declare const RUN_OPTIONS: readonly string[];
+
+export interface LoadModelOptions extends ModelFilesOptions {
+  /** Storage of the weight matrices in wasm memory: 'f32' (default) or 'f16' (half the bytes). */
+  dtype?: 'f32' | 'f16';
+  /**
+   * The engine to run on, as analyze() takes it: the weights live in its wasm memory, its wasm
+   * flavour and threads run the forward pass (whatever its backend: WebGPU is not used), and it
+   * outlives the model. Default: the model opens its own (createAttention({ backend: 'wasm' }))
+   * and closes it at dispose().
+   */
+  attention?: Attention;
+}
+
+export interface ModelInfo {
+  /** The forward pass that runs: 'gpt2', 'gpt_neo' or 'bert'. */
+  readonly architecture: ModelType;
+  /** config.json's model_type. */
+  readonly modelType: string;
+  readonly layers: number;
+  readonly heads: number;
+  readonly hidden: number;
+  readonly vocab: number;
+  readonly maxPositions: number;
+  readonly parameters: number;
+  /** Bytes the weights take in wasm memory. */
+  readonly bytes: number;
+  readonly dtype: 'f32' | 'f16';
+  /** GPT models: each query sees only earlier tokens; predictions are next tokens. */
+  readonly causal: boolean;
+  /** False for a BERT checkpoint without its masked-LM head (BertModel): no predictions. */
+  readonly predicts: boolean;
+  readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar';
+  /** Each layer's own mask in the mask notation ('causal', 'causal+local:255', 'global'). */
+  readonly layerMasks: readonly string[];
+}
+
+export interface TokenPrediction {
+  id: number;
+  /** The vocabulary entry ('Ġthe'). */
+  token: string;
+  /** What it decodes to (' the'). */
+  text: string;
+  /** Softmax probability. */
+  p: number;
+}
+
+export interface MaskPrediction {
+  /** The [MASK] token's position. */
+  position: number;
+  top: TokenPrediction[];
+}
+
+export interface RunOptions {
+  /** BERT: a second text ([CLS] text [SEP] pair [SEP], token types 0 then 1). */
+  pair?: string;
+  /** One mask for every layer, or one per layer, in the mask notation ('causal+local:2'). */
+  masks?: string | string[];
+  /** Predictions per position (default 10). */
+  topK?: number;
+  /** Adds logits [N, vocab] of every position. */
+  returnLogits?: boolean;
+  /** Keep the first maxPositions tokens of a longer text instead of refusing it. */
+  truncate?: boolean;
+}
+
+export interface ModelRun {
+  tokens: ModelToken[];
+  /** [layers, heads, N, N]: row i of head h is what token i attends to. */
+  attention: Float32Array;
+  /**
+   * Causal models: the top-k next tokens after the last position. BERT: the top-k fillers of
+   * each [MASK] ([] without one, or without an MLM head).
+   */
+  predictions: TokenPrediction[] | MaskPrediction[];
+  logits?: Float32Array;
+}
+
+export interface Model {
+  readonly info: ModelInfo;
+  readonly tokenizer: ModelTokenizer;
+  run(text: string, options?: RunOptions): Promise<ModelRun>;
+  /** Frees the model's wasm memory; later calls throw. */
+  dispose(): void;
+}
+
+/**
+ * Loads a checkpoint (config.json, tokenizer.json, model.safetensors or pytorch_model.bin) and
+ * builds the model in wasm memory. Errors carry `code` (ErrorCode, or 'not_found' for a missing
+ * file or tensor) and `parameter` (the option, file or tensor at fault).
+ */
+export declare function loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
+
+export type ModelErrorCode = ErrorCode | 'not_found';

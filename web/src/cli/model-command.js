@@ -1,0 +1,257 @@
+// `attnlens --model <folder or id> "text"`: runs a real checkpoint (attnlens/models) and prints
+// one layer's head (or all of its heads) as a terminal heatmap, then the model's predictions.
+// Mistakes in the command line (and texts the model refuses) are UsageErrors (exit 2); a model
+// that cannot be loaded is an ordinary error (exit 1).
+
+import { parseArgs } from 'node:util';
+import { createAttention } from '../attention.js';
+import { loadModel } from '../models/index.js';
+import { maskForMode, maskOptions, parseMask } from '../mask-notation.js';
+import { UsageError } from './arguments.js';
+import { COLOR_MODES, renderHeatmap } from './heatmap.js';
+import { DEFAULT_WIDTH, wrapItems } from './layout.js';
+import { sanitize } from './terminal-text.js';
+
+export const MODEL_USAGE = `Usage: attnlens --model <folder or Hugging Face id> [options] "text"
+
+Runs a real checkpoint (GPT-2, GPT-Neo such as TinyStories, BERT) over the text
+and prints one layer's attention as a heatmap, then the top predictions (the
+next token, or each [MASK]).
+
+Options:
+  --model SOURCE     a folder with config.json, tokenizer.json and the weights,
+                     or a Hugging Face model id
+  --layer L          layer to show, from 0 (default 0)
+  --head H|all       head to show, from 0 (default 0)
+  --masks SPEC       override every layer's mask ('causal+local:2'); repeat it
+                     once per layer to give each its own
+  --pair "text"      BERT: a second sentence ([CLS] text [SEP] pair [SEP])
+  --top K            predictions to print (default 5)
+  --truncate         keep the first tokens of a text longer than the model
+  --dtype f32|f16    weight storage in memory (default f32)
+  --revision REV     Hub ids: branch, tag or commit (default main)
+  --color MODE       truecolor | 256 | none
+  --json             print the tokens, the chosen heads' weights and the
+                     predictions as JSON
+
+Example:
+  attnlens --model ./TinyStories-1M "Once upon a time" --layer 3 --head all`;
+
+const OPTIONS = {
+  model: { type: 'string' },
+  layer: { type: 'string' },
+  head: { type: 'string' },
+  masks: { type: 'string', multiple: true },
+  pair: { type: 'string' },
+  top: { type: 'string' },
+  truncate: { type: 'boolean' },
+  dtype: { type: 'string' },
+  revision: { type: 'string' },
+  color: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+/** True when argv asks for the model command. */
+export const isModelCommand = (argv) =>
+  argv.some((arg) => arg === '--model' || arg.startsWith('--model='));
+
+function wholeNumber(flag, text, max = Infinity) {
+  if (!/^\d+$/.test(text) || Number(text) > max) {
+    throw new UsageError(
+      `${flag}: expected a whole number${max < Infinity ? ` up to ${max}` : ''}, got '${text}'`,
+    );
+  }
+  return Number(text);
+}
+
+/** argv (without node and the script) -> the command; UsageError for every mistake. */
+export function parseModelCommand(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  if (!values.model) throw new UsageError('--model: expected a folder or a model id');
+  if (positionals.length === 0) throw new UsageError('missing the text to run the model on');
+  if (values.dtype !== undefined && !['f32', 'f16'].includes(values.dtype)) {
+    throw new UsageError(`--dtype: expected f32 or f16, got '${values.dtype}'`);
+  }
+  if (values.color !== undefined && !COLOR_MODES.includes(values.color)) {
+    throw new UsageError(
+      `--color: expected one of ${COLOR_MODES.join(', ')}, got '${values.color}'`,
+    );
+  }
+  for (const spec of values.masks ?? []) {
+    try {
+      parseMask(spec);
+    } catch (error) {
+      throw new UsageError(`--masks ${spec}: ${error.message.replace(/^mask: /, '')}`);
+    }
+  }
+  return {
+    source: values.model,
+    text: positionals.join(' '),
+    layer: values.layer === undefined ? 0 : wholeNumber('--layer', values.layer),
+    head:
+      values.head === undefined || values.head === 'all'
+        ? (values.head ?? 0)
+        : wholeNumber('--head', values.head),
+    masks: values.masks,
+    pair: values.pair,
+    top: values.top === undefined ? 5 : wholeNumber('--top', values.top),
+    truncate: Boolean(values.truncate),
+    dtype: values.dtype ?? 'f32',
+    revision: values.revision,
+    color: values.color,
+    json: Boolean(values.json),
+  };
+}
+
+// What a token shows as: its span of the text, or its vocabulary entry for specials.
+const tokenLabel = (token, text, pair) =>
+  token.special || token.start === token.end
+    ? token.text
+    : (token.segment === 1 ? pair : text).slice(token.start, token.end);
+
+const percent = (p) => `${(100 * p).toFixed(1)}%`;
+
+function predictionLines(model, run, labels, top) {
+  const list = (predictions) =>
+    predictions
+      .slice(0, top)
+      .map((p, i) => `  ${String(i + 1).padStart(2)}. ${JSON.stringify(p.text)}  ${percent(p.p)}`);
+  if (!model.info.predicts) return ['(this checkpoint has no masked-LM head: no predictions)'];
+  if (model.info.causal) {
+    return [`next token after ${JSON.stringify(labels.at(-1))}:`, ...list(run.predictions)];
+  }
+  if (run.predictions.length === 0) return ['(no [MASK] in the text: nothing to fill in)'];
+  return run.predictions.flatMap(({ position, top: fills }) => [
+    `[MASK] at ${position}:`,
+    ...list(fills),
+  ]);
+}
+
+/** Loads the model, runs it and returns the text (or JSON) to print. */
+export async function runModelCommand(command, { colorMode, width, onProgress }) {
+  const model = await loadModel(command.source, {
+    dtype: command.dtype,
+    ...(command.revision ? { revision: command.revision } : {}),
+    ...(onProgress ? { onProgress } : {}),
+  });
+  try {
+    const { layers, heads } = model.info;
+    if (command.layer >= layers) {
+      throw new UsageError(
+        `--layer: the model has ${layers} layers (0..${layers - 1}), got ${command.layer}`,
+      );
+    }
+    if (command.head !== 'all' && command.head >= heads) {
+      throw new UsageError(
+        `--head: the model has ${heads} heads (0..${heads - 1}), got ${command.head}`,
+      );
+    }
+    const masks = command.masks?.length === 1 ? command.masks[0] : command.masks;
+    const started = performance.now();
+    let run;
+    try {
+      run = await model.run(command.text, {
+        ...(masks ? { masks } : {}),
+        ...(command.pair !== undefined ? { pair: command.pair } : {}),
+        topK: Math.max(1, Math.min(command.top, model.info.vocab)),
+        truncate: command.truncate,
+      });
+    } catch (error) {
+      if (error instanceof RangeError || error instanceof TypeError)
+        throw new UsageError(error.message);
+      throw error;
+    }
+    const ms = performance.now() - started;
+    const labels = run.tokens.map((t) => tokenLabel(t, command.text, command.pair ?? ''));
+    const n = labels.length;
+    const shown = command.head === 'all' ? [...Array(heads).keys()] : [command.head];
+    const layerMask =
+      masks === undefined
+        ? model.info.layerMasks[command.layer]
+        : ([masks].flat()[command.layer] ?? [masks].flat()[0]);
+    const headWeights = (h) =>
+      run.attention.subarray(
+        (command.layer * heads + h) * n * n,
+        ((command.layer * heads + h) * n + n) * n,
+      );
+    if (command.json) {
+      return JSON.stringify({
+        model: model.info,
+        layer: command.layer,
+        mask: layerMask,
+        tokens: run.tokens.map((t, i) => ({ ...t, label: labels[i] })),
+        heads: shown.map((h) => ({
+          head: h,
+          weights: Array.from(headWeights(h), (x) => Number(x.toPrecision(9))),
+        })),
+        predictions: run.predictions,
+      });
+    }
+    const visibility = await maskMatrixOf(layerMask, n);
+    const { info } = model;
+    // The settings and the token list fit the terminal, or DEFAULT_WIDTH when piped.
+    const listWidth = Number.isFinite(width) ? width : DEFAULT_WIDTH;
+    const settings = [
+      `attnlens · ${info.modelType}`,
+      `${info.layers} layers × ${info.heads} heads`,
+      `${(info.parameters / 1e6).toFixed(2)}M parameters`,
+      `${n} tokens`,
+      `layer ${command.layer}`,
+      `mask ${layerMask}`,
+      info.backend,
+      `${ms.toFixed(1)} ms`,
+    ];
+    const lines = [
+      ...wrapItems(settings, ' · ', listWidth),
+      '',
+      ...wrapItems(
+        ['tokens:', ...labels.map((l, i) => `${i}·${sanitize(l)}`)],
+        ' ',
+        listWidth,
+        '       ',
+      ),
+    ];
+    for (const h of shown) {
+      lines.push(
+        '',
+        `layer ${command.layer}, head ${h} of ${heads} — rows: queries, columns: keys`,
+      );
+      lines.push(
+        ...renderHeatmap({
+          weights: headWeights(h),
+          mask: visibility,
+          rowLabels: labels,
+          columnLabels: labels,
+          colorMode,
+          maxWidth: width,
+        }),
+      );
+    }
+    lines.push('', ...predictionLines(model, run, labels, command.top));
+    return lines.join('\n');
+  } finally {
+    model.dispose();
+  }
+}
+
+// The [N, N] visibility of a mask in the notation, from the engine (the same mask the model ran).
+async function maskMatrixOf(notation, n) {
+  const engine = await createAttention({ backend: 'wasm' });
+  try {
+    return engine.maskMatrix({
+      queryLength: n,
+      keyLength: n,
+      ...maskOptions(parseMask(notation), n),
+    });
+  } finally {
+    engine.dispose();
+  }
+}

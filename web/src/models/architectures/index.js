@@ -1,0 +1,28 @@
+// The architectures loadModel runs, by config.json's model_type: each turns the config into the
+// core's config (bindings/models/model_block.h's create block) and the core's weight names into
+// the checkpoint's keys.
+
+import { attnlensError, describe } from '../../errors.js';
+import { bert } from './bert.js';
+import { gptNeo } from './gpt-neo.js';
+import { gpt2 } from './gpt2.js';
+
+const BY_MODEL_TYPE = { gpt2, gpt_neo: gptNeo, bert };
+
+/** The model_type values loadModel accepts. */
+export const SUPPORTED_MODEL_TYPES = Object.freeze(Object.keys(BY_MODEL_TYPE));
+
+/** The architecture of a config.json, or an error naming its model_type and the supported ones. */
+export function architectureOf(config) {
+  const type = config.model_type;
+  const architecture = typeof type === 'string' ? BY_MODEL_TYPE[type] : undefined;
+  if (!architecture) {
+    throw attnlensError(
+      'out_of_range',
+      'model_type',
+      `config.json's model_type ${describe(type)} is not supported (supported: ` +
+        `${SUPPORTED_MODEL_TYPES.join(', ')})`,
+    );
+  }
+  return architecture;
+}

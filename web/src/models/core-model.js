@@ -1,0 +1,135 @@
+// A transformer held by the wasm core (bindings/models/model_bindings.cpp) through its handle:
+// creation from the core config, the weights written straight into wasm memory, and one
+// forward pass per call. Everything here is synchronous; model.js builds run() on it.
+
+import { CallBlock } from '../call-block.js';
+import { attnlensError, coreError } from '../errors.js';
+import { copyFloats, heapU8, withHeap } from '../heap.js';
+import { checkModelBlockLayout, LAYOUT, ModelBlock } from './model-block.js';
+
+// The bindings return { error } instead of throwing through C++ frames.
+function unwrap(result) {
+  if (result?.error) throw coreError(result.error);
+  return result;
+}
+
+const code = (list, name) => LAYOUT[list].indexOf(name);
+
+export class CoreModel {
+  #module;
+  #handle;
+
+  /**
+   * @param {object} module the embind module (WasmBackend.module)
+   * @param {object} config architectures/*.js coreConfig() plus { dtype: 'f32' | 'f16' }
+   */
+  constructor(module, config) {
+    checkModelBlockLayout(module);
+    this.#module = module;
+    withHeap(module, (heap) => {
+      const block = new ModelBlock(module, heap, 'create')
+        .set('architecture', code('architectures', config.architecture))
+        .set('layers', config.layers)
+        .set('heads', config.heads)
+        .set('hidden', config.hidden)
+        .set('intermediate', config.intermediate)
+        .set('vocab', config.vocab)
+        .set('maxPositions', config.maxPositions)
+        .set('typeVocabSize', config.typeVocabSize ?? 0)
+        .set('layerNormEps', config.layerNormEps)
+        .set('activation', code('activations', config.activation))
+        .set('scaleAttnWeights', config.scaleAttnWeights === false ? 0 : 1)
+        .set('scaleAttnByInverseLayerIdx', config.scaleAttnByInverseLayerIdx ? 1 : 0)
+        .set('lmHead', config.lmHead ? 1 : 0)
+        .set('matrixDtype', code('dtypes', config.dtype));
+      if (config.localWindows?.length) {
+        block.array(
+          'localWindows',
+          heap.copyIn(Float64Array.from(config.localWindows), 'localWindows'),
+        );
+      }
+      this.#handle = unwrap(module._modelCreate(block.write()));
+      this.parameters = block.result('resultParameters');
+      this.weightBytes = block.result('resultWeightBytes');
+    });
+  }
+
+  /** [{ name, shape, dtype, transposed, elements, address }]: the tensors to write. */
+  weights() {
+    return unwrap(this.#module._modelWeights(this.#handle));
+  }
+
+  /** A typed-array view of weight `w` (from weights()) in wasm memory, to fill in place. */
+  weightView(w) {
+    const buffer = heapU8(this.#module).buffer;
+    return w.dtype === 'f16'
+      ? new Uint16Array(buffer, w.address, w.elements)
+      : new Float32Array(buffer, w.address, w.elements);
+  }
+
+  finalize() {
+    unwrap(this.#module._modelFinalize(this.#handle));
+  }
+
+  /** A layer's own mask: { causal, windowBefore, windowAfter } (-1: no window). */
+  layerMask(layer) {
+    return unwrap(this.#module._modelLayerMask(this.#handle, layer));
+  }
+
+  /**
+   * One forward pass. `masks`: null (every layer its own) or a list of attention mask options
+   * (checks.js form: causal, window, sparse, globalTokens), one for all layers or one per layer.
+   * @returns {{ attention?: Float32Array, logits?: Float32Array, logSumExp?: Float32Array }}
+   *   logSumExp: each logits row's log sum exp (a token's probability is exp(logit - it))
+   */
+  forward({ ids, types, masks, logitPositions, threads, shape, wantAttention = true }) {
+    const m = this.#module;
+    const { layers, heads, vocab } = shape;
+    const n = ids.length;
+    return withHeap(m, (heap) => {
+      const block = new ModelBlock(m, heap, 'forward').set('threads', threads);
+      block.array('tokenIds', heap.copyIn(Int32Array.from(ids), 'tokenIds'));
+      if (types) block.array('tokenTypes', heap.copyIn(Int32Array.from(types), 'tokenTypes'));
+      if (masks) {
+        const addresses = masks.map((options) =>
+          new CallBlock(m, heap).options(options, heap).write(),
+        );
+        block.array('masks', heap.copyIn(Float64Array.from(addresses), 'masks'));
+      }
+      const attention = wantAttention ? heap.floats(layers * heads * n * n, 'attention') : null;
+      if (attention) block.array('attention', attention);
+      let logits = null;
+      let logSumExp = null;
+      if (logitPositions.length > 0) {
+        block.array(
+          'logitPositions',
+          heap.copyIn(Float64Array.from(logitPositions), 'logitPositions'),
+        );
+        logits = heap.floats(logitPositions.length * vocab, 'logits');
+        logSumExp = heap.floats(logitPositions.length, 'logSumExp');
+        block.array('logits', logits).array('logSumExp', logSumExp);
+      }
+      unwrap(m._modelForward(this.#handle, block.write()));
+      return {
+        attention: attention ? copyFloats(m, attention) : undefined,
+        logits: logits ? copyFloats(m, logits) : undefined,
+        logSumExp: logSumExp ? copyFloats(m, logSumExp) : undefined,
+      };
+    });
+  }
+
+  destroy() {
+    if (this.#handle === null) return;
+    unwrap(this.#module._modelDestroy(this.#handle));
+    this.#handle = null;
+  }
+}
+
+/** A shape error naming the checkpoint tensor and both shapes. */
+export function shapeMismatch(key, actual, expected) {
+  return attnlensError(
+    'shape_mismatch',
+    key,
+    `has shape [${actual.join(', ')}], but config.json implies [${expected.join(', ')}]`,
+  );
+}

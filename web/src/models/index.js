@@ -1,0 +1,8 @@
+// attnlens/models: real transformer checkpoints (GPT-2, GPT-Neo, BERT) run on attnlens' own
+// kernels. Contract: docs/JS_API.md ("attnlens/models"); types: ../../models.d.ts.
+
+export { loadModel, MODEL_OPTIONS } from './load-model.js';
+export { RUN_OPTIONS } from './model.js';
+export { SUPPORTED_MODEL_TYPES } from './architectures/index.js';
+export { loadModelFiles, clearModelCache } from './files/index.js';
+export { createTokenizer } from './tokenizer.js';

@@ -1,0 +1,111 @@
+// loadModel(source, options): a real checkpoint, ready to run. The files (files/index.js) and
+// the wasm engine load side by side; then the config and key names become the core's model
+// (architectures/), every weight is written once, straight into wasm memory, and the file
+// buffers are let go.
+
+import { Attention, createAttention, wasmBackendOf } from '../attention.js';
+import { describe } from '../errors.js';
+import { oneOf, optionsObject, shapeError, typeError } from '../argument-checks.js';
+import { architectureOf } from './architectures/index.js';
+import { CoreModel, shapeMismatch } from './core-model.js';
+import { loadModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
+import { Model } from './model.js';
+import { createTokenizer } from './tokenizer.js';
+
+/** The options loadModel accepts: loadModelFiles' plus dtype and attention (the engine). */
+export const MODEL_OPTIONS = Object.freeze([...MODEL_FILES_OPTIONS, 'dtype', 'attention']);
+
+export async function loadModel(source, options) {
+  const opts = optionsObject(options, 'options', MODEL_OPTIONS);
+  const dtype = oneOf(opts.dtype, 'dtype', ['f32', 'f16'], 'f32');
+  // `attention`, as in analyze(): an instance to run on (its wasm memory holds the weights, and
+  // it outlives the model); without one the model opens its own wasm engine and closes it.
+  if (opts.attention !== undefined && !(opts.attention instanceof Attention)) {
+    throw typeError(
+      'attention',
+      `must be an instance from createAttention(), got ${describe(opts.attention)}`,
+    );
+  }
+  const fileOptions = Object.fromEntries(
+    MODEL_FILES_OPTIONS.filter((key) => opts[key] !== undefined).map((key) => [key, opts[key]]),
+  );
+  const owned = opts.attention === undefined;
+  const [files, engine] = await Promise.allSettled([
+    loadModelFiles(source, fileOptions),
+    owned ? createAttention({ backend: 'wasm' }) : opts.attention,
+  ]);
+  if (files.status === 'rejected' || engine.status === 'rejected') {
+    if (owned && engine.status === 'fulfilled') engine.value.dispose();
+    throw files.status === 'rejected' ? files.reason : engine.reason;
+  }
+  try {
+    return await build(files.value, { attention: engine.value, owned }, dtype);
+  } catch (error) {
+    if (owned) engine.value.dispose();
+    throw error;
+  }
+}
+
+async function build(files, engine, dtype) {
+  const { config, tensors } = files;
+  const architecture = architectureOf(config);
+  const core = architecture.coreConfig(config, tensors);
+  const keyFor = architecture.keys(tensors);
+  const tokenizer = await createTokenizer(files.tokenizer);
+  if (tokenizer.vocabSize > core.vocab) {
+    throw shapeError(
+      'tokenizer.json',
+      `has ${tokenizer.vocabSize} tokens, more than the model's vocabulary of ${core.vocab} ` +
+        '(vocab_size in config.json): the files come from different models',
+    );
+  }
+  const model = new CoreModel(wasmBackendOf(engine.attention, 'attention').module, {
+    ...core,
+    dtype,
+  });
+  try {
+    writeWeights(model, tensors, keyFor);
+  } catch (error) {
+    model.destroy();
+    throw error;
+  }
+  tensors.release();
+  return new Model({
+    core: model,
+    engine,
+    tokenizer,
+    architecture,
+    config: core,
+    modelType: config.model_type,
+    dtype,
+  });
+}
+
+// Every core weight from its checkpoint tensor, checked against the shape the config implies,
+// converted as it is copied (F16/BF16/F64 to f32, or to half bits for dtype 'f16').
+function writeWeights(model, tensors, keyFor) {
+  const weights = model.weights();
+  const keys = new Map(weights.map((w) => [w.name, keyFor(w.name)]));
+  for (const w of weights) {
+    const key = keys.get(w.name);
+    const { shape } = tensors.info(key);
+    if (shape.length !== w.shape.length || shape.some((size, d) => size !== w.shape[d])) {
+      throw shapeMismatch(key, shape, w.shape);
+    }
+  }
+  for (const w of weights) {
+    const view = model.weightView(w);
+    if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
+    else tensors.readFloat32(keys.get(w.name), view);
+  }
+  try {
+    model.finalize();
+  } catch (error) {
+    // The core names its own weights; the reader knows the checkpoint's names.
+    const key = keys.get(error.parameter);
+    if (key === undefined) throw error;
+    error.message = error.message.replaceAll(error.parameter, key);
+    error.parameter = key;
+    throw error;
+  }
+}

@@ -1,0 +1,244 @@
+// The Model loadModel() returns: run(text, options) tokenizes, runs the forward pass in the wasm
+// core and returns every layer's and head's attention with the model's predictions; `info`
+// describes it; dispose() frees its wasm memory.
+
+import { wasmBackendOf } from '../attention.js';
+import { describe } from '../errors.js';
+import { boolean, integer, optionsObject, rangeError, typeError } from '../argument-checks.js';
+import { checkMaskMatrix } from '../checks.js';
+import { formatMask, maskForMode, maskOptions, parseMask } from '../mask-notation.js';
+import { topPredictions } from './predictions.js';
+
+/** The options run() accepts. */
+export const RUN_OPTIONS = Object.freeze(['pair', 'masks', 'topK', 'returnLogits', 'truncate']);
+const DEFAULT_TOP_K = 10;
+
+export class Model {
+  #core;
+  #engine;
+  #tokenizer;
+  #architecture;
+  #shape;
+  #info;
+
+  /**
+   * Use loadModel(); this takes the loaded parts. `engine`: { attention, owned }, the Attention
+   * instance the model runs on and whether the model opened it (and closes it at dispose).
+   */
+  constructor({ core, engine, tokenizer, architecture, config, modelType, dtype }) {
+    this.#core = core;
+    this.#engine = engine;
+    this.#tokenizer = tokenizer;
+    this.#architecture = architecture;
+    this.#shape = { layers: config.layers, heads: config.heads, vocab: config.vocab };
+    const layerMasks = [];
+    for (let l = 0; l < config.layers; l++) layerMasks.push(notationOf(core.layerMask(l)));
+    this.#info = Object.freeze({
+      architecture: config.architecture,
+      modelType,
+      layers: config.layers,
+      heads: config.heads,
+      hidden: config.hidden,
+      vocab: config.vocab,
+      maxPositions: config.maxPositions,
+      parameters: core.parameters,
+      bytes: core.weightBytes,
+      dtype,
+      causal: architecture.causal,
+      predicts: config.lmHead,
+      backend: wasmBackendOf(engine.attention, 'attention').name,
+      layerMasks: Object.freeze(layerMasks),
+    });
+  }
+
+  /**
+   * { architecture, modelType, layers, heads, hidden, vocab, maxPositions, parameters, bytes,
+   *   dtype, causal, predicts, backend, layerMasks }
+   */
+  get info() {
+    this.#live('info');
+    return this.#info;
+  }
+
+  /** The model's tokenizer (tokenizer.js): encode, decode, special tokens. */
+  get tokenizer() {
+    this.#live('tokenizer');
+    return this.#tokenizer;
+  }
+
+  /**
+   * @returns {Promise<{ tokens, attention: Float32Array, predictions, logits?: Float32Array }>}
+   */
+  async run(text, options) {
+    this.#live('run');
+    const { layers, heads, vocab } = this.#shape;
+    const opts = this.#checkRunOptions(text, options);
+    const { ids, typeIds, tokens } = this.#encode(text, opts);
+    const n = ids.length;
+    const maskPositions = this.#maskPositions(ids);
+    const logitPositions = opts.returnLogits
+      ? ids.map((_, i) => i)
+      : this.#architecture.causal
+        ? [n - 1]
+        : maskPositions;
+    const { attention, logits, logSumExp } = this.#core.forward({
+      ids,
+      types: this.#architecture.causal ? null : typeIds,
+      masks: opts.masks?.map((mask) => attentionMask(mask, n)) ?? null,
+      logitPositions: this.#info.predicts ? logitPositions : [],
+      threads: this.#wasm('run').threads,
+      shape: { layers, heads, vocab },
+    });
+    const rowOf = (position) => (opts.returnLogits ? position : logitPositions.indexOf(position));
+    const top = (position) => {
+      const row = rowOf(position);
+      return topPredictions(logits, row * vocab, vocab, logSumExp[row], opts.topK, this.#tokenizer);
+    };
+    let predictions = [];
+    if (this.#info.predicts) {
+      predictions = this.#architecture.causal
+        ? top(n - 1)
+        : maskPositions.map((position) => ({ position, top: top(position) }));
+    }
+    const result = { tokens, attention, predictions };
+    if (opts.returnLogits) result.logits = logits;
+    return result;
+  }
+
+  /** Frees the model's wasm memory; later calls throw. Safe to call twice. */
+  dispose() {
+    if (this.#core === null) return;
+    // A disposed instance already let go of the module, and with it of this model's memory.
+    if (!this.#engineDisposed()) this.#core.destroy();
+    if (this.#engine.owned) this.#engine.attention.dispose();
+    this.#core = null;
+  }
+
+  #live(what) {
+    if (this.#core === null) throw new Error(`${what}: this model was disposed`);
+  }
+
+  // The engine's wasm backend; an Error if the instance the model runs on was disposed.
+  #wasm(what) {
+    if (this.#engineDisposed()) {
+      throw new Error(`${what}: the attention instance this model runs on was disposed`);
+    }
+    return wasmBackendOf(this.#engine.attention, what);
+  }
+
+  #engineDisposed() {
+    try {
+      wasmBackendOf(this.#engine.attention, 'attention');
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  #checkRunOptions(text, options) {
+    if (typeof text !== 'string')
+      throw typeError('text', `must be a string, got ${describe(text)}`);
+    const raw = optionsObject(options, 'options', RUN_OPTIONS);
+    const opts = {
+      pair: raw.pair ?? null,
+      topK:
+        raw.topK === undefined ? DEFAULT_TOP_K : integer(raw.topK, 'topK', 1, this.#shape.vocab),
+      returnLogits: boolean(raw.returnLogits, 'returnLogits'),
+      truncate: boolean(raw.truncate, 'truncate'),
+      masks: checkMasks(raw.masks, this.#shape.layers),
+    };
+    if (opts.pair !== null) {
+      if (typeof opts.pair !== 'string') {
+        throw typeError('pair', `must be a string, got ${describe(opts.pair)}`);
+      }
+      if (this.#architecture.causal) {
+        throw typeError(
+          'pair',
+          `a text pair is for BERT-style models; this is ${this.#info.modelType}`,
+        );
+      }
+    }
+    if (opts.returnLogits && !this.#info.predicts) {
+      throw typeError('returnLogits', 'this checkpoint has no masked-LM head (cls.predictions.*)');
+    }
+    return opts;
+  }
+
+  #encode(text, { pair, truncate }) {
+    const encoding = this.#tokenizer.encode(text, pair === null ? {} : { pair });
+    let { ids, typeIds, tokens } = encoding;
+    const max = this.#info.maxPositions;
+    if (ids.length === 0) throw rangeError('text', 'gives no tokens');
+    if (ids.length > max) {
+      if (!truncate) {
+        throw rangeError(
+          'text',
+          `is ${ids.length} tokens, more than the model's ${max} positions ` +
+            `(max_position_embeddings); pass { truncate: true } to keep the first ${max}`,
+        );
+      }
+      // Keep the first tokens; BERT keeps its closing [SEP] so the input stays well formed.
+      const keepLast = !this.#architecture.causal && tokens[tokens.length - 1].special;
+      const pick = (list) =>
+        keepLast ? [...list.slice(0, max - 1), list[list.length - 1]] : list.slice(0, max);
+      ids = pick(ids);
+      typeIds = pick(typeIds);
+      tokens = pick(tokens);
+    }
+    return { ids, typeIds, tokens };
+  }
+
+  // Where the text has the tokenizer's mask token ([MASK]): the positions BERT predicts.
+  #maskPositions(ids) {
+    const mask = this.#tokenizer.special.mask;
+    if (this.#architecture.causal || !mask) return [];
+    const positions = [];
+    ids.forEach((id, i) => id === mask.id && positions.push(i));
+    return positions;
+  }
+}
+
+// run({ masks }): undefined, one notation string for every layer, or one per layer.
+function checkMasks(masks, layers) {
+  if (masks === undefined) return null;
+  const parse = (text, name) => {
+    if (typeof text !== 'string')
+      throw typeError(name, `must be a mask string, got ${describe(text)}`);
+    try {
+      return parseMask(text);
+    } catch (error) {
+      throw rangeError(name, error.message.replace(/^mask: /, ''));
+    }
+  };
+  if (typeof masks === 'string') return [parse(masks, 'masks')];
+  if (!Array.isArray(masks)) {
+    throw typeError('masks', `must be a mask string or one per layer, got ${describe(masks)}`);
+  }
+  if (masks.length !== layers) {
+    throw rangeError('masks', `must list one mask per layer (${layers}), got ${masks.length}`);
+  }
+  return masks.map((text, i) => parse(text, `masks[${i}]`));
+}
+
+// A parsed mask as the engine's checked mask options for N tokens of self-attention (sizes
+// clamped to the text; an alignment window is a local one here), as attention() takes them.
+function attentionMask(mask, n) {
+  return checkMaskMatrix({
+    queryLength: n,
+    keyLength: n,
+    ...maskOptions(maskForMode(mask, 'self'), n),
+  }).options;
+}
+
+// The core's own layer mask ({ causal, windowBefore, windowAfter }) in the mask notation. A
+// causal window of W keys before the query reads 'causal+local:W' (the notation's window is
+// symmetric; causal removes the keys after).
+function notationOf({ causal, windowBefore }) {
+  const mask = parseMask('');
+  mask.causal = causal;
+  if (windowBefore >= 0) {
+    mask.pattern = 'local';
+    mask.window = windowBefore;
+  }
+  return formatMask(mask);
+}

@@ -1,0 +1,83 @@
+// `attnlens --model <folder> "text"` on the tiny model folders: the chosen head's heatmap and
+// the predictions, the same numbers as model.run() in --json, and the exit codes of mistakes.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { loadModel } from '../src/models/index.js';
+import { tinyModel } from './support/tiny-models.mjs';
+
+const BIN = fileURLToPath(new URL('../bin/attnlens.js', import.meta.url));
+const cli = (...args) => spawnSync('node', [BIN, ...args], { encoding: 'utf8' });
+
+test("prints the chosen layer's head as a heatmap, then the next-token predictions", () => {
+  const r = cli(
+    '--model',
+    tinyModel('gpt-neo'),
+    'Once upon a time there was',
+    '--layer',
+    '1',
+    '--head',
+    '1',
+    '--color',
+    'none',
+  );
+  assert.equal(r.status, 0, r.stderr);
+  // The settings line wraps at 80 columns when piped; its continuation starts with '  · '.
+  const settings = r.stdout.slice(0, r.stdout.indexOf('\n\n')).replace(/\n {2}· /g, ' · ');
+  assert.match(settings, /gpt_neo · 3 layers × 2 heads .* layer 1 · mask causal\+local:2/);
+  assert.match(r.stdout, /layer 1, head 1 of 2 — rows: queries, columns: keys/);
+  assert.doesNotMatch(r.stdout, /head 0 of 2/);
+  assert.match(r.stdout, /next token after " was":\n {3}1\. ".*" {2}\d+\.\d%/);
+  // The local layer's window: the last query sees 3 keys, every earlier key is masked (·).
+  const rows = r.stdout.split('\n').filter((line) => /^\s*\d+ \S/.test(line) && line.includes('→'));
+  assert.ok(rows.length > 5);
+  assert.match(rows.at(-1), /( ·){3}/);
+});
+
+test('--json carries the same weights and predictions as model.run()', async () => {
+  const text = 'the cat [MASK] on the mat';
+  const r = cli('--model', tinyModel('bert', 'bin'), text, '--head', 'all', '--json', '--top', '4');
+  assert.equal(r.status, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  const model = await loadModel(tinyModel('bert', 'bin'));
+  const run = await model.run(text, { topK: 4 });
+  const n = run.tokens.length;
+  assert.equal(report.heads.length, model.info.heads);
+  for (const { head, weights } of report.heads) {
+    const expected = run.attention.subarray(head * n * n, (head + 1) * n * n);
+    weights.forEach((w, i) => assert.ok(Math.abs(w - expected[i]) < 1e-6));
+  }
+  assert.deepEqual(report.predictions, run.predictions);
+  assert.equal(report.tokens[3].label, '[MASK]');
+  model.dispose();
+});
+
+test('--masks overrides the layers; mistakes exit 2 with the usage, bad checkpoints exit 1', () => {
+  const overridden = cli(
+    '--model',
+    tinyModel('gpt2'),
+    'The quick brown fox',
+    '--masks',
+    'causal+local:1',
+    '--json',
+  );
+  assert.equal(overridden.status, 0, overridden.stderr);
+  assert.equal(JSON.parse(overridden.stdout).mask, 'causal+local:1');
+
+  const badLayer = cli('--model', tinyModel('gpt2'), 'hi', '--layer', '9');
+  assert.equal(badLayer.status, 2);
+  assert.match(badLayer.stderr, /--layer: the model has 2 layers \(0\.\.1\), got 9/);
+  assert.match(badLayer.stderr, /Usage: attnlens --model/);
+  const badMask = cli('--model', tinyModel('gpt2'), 'hi', '--masks', 'sideways');
+  assert.equal(badMask.status, 2);
+  assert.match(badMask.stderr, /--masks sideways: unknown part/);
+  const tooLong = cli('--model', tinyModel('gpt2'), 'word '.repeat(40));
+  assert.equal(tooLong.status, 2);
+  assert.match(tooLong.stderr, /more than the model's 32 positions/);
+  const broken = cli('--model', tinyModel('gpt2-bad-shape'), 'hi');
+  assert.equal(broken.status, 1);
+  assert.match(broken.stderr, /^attnlens: transformer\.h\.1\.mlp\.c_fc\.weight: has shape/);
+  assert.doesNotMatch(broken.stderr, /    at /); // no stack trace for a bad file
+});
