@@ -3,6 +3,8 @@
 //
 // Codes are the core's ErrorKind names (include/attnlens/errors.h) plus 'out_of_memory'.
 
+import { typedArrayName } from './typed-arrays.js';
+
 /** Maps an error code to the JavaScript class it is raised as. */
 const CLASS_OF_CODE = {
   invalid_argument: TypeError,
@@ -32,14 +34,19 @@ export function coreError({ kind, parameter, message }) {
   return Object.assign(new ErrorClass(message), { code: kind, parameter });
 }
 
-/** A short description of a value for messages: 'abc', 3, null, array, Float64Array, object. */
+/**
+ * A short description of a value for messages: 'abc', 3, 2n (a BigInt), null, an array,
+ * a Float64Array, an object. It reads nothing the value could define itself (no getters), so it
+ * cannot throw.
+ */
 export function describe(value) {
   if (value === null) return 'null';
   if (typeof value === 'string') return `'${value}'`;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
-    return String(value);
-  }
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'bigint') return `${value}n (a BigInt)`;
   if (Array.isArray(value)) return 'an array';
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
+  const typedArray = typedArrayName(value);
+  if (typedArray) return `a ${typedArray}`;
+  if (ArrayBuffer.isView(value)) return 'a DataView';
   return typeof value === 'object' ? 'an object' : typeof value;
 }
