@@ -7,7 +7,7 @@
 
 import { CallBlock } from './call-block.js';
 import { checkRun, inputError } from './checks.js';
-import { coreError } from './errors.js';
+import { coreError, disposedError } from './errors.js';
 import { heapF32, malloc, withHeap } from './heap.js';
 
 export class WasmBuffers {
@@ -101,7 +101,7 @@ export class WasmBuffers {
   }
 
   #live(what) {
-    if (this.#module === null) throw new Error(`${what}: these buffers were disposed`);
+    if (this.#module === null) throw disposedError(what, 'these buffers were disposed');
     return this.#module;
   }
 

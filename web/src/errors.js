@@ -1,7 +1,8 @@
 // The errors attnlens raises: built-in TypeError / RangeError (so `instanceof` works as users
 // expect) carrying `code` and `parameter`, whether the JS checks or the C++ core found the problem.
 //
-// Codes are the core's ErrorKind names (include/attnlens/errors.h) plus 'out_of_memory'.
+// Codes are the core's ErrorKind names (include/attnlens/errors.h) plus 'out_of_memory' and
+// 'disposed' (an instance or buffer set used after dispose(), a plain Error).
 
 import { typedArrayName } from './typed-arrays.js';
 
@@ -13,6 +14,7 @@ const CLASS_OF_CODE = {
   non_finite: RangeError,
   size_overflow: RangeError,
   out_of_memory: RangeError,
+  disposed: Error,
 };
 
 /**
@@ -26,6 +28,14 @@ export function attnlensError(code, parameter, detail, extra) {
   const ErrorClass = CLASS_OF_CODE[code] ?? Error;
   const error = new ErrorClass(`${parameter}: ${detail}`);
   return Object.assign(error, { code, parameter }, extra);
+}
+
+/**
+ * What a call into a disposed instance (or buffer set) throws, and what calls still pending at
+ * its dispose() reject with: an Error with code 'disposed' whose `parameter` is the method.
+ */
+export function disposedError(what, detail = 'this attnlens instance was disposed') {
+  return attnlensError('disposed', what, detail);
 }
 
 /** The error the bindings returned as { kind, parameter, message }, as a thrown-ready Error. */

@@ -6,7 +6,7 @@
 
 import { WasmBuffers } from './buffers.js';
 import { CallBlock, checkBlockLayout } from './call-block.js';
-import { coreError } from './errors.js';
+import { coreError, disposedError } from './errors.js';
 import { copyBytes, copyFloats, heapU8, withHeap } from './heap.js';
 import { loadWasmModule } from './loader.js';
 import { THREADS_MIN_FLOPS } from './threads.js';
@@ -66,7 +66,7 @@ export class WasmBackend {
   }
 
   attention({ shape, q, k, v, options, returnWeights, returnScores }) {
-    const m = this.#module;
+    const m = this.#live('attention');
     return withHeap(m, (heap) => {
       const call = new CallBlock(m, heap)
         .shape(shape)
@@ -93,7 +93,7 @@ export class WasmBackend {
   }
 
   multiHead({ shape, tensors: inputs, options, returnWeights, returnScores, returnProjections }) {
-    const m = this.#module;
+    const m = this.#live('multiHead');
     const { heads, queryLength: nq, keyLength: nk, headDim, valueDim, outDim } = shape;
     return withHeap(m, (heap) => {
       const call = new CallBlock(m, heap)
@@ -119,7 +119,7 @@ export class WasmBackend {
   }
 
   maskMatrix({ shape, head, options }) {
-    const m = this.#module;
+    const m = this.#live('maskMatrix');
     return withHeap(m, (heap) => {
       const call = new CallBlock(m, heap).shape(shape).options(options, heap).set('head', head);
       const out = heap.bytes(shape.queryLength * shape.keyLength, 'out');
@@ -129,7 +129,7 @@ export class WasmBackend {
   }
 
   workingSetBytes({ shape, strategy, score, additiveHidden }) {
-    const m = this.#module;
+    const m = this.#live('workingSetBytes');
     return withHeap(m, (heap) => {
       const call = new CallBlock(m, heap).shape(shape).options({ score, strategy }, heap);
       if (additiveHidden !== undefined) call.set('additiveHidden', additiveHidden);
@@ -152,5 +152,12 @@ export class WasmBackend {
   dispose() {
     for (const buffers of [...this.#buffers]) buffers.dispose();
     this.#module = null;
+  }
+
+  // The module, or the 'disposed' error for a call that reaches a disposed backend (backend.js
+  // turns it into the instance's).
+  #live(what) {
+    if (this.#module === null) throw disposedError(what);
+    return this.#module;
   }
 }
