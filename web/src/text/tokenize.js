@@ -15,8 +15,13 @@ import { DEFAULT_GRANULARITY, GRANULARITIES } from '../vocabulary.js';
 
 const WHITESPACE_ONLY = /^\s+$/u;
 
-// Creating a Segmenter loads ICU data; reuse one per (granularity, locale).
+// Creating a Segmenter loads ICU data: reuse one per (granularity, locale), the most recently
+// used SEGMENTER_CACHE_LIMIT of them (a page cycling through locales must not grow it forever).
+export const SEGMENTER_CACHE_LIMIT = 16;
 const segmenterCache = new Map();
+
+/** How many Segmenters are kept now (for tests of the bound). */
+export const segmenterCacheSize = () => segmenterCache.size;
 
 // The locale option as the list of canonical tags Intl uses ([] for the runtime's default):
 // a string, an Intl.Locale, or an array of them, each element read once.
@@ -53,10 +58,15 @@ function segmenterFor(icuGranularity, locale) {
   const locales = canonicalLocales(locale);
   const key = `${icuGranularity}|${locales.join(',')}`;
   let segmenter = segmenterCache.get(key);
-  if (!segmenter) {
+  if (segmenter) {
+    segmenterCache.delete(key); // re-inserted below: the Map's order is the order of use
+  } else {
     segmenter = new Intl.Segmenter(locales, { granularity: icuGranularity });
-    segmenterCache.set(key, segmenter);
+    if (segmenterCache.size >= SEGMENTER_CACHE_LIMIT) {
+      segmenterCache.delete(segmenterCache.keys().next().value);
+    }
   }
+  segmenterCache.set(key, segmenter);
   return segmenter;
 }
 
