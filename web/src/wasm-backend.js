@@ -9,6 +9,7 @@ import { CallBlock, checkBlockLayout } from './call-block.js';
 import { coreError, disposedError } from './errors.js';
 import { copyBytes, copyFloats, heapU8, withHeap } from './heap.js';
 import { loadWasmModule } from './loader.js';
+import { RetiredMemory } from './retired-memory.js';
 import { THREADS_MIN_FLOPS } from './threads.js';
 
 /**
@@ -29,10 +30,12 @@ function unwrap(result) {
 export class WasmBackend {
   #module;
   #buffers = new Set();
+  #retired;
 
   constructor(module, name, threads = 1) {
     checkBlockLayout(module);
     this.#module = module;
+    this.#retired = new RetiredMemory(module);
     this.name = name;
     /** Threads a call of at least threadsMinFlops uses (1: the single-threaded module). */
     this.threads = threads;
@@ -141,23 +144,31 @@ export class WasmBackend {
   /** Reusable input/output buffers in wasm memory (buffers.js). */
   allocate(shape) {
     // The shape is fixed, so is the thread count its calls use.
-    const buffers = new WasmBuffers(this.#module, this.name, shape, this.#threadsFor(shape), () =>
-      this.#buffers.delete(buffers),
-    );
+    const module = this.#live('allocate');
+    const buffers = new WasmBuffers(module, this.name, shape, this.#threadsFor(shape), {
+      onDispose: (blocks) => {
+        this.#buffers.delete(buffers);
+        // After the instance's dispose() the module is dropped, and its memory with it.
+        if (this.#module !== null) this.#retired.retire(blocks);
+      },
+      beforeCall: (what) => this.#retired.sweep(what),
+    });
     this.#buffers.add(buffers);
     return buffers;
   }
 
   /** Frees every live buffer set and lets go of the module. */
   dispose() {
-    for (const buffers of [...this.#buffers]) buffers.dispose();
     this.#module = null;
+    for (const buffers of [...this.#buffers]) buffers.dispose(); // their memory goes with it
   }
 
   // The module, or the 'disposed' error for a call that reaches a disposed backend (backend.js
   // turns it into the instance's).
+  // Every call checks the memory of disposed buffer sets first (retired-memory.js).
   #live(what) {
     if (this.#module === null) throw disposedError(what);
+    this.#retired.sweep(what);
     return this.#module;
   }
 }
