@@ -1,12 +1,31 @@
 // Exports of the current view: PNG (canvas drawing at 2x), SVG (vector cells, labels as real
-// text, built with DOM calls and serialised, so token text is escaped by construction) and JSON
-// (the numbers and the settings that produced them).
+// text, built with DOM calls and serialised, so token text is escaped by construction, and
+// characters XML forbids replaced) and JSON (the numbers and the settings that produced them).
 import { colorAt, gradientStops } from './colormap.js';
 import { shortLabel } from './dom.js';
 import { layoutMatrix, paintMatrixFigure } from './matrix-layout.js';
 import { DEFAULT_THEME, makeCanvas, visibleMax } from './matrix-paint.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
+// Characters XML 1.0 does not allow anywhere, not even as character references: C0 controls
+// other than tab, newline and return, U+FFFE, U+FFFF and unpaired surrogates.
+const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
+
+/**
+ * Text made fit for an XML document: each character XML forbids becomes U+FFFD. XMLSerializer
+ * writes them as they are (a token "a\u0001b" gave a file no XML parser reads), and since they
+ * have no escaped form either, replacing them is the only way to keep the file well-formed.
+ */
+export function xmlSafe(text) {
+  return text.replace(NOT_XML, '\ufffd');
+}
+
+/** An SVG element as a standalone, well-formed document. */
+function svgDocument(svg) {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' + xmlSafe(new XMLSerializer().serializeToString(svg))
+  );
+}
 const TITLE_HEIGHT = 40;
 const LEGEND_HEIGHT = 44;
 const EXPORT_MAX_CELL = 28;
@@ -167,7 +186,7 @@ export function matrixSVG(figure) {
     node('text', { x: 8, y: y + 26, fill: theme.muted }, lo.toFixed(2)),
     node('text', { x: 208, y: y + 26, fill: theme.muted, 'text-anchor': 'end' }, hi.toFixed(2)),
   );
-  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg);
+  return svgDocument(svg);
 }
 
 export function downloadBlob(blob, filename) {
@@ -221,7 +240,7 @@ export function svgElementToString(svgElement, background = DEFAULT_THEME.backgr
   backdrop.setAttribute('height', String(height));
   backdrop.setAttribute('fill', background);
   clone.insertBefore(backdrop, clone.firstChild);
-  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(clone);
+  return svgDocument(clone);
 }
 
 // Rasterises an SVG document string (same-origin blob URL, so the canvas stays exportable).
