@@ -93,7 +93,7 @@ function textReport(command, result, queryTokens, keyTokens, shownHeads, colorMo
     result.backend,
     `${result.timing.ms.toFixed(2)} ms`,
   ];
-  const lines = [`attnlens · ${settings.join(' · ')}`, ''];
+  const lines = [sanitize(`attnlens · ${settings.join(' · ')}`), ''];
   const listWidth = Number.isFinite(width) ? width : 100;
   if (command.source !== undefined) {
     lines.push(
@@ -173,16 +173,20 @@ process.stdout.on('error', (error) => {
   process.exit(0);
 });
 
+// Messages quote what the user typed (a flag's value, an unknown flag's name, a mask, the text);
+// every line goes through sanitize(), as stdout does, so none of it can drive the terminal.
+const terminalSafe = (text) => String(text).split('\n').map(sanitize).join('\n');
+
 main(process.argv.slice(2)).then(
   () => {
     process.exitCode = 0;
   },
   (error) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`attnlens: ${error.message}\n\n${USAGE}\n`);
+      process.stderr.write(`attnlens: ${terminalSafe(error.message)}\n\n${USAGE}\n`);
       process.exitCode = 2;
     } else {
-      process.stderr.write(`attnlens: ${error.stack ?? error}\n`);
+      process.stderr.write(`attnlens: ${terminalSafe(error.stack ?? error)}\n`);
       process.exitCode = 1;
     }
   },

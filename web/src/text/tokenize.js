@@ -35,17 +35,25 @@ function canonicalLocales(locale) {
     tags = Array.from({ length: locale.length }, (_, i) => locale[i]);
     const bad = tags.findIndex((x) => !isTag(x));
     if (bad >= 0) {
-      throw typeError('locale', `locale[${bad}] must be a string, got ${describe(tags[bad])}`);
+      throw typeError(
+        'locale',
+        `locale[${bad}] must be a string or an Intl.Locale, got ${describe(tags[bad])}`,
+      );
     }
   } else {
     throw typeError('locale', `must be a string or an array of strings, got ${describe(locale)}`);
   }
-  try {
-    return Intl.getCanonicalLocales(tags);
-  } catch (error) {
-    // Intl throws a RangeError for a malformed tag.
-    throw rangeError('locale', error.message);
-  }
+  return tags.flatMap((tag) => {
+    try {
+      return Intl.getCanonicalLocales(tag);
+    } catch (error) {
+      // Intl throws a RangeError for a malformed tag, without saying which.
+      throw rangeError(
+        'locale',
+        `${describe(String(tag))} is not a language tag (${error.message})`,
+      );
+    }
+  });
 }
 
 function segmenterFor(icuGranularity, locale) {
