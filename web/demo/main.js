@@ -16,7 +16,7 @@ import { renderNumbersTable } from './numbers-table.js';
 import { renderPrimer } from './primer.js';
 import { currentHead, focusedQuery } from './selection.js';
 import { Stage } from './stage.js';
-import { searchFromState, stateFromSearch } from './state.js';
+import { addressFromState, readLink } from './state.js';
 import { TokenStrip } from './token-strip.js';
 
 const TEXT_DEBOUNCE_MS = 140;
@@ -35,7 +35,10 @@ const COMPUTED = [
   'backend',
 ];
 
-let state = stateFromSearch(location.search);
+const link = readLink(location.search, location.hash);
+let state = link.state;
+// What the link asked for that could not be used: shown until the reader changes a setting.
+let linkProblems = link.problems;
 let result = null;
 let computeTimer = 0;
 let urlTimer = 0;
@@ -71,6 +74,7 @@ function update(patch, { immediate = false } = {}) {
   const changed = Object.keys(patch).filter((k) => patch[k] !== state[k]);
   if (!changed.length) return;
   state = { ...state, ...patch };
+  if (linkProblems.length && changed.some((k) => k !== 'lang')) linkProblems = [];
   if (changed.includes('lang')) {
     setLanguage(state.lang);
     translateDocument();
@@ -87,7 +91,7 @@ function update(patch, { immediate = false } = {}) {
 
 function writeUrl() {
   clearTimeout(urlTimer);
-  history.replaceState(null, '', `${location.pathname}${searchFromState(state)}${location.hash}`);
+  history.replaceState(null, '', `${location.pathname}${addressFromState(state, location.hash)}`);
 }
 
 function scheduleUrl() {
@@ -171,6 +175,7 @@ function render() {
   stage.renderChrome(state);
   renderMasthead();
   composer.render(state);
+  composer.showLinkProblems(linkProblems);
   tokenStrip.render(state, result);
   if (!result) return;
   elements.stage.classList.toggle('is-empty', result.empty);
@@ -212,11 +217,23 @@ for (const button of elements.languageButtons) {
   button.addEventListener('click', () => update({ lang: button.dataset.lang }));
 }
 bindExports(elements, { getState, getResult, getLineSvg: () => stage.lineView.svg, writeUrl });
+// A link pasted into the address bar of an open demo changes only the fragment when its settings
+// are long (state.js): read it as a new link.
+addEventListener('hashchange', () => {
+  const next = readLink(location.search, location.hash);
+  if (!next.fromFragment) return;
+  update(next.state, { immediate: true });
+  linkProblems = next.problems;
+  render();
+});
 if (matchMedia('(max-width: 900px)').matches) elements.controlsDetails.open = false;
 matchMedia('(prefers-color-scheme: dark)').addEventListener('change', render);
 
 controls.sync(state, null);
 render();
+// The address in its own form from the start: without the values it could not use, and with a
+// long old-style ?query moved into the fragment.
+scheduleUrl();
 client.ready.then(
   () => {
     document.body.dataset.engine = client.where;

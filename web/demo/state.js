@@ -1,7 +1,10 @@
-// The demo's whole state, and its round trip through the URL query string: every setting that
-// changes what is drawn is in the link, so a shared link reproduces the view. Defaults are left
-// out of the URL to keep links short; unknown or malformed values fall back to defaults.
+// The demo's whole state, and its round trip through the URL: every setting that changes what
+// is drawn is in the link, so a shared link reproduces the view. Defaults are left out of the
+// URL to keep links short; the settings go in the query string, or in the fragment once they are
+// long (share-link.js), and both are read. Unknown or malformed values fall back to defaults,
+// and readLink() lists them, so the page can say which part of a link it could not use.
 import { readChoice, readIntegerIn } from '../src/argument-checks.js';
+import { fragmentParams, placeParams, readParams } from '../src/share-link.js';
 import { LANGUAGES } from '../src/i18n/translate.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { formatMask, parseMask } from '../src/mask-notation.js';
@@ -85,31 +88,70 @@ function validMask(text) {
   }
 }
 
-// Reads the state from a query string ("?text=...&mask=causal"), starting from the defaults.
-export function stateFromSearch(search) {
+const PARAM_NAMES = Object.values(PARAMS);
+
+/**
+ * The state a link describes ("?text=...&mask=causal", or the same in its fragment), starting
+ * from the defaults. `problems` lists each parameter whose value could not be used, as
+ * { param, value }; the state has that setting's default instead. `fromFragment`: the settings
+ * came from the fragment.
+ */
+export function readLink(search, hash = '') {
   const state = defaultState();
-  const params = new URLSearchParams(search);
-  const get = (field) => params.get(PARAMS[field]);
+  const problems = [];
+  const params = readParams(search, hash, PARAM_NAMES);
+  const fromFragment = fragmentParams(hash, PARAM_NAMES) !== null;
+  // read(text) -> the value, or null when unusable (reported, the default kept).
+  const use = (field, read) => {
+    const given = params.get(PARAMS[field]);
+    if (given === null) return;
+    const value = read(given);
+    if (value === null) problems.push({ param: PARAMS[field], value: given });
+    else state[field] = value;
+  };
   for (const [field, allowed] of Object.entries(ENUMS)) {
-    state[field] = readChoice(get(field), allowed, state[field]);
+    use(field, (text) => readChoice(text, allowed, null));
   }
-  if (get('text') !== null) state.text = get('text');
-  if (get('source') !== null) state.source = get('source');
-  state.heads = readIntegerIn(get('heads'), 1, MAX_PAGE_HEADS) ?? state.heads;
-  state.head = readIntegerIn(get('head'), 1, state.heads) !== null ? Number(get('head')) - 1 : 0;
-  state.query = readIntegerIn(get('query'), 0, 1e6) ?? -1;
-  state.key = readIntegerIn(get('key'), 0, 1e6) ?? -1;
-  if (get('mask') !== null) state.mask = validMask(get('mask')) ?? state.mask;
-  if (get('compare')) state.compare = validMask(get('compare')) ?? '';
-  const temperature = Number(get('temperature'));
-  if (
-    get('temperature') !== null &&
-    temperature >= TEMPERATURE_RANGE[0] &&
-    temperature <= TEMPERATURE_RANGE[1]
-  ) {
-    state.temperature = temperature;
-  }
-  return state;
+  use('text', (text) => text);
+  use('source', (text) => text);
+  use('heads', (text) => readIntegerIn(text, 1, MAX_PAGE_HEADS));
+  use('head', (text) => {
+    const head = readIntegerIn(text, 1, state.heads);
+    return head === null ? null : head - 1;
+  });
+  use('query', (text) => readIntegerIn(text, 0, 1e6));
+  use('key', (text) => readIntegerIn(text, 0, 1e6));
+  use('mask', validMask);
+  use('compare', (text) => (text === '' ? '' : validMask(text)));
+  use('temperature', (text) => {
+    const t = Number(text);
+    return text.trim() !== '' && t >= TEMPERATURE_RANGE[0] && t <= TEMPERATURE_RANGE[1] ? t : null;
+  });
+  return { state, problems, fromFragment };
+}
+
+/** readLink()'s state alone. */
+export function stateFromSearch(search, hash = '') {
+  return readLink(search, hash).state;
+}
+
+/**
+ * The link of a state, as { search, hash } for the page's address: the settings in the query
+ * string, or in the fragment (and an empty query) when they are long (share-link.js).
+ */
+export function linkFromState(state) {
+  return placeParams(new URLSearchParams(searchFromState(state)));
+}
+
+/**
+ * The page's address for a state, without its path: linkFromState()'s query and fragment, and
+ * `currentHash` kept when it is an anchor (such as "#stage") and the settings leave the fragment
+ * free.
+ */
+export function addressFromState(state, currentHash = '') {
+  const { search, hash } = linkFromState(state);
+  const anchor = fragmentParams(currentHash, PARAM_NAMES) ? '' : currentHash;
+  return `${search}${hash || anchor}`;
 }
 
 export function searchFromState(state) {
