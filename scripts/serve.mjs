@@ -5,8 +5,9 @@
 //
 // Serves `.wasm` as application/wasm (needed for streaming compilation) and sends
 // Cross-Origin-Opener-Policy / Cross-Origin-Embedder-Policy so the page is cross-origin isolated
-// and a threaded build can use SharedArrayBuffer. A request it cannot read is a 400, never a
-// crash. No dependencies: Node's http module only.
+// and a threaded build can use SharedArrayBuffer. The demo and widget pages (and the demo's
+// worker) get CONTENT_SECURITY_POLICY as a header too. A request it cannot read is a 400, never
+// a crash. No dependencies: Node's http module only.
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -29,6 +30,18 @@ const MIME_TYPES = {
   '.map': 'application/json; charset=utf-8',
   '.d.ts': 'text/plain; charset=utf-8',
 };
+
+/**
+ * The policy of the demo and widget pages: scripts only from the site itself, WebAssembly
+ * compilation allowed (nothing else eval-like), no plugins, no <base> elsewhere. The pages carry
+ * it in a <meta> tag (so the production build has it on any static host; build-site.mjs checks
+ * that they do) and this server sends it as a header, which also covers the demo's worker.
+ */
+export const CONTENT_SECURITY_POLICY =
+  "script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'self'";
+
+// Paths (below the served root) whose responses carry the policy.
+const POLICY_FOLDERS = ['/demo/', '/widget/'];
 
 // Long share links from before the settings moved to the fragment carry the text in the query
 // string; Node's default header limit (16 KiB) answered them with 431.
@@ -71,7 +84,9 @@ export function startServer({
       res.end('bad request: the path is not a well-formed URL path');
       return;
     }
-    const headers = baseHeaders;
+    const headers = POLICY_FOLDERS.some((folder) => path.startsWith(folder))
+      ? { ...baseHeaders, 'Content-Security-Policy': CONTENT_SECURITY_POLICY }
+      : baseHeaders;
     if (path === '/') {
       res.writeHead(302, { Location: index, ...headers });
       res.end();

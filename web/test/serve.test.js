@@ -1,12 +1,14 @@
 // scripts/serve.mjs, the static server of the demo, the widget pages and the browser tests: a
 // request it cannot read is a 400 and the server carries on; long old-style share links are
-// served.
+// served; the demo and widget pages get the Content-Security-Policy header, and the production
+// build's pages carry it themselves.
 
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../scripts/serve.mjs';
+import { CONTENT_SECURITY_POLICY, startServer } from '../../scripts/serve.mjs';
 
 const WEB = fileURLToPath(new URL('..', import.meta.url));
 
@@ -51,5 +53,23 @@ describe('scripts/serve.mjs', () => {
     assert.equal(status, 301);
     assert.equal(headers.location, '/demo/?x=1');
     assert.equal((await get(port, '/de%0D%0Amo')).status, 404);
+  });
+
+  it('sends the policy with the demo and widget pages and the demo worker, not elsewhere', async () => {
+    for (const path of ['/demo/', '/demo/compute-worker.js', '/widget/blog.html']) {
+      const { status, headers } = await get(port, path);
+      assert.equal(status, 200, path);
+      assert.equal(headers['content-security-policy'], CONTENT_SECURITY_POLICY, path);
+    }
+    const other = await get(port, '/src/index.js');
+    assert.equal(other.status, 200);
+    assert.equal(other.headers['content-security-policy'], undefined);
+  });
+
+  it('the pages carry the same policy in a <meta> tag, for any static host', () => {
+    const meta = `<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">`;
+    for (const page of ['demo/index.html', 'widget/blog.html', 'widget/csp.html']) {
+      assert.ok(readFileSync(new URL(`../${page}`, import.meta.url), 'utf8').includes(meta), page);
+    }
   });
 });
