@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { analyze, embed, projectionWeights, tokenize } from '../src/index.js';
+import { describe as describeValue } from '../src/errors.js';
 import { loadModelFiles } from '../src/models/files/index.js';
-import { assertClose, openFlavours, tensor } from './support/helpers.js';
+import { assertClose, openFlavours, random, tensor } from './support/helpers.js';
 import { referenceAttention } from './support/reference.js';
 
 const {
@@ -383,5 +384,102 @@ describe("the model loaders' options follow the same rules", () => {
     };
     await assert.rejects(loadModelFiles(nowhere, once), { code: 'not_found' });
     assert.equal(reads, 1);
+  });
+});
+
+describe('seeded fuzz: hostile values in every option', () => {
+  // Each call gets one option set to a value drawn from this list (or a getter returning one,
+  // or an inherited one); it must succeed or fail in the documented form, leak nothing and
+  // leave the instance working.
+  const cyclic = {};
+  cyclic.self = cyclic;
+  const HOSTILE = [
+    null,
+    undefined,
+    0,
+    -1,
+    0.5,
+    1e-300,
+    1e300,
+    NaN,
+    Infinity,
+    2n,
+    '',
+    '2',
+    'causal',
+    true,
+    [],
+    [1, 2],
+    {},
+    cyclic,
+    () => 5,
+    Symbol('x'),
+    new Proxy({}, {}),
+    new Proxy(Float32Array.of(1), {}),
+    Float32Array.of(1, 2),
+    new Uint8Array(3),
+    new Date(0),
+  ];
+  const KEYS = [
+    'heads',
+    'headDim',
+    'valueDim',
+    'score',
+    'scale',
+    'temperature',
+    'strategy',
+    'causal',
+    'window',
+    'sparse',
+    'globalTokens',
+    'keyLengths',
+    'keyValid',
+    'mask',
+    'additive',
+    'returnWeights',
+    'returnScores',
+  ];
+  const documented = (error) =>
+    (error instanceof TypeError || error instanceof RangeError) &&
+    typeof error.code === 'string' &&
+    typeof error.parameter === 'string' &&
+    error.message.startsWith(`${error.parameter}: `);
+
+  it('attention, maskMatrix, workingSetBytes, tokenize and analyze: 600 draws', async () => {
+    const next = random(1515);
+    const pick = (list) => list[Math.floor(((next() + 1) / 2) * list.length)];
+    const heapBefore = backend.heapBytesInUse();
+    for (let i = 0; i < 600; i++) {
+      const key = pick(KEYS);
+      const value = pick(HOSTILE);
+      const how = pick(['plain', 'getter', 'nested']);
+      const options = { ...shape };
+      if (how === 'plain') options[key] = value;
+      else if (how === 'getter')
+        Object.defineProperty(options, key, { get: () => value, enumerable: true });
+      else options.window = { before: 1, [pick(['before', 'after', 'dilation'])]: value };
+      const calls = [
+        () => attn.attention(q, k, v, options),
+        () => attn.maskMatrix({ queryLength: 4, keyLength: 16, ...options, headDim: undefined }),
+        () => attn.workingSetBytes({ queryLength: 4, keyLength: 16, [key]: value, headDim: D }),
+        () => tokenize('the cat sat', { [pick(['granularity', 'locale'])]: value }),
+        () =>
+          analyze('the cat sat', {
+            [key === 'heads' ? 'heads' : pick(['seed', 'heads', key])]: value,
+          }),
+      ];
+      const call = pick(calls);
+      try {
+        await call();
+      } catch (error) {
+        assert.ok(
+          documented(error),
+          `draw ${i}: ${key} = ${describeValue(value)} (${how}): ${error.stack}`,
+        );
+      }
+    }
+    assert.equal(backend.heapBytesInUse(), heapBefore, 'nothing leaked');
+    const r = await attn.attention(q, k, v, shape);
+    assertClose(r.output, referenceAttention(q, k, v, shape).output, 'still works', 1e-5);
   });
 });

@@ -38,7 +38,8 @@ export async function createTokenizer(files) {
       `expected { json, config }, got ${describe(files)}`,
     );
   }
-  const { json, config = null } = files;
+  // Own properties, read once, no others (argument-checks.js): loadModelFiles' `tokenizer`.
+  const { json, config = null } = optionsObject(files, ['json', 'config'], 'tokenizer');
   for (const [name, value, optional] of [
     ['tokenizer.json', json, false],
     ['tokenizer_config.json', config, true],
