@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { MULTI_HEAD_KEYS } from '../src/checks.js';
 import { analyze, embed, projectionWeights, tokenize } from '../src/index.js';
 import { describe as describeValue } from '../src/errors.js';
 import { loadModelFiles } from '../src/models/files/index.js';
@@ -420,25 +421,7 @@ describe('seeded fuzz: hostile values in every option', () => {
     new Uint8Array(3),
     new Date(0),
   ];
-  const KEYS = [
-    'heads',
-    'headDim',
-    'valueDim',
-    'score',
-    'scale',
-    'temperature',
-    'strategy',
-    'causal',
-    'window',
-    'sparse',
-    'globalTokens',
-    'keyLengths',
-    'keyValid',
-    'mask',
-    'additive',
-    'returnWeights',
-    'returnScores',
-  ];
+  const KEYS = MULTI_HEAD_KEYS; // attention's options and multiHead's few more
   const documented = (error) =>
     (error instanceof TypeError || error instanceof RangeError) &&
     typeof error.code === 'string' &&
