@@ -159,10 +159,13 @@ function allFinite(values) {
   return a + b + c + d === 0;
 }
 
+// `array` (or a length) of `expected` elements, else a shape error; returns the length.
 function requireLength(array, expected, name, formula) {
-  if (array.length !== expected) {
-    throw shapeError(name, `expected ${formula} = ${expected} elements, got ${array.length}`);
+  const length = typeof array === 'number' ? array : array.length;
+  if (length !== expected) {
+    throw shapeError(name, `expected ${formula} = ${expected} elements, got ${length}`);
   }
+  return length;
 }
 
 // length / unit as a positive integer, or a shape error explaining the unit.
@@ -179,22 +182,25 @@ function positiveMultiple(array, unit, name, unitText) {
 // Uint8Array, or an array of booleans / numbers (each element read once), as 0/1 flags of the
 // given length.
 function flags(value, name, expected, formula) {
-  let out;
   if (typedArrayName(value) === 'Uint8Array') {
-    out = typedArray(value, name, Uint8Array);
-  } else if (Array.isArray(value)) {
-    out = new Uint8Array(value.length);
-    for (let i = 0; i < out.length; i++) {
-      const x = value[i];
-      if (typeof x !== 'boolean' && typeof x !== 'number') {
-        throw typeError(name, `${name}[${i}] must be a boolean or a number, got ${describe(x)}`);
-      }
-      out[i] = x ? 1 : 0;
-    }
-  } else {
+    const out = typedArray(value, name, Uint8Array);
+    requireLength(out, expected, name, formula);
+    return out;
+  }
+  if (!Array.isArray(value)) {
     throw typeError(name, `must be a Uint8Array or an array of booleans, got ${describe(value)}`);
   }
-  requireLength(out, expected, name, formula);
+  const length = arrayLength(value, name);
+  // Elements past `expected` are not read: the length is wrong anyway.
+  const out = new Uint8Array(Math.min(length, expected));
+  for (let i = 0; i < out.length; i++) {
+    const x = value[i];
+    if (typeof x !== 'boolean' && typeof x !== 'number') {
+      throw typeError(name, `${name}[${i}] must be a boolean or a number, got ${describe(x)}`);
+    }
+    out[i] = x ? 1 : 0;
+  }
+  requireLength(length, expected, name, formula);
   return out;
 }
 
@@ -204,10 +210,20 @@ function integerList(value, name, min, max) {
   if (!Array.isArray(value) && !typed) {
     throw typeError(name, `must be an array of integers, got ${describe(value)}`);
   }
-  const length = typed ? lengthOf(value) : value.length;
+  const length = typed ? lengthOf(value) : arrayLength(value, name);
   const out = new Array(length);
   for (let i = 0; i < length; i++) out[i] = integer(value[i], `${name}[${i}]`, min, max);
   return out;
+}
+
+// An array's length, read once. A real array's is always an integer below 2^32; a Proxy of one
+// may answer anything.
+function arrayLength(array, name) {
+  const length = array.length;
+  if (!Number.isInteger(length) || length < 0 || length > 2 ** 32 - 1) {
+    throw typeError(name, `must be an array, got one whose length is ${describe(length)}`);
+  }
+  return length;
 }
 
 // Option objects are read before tensors are used, but a getter among them could still detach

@@ -82,6 +82,21 @@ describe('typed arrays are known by their internal slots', () => {
       'invalid_argument',
       'mask',
     );
+    // A Proxy of an array is an array, but its length is read once and must be one.
+    const lying = (length) =>
+      new Proxy([1, 0], { get: (t, p) => (p === 'length' ? length : t[p]) });
+    for (const [name, length] of [
+      ['keyValid', 'abc'],
+      ['keyValid', 2 ** 40],
+      ['globalTokens', 'abc'],
+    ]) {
+      await documentedError(
+        () => attn.attention(q, k, v, { ...shape, [name]: lying(length) }),
+        TypeError,
+        'invalid_argument',
+        name,
+      );
+    }
   });
 
   it('a detached buffer is an error naming the tensor', async () => {
