@@ -72,7 +72,7 @@ describe('allocate', () => {
     buffers.dispose();
   });
 
-  it('dispose makes later use throw, and frees the memory once no old view can reach it', async () => {
+  it('dispose makes later use throw, and frees memory once no old view reaches it', async () => {
     // A module of its own, so that no other test's retired memory is counted.
     const own = await openWasmBackend('simd');
     const full = { heads: 2, queryLength: 6, keyLength: 9, headDim: 4, valueDim: 3 };
@@ -99,7 +99,7 @@ describe('allocate', () => {
     own.dispose();
   });
 
-  it('views kept past dispose() never write into later allocations; the next call says so', async () => {
+  it('views kept past dispose() never reach later allocations; the next call says so', async () => {
     const old = attn.allocate(shape);
     const staleQ = old.q;
     const staleOutput = old.output;

@@ -357,7 +357,7 @@ describe('values are checked whenever given and reported as given', () => {
     );
   });
 
-  it('numbers float32 cannot hold are reported as given, before the engine converts them', async () => {
+  it('numbers float32 cannot hold are reported as given, before any conversion', async () => {
     const tiny = await documentedError(
       () => attn.attention(q, k, v, { ...shape, temperature: 1e-300 }),
       RangeError,
@@ -382,7 +382,7 @@ describe("the model loaders' options follow the same rules", () => {
   after(() => rmSync(root, { recursive: true, force: true }));
   const nowhere = join(root, 'nowhere');
 
-  it('inherited options are not options; null is not a default; a getter is read once', async () => {
+  it('inherited options are not options, null is no default, a getter is read once', async () => {
     const inherited = Object.create({ cache: 'yes', onProgress: 42 });
     await assert.rejects(loadModelFiles(nowhere, inherited), { code: 'not_found' });
     await documentedError(

@@ -55,7 +55,7 @@ describe('scripts/serve.mjs', () => {
     assert.equal((await get(port, '/de%0D%0Amo')).status, 404);
   });
 
-  it('sends the policy with the demo and widget pages and the demo worker, not elsewhere', async () => {
+  it('sends the policy with the demo and widget pages and the worker, not elsewhere', async () => {
     for (const path of ['/demo/', '/demo/compute-worker.js', '/widget/blog.html']) {
       const { status, headers } = await get(port, path);
       assert.equal(status, 200, path);

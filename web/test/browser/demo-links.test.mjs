@@ -19,7 +19,7 @@ const openDemo = (search = '', options = {}) => open(browser, search, options);
 // 500 long words: 17,500 characters, over the 16 KiB a server reads of a request's headers.
 const LONG_TEXT = Array(500).fill('supercalifragilisticexpialidocious').join(' ');
 
-test('a link with values it cannot use shows the defaults, says so, and keeps computing', async () => {
+test('a link with unusable values shows the defaults, says so, and keeps computing', async () => {
   const page = await openDemo('?mask=local:1e21&compare=strided:1e21&heads=2');
   const table = await readTable(page);
   assert.ok(table.rows.length > 3);
