@@ -7,27 +7,50 @@
 // would land in someone else's tensor. So dispose() fills the blocks with a pattern and retires
 // them here instead:
 //   - every call into the instance checks that each retired block still holds the pattern, and
-//     fails with the 'disposed' error naming the buffer when one does not (then refills it);
+//     fails with the 'disposed' error naming the buffer when one does not (then refills it). A
+//     whole check of megabytes would cost each call milliseconds, so a call checks each block's
+//     first and last EDGE_WORDS words and WINDOW_WORDS more in turn: a write at either end of
+//     an old view (set(), fill(), view[0] = ...) is found by the next call, any other within
+//     the few calls the window takes to pass over it;
 //   - a retired block is freed once wasm memory has grown, which detaches every view of the old
 //     buffer (shared memory's views never detach: there only the limit frees them);
 //   - beyond RETIRED_LIMIT bytes, the oldest blocks are freed, so a loop that allocates and
-//     disposes keeps its memory flat, and the check stays short (8 MiB: about a millisecond).
+//     disposes keeps its memory flat.
 
 import { disposedError } from './errors.js';
 import { heapU8 } from './heap.js';
 
 /** The most bytes of disposed buffers held back from reuse. */
-export const RETIRED_LIMIT = 8 * 2 ** 20;
+export const RETIRED_LIMIT = 16 * 2 ** 20;
+
+// Words of each retired block a call checks: both ends, and a window that moves on each time.
+const EDGE_WORDS = 64;
+const WINDOW_WORDS = 4096;
 
 // A NaN that no arithmetic produces (its payload is not the canonical one).
 const PATTERN = 0x7fbadbad;
+
+// Whether the words checked this time (see above) still hold the pattern; moves the window on.
+function holdsPattern(words, block) {
+  const n = words.length;
+  const start = block.cursor;
+  block.cursor = start + WINDOW_WORDS < n ? start + WINDOW_WORDS : 0;
+  for (const [from, to] of [
+    [0, Math.min(EDGE_WORDS, n)],
+    [Math.max(0, n - EDGE_WORDS), n],
+    [start, Math.min(start + WINDOW_WORDS, n)],
+  ]) {
+    for (let i = from; i < to; i++) if (words[i] !== PATTERN) return false;
+  }
+  return true;
+}
 
 const isShared = (buffer) =>
   typeof SharedArrayBuffer === 'function' && buffer instanceof SharedArrayBuffer;
 
 export class RetiredMemory {
   #module;
-  #blocks = []; // { name, ptr, bytes, buffer }, oldest first
+  #blocks = []; // { name, ptr, bytes, buffer, cursor }, oldest first
   #bytes = 0;
 
   constructor(module) {
@@ -44,7 +67,7 @@ export class RetiredMemory {
     const buffer = heapU8(this.#module).buffer;
     for (const [name, { ptr, length }] of Object.entries(blocks)) {
       new Uint32Array(buffer, ptr, length).fill(PATTERN);
-      this.#blocks.push({ name, ptr, bytes: length * 4, buffer });
+      this.#blocks.push({ name, ptr, bytes: length * 4, buffer, cursor: 0 });
       this.#bytes += length * 4;
     }
   }
@@ -69,9 +92,7 @@ export class RetiredMemory {
     while (this.#bytes > RETIRED_LIMIT) this.#free(kept.shift());
     for (const block of kept) {
       const words = new Uint32Array(buffer, block.ptr, block.bytes / 4);
-      let intact = true;
-      for (let i = 0; i < words.length && intact; i++) intact = words[i] === PATTERN;
-      if (!intact) {
+      if (!holdsPattern(words, block)) {
         written ??= block.name;
         words.fill(PATTERN);
       }

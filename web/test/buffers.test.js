@@ -129,6 +129,26 @@ describe('allocate', () => {
     next.dispose();
   });
 
+  it('a write anywhere in an old view is found within the calls that check it all', () => {
+    const big = attn.allocate({ heads: 1, queryLength: 256, keyLength: 1, headDim: 1024 });
+    const stale = big.q; // 1 MiB: 262,144 words, 4,096 checked per call besides both ends
+    big.dispose();
+    stale[100000] = 1;
+    let calls = 0;
+    let error;
+    while (!error && calls < 100) {
+      calls += 1;
+      try {
+        attn.maskMatrix({ queryLength: 1, keyLength: 1 });
+      } catch (e) {
+        error = e;
+      }
+    }
+    assert.equal(error?.code, 'disposed', `not found in ${calls} calls`);
+    assert.ok(calls <= 262144 / 4096 + 1, `${calls} calls`);
+    assert.equal(attn.maskMatrix({ queryLength: 1, keyLength: 1 }).length, 1);
+  });
+
   it('allocating and disposing in a loop keeps wasm memory flat', async () => {
     const large = { heads: 4, queryLength: 256, keyLength: 256, headDim: 64 }; // 1 MiB of q
     attn.allocate(large).dispose();
