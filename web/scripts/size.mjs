@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-const BUDGET_GZIP_BYTES = 150 * 1024;
+// 150 KiB until the argument rules, the disposed-call checks and the retired memory of
+// allocate() (about 5 KiB of source, gzipped, comments included) took the default build to 152.
+const BUDGET_GZIP_BYTES = 155 * 1024;
 const web = new URL('../', import.meta.url);
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const gzip = (bytes) => gzipSync(bytes, { level: 9 }).length;

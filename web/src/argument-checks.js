@@ -7,15 +7,9 @@
 // 16, got 0"). Readers take (text, ...) and never throw: what they cannot use becomes a fallback,
 // as a hand-edited link or attribute should still show something.
 //
-// The rules every check follows:
-// - `undefined` (or a key left out) means "the default"; `null` is a value like any other, so an
-//   option given as null is reported as a wrong type ("must be a number, got null").
-// - Options are the object's own enumerable properties, each read exactly once (optionsObject
-//   takes a snapshot): an inherited property (Object.prototype.causal) is not an option, and a
-//   getter cannot answer differently after it was checked.
-// - Typed arrays are known by their internal slots (typed-arrays.js), never by the `length` or
-//   `buffer` an object says it has.
-// - A message shows the value as it was given, before any conversion.
+// Every check follows docs/JS_API.md's rules: undefined is the default and null a value like
+// any other; options are own properties read once (optionsObject's snapshot); typed arrays are
+// known by their internal slots (typed-arrays.js); messages show values as given.
 
 import { attnlensError, describe } from './errors.js';
 import { genuineView, typedArrayName } from './typed-arrays.js';

@@ -1,21 +1,9 @@
-// The memory of disposed allocate() buffers, kept out of reuse while old views of it can still
-// write there.
-//
-// A view taken from a buffer set's getters (q, k, v, output) is a window onto wasm memory that
-// dispose() cannot close: a view's length is fixed and wasm memory cannot be transferred. Freed
-// at once, that memory would go to the next allocation, and a late write through the old view
-// would land in someone else's tensor. So dispose() fills the blocks with a pattern and retires
-// them here instead:
-//   - every call into the instance checks that each retired block still holds the pattern, and
-//     fails with the 'disposed' error naming the buffer when one does not (then refills it). A
-//     whole check of megabytes would cost each call milliseconds, so a call checks each block's
-//     first and last EDGE_WORDS words and WINDOW_WORDS more in turn: a write at either end of
-//     an old view (set(), fill(), view[0] = ...) is found by the next call, any other within
-//     the few calls the window takes to pass over it;
-//   - a retired block is freed once wasm memory has grown, which detaches every view of the old
-//     buffer (shared memory's views never detach: there only the limit frees them);
-//   - beyond RETIRED_LIMIT bytes, the oldest blocks are freed, so a loop that allocates and
-//     disposes keeps its memory flat.
+// The memory of disposed allocate() buffers, kept from reuse while old views of it (which
+// dispose() cannot detach) may still write there. dispose() fills the blocks with a pattern;
+// every later call checks each block's ends and a moving window of it (a whole check of
+// megabytes would cost milliseconds a call) and fails with the 'disposed' error if one was
+// written; a block is freed once memory growth has detached the old views (never for shared
+// memory, whose views stay) or when more than RETIRED_LIMIT bytes are held, oldest first.
 
 import { disposedError } from './errors.js';
 import { heapU8 } from './heap.js';

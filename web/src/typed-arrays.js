@@ -1,8 +1,6 @@
-// What a typed array is, read from its internal slots rather than from the object: `length`,
-// `byteLength`, `buffer` and the class name are getters on %TypedArray%.prototype that an
-// object can shadow with own properties (a Float32Array of 16 elements can claim a length of
-// 64), and a Proxy of a typed array passes `instanceof` but has no slots at all. The intrinsic
-// getters, called on the object, answer from the slots or not at all.
+// A typed array's class, length and memory from its internal slots, through the intrinsic
+// getters of %TypedArray%.prototype: an object can shadow `length` or `buffer` with own
+// properties, and a Proxy of a typed array passes `instanceof` but has no slots.
 
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const slot = (key) => Object.getOwnPropertyDescriptor(TypedArrayPrototype, key).get;
