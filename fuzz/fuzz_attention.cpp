@@ -9,7 +9,8 @@
 // and must succeed, with
 //   - weights within a tolerance of the reference, exactly 0 where the mask hides a key, each row
 //     summing to 1 (or all zero when the mask hides every key);
-//   - outputs within a tolerance of the reference, and finite.
+//   - outputs within a tolerance of the reference, and finite, also for values up to FLT_MAX
+//     whose weighted sums overflow float32 (the output, their mean, does not).
 // A failed check prints what was drawn and aborts, which libFuzzer reports with the input.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -35,7 +36,8 @@ struct Problem {
   std::vector<float> q, k, v, w_query, w_key, w_v;
   std::vector<unsigned char> key_valid, custom;
   bool return_weights = false;
-  std::string broken;  // the rule this draw breaks on purpose, or empty
+  float value_range = 2.0f;  // |v| <= value_range
+  std::string broken;        // the rule this draw breaks on purpose, or empty
   std::string description;
 };
 
@@ -166,7 +168,17 @@ Problem draw_problem(FuzzedDataProvider& in) {
 
   p.q = draw_values(in, h * nq * d, 2.0f);
   p.k = draw_values(in, h * nk * d, 2.0f);
-  p.v = draw_values(in, h * nk * dv, 2.0f);
+  // One draw in four has values so large that Nk * max |v| passes FLT_MAX (up to FLT_MAX itself):
+  // the output, a weighted mean of values, must still come out finite and right.
+  p.value_range = 2.0f;
+  if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+    const float largest = std::numeric_limits<float>::max();
+    p.value_range = in.ConsumeBool()
+                        ? largest
+                        : static_cast<float>(std::min(2.0 * largest / static_cast<double>(nk),
+                                                      static_cast<double>(largest)));
+  }
+  p.v = draw_values(in, h * nk * dv, p.value_range);
   if (o.score == ScoreFunction::kAdditive) {
     const std::int64_t hidden = in.ConsumeIntegralInRange<std::int64_t>(1, 8);
     p.w_query = draw_values(in, h * static_cast<std::size_t>(hidden) * d, 1.0f);
@@ -185,7 +197,7 @@ Problem draw_problem(FuzzedDataProvider& in) {
       " score=" + std::to_string(static_cast<int>(o.score)) +
       " strategy=" + std::to_string(static_cast<int>(o.strategy)) + " kernels=" + o.kernels->name +
       " threads=" + std::to_string(o.threads) + " temperature=" + std::to_string(o.temperature) +
-      " causal=" + std::to_string(m.causal) +
+      " |v|<=" + std::to_string(p.value_range) + " causal=" + std::to_string(m.causal) +
       (m.window ? " window=" + std::to_string(m.window->before) + "/" +
                       std::to_string(m.window->after) + "/" + std::to_string(m.window->dilation)
                 : "") +
@@ -199,7 +211,8 @@ Problem draw_problem(FuzzedDataProvider& in) {
 }
 
 // Float32 logits carry a relative rounding error of a few ulps; a weight moves by about that
-// much times the logit's size, and an output by the weights' error times |v|.
+// much times the logit's size, and an output by the weights' error times |v| (the tolerance
+// below is for |v| <= 2 and grows with the range the values were drawn from).
 void check_against_reference(const Problem& p, const AttentionInputs& inputs,
                              const AttentionResult& got) {
   const reference::Result want = reference::attention(inputs, p.options);
@@ -209,7 +222,8 @@ void check_against_reference(const Problem& p, const AttentionInputs& inputs,
   for (double s : want.scores) max_logit = std::max(max_logit, std::abs(s * scale));
   max_logit /= p.options.temperature;
   const double weight_tolerance = 2e-5 * (1.0 + max_logit);
-  const double output_tolerance = weight_tolerance * 2.0 * static_cast<double>(nk) + 1e-5;
+  const double output_tolerance =
+      (weight_tolerance * static_cast<double>(nk) + 5e-6) * static_cast<double>(p.value_range);
 
   for (std::size_t i = 0; i < got.output.size(); ++i) {
     const double error = std::abs(static_cast<double>(got.output[i]) - want.output[i]);

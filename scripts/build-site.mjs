@@ -34,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { packagedWasmFiles } from '../web/scripts/wasm-artifacts.mjs';
 import { writeServiceWorker } from './site-offline.mjs';
+import { CONTENT_SECURITY_POLICY } from './serve.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const web = join(repo, 'web');
@@ -150,6 +151,19 @@ for (const file of walk(out)) {
   }
 }
 if (problems.length) fail(`unresolved references in the output:\n  ${problems.join('\n  ')}`);
+
+// The demo and widget pages carry the site's Content-Security-Policy themselves, so any static
+// host serves them under it (scripts/serve.mjs also sends it as a header).
+const policyMeta = `<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">`;
+const unprotected = ['demo', 'widget']
+  .flatMap((folder) => [...walk(join(out, folder))])
+  .filter((file) => extname(file) === '.html' && !readFileSync(file, 'utf8').includes(policyMeta))
+  .map((file) => relative(out, file));
+if (unprotected.length) {
+  fail(
+    `pages without the Content-Security-Policy <meta> (${policyMeta}):\n  ${unprotected.join('\n  ')}`,
+  );
+}
 
 console.log(
   `attnlens site: ${files} files, ${(bytes / 1024).toFixed(0)} KiB in ${relative(process.cwd(), out) || out}`,

@@ -5,7 +5,9 @@
 //
 // Serves `.wasm` as application/wasm, `.gz` as application/gzip (not as an encoding) and sends
 // Cross-Origin-Opener-Policy / Cross-Origin-Embedder-Policy so the page is cross-origin isolated
-// and a threaded build can use SharedArrayBuffer. No dependencies: Node's http module only.
+// and a threaded build can use SharedArrayBuffer. The demo and widget pages (and the demo's
+// worker) get CONTENT_SECURITY_POLICY as a header too. A request it cannot read is a 400, never
+// a crash. No dependencies: Node's http module only.
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -30,6 +32,22 @@ const MIME_TYPES = {
   '.d.ts': 'text/plain; charset=utf-8',
 };
 
+/**
+ * The policy of the demo and widget pages: scripts only from the site itself, WebAssembly
+ * compilation allowed (nothing else eval-like), no plugins, no <base> elsewhere. The pages carry
+ * it in a <meta> tag (so the production build has it on any static host; build-site.mjs checks
+ * that they do) and this server sends it as a header, which also covers the demo's worker.
+ */
+export const CONTENT_SECURITY_POLICY =
+  "script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'self'";
+
+// Paths (below the served root) whose responses carry the policy.
+const POLICY_FOLDERS = ['/demo/', '/widget/'];
+
+// Long share links from before the settings moved to the fragment carry the text in the query
+// string; Node's default header limit (16 KiB) answered them with 431.
+const MAX_HEADER_BYTES = 1 << 20;
+
 const ISOLATION_HEADERS_ALL = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
@@ -51,19 +69,33 @@ export function startServer({
   index = '/demo/',
   isolated = true,
 } = {}) {
-  const ISOLATION_HEADERS = isolated ? ISOLATION_HEADERS_ALL : PLAIN_HEADERS;
+  const baseHeaders = isolated ? ISOLATION_HEADERS_ALL : PLAIN_HEADERS;
   const base = resolve(root);
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://localhost');
-    let path = decodeURIComponent(url.pathname);
+  const handle = (req, res) => {
+    let url;
+    let path;
+    try {
+      url = new URL(req.url, 'http://localhost');
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      path = null; // malformed percent-encoding (/%zz) or an unreadable request target
+    }
+    if (path === null || path.includes('\0')) {
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', ...baseHeaders });
+      res.end('bad request: the path is not a well-formed URL path');
+      return;
+    }
+    const headers = POLICY_FOLDERS.some((folder) => path.startsWith(folder))
+      ? { ...baseHeaders, 'Content-Security-Policy': CONTENT_SECURITY_POLICY }
+      : baseHeaders;
     if (path === '/') {
-      res.writeHead(302, { Location: index, ...ISOLATION_HEADERS });
+      res.writeHead(302, { Location: index, ...headers });
       res.end();
       return;
     }
     const file = normalize(join(base, path));
     if (file !== base && !file.startsWith(base + sep)) {
-      res.writeHead(403, ISOLATION_HEADERS).end('forbidden');
+      res.writeHead(403, headers).end('forbidden');
       return;
     }
     let target = file;
@@ -71,7 +103,8 @@ export function startServer({
       let stats = statSync(target);
       if (stats.isDirectory()) {
         if (!path.endsWith('/')) {
-          res.writeHead(301, { Location: path + '/' + url.search, ...ISOLATION_HEADERS });
+          // The path as it came (still percent-encoded): a decoded one may hold CR or LF.
+          res.writeHead(301, { Location: url.pathname + '/' + url.search, ...headers });
           res.end();
           return;
         }
@@ -85,16 +118,27 @@ export function startServer({
         'Content-Type': type,
         'Content-Length': stats.size,
         'Cache-Control': 'no-cache',
-        ...ISOLATION_HEADERS,
+        ...headers,
       });
       if (req.method === 'HEAD') {
         res.end();
         return;
       }
-      createReadStream(target).pipe(res);
+      createReadStream(target)
+        .on('error', () => res.destroy()) // a file gone or unreadable after stat()
+        .pipe(res);
     } catch {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...ISOLATION_HEADERS });
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
       res.end(`not found: ${path}`);
+    }
+  };
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+    try {
+      handle(req, res);
+    } catch (error) {
+      // Whatever else goes wrong stays this request's problem.
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`server error: ${error.message}`);
     }
   });
   return new Promise((resolveListen, reject) => {

@@ -18,8 +18,9 @@
 namespace attnlens {
 namespace {
 
-// Finite inputs can still overflow float32 inside a dot product; report that instead of
-// handing back NaN or Infinity.
+// A safety net: outputs are weighted means of finite values and weights are probabilities, so
+// neither can overflow (the strategies rescale values whose sums could, see value_scale); a
+// non-finite element here is a bug, reported instead of handed back as NaN or Infinity.
 void require_finite_result(FloatView values, const AttentionShape& shape, std::int64_t row_len,
                            const char* name) {
   try {
@@ -67,6 +68,15 @@ bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& opti
   return true;
 }
 
+float value_scale_for(std::int64_t key_len, float max_abs_value) {
+  const double bound = static_cast<double>(key_len) * static_cast<double>(max_abs_value);
+  const double limit = std::numeric_limits<float>::max() / 4.0;
+  if (!(bound > limit)) return 1.0f;
+  int exponent = 0;
+  std::frexp(bound / limit, &exponent);  // bound / limit < 2^exponent
+  return std::ldexp(1.0f, -exponent);
+}
+
 }  // namespace detail
 
 float default_scale(ScoreFunction score, std::int64_t head_dim) {
@@ -91,7 +101,9 @@ AttentionStats attention(const AttentionInputs& inputs, const AttentionOptions& 
                                 mask,
                                 factor,
                                 detail::logits_may_overflow(inputs, options, factor, magnitudes),
-                                detail::resolve_threads(options.threads)};
+                                detail::resolve_threads(options.threads),
+                                detail::value_scale_for(inputs.shape.key_len, magnitudes.v),
+                                magnitudes.v};
 
   const AttentionStats stats = pick_strategy(options, outputs) == Strategy::kMaterialized
                                    ? detail::run_materialized(problem)

@@ -19,12 +19,22 @@ struct Problem {
   // then check every score tile (QueryPanel::check_finite) instead of trusting the bound.
   bool check_scores;
   int threads;  // the most threads the strategy may use (resolve_threads of options.threads)
+  // The unnormalised output sums up to Nk weights of at most 1 times |v|, which can overflow
+  // float32 although the output itself, a weighted mean of values, cannot. When Nk * max |v|
+  // could, values are packed times value_scale, a power of two (exact, so the bits are those of
+  // an unscaled run), and the outputs are divided by it again; otherwise it is 1.
+  float value_scale;
+  float max_abs_value;  // max |v|: the outputs, means of values, are clamped to it when scaled
 };
 
 // Whether a logit can overflow float32 for these (validated) inputs, from max |q|, |k| (found
 // by validation) and the weights: the common case proves it cannot and skips the checks.
 bool logits_may_overflow(const AttentionInputs& inputs, const AttentionOptions& options,
                          float logit_factor, const InputMagnitudes& magnitudes);
+
+// 1, or the power of two that keeps key_len * max |v| * scale within FLT_MAX / 4 (the same
+// headroom as the logit bound) so that the output accumulators cannot overflow.
+float value_scale_for(std::int64_t key_len, float max_abs_value);
 
 // The online-softmax kernel works in base 2 (attnlens/kernels.h), so the panels fold log2(e)
 // into the logit factor: one rounding of the product, one multiplication fewer per score.

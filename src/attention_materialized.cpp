@@ -24,7 +24,7 @@ namespace {
 struct MaterializedHead {
   MaterializedHead(const Problem& p, std::int64_t h, float fold, std::size_t scratch_floats,
                    ScratchMeter& meter)
-      : ops(p.inputs, p.options, h, fold, p.kernels),
+      : ops(p.inputs, p.options, h, fold, p.value_scale, p.kernels),
         weights(scratch_floats),
         lease(meter, ops.bytes() + static_cast<std::int64_t>(scratch_floats * sizeof(float))) {}
   HeadOperands ops;

@@ -80,7 +80,7 @@ void run_keys(std::vector<QueryPanel>& panels, const std::vector<KeyRange>& reac
 // The operands of one head, and their share of the scratch meter.
 struct StreamingHead {
   StreamingHead(const Problem& p, std::int64_t h, ScratchMeter& meter)
-      : ops(p.inputs, p.options, h, base2_logit_factor(p.logit_factor), p.kernels),
+      : ops(p.inputs, p.options, h, base2_logit_factor(p.logit_factor), p.value_scale, p.kernels),
         lease(meter, ops.bytes()) {}
   HeadOperands ops;
   ScratchLease lease;

@@ -47,7 +47,8 @@ std::vector<float> pack_row_panels(const float* x, std::int64_t rows, std::int64
 }  // namespace
 
 HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& options,
-                           std::int64_t head, float fold, const KernelSet& kernels)
+                           std::int64_t head, float fold, float value_scale,
+                           const KernelSet& kernels)
     : kernels_(kernels),
       score_(options.score),
       padded_keys_(round_up(in.shape.key_len, kPanelKeys)),
@@ -100,7 +101,7 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
   }
 
   // Values: the transpose of V [Nk][Dv] in row panels, i.e. V^T [Dv][Nk] packed 4 rows of V^T
-  // (4 value dimensions) per panel, keys padded to Nk4.
+  // (4 value dimensions) per panel, keys padded to Nk4; times value_scale, which is exact.
   const float* v = in.v.data + head * s.key_len * s.value_dim;
   packed_values_.assign(static_cast<std::size_t>(value_panels_ * padded_keys_ * kPanelKeys), 0.0f);
   for (std::int64_t pc = 0; pc < value_panels_; ++pc) {
@@ -109,7 +110,7 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
     float* panel = packed_values_.data() + pc * padded_keys_ * kPanelKeys;
     for (std::int64_t j = 0; j < s.key_len; ++j) {
       for (std::int64_t c = 0; c < count; ++c)
-        panel[j * kPanelKeys + c] = v[j * s.value_dim + c0 + c];
+        panel[j * kPanelKeys + c] = v[j * s.value_dim + c0 + c] * value_scale;
     }
   }
 }

@@ -11,7 +11,8 @@
 //   values  [ceil(Dv / 4)][Nk4][4]  A panels of the output product O^T = V^T P^T
 //   queries [Nq][depth]             row-major, packed per panel into [depth][8] by pack_queries
 // An optional factor (scale / temperature) is folded into the packed queries (or into v for
-// additive), so scores come out as logits with no extra pass.
+// additive), so scores come out as logits with no extra pass; values may be packed scaled by a
+// power of two (Problem::value_scale).
 #pragma once
 
 #include <cstdint>
@@ -33,9 +34,10 @@ constexpr std::int64_t kPanelQueries = static_cast<std::int64_t>(kPanelCols);  /
 
 class HeadOperands {
  public:
-  // Prepares head `head`; `fold` multiplies every score (1 for raw scores).
+  // Prepares head `head`; `fold` multiplies every score (1 for raw scores), `value_scale` every
+  // value (a power of two, 1 unless Problem::value_scale says the output sums could overflow).
   HeadOperands(const AttentionInputs& inputs, const AttentionOptions& options, std::int64_t head,
-               float fold, const KernelSet& kernels);
+               float fold, float value_scale, const KernelSet& kernels);
   HeadOperands(const HeadOperands&) = delete;
   HeadOperands& operator=(const HeadOperands&) = delete;
 

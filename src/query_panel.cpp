@@ -94,9 +94,20 @@ void QueryPanel::finish(float* out) const noexcept {
   }
   float inverse_sums[kPanelQueries];  // 0 for a query with no visible key: zero output row
   for (std::int64_t j = 0; j < kPanelQueries; ++j) inverse_sums[j] = inverse_sum(j);
+  if (p_.value_scale != 1.0f) {
+    // Undo the values' power-of-two scale: 1 / sum <= 1 (the largest weight is exp(0)), so the
+    // product stays finite and exact.
+    for (float& x : inverse_sums) x /= p_.value_scale;
+  }
   p_.kernels.panel_to_rows(static_cast<std::size_t>(dv), output_t_.data(),
                            static_cast<std::size_t>(rows_), inverse_sums, out,
                            static_cast<std::size_t>(dv));
+  if (p_.value_scale != 1.0f) {
+    // A weighted mean lies within max |v|; rounding may carry one near FLT_MAX past it (and
+    // past FLT_MAX), so it is held there, which is also nearer the exact mean.
+    const float bound = p_.max_abs_value;
+    for (float* x = out; x != out + rows_ * dv; ++x) *x = std::clamp(*x, -bound, bound);
+  }
 }
 
 std::int64_t QueryPanel::bytes() const noexcept {

@@ -260,7 +260,7 @@ InputMagnitudes validate_attention(const AttentionInputs& in, const AttentionOpt
   InputMagnitudes magnitudes;
   magnitudes.q = require_finite(in.q, "q");
   magnitudes.k = require_finite(in.k, "k");
-  require_finite(in.v, "v");
+  magnitudes.v = require_finite(in.v, "v");
   return magnitudes;
 }
 

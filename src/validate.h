@@ -39,11 +39,12 @@ float require_finite(FloatView values, const char* name);
 // Shape sizes >= 1 and the size products fit (OverflowError otherwise).
 void validate_shape(const AttentionShape& shape);
 
-// The whole attention call: shapes, buffers, options, mask, finiteness. Returns max |q| and
-// max |k|, found while checking finiteness, for the overflow bound.
+// The whole attention call: shapes, buffers, options, mask, finiteness. Returns max |q|,
+// max |k| and max |v|, found while checking finiteness, for the overflow bounds.
 struct InputMagnitudes {
   float q = 0.0f;
   float k = 0.0f;
+  float v = 0.0f;
 };
 InputMagnitudes validate_attention(const AttentionInputs& inputs, const AttentionOptions& options,
                                    const AttentionOutputs& outputs);

@@ -288,6 +288,57 @@ TEST_CASE("properties: large logits do not overflow", "[properties]") {
   }
 }
 
+TEST_CASE("properties: large values whose weighted sums exceed FLT_MAX give finite, exact outputs",
+          "[properties]") {
+  // The output is a weighted mean of values, so it is finite whenever they are; only the
+  // unnormalised sum of Nk * |v| could overflow, which the strategies avoid by scaling values by
+  // a power of two. That scaling is exact: the output equals, bit for bit, the output of values
+  // scaled down beforehand, scaled back up (and held within max |v|, as a mean must be, where
+  // the rounding of 8192 terms carried it past).
+  struct Case {
+    const char* name;
+    AttentionShape shape;
+    float value;
+    float q_scale;  // 0: every logit 0, so every weight before normalisation is exactly 1
+  };
+  const float kMax = std::numeric_limits<float>::max();
+  for (const Case& c :
+       {Case{"v = 1e38, Nk = 4, uniform weights", AttentionShape{1, 3, 4, 4, 3}, 1e38f, 0.0f},
+        Case{"v = 1e35, Nk = 8192", AttentionShape{2, 5, 8192, 4, 5}, 1e35f, 1.0f},
+        Case{"v = FLT_MAX, Nk = 3", AttentionShape{1, 9, 3, 2, 4}, kMax, 1.0f}}) {
+    Problem p = make_problem(c.shape, 31);
+    for (float& x : p.q) x *= c.q_scale;
+    // Alternating signs keep the means away from max |v| for all but the last value column.
+    for (std::size_t i = 0; i < p.v.size(); ++i) {
+      const bool last_column = i % static_cast<std::size_t>(c.shape.value_dim) ==
+                               static_cast<std::size_t>(c.shape.value_dim - 1);
+      p.v[i] = last_column ? c.value : (p.v[i] > 0 ? c.value : -c.value * 0.5f);
+    }
+    Problem prescaled = p;
+    const float down = std::ldexp(1.0f, -40);
+    for (float& x : prescaled.v) x *= down;
+    const reference::Result expected = reference::attention(p.inputs(), AttentionOptions{});
+    for (const KernelSet& set : kernel_sets()) {
+      for (Strategy strategy : {Strategy::kMaterialized, Strategy::kStreaming}) {
+        INFO(c.name << ", " << set.name << ", " << strategy_name(strategy));
+        AttentionResult r;
+        REQUIRE_NOTHROW(r = run(p, AttentionOptions{}, strategy, set, false));
+        const AttentionResult small = run(prescaled, AttentionOptions{}, strategy, set, false);
+        for (std::size_t i = 0; i < r.output.size(); ++i) {
+          INFO("output[" << i << "] = " << r.output[i] << ", reference " << expected.output[i]);
+          REQUIRE(std::isfinite(r.output[i]));
+          REQUIRE(std::fabs(r.output[i]) <= c.value);
+          REQUIRE(std::fabs(r.output[i] - expected.output[i]) <= 1e-5 * c.value);
+          if (c.value != kMax) {
+            const float unscaled = std::ldexp(small.output[i], 40);
+            REQUIRE(r.output[i] == std::clamp(unscaled, -c.value, c.value));
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("properties: strategy choice and stats", "[properties][stats]") {
   const AttentionShape shape{2, 64, 48, 8, 8};
   const Problem p = make_problem(shape, 99);

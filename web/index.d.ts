@@ -3,14 +3,18 @@
 
 // ---- errors -------------------------------------------------------------------------------------
 
-/** The `code` of every error attnlens raises (the C++ core's ErrorKind names, plus memory). */
+/**
+ * The `code` of every error attnlens raises (the C++ core's ErrorKind names, plus memory and
+ * use after dispose()).
+ */
 export type ErrorCode =
   | 'invalid_argument' // raised as TypeError
   | 'shape_mismatch' // RangeError
   | 'out_of_range' // RangeError
   | 'non_finite' // RangeError
   | 'size_overflow' // RangeError
-  | 'out_of_memory'; // RangeError
+  | 'out_of_memory' // RangeError
+  | 'disposed'; // Error: a call into a disposed instance or buffer set, or pending at dispose()
 
 /**
  * The properties attnlens adds to the TypeError / RangeError it throws. The message starts with
@@ -288,8 +292,9 @@ export interface BufferShape {
 }
 
 /**
- * Tensors that live in wasm memory until dispose(). Every getter returns a new view: wasm memory
- * may grow during any call and detach views taken earlier, so read the getter again after each.
+ * Tensors that live in wasm memory until dispose(), zeroed at first. Every getter returns a new
+ * view: wasm memory may grow during any call and detach views taken earlier, so read the getter
+ * again after each. A view written after dispose() makes the next call fail ('disposed').
  */
 export interface AttentionBuffers {
   readonly shape: Readonly<Required<BufferShape>>;
@@ -382,7 +387,10 @@ export interface Attention extends EventTarget {
   maskMatrix(options: MaskMatrixOptions): Uint8Array;
   workingSetBytes(options: WorkingSetOptions): number;
   allocate(shape: BufferShape): AttentionBuffers;
-  /** Frees the instance, its buffers and its GPU device; later calls throw. */
+  /**
+   * Frees the instance, its buffers and its GPU device; later calls throw, and calls still
+   * pending reject, with the 'disposed' error.
+   */
   dispose(): void;
 }
 

@@ -100,9 +100,10 @@ function textReport(command, result, queryTokens, keyTokens, shownHeads, colorMo
     result.backend,
     `${result.timing.ms.toFixed(2)} ms`,
   ];
-  // The settings and the token list fit the terminal, or DEFAULT_WIDTH when piped.
+  // The settings and the token list fit the terminal, or DEFAULT_WIDTH when piped; every item
+  // goes through sanitize(), so a value given on the command line cannot drive the terminal.
   const listWidth = Number.isFinite(width) ? width : DEFAULT_WIDTH;
-  const lines = [...wrapItems(['attnlens', ...settings], ' · ', listWidth), ''];
+  const lines = [...wrapItems(['attnlens', ...settings].map(sanitize), ' · ', listWidth), ''];
   if (command.source !== undefined) {
     lines.push(
       ...tokenList('source (keys)', keyTokens, listWidth),
@@ -205,6 +206,10 @@ process.stdout.on('error', (error) => {
   process.exit(0);
 });
 
+// Messages quote what the user typed (a flag's value, an unknown flag's name, a mask, the text);
+// every line goes through sanitize(), as stdout does, so none of it can drive the terminal.
+const terminalSafe = (text) => String(text).split('\n').map(sanitize).join('\n');
+
 main(process.argv.slice(2)).then(
   () => {
     process.exitCode = 0;
@@ -212,14 +217,14 @@ main(process.argv.slice(2)).then(
   (error) => {
     if (error instanceof UsageError) {
       const usage = isModelCommand(process.argv.slice(2)) ? MODEL_USAGE : USAGE;
-      process.stderr.write(`attnlens: ${error.message}\n\n${usage}\n`);
+      process.stderr.write(`attnlens: ${terminalSafe(error.message)}\n\n${usage}\n`);
       process.exitCode = 2;
     } else if (typeof error?.code === 'string' && typeof error.parameter === 'string') {
       // attnlens' own errors (a missing file, a bad checkpoint) say what is wrong: no stack.
-      process.stderr.write(`attnlens: ${error.message}\n`);
+      process.stderr.write(`attnlens: ${terminalSafe(error.message)}\n`);
       process.exitCode = 1;
     } else {
-      process.stderr.write(`attnlens: ${error.stack ?? error}\n`);
+      process.stderr.write(`attnlens: ${terminalSafe(error.stack ?? error)}\n`);
       process.exitCode = 1;
     }
   },

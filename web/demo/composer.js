@@ -89,6 +89,16 @@ export class Composer {
     this.elements.statusLine.textContent = t('emptyText');
   }
 
+  // The parts of the page's link that could not be used (state.js readLink), or none.
+  showLinkProblems(problems) {
+    const notice = this.elements.linkNotice;
+    const shorten = (text) => (text.length > 40 ? `${text.slice(0, 39)}…` : text);
+    notice.hidden = problems.length === 0;
+    notice.textContent = problems
+      .map(({ param, value }) => t('linkProblem', { param, value: shorten(value) }))
+      .join(' ');
+  }
+
   showError(error) {
     const line = this.elements.statusLine;
     line.classList.add('is-error');

@@ -37,6 +37,7 @@ export const elements = {
   mainText: byId('main-text'),
   tokenStrip: byId('token-strip'),
   statusLine: byId('status-line'),
+  linkNotice: byId('link-notice'),
 
   // settings
   controlsDetails: byId('controls-details'),

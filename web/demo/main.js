@@ -16,7 +16,7 @@ import { renderNumbersTable } from './numbers-table.js';
 import { renderPrimer } from './primer.js';
 import { currentHead, focusedQuery } from './selection.js';
 import { Stage } from './stage.js';
-import { HEAD_DIMS, resetState, searchFromState, stateFromSearch } from './state.js';
+import { HEAD_DIMS, addressFromState, readLink, resetState } from './state.js';
 import { TokenStrip } from './token-strip.js';
 
 const TEXT_DEBOUNCE_MS = 140;
@@ -36,7 +36,10 @@ const COMPUTED = [
   'backend',
 ];
 
-let state = stateFromSearch(location.search, detectLanguage());
+const link = readLink(location.search, location.hash, detectLanguage());
+let state = link.state;
+// What the link asked for that could not be used: shown until the reader changes a setting.
+let linkProblems = link.problems;
 let result = null;
 let spread = null; // the score spread at every d_k (scoreSpread in compute-core.js)
 let spreadKey = '';
@@ -76,6 +79,7 @@ function update(patch, { immediate = false } = {}) {
   const changed = Object.keys(patch).filter((k) => patch[k] !== state[k]);
   if (!changed.length) return;
   state = { ...state, ...patch };
+  if (linkProblems.length && changed.some((k) => k !== 'lang')) linkProblems = [];
   if (changed.includes('lang')) {
     setLanguage(state.lang);
     translateDocument();
@@ -97,8 +101,8 @@ function update(patch, { immediate = false } = {}) {
 
 function writeUrl() {
   clearTimeout(urlTimer);
-  const search = searchFromState(state, language());
-  history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
+  const address = addressFromState(state, location.hash, language());
+  history.replaceState(null, '', `${location.pathname}${address}`);
 }
 
 function scheduleUrl() {
@@ -208,6 +212,7 @@ function render() {
   stage.renderChrome(state);
   renderMasthead();
   composer.render(state);
+  composer.showLinkProblems(linkProblems);
   tokenStrip.render(state, result);
   if (!result) return;
   elements.stage.classList.toggle('is-empty', result.empty);
@@ -259,11 +264,23 @@ bindExports(elements, {
   getLineView: () => ({ lineSvg: stage.lineView.svg, lineRange: stage.lineView.data?.range }),
   writeUrl,
 });
+// A link pasted into the address bar of an open demo changes only the fragment when its settings
+// are long (state.js): read it as a new link.
+addEventListener('hashchange', () => {
+  const next = readLink(location.search, location.hash, detectLanguage());
+  if (!next.fromFragment) return;
+  update(next.state, { immediate: true });
+  linkProblems = next.problems;
+  render();
+});
 if (matchMedia('(max-width: 900px)').matches) elements.controlsDetails.open = false;
 matchMedia('(prefers-color-scheme: dark)').addEventListener('change', render);
 
 controls.sync(state, null);
 render();
+// The address in its own form from the start: without the values it could not use, and with a
+// long old-style ?query moved into the fragment.
+scheduleUrl();
 client.ready.then(
   () => {
     document.body.dataset.engine = client.where;

@@ -1,8 +1,11 @@
-// The demo's whole state, and its round trip through the URL query string: every setting that
-// changes what is drawn is in the link, so a shared link reproduces the view. Defaults are left
-// out of the URL to keep links short; unknown or malformed values fall back to defaults.
+// The demo's whole state, and its round trip through the URL: every setting that changes what
+// is drawn is in the link, so a shared link reproduces the view. Defaults are left out of the
+// URL to keep links short; the settings go in the query string, or in the fragment once they are
+// long (share-link.js), and both are read. Unknown or malformed values fall back to defaults,
+// and readLink() lists them, so the page can say which part of a link it could not use.
 import { readChoice, readIntegerIn } from '../src/argument-checks.js';
 import { LANGUAGES } from '../src/i18n/translate.js';
+import { fragmentParams, placeParams, readParams } from '../src/share-link.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { formatMask, maskForMode, parseMask } from '../src/mask-notation.js';
 import {
@@ -111,36 +114,75 @@ function validMask(text) {
   }
 }
 
-// Reads the state from a query string ("?text=...&mask=causal"), starting from the defaults of
-// `language` (the page's language when the link names none). A mask that does not apply to the
-// mode (causal between two texts) is reduced to what does (maskForMode).
-export function stateFromSearch(search, language = 'en') {
-  const params = new URLSearchParams(search);
-  const state = defaultState(readChoice(params.get('lang'), LANGUAGES, language));
-  const get = (field) => params.get(PARAMS[field]);
+const PARAM_NAMES = Object.values(PARAMS);
+
+/**
+ * The state a link describes ("?text=...&mask=causal", or the same in its fragment), starting
+ * from the defaults of `language` (the page's language when the link names none). `problems`
+ * lists each parameter whose value could not be used, as { param, value }; the state has that
+ * setting's default instead. `fromFragment`: the settings came from the fragment. A mask that
+ * does not apply to the mode (causal between two texts) is reduced to what does (maskForMode).
+ */
+export function readLink(search, hash = '', language = 'en') {
+  const params = readParams(search, hash, PARAM_NAMES);
+  const state = defaultState(readChoice(params.get(PARAMS.lang), LANGUAGES, language));
+  const problems = [];
+  const fromFragment = fragmentParams(hash, PARAM_NAMES) !== null;
+  // read(text) -> the value, or null when unusable (reported, the default kept).
+  const use = (field, read) => {
+    const given = params.get(PARAMS[field]);
+    if (given === null) return;
+    const value = read(given);
+    if (value === null) problems.push({ param: PARAMS[field], value: given });
+    else state[field] = value;
+  };
   for (const [field, allowed] of Object.entries(ENUMS)) {
-    state[field] = readChoice(get(field), allowed, state[field]);
+    use(field, (text) => readChoice(text, allowed, null));
   }
-  if (get('text') !== null) state.text = get('text');
-  if (get('source') !== null) state.source = get('source');
-  state.heads = readIntegerIn(get('heads'), 1, MAX_PAGE_HEADS) ?? state.heads;
-  state.head = readIntegerIn(get('head'), 1, state.heads) !== null ? Number(get('head')) - 1 : 0;
-  state.query = readIntegerIn(get('query'), 0, 1e6) ?? -1;
-  state.key = readIntegerIn(get('key'), 0, 1e6) ?? -1;
-  state.dk = HEAD_DIMS.find((d) => String(d) === get('dk')) ?? state.dk;
-  if (get('mask') !== null) state.mask = validMask(get('mask')) ?? state.mask;
-  if (get('compare')) state.compare = validMask(get('compare')) ?? '';
+  use('text', (text) => text);
+  use('source', (text) => text);
+  use('heads', (text) => readIntegerIn(text, 1, MAX_PAGE_HEADS));
+  use('head', (text) => {
+    const head = readIntegerIn(text, 1, state.heads);
+    return head === null ? null : head - 1;
+  });
+  use('query', (text) => readIntegerIn(text, 0, 1e6));
+  use('key', (text) => readIntegerIn(text, 0, 1e6));
+  use('dk', (text) => HEAD_DIMS.find((d) => String(d) === text) ?? null);
+  use('mask', validMask);
+  use('compare', (text) => (text === '' ? '' : validMask(text)));
+  use('temperature', (text) => {
+    const t = Number(text);
+    return text.trim() !== '' && t >= TEMPERATURE_RANGE[0] && t <= TEMPERATURE_RANGE[1] ? t : null;
+  });
   state.mask = maskInMode(state.mask, state.mode);
   if (state.compare) state.compare = maskInMode(state.compare, state.mode);
-  const temperature = Number(get('temperature'));
-  if (
-    get('temperature') !== null &&
-    temperature >= TEMPERATURE_RANGE[0] &&
-    temperature <= TEMPERATURE_RANGE[1]
-  ) {
-    state.temperature = temperature;
-  }
-  return state;
+  return { state, problems, fromFragment };
+}
+
+/** readLink()'s state alone. */
+export function stateFromSearch(search, hash = '', language = 'en') {
+  return readLink(search, hash, language).state;
+}
+
+/**
+ * The link of a state, as { search, hash } for the page's address: the settings in the query
+ * string, or in the fragment (and an empty query) when they are long (share-link.js). Settings
+ * equal to the defaults of `language` are left out.
+ */
+export function linkFromState(state, language = 'en') {
+  return placeParams(new URLSearchParams(searchFromState(state, language)));
+}
+
+/**
+ * The page's address for a state, without its path: linkFromState()'s query and fragment, and
+ * `currentHash` kept when it is an anchor (such as "#stage") and the settings leave the fragment
+ * free.
+ */
+export function addressFromState(state, currentHash = '', language = 'en') {
+  const { search, hash } = linkFromState(state, language);
+  const anchor = fragmentParams(currentHash, PARAM_NAMES) ? '' : currentHash;
+  return `${search}${hash || anchor}`;
 }
 
 // The mask text `text` reduced to what applies in `mode` ('self' or 'cross').

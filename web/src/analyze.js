@@ -6,12 +6,14 @@
 // does with the given masks, score function, temperature and heads (and how similar tokens score
 // against each other), not what a trained model has learnt.
 
-import { createAttention } from './attention.js';
+import { Attention, createAttention } from './attention.js';
+import { MULTI_HEAD_KEYS } from './checks.js';
 import { simdSupported } from './loader.js';
 import { embed } from './text/embed.js';
 import { tokenize } from './text/tokenize.js';
-import { projectionWeights } from './text/weights.js';
-import { optionsObject, rangeError } from './argument-checks.js';
+import { projectionShape, projectionWeights } from './text/weights.js';
+import { optionsObject, rangeError, typeError } from './argument-checks.js';
+import { describe } from './errors.js';
 import { DEFAULT_HEAD_DIM, DEFAULT_HEADS, MASK_OPTIONS } from './vocabulary.js';
 
 export { entropy, topAttended } from './row-stats.js';
@@ -27,6 +29,18 @@ const TEXT_OPTIONS = new Set([
   'shareQueryKey',
   'additiveHidden',
 ]);
+// multiHead() options that analyze() sets itself: passing them is a mistake, reported as such.
+const SET_BY_ANALYZE = [
+  'returnWeights',
+  'returnScores',
+  'returnProjections',
+  'source',
+  'keyModelDim',
+];
+const ANALYZE_OPTIONS = [
+  ...TEXT_OPTIONS,
+  ...MULTI_HEAD_KEYS.filter((key) => !SET_BY_ANALYZE.includes(key)),
+];
 
 let sharedAttention = null;
 
@@ -58,6 +72,18 @@ function splitOptions(options) {
   return { textOptions, engineOptions };
 }
 
+/** The options of analyze() and analyzePair(), read once, every key known. */
+function checkOptions(options) {
+  const opts = optionsObject(options, 'options', ANALYZE_OPTIONS);
+  if (opts.attention !== undefined && !(opts.attention instanceof Attention)) {
+    throw typeError(
+      'attention',
+      `must be an instance from createAttention(), got ${describe(opts.attention)}`,
+    );
+  }
+  return opts;
+}
+
 /** tokenize() with errors naming `name` instead of "text" (analyzePair has two texts). */
 function tokenizeArgument(name, text, options) {
   let tokens;
@@ -76,23 +102,23 @@ function tokenizeArgument(name, text, options) {
   return tokens;
 }
 
-// Regenerating weights on every slider move is wasted work: keep the last set.
+// Regenerating weights on every slider move is wasted work: keep the last set. The key is the
+// checked shape (plain numbers), so only options that passed the checks can match it.
 let lastWeights = { key: '', weights: null };
 
 function cachedProjectionWeights(params) {
-  const key = JSON.stringify(params);
-  if (lastWeights.key !== key) lastWeights = { key, weights: projectionWeights(params) };
-  return lastWeights.weights;
+  const shape = projectionShape(params);
+  const key = JSON.stringify(shape);
+  if (lastWeights.key !== key) lastWeights = { key, weights: projectionWeights(shape) };
+  return { shape, weights: lastWeights.weights };
 }
 
 /** Everything shared by analyze() and analyzePair(): weights, engine call, per-head split. */
 async function runLayer(queryTokens, keyTokens, options, crossAttention, started) {
   const { textOptions, engineOptions } = splitOptions(options);
-  const heads = engineOptions.heads ?? DEFAULT_HEADS;
-  const headDim = engineOptions.headDim ?? DEFAULT_HEAD_DIM;
   const params = {
-    heads,
-    headDim,
+    heads: engineOptions.heads === undefined ? DEFAULT_HEADS : engineOptions.heads,
+    headDim: engineOptions.headDim === undefined ? DEFAULT_HEAD_DIM : engineOptions.headDim,
     valueDim: engineOptions.valueDim,
     modelDim: engineOptions.modelDim,
     outDim: engineOptions.outDim,
@@ -100,16 +126,17 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
     seed: textOptions.seed,
     shareQueryKey: textOptions.shareQueryKey,
   };
-  const weights = cachedProjectionWeights(params); // validates every size and the seed
-  const valueDim = params.valueDim ?? headDim;
-  const modelDim = params.modelDim ?? heads * headDim;
+  // Checks every size and the seed, and fills in their defaults.
+  const { shape: dims, weights } = cachedProjectionWeights(params);
+  const { heads, headDim, valueDim, modelDim } = dims;
   const embedOptions = {
     dim: modelDim,
     seed: textOptions.seed,
     positionScale: textOptions.positionScale,
   };
 
-  const attn = textOptions.attention ?? (await defaultAttention());
+  const attn =
+    textOptions.attention === undefined ? await defaultAttention() : textOptions.attention;
   const queryEmbeddings = embed(queryTokens, embedOptions);
   const keyEmbeddings = crossAttention ? embed(keyTokens, embedOptions) : queryEmbeddings;
   const layerOptions = {
@@ -180,7 +207,7 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
       headDim,
       valueDim,
       modelDim,
-      outDim: params.outDim ?? modelDim,
+      outDim: dims.outDim,
     },
   };
 }
@@ -201,7 +228,7 @@ async function runLayer(queryTokens, keyTokens, options, crossAttention, started
  */
 export async function analyze(text, options) {
   const started = performance.now();
-  const opts = optionsObject(options, 'options');
+  const opts = checkOptions(options);
   const tokens = tokenizeArgument('text', text, opts);
   const layer = await runLayer(tokens, tokens, opts, false, started);
   return { tokens, ...layer };
@@ -220,7 +247,7 @@ export async function analyze(text, options) {
  */
 export async function analyzePair(source, target, options) {
   const started = performance.now();
-  const opts = optionsObject(options, 'options');
+  const opts = checkOptions(options);
   const sourceTokens = tokenizeArgument('source', source, opts);
   const targetTokens = tokenizeArgument('target', target, opts);
   const layer = await runLayer(targetTokens, sourceTokens, opts, true, started);

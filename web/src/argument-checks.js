@@ -6,8 +6,13 @@
 // and `parameter`, whose message starts with the name ("heads: must be an integer between 1 and
 // 16, got 0"). Readers take (text, ...) and never throw: what they cannot use becomes a fallback,
 // as a hand-edited link or attribute should still show something.
+//
+// Every check follows docs/JS_API.md's rules: undefined is the default and null a value like
+// any other; options are own properties read once (optionsObject's snapshot); typed arrays are
+// known by their internal slots (typed-arrays.js); messages show values as given.
 
 import { attnlensError, describe } from './errors.js';
+import { genuineView, typedArrayName } from './typed-arrays.js';
 
 export const typeError = (name, detail) => attnlensError('invalid_argument', name, detail);
 export const rangeError = (name, detail) => attnlensError('out_of_range', name, detail);
@@ -16,23 +21,45 @@ export const shapeError = (name, detail) => attnlensError('shape_mismatch', name
 // ---- checks -----------------------------------------------------------------------------------
 
 /**
- * An options bag: undefined becomes {}, anything but a plain object is a TypeError. With
- * `allowedKeys`, an unknown key is a TypeError too: a misspelt option ('casual') would otherwise
- * be ignored silently.
+ * An options bag, as a snapshot: undefined becomes {}, anything but a plain object is a
+ * TypeError, and the result is a new object holding each own enumerable property of `value`,
+ * read once. With `allowedKeys`, an unknown key is a TypeError too: a misspelt option ('casual')
+ * would otherwise be ignored silently.
  */
 export function optionsObject(value, name, allowedKeys) {
   if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    Array.isArray(value) ||
+    ArrayBuffer.isView(value)
+  ) {
     throw typeError(name, `must be an object, got ${describe(value)}`);
   }
-  if (allowedKeys) {
-    for (const key of Object.keys(value)) {
-      if (!allowedKeys.includes(key)) {
-        throw typeError(name, `unknown option '${key}' (known: ${allowedKeys.join(', ')})`);
-      }
+  // No prototype: a key named "__proto__" stays a plain (and, with allowedKeys, unknown) key.
+  const snapshot = Object.create(null);
+  for (const key of Object.keys(value)) {
+    if (allowedKeys && !allowedKeys.includes(key)) {
+      throw typeError(name, `unknown option '${key}' (known: ${allowedKeys.join(', ')})`);
     }
+    snapshot[key] = value[key];
   }
-  return value;
+  return snapshot;
+}
+
+/**
+ * A typed array of class `Type` (e.g. Float32Array), returned as a fresh view of its memory made
+ * from its internal slots (typed-arrays.js): later reads of its length cannot be lied to.
+ */
+export function typedArray(value, name, Type) {
+  if (typedArrayName(value) !== Type.name) {
+    throw typeError(name, `must be a ${Type.name}, got ${describe(value)}`);
+  }
+  const view = genuineView(value, Type);
+  if (view === null) {
+    throw typeError(name, `must be a ${Type.name} whose ArrayBuffer is not detached (transferred)`);
+  }
+  return view;
 }
 
 // The engine's checks have always worded a range "between min and max", the text helpers'

@@ -15,7 +15,7 @@ import {
   checkWorkingSet,
 } from './checks.js';
 import { oneOf, optionsObject } from './argument-checks.js';
-import { attnlensError, describe } from './errors.js';
+import { attnlensError, describe, disposedError } from './errors.js';
 import { checkThreadsOption, THREADS_MIN_FLOPS } from './threads.js';
 
 const CREATE_OPTIONS = ['backend', 'wasmUrl', 'locateFile', 'webgpu', 'threads'];
@@ -169,8 +169,8 @@ export class Attention extends EventTarget {
   }
 
   /**
-   * Frees the instance, its buffers and its GPU device; every later call throws. Safe to call
-   * twice.
+   * Frees the instance, its buffers and its GPU device; every later call throws, and calls still
+   * pending reject, with the 'disposed' error. Safe to call twice.
    */
   dispose() {
     if (this.#backends === null) return;
@@ -182,7 +182,7 @@ export class Attention extends EventTarget {
   #announce = (change) => this.dispatchEvent(new BackendChangeEvent(change));
 
   #live(what) {
-    if (this.#backends === null) throw new Error(`${what}: this attnlens instance was disposed`);
+    if (this.#backends === null) throw disposedError(what);
     return this.#backends;
   }
 }

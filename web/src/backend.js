@@ -13,6 +13,7 @@
 // wasm; either way the change is reported through onChange (the instance's 'backendchange' event).
 
 import { inputError, requireFiniteInputs } from './checks.js';
+import { disposedError } from './errors.js';
 import {
   bestFlavour,
   relaxedSimdSupported,
@@ -162,6 +163,7 @@ export class Backends {
   #options;
   #recreations = 0;
   #recovering = null; // Promise while a lost device is being replaced
+  #disposed = false;
 
   constructor(requested, wasm, gpu, options, unavailableReason) {
     this.#requested = requested;
@@ -186,6 +188,9 @@ export class Backends {
    */
   async run(kind, problem, onChange) {
     await this.#recovering; // a lost device being replaced: wait, then use what replaced it
+    // A call is checked and started in the caller's turn, but runs after an await: dispose() may
+    // have come in between (or during a GPU call), and then the call rejects as disposed.
+    if (this.#disposed) throw disposedError(kind);
     const gpu = this.gpu;
     if (gpu?.lost) {
       await this.#recover(gpu, new GpuDeviceLost(gpu.lost), onChange);
@@ -197,6 +202,7 @@ export class Backends {
       try {
         return await this.#timed(gpu, () => gpu[kind](problem));
       } catch (error) {
+        if (this.#disposed) throw disposedError(kind);
         if (error instanceof GpuDeviceLost) {
           await this.#recover(gpu, error, onChange);
           return this.run(kind, problem, onChange);
@@ -209,6 +215,7 @@ export class Backends {
   }
 
   dispose() {
+    this.#disposed = true;
     this.gpu?.dispose();
     this.gpu = null;
     this.wasm.dispose();
@@ -263,7 +270,10 @@ export class Backends {
     if (owned && this.#recreations < MAX_DEVICE_RECREATIONS) {
       this.#recreations++;
       try {
-        this.gpu = await openWebGpuBackend(this.#options);
+        const replacement = await openWebGpuBackend(this.#options);
+        // Disposed while the new device was being opened: it must not outlive the instance.
+        if (this.#disposed) replacement.dispose();
+        else this.gpu = replacement;
       } catch (error) {
         detail += `; a new device could not be opened: ${error.message}`;
       }

@@ -3,26 +3,30 @@
 // Lifetime: the buffers live until dispose() (or the instance's dispose()). The getters return a
 // fresh Float32Array view on every read, because wasm memory can grow during any call (this
 // instance's or another buffer set's), and growth detaches every view taken before it. Keep a
-// view only until the next call into the same instance.
+// view only until the next call into the same instance. A view kept past dispose() cannot be
+// detached, so the memory is retired rather than freed (retired-memory.js): a late write through
+// it never reaches another allocation, and the next call reports it.
 
 import { CallBlock } from './call-block.js';
 import { checkRun, inputError } from './checks.js';
-import { coreError } from './errors.js';
+import { coreError, disposedError } from './errors.js';
 import { heapF32, malloc, withHeap } from './heap.js';
 
 export class WasmBuffers {
   #module;
-  #onDispose;
+  #onDispose; // (blocks) => void: the backend retires them
+  #beforeCall; // (what) => void: the backend's check of retired memory
   #blocks; // { q, k, v, output }: { ptr, length } each
 
   #backendName;
   #threads; // threads each run() uses: the instance's, or 1 below THREADS_MIN_FLOPS
 
-  constructor(module, backendName, shape, threads, onDispose) {
+  constructor(module, backendName, shape, threads, { onDispose, beforeCall }) {
     this.#module = module;
     this.#backendName = backendName;
     this.#threads = threads;
     this.#onDispose = onDispose;
+    this.#beforeCall = beforeCall;
     this.shape = Object.freeze({ ...shape });
     const { heads, queryLength: nq, keyLength: nk, headDim, valueDim } = shape;
     const lengths = {
@@ -40,6 +44,8 @@ export class WasmBuffers {
       this.#freeBlocks();
       throw error;
     }
+    // Zeros to start with, not whatever the memory held before (the pattern of retired memory).
+    for (const name of Object.keys(lengths)) this.#view(name).fill(0);
   }
 
   /** Queries [heads, queryLength, headDim]: write inputs here. */
@@ -71,6 +77,7 @@ export class WasmBuffers {
   async run(options) {
     const m = this.#live('run');
     const resolved = checkRun(options, this.shape);
+    this.#beforeCall('run');
     const started = performance.now();
     const stats = withHeap(m, (heap) => {
       const call = new CallBlock(m, heap)
@@ -87,12 +94,16 @@ export class WasmBuffers {
     return { stats: { ...stats, backend: this.#backendName, ms: performance.now() - started } };
   }
 
-  /** Frees the wasm memory; the getters and run() throw afterwards. Safe to call twice. */
+  /**
+   * Gives the wasm memory back (retired until no old view can reach it); the getters and run()
+   * throw afterwards. Safe to call twice.
+   */
   dispose() {
     if (this.#module === null) return;
-    this.#freeBlocks();
+    const blocks = this.#blocks;
+    this.#blocks = {};
     this.#module = null;
-    this.#onDispose();
+    this.#onDispose(blocks);
   }
 
   #freeBlocks() {
@@ -101,7 +112,7 @@ export class WasmBuffers {
   }
 
   #live(what) {
-    if (this.#module === null) throw new Error(`${what}: these buffers were disposed`);
+    if (this.#module === null) throw disposedError(what, 'these buffers were disposed');
     return this.#module;
   }
 

@@ -14,8 +14,10 @@ import {
   rangeError,
   shapeError,
   typeError,
+  typedArray,
 } from './argument-checks.js';
 import { attnlensError, describe } from './errors.js';
+import { lengthOf, typedArrayName } from './typed-arrays.js';
 import {
   DEFAULT_SCORE,
   DEFAULT_STRATEGY,
@@ -42,7 +44,8 @@ const ATTENTION_KEYS = [
   'returnScores',
   ...MASK_OPTIONS,
 ];
-const MULTI_HEAD_KEYS = [
+/** multiHead()'s option names (analyze() takes them too). */
+export const MULTI_HEAD_KEYS = [
   ...ATTENTION_KEYS,
   'modelDim',
   'keyModelDim',
@@ -51,6 +54,9 @@ const MULTI_HEAD_KEYS = [
   'returnProjections',
 ];
 const ADDITIVE_KEYS = ['hidden', 'wQuery', 'wKey', 'v'];
+// multiHead's weights: the matrices and biases, and `additive`, which projectionWeights() (text/)
+// puts next to them and multiHead leaves alone (the additive score reads options.additive).
+const WEIGHT_KEYS = ['wQuery', 'wKey', 'wValue', 'wOut', 'bQuery', 'bKey', 'bValue', 'bOut'];
 const RUN_KEYS = ATTENTION_KEYS.filter(
   (key) => !['heads', 'headDim', 'valueDim', 'returnWeights', 'returnScores'].includes(key),
 );
@@ -63,9 +69,26 @@ function optionalSize(value, name, fallback) {
   return value === undefined ? fallback : size(value, name);
 }
 
-function float32Array(value, name) {
-  if (!(value instanceof Float32Array)) {
-    throw typeError(name, `must be a Float32Array, got ${describe(value)}`);
+const float32Array = (value, name) => typedArray(value, name, Float32Array);
+
+/**
+ * A number the engine can hold: it computes in float32, so a double that float32 would turn
+ * into 0 or Infinity is refused here, with the value as given, rather than passed on and
+ * reported by the core as the float it became.
+ */
+function float32Option(value, name, { positive = false } = {}) {
+  if (typeof value !== 'number') throw typeError(name, `must be a number, got ${describe(value)}`);
+  const what = positive ? 'a positive finite number' : 'a finite number';
+  if (!Number.isFinite(value) || (positive && !(value > 0))) {
+    throw rangeError(name, `must be ${what}, got ${value}`);
+  }
+  const single = Math.fround(value);
+  if (!Number.isFinite(single) || (positive && single === 0)) {
+    throw rangeError(
+      name,
+      `must be ${what} within float32's range (the engine's precision), got ${value}, ` +
+        `which is ${single} in float32`,
+    );
   }
   return value;
 }
@@ -136,15 +159,13 @@ function allFinite(values) {
   return a + b + c + d === 0;
 }
 
-function finiteTensor(value, name) {
-  requireFinite(float32Array(value, name), name);
-  return value;
-}
-
+// `array` (or a length) of `expected` elements, else a shape error; returns the length.
 function requireLength(array, expected, name, formula) {
-  if (array.length !== expected) {
-    throw shapeError(name, `expected ${formula} = ${expected} elements, got ${array.length}`);
+  const length = typeof array === 'number' ? array : array.length;
+  if (length !== expected) {
+    throw shapeError(name, `expected ${formula} = ${expected} elements, got ${length}`);
   }
+  return length;
 }
 
 // length / unit as a positive integer, or a shape error explaining the unit.
@@ -158,32 +179,69 @@ function positiveMultiple(array, unit, name, unitText) {
   return array.length / unit;
 }
 
-// Uint8Array, or an array of booleans / numbers, as 0/1 flags of the given length.
+// Uint8Array, or an array of booleans / numbers (each element read once), as 0/1 flags of the
+// given length.
 function flags(value, name, expected, formula) {
-  let out;
-  if (value instanceof Uint8Array) {
-    out = value;
-  } else if (Array.isArray(value)) {
-    out = new Uint8Array(value.length);
-    value.forEach((x, i) => {
-      if (typeof x !== 'boolean' && typeof x !== 'number') {
-        throw typeError(name, `${name}[${i}] must be a boolean or a number, got ${describe(x)}`);
-      }
-      out[i] = x ? 1 : 0;
-    });
-  } else {
+  if (typedArrayName(value) === 'Uint8Array') {
+    const out = typedArray(value, name, Uint8Array);
+    requireLength(out, expected, name, formula);
+    return out;
+  }
+  if (!Array.isArray(value)) {
     throw typeError(name, `must be a Uint8Array or an array of booleans, got ${describe(value)}`);
   }
-  requireLength(out, expected, name, formula);
+  const length = arrayLength(value, name);
+  // Elements past `expected` are not read: the length is wrong anyway.
+  const out = new Uint8Array(Math.min(length, expected));
+  for (let i = 0; i < out.length; i++) {
+    const x = value[i];
+    if (typeof x !== 'boolean' && typeof x !== 'number') {
+      throw typeError(name, `${name}[${i}] must be a boolean or a number, got ${describe(x)}`);
+    }
+    out[i] = x ? 1 : 0;
+  }
+  requireLength(length, expected, name, formula);
   return out;
 }
 
+// An array or typed array of integers, copied (each element read once).
 function integerList(value, name, min, max) {
-  if (!Array.isArray(value) && !(ArrayBuffer.isView(value) && !(value instanceof DataView))) {
+  const typed = typedArrayName(value) !== undefined;
+  if (!Array.isArray(value) && !typed) {
     throw typeError(name, `must be an array of integers, got ${describe(value)}`);
   }
-  return Array.from(value, (x, i) => integer(x, `${name}[${i}]`, min, max));
+  const length = typed ? lengthOf(value) : arrayLength(value, name);
+  const out = new Array(length);
+  for (let i = 0; i < length; i++) out[i] = integer(value[i], `${name}[${i}]`, min, max);
+  return out;
 }
+
+// An array's length, read once. A real array's is always an integer below 2^32; a Proxy of one
+// may answer anything.
+function arrayLength(array, name) {
+  const length = array.length;
+  if (!Number.isInteger(length) || length < 0 || length > 2 ** 32 - 1) {
+    throw typeError(name, `must be an array, got one whose length is ${describe(length)}`);
+  }
+  return length;
+}
+
+// Option objects are read before tensors are used, but a getter among them could still detach
+// or shrink a tensor's buffer after it was checked: its view then no longer has the length that
+// was validated.
+function requireIntact(tensors, lengths) {
+  for (const [name, view] of Object.entries(tensors)) {
+    if (lengthOf(view) !== lengths[name]) {
+      throw typeError(name, 'was detached or resized while the options were being read');
+    }
+  }
+}
+
+const lengthsOf = (tensors) =>
+  Object.fromEntries(Object.entries(tensors).map(([name, view]) => [name, view.length]));
+
+// An optional value: `fallback` only for undefined (null is a value, checked like any other).
+const orDefault = (value, fallback) => (value === undefined ? fallback : value);
 
 // ---- options shared by every call -------------------------------------------------------------
 
@@ -192,15 +250,21 @@ function maskOptions(options, { heads, queryLength, keyLength }) {
   const longest = Math.max(queryLength, keyLength);
   const mask = { causal: boolean(options.causal, 'causal') };
   if (options.window !== undefined) {
-    const w = options.window;
-    if (typeof w === 'number') {
-      mask.window = { before: integer(w, 'window', 0, longest), after: w, dilation: 1 };
+    const given = options.window;
+    if (typeof given === 'number') {
+      mask.window = { before: integer(given, 'window', 0, longest), after: given, dilation: 1 };
     } else {
-      optionsObject(w, 'window', ['before', 'after', 'dilation']);
+      if (given === null || typeof given !== 'object') {
+        throw typeError(
+          'window',
+          `must be a number or { before, after, dilation }, got ${describe(given)}`,
+        );
+      }
+      const w = optionsObject(given, 'window', ['before', 'after', 'dilation']);
       mask.window = {
-        before: integer(w.before ?? 0, 'window.before', 0, longest),
-        after: integer(w.after ?? 0, 'window.after', 0, longest),
-        dilation: integer(w.dilation ?? 1, 'window.dilation', 1, longest),
+        before: integer(orDefault(w.before, 0), 'window.before', 0, longest),
+        after: integer(orDefault(w.after, 0), 'window.after', 0, longest),
+        dilation: integer(orDefault(w.dilation, 1), 'window.dilation', 1, longest),
       };
     }
   }
@@ -213,7 +277,8 @@ function maskOptions(options, { heads, queryLength, keyLength }) {
     const pattern = oneOf(s.pattern, 'sparse.pattern', SPARSE_PATTERNS);
     if (s.stride === undefined) throw typeError('sparse.stride', 'is required');
     const stride = integer(s.stride, 'sparse.stride', 1, longest);
-    const summary = pattern === 'fixed' ? integer(s.summary ?? 1, 'sparse.summary', 1, stride) : 1;
+    const summary =
+      pattern === 'fixed' ? integer(orDefault(s.summary, 1), 'sparse.summary', 1, stride) : 1;
     mask.sparse = { pattern, stride, summary };
   }
   if (options.globalTokens !== undefined) {
@@ -241,19 +306,11 @@ function maskOptions(options, { heads, queryLength, keyLength }) {
 function computeOptions(options, shape, { wantsMatrices }) {
   const score = oneOf(options.score, 'score', SCORES, DEFAULT_SCORE);
   const resolved = { score, ...maskOptions(options, shape) };
-  if (options.scale !== undefined) {
-    if (typeof options.scale !== 'number')
-      throw typeError('scale', `must be a number, got ${describe(options.scale)}`);
-    if (!Number.isFinite(options.scale))
-      throw rangeError('scale', `must be finite, got ${options.scale}`);
-    resolved.scale = options.scale;
-  }
-  const t = options.temperature ?? 1;
-  if (typeof t !== 'number') throw typeError('temperature', `must be a number, got ${describe(t)}`);
-  if (!(t > 0) || !Number.isFinite(t)) {
-    throw rangeError('temperature', `must be a positive finite number, got ${t}`);
-  }
-  resolved.temperature = t;
+  if (options.scale !== undefined) resolved.scale = float32Option(options.scale, 'scale');
+  resolved.temperature =
+    options.temperature === undefined
+      ? 1
+      : float32Option(options.temperature, 'temperature', { positive: true });
   resolved.strategy = oneOf(options.strategy, 'strategy', STRATEGIES, DEFAULT_STRATEGY);
   if (resolved.strategy === 'streaming' && wantsMatrices) {
     throw typeError(
@@ -262,14 +319,18 @@ function computeOptions(options, shape, { wantsMatrices }) {
         "'materialized' or 'auto' to get weights or scores",
     );
   }
-  if (score === 'additive') resolved.additive = additiveWeights(options.additive, shape);
+  // Checked whenever given, so a wrong one is reported even while another score is chosen; only
+  // the additive score uses it.
+  if (options.additive !== undefined) {
+    const additive = additiveWeights(options.additive, shape);
+    if (score === 'additive') resolved.additive = additive;
+  } else if (score === 'additive') {
+    throw typeError('additive', "score 'additive' needs { hidden, wQuery, wKey, v }");
+  }
   return resolved;
 }
 
 function additiveWeights(value, { heads, headDim }) {
-  if (value === undefined) {
-    throw typeError('additive', "score 'additive' needs { hidden, wQuery, wKey, v }");
-  }
   const a = optionsObject(value, 'additive', ADDITIVE_KEYS);
   const hidden = size(a.hidden, 'additive.hidden');
   const weights = { hidden };
@@ -279,9 +340,9 @@ function additiveWeights(value, { heads, headDim }) {
     ['v', heads * hidden, 'heads*hidden'],
   ]) {
     const name = `additive.${key}`;
-    requireLength(float32Array(a[key], name), expected, name, formula);
-    requireFinite(a[key], name);
-    weights[key] = a[key];
+    weights[key] = float32Array(a[key], name);
+    requireLength(weights[key], expected, name, formula);
+    requireFinite(weights[key], name);
   }
   return weights;
 }
@@ -292,11 +353,11 @@ function additiveWeights(value, { heads, headDim }) {
  * attention(q, k, v, options) -> { shape, q, k, v, options, returnWeights, returnScores }.
  * Nq and Nk follow from the lengths: q is [heads, Nq, headDim], k [heads, Nk, headDim].
  */
-export function checkAttention(q, k, v, rawOptions) {
+export function checkAttention(rawQ, rawK, rawV, rawOptions) {
   const options = optionsObject(rawOptions, 'options', ATTENTION_KEYS);
-  float32Array(q, 'q');
-  float32Array(k, 'k');
-  float32Array(v, 'v');
+  const q = float32Array(rawQ, 'q');
+  const k = float32Array(rawK, 'k');
+  const v = float32Array(rawV, 'v');
   if (options.heads === undefined) throw typeError('heads', 'is required');
   if (options.headDim === undefined) throw typeError('headDim', 'is required');
   const heads = size(options.heads, 'heads');
@@ -312,7 +373,9 @@ export function checkAttention(q, k, v, rawOptions) {
   requireLength(v, heads * shape.keyLength * valueDim, 'v', 'heads*keyLength*valueDim');
   const returnWeights = boolean(options.returnWeights, 'returnWeights');
   const returnScores = boolean(options.returnScores, 'returnScores');
+  const lengths = lengthsOf({ q, k, v });
   const resolved = computeOptions(options, shape, { wantsMatrices: returnWeights || returnScores });
+  requireIntact({ q, k, v }, lengths);
   return { shape, q, k, v, options: resolved, returnWeights, returnScores, finite: { q, k, v } };
 }
 
@@ -320,16 +383,20 @@ export function checkAttention(q, k, v, rawOptions) {
  * multiHead(x, weights, options): widths not given are read off the weight matrices
  * (wQuery is [modelDim, heads*headDim], wKey [keyModelDim, ...], wOut [heads*valueDim, outDim]).
  */
-export function checkMultiHead(x, rawWeights, rawOptions) {
+export function checkMultiHead(rawX, rawWeights, rawOptions) {
   const options = optionsObject(rawOptions, 'options', MULTI_HEAD_KEYS);
-  float32Array(x, 'x');
-  // Only the matrices below are read; other properties are ignored, so a weights object that
-  // carries more (text/weights.js adds the additive-score weights) can be passed as it is.
-  if (rawWeights === null || typeof rawWeights !== 'object') {
+  const x = float32Array(rawX, 'x');
+  if (rawWeights === null || typeof rawWeights !== 'object' || Array.isArray(rawWeights)) {
     throw typeError('weights', `must be an object of Float32Arrays, got ${describe(rawWeights)}`);
   }
-  const weights = rawWeights;
-  for (const key of ['wQuery', 'wKey', 'wValue', 'wOut']) float32Array(weights[key], key);
+  // `additive` is allowed and left alone, so projectionWeights()' result passes as it is.
+  const given = optionsObject(rawWeights, 'weights', [...WEIGHT_KEYS, 'additive']);
+  const weights = {};
+  for (const key of WEIGHT_KEYS) {
+    if (given[key] !== undefined || !key.startsWith('b')) {
+      weights[key] = float32Array(given[key], key);
+    }
+  }
   if (options.heads === undefined) throw typeError('heads', 'is required');
   if (options.headDim === undefined) throw typeError('headDim', 'is required');
   const heads = size(options.heads, 'heads');
@@ -338,6 +405,8 @@ export function checkMultiHead(x, rawWeights, rawOptions) {
   const hd = heads * headDim;
   const hdv = heads * valueDim;
   const source = options.source === undefined ? undefined : float32Array(options.source, 'source');
+  if (source === undefined && options.keyModelDim !== undefined)
+    size(options.keyModelDim, 'keyModelDim');
 
   const modelDim = optionalSize(
     options.modelDim,
@@ -384,13 +453,15 @@ export function checkMultiHead(x, rawWeights, rawOptions) {
     ['bOut', outDim, 'outDim'],
   ]) {
     if (weights[key] === undefined) continue;
-    requireLength(float32Array(weights[key], key), expected, key, formula);
+    requireLength(weights[key], expected, key, formula);
     tensors[key] = weights[key];
   }
   const returnWeights = boolean(options.returnWeights, 'returnWeights');
   const returnScores = boolean(options.returnScores, 'returnScores');
   const returnProjections = boolean(options.returnProjections, 'returnProjections');
+  const lengths = lengthsOf(tensors);
   const resolved = computeOptions(options, shape, { wantsMatrices: returnWeights || returnScores });
+  requireIntact(tensors, lengths);
   // Checked here, not left to the backend as attention()'s are: the core names these tensors
   // differently (x_query, w_query, ...), and they are small next to attention()'s q, k and v.
   for (const [key, tensor] of Object.entries(tensors)) requireFinite(tensor, key);
@@ -421,7 +492,7 @@ export function checkMaskMatrix(rawOptions) {
     headDim: 1,
     valueDim: 1,
   };
-  const head = integer(options.head ?? 0, 'head', 0, shape.heads - 1);
+  const head = integer(orDefault(options.head, 0), 'head', 0, shape.heads - 1);
   return { shape, head, options: maskOptions(options, shape) };
 }
 
@@ -451,10 +522,13 @@ export function checkWorkingSet(rawOptions) {
   // 'auto' without weights runs streaming, which is what attention() would pick.
   const strategy = oneOf(options.strategy, 'strategy', STRATEGIES, DEFAULT_STRATEGY);
   const score = oneOf(options.score, 'score', SCORES, DEFAULT_SCORE);
+  // Only the additive score's hidden size counts; the rest of `additive` is checked when given
+  // to attention(), not here, where no weights are needed.
   let additiveHidden;
-  if (score === 'additive' && options.additive !== undefined) {
+  if (options.additive !== undefined) {
     const a = optionsObject(options.additive, 'additive', ADDITIVE_KEYS);
-    additiveHidden = size(a.hidden, 'additive.hidden');
+    const hidden = size(a.hidden, 'additive.hidden');
+    if (score === 'additive') additiveHidden = hidden;
   }
   return { shape, strategy: strategy === 'auto' ? 'streaming' : strategy, score, additiveHidden };
 }

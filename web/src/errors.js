@@ -1,7 +1,10 @@
 // The errors attnlens raises: built-in TypeError / RangeError (so `instanceof` works as users
 // expect) carrying `code` and `parameter`, whether the JS checks or the C++ core found the problem.
 //
-// Codes are the core's ErrorKind names (include/attnlens/errors.h) plus 'out_of_memory'.
+// Codes are the core's ErrorKind names (include/attnlens/errors.h) plus 'out_of_memory' and
+// 'disposed' (an instance or buffer set used after dispose(), a plain Error).
+
+import { typedArrayName } from './typed-arrays.js';
 
 /** Maps an error code to the JavaScript class it is raised as. */
 const CLASS_OF_CODE = {
@@ -11,6 +14,7 @@ const CLASS_OF_CODE = {
   non_finite: RangeError,
   size_overflow: RangeError,
   out_of_memory: RangeError,
+  disposed: Error,
 };
 
 /**
@@ -26,20 +30,33 @@ export function attnlensError(code, parameter, detail, extra) {
   return Object.assign(error, { code, parameter }, extra);
 }
 
+/**
+ * What a call into a disposed instance (or buffer set) throws, and what calls still pending at
+ * its dispose() reject with: an Error with code 'disposed' whose `parameter` is the method.
+ */
+export function disposedError(what, detail = 'this attnlens instance was disposed') {
+  return attnlensError('disposed', what, detail);
+}
+
 /** The error the bindings returned as { kind, parameter, message }, as a thrown-ready Error. */
 export function coreError({ kind, parameter, message }) {
   const ErrorClass = CLASS_OF_CODE[kind] ?? Error;
   return Object.assign(new ErrorClass(message), { code: kind, parameter });
 }
 
-/** A short description of a value for messages: 'abc', 3, null, array, Float64Array, object. */
+/**
+ * A short description of a value for messages: 'abc', 3, 2n (a BigInt), null, an array,
+ * a Float64Array, an object. It reads nothing the value could define itself (no getters), so it
+ * cannot throw.
+ */
 export function describe(value) {
   if (value === null) return 'null';
   if (typeof value === 'string') return `'${value}'`;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
-    return String(value);
-  }
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'bigint') return `${value}n (a BigInt)`;
   if (Array.isArray(value)) return 'an array';
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
+  const typedArray = typedArrayName(value);
+  if (typedArray) return `a ${typedArray}`;
+  if (ArrayBuffer.isView(value)) return 'a DataView';
   return typeof value === 'object' ? 'an object' : typeof value;
 }

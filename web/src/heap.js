@@ -5,6 +5,7 @@
 // may grow wasm memory, which replaces the ArrayBuffer and detaches older views.
 
 import { attnlensError } from './errors.js';
+import { bytesOf, lengthOf } from './typed-arrays.js';
 
 // wasm32 memory as linked (-sALLOW_MEMORY_GROWTH, default maximum).
 const MAX_WASM_BYTES = 2 ** 31;
@@ -55,11 +56,16 @@ export class HeapScope {
     return ptr;
   }
 
-  /** A copy of a typed array in wasm memory, as the { ptr, length } the bindings take. */
+  /**
+   * A copy of a typed array in wasm memory, as the { ptr, length } the bindings take. Sizes come
+   * from the array's internal slots (typed-arrays.js), so the element count the core is told is
+   * the one that was copied, whatever the object claims.
+   */
   copyIn(array, name) {
-    const ptr = this.allocate(array.byteLength, name);
-    heapU8(this.#module).set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), ptr);
-    return { ptr, length: array.length };
+    const bytes = bytesOf(array);
+    const ptr = this.allocate(bytes.byteLength, name);
+    heapU8(this.#module).set(bytes, ptr);
+    return { ptr, length: lengthOf(array) };
   }
 
   /** Room for `length` floats. */

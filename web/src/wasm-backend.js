@@ -6,9 +6,10 @@
 
 import { WasmBuffers } from './buffers.js';
 import { CallBlock, checkBlockLayout } from './call-block.js';
-import { coreError } from './errors.js';
+import { coreError, disposedError } from './errors.js';
 import { copyBytes, copyFloats, heapU8, withHeap } from './heap.js';
 import { loadWasmModule } from './loader.js';
+import { RetiredMemory } from './retired-memory.js';
 import { THREADS_MIN_FLOPS } from './threads.js';
 
 /**
@@ -29,10 +30,12 @@ function unwrap(result) {
 export class WasmBackend {
   #module;
   #buffers = new Set();
+  #retired;
 
   constructor(module, name, threads = 1) {
     checkBlockLayout(module);
     this.#module = module;
+    this.#retired = new RetiredMemory(module);
     this.name = name;
     /** Threads a call of at least threadsMinFlops uses (1: the single-threaded module). */
     this.threads = threads;
@@ -66,7 +69,7 @@ export class WasmBackend {
   }
 
   attention({ shape, q, k, v, options, returnWeights, returnScores }) {
-    const m = this.#module;
+    const m = this.#live('attention');
     return withHeap(m, (heap) => {
       const call = new CallBlock(m, heap)
         .shape(shape)
@@ -93,7 +96,7 @@ export class WasmBackend {
   }
 
   multiHead({ shape, tensors: inputs, options, returnWeights, returnScores, returnProjections }) {
-    const m = this.#module;
+    const m = this.#live('multiHead');
     const { heads, queryLength: nq, keyLength: nk, headDim, valueDim, outDim } = shape;
     return withHeap(m, (heap) => {
       const call = new CallBlock(m, heap)
@@ -119,7 +122,7 @@ export class WasmBackend {
   }
 
   maskMatrix({ shape, head, options }) {
-    const m = this.#module;
+    const m = this.#live('maskMatrix');
     return withHeap(m, (heap) => {
       const call = new CallBlock(m, heap).shape(shape).options(options, heap).set('head', head);
       const out = heap.bytes(shape.queryLength * shape.keyLength, 'out');
@@ -129,7 +132,7 @@ export class WasmBackend {
   }
 
   workingSetBytes({ shape, strategy, score, additiveHidden }) {
-    const m = this.#module;
+    const m = this.#live('workingSetBytes');
     return withHeap(m, (heap) => {
       const call = new CallBlock(m, heap).shape(shape).options({ score, strategy }, heap);
       if (additiveHidden !== undefined) call.set('additiveHidden', additiveHidden);
@@ -141,16 +144,31 @@ export class WasmBackend {
   /** Reusable input/output buffers in wasm memory (buffers.js). */
   allocate(shape) {
     // The shape is fixed, so is the thread count its calls use.
-    const buffers = new WasmBuffers(this.#module, this.name, shape, this.#threadsFor(shape), () =>
-      this.#buffers.delete(buffers),
-    );
+    const module = this.#live('allocate');
+    const buffers = new WasmBuffers(module, this.name, shape, this.#threadsFor(shape), {
+      onDispose: (blocks) => {
+        this.#buffers.delete(buffers);
+        // After the instance's dispose() the module is dropped, and its memory with it.
+        if (this.#module !== null) this.#retired.retire(blocks);
+      },
+      beforeCall: (what) => this.#retired.sweep(what),
+    });
     this.#buffers.add(buffers);
     return buffers;
   }
 
   /** Frees every live buffer set and lets go of the module. */
   dispose() {
-    for (const buffers of [...this.#buffers]) buffers.dispose();
     this.#module = null;
+    for (const buffers of [...this.#buffers]) buffers.dispose(); // their memory goes with it
+  }
+
+  // The module, or the 'disposed' error for a call that reaches a disposed backend (backend.js
+  // turns it into the instance's).
+  // Every call checks the memory of disposed buffer sets first (retired-memory.js).
+  #live(what) {
+    if (this.#module === null) throw disposedError(what);
+    this.#retired.sweep(what);
+    return this.#module;
   }
 }

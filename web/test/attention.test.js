@@ -212,3 +212,35 @@ describe('the SIMD and scalar builds agree', () => {
     assert.equal(scalar.backend.module._kernelSet(), 'scalar');
   });
 });
+
+describe('values whose weighted sums pass FLT_MAX', () => {
+  // The output is a weighted mean of values: finite whenever they are, though the unnormalised
+  // sum of Nk weights times |v| is not (the core scales such values by a power of two).
+  for (const [name, value, nk] of [
+    ['v = 1e38 over 4 keys', 1e38, 4],
+    ['v = 1e35 over 8192 keys', 1e35, 8192],
+    ['v = FLT_MAX', 3.4028234663852886e38, 3],
+  ]) {
+    it(`${name}: finite and right, in both flavours and both strategies`, async () => {
+      const q = new Float32Array(2 * 4); // every logit 0: all weights equal
+      const k = tensor(nk * 4, 8);
+      const v = Float32Array.from({ length: nk * 2 }, (_, i) => (i % 2 ? value : -value / 2));
+      for (const { attn } of Object.values(flavours)) {
+        for (const strategy of ['materialized', 'streaming']) {
+          const { output } = await attn.attention(q, k, v, {
+            heads: 1,
+            headDim: 4,
+            valueDim: 2,
+            strategy,
+          });
+          for (let i = 0; i < output.length; i++) {
+            const want = i % 2 ? value : -value / 2; // the mean of equal values
+            assert.ok(Number.isFinite(output[i]), `${strategy} output[${i}] = ${output[i]}`);
+            // 8192 float32 terms round to about 1e-5 of the sum.
+            assert.ok(Math.abs(output[i] - want) <= 1e-4 * value, `${output[i]} vs ${want}`);
+          }
+        }
+      }
+    });
+  }
+});

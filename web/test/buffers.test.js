@@ -3,6 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { RETIRED_LIMIT } from '../src/retired-memory.js';
+import { openWasmBackend } from '../src/wasm-backend.js';
 import { assertClose, openFlavours, tensor } from './support/helpers.js';
 
 const {
@@ -70,16 +72,97 @@ describe('allocate', () => {
     buffers.dispose();
   });
 
-  it('dispose frees the memory and makes later use throw', async () => {
-    const heapBefore = backend.heapBytesInUse();
-    const buffers = attn.allocate(shape);
-    assert.ok(backend.heapBytesInUse() > heapBefore);
+  it('dispose makes later use throw, and frees memory once no old view reaches it', async () => {
+    // A module of its own, so that no other test's retired memory is counted.
+    const own = await openWasmBackend('simd');
+    const full = { heads: 2, queryLength: 6, keyLength: 9, headDim: 4, valueDim: 3 };
+    const heapBefore = own.heapBytesInUse();
+    const buffers = own.allocate(full);
+    assert.ok(own.heapBytesInUse() > heapBefore);
     buffers.dispose();
     buffers.dispose(); // twice is fine
-    assert.equal(backend.heapBytesInUse(), heapBefore);
     assert.equal(buffers.disposed, true);
-    assert.throws(() => buffers.q, /disposed/);
-    await assert.rejects(buffers.run(), /disposed/);
+    assert.throws(() => buffers.q, { code: 'disposed', parameter: 'q' });
+    await assert.rejects(buffers.run(), { code: 'disposed', parameter: 'run' });
+    assert.ok(own.heapBytesInUse() > heapBefore, 'held back while old views may write there');
+    // Memory growth detaches every view taken before it: then the retired memory is freed.
+    const mask = (n) => ({
+      shape: { ...full, queryLength: n, keyLength: n },
+      head: 0,
+      options: {},
+    });
+    const memoryBefore = own.memoryBytes;
+    own.maskMatrix(mask(8192)); // 64 MiB of mask: wasm memory grows
+    assert.ok(own.memoryBytes > memoryBefore);
+    own.maskMatrix(mask(1));
+    assert.equal(own.heapBytesInUse(), heapBefore);
+    own.dispose();
+  });
+
+  it('views kept past dispose() never reach later allocations; the next call says so', async () => {
+    const old = attn.allocate(shape);
+    const staleQ = old.q;
+    const staleOutput = old.output;
+    old.dispose();
+    const next = attn.allocate(shape); // the memory old held would be the first to reuse
+    assert.deepEqual(next.q, new Float32Array(next.q.length), 'a new set starts zeroed');
+    next.q.set(q);
+    next.k.set(k);
+    next.v.set(v);
+    staleQ.fill(123);
+    staleOutput[0] = 7;
+    assert.deepEqual(next.q, q, "the stale view did not reach the new set's memory");
+    const error = await next.run({}).then(
+      () => assert.fail('the write after dispose() went unnoticed'),
+      (e) => e,
+    );
+    assert.equal(error.code, 'disposed');
+    assert.equal(error.parameter, 'run');
+    assert.match(
+      error.message,
+      /a view of the (q|output) buffer of an allocate\(\) set was written/,
+    );
+    // Reported once: the instance and the new set carry on.
+    await next.run({});
+    const expected = await attn.attention(q, k, v, { heads: 2, headDim: 4, valueDim: 3 });
+    assertClose(next.output, expected.output, 'output', 0);
+    next.dispose();
+  });
+
+  it('a write anywhere in an old view is found within the calls that check it all', () => {
+    const big = attn.allocate({ heads: 1, queryLength: 256, keyLength: 1, headDim: 1024 });
+    const stale = big.q; // 1 MiB: 262,144 words, 4,096 checked per call besides both ends
+    big.dispose();
+    stale[100000] = 1;
+    let calls = 0;
+    let error;
+    while (!error && calls < 100) {
+      calls += 1;
+      try {
+        attn.maskMatrix({ queryLength: 1, keyLength: 1 });
+      } catch (e) {
+        error = e;
+      }
+    }
+    assert.equal(error?.code, 'disposed', `not found in ${calls} calls`);
+    assert.ok(calls <= 262144 / 4096 + 1, `${calls} calls`);
+    assert.equal(attn.maskMatrix({ queryLength: 1, keyLength: 1 }).length, 1);
+  });
+
+  it('allocating and disposing in a loop keeps wasm memory flat', async () => {
+    const large = { heads: 4, queryLength: 256, keyLength: 256, headDim: 64 }; // 1 MiB of q
+    attn.allocate(large).dispose();
+    const memoryBefore = backend.memoryBytes;
+    for (let i = 0; i < 200; i++) {
+      const buffers = attn.allocate(large);
+      buffers.q.fill(1);
+      buffers.dispose();
+    }
+    attn.maskMatrix({ queryLength: 1, keyLength: 1 });
+    assert.ok(
+      backend.memoryBytes <= memoryBefore + RETIRED_LIMIT + 8 * 2 ** 20,
+      `${memoryBefore} -> ${backend.memoryBytes} bytes after 200 sets of 4 MiB`,
+    );
   });
 
   it('running out of wasm memory is a RangeError, and nothing stays allocated', async () => {

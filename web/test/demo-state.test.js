@@ -11,6 +11,9 @@ import {
   defaultState,
   headDimFromSlider,
   resetState,
+  addressFromState,
+  linkFromState,
+  readLink,
   searchFromState,
   sliderFromHeadDim,
   sliderFromTemperature,
@@ -143,9 +146,9 @@ describe('demo URL state', () => {
   });
 
   it('opens on the Chinese sentence for a Chinese reader, and keeps it out of the link', () => {
-    assert.equal(stateFromSearch('', 'zh').text, EXAMPLES[1].text);
+    assert.equal(stateFromSearch('', '', 'zh').text, EXAMPLES[1].text);
     assert.equal(stateFromSearch('?lang=zh').text, EXAMPLES[1].text);
-    assert.equal(stateFromSearch('?lang=en', 'zh').text, EXAMPLES[0].text);
+    assert.equal(stateFromSearch('?lang=en', '', 'zh').text, EXAMPLES[0].text);
     assert.equal(searchFromState(defaultState('zh'), 'zh'), '');
     assert.match(searchFromState(defaultState('en'), 'zh'), /^\?text=The\+animal/);
   });
@@ -174,6 +177,75 @@ describe('demo URL state', () => {
       range: 'unit',
       orientation: 'vertical',
     });
+  });
+});
+
+describe('links the demo cannot fully use', () => {
+  it('lists each value it fell back from, as given', () => {
+    const { state, problems } = readLink(
+      '?mask=local:1e21&compare=strided:1e21&heads=99&t=warm&view=3d&text=ok',
+    );
+    assert.deepEqual(state, { ...defaultState(), text: 'ok' });
+    assert.deepEqual(problems, [
+      { param: 'view', value: '3d' },
+      { param: 'heads', value: '99' },
+      { param: 'mask', value: 'local:1e21' },
+      { param: 'compare', value: 'strided:1e21' },
+      { param: 't', value: 'warm' },
+    ]);
+    assert.deepEqual(readLink('?mask=causal&compare=').problems, [], 'an empty compare is none');
+  });
+
+  it('a mask it accepts is written back so that it reads the same', () => {
+    for (const mask of ['local:9007199254740991', 'causal+strided:12345678901+tokens:0,99']) {
+      const state = { ...defaultState(), mask, compare: mask };
+      const link = linkFromState(state);
+      assert.deepEqual(readLink(link.search, link.hash), {
+        state,
+        problems: [],
+        fromFragment: false,
+      });
+    }
+  });
+});
+
+describe('long links', () => {
+  const long = { ...defaultState(), text: '注意力'.repeat(700), mask: 'causal' };
+
+  it('put their settings in the fragment, which the server never sees', () => {
+    const link = linkFromState(long);
+    assert.equal(link.search, '');
+    assert.ok(
+      link.hash.startsWith('#') && link.hash.includes('mask=causal'),
+      link.hash.slice(0, 40),
+    );
+    const read = readLink(link.search, link.hash);
+    assert.deepEqual(read.state, long);
+    assert.equal(read.fromFragment, true);
+    const short = linkFromState({ ...long, text: 'short' });
+    assert.equal(short.hash, '');
+    assert.match(short.search, /^\?text=short&mask=causal$/);
+  });
+
+  it('keep an anchor when the settings leave the fragment free, and drop stale settings', () => {
+    const short = { ...defaultState(), mask: 'causal' };
+    assert.equal(addressFromState(short, '#stage'), '?mask=causal#stage');
+    assert.equal(addressFromState(short, linkFromState(long).hash), '?mask=causal');
+    assert.ok(addressFromState(long, '#stage').startsWith('#text='));
+  });
+
+  it('old ?query links keep working, and the fragment wins over the query', () => {
+    assert.deepEqual(stateFromSearch('?mask=causal&heads=2'), {
+      ...defaultState(),
+      mask: 'causal',
+      heads: 2,
+    });
+    assert.deepEqual(stateFromSearch('?mask=causal&heads=2', '#heads=3'), {
+      ...defaultState(),
+      mask: 'causal',
+      heads: 3,
+    });
+    assert.deepEqual(stateFromSearch('?heads=2', '#stage'), { ...defaultState(), heads: 2 });
   });
 });
 

@@ -21,3 +21,14 @@ it('the package.json exports map lists types first and points at real files', ()
     assert.ok(readFileSync(new URL(`../${file}`, import.meta.url)).length > 0, file);
   }
 });
+
+it('SVG text keeps only characters XML allows (each other one becomes U+FFFD)', async () => {
+  const { xmlSafe } = await import('../src/views/export.js');
+  const allowed = 'tab\t newline\n return\r 我爱 😀 \u00e9 \ud7ff \ue000 \ufffd';
+  assert.equal(xmlSafe(allowed), allowed);
+  for (const bad of ['\u0000', '\u0001', '\u0008', '\u000b', '\u001b', '\ufffe', '\uffff']) {
+    assert.equal(xmlSafe(`a${bad}b`), 'a\ufffdb', JSON.stringify(bad));
+  }
+  assert.equal(xmlSafe('lone \ud800 and \udc00'), 'lone \ufffd and \ufffd', 'unpaired surrogates');
+  assert.equal(xmlSafe('\ud83d\ude00'), '😀', 'a surrogate pair is one allowed character');
+});

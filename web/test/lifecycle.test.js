@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
+  analyze,
   BACKEND_NAMES,
   createAttention,
   relaxedSimdSupported,
@@ -219,6 +220,38 @@ describe('dispose', () => {
     );
     assert.throws(() => attn.allocate({ queryLength: 2, keyLength: 2, headDim: 2 }), /disposed/);
     assert.equal(buffers.disposed, true, "the instance's buffers go with it");
+  });
+
+  it("rejects calls still pending at dispose() with the 'disposed' error", async () => {
+    const attn = await createAttention({ backend: 'wasm' });
+    const heads = 2;
+    const headDim = 4;
+    const modelDim = heads * headDim;
+    const w = tensor(modelDim * modelDim, 6);
+    // Each call is checked and started now, and reaches the engine after an await: dispose()
+    // comes in between.
+    const pending = {
+      attention: run(attn),
+      multiHead: attn.multiHead(
+        tensor(3 * modelDim, 7),
+        { wQuery: w, wKey: w, wValue: w, wOut: w },
+        { heads, headDim },
+      ),
+      analyze: analyze('the cat sat', { attention: attn, heads, headDim }),
+    };
+    attn.dispose();
+    for (const [call, promise] of Object.entries(pending)) {
+      const error = await promise.then(
+        () => assert.fail(`${call} resolved after dispose()`),
+        (e) => e,
+      );
+      assert.equal(error.constructor, Error, `${call}: ${error.stack}`);
+      assert.equal(error.code, 'disposed', `${call}: ${error.message}`);
+      assert.match(error.message, /^\w+: this attnlens instance was disposed$/, call);
+    }
+    const late = await run(attn).catch((e) => e);
+    assert.equal(late.code, 'disposed');
+    assert.equal(late.parameter, 'attention');
   });
 
   it('leaves other instances working', async () => {

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
+import { random } from '../scripts/random.js';
 import { checkMaskMatrix } from '../src/checks.js';
 import {
   MASK_PART_NAMES,
@@ -16,6 +17,15 @@ import {
   maskOptions,
   parseMask,
 } from '../src/mask-notation.js';
+
+const FIELDS_OF = {
+  global: [],
+  local: ['window'],
+  dilated: ['window', 'dilation'],
+  strided: ['stride'],
+  fixed: ['stride', 'summary'],
+};
+const usesField = (pattern, field) => FIELDS_OF[pattern].includes(field);
 
 // Texts in the form formatMask() writes: parsing and writing back gives the same text.
 const CANONICAL = [
@@ -89,6 +99,36 @@ describe('mask notation', () => {
     for (const text of [...CANONICAL, ...SPELLINGS.map(([spelling]) => spelling)]) {
       const mask = parseMask(text);
       assert.deepEqual(parseMask(formatMask(mask)), mask, text);
+    }
+  });
+
+  it('round-trips every mask it can hold, numbers up to MAX_SAFE_INTEGER included', () => {
+    // Seeded random masks: each field at a small value, a large one or the largest safe integer
+    // (whose decimal form is the longest a number may have and still be read back exactly).
+    const next = random(2024);
+    const pick = (values) => values[Math.floor(((next() + 1) / 2) * values.length)];
+    const number = (least) => pick([least, least + 1, 7, 1e6, 2 ** 40, Number.MAX_SAFE_INTEGER]);
+    for (let i = 0; i < 2000; i++) {
+      const stride = number(1);
+      const mask = {
+        ...defaultMask(),
+        pattern: pick(MASK_PATTERNS),
+        causal: next() > 0,
+        window: number(0),
+        dilation: number(1),
+        stride,
+        summary: Math.min(number(1), stride),
+        globalTokens: [...new Set([number(0), number(0), number(0)])].sort((a, b) => a - b),
+      };
+      if (next() > 0) mask.globalTokens = [];
+      const text = formatMask(mask);
+      const back = parseMask(text);
+      // The numbers of the other patterns are not written: they come back as their defaults.
+      for (const field of ['window', 'dilation', 'stride', 'summary']) {
+        if (!usesField(mask.pattern, field)) back[field] = mask[field];
+      }
+      assert.deepEqual(back, mask, text);
+      assert.equal(formatMask(parseMask(text)), text, 'written back as it was written');
     }
   });
 

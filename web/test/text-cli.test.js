@@ -244,3 +244,31 @@ test('the usage message and the settings line fit 80 columns', () => {
   const tokens = stdout.slice(stdout.indexOf('\n\n') + 2).split('\n\n')[0];
   assert.deepEqual(over(tokens), [], 'token list lines over 80 columns');
 });
+
+test('values echoed on stderr cannot drive the terminal, whichever flag they came in', () => {
+  // OSC 0 sets the window title, CSI 2J clears the screen, BEL rings.
+  const evil = '\x1b]0;PWNED\x07\x1b[2J';
+  const cases = [
+    ['a b', '--mask', evil],
+    ['a b', '--mask', `local:${evil}`],
+    ['a b', '--mask', `global-tokens:1,${evil}`],
+    ['a b', '--score', evil],
+    ['a b', '--heads', evil],
+    ['a b', '--head', evil],
+    ['a b', '--head-dim', evil],
+    ['a b', '--seed', evil],
+    ['a b', '--temperature', evil],
+    ['a b', '--color', evil],
+    ['a b', '--granularity', evil],
+    ['a b', '--locale', evil],
+    ['a b', `--${evil}`],
+    ['a b', `-${evil}`],
+  ];
+  for (const args of cases) {
+    const { code, stdout, stderr } = run(args);
+    assert.equal(code, 2, `${JSON.stringify(args)}: ${stderr}`);
+    assert.doesNotMatch(stderr, /[\x00-\x08\x0b-\x1f\x7f]/, JSON.stringify(args));
+    assert.doesNotMatch(stdout, /[\x00-\x08\x0b-\x1f\x7f]/, JSON.stringify(args));
+    assert.match(stderr, /\ufffd/, `${JSON.stringify(args)}: the value is shown, defused`);
+  }
+});

@@ -25,6 +25,7 @@ import { HeadsGrid, sharedMax } from '../src/views/heads-grid.js';
 import { Heatmap } from '../src/views/heatmap.js';
 import { LineView } from '../src/views/lineview.js';
 import { maskForMode, maskOptions, parseMask, formatMask } from '../src/mask-notation.js';
+import { placeParams } from '../src/share-link.js';
 import { visibleMax } from '../src/views/matrix-paint.js';
 import { renderWeightsTable } from '../src/views/weights-table.js';
 import {
@@ -49,6 +50,21 @@ export function sharedEngine() {
     throw error;
   });
   return enginePromise;
+}
+
+// The `demo` attribute as a URL when it is http(s), or what a relative URL gives on this page
+// (its own scheme, e.g. file: for a saved page); null for anything else, javascript: above all,
+// however it is spelt (the URL parser drops tabs, newlines and leading control characters).
+function demoUrl(demo) {
+  let url;
+  try {
+    url = new URL(demo, document.baseURI);
+  } catch {
+    return null;
+  }
+  const pageScheme = new URL(document.baseURI).protocol;
+  const allowed = ['http:', 'https:', pageScheme];
+  return allowed.includes(url.protocol) && url.protocol !== 'javascript:' ? url : null;
 }
 
 let styleSheet = null;
@@ -114,6 +130,7 @@ export class AttnLensElement extends ElementBase {
   #view = null;
   #parts = null;
   #openedHead = -1; // in the heads view: the head opened as a matrix, -1 for the grid
+  #warnedDemo = null; // the refused `demo` value already warned about
 
   connectedCallback() {
     if (!this.shadowRoot) this.#build();
@@ -369,12 +386,12 @@ export class AttnLensElement extends ElementBase {
       corner: this.#t('tableCorner'),
       masked: this.#t('maskedWord'),
     });
-    const demo = this.getAttribute('demo');
+    const demo = this.#demoLink(this.getAttribute('demo'), settings);
     parts.footer.replaceChildren(
       ...[
         demo
           ? el('a', {
-              href: this.#demoLink(demo, settings),
+              href: demo,
               target: '_blank',
               rel: 'noopener',
               text: `${this.#t('widgetOpen')} ↗`,
@@ -394,9 +411,22 @@ export class AttnLensElement extends ElementBase {
     return `${tokenLabel(rowTokens[row].text)} → ${tokenLabel(colTokens[col].text)}: ${value}`;
   }
 
-  // The same view in the full demo, when the page names where the demo is (attribute `demo`).
+  // The same view in the full demo, when the page names where the demo is (attribute `demo`):
+  // an http(s) or relative URL; anything else (javascript:, data:, ...) gives no link and a
+  // warning. Long settings go in the fragment (share-link.js).
   #demoLink(demo, settings) {
-    const url = new URL(demo, document.baseURI);
+    if (demo === null || demo === '') return null;
+    const url = demoUrl(demo);
+    if (url === null) {
+      if (this.#warnedDemo !== demo) {
+        this.#warnedDemo = demo;
+        console.warn(
+          `attn-lens: demo=${JSON.stringify(demo)} is not an http(s) or relative URL; ` +
+            'the "open in attnlens" link is left out',
+        );
+      }
+      return null;
+    }
     const params = url.searchParams;
     params.set('text', settings.text);
     if (settings.source !== null) {
@@ -410,6 +440,9 @@ export class AttnLensElement extends ElementBase {
     params.set('head', String(settings.head + 1));
     params.set('tokens', settings.granularity);
     params.set('view', settings.view);
+    const { search, hash } = placeParams(params);
+    url.search = search;
+    url.hash = hash;
     return url.href;
   }
 }

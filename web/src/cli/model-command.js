@@ -123,10 +123,14 @@ function predictionLines(model, run, labels, top) {
   const list = (predictions) =>
     predictions
       .slice(0, top)
-      .map((p, i) => `  ${String(i + 1).padStart(2)}. ${JSON.stringify(p.text)}  ${percent(p.p)}`);
+      .map(
+        (p, i) =>
+          `  ${String(i + 1).padStart(2)}. ${sanitize(JSON.stringify(p.text))}  ${percent(p.p)}`,
+      );
   if (!model.info.predicts) return ['(this checkpoint has no masked-LM head: no predictions)'];
   if (model.info.causal) {
-    return [`next token after ${JSON.stringify(labels.at(-1))}:`, ...list(run.predictions)];
+    const last = sanitize(JSON.stringify(labels.at(-1)));
+    return [`next token after ${last}:`, ...list(run.predictions)];
   }
   if (run.predictions.length === 0) return ['(no [MASK] in the text: nothing to fill in)'];
   return run.predictions.flatMap(({ position, top: fills }) => [

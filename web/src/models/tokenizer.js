@@ -38,7 +38,8 @@ export async function createTokenizer(files) {
       `expected { json, config }, got ${describe(files)}`,
     );
   }
-  const { json, config = null } = files;
+  // Own properties, read once, no others (argument-checks.js): loadModelFiles' `tokenizer`.
+  const { json, config = null } = optionsObject(files, ['json', 'config'], 'tokenizer');
   for (const [name, value, optional] of [
     ['tokenizer.json', json, false],
     ['tokenizer_config.json', config, true],
@@ -101,9 +102,8 @@ class ModelTokenizer {
    * @returns {{ ids: number[], typeIds: number[],
    *   tokens: { id, text, start, end, special, segment }[] }}
    */
-  encode(text, options = {}) {
-    checkEncode(text, options);
-    const { pair = null, addSpecialTokens = true } = options;
+  encode(text, options) {
+    const { pair = null, addSpecialTokens = true } = checkEncode(text, options);
     const library = this.#library;
     const full = library.encode(text, {
       text_pair: pair,
@@ -207,9 +207,10 @@ function checkEncode(text, options) {
   if (typeof text !== 'string') {
     throw attnlensError('invalid_argument', 'text', `must be a string, got ${describe(text)}`);
   }
-  optionsObject(options, ENCODE_OPTIONS);
-  optional(options.pair, 'pair', 'string');
-  optional(options.addSpecialTokens, 'addSpecialTokens', 'boolean');
+  const checked = optionsObject(options, ENCODE_OPTIONS);
+  optional(checked.pair, 'pair', 'string');
+  optional(checked.addSpecialTokens, 'addSpecialTokens', 'boolean');
+  return checked;
 }
 
 // Each role's token from tokenizer_config.json (a string or an AddedToken object), else the

@@ -160,9 +160,8 @@ export function positionEncoding(length, dim) {
 
 function tokenText(token, index) {
   if (typeof token === 'string') return token;
-  if (token !== null && typeof token === 'object' && typeof token.text === 'string') {
-    return token.text;
-  }
+  const text = token !== null && typeof token === 'object' ? token.text : undefined; // read once
+  if (typeof text === 'string') return text;
   throw typeError(`tokens[${index}]`, 'must be a string or a { text } token');
 }
 
@@ -176,7 +175,7 @@ function tokenText(token, index) {
  */
 export function embed(tokens, options) {
   if (!Array.isArray(tokens)) throw typeError('tokens', 'must be an array');
-  const opts = optionsObject(options, 'options');
+  const opts = optionsObject(options, 'options', ['dim', 'seed', 'positionScale']);
   const dim = integerOption(opts.dim, 'dim', { min: 1, max: MAX_MODEL_DIM, fallback: 64 });
   const seed = integerOption(opts.seed, 'seed', { min: 0, max: MAX_SEED, fallback: DEFAULT_SEED });
   const positionScale = finiteOption(opts.positionScale, 'positionScale', { min: 0, fallback: 1 });

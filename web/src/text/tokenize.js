@@ -15,8 +15,46 @@ import { DEFAULT_GRANULARITY, GRANULARITIES } from '../vocabulary.js';
 
 const WHITESPACE_ONLY = /^\s+$/u;
 
-// Creating a Segmenter loads ICU data; reuse one per (granularity, locale).
+// Creating a Segmenter loads ICU data: reuse one per (granularity, locale), the most recently
+// used SEGMENTER_CACHE_LIMIT of them (a page cycling through locales must not grow it forever).
+export const SEGMENTER_CACHE_LIMIT = 16;
 const segmenterCache = new Map();
+
+/** How many Segmenters are kept now (for tests of the bound). */
+export const segmenterCacheSize = () => segmenterCache.size;
+
+// The locale option as the list of canonical tags Intl uses ([] for the runtime's default):
+// a string, an Intl.Locale, or an array of them, each element read once.
+function canonicalLocales(locale) {
+  if (locale === undefined) return [];
+  const isTag = (x) => typeof x === 'string' || x instanceof Intl.Locale;
+  let tags;
+  if (isTag(locale)) {
+    tags = [locale];
+  } else if (Array.isArray(locale)) {
+    tags = Array.from({ length: locale.length }, (_, i) => locale[i]);
+    const bad = tags.findIndex((x) => !isTag(x));
+    if (bad >= 0) {
+      throw typeError(
+        'locale',
+        `locale[${bad}] must be a string or an Intl.Locale, got ${describe(tags[bad])}`,
+      );
+    }
+  } else {
+    throw typeError('locale', `must be a string or an array of strings, got ${describe(locale)}`);
+  }
+  return tags.flatMap((tag) => {
+    try {
+      return Intl.getCanonicalLocales(tag);
+    } catch (error) {
+      // Intl throws a RangeError for a malformed tag, without saying which.
+      throw rangeError(
+        'locale',
+        `${describe(String(tag))} is not a language tag (${error.message})`,
+      );
+    }
+  });
+}
 
 function segmenterFor(icuGranularity, locale) {
   if (typeof Intl.Segmenter !== 'function') {
@@ -25,30 +63,29 @@ function segmenterFor(icuGranularity, locale) {
         'Safari 14.1+, Firefox 125+ or Node 16+)',
     );
   }
-  const key = `${icuGranularity}|${JSON.stringify(locale ?? null)}`;
+  const locales = canonicalLocales(locale);
+  const key = `${icuGranularity}|${locales.join(',')}`;
   let segmenter = segmenterCache.get(key);
-  if (!segmenter) {
-    try {
-      segmenter = new Intl.Segmenter(locale, { granularity: icuGranularity });
-    } catch (error) {
-      // Intl throws a RangeError for a malformed tag and a TypeError for a wrong type.
-      throw (error instanceof RangeError ? rangeError : typeError)('locale', error.message);
+  if (segmenter) {
+    segmenterCache.delete(key); // re-inserted below: the Map's order is the order of use
+  } else {
+    segmenter = new Intl.Segmenter(locales, { granularity: icuGranularity });
+    if (segmenterCache.size >= SEGMENTER_CACHE_LIMIT) {
+      segmenterCache.delete(segmenterCache.keys().next().value);
     }
-    segmenterCache.set(key, segmenter);
   }
+  segmenterCache.set(key, segmenter);
   return segmenter;
 }
+
+const TOKENIZE_OPTIONS = ['granularity', 'locale'];
 
 function checkArguments(text, options) {
   if (typeof text !== 'string') {
     throw typeError('text', `must be a string, got ${describe(text)}`);
   }
-  const granularity = oneOf(
-    optionsObject(options, 'options').granularity,
-    'granularity',
-    GRANULARITIES,
-    DEFAULT_GRANULARITY,
-  );
+  const opts = optionsObject(options, 'options', TOKENIZE_OPTIONS);
+  const granularity = oneOf(opts.granularity, 'granularity', GRANULARITIES, DEFAULT_GRANULARITY);
   if (text.length > MAX_TEXT_LENGTH) {
     throw rangeError(
       'text',
@@ -56,7 +93,7 @@ function checkArguments(text, options) {
         '(MAX_TEXT_LENGTH, counted in UTF-16 code units); shorten the text',
     );
   }
-  return granularity;
+  return { granularity, locale: opts.locale };
 }
 
 /**
@@ -78,8 +115,8 @@ function checkArguments(text, options) {
  * @throws {RangeError} unknown granularity, bad locale, or text over a cap (the message names it)
  */
 export function tokenize(text, options) {
-  const granularity = checkArguments(text, options);
-  const segmenter = segmenterFor(granularity === 'char' ? 'grapheme' : 'word', options?.locale);
+  const { granularity, locale } = checkArguments(text, options);
+  const segmenter = segmenterFor(granularity === 'char' ? 'grapheme' : 'word', locale);
 
   const tokens = [];
   const push = (start, end) => tokens.push({ text: text.slice(start, end), start, end });

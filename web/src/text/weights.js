@@ -67,7 +67,27 @@ function fillHeadColumns(matrix, rows, totalWidth, head, width, next) {
  *   wOut [H*Dv, outDim], additive.wQuery/wKey [H, A, D], additive.v [H, A]
  */
 export function projectionWeights(options) {
-  const opts = optionsObject(options, 'options');
+  return seededWeights(projectionShape(options));
+}
+
+const PROJECTION_OPTIONS = [
+  'heads',
+  'headDim',
+  'valueDim',
+  'modelDim',
+  'keyModelDim',
+  'outDim',
+  'additiveHidden',
+  'seed',
+  'shareQueryKey',
+];
+
+/**
+ * projectionWeights()' options checked and completed with their defaults: plain numbers and a
+ * boolean, so the result also serves as a cache key for the weights it determines.
+ */
+export function projectionShape(options) {
+  const opts = optionsObject(options, 'options', PROJECTION_OPTIONS);
   const heads = integerOption(opts.heads, 'heads', { min: 1, max: MAX_HEADS, fallback: undefined });
   if (heads === undefined) throw typeError('heads', 'is required');
   const maxHeadDim = Math.floor(MAX_MODEL_DIM / heads);
@@ -104,7 +124,22 @@ export function projectionWeights(options) {
       `needs keyModelDim (${keyModelDim}) equal to modelDim (${modelDim})`,
     );
   }
+  return {
+    heads,
+    headDim,
+    valueDim,
+    modelDim,
+    keyModelDim,
+    outDim,
+    additiveHidden: hidden,
+    seed,
+    shareQueryKey,
+  };
+}
 
+function seededWeights(shape) {
+  const { heads, headDim, valueDim, modelDim, keyModelDim, outDim, seed, shareQueryKey } = shape;
+  const hidden = shape.additiveHidden;
   const wQuery = new Float32Array(modelDim * heads * headDim);
   const wKey = shareQueryKey ? wQuery : new Float32Array(keyModelDim * heads * headDim);
   const wValue = new Float32Array(keyModelDim * heads * valueDim);

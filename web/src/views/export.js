@@ -1,12 +1,25 @@
 // Exports of the current view: PNG (canvas drawing at 2x), SVG (vector cells, labels as real
-// text, built with DOM calls and serialised, so token text is escaped by construction) and JSON
-// (the numbers and the settings that produced them).
+// text, built with DOM calls and serialised, so token text is escaped by construction, and
+// characters XML forbids replaced) and JSON (the numbers and the settings that produced them).
 import { colorAt, gradientStops } from './colormap.js';
 import { shortLabel } from './dom.js';
 import { layoutMatrix, paintMatrixFigure } from './matrix-layout.js';
 import { DEFAULT_THEME, makeCanvas, visibleMax } from './matrix-paint.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
+// Characters XML 1.0 does not allow anywhere, not even as character references: C0 controls
+// other than tab, newline and return, U+FFFE, U+FFFF and unpaired surrogates.
+const NOT_XML = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
+
+/**
+ * Text made fit for an XML document: each character XML forbids becomes U+FFFD. XMLSerializer
+ * writes them as they are (a token "a\u0001b" gave a file no XML parser reads), and since they
+ * have no escaped form either, replacing them is the only way to keep the file well-formed.
+ */
+export function xmlSafe(text) {
+  return text.replace(NOT_XML, '\ufffd');
+}
+
 export const TITLE_HEIGHT = 40;
 export const LEGEND_HEIGHT = 44;
 const EXPORT_MAX_CELL = 28;
@@ -207,8 +220,11 @@ export function matrixGroup(figure, layout) {
   return body;
 }
 
+/** An SVG element as a standalone, well-formed document. */
 export function svgDocument(svg) {
-  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg);
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' + xmlSafe(new XMLSerializer().serializeToString(svg))
+  );
 }
 
 export function matrixSVG(figure) {

@@ -252,6 +252,29 @@ test('exports a PNG, a valid SVG and JSON with the numbers', async () => {
   await page.close();
 });
 
+test('SVG exports of text with characters XML forbids are well-formed', async () => {
+  const text = 'bell\u0007 back\u0008space esc\u001b[2J start\u0001 end\uffff done';
+  const page = await openDemo(`?text=${encodeURIComponent(text)}`);
+  await readTable(page);
+  const download = async () => {
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+    return readFileSync(await file.path(), 'utf8');
+  };
+  const wellFormed = (svg) =>
+    page.evaluate((source) => {
+      const doc = new DOMParser().parseFromString(source, 'application/xml');
+      return doc.querySelector('parsererror')?.textContent ?? 'ok';
+    }, svg);
+  const matrix = await download();
+  assert.equal(await wellFormed(matrix), 'ok');
+  assert.ok(!/[\u0001\u0007\u0008\u001b\uffff]/.test(matrix), 'no forbidden character is left');
+  assert.ok(matrix.includes('\ufffd'), 'they are shown as U+FFFD');
+  await page.click('#tab-lines');
+  assert.equal(await wellFormed(await download()), 'ok');
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('a URL restores the view, and the page writes its state back to the URL', async () => {
   const search =
     `?text=${encodeURIComponent(ENGLISH)}&heads=2&head=2` +

@@ -199,8 +199,64 @@ test('the strict-CSP page works and hostile text stays text', async () => {
     return window.__inlineProbe === true;
   });
   assert.equal(inlineRan, false);
-  assert.match(await page.textContent('#csp-violations'), /^1 \(script-src/);
+  // One report per policy in force: the page's <meta> and the server's header.
+  assert.match(await page.textContent('#csp-violations'), /^[12] \(script-src/);
   assert.deepEqual(dialogs, []);
+  await page.close();
+});
+
+test("the 'open in attnlens' link is http(s) or relative, never javascript:", async () => {
+  const page = await newPage(browser.context);
+  const warnings = [];
+  page.on('console', (message) => {
+    if (message.type() === 'warning') warnings.push(message.text());
+  });
+  await page.goto(`${browser.base}/widget/blog.html`);
+  await renderAll(page, ['widget-local']);
+  const link = () =>
+    page.evaluate(
+      () =>
+        document.getElementById('widget-local').shadowRoot.querySelector('.footer a')?.href ?? null,
+    );
+  // Sets attributes (null removes one) in one go and waits for the render they cause.
+  const rendered = async (demo, more = {}) => {
+    const renders = Number(await page.getAttribute('#widget-local', 'data-renders'));
+    await page.evaluate(
+      ({ demo, more }) => {
+        const widget = document.getElementById('widget-local');
+        for (const [name, value] of Object.entries({ ...more, demo })) {
+          if (value === null) widget.removeAttribute(name);
+          else widget.setAttribute(name, value);
+        }
+        widget.setAttribute('heads', String(1 + (Number(widget.getAttribute('heads')) % 2)));
+      },
+      { demo, more },
+    );
+    await page.waitForFunction(
+      (n) => Number(document.getElementById('widget-local').dataset.renders) > n,
+      renders,
+    );
+    return link();
+  };
+  assert.match(await link(), new RegExp(`^${browser.base}/demo/\\?text=`), 'relative');
+  assert.match(await rendered('https://example.org/attnlens/'), /^https:\/\/example\.org\//);
+  for (const hostile of [
+    'javascript:alert(document.domain)//',
+    'JavaScript:alert(1)',
+    ' \u0001java\tscript:alert(1)',
+    'data:text/html,<script>alert(1)</script>',
+    'vbscript:msgbox(1)',
+  ]) {
+    assert.equal(await rendered(hostile), null, `no link for ${JSON.stringify(hostile)}`);
+  }
+  assert.ok(
+    warnings.some((w) => w.includes('attn-lens: demo="javascript:alert(document.domain)//"')),
+    warnings.join('\n'),
+  );
+  // A long text's settings go in the fragment, which the demo reads.
+  const long = await rendered('../demo/', { text: '注意力'.repeat(300), granularity: 'word' });
+  assert.ok(new URL(long).search === '' && new URL(long).hash.startsWith('#text='), long);
+  assert.deepEqual(page.problems, []);
   await page.close();
 });
 

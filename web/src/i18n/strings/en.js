@@ -161,6 +161,7 @@ export const en = {
   emptyText: 'Type something above to see its attention.',
   computing: 'computing…',
   errorPrefix: 'Cannot compute: {message}',
+  linkProblem: 'This link’s {param}={value} could not be used, so the default is shown instead.',
   // explain panel
   explainPick:
     'Pick a query: click a row of the matrix, a token above, or press Enter on a heatmap cell.',

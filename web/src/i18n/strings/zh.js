@@ -146,6 +146,7 @@ export const zh = {
   emptyText: '在上方输入文字，即可看到它的注意力。',
   computing: '计算中…',
   errorPrefix: '无法计算：{message}',
+  linkProblem: '链接中的 {param}={value} 无法使用，已改用默认值。',
   // explain panel
   explainPick: '选择一个查询：点击矩阵中的一行、上方的词元，或在热力图格子上按回车。',
   explainQuery: '查询',

@@ -1,24 +1,13 @@
 // Argument checks shared by loadModelFiles and the tokenizer: an options object whose keys are
-// all known (a misspelt option would otherwise be ignored silently), and typed values.
+// all known (a misspelt option would otherwise be ignored silently), and typed values. The
+// options object is the engine's (argument-checks.js): own properties only, each read once.
 
+import { optionsObject as snapshot } from '../../argument-checks.js';
 import { attnlensError, describe } from '../../errors.js';
 
-/** `value` as an options object ({} when undefined), every key among `known`. */
+/** `value` as a snapshot of its own options ({} when undefined), every key among `known`. */
 export function optionsObject(value, known, name = 'options') {
-  if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw attnlensError('invalid_argument', name, `must be an object, got ${describe(value)}`);
-  }
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      throw attnlensError(
-        'invalid_argument',
-        name,
-        `unknown option '${key}' (known: ${known.join(', ')})`,
-      );
-    }
-  }
-  return value;
+  return snapshot(value, name, known);
 }
 
 const KINDS = {
@@ -28,10 +17,13 @@ const KINDS = {
   signal: ['an AbortSignal', (v) => v instanceof AbortSignal],
 };
 
-/** Throws a TypeError naming `name` unless `value` is undefined (or null) or of `kind`. */
+/**
+ * Throws a TypeError naming `name` unless `value` is undefined (the default) or of `kind`; null
+ * is not a default (argument-checks.js).
+ */
 export function optional(value, name, kind) {
   const [expected, test] = KINDS[kind];
-  if (value !== undefined && value !== null && !test(value)) {
+  if (value !== undefined && !test(value)) {
     throw attnlensError('invalid_argument', name, `must be ${expected}, got ${describe(value)}`);
   }
 }

@@ -16,11 +16,11 @@ import {
 
 /** The source for `text`: an http(s) folder URL, else a Hub model id. */
 export async function resolveRemoteSource(text, options) {
-  const fetch = options.fetch ?? globalThis.fetch?.bind(globalThis);
+  const fetch = options.fetch === undefined ? globalThis.fetch?.bind(globalThis) : options.fetch;
   if (typeof fetch !== 'function') {
     throw attnlensError('invalid_argument', 'fetch', 'no fetch() here: pass options.fetch');
   }
-  const cache = await openModelCache(options.cache ?? true);
+  const cache = await openModelCache(options.cache === undefined ? true : options.cache);
   if (/^https?:/i.test(text)) {
     if (options.revision !== undefined) {
       throw attnlensError(
@@ -41,7 +41,7 @@ export async function resolveRemoteSource(text, options) {
     );
   }
   const id = validateHubId(text);
-  const revision = validateRevision(options.revision ?? 'main');
+  const revision = validateRevision(options.revision === undefined ? 'main' : options.revision);
   const hubUrl = checkHubUrl(options.hubUrl);
   return httpSource(
     { kind: 'hub', id, revision },
