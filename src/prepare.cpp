@@ -18,7 +18,7 @@ void project(const KernelSet& kernels, const float* x, std::int64_t rows, std::i
 
 }  // namespace
 
-double inverse_norm(const float* row, std::int64_t cols) {
+double inverse_norm(const float* row, std::int64_t cols) noexcept {
   double sq = 0.0;  // double: |x|^2 of large finite inputs must not overflow
   for (std::int64_t c = 0; c < cols; ++c) sq += static_cast<double>(row[c]) * row[c];
   return sq > 0.0 ? 1.0 / std::sqrt(sq) : 0.0;

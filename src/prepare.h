@@ -32,7 +32,7 @@ constexpr std::int64_t kPanelKeys = static_cast<std::int64_t>(kPanelRows);     /
 constexpr std::int64_t kPanelQueries = static_cast<std::int64_t>(kPanelCols);  // 8
 
 // 1 / |row| in double (|x|^2 of large finite inputs must not overflow float); 0 for a zero row.
-double inverse_norm(const float* row, std::int64_t cols);
+double inverse_norm(const float* row, std::int64_t cols) noexcept;
 // out = x * factor / |x| row by row (the cosine score's unit vectors); zero rows stay zero, so
 // their cosine score is 0.
 void normalize_rows(const float* x, std::int64_t rows, std::int64_t cols, float factor, float* out);

@@ -4,11 +4,16 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <limits>
 #include <string>
 
 #include "attnlens/errors.h"
 
 namespace attnlens_test {
+
+// The values the finiteness checks must catch.
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
 
 template <typename E>
 constexpr attnlens::ErrorKind kind_of();

@@ -14,8 +14,6 @@ using namespace attnlens_test;
 
 namespace {
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
 const AttentionShape kShape{2, 5, 7, 4, 3};
 
 // A valid split-API call that each case edits a copy of: the forward's inputs and results, dL/dO

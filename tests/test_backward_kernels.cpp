@@ -44,17 +44,19 @@ Block random_block(std::size_t n, Rng& rng) {
 
 // The kernel's weights and gradients within a relative 4e-6 (exp2's 2e-7 plus the float
 // subtraction and product) plus FLT_MIN, exact zeros where the contract says 0, the transposed
-// copy equal to the gradient bit for bit (zeros for padding rows), nothing written past it.
-void check(const SoftmaxBackwardKernel& kernel, const Block& in, const std::string& label) {
+// copy equal to the gradient bit for bit (zeros for padding rows), nothing written between its
+// groups (t_stride > 32: another key panel's blocks) or past the last.
+void check(const SoftmaxBackwardKernel& kernel, const Block& in, const std::string& label,
+           std::size_t t_stride) {
   const std::size_t n = in.base.size();
-  const std::size_t groups = (n + kGroup - 1) / kGroup;
+  const std::size_t groups = (n + kGroup - 1) / kGroup, block = kGroup * kCols;
   Block out = in;
-  std::vector<float> ds_t(groups * kGroup * kCols + 8, 12345.0f);
-  kernel.fn(n, out.s.data(), out.dp.data(), in.base.data(), in.delta.data(), ds_t.data());
-  INFO(kernel.name << " " << label << " n=" << n);
+  std::vector<float> ds_t(groups * t_stride + 8, 12345.0f);
+  kernel.fn(n, out.s.data(), out.dp.data(), in.base.data(), in.delta.data(), ds_t.data(), t_stride);
+  INFO(kernel.name << " " << label << " n=" << n << " t_stride=" << t_stride);
   for (std::size_t i = 0; i < groups * kGroup; ++i) {
     for (std::size_t j = 0; j < kCols; ++j) {
-      const float transposed = ds_t[(i / kGroup) * kGroup * kCols + j * kGroup + i % kGroup];
+      const float transposed = ds_t[(i / kGroup) * t_stride + j * kGroup + i % kGroup];
       if (i >= n) {
         if (transposed != 0.0f)
           FAIL_CHECK("padding row " << i << " key " << j << ": " << transposed);
@@ -83,8 +85,9 @@ void check(const SoftmaxBackwardKernel& kernel, const Block& in, const std::stri
       }
     }
   }
-  for (std::size_t g = groups * kGroup * kCols; g < ds_t.size(); ++g) {
-    if (ds_t[g] != 12345.0f) FAIL_CHECK("wrote past ds_t at " << g);
+  for (std::size_t g = 0; g < ds_t.size(); ++g) {
+    const bool written = g / t_stride < groups && g % t_stride < block;
+    if (!written && ds_t[g] != 12345.0f) FAIL_CHECK("wrote outside its groups, at " << g);
   }
 }
 
@@ -96,7 +99,8 @@ TEST_CASE("softmax_backward kernels: rows around the 4-row group, masked rows an
   CAPTURE(kernel.name);
   Rng rng(70000);
   for (std::size_t n : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 128, 257}) {
-    check(kernel, random_block(n, rng), "random");
+    check(kernel, random_block(n, rng), "random", kGroup * kCols);
+    check(kernel, random_block(n, rng), "random", 8 * kGroup * kCols + 4);  // 8 key panels
   }
   // Logits at the base give weights of 1; a zero-width gradient difference gives exactly 0.
   Block ones;
@@ -104,7 +108,7 @@ TEST_CASE("softmax_backward kernels: rows around the 4-row group, masked rows an
   ones.delta.assign(5, 0.75f);
   ones.s.assign(5 * kCols, 2.5f);
   ones.dp.assign(5 * kCols, 0.75f);
-  check(kernel, ones, "p = 1, dp = delta");
+  check(kernel, ones, "p = 1, dp = delta", kGroup * kCols);
 }
 
 TEST_CASE("softmax_backward kernels: a NaN logit stays NaN", "[kernels][softmax_backward]") {
@@ -114,7 +118,7 @@ TEST_CASE("softmax_backward kernels: a NaN logit stays NaN", "[kernels][softmax_
     std::vector<float> s(n * kCols, -1.0f), dp(n * kCols, 1.0f), base(n, 0.0f), delta(n, 0.5f),
         ds_t((n + 3) / 4 * 4 * kCols);
     s[(n - 1) * kCols + 3] = std::numeric_limits<float>::quiet_NaN();
-    kernel.fn(n, s.data(), dp.data(), base.data(), delta.data(), ds_t.data());
+    kernel.fn(n, s.data(), dp.data(), base.data(), delta.data(), ds_t.data(), kGroup * kCols);
     CHECK(std::isnan(s[(n - 1) * kCols + 3]));
     CHECK(std::isnan(dp[(n - 1) * kCols + 3]));
     CHECK(s[(n - 1) * kCols + 2] == Approx(0.5f));

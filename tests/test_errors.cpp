@@ -15,9 +15,6 @@ using namespace attnlens_test;
 
 namespace {
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
 // The small valid problem every error case perturbs, and the check that the library still
 // computes it correctly after an exception.
 const AttentionShape kShape{2, 5, 7, 4, 3};

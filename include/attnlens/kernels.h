@@ -64,10 +64,13 @@ using PanelToRowsFn = void (*)(std::size_t n, const float* panel, std::size_t ro
 //   p[i][j]  = 2^min(s[i][j] - base[i], 0)   in place of s: the softmax weights again (at most 1;
 //                                            s = -inf or base = +inf give exactly 0)
 //   g[i][j]  = p[i][j] * (dp[i][j] - delta[i])   in place of dp: the gradient of the logit
-//   ds_t[(i / 4) * 32 + j * 4 + i % 4] = g[i][j]  every 4 rows transposed, the A panels of
-//                                            dQ += dS K; the last group's rows past n are 0
+//   ds_t[(i / 4) * t_stride + j * 4 + i % 4] = g[i][j]   every 4 rows transposed (32 floats
+//                                            per group, groups t_stride >= 32 apart): A panels of
+//                                            dQ += dS K, in which the blocks of several key
+//                                            panels sit side by side; the last group's rows past
+//                                            n are 0
 using SoftmaxBackwardFn = void (*)(std::size_t n, float* s, float* dp, const float* base,
-                                   const float* delta, float* ds_t) noexcept;
+                                   const float* delta, float* ds_t, std::size_t t_stride) noexcept;
 
 struct GemmKernel {
   const char* name;

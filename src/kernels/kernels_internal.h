@@ -52,7 +52,7 @@ namespace attnlens::kernels {
 
 #define ATTNLENS_UKERNEL(name)                                                         \
   void name(std::size_t n, float* s, float* dp, const float* base, const float* delta, \
-            float* ds_t) noexcept;
+            float* ds_t, std::size_t t_stride) noexcept;
 #include "kernels/registry/f32-softmax-backward.inc"
 #undef ATTNLENS_UKERNEL
 

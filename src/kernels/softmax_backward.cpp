@@ -1,7 +1,8 @@
 // Attention backward's element-wise step (contract in attnlens/kernels.h): a [n][8] block whose
 // rows are queries and whose columns are the 8 keys of one key panel. The weights come back from
 // the forward's row log-sum-exp, the logit gradient is formed in place, and it is also written
-// transposed per 4 rows, the A-panel layout in which dQ += dS K runs on the panel GEMM.
+// transposed per 4 rows, the A-panel layout in which dQ += dS K runs on the panel GEMM (with
+// t_stride apart, several key panels' blocks share one A panel).
 #include <cmath>
 #include <cstddef>
 
@@ -15,10 +16,11 @@ constexpr std::size_t kGroup = kPanelRows;  // rows transposed together
 }  // namespace
 
 void f32_softmax_backward__scalar_x8(std::size_t n, float* s, float* dp, const float* base,
-                                     const float* delta, float* ds_t) noexcept {
+                                     const float* delta, float* ds_t,
+                                     std::size_t t_stride) noexcept {
   const std::size_t padded = (n + kGroup - 1) / kGroup * kGroup;
   for (std::size_t i = 0; i < padded; ++i) {
-    float* t = ds_t + (i / kGroup) * kGroup * kCols + i % kGroup;
+    float* t = ds_t + (i / kGroup) * t_stride + i % kGroup;
     for (std::size_t j = 0; j < kCols; ++j) {
       if (i >= n) {
         t[j * kGroup] = 0.0f;
@@ -56,8 +58,8 @@ ATTNLENS_VEC_INLINE void row(float* s, float* dp, float base, float delta, f32x4
 
 template <typename M>
 void softmax_backward(std::size_t n, float* s, float* dp, const float* base, const float* delta,
-                      float* ds_t) {
-  for (std::size_t i = 0; i < n; i += kGroup, ds_t += kGroup * kCols) {
+                      float* ds_t, std::size_t t_stride) {
+  for (std::size_t i = 0; i < n; i += kGroup, ds_t += t_stride) {
     f32x4 a0, a1, b0, b1, c0, c1, d0, d1;
     const f32x4 zero = simd::splat(0.0f);
     a1 = b0 = b1 = c0 = c1 = d0 = d1 = zero;
@@ -84,14 +86,16 @@ void softmax_backward(std::size_t n, float* s, float* dp, const float* base, con
 }  // namespace
 
 void f32_softmax_backward__simd128_x8(std::size_t n, float* s, float* dp, const float* base,
-                                      const float* delta, float* ds_t) noexcept {
-  softmax_backward<simd::MulAdd>(n, s, dp, base, delta, ds_t);
+                                      const float* delta, float* ds_t,
+                                      std::size_t t_stride) noexcept {
+  softmax_backward<simd::MulAdd>(n, s, dp, base, delta, ds_t, t_stride);
 }
 
 #if ATTNLENS_HAVE_RELAXED_SIMD
 void f32_softmax_backward__relaxedsimd_x8(std::size_t n, float* s, float* dp, const float* base,
-                                          const float* delta, float* ds_t) noexcept {
-  softmax_backward<simd::RelaxedMulAdd>(n, s, dp, base, delta, ds_t);
+                                          const float* delta, float* ds_t,
+                                          std::size_t t_stride) noexcept {
+  softmax_backward<simd::RelaxedMulAdd>(n, s, dp, base, delta, ds_t, t_stride);
 }
 #endif
 #endif  // ATTNLENS_HAVE_SIMD

@@ -30,117 +30,101 @@ namespace attnlens {
 namespace detail {
 namespace {
 
-// InvalidArgumentError when a gradient buffer shares memory with an input (or another gradient).
-void require_no_overlap(const AttentionBackwardInputs& in, const AttentionGradients& g) {
-  struct Buffer {
-    const float* data;
-    std::size_t size;
-    const char* name;
-  };
-  const Buffer inputs[] = {{in.forward.q.data, in.forward.q.size, "q"},
-                           {in.forward.k.data, in.forward.k.size, "k"},
-                           {in.forward.v.data, in.forward.v.size, "v"},
-                           {in.output.data, in.output.size, "output"},
-                           {in.row_logsumexp.data, in.row_logsumexp.size, "row_logsumexp"},
-                           {in.d_output.data, in.d_output.size, "d_output"},
-                           {g.dq.data, g.dq.size, "dq"},
-                           {g.dk.data, g.dk.size, "dk"},
-                           {g.dv.data, g.dv.size, "dv"}};
-  const auto address = [](const float* p) { return reinterpret_cast<std::uintptr_t>(p); };
-  for (std::size_t out = 6; out < 9; ++out) {
-    for (std::size_t other = 0; other < 9; ++other) {
-      const Buffer& a = inputs[out];
-      const Buffer& b = inputs[other];
-      if (other == out || a.size == 0 || b.size == 0) continue;
-      if (address(a.data) < address(b.data + b.size) &&
-          address(b.data) < address(a.data + a.size)) {
-        throw InvalidArgumentError(a.name, std::string("overlaps ") + b.name +
-                                               "; the gradients need buffers of their own");
-      }
-    }
-  }
-}
-
-void require_differentiable_score(const AttentionOptions& options) {
-  if (options.score == ScoreFunction::kAdditive) {
-    throw InvalidArgumentError(
-        "score",
-        "attention_backward supports the scaled-dot, dot and cosine scores; the additive score's "
-        "gradient also belongs to its weights (w_query, w_key, v), which it does not compute");
-  }
-}
-
-InputMagnitudes validate_backward(const AttentionBackwardInputs& in,
-                                  const AttentionOptions& options, const AttentionGradients& g) {
-  const AttentionShape& s = in.forward.shape;
-  validate_shape(s);
-  require_product_length(in.forward.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
-  require_product_length(in.forward.k.size, "k", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
-  require_product_length(in.forward.v.size, "v", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
-  require_product_length(in.output.size, "output", "H*Nq*Dv", {s.heads, s.query_len, s.value_dim});
-  require_product_length(in.row_logsumexp.size, "row_logsumexp", "H*Nq", {s.heads, s.query_len});
-  require_product_length(in.d_output.size, "d_output", "H*Nq*Dv",
-                         {s.heads, s.query_len, s.value_dim});
-  require_product_length(g.dq.size, "dq", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
-  require_product_length(g.dk.size, "dk", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
-  require_product_length(g.dv.size, "dv", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
-  validate_options(s, options);
-  require_differentiable_score(options);
-  validate_mask(options.mask, s);
-  require_no_overlap(in, g);
-  InputMagnitudes magnitudes;
-  magnitudes.q = require_finite(in.forward.q, "q");
-  magnitudes.k = require_finite(in.forward.k, "k");
-  require_finite(in.forward.v, "v");
-  require_finite(in.output, "output");
-  require_finite(in.d_output, "d_output");
-  // -inf is what attention() saves for a row that sees no key; NaN and +inf are never saved.
-  for (std::size_t i = 0; i < in.row_logsumexp.size; ++i) {
-    const float x = in.row_logsumexp[i];
-    if (std::isnan(x) || x == std::numeric_limits<float>::infinity()) {
-      throw NonFiniteError("row_logsumexp", "row_logsumexp[" + std::to_string(i) + "] is " +
-                                                (std::isnan(x) ? "NaN" : "+Infinity") +
-                                                "; it must be what attention() saved (finite, "
-                                                "or -Infinity for a row that sees no key)");
-    }
-  }
-  return magnitudes;
-}
-
-// One task's key panels (a tile's worth), its scratch, and its share of the head's dQ.
+// One task's key panels (a tile's worth), its scratch, and its share of the head's dQ with the
+// operands of its dQ products (kDqKeys keys each: dS transposed, and key rows).
 struct GroupWork {
   GroupWork(const BackwardProblem& p, const BackwardHead& head, std::int64_t h,
             std::int64_t panels_per_tile)
-      : scratch(kBackwardChunk), dq(head.dq_length(), 0.0f), reach(panels_per_tile) {
+      : scratch(kBackwardChunk),
+        dq(head.dq_length(), 0.0f),
+        d_scores_t(static_cast<std::size_t>(kBackwardChunk / kPanelKeys * kDqStride)),
+        key_rows(
+            static_cast<std::size_t>(div_up(panels_per_tile, kDqPanels) * kDqKeys *
+                                     round_up(p.inputs.forward.shape.head_dim, kPanelQueries))),
+        reach(static_cast<std::size_t>(panels_per_tile)) {
     panels.reserve(static_cast<std::size_t>(panels_per_tile));
     for (std::int64_t i = 0; i < panels_per_tile; ++i) panels.emplace_back(p, head, h);
   }
   std::int64_t bytes() const {
     return static_cast<std::int64_t>(panels.size()) * panels[0].bytes() + scratch.bytes() +
-           static_cast<std::int64_t>(dq.size() * sizeof(float));
+           static_cast<std::int64_t>((dq.size() + d_scores_t.size() + key_rows.size()) *
+                                     sizeof(float));
+  }
+  // Panel i's rows of the key_rows of its dQ product.
+  float* panel_key_rows(std::size_t i) {
+    const std::size_t product = key_rows.size() / div_up(panels.size(), kDqPanels);
+    return key_rows.data() + (i / kDqPanels) * product + (i % kDqPanels) * kPanelCols * kPanelCols;
   }
   std::vector<KeyPanel> panels;
   BackwardScratch scratch;
-  std::vector<float> dq;
-  std::vector<KeyRange> reach;  // per panel: the queries that can see its keys
+  std::vector<float> dq;          // [D8 / 8][Nq4][8]
+  std::vector<float> d_scores_t;  // [chunk / 4][kDqKeys][4]: A of one dQ product
+  std::vector<float> key_rows;    // per product of kDqPanels panels: [D8 / 8][kDqKeys][8]
+  std::vector<KeyRange> reach;    // per panel: the queries that can see its keys
 };
 
-// Runs the first `count` panels over the queries [lo, hi) in chunks of at most kBackwardChunk,
-// each panel taking the part of the chunk its keys can be seen from, widened to multiples of 4.
+// Panels [first, last) (at most kDqPanels) over the chunk of queries [lo, end): each takes the
+// part its keys can be seen from, widened to multiples of 4, and leaves its dS transposed in the
+// shared A; rows a panel did not cover are zeroed there, and one product adds all their shares
+// to the task's dQ.
+void run_chunk(GroupWork& work, std::size_t first, std::size_t last, const BackwardProblem& p,
+               const BackwardHead& head, std::int64_t lo, std::int64_t end) {
+  struct Rows {
+    std::int64_t a, b, qa, qb;  // seen [a, b), computed [qa, qb); empty when qa == qb
+  } rows[kDqPanels];
+  std::int64_t ua = head.padded_queries(), ub = 0;  // the union of the computed rows
+  for (std::size_t i = first; i < last; ++i) {
+    Rows& r = rows[i - first];
+    r.a = std::max(lo, work.reach[i].begin);
+    r.b = std::min(end, work.reach[i].end);
+    r.qa = r.qb = 0;
+    if (r.a >= r.b) continue;
+    r.qa = round_down(r.a, kPanelKeys);
+    r.qb = std::min(round_up(r.b, kPanelKeys), head.padded_queries());
+    ua = std::min(ua, r.qa);
+    ub = std::max(ub, r.qb);
+  }
+  if (ua >= ub) return;
+  float* const ds_t = work.d_scores_t.data();
+  const auto zero_rows = [&](float* column, std::int64_t from, std::int64_t to) {
+    for (std::int64_t q = from; q < to; q += kPanelKeys) {
+      float* group = column + (q - ua) / kPanelKeys * kDqStride;
+      std::fill(group, group + kPanelRows * kPanelCols, 0.0f);
+    }
+  };
+  for (std::size_t i = first; i < last; ++i) {
+    const Rows& r = rows[i - first];
+    float* column = ds_t + (i - first) * kPanelRows * kPanelCols;
+    if (r.qa == r.qb) {
+      zero_rows(column, ua, ub);
+      continue;
+    }
+    KeyPanel& panel = work.panels[i];
+    panel.compute_scores(r.qa, r.qb, work.scratch);
+    if (p.check_scores) panel.check_finite(r.qa, r.a, r.b, work.scratch);
+    panel.accumulate(r.qa, r.qb, r.a, r.b, work.scratch,
+                     column + (r.qa - ua) / kPanelKeys * kDqStride);
+    zero_rows(column, ua, r.qa);
+    zero_rows(column, r.qb, ub);
+  }
+  const std::int64_t dims8 = round_up(p.inputs.forward.shape.head_dim, kPanelQueries);
+  const std::int64_t slice = head.padded_queries() * kPanelQueries;  // one 8-dim slice of dQ
+  const float* key_rows = work.panel_key_rows(first);
+  for (std::int64_t x = 0; x < dims8 / kPanelQueries; ++x) {
+    p.kernels.panel_gemm(static_cast<std::size_t>((ub - ua) / kPanelKeys),
+                         (last - first) * kPanelCols, ds_t, kDqStride,
+                         key_rows + x * kDqKeys * kPanelQueries,
+                         work.dq.data() + x * slice + ua * kPanelQueries, kKeep);
+  }
+}
+
+// Runs the first `count` panels over the queries [lo, hi) in chunks of at most kBackwardChunk.
 void run_queries(GroupWork& work, std::size_t count, const BackwardProblem& p,
                  const BackwardHead& head, std::int64_t lo, std::int64_t hi) {
   while (lo < hi) {
     const std::int64_t end = std::min(hi, round_down(lo, kPanelKeys) + kBackwardChunk);
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::int64_t a = std::max(lo, work.reach[i].begin);
-      const std::int64_t b = std::min(end, work.reach[i].end);
-      if (a >= b) continue;
-      const std::int64_t qa = round_down(a, kPanelKeys);
-      const std::int64_t qb = std::min(round_up(b, kPanelKeys), head.padded_queries());
-      KeyPanel& panel = work.panels[i];
-      panel.compute_scores(qa, qb, work.scratch);
-      if (p.check_scores) panel.check_finite(qa, a, b, work.scratch);
-      panel.accumulate(qa, qb, a, b, work.scratch, work.dq.data());
+    for (std::size_t first = 0; first < count; first += kDqPanels) {
+      run_chunk(work, first, std::min<std::size_t>(count, first + kDqPanels), p, head, lo, end);
     }
     lo = end;
   }
@@ -160,7 +144,7 @@ void run_group(const BackwardProblem& p, const HeadTask& task, BackwardHead& hea
     for (std::size_t i = 0; i < count; ++i) {
       const std::int64_t k0 = k_lo + static_cast<std::int64_t>(i) * kPanelQueries;
       const std::int64_t k1 = std::min(k0 + kPanelQueries, k_hi);
-      work.panels[i].start(k0, k1 - k0);
+      work.panels[i].start(k0, k1 - k0, work.panel_key_rows(i));
       work.reach[i] = query_reach(p.mask, h, k0, k1, s.query_len);
       tile_reach.begin = std::min(tile_reach.begin, work.reach[i].begin);
       tile_reach.end = std::max(tile_reach.end, work.reach[i].end);

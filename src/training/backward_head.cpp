@@ -8,7 +8,8 @@
 
 namespace attnlens::detail {
 
-void normalisation_backward(const float* x, double inverse_norm, std::int64_t cols, float* grad) {
+void normalisation_backward(const float* x, double inverse_norm, std::int64_t cols,
+                            float* grad) noexcept {
   // The unit row exactly as the packed operands hold it (x times the float inverse norm).
   const auto unit = static_cast<float>(inverse_norm);
   double along = 0.0;

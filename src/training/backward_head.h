@@ -23,7 +23,8 @@ namespace attnlens::detail {
 // The cosine score's gradient through its normalisation: `grad` holds dL/dx^ for the unit row
 // x^ = x * inverse_norm and becomes dL/dx = (dL/dx^ - x^ (x^ . dL/dx^)) * inverse_norm (zero for
 // a zero row, whose inverse_norm is 0).
-void normalisation_backward(const float* x, double inverse_norm, std::int64_t cols, float* grad);
+void normalisation_backward(const float* x, double inverse_norm, std::int64_t cols,
+                            float* grad) noexcept;
 
 class BackwardHead {
  public:

@@ -10,8 +10,6 @@
 namespace attnlens::detail {
 namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-// c_scale for a panel GEMM that accumulates: C = C * 1 + A B.
-constexpr float kOnes[kPanelQueries] = {1, 1, 1, 1, 1, 1, 1, 1};
 }  // namespace
 
 KeyPanel::KeyPanel(const BackwardProblem& problem, const BackwardHead& head, std::int64_t h)
@@ -20,14 +18,12 @@ KeyPanel::KeyPanel(const BackwardProblem& problem, const BackwardHead& head, std
       h_(h),
       depth_(problem.inputs.forward.shape.head_dim),
       value_dim_(problem.inputs.forward.shape.value_dim),
-      dims8_(round_up(depth_, kPanelQueries)),
       keys_(static_cast<std::size_t>(depth_ * kPanelQueries)),
       values_(static_cast<std::size_t>(value_dim_ * kPanelQueries)),
-      key_rows_(static_cast<std::size_t>(dims8_ * kPanelQueries)),
       dkt_(static_cast<std::size_t>(round_up(depth_, kPanelKeys) * kPanelQueries)),
       dvt_(static_cast<std::size_t>(round_up(value_dim_, kPanelKeys) * kPanelQueries)) {}
 
-void KeyPanel::start(std::int64_t k0, std::int64_t cols) noexcept {
+void KeyPanel::start(std::int64_t k0, std::int64_t cols, float* key_rows) noexcept {
   k0_ = k0;
   cols_ = cols;
   has_gradients_ = false;
@@ -38,7 +34,11 @@ void KeyPanel::start(std::int64_t k0, std::int64_t cols) noexcept {
   const bool cosine = p_.options.score == ScoreFunction::kCosine;
   std::fill(keys_.begin(), keys_.end(), 0.0f);
   std::fill(values_.begin(), values_.end(), 0.0f);
-  std::fill(key_rows_.begin(), key_rows_.end(), 0.0f);
+  constexpr std::int64_t kSlice = kDqKeys * kPanelQueries;  // one 8-dim slice of the dQ B
+  const std::int64_t slices = div_up(depth_, kPanelQueries);
+  for (std::int64_t x = 0; x < slices; ++x) {
+    std::fill(key_rows + x * kSlice, key_rows + x * kSlice + kPanelQueries * kPanelQueries, 0.0f);
+  }
   for (std::int64_t j = 0; j < kPanelQueries; ++j) {
     inverse_norms_[j] = j < cols && cosine ? inverse_norm(k + j * depth_, depth_) : 0.0;
   }
@@ -47,8 +47,7 @@ void KeyPanel::start(std::int64_t k0, std::int64_t cols) noexcept {
     for (std::int64_t x = 0; x < depth_; ++x) {
       const float key = cosine ? k[j * depth_ + x] * unit : k[j * depth_ + x];
       keys_[x * kPanelQueries + j] = key * fold;
-      key_rows_[(x / kPanelQueries) * kPanelQueries * kPanelQueries + j * kPanelQueries +
-                x % kPanelQueries] = key;
+      key_rows[(x / kPanelQueries) * kSlice + j * kPanelQueries + x % kPanelQueries] = key;
     }
     for (std::int64_t c = 0; c < value_dim_; ++c) {
       values_[c * kPanelQueries + j] = v[j * value_dim_ + c];
@@ -100,7 +99,7 @@ void KeyPanel::apply_mask(std::int64_t a, std::int64_t b, std::int64_t lo, std::
 }
 
 void KeyPanel::accumulate(std::int64_t a, std::int64_t b, std::int64_t lo, std::int64_t hi,
-                          BackwardScratch& scratch, float* dq) noexcept {
+                          BackwardScratch& scratch, float* ds_t) noexcept {
   const KernelSet& kernels = p_.kernels;
   const auto width = static_cast<std::size_t>(b - a), tiles = width / kPanelRows;
   const auto panel_stride = static_cast<std::size_t>(head_.padded_queries() * kPanelKeys);
@@ -110,20 +109,13 @@ void KeyPanel::accumulate(std::int64_t a, std::int64_t b, std::int64_t lo, std::
   kernels.panel_gemm(
       tiles, static_cast<std::size_t>(value_dim_), head_.d_output_rows() + a * value_dim_,
       static_cast<std::size_t>(value_dim_ * kPanelKeys), values_.data(), ds, nullptr);
-  kernels.softmax_backward(width, s, ds, head_.base() + a, head_.delta() + a,
-                           scratch.d_scores_t.data());
+  kernels.softmax_backward(width, s, ds, head_.base() + a, head_.delta() + a, ds_t, kDqStride);
   // The first step overwrites the accumulators, so they are never zeroed.
-  const float* keep = has_gradients_ ? kOnes : nullptr;
+  const float* keep = has_gradients_ ? kKeep : nullptr;
   kernels.panel_gemm(dvt_.size() / (kPanelKeys * kPanelQueries), width,
                      head_.d_output_columns() + a * kPanelKeys, panel_stride, s, dvt_.data(), keep);
   kernels.panel_gemm(dkt_.size() / (kPanelKeys * kPanelQueries), width,
                      head_.query_columns() + a * kPanelKeys, panel_stride, ds, dkt_.data(), keep);
-  const std::int64_t slice = head_.padded_queries() * kPanelQueries;  // one 8-dim slice of dQ
-  for (std::int64_t x = 0; x < dims8_ / kPanelQueries; ++x) {
-    kernels.panel_gemm(tiles, kPanelQueries, scratch.d_scores_t.data(), kPanelKeys * kPanelQueries,
-                       key_rows_.data() + x * kPanelQueries * kPanelQueries,
-                       dq + x * slice + a * kPanelQueries, kOnes);
-  }
   has_gradients_ = true;
 }
 
@@ -140,7 +132,7 @@ void KeyPanel::finish(float* dk, float* dv) const noexcept {
   const auto rows = static_cast<std::size_t>(cols_);
   p_.kernels.panel_to_rows(static_cast<std::size_t>(depth_), dkt_.data(), rows, factor, dk_rows,
                            static_cast<std::size_t>(depth_));
-  p_.kernels.panel_to_rows(static_cast<std::size_t>(value_dim_), dvt_.data(), rows, kOnes, dv_rows,
+  p_.kernels.panel_to_rows(static_cast<std::size_t>(value_dim_), dvt_.data(), rows, kKeep, dv_rows,
                            static_cast<std::size_t>(value_dim_));
   if (p_.options.score != ScoreFunction::kCosine) return;
   const float* k = p_.inputs.forward.k.data + (h_ * p_.inputs.forward.shape.key_len + k0_) * depth_;
@@ -150,10 +142,9 @@ void KeyPanel::finish(float* dk, float* dv) const noexcept {
 }
 
 std::int64_t KeyPanel::bytes() const noexcept {
-  return static_cast<std::int64_t>(
-      (keys_.size() + values_.size() + key_rows_.size() + dkt_.size() + dvt_.size()) *
-          sizeof(float) +
-      sizeof(inverse_norms_));
+  return static_cast<std::int64_t>((keys_.size() + values_.size() + dkt_.size() + dvt_.size()) *
+                                       sizeof(float) +
+                                   sizeof(inverse_norms_));
 }
 
 }  // namespace attnlens::detail

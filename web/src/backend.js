@@ -9,9 +9,9 @@
 //   'wasm*'   wasm.
 // A call the GPU declines (sizes beyond its limits, logits that could overflow, a kernel that does
 // not compile, an operation it lacks: attentionBackward) runs on wasm and says why in
-// stats.fallbackReason. A lost device is re-created on
-// the next call (a device attnlens created, at most MAX_DEVICE_RECREATIONS times) or replaced by
-// wasm; either way the change is reported through onChange (the instance's 'backendchange' event).
+// stats.fallbackReason. A lost device is re-created on the next call (a device attnlens created,
+// at most MAX_DEVICE_RECREATIONS times) or replaced by wasm; either way the change is reported
+// through onChange (the instance's 'backendchange' event).
 
 import { inputError, requireFiniteInputs } from './checks.js';
 import { attnlensError, describe } from './errors.js';

@@ -58,18 +58,28 @@ function score(kind, q, qi, k, ki, d, additive, h) {
   }
 }
 
+// The sizes, score and scaling of a call, with attention()'s defaults.
+function problemOf(q, k, options) {
+  const { heads: H, headDim: D } = options;
+  const kind = options.score ?? 'scaled-dot';
+  return {
+    H,
+    D,
+    Dv: options.valueDim ?? D,
+    Nq: q.length / (H * D),
+    Nk: k.length / (H * D),
+    kind,
+    scale: options.scale ?? (kind === 'scaled-dot' ? 1 / Math.sqrt(D) : 1),
+    temperature: options.temperature ?? 1,
+  };
+}
+
 /**
  * Attention over head-major q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv].
  * @returns {{ output: Float64Array, weights: Float64Array, scores: Float64Array }}
  */
 export function referenceAttention(q, k, v, options) {
-  const { heads: H, headDim: D } = options;
-  const Dv = options.valueDim ?? D;
-  const Nq = q.length / (H * D);
-  const Nk = k.length / (H * D);
-  const kind = options.score ?? 'scaled-dot';
-  const scale = options.scale ?? (kind === 'scaled-dot' ? 1 / Math.sqrt(D) : 1);
-  const temperature = options.temperature ?? 1;
+  const { H, D, Dv, Nq, Nk, kind, scale, temperature } = problemOf(q, k, options);
   const output = new Float64Array(H * Nq * Dv);
   const weights = new Float64Array(H * Nq * Nk);
   const scores = new Float64Array(H * Nq * Nk);
@@ -117,13 +127,8 @@ function addScoreGradient(kind, x, xi, y, yi, d, s, g, grad, gi) {
  * @returns {{ dq: Float64Array, dk: Float64Array, dv: Float64Array }}
  */
 export function referenceAttentionBackward(q, k, v, dOutput, options) {
-  const { heads: H, headDim: D } = options;
-  const Dv = options.valueDim ?? D;
-  const Nq = q.length / (H * D);
-  const Nk = k.length / (H * D);
-  const kind = options.score ?? 'scaled-dot';
-  const scale = options.scale ?? (kind === 'scaled-dot' ? 1 / Math.sqrt(D) : 1);
-  const c = scale / (options.temperature ?? 1);
+  const { H, D, Dv, Nq, Nk, kind, scale, temperature } = problemOf(q, k, options);
+  const c = scale / temperature;
   const { weights, scores } = referenceAttention(q, k, v, options);
   const dq = new Float64Array(q.length);
   const dk = new Float64Array(k.length);
