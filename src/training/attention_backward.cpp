@@ -65,56 +65,67 @@ struct GroupWork {
 
 // Panels [first, last) (at most kDqPanels) over the chunk of queries [lo, end): each takes the
 // part its keys can be seen from, widened to multiples of 4, and leaves its dS transposed in the
-// shared A; rows a panel did not cover are zeroed there, and one product adds all their shares
-// to the task's dQ.
+// shared A. The rows every panel computed get one dQ product over all their keys; the rows only
+// some computed (the diagonal under causal, a window's edges) get one product per panel, so no
+// product multiplies a row a panel did not compute.
 void run_chunk(GroupWork& work, std::size_t first, std::size_t last, const BackwardProblem& p,
                const BackwardHead& head, std::int64_t lo, std::int64_t end) {
   struct Rows {
     std::int64_t a, b, qa, qb;  // seen [a, b), computed [qa, qb); empty when qa == qb
   } rows[kDqPanels];
-  std::int64_t ua = head.padded_queries(), ub = 0;  // the union of the computed rows
+  std::int64_t ua = head.padded_queries(), ub = 0;                // the union of the computed rows
+  std::int64_t shared_lo = 0, shared_hi = head.padded_queries();  // and their intersection
   for (std::size_t i = first; i < last; ++i) {
     Rows& r = rows[i - first];
     r.a = std::max(lo, work.reach[i].begin);
     r.b = std::min(end, work.reach[i].end);
     r.qa = r.qb = 0;
-    if (r.a >= r.b) continue;
-    r.qa = round_down(r.a, kPanelKeys);
-    r.qb = std::min(round_up(r.b, kPanelKeys), head.padded_queries());
-    ua = std::min(ua, r.qa);
+    if (r.a < r.b) {
+      r.qa = round_down(r.a, kPanelKeys);
+      r.qb = std::min(round_up(r.b, kPanelKeys), head.padded_queries());
+    }
+    ua = std::min(ua, r.qa == r.qb ? ua : r.qa);
     ub = std::max(ub, r.qb);
+    shared_lo = std::max(shared_lo, r.qa);
+    shared_hi = std::min(shared_hi, r.qb);
   }
   if (ua >= ub) return;
   float* const ds_t = work.d_scores_t.data();
-  const auto zero_rows = [&](float* column, std::int64_t from, std::int64_t to) {
-    for (std::int64_t q = from; q < to; q += kPanelKeys) {
-      float* group = column + (q - ua) / kPanelKeys * kDqStride;
-      std::fill(group, group + kPanelRows * kPanelCols, 0.0f);
-    }
-  };
   for (std::size_t i = first; i < last; ++i) {
     const Rows& r = rows[i - first];
-    float* column = ds_t + (i - first) * kPanelRows * kPanelCols;
-    if (r.qa == r.qb) {
-      zero_rows(column, ua, ub);
-      continue;
-    }
+    if (r.qa == r.qb) continue;
     KeyPanel& panel = work.panels[i];
     panel.compute_scores(r.qa, r.qb, work.scratch);
     if (p.check_scores) panel.check_finite(r.qa, r.a, r.b, work.scratch);
-    panel.accumulate(r.qa, r.qb, r.a, r.b, work.scratch,
-                     column + (r.qa - ua) / kPanelKeys * kDqStride);
-    zero_rows(column, ua, r.qa);
-    zero_rows(column, r.qb, ub);
+    panel.accumulate(
+        r.qa, r.qb, r.a, r.b, work.scratch,
+        ds_t + (r.qa - ua) / kPanelKeys * kDqStride + (i - first) * kPanelRows * kPanelCols);
   }
+  // dQ[from, to) += the dS of panels [i0, i1) times their key rows.
   const std::int64_t dims8 = round_up(p.inputs.forward.shape.head_dim, kPanelQueries);
   const std::int64_t slice = head.padded_queries() * kPanelQueries;  // one 8-dim slice of dQ
   const float* key_rows = work.panel_key_rows(first);
-  for (std::int64_t x = 0; x < dims8 / kPanelQueries; ++x) {
-    p.kernels.panel_gemm(static_cast<std::size_t>((ub - ua) / kPanelKeys),
-                         (last - first) * kPanelCols, ds_t, kDqStride,
-                         key_rows + x * kDqKeys * kPanelQueries,
-                         work.dq.data() + x * slice + ua * kPanelQueries, kKeep);
+  const auto add_dq = [&](std::size_t i0, std::size_t i1, std::int64_t from, std::int64_t to) {
+    if (from >= to) return;
+    const float* a =
+        ds_t + (from - ua) / kPanelKeys * kDqStride + (i0 - first) * kPanelRows * kPanelCols;
+    const float* b = key_rows + (i0 - first) * kPanelCols * kPanelCols;
+    for (std::int64_t x = 0; x < dims8 / kPanelQueries; ++x) {
+      p.kernels.panel_gemm(static_cast<std::size_t>((to - from) / kPanelKeys),
+                           (i1 - i0) * kPanelCols, a, kDqStride, b + x * kDqKeys * kPanelQueries,
+                           work.dq.data() + x * slice + from * kPanelQueries, kKeep);
+    }
+  };
+  const bool shared = shared_lo < shared_hi;  // every panel computed these rows
+  if (shared) add_dq(first, last, shared_lo, shared_hi);
+  for (std::size_t i = first; i < last; ++i) {
+    const Rows& r = rows[i - first];
+    if (!shared) {
+      add_dq(i, i + 1, r.qa, r.qb);
+      continue;
+    }
+    add_dq(i, i + 1, r.qa, shared_lo);
+    add_dq(i, i + 1, shared_hi, r.qb);
   }
 }
 

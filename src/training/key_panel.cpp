@@ -83,16 +83,23 @@ void KeyPanel::apply_mask(std::int64_t a, std::int64_t b, std::int64_t lo, std::
   }
   const MaskEvaluator& mask = p_.mask;
   if (mask.block_fully_visible(h_, lo, hi, k0_, k0_ + cols_)) return;
-  for (std::int64_t i = lo; i < hi; ++i) {
-    float* row = s + (i - a) * kPanelQueries;
-    if (mask.rows_are_ranges()) {
-      const KeyRange r = mask.row_range(h_, i);
-      for (std::int64_t j = 0; j < cols_; ++j) {
-        if (k0_ + j < r.begin || k0_ + j >= r.end) row[j] = kNegInf;
-      }
-    } else {
-      for (std::int64_t j = 0; j < cols_; ++j) {
-        if (!mask.visible(h_, i, k0_ + j)) row[j] = kNegInf;
+  // Rows in runs of 8, each run skipped when the mask hides nothing from it: under causal and
+  // window masks only the runs near the diagonal or the band's edges are masked row by row.
+  for (std::int64_t r0 = lo; r0 < hi; r0 += kPanelQueries) {
+    const std::int64_t r1 = std::min(hi, r0 + kPanelQueries);
+    if (mask.block_fully_visible(h_, r0, r1, k0_, k0_ + cols_)) continue;
+    for (std::int64_t i = r0; i < r1; ++i) {
+      float* row = s + (i - a) * kPanelQueries;
+      if (mask.rows_are_ranges()) {
+        const KeyRange r = mask.row_range(h_, i);
+        const std::int64_t from = std::clamp<std::int64_t>(r.begin - k0_, 0, cols_);
+        const std::int64_t to = std::clamp<std::int64_t>(r.end - k0_, from, cols_);
+        std::fill(row, row + from, kNegInf);
+        std::fill(row + to, row + cols_, kNegInf);
+      } else {
+        for (std::int64_t j = 0; j < cols_; ++j) {
+          if (!mask.visible(h_, i, k0_ + j)) row[j] = kNegInf;
+        }
       }
     }
   }
