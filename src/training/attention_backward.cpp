@@ -12,11 +12,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
-#include <functional>
-#include <limits>
 #include <memory>
-#include <string>
+#include <vector>
 
 #include "attention_internal.h"
 #include "head_tasks.h"
