@@ -92,6 +92,12 @@ export interface CreateAttentionOptions {
    * throws (TypeError for a non-number, RangeError for a number out of range).
    */
   threads?: 'auto' | number;
+  /**
+   * true: load the wasm module that also holds whole models (attnlens-models-<flavour>.wasm), so
+   * attnlens/models' loadModel(source, { attention }) can run on this instance. Default false:
+   * the smaller attention-only module, which loadModel refuses with a TypeError.
+   */
+  models?: boolean;
 }
 
 /** Loads the engine; in Node it reads the packaged .wasm from disk, elsewhere it fetches it. */

@@ -115,8 +115,9 @@ export interface LoadModelOptions extends ModelFilesOptions {
   /**
    * The engine to run on, as analyze() takes it: the weights live in its wasm memory, its wasm
    * flavour and threads run the forward pass (whatever its backend: WebGPU is not used), and it
-   * outlives the model. Default: the model opens its own (createAttention({ backend: 'wasm' }))
-   * and closes it at dispose().
+   * outlives the model. It must come from createAttention({ models: true }) (the wasm module with
+   * the models' bindings; others are refused before any download). Default: the model opens its
+   * own (createAttention({ backend: 'wasm', models: true })) and closes it at dispose().
    */
   attention?: Attention;
 }

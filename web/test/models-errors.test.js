@@ -16,7 +16,7 @@ let gpt2;
 let bert;
 
 before(async () => {
-  attention = await createAttention({ backend: 'wasm-simd' });
+  attention = await createAttention({ backend: 'wasm-simd', models: true });
   gpt2 = await loadModel(tinyModel('gpt2'), { attention });
   bert = await loadModel(tinyModel('bert'), { attention });
 });
@@ -150,6 +150,33 @@ test('loadModel options are checked before anything loads', async () => {
   });
 });
 
+test('models need the module with their bindings, and say so before any download', async () => {
+  const attentionOnly = await createAttention({ backend: 'wasm-simd' });
+  let asked = false;
+  const onProgress = () => (asked = true);
+  await rejects(loadModel(tinyModel('gpt2'), { attention: attentionOnly, onProgress }), {
+    name: 'TypeError',
+    code: 'invalid_argument',
+    parameter: 'attention',
+    message: /attention-only wasm module: create it with createAttention\(\{ models: true \}\)/,
+  });
+  assert.equal(asked, false, 'nothing was read');
+  attentionOnly.dispose();
+  await rejects(createAttention({ models: 'yes' }), {
+    name: 'TypeError',
+    code: 'invalid_argument',
+    parameter: 'models',
+  });
+  // A wasmUrl that names the attention-only module cannot serve { models: true }.
+  const attentionWasm = new URL('../src/wasm/attnlens-simd.wasm', import.meta.url);
+  await rejects(createAttention({ backend: 'wasm-simd', models: true, wasmUrl: attentionWasm }), {
+    name: 'TypeError',
+    code: 'invalid_argument',
+    parameter: 'wasmUrl',
+    message: /wrong module/,
+  });
+});
+
 test('a tensor of a shape the config does not imply: the tensor and both shapes', async () => {
   await rejects(loadModel(tinyModel('gpt2-bad-shape')), {
     name: 'RangeError',
@@ -232,7 +259,7 @@ test('a disposed model refuses to run; so does one whose engine was disposed', a
   await assert.rejects(model.run('hi'), /run: this model was disposed/);
   assert.throws(() => model.info, /info: this model was disposed/);
   // The shared engine outlives its models; a model outlived by its engine says so.
-  const engine = await createAttention({ backend: 'wasm-scalar' });
+  const engine = await createAttention({ backend: 'wasm-scalar', models: true });
   const onScalar = await loadModel(tinyModel('gpt2'), { attention: engine });
   assert.equal(onScalar.info.backend, 'wasm-scalar');
   assert.equal((await onScalar.run('The quick brown fox')).predictions.length, 10);
@@ -248,7 +275,7 @@ test('a disposed model refuses to run; so does one whose engine was disposed', a
 });
 
 test('models on one engine share its wasm memory and give it back when disposed', async () => {
-  const engine = await createAttention({ backend: 'wasm-simd' });
+  const engine = await createAttention({ backend: 'wasm-simd', models: true });
   const bytesInUse = () => engine.wasmMemoryBytes; // whole pages: grows, never shrinks
   const first = await loadModel(tinyModel('bert'), { attention: engine });
   first.dispose();

@@ -195,7 +195,7 @@ async function models(): Promise<void> {
     revision: 'main',
     dtype: 'f16',
     onProgress: ({ file, loaded, total }) => void [file, loaded, total],
-    attention: await createAttention({ backend: 'wasm-simd', threads: 1 }),
+    attention: await createAttention({ backend: 'wasm-simd', threads: 1, models: true }),
   });
   const info: ModelInfo = model.info;
   const masks: readonly string[] = info.layerMasks;
@@ -215,6 +215,8 @@ async function models(): Promise<void> {
   await loadModel('gpt2', { dtype: 'bf16' });
   // @ts-expect-error the engine is an instance, not createAttention's options
   await loadModel('gpt2', { attention: { backend: 'wasm' } });
+  // @ts-expect-error models is a boolean
+  await createAttention({ models: 'yes' });
   // @ts-expect-error masks are strings in the mask notation
   await model.run('x', { masks: 3 });
   model.dispose();
