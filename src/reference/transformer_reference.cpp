@@ -84,6 +84,7 @@ TransformerResult transformer(const TransformerConfig& c,
                               const std::vector<std::int32_t>& ids,
                               const std::vector<std::int32_t>& types,
                               const std::vector<MaskSpec>& masks) {
+  if (c.architecture == Architecture::kLlama) return llama_transformer(c, w, ids, masks);
   const auto n = static_cast<std::int64_t>(ids.size());
   const std::int64_t h = c.hidden, heads = c.heads, d = h / heads, inter = c.intermediate;
   const bool bert = c.architecture == Architecture::kBert;

@@ -1,5 +1,6 @@
 // A naive double-precision transformer forward pass, written from the Hugging Face modelling
-// code's semantics (GPT2Model, GPTNeoModel, BertForMaskedLM), sharing no code with src/models/:
+// code's semantics (GPT2Model, GPTNeoModel, BertForMaskedLM; LlamaForCausalLM and
+// Qwen2ForCausalLM in llama_reference.cpp), sharing no code with src/models/:
 // it reads the weights in the layout checkpoints store them (nn.Linear [out, in], Conv1D
 // [in, out]) and computes in loops. Tests only.
 #pragma once
@@ -28,5 +29,11 @@ TransformerResult transformer(const models::TransformerConfig& config,
                               const std::vector<std::int32_t>& token_ids,
                               const std::vector<std::int32_t>& token_types,
                               const std::vector<MaskSpec>& masks = {});
+
+// The llama family's, which transformer() hands a kLlama config to.
+TransformerResult llama_transformer(const models::TransformerConfig& config,
+                                    const std::map<std::string, std::vector<double>>& weights,
+                                    const std::vector<std::int32_t>& token_ids,
+                                    const std::vector<MaskSpec>& masks);
 
 }  // namespace attnlens::reference
