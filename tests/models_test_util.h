@@ -113,7 +113,8 @@ inline void write_weights(Transformer& model, const Checkpoint& ckpt) {
   model.finalize();
 }
 
-inline std::vector<std::int32_t> random_ids(std::int64_t n, std::int64_t vocab, std::uint32_t seed) {
+inline std::vector<std::int32_t> random_ids(std::int64_t n, std::int64_t vocab,
+                                            std::uint32_t seed) {
   Rng rng(seed);
   std::vector<std::int32_t> ids(static_cast<std::size_t>(n));
   for (auto& id : ids) id = static_cast<std::int32_t>(rng.integer(0, vocab - 1));
@@ -125,7 +126,8 @@ struct Run {
 };
 
 inline Run run(const Transformer& model, const std::vector<std::int32_t>& ids,
-        const std::vector<std::int32_t>& types, ForwardOptions options, bool all_logits = true) {
+               const std::vector<std::int32_t>& types, ForwardOptions options,
+               bool all_logits = true) {
   const TransformerConfig& c = model.config();
   const auto n = static_cast<std::int64_t>(ids.size());
   if (all_logits && c.lm_head) {
@@ -141,9 +143,10 @@ inline Run run(const Transformer& model, const std::vector<std::int32_t>& ids,
 }
 
 inline void check_against_reference(const Transformer& model, const Checkpoint& ckpt,
-                             const std::vector<std::int32_t>& ids,
-                             const std::vector<std::int32_t>& types, const ForwardOptions& options,
-                             const std::vector<MaskSpec>& reference_masks = {}) {
+                                    const std::vector<std::int32_t>& ids,
+                                    const std::vector<std::int32_t>& types,
+                                    const ForwardOptions& options,
+                                    const std::vector<MaskSpec>& reference_masks = {}) {
   const TransformerConfig& c = model.config();
   const auto n = static_cast<std::int64_t>(ids.size());
   const Run r = run(model, ids, types, options);

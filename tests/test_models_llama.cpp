@@ -202,8 +202,8 @@ TEST_CASE("Qwen2.5-0.5B and SmolLM2-135M: sizes and the memory decision, without
   TransformerConfig qwen = qwen25_05b();
   const ModelSize f32 = model_size(qwen);
   // Embedding (tied) + 24 layers of q/k/v (+ biases), o, gate/up/down and two norms + the norm.
-  const std::int64_t per_layer = 896 * 896 + 896 + 2 * (896 * 128 + 128) + 896 * 896 +
-                                 3 * 896 * 4864 + 2 * 896;
+  const std::int64_t per_layer =
+      896 * 896 + 896 + 2 * (896 * 128 + 128) + 896 * 896 + 3 * 896 * 4864 + 2 * 896;
   CHECK(f32.parameters == 151936 * 896 + 24 * per_layer + 896);
   CHECK(f32.parameters == 494032768);
   CHECK(f32.weight_bytes == 4 * f32.parameters);  // every width is whole 8-column panels

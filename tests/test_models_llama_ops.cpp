@@ -39,7 +39,8 @@ TEST_CASE("rms_norm matches double precision", "[models][ops]") {
           double ms = 0;
           for (std::size_t i = 0; i < n; ++i) ms += std::pow(double{x[r * n + i]}, 2);
           const double scale = 1.0 / std::sqrt(ms / static_cast<double>(n) + eps);
-          for (std::size_t i = 0; i < n; ++i) expected[r * n + i] = weight[i] * x[r * n + i] * scale;
+          for (std::size_t i = 0; i < n; ++i)
+            expected[r * n + i] = weight[i] * x[r * n + i] * scale;
         }
         std::vector<float> y(rows * n);
         ops.rms_norm(rows, n, x.data(), weight.data(), eps, y.data());
@@ -63,15 +64,16 @@ TEST_CASE("the SwiGLU gate matches double precision, with no overflow", "[models
       std::vector<float> gate = random_floats(n, rng, -8.0f, 8.0f);
       const std::vector<float> up = random_floats(n, rng, -3.0f, 3.0f);
       // Where sigmoid changes regime: 0, tiny, saturated, beyond exp's range on both sides.
-      const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 20.0f, -20.0f, 100.0f, -100.0f, 1e30f,
-                                -3e38f};
+      const float specials[] = {0.0f,   -0.0f,  1e-30f,  -1e-30f, 20.0f,
+                                -20.0f, 100.0f, -100.0f, 1e30f,   -3e38f};
       for (std::size_t i = 0; i < n && i < sizeof specials / sizeof specials[0]; ++i) {
         gate[i] = specials[i];
       }
       std::vector<double> expected(n);
       for (std::size_t i = 0; i < n; ++i) {
         const double g = gate[i];
-        expected[i] = (g < 0 ? g * std::exp(g) / (1 + std::exp(g)) : g / (1 + std::exp(-g))) * up[i];
+        expected[i] =
+            (g < 0 ? g * std::exp(g) / (1 + std::exp(g)) : g / (1 + std::exp(-g))) * up[i];
       }
       std::vector<float> y = gate;
       ops.silu_gate(n, y.data(), up.data());
@@ -110,10 +112,9 @@ TEST_CASE("the rotary embedding matches double precision and leaves other column
       std::vector<float> y = x;
       ops.rotary(rows, half, y.data(), ldx, cos.data(), sin.data());
       INFO(ops.name << " half=" << half);
-      ATTNLENS_CHECK_CLOSE(y, expected, tol,
-                           matrix_layout(static_cast<std::int64_t>(rows),
-                                         static_cast<std::int64_t>(ldx)),
-                           "rotary");
+      ATTNLENS_CHECK_CLOSE(
+          y, expected, tol,
+          matrix_layout(static_cast<std::int64_t>(rows), static_cast<std::int64_t>(ldx)), "rotary");
     }
   }
 }
@@ -135,7 +136,8 @@ TEST_CASE("rotary tables follow rope_theta and the linear and llama3 scalings", 
   check(inverse_frequencies(rotary, d), plain, "default");
   rotary.scaling = RopeScaling::kLinear;
   rotary.factor = 4.0;
-  check(inverse_frequencies(rotary, d), [&](std::int64_t i) { return plain(i) / 4.0; }, "linear");
+  check(
+      inverse_frequencies(rotary, d), [&](std::int64_t i) { return plain(i) / 4.0; }, "linear");
   // Llama 3.1's: factor 8, low 1, high 4, original context 8192.
   rotary.scaling = RopeScaling::kLlama3;
   rotary.factor = 8.0;
@@ -148,7 +150,7 @@ TEST_CASE("rotary tables follow rope_theta and the linear and llama3 scalings", 
   };
   const std::vector<float> inv = inverse_frequencies(rotary, d);
   check(inv, llama3, "llama3");
-  CHECK(inv[0] == static_cast<float>(plain(0)));              // short wavelengths kept
+  CHECK(inv[0] == static_cast<float>(plain(0)));                     // short wavelengths kept
   CHECK(std::fabs(inv[31] - plain(31) / 8.0) < 1e-7 * inv[31] * 8);  // long ones stretched
   // cos/sin of position p at angle p * inv_freq.
   std::vector<float> cos, sin;

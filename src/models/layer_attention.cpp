@@ -32,8 +32,8 @@ int attend_layer(const LayerHeads& s, const float* qkv, const AttentionOptions& 
     const MutableFloatView out(output + h * block, static_cast<std::size_t>(block));
     MutableFloatView head_weights;
     if (!weights.empty()) {
-      head_weights = MutableFloatView(weights.data + h * s.n * s.n,
-                                      static_cast<std::size_t>(s.n * s.n));
+      head_weights =
+          MutableFloatView(weights.data + h * s.n * s.n, static_cast<std::size_t>(s.n * s.n));
     }
     threads = std::max(threads,
                        attention(inputs, options, AttentionOutputs{out, head_weights, {}}).threads);

@@ -1,11 +1,12 @@
 // Rotary position embeddings (RoPE) as the transformers library computes them for llama-family
 // checkpoints: inverse frequencies from rope_theta and the scaling type, cos/sin per position,
 // and the rotate_half rotation of each q and k head (first half against second half).
+#include "models/rotary.h"
+
 #include <cmath>
 #include <cstddef>
 
 #include "models/ops.h"
-#include "models/rotary.h"
 
 namespace attnlens::models {
 

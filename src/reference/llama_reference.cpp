@@ -141,8 +141,9 @@ TransformerResult llama_transformer(const TransformerConfig& c, const Weights& w
         std::vector<bool> seen(static_cast<std::size_t>(n));
         double max = -std::numeric_limits<double>::infinity();
         for (std::int64_t j = 0; j < n; ++j) {
-          seen[j] = masks.empty() ? own_visible(c, l, i, j)
-                                  : visible(masks.size() == 1 ? masks[0] : masks[l], shape, hd, i, j);
+          seen[j] = masks.empty()
+                        ? own_visible(c, l, i, j)
+                        : visible(masks.size() == 1 ? masks[0] : masks[l], shape, hd, i, j);
           if (!seen[j]) continue;
           double s = 0;
           for (std::int64_t e = 0; e < d; ++e) {
