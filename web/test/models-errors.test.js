@@ -175,12 +175,12 @@ test('a missing tensor and a NaN weight are named by their checkpoint keys', asy
 });
 
 test('config.json: an unknown model_type, and bad fields, are named', async () => {
-  await rejects(loadModel(withConfig('gpt2', (c) => ({ ...c, model_type: 'llama' }))), {
+  await rejects(loadModel(withConfig('gpt2', (c) => ({ ...c, model_type: 'mamba' }))), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'model_type',
     message: new RegExp(
-      `'llama' is not supported \\(supported: ${SUPPORTED_MODEL_TYPES.join(', ')}\\)`,
+      `'mamba' is not supported \\(supported: ${SUPPORTED_MODEL_TYPES.join(', ')}\\)`,
     ),
   });
   await rejects(loadModel(withConfig('gpt2', (c) => ({ ...c, n_head: 5 }))), {

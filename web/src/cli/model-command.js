@@ -205,7 +205,8 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
     const listWidth = Number.isFinite(width) ? width : DEFAULT_WIDTH;
     const settings = [
       `attnlens · ${info.modelType}`,
-      `${info.layers} layers × ${info.heads} heads`,
+      `${info.layers} layers × ${info.heads} heads` +
+        (info.kvHeads < info.heads ? ` (${info.kvHeads} K/V)` : ''),
       `${(info.parameters / 1e6).toFixed(2)}M parameters`,
       `${n} tokens`,
       `layer ${command.layer}`,

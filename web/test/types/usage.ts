@@ -209,7 +209,10 @@ async function models(): Promise<void> {
   const first: TokenPrediction | MaskPrediction | undefined = run.predictions[0];
   const token: ModelToken = run.tokens[0];
   const types: readonly string[] = SUPPORTED_MODEL_TYPES;
-  void [masks, weights, logits, first, token.start, types];
+  const grouped: number = info.kvHeads * info.headDim;
+  // @ts-expect-error qwen2 checkpoints run the llama architecture
+  const qwen: ModelInfo['architecture'] = 'qwen2';
+  void [masks, weights, logits, first, token.start, types, grouped, qwen];
   await model.run('the cat [MASK]', { masks: ['global', 'causal'], pair: 'a dog', truncate: true });
   // @ts-expect-error dtype is 'f32' or 'f16'
   await loadModel('gpt2', { dtype: 'bf16' });
