@@ -1,6 +1,6 @@
-// Shared by the forward-pass tests (test_models_forward.cpp, test_models_llama.cpp): tiny
-// configs, random f16-exact checkpoints in checkpoint layout, one forward call into fresh
-// buffers, and the comparison with the double-precision reference.
+// Shared by the model tests (test_models_*.cpp): the op test sizes, tiny configs, random f16-exact
+// checkpoints in checkpoint layout, one forward call into fresh buffers, and the comparison with
+// the double-precision reference.
 //
 // Weights are random multiples of 2^-12 (|w| < 0.5, so every one is exact in f16 as in f32),
 // scaled per fan-in so activations stay O(1) and attention is neither uniform nor one-hot.
@@ -23,6 +23,11 @@ namespace attnlens_test {
 
 using namespace attnlens;
 using namespace attnlens::models;
+
+// The row lengths the model ops are tested at: 1, 3, below, at and above the 4- and 8-lane SIMD
+// blocks and their multiples, and widths of real models.
+inline const std::vector<std::size_t> kOpSizes = {1,  2,  3,  4,  5,  7,  8,  9,   11,  15,  16,
+                                                  17, 31, 32, 33, 63, 64, 65, 127, 768, 769, 896};
 
 inline const Tolerance kAttentionTol{2e-5, 0.0};
 inline const Tolerance kHiddenTol{1e-4, 1e-4};

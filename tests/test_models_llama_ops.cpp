@@ -10,24 +10,17 @@
 
 #include "models/ops.h"
 #include "models/rotary.h"
-#include "test_util.h"
+#include "models_test_util.h"
 
 using namespace attnlens;
 using namespace attnlens::models;
 using namespace attnlens_test;
 
-namespace {
-
-const std::vector<std::size_t> kSizes = {1,  2,  3,  4,  5,  7,  8,  9,   11,  15, 16,
-                                         17, 31, 32, 33, 63, 64, 65, 127, 896, 897};
-
-}  // namespace
-
 TEST_CASE("rms_norm matches double precision", "[models][ops]") {
   // Rows of values near 4 and of mixed sign; eps 1e-6 (Qwen2) and 1e-5 (SmolLM2).
-  const Tolerance tol{2e-6, 2e-6};  // float sums of up to 897 squares
+  const Tolerance tol{2e-6, 2e-6};  // float sums of up to 896 squares
   for (const ModelOps& ops : model_op_sets()) {
-    for (std::size_t n : kSizes) {
+    for (std::size_t n : kOpSizes) {
       for (float eps : {1e-6f, 1e-5f}) {
         const std::size_t rows = 3;
         Rng rng(static_cast<std::uint32_t>(n * 5 + 3));
@@ -59,7 +52,7 @@ TEST_CASE("the SwiGLU gate matches double precision, with no overflow", "[models
   // |error| <= 1e-6 + 1e-6 |expected|: libm's and vec128.h's exp are within ~2e-7 relative.
   const Tolerance tol{1e-6, 1e-6};
   for (const ModelOps& ops : model_op_sets()) {
-    for (std::size_t n : kSizes) {
+    for (std::size_t n : kOpSizes) {
       Rng rng(static_cast<std::uint32_t>(n + 7));
       std::vector<float> gate = random_floats(n, rng, -8.0f, 8.0f);
       const std::vector<float> up = random_floats(n, rng, -3.0f, 3.0f);
@@ -88,7 +81,7 @@ TEST_CASE("the rotary embedding matches double precision and leaves other column
           "[models][ops]") {
   const Tolerance tol{1e-6, 1e-6};
   for (const ModelOps& ops : model_op_sets()) {
-    for (std::size_t half : kSizes) {
+    for (std::size_t half : kOpSizes) {
       if (half > 128) continue;
       const std::size_t rows = 5, ldx = 2 * half + 3;  // rows padded: the padding stays as is
       Rng rng(static_cast<std::uint32_t>(half * 3 + 1));

@@ -1,9 +1,9 @@
 // The double-precision llama-family forward pass (LlamaForCausalLM, Qwen2ForCausalLM), written
 // from the transformers library's modelling code and sharing no code with src/models/: RMSNorm,
-// rotary embeddings by rotate_half, grouped K/V heads read by index (repeat_kv's order), the
-// SwiGLU MLP, a final RMSNorm and the tied or separate LM head. Tests only.
+// rotary embeddings by rotate_half, grouped K/V heads read by index (repeat_kv's order, in
+// layer_attention()), the SwiGLU MLP, a final RMSNorm and the tied or separate LM head. Tests
+// only.
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 #include "reference/reference.h"
@@ -133,39 +133,13 @@ TransformerResult llama_transformer(const TransformerConfig& c, const Weights& w
     }
     const double scale = 1.0 / std::sqrt(static_cast<double>(d));
     const AttentionShape shape{heads, n, n, d, d};
-    Matrix context(static_cast<std::size_t>(n * heads * d));
-    for (std::int64_t hd = 0; hd < heads; ++hd) {
-      const std::int64_t g = hd / (heads / kv);  // repeat_kv: K/V head g serves heads g*rep..
-      for (std::int64_t i = 0; i < n; ++i) {
-        std::vector<double> logits(static_cast<std::size_t>(n));
-        std::vector<bool> seen(static_cast<std::size_t>(n));
-        double max = -std::numeric_limits<double>::infinity();
-        for (std::int64_t j = 0; j < n; ++j) {
-          seen[j] = masks.empty()
-                        ? own_visible(c, l, i, j)
-                        : visible(masks.size() == 1 ? masks[0] : masks[l], shape, hd, i, j);
-          if (!seen[j]) continue;
-          double s = 0;
-          for (std::int64_t e = 0; e < d; ++e) {
-            s += q[(i * heads + hd) * d + e] * k[(j * kv + g) * d + e];
-          }
-          logits[j] = s * scale;
-          max = std::max(max, logits[j]);
-        }
-        double sum = 0;
-        for (std::int64_t j = 0; j < n; ++j) {
-          logits[j] = seen[j] ? std::exp(logits[j] - max) : 0.0;
-          sum += logits[j];
-        }
-        for (std::int64_t j = 0; j < n; ++j) {
-          const double p_ij = sum > 0 ? logits[j] / sum : 0.0;
-          r.attention[((l * heads + hd) * n + i) * n + j] = p_ij;
-          for (std::int64_t e = 0; e < d; ++e) {
-            context[(i * heads + hd) * d + e] += p_ij * v[(j * kv + g) * d + e];
-          }
-        }
-      }
-    }
+    const Matrix context = layer_attention(
+        q, k, v, {heads, kv, n, d}, scale,
+        [&](std::int64_t hd, std::int64_t i, std::int64_t j) {
+          return masks.empty() ? own_visible(c, l, i, j)
+                               : visible(masks.size() == 1 ? masks[0] : masks[l], shape, hd, i, j);
+        },
+        r.attention.data() + l * heads * n * n);
     const Matrix o = proj(context, n, heads * d, h, "attention.output");
     for (std::size_t e = 0; e < x.size(); ++e) x[e] += o[e];
     const Matrix m_in = rms_norm(x, n, h, get(w, p + "mlp_norm.weight"), eps);

@@ -8,13 +8,16 @@
 // Tolerances as models-run.test.js: attention abs 5e-6, logits abs 5e-5 + rel 2e-5.
 
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createAttention } from '../src/index.js';
 import { loadModel } from '../src/models/index.js';
-import { assertClose, referenceForward, tinyModel } from './support/tiny-models.mjs';
+import {
+  assertClose,
+  referenceForward,
+  rejectsWith,
+  tinyModel,
+  withConfig,
+} from './support/tiny-models.mjs';
 
 const ATTENTION_TOL = { abs: 5e-6 };
 const LOGIT_TOL = { abs: 5e-5, rel: 2e-5 };
@@ -134,24 +137,6 @@ test("dtype 'f16' on a bfloat16 checkpoint: half the bytes, the results within f
   f16.dispose();
 });
 
-// A copy of a tiny model's folder with config.json edited.
-function withConfig(name, edit) {
-  const folder = mkdtempSync(join(tmpdir(), 'attnlens-llama-'));
-  cpSync(tinyModel(name), folder, { recursive: true });
-  const config = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8'));
-  writeFileSync(join(folder, 'config.json'), JSON.stringify(edit(config)));
-  return folder;
-}
-
-const rejects = (promise, { name, code, parameter, message }) =>
-  assert.rejects(promise, (error) => {
-    assert.equal(error.name, name, error.message);
-    assert.equal(error.code, code, error.message);
-    assert.equal(error.parameter, parameter, error.message);
-    if (message) assert.match(error.message, message);
-    return true;
-  });
-
 const configError = (message, name = 'RangeError') => ({
   name,
   code: name === 'RangeError' ? 'out_of_range' : 'invalid_argument',
@@ -161,37 +146,37 @@ const configError = (message, name = 'RangeError') => ({
 
 test('config.json: the llama fields are checked, each error naming its field', async () => {
   const load = (edit, name = 'qwen2') => loadModel(withConfig(name, edit), { attention });
-  await rejects(
+  await rejectsWith(
     load((c) => ({ ...c, num_key_value_heads: 3 })),
     configError(/num_attention_heads \(4\) is not a multiple of num_key_value_heads \(3\)/),
   );
-  await rejects(
+  await rejectsWith(
     load((c) => ({ ...c, head_dim: 7 })),
     configError(/head_dim 7 must be even/),
   );
-  await rejects(
+  await rejectsWith(
     load((c) => ({ ...c, hidden_act: 'gelu' })),
     configError(/hidden_act 'gelu' is not supported \(supported: silu, swish\)/),
   );
-  await rejects(
+  await rejectsWith(
     load((c) => ({ ...c, rope_scaling: { rope_type: 'yarn', factor: 4 } })),
     configError(
       /rope_scaling type 'yarn' is not supported \(supported: default, linear, dynamic, llama3\)/,
     ),
   );
-  await rejects(
+  await rejectsWith(
     load((c) => ({ ...c, rope_scaling: { rope_type: 'llama3', factor: 8 } })),
     configError(/rope_scaling.low_freq_factor must be a positive number, got undefined/),
   );
-  await rejects(
+  await rejectsWith(
     load((c) => ({ ...c, partial_rotary_factor: 0.5 })),
     configError(/partial_rotary_factor 0.5 is not supported/),
   );
-  await rejects(
+  await rejectsWith(
     load((c) => ({ ...c, rope_theta: -1 })),
     configError(/rope_theta must be a positive number, got -1/),
   );
-  await rejects(
+  await rejectsWith(
     load((c) => ({ ...c, use_sliding_window: true, layer_types: ['full_attention'] })),
     configError(
       /layer_types must list one of full_attention, sliding_attention per layer \(2\)/,
@@ -199,7 +184,7 @@ test('config.json: the llama fields are checked, each error naming its field', a
     ),
   );
   // tie_word_embeddings false on a tied checkpoint: its lm_head.weight is missing, by name.
-  await rejects(
+  await rejectsWith(
     load((c) => ({ ...c, tie_word_embeddings: false })),
     {
       name: 'Error',
@@ -209,7 +194,7 @@ test('config.json: the llama fields are checked, each error naming its field', a
     },
   );
   // A head_dim of 16 where the checkpoint's heads have 8: the tensor and both shapes.
-  await rejects(
+  await rejectsWith(
     load((c) => ({ ...c, head_dim: 16 })),
     {
       name: 'RangeError',
@@ -253,7 +238,7 @@ test('a llama too large for wasm memory is refused before anything is allocated'
     vocab_size: 151936,
   }));
   for (const dtype of ['f32', 'f16']) {
-    await rejects(loadModel(qwen15, { attention, dtype }), {
+    await rejectsWith(loadModel(qwen15, { attention, dtype }), {
       name: 'RangeError',
       code: 'out_of_range',
       parameter: 'model',
