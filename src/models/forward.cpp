@@ -19,7 +19,6 @@
 #include "attnlens/kernels.h"
 #include "attnlens/models/transformer.h"
 #include "models/forward_checks.h"
-#include "models/layer_attention.h"
 #include "models/linear.h"
 #include "models/ops.h"
 #include "models/packing.h"
@@ -56,6 +55,25 @@ float attention_scale(const TransformerConfig& c, std::int64_t layer) {
   float scale = c.scale_attn_weights ? 1.0f / std::sqrt(d) : 1.0f;
   if (c.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(layer + 1);
   return scale;
+}
+
+// One layer's attention over head-major q [H][N][d], then k and v [KV][N][d], in one
+// attention() call: AttentionShape::kv_heads makes query head h read K/V head h / (H / KV), the
+// order the transformers library's repeat_kv gives, with K and V never copied per query head.
+int attend_layer(std::int64_t heads, std::int64_t kv_heads, std::int64_t n, std::int64_t d,
+                 const float* qkv, const AttentionOptions& options, float* output,
+                 MutableFloatView weights) {
+  const auto floats = [&](std::int64_t head_count) {
+    return static_cast<std::size_t>(head_count * n * d);
+  };
+  const float* k = qkv + floats(heads);
+  const float* v = k + floats(kv_heads);
+  const AttentionInputs inputs{{heads, n, n, d, d, kv_heads},
+                               FloatView(qkv, floats(heads)),
+                               FloatView(k, floats(kv_heads)),
+                               FloatView(v, floats(kv_heads))};
+  const MutableFloatView out(output, floats(heads));
+  return attention(inputs, options, AttentionOutputs{out, weights, {}}).threads;
 }
 
 // Every layer's output checked for overflow: finite weights can still multiply past float32.
@@ -184,9 +202,8 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
       weights = MutableFloatView(out.attention.data + l * heads * n * n,
                                  static_cast<std::size_t>(heads * n * n));
     }
-    const LayerHeads layer_heads{heads, kv_heads_of(c), n, d};
-    note_threads(
-        attend_layer(layer_heads, heads_qkv.data(), attention_options, heads_out.data(), weights));
+    note_threads(attend_layer(heads, kv_heads_of(c), n, d, heads_qkv.data(), attention_options,
+                              heads_out.data(), weights));
     // [H][N][d] -> [N][H * d]
     for (std::int64_t hd = 0; hd < heads; ++hd) {
       for (std::int64_t i = 0; i < n; ++i) {
