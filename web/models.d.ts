@@ -104,7 +104,7 @@ export declare function createTokenizer(files: {
 
 // ---- models -----------------------------------------------------------------------------------
 
-export type ModelType = 'gpt2' | 'gpt_neo' | 'bert';
+export type ModelType = 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2';
 export declare const SUPPORTED_MODEL_TYPES: readonly ModelType[];
 export declare const MODEL_OPTIONS: readonly string[];
 export declare const RUN_OPTIONS: readonly string[];
@@ -123,12 +123,15 @@ export interface LoadModelOptions extends ModelFilesOptions {
 }
 
 export interface ModelInfo {
-  /** The forward pass that runs: 'gpt2', 'gpt_neo' or 'bert'. */
-  readonly architecture: ModelType;
+  /** The forward pass that runs: 'gpt2', 'gpt_neo', 'bert' or 'llama' (for qwen2 too). */
+  readonly architecture: Exclude<ModelType, 'qwen2'>;
   /** config.json's model_type. */
   readonly modelType: string;
   readonly layers: number;
   readonly heads: number;
+  /** K/V heads (grouped-query attention: query head h reads K/V head h / (heads / kvHeads)). */
+  readonly kvHeads: number;
+  readonly headDim: number;
   readonly hidden: number;
   readonly vocab: number;
   readonly maxPositions: number;

@@ -23,6 +23,18 @@ export const LAYOUT = Object.freeze({
       'lmHead',
       'matrixDtype',
       'memoryLimit',
+      'kvHeads',
+      'headDim',
+      'qkvBias',
+      'outputBias',
+      'mlpBias',
+      'tieWordEmbeddings',
+      'ropeTheta',
+      'ropeScaling',
+      'ropeFactor',
+      'ropeLowFreqFactor',
+      'ropeHighFreqFactor',
+      'ropeOriginalMaxPositions',
       'resultParameters',
       'resultWeightBytes',
     ],
@@ -41,9 +53,10 @@ export const LAYOUT = Object.freeze({
       'logSumExp',
     ],
   },
-  architectures: ['gpt2', 'gpt_neo', 'bert'],
-  activations: ['gelu_tanh', 'gelu_erf'],
+  architectures: ['gpt2', 'gpt_neo', 'bert', 'llama'],
+  activations: ['gelu_tanh', 'gelu_erf', 'silu'],
   dtypes: ['f32', 'f16'],
+  ropeScalings: ['none', 'linear', 'llama3'],
 });
 
 function firstDifference(ours, theirs, what) {
@@ -74,6 +87,7 @@ export function checkModelBlockLayout(module) {
     firstDifference(LAYOUT.architectures, theirs.architectures, 'architectures'),
     firstDifference(LAYOUT.activations, theirs.activations, 'activations'),
     firstDifference(LAYOUT.dtypes, theirs.dtypes, 'dtypes'),
+    firstDifference(LAYOUT.ropeScalings, theirs.ropeScalings ?? [], 'ropeScalings'),
   ].filter(Boolean);
   if (problems.length) {
     throw new Error(

@@ -66,8 +66,14 @@ async function engine(): Promise<void> {
   );
   const projected: Float32Array | undefined = mh.k;
 
+  const grouped: AttentionResult = await attn.attention(q, q.subarray(0, 32), q.subarray(0, 32), {
+    heads: 2,
+    kvHeads: 1,
+    headDim: 8,
+  });
   const grads: AttentionBackwardResult = await attn.attentionBackward(q, q, q, q, {
     heads: 2,
+    kvHeads: 2,
     headDim: 8,
     causal: true,
     temperature: 2,
@@ -93,7 +99,7 @@ async function engine(): Promise<void> {
     const code: ErrorCode = (error as RangeError & { code: ErrorCode }).code;
     void code;
   }
-  void [backend, weights, ms, dq, projected, visibleKeys, bytes, stats];
+  void [backend, weights, ms, dq, projected, visibleKeys, bytes, stats, grouped];
 
   // @ts-expect-error heads and headDim are required
   await attn.attention(q, q, q, { causal: true });
@@ -209,7 +215,10 @@ async function models(): Promise<void> {
   const first: TokenPrediction | MaskPrediction | undefined = run.predictions[0];
   const token: ModelToken = run.tokens[0];
   const types: readonly string[] = SUPPORTED_MODEL_TYPES;
-  void [masks, weights, logits, first, token.start, types];
+  const grouped: number = info.kvHeads * info.headDim;
+  // @ts-expect-error qwen2 checkpoints run the llama architecture
+  const qwen: ModelInfo['architecture'] = 'qwen2';
+  void [masks, weights, logits, first, token.start, types, grouped, qwen];
   await model.run('the cat [MASK]', { masks: ['global', 'causal'], pair: 'a dog', truncate: true });
   // @ts-expect-error dtype is 'f32' or 'f16'
   await loadModel('gpt2', { dtype: 'bf16' });
