@@ -38,12 +38,12 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 TEST_CASE("grouped-query: every score x mask x strategy x kernel set against the reference",
           "[gqa]") {
   const std::vector<AttentionShape> shapes = {
-      {4, 17, 33, 5, 7, 2},    // two query heads per K/V head, Nq < Nk, Dv != D
-      {6, 33, 17, 16, 3, 3},   // Nq > Nk
-      {8, 9, 9, 4, 4, 1},      // multi-query: one K/V head for all
-      {3, 1, 1, 1, 1, 1},      // one of everything
-      {4, 130, 65, 64, 16, 2}, // past the tiles
-      {5, 13, 13, 4, 4, 5},    // kv_heads == heads: plain multi-head attention
+      {4, 17, 33, 5, 7, 2},     // two query heads per K/V head, Nq < Nk, Dv != D
+      {6, 33, 17, 16, 3, 3},    // Nq > Nk
+      {8, 9, 9, 4, 4, 1},       // multi-query: one K/V head for all
+      {3, 1, 1, 1, 1, 1},       // one of everything
+      {4, 130, 65, 64, 16, 2},  // past the tiles
+      {5, 13, 13, 4, 4, 5},     // kv_heads == heads: plain multi-head attention
   };
   const std::vector<MaskKind> masks = {MaskKind::kNone, MaskKind::kCausal, MaskKind::kKeyLengths,
                                        MaskKind::kGlobalCausal, MaskKind::kCombined};
@@ -66,8 +66,8 @@ TEST_CASE("grouped-query: every score x mask x strategy x kernel set against the
 TEST_CASE("grouped-query: ONNX's repeated K/V heads, bit for bit", "[gqa][onnx]") {
   // ONNX's test case shape (q_num_heads 9, kv_num_heads 3, 4 queries, 6 keys, D 8) and one past
   // the panel sizes.
-  for (const AttentionShape& shape : {AttentionShape{9, 4, 6, 8, 8, 3},
-                                      AttentionShape{8, 37, 70, 16, 12, 2}}) {
+  for (const AttentionShape& shape :
+       {AttentionShape{9, 4, 6, 8, 8, 3}, AttentionShape{8, 37, 70, 16, 12, 2}}) {
     const Problem gqa = make_problem(shape, 18100);
     Problem mha = gqa;
     const std::int64_t group = shape.heads / shape.kv_heads;
@@ -145,8 +145,9 @@ TEST_CASE("grouped-query: the backward sums dK and dV over each K/V head's query
           options.kernels = &set;
           const AttentionGradientsResult r = attention_backward(p.inputs(), d_output, options);
           const std::int64_t kv = kv_head_count(shape);
-          ATTNLENS_CHECK_CLOSE(r.dq, expected.dq,  tol,
-                               head_layout(shape.heads, shape.query_len, shape.head_dim, "d"), "dq");
+          ATTNLENS_CHECK_CLOSE(r.dq, expected.dq, tol,
+                               head_layout(shape.heads, shape.query_len, shape.head_dim, "d"),
+                               "dq");
           ATTNLENS_CHECK_CLOSE(r.dk, expected.dk, tol,
                                head_layout(kv, shape.key_len, shape.head_dim, "d"), "dk");
           ATTNLENS_CHECK_CLOSE(r.dv, expected.dv, tol,
@@ -171,14 +172,23 @@ TEST_CASE("grouped-query: kv_heads must divide heads, and k and v hold kv_heads 
     AttentionShape s = shape;
     s.kv_heads = bad;
     INFO("kv_heads " << bad);
-    check_error<RangeError>([&] { attention(AttentionInputs{s, p.q, p.k, p.v}, {}); },
-                            "kv_heads", "divisor of heads");
+    check_error<RangeError>(
+        [&] {
+          attention(AttentionInputs{s, p.q, p.k, p.v}, {});
+        },
+        "kv_heads", "divisor of heads");
   }
   const Problem wide = make_problem(AttentionShape{6, 4, 5, 3, 2}, 18401);  // 6 K/V heads
-  check_error<ShapeError>([&] { attention(AttentionInputs{shape, p.q, wide.k, p.v}, {}); }, "k",
-                          "Hkv*Nk*D");
-  check_error<ShapeError>([&] { attention(AttentionInputs{shape, p.q, p.k, wide.v}, {}); }, "v",
-                          "Hkv*Nk*Dv");
+  check_error<ShapeError>(
+      [&] {
+        attention(AttentionInputs{shape, p.q, wide.k, p.v}, {});
+      },
+      "k", "Hkv*Nk*D");
+  check_error<ShapeError>(
+      [&] {
+        attention(AttentionInputs{shape, p.q, p.k, wide.v}, {});
+      },
+      "v", "Hkv*Nk*Dv");
   std::vector<float> dq(p.q.size()), dk(wide.k.size()), dv(p.v.size());
   std::vector<float> output(p.output_size()), lse(6 * 4);
   check_error<ShapeError>(
