@@ -32,8 +32,8 @@ LogitTerms logit_terms(const AttentionShape& shape, const AttentionOptions& opti
   return t;
 }
 
-void LogitTerms::apply(const KernelSet& kernels, std::int64_t h, std::int64_t q0,
-                       std::int64_t rows, std::int64_t k0, std::int64_t k1, std::int64_t key_step,
+void LogitTerms::apply(const KernelSet& kernels, std::int64_t h, std::int64_t q0, std::int64_t rows,
+                       std::int64_t k0, std::int64_t k1, std::int64_t key_step,
                        std::int64_t query_step, float* s) const noexcept {
   if (k1 <= k0 || rows <= 0) return;
   if (softcap_factor != 0.0f) {
@@ -72,10 +72,9 @@ TermMagnitudes validate_logit_terms(const AttentionShape& shape, const Attention
     const std::int64_t per_head = checked_mul(shape.heads, matrix, "bias");
     const auto size = static_cast<std::int64_t>(options.bias.size);
     if (size != matrix && size != per_head) {
-      throw ShapeError("bias", "expected H*Nq*Nk = " + product_text({shape.heads, shape.query_len,
-                                                                    shape.key_len}) +
-                                   " or Nq*Nk = " +
-                                   product_text({shape.query_len, shape.key_len}) +
+      throw ShapeError("bias", "expected H*Nq*Nk = " +
+                                   product_text({shape.heads, shape.query_len, shape.key_len}) +
+                                   " or Nq*Nk = " + product_text({shape.query_len, shape.key_len}) +
                                    " elements, got " + std::to_string(size));
     }
     // -inf hides a key (as the mask does); +inf and NaN have no meaning as a bias.

@@ -64,7 +64,8 @@ TEST_CASE("softcap kernels: a * tanh(x) against double over awkward sizes", "[ke
 TEST_CASE("alibi_slopes: the paper's geometric slopes, and its rule for other head counts",
           "[terms][alibi]") {
   const std::vector<float> eight = alibi_slopes(8);
-  for (int h = 0; h < 8; ++h) CHECK(eight[static_cast<std::size_t>(h)] == std::ldexp(1.0f, -(h + 1)));
+  for (int h = 0; h < 8; ++h)
+    CHECK(eight[static_cast<std::size_t>(h)] == std::ldexp(1.0f, -(h + 1)));
   // 6 heads: the 4 slopes of 4 heads (2^-2, 2^-4, ...), then every other of 8 heads (2^-1, 2^-3).
   const std::vector<float> six = alibi_slopes(6);
   const std::vector<float> expected = {0.25f, 0.0625f, 0.015625f, 0.00390625f, 0.5f, 0.125f};
@@ -75,8 +76,8 @@ TEST_CASE("alibi_slopes: the paper's geometric slopes, and its rule for other he
 
 TEST_CASE("logit terms: softcap, bias and ALiBi against the reference", "[terms]") {
   const std::vector<AttentionShape> shapes = {
-      {1, 1, 1, 1, 1},          {2, 3, 5, 4, 3},  {3, 9, 8, 7, 5, 1},
-      {4, 17, 33, 16, 8, 2},    {2, 33, 17, 5, 5}, {2, 70, 130, 32, 16},
+      {1, 1, 1, 1, 1},       {2, 3, 5, 4, 3},   {3, 9, 8, 7, 5, 1},
+      {4, 17, 33, 16, 8, 2}, {2, 33, 17, 5, 5}, {2, 70, 130, 32, 16},
   };
   const std::vector<MaskKind> masks = {MaskKind::kNone, MaskKind::kCausal, MaskKind::kKeyLengths,
                                        MaskKind::kCombined, MaskKind::kCombinedSparse};
@@ -96,8 +97,8 @@ TEST_CASE("logit terms: softcap, bias and ALiBi against the reference", "[terms]
             options.temperature = which == 7 ? 0.75f : 1.0f;
             options.mask = make_mask(kind, shape, seed++, storage);
             terms.apply(options, which);
-            INFO(describe(shape) << ", score " << score_name(score) << ", mask "
-                                 << mask_name(kind) << ", terms " << which
+            INFO(describe(shape) << ", score " << score_name(score) << ", mask " << mask_name(kind)
+                                 << ", terms " << which
                                  << (per_head ? " (bias per head)" : " (bias broadcast)"));
             check_all_runs(p, options, tolerances_for(shape));
           }
@@ -117,7 +118,8 @@ TEST_CASE("logit terms: ONNX's float attn_mask, softcap and past keys, by hand",
     std::vector<float> bias(storage.custom.size());
     for (std::size_t i = 0; i < bias.size(); ++i) bias[i] = storage.custom[i] ? 0.0f : kNegInf;
     for (std::int64_t j = 0; j < shape.key_len; ++j) bias[static_cast<std::size_t>(j)] = kNegInf;
-    for (std::int64_t j = 0; j < shape.key_len; ++j) storage.custom[static_cast<std::size_t>(j)] = 0;
+    for (std::int64_t j = 0; j < shape.key_len; ++j)
+      storage.custom[static_cast<std::size_t>(j)] = 0;
     for (Strategy strategy : {Strategy::kMaterialized, Strategy::kStreaming}) {
       AttentionOptions with_mask, with_bias;
       with_mask.mask = custom;
@@ -198,7 +200,8 @@ TEST_CASE("query_offset: every mask against the reference", "[terms][offset]") {
        {AttentionShape{2, 1, 40, 8, 8}, AttentionShape{3, 9, 70, 5, 3, 1},
         AttentionShape{2, 17, 12, 4, 4}}) {
     const Problem p = make_problem(shape, seed++);
-    for (const std::int64_t offset : {std::int64_t{0}, shape.key_len - shape.query_len, std::int64_t{3}}) {
+    for (const std::int64_t offset :
+         {std::int64_t{0}, shape.key_len - shape.query_len, std::int64_t{3}}) {
       if (offset < 0) continue;
       for (MaskKind kind : all_mask_kinds()) {
         MaskStorage storage;
@@ -251,8 +254,8 @@ TEST_CASE("logit terms: bad options name themselves", "[terms][errors]") {
   const AttentionShape shape{2, 4, 6, 3, 3};
   const Problem p = make_problem(shape, 19500);
   const auto run = [&](const AttentionOptions& o) { attention(p.inputs(), o); };
-  for (const float cap : {-1.0f, std::numeric_limits<float>::quiet_NaN(),
-                          std::numeric_limits<float>::infinity()}) {
+  for (const float cap :
+       {-1.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     AttentionOptions o;
     o.softcap = cap;
     check_error<RangeError>([&] { run(o); }, "softcap");
@@ -262,8 +265,8 @@ TEST_CASE("logit terms: bad options name themselves", "[terms][errors]") {
   o.bias = FloatView(bias);
   check_error<ShapeError>([&] { run(o); }, "bias", "H*Nq*Nk = 2*4*6 = 48 or Nq*Nk = 4*6 = 24");
   bias.pop_back();
-  for (const float bad : {std::numeric_limits<float>::quiet_NaN(),
-                          std::numeric_limits<float>::infinity()}) {
+  for (const float bad :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     bias[7] = bad;
     o.bias = FloatView(bias);
     check_error<NonFiniteError>([&] { run(o); }, "bias", "bias[7]");
@@ -293,6 +296,6 @@ TEST_CASE("logit terms: bad options name themselves", "[terms][errors]") {
   capped.softcap = 3.0f;
   check_error<InvalidArgumentError>(
       [&] { attention_backward(p.inputs(), FloatView(d_output), capped); }, "softcap");
-  check_error<InvalidArgumentError>(
-      [&] { attention_backward(p.inputs(), FloatView(d_output), o); }, "bias");
+  check_error<InvalidArgumentError>([&] { attention_backward(p.inputs(), FloatView(d_output), o); },
+                                    "bias");
 }

@@ -25,7 +25,8 @@ TEST_CASE("lsh: buckets x rounds x masks x scores against the reference", "[lsh]
           options.score = score;
           options.lsh = spec;
           options.mask = make_mask(kind, shape, seed++, storage);
-          if (kind == MaskKind::kGlobalCausal) options.top_k = std::min<std::int64_t>(2, shape.key_len);
+          if (kind == MaskKind::kGlobalCausal)
+            options.top_k = std::min<std::int64_t>(2, shape.key_len);
           INFO(describe(shape) << ", buckets " << spec.buckets << ", rounds " << spec.rounds
                                << ", score " << score_name(score) << ", mask " << mask_name(kind));
           check_all_runs(p, options, tolerances_for(shape));
@@ -48,7 +49,8 @@ TEST_CASE("lsh: deterministic for a seed; shared projections keep each query's o
   std::int64_t hidden = 0;
   for (std::int64_t i = 0; i < 2 * 40; ++i) {
     CHECK(a.weights[static_cast<std::size_t>(i * 40 + i % 40)] > 0.0f);  // its own bucket
-    for (std::int64_t j = 0; j < 40; ++j) hidden += a.weights[static_cast<std::size_t>(i * 40 + j)] == 0.0f;
+    for (std::int64_t j = 0; j < 40; ++j)
+      hidden += a.weights[static_cast<std::size_t>(i * 40 + j)] == 0.0f;
   }
   CHECK(hidden > 2 * 40 * 40 / 2);  // 16 buckets hide most keys
   options.lsh.seed = 6;
@@ -60,8 +62,8 @@ TEST_CASE("lsh: deterministic for a seed; shared projections keep each query's o
 
 TEST_CASE("lsh: bad buckets and rounds name themselves", "[lsh][errors]") {
   const Problem p = make_problem({2, 4, 6, 3, 3}, 21200);
-  for (const std::int64_t buckets : {std::int64_t{-2}, std::int64_t{1}, std::int64_t{3},
-                                     std::int64_t{1026}}) {
+  for (const std::int64_t buckets :
+       {std::int64_t{-2}, std::int64_t{1}, std::int64_t{3}, std::int64_t{1026}}) {
     AttentionOptions options;
     options.lsh.buckets = buckets;
     check_error<RangeError>([&] { attention(p.inputs(), options); }, "lsh.buckets");
