@@ -26,8 +26,8 @@ struct TermStorage {
 };
 
 // About one draw in four sets each option; returns their description.
-inline std::string draw_terms(FuzzedDataProvider& in, const AttentionShape& s,
-                              AttentionOptions& o, TermStorage& storage) {
+inline std::string draw_terms(FuzzedDataProvider& in, const AttentionShape& s, AttentionOptions& o,
+                              TermStorage& storage) {
   std::string text;
   if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
     o.softcap = static_cast<float>(in.ConsumeIntegralInRange<int>(1, 32)) / 4.0f;
@@ -35,7 +35,8 @@ inline std::string draw_terms(FuzzedDataProvider& in, const AttentionShape& s,
   }
   if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
     const bool per_head = in.ConsumeBool();
-    storage.bias.resize(static_cast<std::size_t>((per_head ? s.heads : 1) * s.query_len * s.key_len));
+    storage.bias.resize(
+        static_cast<std::size_t>((per_head ? s.heads : 1) * s.query_len * s.key_len));
     for (float& x : storage.bias) {
       const int n = in.ConsumeIntegralInRange<int>(-65, 64);
       x = n == -65 ? -std::numeric_limits<float>::infinity() : static_cast<float>(n) / 16.0f;
@@ -102,7 +103,8 @@ inline bool top_k_near_tie(const AttentionInputs& in, const AttentionOptions& o,
           continue;
         }
         const double x = reference::logit(
-            o, s, scale, h, i, j, scores[static_cast<std::size_t>((h * s.query_len + i) * s.key_len + j)]);
+            o, s, scale, h, i, j,
+            scores[static_cast<std::size_t>((h * s.query_len + i) * s.key_len + j)]);
         if (x != -std::numeric_limits<double>::infinity()) row.push_back(x);
       }
       const auto k = static_cast<std::size_t>(o.top_k);
