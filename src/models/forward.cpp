@@ -38,21 +38,6 @@ MaskSpec mask_for(const Transformer& model, const ForwardOptions& opt, std::int6
   return mask;
 }
 
-float attention_scale(const TransformerConfig& c, std::int64_t layer) {
-  const float d = static_cast<float>(c.hidden / c.heads);
-  switch (c.architecture) {
-    case Architecture::kGptNeo:
-      return 1.0f;
-    case Architecture::kBert:
-      return 1.0f / std::sqrt(d);
-    case Architecture::kGpt2:
-      break;
-  }
-  float scale = c.scale_attn_weights ? 1.0f / std::sqrt(d) : 1.0f;
-  if (c.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(layer + 1);
-  return scale;
-}
-
 // Every layer's output checked for overflow: finite weights can still multiply past float32.
 void require_finite_activations(const std::vector<float>& x, const char* where) {
   if (detail::largest_abs_bits(FloatView(x)) >= 0x7f800000u) {
@@ -148,9 +133,12 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
         }
       }
     }
+    if (l == opt.projections_layer && !out.projections.empty()) {
+      std::copy(heads_qkv.begin(), heads_qkv.end(), out.projections.data);
+    }
     AttentionOptions attention_options;
     attention_options.score = ScoreFunction::kDot;
-    attention_options.scale = attention_scale(c, l);
+    attention_options.scale = attention_scale(l);
     attention_options.mask = mask_for(*this, opt, l, n);
     attention_options.threads = opt.threads;
     attention_options.kernels = &kernels;

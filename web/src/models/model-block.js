@@ -25,11 +25,12 @@ export const LAYOUT = Object.freeze({
       'memoryLimit',
       'resultParameters',
       'resultWeightBytes',
+      'resultLoadScratchBytes',
     ],
     arrays: ['localWindows'],
   },
   forward: {
-    slots: ['threads', 'resultScratchBytes', 'resultThreads'],
+    slots: ['threads', 'projectionsLayer', 'resultScratchBytes', 'resultThreads'],
     arrays: [
       'tokenIds',
       'tokenTypes',
@@ -39,6 +40,7 @@ export const LAYOUT = Object.freeze({
       'logits',
       'hiddenStates',
       'logSumExp',
+      'projections',
     ],
   },
   architectures: ['gpt2', 'gpt_neo', 'bert'],

@@ -10,7 +10,14 @@ import { formatMask, maskForMode, maskOptions, parseMask } from '../mask-notatio
 import { topPredictions } from './predictions.js';
 
 /** The options run() accepts. */
-export const RUN_OPTIONS = Object.freeze(['pair', 'masks', 'topK', 'returnLogits', 'truncate']);
+export const RUN_OPTIONS = Object.freeze([
+  'pair',
+  'masks',
+  'topK',
+  'returnLogits',
+  'truncate',
+  'projections',
+]);
 const DEFAULT_TOP_K = 10;
 
 export class Model {
@@ -20,6 +27,7 @@ export class Model {
   #architecture;
   #shape;
   #info;
+  #scales;
 
   /**
    * Use loadModel(); this takes the loaded parts. `engine`: { attention, owned }, the Attention
@@ -30,9 +38,14 @@ export class Model {
     this.#engine = engine;
     this.#tokenizer = tokenizer;
     this.#architecture = architecture;
-    this.#shape = { layers: config.layers, heads: config.heads, vocab: config.vocab };
+    const { layers, heads, vocab, hidden } = config;
+    this.#shape = { layers, heads, vocab, hidden };
     const layerMasks = [];
-    for (let l = 0; l < config.layers; l++) layerMasks.push(notationOf(core.layerMask(l)));
+    this.#scales = [];
+    for (let l = 0; l < layers; l++) {
+      layerMasks.push(notationOf(core.layerMask(l)));
+      this.#scales.push(core.layerScale(l));
+    }
     this.#info = Object.freeze({
       architecture: config.architecture,
       modelType,
@@ -67,11 +80,12 @@ export class Model {
   }
 
   /**
-   * @returns {Promise<{ tokens, attention: Float32Array, predictions, logits?: Float32Array }>}
+   * @returns {Promise<{ tokens, attention: Float32Array, predictions, logits?: Float32Array,
+   *   projections?: { layer, scale, headDim, q, k, v } }>}
    */
   async run(text, options) {
     this.#live('run');
-    const { layers, heads, vocab } = this.#shape;
+    const { layers, heads, vocab, hidden } = this.#shape;
     const opts = this.#checkRunOptions(text, options);
     const { ids, typeIds, tokens } = this.#encode(text, opts);
     const n = ids.length;
@@ -81,13 +95,14 @@ export class Model {
       : this.#architecture.causal
         ? [n - 1]
         : maskPositions;
-    const { attention, logits, logSumExp } = this.#core.forward({
+    const { attention, logits, logSumExp, projections } = this.#core.forward({
       ids,
       types: this.#architecture.causal ? null : typeIds,
       masks: opts.masks?.map((mask) => attentionMask(mask, n)) ?? null,
       logitPositions: this.#info.predicts ? logitPositions : [],
       threads: this.#wasm('run').threads,
-      shape: { layers, heads, vocab },
+      shape: { layers, heads, vocab, hidden },
+      projectionsLayer: opts.projections,
     });
     const rowOf = (position) => (opts.returnLogits ? position : logitPositions.indexOf(position));
     const top = (position) => {
@@ -102,6 +117,18 @@ export class Model {
     }
     const result = { tokens, attention, predictions };
     if (opts.returnLogits) result.logits = logits;
+    if (projections) {
+      // [3, heads, N, d]: q, k and v, each [heads, N, d], as the layer's attention took them.
+      const part = heads * n * (hidden / heads);
+      result.projections = {
+        layer: opts.projections,
+        scale: this.#scales[opts.projections],
+        headDim: hidden / heads,
+        q: projections.subarray(0, part),
+        k: projections.subarray(part, 2 * part),
+        v: projections.subarray(2 * part),
+      };
+    }
     return result;
   }
 
@@ -146,6 +173,10 @@ export class Model {
       returnLogits: boolean(raw.returnLogits, 'returnLogits'),
       truncate: boolean(raw.truncate, 'truncate'),
       masks: checkMasks(raw.masks, this.#shape.layers),
+      projections:
+        raw.projections === undefined
+          ? -1
+          : integer(raw.projections, 'projections', 0, this.#shape.layers - 1),
     };
     if (opts.pair !== null) {
       if (typeof opts.pair !== 'string') {
