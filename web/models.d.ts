@@ -75,6 +75,8 @@ export interface ModelFileListing {
   };
   /** Every file a load would read, with its size (null where the source cannot say). */
   files: { name: string; size: number | null }[];
+  /** Required files the source lacks ('tokenizer.json'): loading would fail on them. */
+  missing: string[];
   weightFiles: string[];
   /** Total of the weight files, or null when a size is unknown. */
   weightBytes: number | null;
@@ -228,6 +230,8 @@ export interface ModelRun {
 
 export interface Model {
   readonly info: ModelInfo;
+  /** Where the files came from (fromCache: every file came from the browser's model cache). */
+  readonly source: ModelFiles['source'];
   readonly tokenizer: ModelTokenizer;
   run(text: string, options?: RunOptions): Promise<ModelRun>;
   /** Frees the model's wasm memory; later calls throw. */

@@ -29,9 +29,8 @@ writeFileSync(
     vocab_size: 50257,
   }),
 );
-for (const file of ['tokenizer.json', 'model.safetensors']) {
-  writeFileSync(join(largeFolder, file), '{}');
-}
+// No tokenizer.json: a repository with only vocab.txt, which loading would fail on.
+for (const file of ['vocab.txt', 'model.safetensors']) writeFileSync(join(largeFolder, file), '{}');
 let hub;
 before(async () => (hub = await startHubServer({ root })));
 after(async () => {
@@ -43,7 +42,7 @@ const folder = join(root, ...NEO.split('/'), 'main');
 const sizeOf = (file) => statSync(join(folder, file)).size;
 
 describe('listModelFiles', () => {
-  it('gives every file and its size from the Hub listing, downloading only config.json', async () => {
+  it('gives every file and its size from the listing, downloading only config.json', async () => {
     hub.requests.length = 0;
     const listed = await listModelFiles(NEO, { hubUrl: hub.url });
     const names = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.safetensors'];
@@ -52,6 +51,7 @@ describe('listModelFiles', () => {
       names.map((name) => ({ name, size: sizeOf(name) })),
     );
     assert.deepEqual(listed.weightFiles, ['model.safetensors']);
+    assert.deepEqual(listed.missing, []);
     assert.equal(listed.weightBytes, sizeOf('model.safetensors'));
     assert.equal(
       listed.downloadBytes,
@@ -103,6 +103,7 @@ describe('describeModel', () => {
     assert.equal(f32.parameters, 774030080); // GPT-2 large
     assert.equal(f32.fits, false);
     assert.match(f32.reason, /needs 2\.9\d GiB .*f16 storage halves the matrices/);
+    assert.deepEqual(f32.missing, ['tokenizer.json']);
     const f16 = await describeModel(LARGE, { hubUrl: hub.url, dtype: 'f16' });
     assert.equal(f16.fits, true, f16.reason);
     assert.ok(f16.memoryBytes < f32.memoryBytes / 1.9);

@@ -58,7 +58,7 @@ before(async () => {
 
 for (const name of MODELS) {
   for (const format of ['safetensors', 'bin']) {
-    test(`${name} from ${format}: each layer's and head's attention, the logits, a layer's q, k, v`, () => {
+    test(`${name} from ${format}: every head's attention, the logits, a layer's q, k, v`, () => {
       const cases = runs.map((run, i) => ({ run, expected: reference[i] }));
       const mine = cases.filter(({ run }) => run.name === name && run.format === format);
       assert.ok(mine.length > 0);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAttention } from '../src/index.js';
-import { maskOptions, parseMask } from '../src/mask-notation.js';
+import { layerVisibility } from '../src/interpret/layer-masks.js';
 import { loadModel } from '../src/models/index.js';
 import { SNAPSHOT_LIMITS, snapshotBytes } from '../src/snapshot/format.js';
 import { readSnapshot, snapshotHead } from '../src/snapshot/read.js';
@@ -20,15 +20,7 @@ before(async () => {
   const result = await model.run(TEXT);
   const n = result.tokens.length;
   const { layers, heads } = model.info;
-  const visible = model.info.layerMasks.map((mask) =>
-    attention.maskMatrix({
-      heads: 1,
-      queryLength: n,
-      keyLength: n,
-      head: 0,
-      ...maskOptions(parseMask(mask), n),
-    }),
-  );
+  const visible = layerVisibility(attention, model.info.layerMasks, n);
   run = {
     model: { id: 'roneneldan/TinyStories-1M', revision: 'main', ...model.info },
     text: TEXT,

@@ -12,6 +12,11 @@
 // head opens it as a matrix, with a button back to all heads. With a source, only the masks that
 // apply between two texts are used (maskForMode: an alignment window, key padding).
 //
+// Real models: snapshot="attention.json" draws a snapshot exported from the demo (no model, no
+// compute); model="roneneldan/TinyStories-1M" (+ revision) shows "Load model (size)" and runs the
+// model on `text` only after that click; `layer` and `head` (1-based) pick what is shown
+// (widget-models.js, loaded only for these).
+//
 // Every widget on a page shares one engine (one wasm instance), and each computes only once it
 // scrolls near the viewport. Styles live in a shadow root; the host element decides the width.
 // No eval, no inline script, no innerHTML: it runs under `script-src 'self' 'wasm-unsafe-eval'`,
@@ -20,7 +25,7 @@ import { readChoice, readClampedInteger } from '../src/argument-checks.js';
 import { languageFor, translate } from '../src/i18n/translate.js';
 import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
-import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
+import { el, formatBytes, formatWeight, tokenLabel } from '../src/views/dom.js';
 import { HeadsGrid, sharedMax } from '../src/views/heads-grid.js';
 import { Heatmap } from '../src/views/heatmap.js';
 import { LineView } from '../src/views/lineview.js';
@@ -121,6 +126,10 @@ export class AttnLensElement extends ElementBase {
     'language',
     'colors',
     'demo',
+    'snapshot',
+    'model',
+    'revision',
+    'layer',
   ];
 
   #visible = false;
@@ -131,6 +140,10 @@ export class AttnLensElement extends ElementBase {
   #parts = null;
   #openedHead = -1; // in the heads view: the head opened as a matrix, -1 for the grid
   #warnedDemo = null; // the refused `demo` value already warned about
+  #lens = null; // a snapshot, or a real model's run in the snapshot's form
+  #lensKey = '';
+  #loadClicked = false; // model=: the reader pressed "Load model"
+  #shownLayer = -1; // the layer the reader picked in the header, -1 for the `layer` attribute
 
   connectedCallback() {
     if (!this.shadowRoot) this.#build();
@@ -145,6 +158,7 @@ export class AttnLensElement extends ElementBase {
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue || !this.#visible) return;
     this.#openedHead = -1;
+    if (name === 'layer') this.#shownLayer = -1;
     this.#schedule();
   }
 
@@ -224,6 +238,10 @@ export class AttnLensElement extends ElementBase {
   async #compute() {
     const generation = ++this.#generation;
     const parts = this.#parts;
+    if (this.hasAttribute('snapshot') || this.hasAttribute('model')) {
+      this.#computeLens(generation);
+      return;
+    }
     parts.status.textContent = this.#t('widgetLoading');
     this.dataset.state = 'computing';
     try {
@@ -277,6 +295,140 @@ export class AttnLensElement extends ElementBase {
     }
   }
 
+  // A snapshot (read, no compute) or a real model (after the reader's click).
+  async #computeLens(generation) {
+    const parts = this.#parts;
+    const snapshot = this.getAttribute('snapshot');
+    const modelId = this.getAttribute('model');
+    const revision = this.getAttribute('revision') || undefined;
+    const text = this.getAttribute('text') ?? this.textContent.trim();
+    const key = snapshot !== null ? `snapshot:${snapshot}` : `model:${modelId}@${revision}:${text}`;
+    this.dataset.state = 'computing';
+    try {
+      const lenses = await import('./widget-models.js');
+      if (key !== this.#lensKey) {
+        this.#lens = null;
+        if (snapshot !== null) {
+          parts.status.textContent = this.#t('widgetLoading');
+          this.#lens = await lenses.fetchSnapshot(snapshot);
+        } else if (!this.#loadClicked) {
+          await this.#offerLoad(lenses, modelId, revision, generation);
+          return;
+        } else {
+          parts.status.textContent = this.#t('widgetModelLoading', { model: modelId, done: '' });
+          this.#lens = await lenses.runModel({
+            id: modelId,
+            revision,
+            text,
+            attention: await sharedEngine(),
+            onProgress: ({ totalLoaded, totalBytes }) => {
+              if (generation !== this.#generation) return;
+              const done = totalBytes ? `${Math.round((totalLoaded / totalBytes) * 100)}%` : '';
+              parts.status.textContent = this.#t('widgetModelLoading', { model: modelId, done });
+            },
+          });
+        }
+        if (generation !== this.#generation) return;
+        this.#lensKey = key;
+      }
+      this.#result = this.#lensResult(lenses);
+      this.#render();
+      this.dataset.state = 'ready';
+      this.dataset.renders = String(Number(this.dataset.renders ?? 0) + 1);
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      this.dataset.state = 'error';
+      parts.status.textContent = this.#t('widgetError', { message: error.message });
+      parts.view.replaceChildren();
+      parts.header.replaceChildren();
+    }
+  }
+
+  // model=: nothing is computed (or downloaded) until the reader presses the button, whose
+  // label says how much it will download.
+  async #offerLoad(lenses, modelId, revision, generation) {
+    const parts = this.#parts;
+    parts.status.textContent = '';
+    parts.header.replaceChildren(el('span', { class: 'count', text: modelId }));
+    const button = el('button', {
+      type: 'button',
+      class: 'load-model',
+      text: this.#t('widgetLoadModelUnknown'),
+      onclick: () => {
+        this.#loadClicked = true;
+        this.#schedule();
+      },
+    });
+    parts.view.replaceChildren(button);
+    this.#view?.destroy?.();
+    this.#view = null;
+    this.dataset.state = 'waiting-load';
+    const bytes = await lenses.modelDownloadBytes(modelId, revision);
+    if (generation !== this.#generation || bytes === null) return;
+    button.textContent = this.#t('widgetLoadModel', { size: formatBytes(bytes) });
+  }
+
+  // The widget's result for the lens's shown layer: its heads, the tokens, the settings.
+  #lensResult(lenses) {
+    const lens = this.#lens;
+    const settings = this.#settings();
+    const asked = readClampedInteger(this.getAttribute('layer'), 1, lens.model.layers, 0) - 1;
+    const layerWanted = this.#shownLayer >= 0 ? this.#shownLayer : asked;
+    const layer = lens.layers.includes(layerWanted) ? layerWanted : lens.selected.layer;
+    const { indices, heads, mask } = lenses.lensLayer(lens, layer);
+    const headWanted = this.hasAttribute('head')
+      ? readClampedInteger(this.getAttribute('head'), 1, lens.model.heads, 1) - 1
+      : lens.selected.head;
+    const head = Math.max(0, indices.indexOf(headWanted));
+    const tokens = lens.tokens.map(({ text, start, end }) => ({ text, start, end }));
+    return {
+      rowTokens: tokens,
+      colTokens: tokens,
+      heads,
+      settings: { ...settings, head },
+      cross: false,
+      backend:
+        lens.backend ??
+        this.#t('widgetSnapshotAbout', {
+          model: lens.model.id ?? lens.model.modelType,
+          date: lens.created?.slice(0, 10) ?? '',
+        }),
+      lens: { layer, layers: lens.layers, indices, mask, model: lens.model },
+    };
+  }
+
+  // The header of a real model's view: the model, a layer picker (when the lens has several),
+  // the head shown and the layer's mask.
+  #lensHeader(head) {
+    const { lens } = this.#result;
+    const select = el(
+      'select',
+      {
+        'aria-label': this.#t('widgetLayer'),
+        onchange: (event) => {
+          this.#shownLayer = Number(event.target.value);
+          this.#openedHead = -1;
+          this.#schedule();
+        },
+      },
+      lens.layers.map((l) =>
+        el('option', {
+          value: l,
+          text: this.#t('layerN', { n: l + 1 }),
+          selected: l === lens.layer,
+        }),
+      ),
+    );
+    return [
+      el('span', { class: 'count', text: lens.model.id ?? lens.model.modelType }),
+      lens.layers.length > 1 ? select : null,
+      el('span', {
+        text: this.#t('widgetLayerHead', { layer: lens.layer + 1, head: lens.indices[head] + 1 }),
+      }),
+      el('code', { text: lens.mask }),
+    ];
+  }
+
   #render() {
     const { rowTokens, colTokens, heads, settings, cross, backend } = this.#result;
     const parts = this.#parts;
@@ -288,21 +440,27 @@ export class AttnLensElement extends ElementBase {
     const top = visibleMax(weights, mask) || 1;
     parts.status.textContent = '';
     const rows = rowTokens.length;
+    const lens = this.#result.lens;
+    const headNumber = (h) => (lens ? lens.indices[h] + 1 : h + 1);
     parts.header.replaceChildren(
       ...[
-        el('span', {
-          class: 'count',
-          text: cross
-            ? this.#t('widgetTokensCross', { nt: rows, ns: colTokens.length })
-            : this.#t(rows === 1 ? 'tokensCountOne' : 'tokensCount', { n: rows }),
-        }),
-        el('code', { text: formatMask(settings.mask) }),
-        el('span', {
-          text: `${this.#t(`score:${settings.score}`)} · T = ${settings.temperature}`,
-        }),
-        heads.length > 1
-          ? el('span', { text: this.#t('widgetHeadOf', { n: head + 1, of: heads.length }) })
-          : null,
+        ...(lens
+          ? this.#lensHeader(head)
+          : [
+              el('span', {
+                class: 'count',
+                text: cross
+                  ? this.#t('widgetTokensCross', { nt: rows, ns: colTokens.length })
+                  : this.#t(rows === 1 ? 'tokensCountOne' : 'tokensCount', { n: rows }),
+              }),
+              el('code', { text: formatMask(settings.mask) }),
+              el('span', {
+                text: `${this.#t(`score:${settings.score}`)} · T = ${settings.temperature}`,
+              }),
+              heads.length > 1
+                ? el('span', { text: this.#t('widgetHeadOf', { n: head + 1, of: heads.length }) })
+                : null,
+            ]),
         opened
           ? el(
               'button',
@@ -341,7 +499,7 @@ export class AttnLensElement extends ElementBase {
             this.#render();
             this.#view.canvas?.focus();
           },
-          headLabel: (h) => this.#t('headN', { n: h + 1 }),
+          headLabel: (h) => this.#t('headN', { n: headNumber(h) }),
         });
       }
       this.#view.kind = view;
@@ -382,7 +540,7 @@ export class AttnLensElement extends ElementBase {
       colTokens,
       weights,
       mask,
-      caption: this.#t('widgetTableCaption', { n: head + 1 }),
+      caption: this.#t('widgetTableCaption', { n: headNumber(head) }),
       corner: this.#t('tableCorner'),
       masked: this.#t('maskedWord'),
     });
@@ -428,6 +586,23 @@ export class AttnLensElement extends ElementBase {
       return null;
     }
     const params = url.searchParams;
+    const lens = this.#result.lens;
+    if (lens) {
+      // A real model's view in the demo: the model (a snapshot's, when it names one), layer, head.
+      if (!lens.model.id) return null;
+      params.set('model', lens.model.id);
+      if (lens.model.revision && lens.model.revision !== 'main')
+        params.set('rev', lens.model.revision);
+      params.set('text', this.#lens.text);
+      if (this.#lens.pair) params.set('pair', this.#lens.pair);
+      params.set('layer', String(lens.layer + 1));
+      params.set('head', String(lens.indices[settings.head] + 1));
+      params.set('view', settings.view);
+      const { search, hash } = placeParams(params);
+      url.search = search;
+      url.hash = hash;
+      return url.href;
+    }
     params.set('text', settings.text);
     if (settings.source !== null) {
       params.set('mode', 'cross');

@@ -70,3 +70,24 @@ export function aggregateGroups(weights, { rowGroups, colGroups, cols, mask = nu
   });
   return { weights: out, mask: visible };
 }
+
+/**
+ * What a model's tokens are called on screen: the text each covers ("·upon", "自"), or its
+ * vocabulary entry where it covers none (the [CLS] and [SEP] a template adds).
+ * @param {{ text, start, end, special, segment }[]} tokens model.run()'s tokens
+ * @param {string[]} texts the text, then the pair
+ * @returns {{ text, piece, start, end, special, segment }[]} piece: the vocabulary entry
+ */
+export function tokenLabels(tokens, texts) {
+  return tokens.map((token) => {
+    const span = texts[token.segment ?? 0]?.slice(token.start, token.end) ?? '';
+    return {
+      text: token.special || span === '' ? token.text : span,
+      piece: token.text,
+      start: token.start,
+      end: token.end,
+      special: Boolean(token.special),
+      segment: token.segment ?? 0,
+    };
+  });
+}

@@ -78,6 +78,7 @@ async function build(files, engine, dtype) {
     config: core,
     modelType: config.model_type,
     dtype,
+    source: files.source,
   });
 }
 

@@ -28,13 +28,15 @@ export class Model {
   #shape;
   #info;
   #scales;
+  #source;
 
   /**
    * Use loadModel(); this takes the loaded parts. `engine`: { attention, owned }, the Attention
    * instance the model runs on and whether the model opened it (and closes it at dispose).
    */
-  constructor({ core, engine, tokenizer, architecture, config, modelType, dtype }) {
+  constructor({ core, engine, tokenizer, architecture, config, modelType, dtype, source }) {
     this.#core = core;
+    this.#source = Object.freeze({ ...source });
     this.#engine = engine;
     this.#tokenizer = tokenizer;
     this.#architecture = architecture;
@@ -71,6 +73,12 @@ export class Model {
   get info() {
     this.#live('info');
     return this.#info;
+  }
+
+  /** Where the files came from: loadModelFiles' `source` ({ kind, id?, revision?, fromCache }). */
+  get source() {
+    this.#live('source');
+    return this.#source;
   }
 
   /** The model's tokenizer (tokenizer.js): encode, decode, special tokens. */

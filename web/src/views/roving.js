@@ -54,3 +54,37 @@ export function rovingTabindex(container, { selector, keys = 'both', onMove }) {
     if (index >= 0) markTabStop(list, index);
   });
 }
+
+/**
+ * rovingTabindex for a grid of `columns()` items a row (the model view's layers x heads): left
+ * and right move along a row, up and down by a whole row, Home and End to the row's ends.
+ * options: { selector, columns: () => number, onMove(item) }
+ */
+export function rovingGrid(container, { selector, columns, onMove }) {
+  const items = () => [...container.querySelectorAll(selector)];
+  container.addEventListener('keydown', (event) => {
+    const list = items();
+    const index = list.indexOf(event.target.closest(selector));
+    if (index < 0) return;
+    const width = columns();
+    const rowStart = index - (index % width);
+    const next = {
+      ArrowRight: index + 1,
+      ArrowLeft: index - 1,
+      ArrowDown: index + width,
+      ArrowUp: index - width,
+      Home: rowStart,
+      End: Math.min(list.length - 1, rowStart + width - 1),
+    }[event.key];
+    if (next === undefined || next < 0 || next >= list.length) return;
+    event.preventDefault();
+    markTabStop(list, next);
+    list[next].focus();
+    onMove?.(list[next]);
+  });
+  container.addEventListener('focusin', (event) => {
+    const list = items();
+    const index = list.indexOf(event.target.closest(selector));
+    if (index >= 0) markTabStop(list, index);
+  });
+}

@@ -79,7 +79,8 @@ export async function loadModelFiles(source, rawOptions) {
 
 /**
  * What loadModelFiles would download, without downloading it: every file with its size (null
- * where the source cannot say), the weight files and their total, whether every file is already
+ * where the source cannot say), the required files it lacks (`missing`: a load would fail on
+ * them), the weight files and their total, whether every file is already
  * in the browser's model cache, and config.json (read, through the cache: the one small file a
  * model is described by). A sharded model's index is read too. Options: loadModelFiles' without
  * onProgress.
@@ -95,9 +96,11 @@ export async function listModelFiles(source, rawOptions) {
   const sum = (list) =>
     list.every((file) => file.size !== null) ? list.reduce((a, f) => a + f.size, 0) : null;
   const cached = await Promise.all(files.map((file) => from.cached?.(file.name) ?? false));
+  const listedNames = new Set(files.map((file) => file.name));
   return {
     source: from.describe,
     files,
+    missing: REQUIRED.filter((name) => !listedNames.has(name)),
     weightFiles,
     weightBytes: sum(files.filter((file) => weightFiles.includes(file.name))),
     downloadBytes: sum(files),
