@@ -2,7 +2,7 @@
 // each [MASK] for BERT; with mask surgery, before and after side by side, and in words whether
 // the model's best guess changed.
 import { el, tokenLabel } from '../src/views/dom.js';
-import { predictionList } from '../src/views/predictions.js';
+import { predictionLabel, predictionList } from '../src/views/predictions.js';
 import { t } from './i18n.js';
 
 // The list with the model's own masks and, with a surgery, the one with it beside.
@@ -28,8 +28,8 @@ function columns(before, after, surgery) {
 function verdict(before, after) {
   if (!after || !before.length || !after.length) return null;
   const values = {
-    before: tokenLabel(before[0].text),
-    after: tokenLabel(after[0].text),
+    before: predictionLabel(before[0]),
+    after: predictionLabel(after[0]),
     p: `${(before[0].p * 100).toFixed(0)}%`,
     q: `${(after[0].p * 100).toFixed(0)}%`,
   };

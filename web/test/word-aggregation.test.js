@@ -32,12 +32,14 @@ describe('wordGroups', () => {
     );
   });
 
-  it('reads GPT-2 pieces whose space belongs to the next word, and a pair', () => {
+  it('joins a lone space to the word after it, and reads a pair', () => {
     const text = 'Once upon';
     const pair = '我爱自然';
     const tokens = [
       { text: 'Once', start: 0, end: 4 },
-      { text: 'Ġupon', start: 4, end: 9 }, // the space, then the word
+      { text: 'Ġ', start: 4, end: 5 }, // a space of its own joins the word after it
+      { text: 'up', start: 5, end: 7 },
+      { text: 'on', start: 7, end: 9 },
       { text: '我', start: 0, end: 1, segment: 1 },
       { text: '爱', start: 1, end: 2, segment: 1 },
       { text: '自', start: 2, end: 3, segment: 1 },
@@ -49,6 +51,7 @@ describe('wordGroups', () => {
       groups.map((g) => spans[g.segment].slice(g.start, g.end)),
       ['Once', 'upon', '我', '爱', '自然'],
     );
+    assert.deepEqual(groups[1].tokens, [1, 2, 3]);
   });
 });
 

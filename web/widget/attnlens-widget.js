@@ -25,7 +25,7 @@ import { readChoice, readClampedInteger } from '../src/argument-checks.js';
 import { languageFor, translate } from '../src/i18n/translate.js';
 import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
-import { el, formatBytes, formatWeight, tokenLabel } from '../src/views/dom.js';
+import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
 import { HeadsGrid, sharedMax } from '../src/views/heads-grid.js';
 import { Heatmap } from '../src/views/heatmap.js';
 import { LineView } from '../src/views/lineview.js';
@@ -141,8 +141,8 @@ export class AttnLensElement extends ElementBase {
   #openedHead = -1; // in the heads view: the head opened as a matrix, -1 for the grid
   #warnedDemo = null; // the refused `demo` value already warned about
   #lens = null; // a snapshot, or a real model's run in the snapshot's form
-  #lensKey = '';
-  #loadClicked = false; // model=: the reader pressed "Load model"
+  #lenses = null; // widget-models.js, once an element needed it
+  #loader = null; // its LensLoader: what this element shows, and whether Load was pressed
   #shownLayer = -1; // the layer the reader picked in the header, -1 for the `layer` attribute
 
   connectedCallback() {
@@ -298,40 +298,30 @@ export class AttnLensElement extends ElementBase {
   // A snapshot (read, no compute) or a real model (after the reader's click).
   async #computeLens(generation) {
     const parts = this.#parts;
-    const snapshot = this.getAttribute('snapshot');
-    const modelId = this.getAttribute('model');
-    const revision = this.getAttribute('revision') || undefined;
-    const text = this.getAttribute('text') ?? this.textContent.trim();
-    const key = snapshot !== null ? `snapshot:${snapshot}` : `model:${modelId}@${revision}:${text}`;
+    const t = (key, values) => this.#t(key, values);
     this.dataset.state = 'computing';
     try {
-      const lenses = await import('./widget-models.js');
-      if (key !== this.#lensKey) {
-        this.#lens = null;
-        if (snapshot !== null) {
-          parts.status.textContent = this.#t('widgetLoading');
-          this.#lens = await lenses.fetchSnapshot(snapshot);
-        } else if (!this.#loadClicked) {
-          await this.#offerLoad(lenses, modelId, revision, generation);
-          return;
-        } else {
-          parts.status.textContent = this.#t('widgetModelLoading', { model: modelId, done: '' });
-          this.#lens = await lenses.runModel({
-            id: modelId,
-            revision,
-            text,
-            attention: await sharedEngine(),
-            onProgress: ({ totalLoaded, totalBytes }) => {
-              if (generation !== this.#generation) return;
-              const done = totalBytes ? `${Math.round((totalLoaded / totalBytes) * 100)}%` : '';
-              parts.status.textContent = this.#t('widgetModelLoading', { model: modelId, done });
-            },
-          });
-        }
-        if (generation !== this.#generation) return;
-        this.#lensKey = key;
+      this.#lenses ??= await import('./widget-models.js');
+      this.#loader ??= new this.#lenses.LensLoader(parts, {
+        t,
+        engine: sharedEngine,
+        onLoadClick: () => this.#schedule(),
+      });
+      const lens = await this.#loader.lensFor(this, () => generation === this.#generation);
+      if (generation !== this.#generation) return;
+      if (!lens) {
+        this.#view?.destroy?.();
+        this.#view = null;
+        this.dataset.state = 'waiting-load';
+        return;
       }
-      this.#result = this.#lensResult(lenses);
+      this.#lens = lens;
+      this.#result = this.#lenses.lensResult(lens, {
+        layer: this.#shownLayer >= 0 ? String(this.#shownLayer + 1) : this.getAttribute('layer'),
+        head: this.getAttribute('head'),
+        settings: this.#settings(),
+        t,
+      });
       this.#render();
       this.dataset.state = 'ready';
       this.dataset.renders = String(Number(this.dataset.renders ?? 0) + 1);
@@ -342,91 +332,6 @@ export class AttnLensElement extends ElementBase {
       parts.view.replaceChildren();
       parts.header.replaceChildren();
     }
-  }
-
-  // model=: nothing is computed (or downloaded) until the reader presses the button, whose
-  // label says how much it will download.
-  async #offerLoad(lenses, modelId, revision, generation) {
-    const parts = this.#parts;
-    parts.status.textContent = '';
-    parts.header.replaceChildren(el('span', { class: 'count', text: modelId }));
-    const button = el('button', {
-      type: 'button',
-      class: 'load-model',
-      text: this.#t('widgetLoadModelUnknown'),
-      onclick: () => {
-        this.#loadClicked = true;
-        this.#schedule();
-      },
-    });
-    parts.view.replaceChildren(button);
-    this.#view?.destroy?.();
-    this.#view = null;
-    this.dataset.state = 'waiting-load';
-    const bytes = await lenses.modelDownloadBytes(modelId, revision);
-    if (generation !== this.#generation || bytes === null) return;
-    button.textContent = this.#t('widgetLoadModel', { size: formatBytes(bytes) });
-  }
-
-  // The widget's result for the lens's shown layer: its heads, the tokens, the settings.
-  #lensResult(lenses) {
-    const lens = this.#lens;
-    const settings = this.#settings();
-    const asked = readClampedInteger(this.getAttribute('layer'), 1, lens.model.layers, 0) - 1;
-    const layerWanted = this.#shownLayer >= 0 ? this.#shownLayer : asked;
-    const layer = lens.layers.includes(layerWanted) ? layerWanted : lens.selected.layer;
-    const { indices, heads, mask } = lenses.lensLayer(lens, layer);
-    const headWanted = this.hasAttribute('head')
-      ? readClampedInteger(this.getAttribute('head'), 1, lens.model.heads, 1) - 1
-      : lens.selected.head;
-    const head = Math.max(0, indices.indexOf(headWanted));
-    const tokens = lens.tokens.map(({ text, start, end }) => ({ text, start, end }));
-    return {
-      rowTokens: tokens,
-      colTokens: tokens,
-      heads,
-      settings: { ...settings, head },
-      cross: false,
-      backend:
-        lens.backend ??
-        this.#t('widgetSnapshotAbout', {
-          model: lens.model.id ?? lens.model.modelType,
-          date: lens.created?.slice(0, 10) ?? '',
-        }),
-      lens: { layer, layers: lens.layers, indices, mask, model: lens.model },
-    };
-  }
-
-  // The header of a real model's view: the model, a layer picker (when the lens has several),
-  // the head shown and the layer's mask.
-  #lensHeader(head) {
-    const { lens } = this.#result;
-    const select = el(
-      'select',
-      {
-        'aria-label': this.#t('widgetLayer'),
-        onchange: (event) => {
-          this.#shownLayer = Number(event.target.value);
-          this.#openedHead = -1;
-          this.#schedule();
-        },
-      },
-      lens.layers.map((l) =>
-        el('option', {
-          value: l,
-          text: this.#t('layerN', { n: l + 1 }),
-          selected: l === lens.layer,
-        }),
-      ),
-    );
-    return [
-      el('span', { class: 'count', text: lens.model.id ?? lens.model.modelType }),
-      lens.layers.length > 1 ? select : null,
-      el('span', {
-        text: this.#t('widgetLayerHead', { layer: lens.layer + 1, head: lens.indices[head] + 1 }),
-      }),
-      el('code', { text: lens.mask }),
-    ];
   }
 
   #render() {
@@ -445,7 +350,14 @@ export class AttnLensElement extends ElementBase {
     parts.header.replaceChildren(
       ...[
         ...(lens
-          ? this.#lensHeader(head)
+          ? this.#lenses.lensHeader(this.#result, head, {
+              t: (key, values) => this.#t(key, values),
+              onLayer: (layer) => {
+                this.#shownLayer = layer;
+                this.#openedHead = -1;
+                this.#schedule();
+              },
+            })
           : [
               el('span', {
                 class: 'count',
@@ -586,22 +498,9 @@ export class AttnLensElement extends ElementBase {
       return null;
     }
     const params = url.searchParams;
-    const lens = this.#result.lens;
-    if (lens) {
-      // A real model's view in the demo: the model (a snapshot's, when it names one), layer, head.
-      if (!lens.model.id) return null;
-      params.set('model', lens.model.id);
-      if (lens.model.revision && lens.model.revision !== 'main')
-        params.set('rev', lens.model.revision);
-      params.set('text', this.#lens.text);
-      if (this.#lens.pair) params.set('pair', this.#lens.pair);
-      params.set('layer', String(lens.layer + 1));
-      params.set('head', String(lens.indices[settings.head] + 1));
-      params.set('view', settings.view);
-      const { search, hash } = placeParams(params);
-      url.search = search;
-      url.hash = hash;
-      return url.href;
+    if (this.#result.lens) {
+      const lensUrl = this.#lenses.lensDemoLink(url, this.#lens, this.#result);
+      return lensUrl && lensUrl.href;
     }
     params.set('text', settings.text);
     if (settings.source !== null) {

@@ -11,22 +11,33 @@
  * @param {{ start, end }[][]} words the word spans of each segment's text (tokenize(text,
  *   { granularity: 'word' }) of the text, then of the pair)
  * @returns {{ tokens: number[], segment, start, end, special }[]} one group per word the tokens
- *   reach; a special token, or one that covers no word (whitespace), is a group of its own
+ *   reach; a token that covers no word (a space of its own, as GPT-2 has before a word it
+ *   could not merge with) joins the next word of its text, else the one before; a special token
+ *   is a group of its own
  */
 export function wordGroups(tokens, words) {
+  const wordOf = tokens.map((token) => {
+    if (token.special) return -1;
+    const spans = words[token.segment ?? 0] ?? [];
+    return spans.findIndex((w) => token.start < w.end && token.end > w.start);
+  });
+  tokens.forEach((token, i) => {
+    if (token.special || wordOf[i] >= 0) return;
+    const sameText = (j) => !tokens[j].special && (tokens[j].segment ?? 0) === (token.segment ?? 0);
+    let j = i + 1;
+    while (j < tokens.length && sameText(j) && wordOf[j] < 0) j++;
+    if (j < tokens.length && sameText(j)) wordOf[i] = wordOf[j];
+    else if (i > 0 && sameText(i - 1)) wordOf[i] = wordOf[i - 1];
+  });
   const groups = [];
   let previousKey = null;
   tokens.forEach((token, index) => {
     const segment = token.segment ?? 0;
     const spans = words[segment] ?? [];
-    const word = token.special
-      ? -1
-      : spans.findIndex((w) => token.start < w.end && token.end > w.start);
+    const word = wordOf[index];
     const key = word < 0 ? null : `${segment}:${word}`;
     if (key !== null && key === previousKey) {
-      const group = groups[groups.length - 1];
-      group.tokens.push(index);
-      group.end = Math.max(group.end, token.end);
+      groups[groups.length - 1].tokens.push(index);
     } else {
       const span = word < 0 ? token : spans[word];
       groups.push({

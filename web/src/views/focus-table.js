@@ -3,7 +3,7 @@
 // coloured by that weight. A cell is a button that opens its head; the table is one tab stop
 // whose arrow keys move over the cells.
 import { cssColorAt, inkOn } from './colormap.js';
-import { el, formatWeight, shortLabel, tokenLabel } from './dom.js';
+import { el, formatWeight, tokenLabel } from './dom.js';
 import { markTabStop, rovingGrid } from './roving.js';
 
 export class FocusTable {
@@ -47,7 +47,8 @@ export class FocusTable {
             dataset: { cell: `${l}:${h}`, key },
             onclick: () => this.options.onSelect(l, h),
           },
-          el('span', { class: 'al-focus-key', text: shortLabel(tokens[key].text, 8) }),
+          el('span', { class: 'al-focus-key', text: tokenLabel(tokens[key].text) }),
+          ' ',
           el('span', { class: 'al-focus-weight', text: formatWeight(weight, 2) }),
         );
         button.style.background = cssColorAt(scale, weight);

@@ -5,6 +5,13 @@ import { el, tokenLabel } from './dom.js';
 
 const percent = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
 
+// A token that decodes to part of a character (a byte of a byte-level BPE) or a control
+// character reads as nothing useful: its vocabulary entry is shown instead.
+const UNREADABLE = /[\uFFFD\p{Cc}]/u;
+export function predictionLabel({ text, token }) {
+  return UNREADABLE.test(text.replace(/[\n\t]/g, '')) ? token : tokenLabel(text);
+}
+
 /**
  * @param {{ id, text, p }[]} top best first
  * @param {object} options
@@ -32,7 +39,7 @@ export function predictionList(top, { title, compareTo = null, strings }) {
     return el(
       'li',
       { class: 'al-prediction', dataset: { id: entry.id } },
-      el('span', { class: 'al-prediction-token', text: tokenLabel(entry.text) }),
+      el('span', { class: 'al-prediction-token', text: predictionLabel(entry) }),
       el('span', { class: 'al-prediction-track', 'aria-hidden': 'true' }, bar),
       el('span', { class: 'al-prediction-p', text: percent(entry.p) }),
       change,

@@ -107,7 +107,7 @@ export const enModels = {
   overlayLabel: 'Attention lines of the heads of layer {layer}, each in its colour',
   focusHint: 'Pick a token above: for every layer and head, the key it looks at most and how much.',
   focusCaption: 'Where “{query}” looks: the key each head gives it most',
-  focusCell: 'layer {layer}, head {head}: {key}, {weight}',
+  focusCell: '{key} {weight}: layer {layer}, head {head}',
   layerN: 'layer {n}',
   layerHeadN: 'layer {layer}, head {head}',
   legendOwnMax: 'each one’s largest weight',

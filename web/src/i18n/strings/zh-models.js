@@ -103,7 +103,7 @@ export const zhModels = {
   overlayLabel: '第 {layer} 层各个头的注意力连线，每个头一种颜色',
   focusHint: '在上方选一个词元：每一层、每个头中它最关注哪个键，以及关注多少。',
   focusCaption: '“{query}”看向哪里：每个头给它权重最大的键',
-  focusCell: '第 {layer} 层，第 {head} 个头：{key}，{weight}',
+  focusCell: '{key} {weight}：第 {layer} 层，第 {head} 个头',
   layerN: '第 {n} 层',
   layerHeadN: '第 {layer} 层，第 {head} 个头',
   legendOwnMax: '各自的最大权重',
