@@ -78,8 +78,9 @@ export const WIDGET_CSS = `
   color: var(--al-ink); border-radius: 6px; padding: 1px 4px;
 }
 .load-model {
-  font: inherit; font-size: 14px; font-weight: 650; border: 0; border-radius: 999px; cursor: pointer;
-  background: #b23218; color: #fff; padding: 9px 18px; margin: 18px auto; display: block;
+  font: inherit; font-size: 14px; font-weight: 650; border: 0; border-radius: 999px;
+  cursor: pointer; background: #b23218; color: #fff; padding: 9px 18px; margin: 18px auto;
+  display: block;
 }
 .load-model:focus-visible { outline: 2px solid var(--al-ink); outline-offset: 2px; }
 .al-tooltip {

@@ -277,7 +277,7 @@ describe('real models on the page and in the widget', () => {
     assert.ok(!cached.some((url) => url.includes('slow-download') && url.endsWith('.safetensors')));
   });
 
-  it('loads again from the cache with the server stopped; the link restores model, layer, head', async () => {
+  it('loads again from the cache with the server stopped; the link restores the view', async () => {
     await hub.close();
     const again = await newPage(browser.context);
     const link = new URLSearchParams({ lang: 'en', model: NEO, text: TEXT, layer: 3, head: 2 });
