@@ -184,7 +184,7 @@ describe('real models on the page and in the widget', () => {
     await waitForRuns(page, runs + 2);
   });
 
-  it('exports a snapshot that the widget draws the same, with no model and no compute', async () => {
+  it('exports a snapshot the widget draws the same, with no model and no compute', async () => {
     await page.selectOption('#layer-select', '2');
     await page.selectOption('#model-head-select', '1');
     await page.click('#tab-matrix');
