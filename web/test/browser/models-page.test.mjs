@@ -53,7 +53,8 @@ describe('real models on the page and in the widget', () => {
     fixtures = hubFixtures();
     hub = await startHub(fixtures.root);
     const snapshotBody = '<attn-lens id="snap" snapshot="snapshot.json"></attn-lens>';
-    const modelBody = `<attn-lens id="live" model="${NEO}" text="${TEXT}" layer="2" head="2"></attn-lens>`;
+    const modelBody =
+      `<attn-lens id="live" model="${NEO}" text="${TEXT}" layer="2" head="2">` + '</attn-lens>';
     site = siteWithLensPages({
       'snapshot.html': lensPage(snapshotBody),
       'model.html': lensPage(modelBody),
@@ -71,7 +72,7 @@ describe('real models on the page and in the widget', () => {
     rmSync(site, { recursive: true, force: true });
   });
 
-  it('shows download sizes from the listing before anything downloads, then loads with progress', async () => {
+  it('shows sizes from the listing before anything downloads, then loads with progress', async () => {
     await page.goto(`${browser.base}/demo/?lang=en`);
     await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
     await page.fill('#main-text', TEXT);
@@ -131,7 +132,7 @@ describe('real models on the page and in the widget', () => {
     assert.deepEqual(problems(page), []);
   });
 
-  it('mask surgery changes the predictions, as Node computes them with the same masks', async () => {
+  it('mask surgery changes the predictions, as Node computes them with these masks', async () => {
     await page.click('#tab-matrix');
     const runs = Number(await page.evaluate(() => document.body.dataset.modelRuns));
     await page.check('#surgery-input');
