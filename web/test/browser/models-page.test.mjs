@@ -72,7 +72,7 @@ describe('real models on the page and in the widget', () => {
     rmSync(site, { recursive: true, force: true });
   });
 
-  it('shows sizes from the listing before anything downloads, then loads with progress', async () => {
+  it('shows sizes from the listing before any download, then loads with progress', async () => {
     await page.goto(`${browser.base}/demo/?lang=en`);
     await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
     await page.fill('#main-text', TEXT);
