@@ -84,12 +84,15 @@ function linesFigure(state, result, lineSvg, range) {
 function fileBase(state, result) {
   const what = state.view === 'heads' ? 'heads' : `head${currentHead(state, result) + 1}`;
   const mode = result.model ? `layer${result.layer + 1}` : state.mode;
-  return `attnlens-${mode}-${what}${state.view === 'lines' ? '-lines' : ''}`;
+  return `attnlens-${mode}-${what}${LINE_VIEWS.includes(state.view) ? `-${state.view}` : ''}`;
 }
+
+// The views drawn as lines: one head's, or a real model's heads overlaid.
+const LINE_VIEWS = ['lines', 'overlay'];
 
 async function exportPNG(state, result, view) {
   let blob;
-  if (state.view === 'lines' && view.lineSvg) {
+  if (LINE_VIEWS.includes(state.view) && view.lineSvg) {
     const framed = linesFigure(state, result, view.lineSvg, view.lineRange);
     blob = await svgStringToPNG(framed.text, framed.width, framed.height);
   } else if (state.view === 'heads') {
@@ -102,7 +105,7 @@ async function exportPNG(state, result, view) {
 
 function exportSVG(state, result, view) {
   let text;
-  if (state.view === 'lines' && view.lineSvg) {
+  if (LINE_VIEWS.includes(state.view) && view.lineSvg) {
     text = linesFigure(state, result, view.lineSvg, view.lineRange).text;
   } else if (state.view === 'heads') {
     text = headsSVG(headsFigure(state, result));

@@ -292,7 +292,10 @@ for (const button of elements.languageButtons) {
 bindExports(elements, {
   getState,
   getResult,
-  getLineView: () => ({ lineSvg: stage.lineView.svg, lineRange: stage.lineView.data?.range }),
+  getLineView: () => {
+    const lines = state.view === 'overlay' ? modelPage.stage.lines : stage.lineView;
+    return { lineSvg: lines.svg, lineRange: lines.data?.range };
+  },
   writeUrl,
 });
 // A link pasted into the address bar of an open demo changes only the fragment when its settings

@@ -93,7 +93,8 @@ function fitText(model, text, pair) {
     cut = cut.slice(0, keep.end);
     ({ tokens } = encode(cut));
   }
-  return { text: cut, truncated: total > tokens.length ? { shown: tokens.length, total } : null };
+  const shown = Math.min(tokens.length, limit);
+  return { text: cut, truncated: total > shown ? { shown, total } : null };
 }
 
 // Each layer's masks for a surgery ({ mask, layer }: one layer, or every layer when null).
@@ -108,31 +109,42 @@ async function visibility(masks, n) {
   return layerVisibility(await engine(), masks, n);
 }
 
-// One run as the page draws it: every layer's weights and visibility (per word when asked),
-// head labels from the token-level weights, predictions.
-async function runOnce(model, text, pair, masks, words) {
+// One run of the model on the page's text: every layer's weights and visibility, head labels
+// from them, predictions.
+async function runOnce(model, text, pair, masks) {
   const info = model.info;
-  const result = await model.run(text, { pair: pair || undefined, topK: TOP_K, masks });
+  // truncate: a pair too long for the model keeps its first positions (fitText cut the text).
+  const result = await model.run(text, {
+    pair: pair || undefined,
+    topK: TOP_K,
+    masks,
+    truncate: true,
+  });
   const n = result.tokens.length;
   const visible = await visibility(masks, n);
   const special = result.tokens.map((token) => token.special);
-  const labels = labelHeads(result.attention, { ...info, n, masks: visible, special });
-  let { attention } = result;
-  let layerVisible = visible;
-  if (words) {
-    ({ attention, layerVisible } = aggregateRun(result.attention, visible, words, info, n));
-  }
-  const size = words ? words.length ** 2 : n * n;
-  const flat = new Uint8Array(info.layers * size);
-  layerVisible.forEach((mask, l) => flat.set(mask, l * size));
   return {
     tokens: result.tokens,
-    attention,
-    visible: flat,
-    labels,
+    attention: result.attention,
+    visible,
+    labels: labelHeads(result.attention, { ...info, n, masks: visible, special }),
     predictions: result.predictions,
     layerMasks: masks,
   };
+}
+
+// A run as the page draws it: over words when `groups` are given; the layers' visibility in one
+// array [layers, rows, rows].
+function forPage(run, groups, info) {
+  const n = run.tokens.length;
+  const { attention, layerVisible } = groups
+    ? aggregateRun(run.attention, run.visible, groups, info, n)
+    : { attention: run.attention, layerVisible: run.visible };
+  const size = groups ? groups.length ** 2 : n * n;
+  const visible = new Uint8Array(info.layers * size);
+  layerVisible.forEach((mask, l) => visible.set(mask, l * size));
+  const { labels, predictions, layerMasks } = run;
+  return { attention, visible, labels, predictions, layerMasks };
 }
 
 function aggregateRun(attention, visible, groups, { layers, heads }, n) {
@@ -167,16 +179,15 @@ export async function runModel(params) {
   const fitted = fitText(model, params.text, pair);
   const texts = [fitted.text, pair];
   const started = performance.now();
-  const encoded = model.tokenizer.encode(fitted.text, pair ? { pair } : {});
+  const own = await runOnce(model, fitted.text, pair, model.info.layerMasks);
+  const surgery = params.surgery
+    ? await runOnce(model, fitted.text, pair, masksFor(model.info, params.surgery))
+    : null;
   const groups = params.words
     ? wordGroups(
-        encoded.tokens,
+        own.tokens,
         texts.map((t) => (t ? tokenize(t, { granularity: 'word' }) : [])),
       )
-    : null;
-  const own = await runOnce(model, fitted.text, pair, model.info.layerMasks, groups);
-  const surgery = params.surgery
-    ? await runOnce(model, fitted.text, pair, masksFor(model.info, params.surgery), groups)
     : null;
   const tokens = tokenLabels(own.tokens, texts);
   const rows = groups
@@ -200,8 +211,8 @@ export async function runModel(params) {
     tokens,
     rows,
     words: Boolean(groups),
-    own: { ...own, tokens: undefined },
-    surgery: surgery && { ...surgery, tokens: undefined },
+    own: forPage(own, groups, model.info),
+    surgery: surgery && forPage(surgery, groups, model.info),
     ms: performance.now() - started,
   };
 }
@@ -217,7 +228,12 @@ export async function explainLayer(params) {
   const pair = info.causal ? '' : params.pair;
   const { text } = fitText(model, params.text, pair);
   const masks = masksFor(info, params.surgery);
-  const run = await model.run(text, { pair: pair || undefined, masks, projections: params.layer });
+  const run = await model.run(text, {
+    pair: pair || undefined,
+    masks,
+    projections: params.layer,
+    truncate: true,
+  });
   const n = run.tokens.length;
   const { q, k, v, scale, headDim } = run.projections;
   const [mask] = await visibility([masks[params.layer]], n);

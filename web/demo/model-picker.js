@@ -245,12 +245,18 @@ export class ModelPicker {
           text: t('modelMissing', { files: about.missing.join(', ') }),
         }),
       );
-    } else if (!about.fits) {
+    } else if (!about.fits || tooLargeForDevice(about)) {
+      const reason = about.fits
+        ? t('modelTooLargeDevice', {
+            size: formatBytes(peakBytes(about)),
+            device: navigator.deviceMemory,
+          })
+        : about.reason;
       parts.push(
         el('p', {
           class: 'model-status is-error',
           role: 'alert',
-          text: t('modelTooLarge', { reason: about.reason }),
+          text: t('modelTooLarge', { reason }),
         }),
       );
     } else {
@@ -289,6 +295,17 @@ export class ModelPicker {
       onclick,
     });
   }
+}
+
+// While it loads, a model holds its files and its weights at once: what the tab needs at most.
+const peakBytes = (about) =>
+  about.memoryBytes + about.loadScratchBytes + (about.downloadBytes ?? 0);
+
+// The browser's rough figure for this device's memory (GiB; Chromium only): a model that would
+// take more than half of it is refused rather than left to crash the tab.
+function tooLargeForDevice(about) {
+  const device = typeof navigator !== 'undefined' ? navigator.deviceMemory : undefined;
+  return typeof device === 'number' && device > 0 && peakBytes(about) > (device * 2 ** 30) / 2;
 }
 
 function sizeText(about) {

@@ -32,6 +32,9 @@ export function hubFixtures() {
   const folder = (id) => join(root, ...id.split('/'), 'main');
   cpSync(tinyModel('gpt-neo'), folder(NEO), { recursive: true });
   cpSync(tinyModel('bert'), folder(BERT), { recursive: true });
+  // The two models the "Things to try" cards open.
+  cpSync(tinyModel('gpt2'), folder('distilgpt2'), { recursive: true });
+  cpSync(tinyModel('bert'), folder('bert-base-multilingual-cased'), { recursive: true });
   cpSync(tinyModel('gpt2-nan'), folder(BROKEN), { recursive: true });
   // Large enough (~1.5 MB, 16 KiB chunks with a pause) to cancel while it downloads; its
   // config describes it (the weights would not build a model: it is never loaded to the end).

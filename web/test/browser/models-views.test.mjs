@@ -48,6 +48,56 @@ describe('real-model views: accessibility and screenshots', () => {
     await page.waitForFunction((name) => !document.getElementById(`panel-${name}`).hidden, name);
   }
 
+  it('the "Who is it?" and cross-attention cards open a real model; the grid moves by arrows', async () => {
+    const page = await newPage(browser.context);
+    await page.goto(`${browser.base}/demo/?lang=en`);
+    await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
+    await page.click('[data-idea-real="ideaPronounTitle"]');
+    await page.waitForSelector('#model-load');
+    assert.equal(
+      await page.getAttribute('#model-list [data-model="distilgpt2"]', 'aria-checked'),
+      'true',
+    );
+    assert.equal(await page.getAttribute('#tab-focus', 'aria-selected'), 'true');
+    await page.click('#model-load');
+    await waitForRuns(page, 1);
+    assert.match(await page.textContent('#focus-table caption'), /^Where “/);
+    // The model view's grid: one tab stop, arrows move across heads and down layers.
+    await page.click('#tab-model');
+    await page.focus('#model-grid [data-cell="0:0"]');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.cell), '1:1');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => !document.getElementById('panel-matrix').hidden);
+    assert.match(await page.textContent('#view-caption'), /^layer 2 · head 2 of 3/);
+
+    await page.goto(`${browser.base}/demo/?lang=en`);
+    await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
+    await page.click('[data-idea-real="ideaCrossTitle"]');
+    await page.waitForSelector('#model-load');
+    assert.equal(await page.inputValue('#pair-text'), 'I love natural language processing');
+    await page.click('#model-load');
+    await waitForRuns(page, 1);
+    assert.equal(await page.isChecked('#block-input'), true);
+    assert.match(await page.textContent('#view-caption'), /the first sentence’s rows/);
+    assert.deepEqual(problems(page), []);
+    await page.close();
+  });
+
+  it('refuses a model the device reports too little memory for, and says why', async () => {
+    const page = await newPage(browser.context);
+    await page.addInitScript(() =>
+      Object.defineProperty(navigator, 'deviceMemory', { get: () => 0.0001 }),
+    );
+    await page.goto(`${browser.base}/demo/?lang=en&model=${encodeURIComponent(BERT)}`);
+    const alert = page.locator('#model-details [role="alert"]');
+    await alert.waitFor();
+    assert.match(await alert.textContent(), /^Will not fit: while it loads it needs about .* GB/);
+    assert.equal(await page.$('#model-load'), null);
+    await page.close();
+  });
+
   for (const lang of ['en', 'zh']) {
     it(`model view, head view, token focus, surgery and predictions (${lang})`, async () => {
       const page = await openModel(lang, NEO);

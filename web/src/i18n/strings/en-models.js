@@ -43,6 +43,9 @@ export const enModels = {
     'Cannot load: the repository has no {files}. attnlens reads tokenizer.json (a model with ' +
     'only vocab.txt needs it converted).',
   modelTooLarge: 'Will not fit: {reason}',
+  modelTooLargeDevice:
+    'while it loads it needs about {size}, more than half of the {device} GB this device ' +
+    'reports',
   modelLoad: 'Load model ({size})',
   modelLoadUnknown: 'Load model (size unknown)',
   modelFromCache: 'from this browser',

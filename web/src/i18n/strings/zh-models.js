@@ -41,6 +41,7 @@ export const zhModels = {
     '无法加载：模型仓库里没有 {files}。attnlens 读取 tokenizer.json（只有 vocab.txt 的模型需要先' +
     '转换）。',
   modelTooLarge: '放不下：{reason}',
+  modelTooLargeDevice: '加载时约需 {size}，超过本设备所报告的 {device} GB 内存的一半',
   modelLoad: '加载模型（{size}）',
   modelLoadUnknown: '加载模型（大小未知）',
   modelFromCache: '来自本浏览器',
