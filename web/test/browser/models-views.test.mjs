@@ -48,7 +48,7 @@ describe('real-model views: accessibility and screenshots', () => {
     await page.waitForFunction((name) => !document.getElementById(`panel-${name}`).hidden, name);
   }
 
-  it('the "Who is it?" and cross-attention cards open a real model; the grid moves by arrows', async () => {
+  it('the "Who is it?" and cross cards open a real model; arrows move in the grid', async () => {
     const page = await newPage(browser.context);
     await page.goto(`${browser.base}/demo/?lang=en`);
     await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
