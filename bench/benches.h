@@ -10,5 +10,6 @@ void bench_panel_gemm(const Config& cfg);
 void bench_softmax(const Config& cfg);
 void bench_projection(const Config& cfg);
 void bench_attention(const Config& cfg);
+void bench_backward(const Config& cfg);
 
 }  // namespace attnlens_bench

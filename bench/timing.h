@@ -31,6 +31,12 @@ struct Timing {
 // call the peak probe (cfg.peak) runs for a quarter of the call's time (0.5 to 10 ms).
 Timing time_calls(const Config& cfg, const std::function<void()>& fn, double min_ms);
 
+// The same for calls to compare with each other: one call of each in turn, round after round,
+// until each has run ~min_ms (at least 5 rounds), so a shared machine's slow stretches hit them
+// alike and their ratio holds. One Timing per function, in order.
+std::vector<Timing> time_interleaved(const Config& cfg,
+                                     const std::vector<std::function<void()>>& fns, double min_ms);
+
 // Seeded inputs: the tests' generator (src/reference/random.h).
 using attnlens::reference::random_floats;
 

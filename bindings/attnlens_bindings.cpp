@@ -131,6 +131,28 @@ CallResult attention(std::uintptr_t address) {
   });
 }
 
+// _attentionBackward(block): q, k, v, dOutput -> dq, dk, dv. The forward runs first, into output
+// and rowLogSumExp (scratch the caller provides), and the backward from them: attention_backward()
+// (attnlens/training/attention_backward.h); its stats in the block.
+CallResult attention_backward(std::uintptr_t address) {
+  return guarded(address, [](CallBlock& block) {
+    const attnlens::AttentionInputs in{
+        attention_shape(block), block.array<const float>(cb::kQ, "q"),
+        block.array<const float>(cb::kK, "k"), block.array<const float>(cb::kV, "v")};
+    const attnlens::AttentionOptions options = attention_options(block);
+    const attnlens::MutableFloatView output = block.array<float>(cb::kOutput, "output");
+    const attnlens::MutableFloatView lse = block.array<float>(cb::kRowLogSumExp, "rowLogSumExp");
+    attnlens::attention(in, options, attnlens::AttentionOutputs{output, {}, {}, lse});
+    const attnlens::AttentionBackwardInputs saved{
+        in, attnlens::FloatView(output.data, output.size), attnlens::FloatView(lse.data, lse.size),
+        block.array<const float>(cb::kDOutput, "dOutput")};
+    write_stats(block, attnlens::attention_backward(
+                           saved, options,
+                           {block.array<float>(cb::kDq, "dq"), block.array<float>(cb::kDk, "dk"),
+                            block.array<float>(cb::kDv, "dv")}));
+  });
+}
+
 // _multiHead(block): x, source?, wQuery, ..., bOut?, output, weights?, scores?, q?, k?, v?
 // -> stats in the block.
 CallResult multi_head(std::uintptr_t address) {
@@ -208,6 +230,7 @@ double heap_bytes_in_use() { return static_cast<double>(mallinfo().uordblks); }
 EMSCRIPTEN_BINDINGS(attnlens) {
   emscripten::function("_callBlockLayout", &call_block_layout);
   emscripten::function("_attention", &attention);
+  emscripten::function("_attentionBackward", &attention_backward);
   emscripten::function("_multiHead", &multi_head);
   emscripten::function("_maskMatrix", &mask_matrix);
   emscripten::function("_workingSetBytes", &working_set_bytes);

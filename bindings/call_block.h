@@ -80,7 +80,12 @@ namespace attnlens_bindings {
   X(kOutput, "output")                                                                       \
   X(kWeights, "weights")                                                                     \
   X(kScores, "scores")                                                                       \
-  X(kMaskOut, "maskOut") /* maskMatrix: [Nq, Nk] bytes */
+  X(kMaskOut, "maskOut")           /* maskMatrix: [Nq, Nk] bytes */                          \
+  X(kDOutput, "dOutput")           /* attentionBackward: dL/dO [H, Nq, Dv] */                \
+  X(kRowLogSumExp, "rowLogSumExp") /* attentionBackward: the forward's, written first */     \
+  X(kDq, "dq")                     /* attentionBackward: gradients out */                    \
+  X(kDk, "dk")                                                                               \
+  X(kDv, "dv")
 
 // The codes some slots hold, by the names the JavaScript API uses.
 #define ATTNLENS_CALL_BLOCK_SCORES(X) \

@@ -10,7 +10,10 @@
 //   - weights within a tolerance of the reference, exactly 0 where the mask hides a key, each row
 //     summing to 1 (or all zero when the mask hides every key);
 //   - outputs within a tolerance of the reference, and finite, also for values up to FLT_MAX
-//     whose weighted sums overflow float32 (the output, their mean, does not).
+//     whose weighted sums overflow float32 (the output, their mean, does not);
+//   - for the scores with a backward (all but additive), attention_backward()'s gradients for a
+//     drawn dL/dO within a tolerance of the reference backward (one draw in eight puts a NaN in
+//     dL/dO, which must raise NonFiniteError naming d_output).
 // A failed check prints what was drawn and aborts, which libFuzzer reports with the input.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "attnlens/attnlens.h"
+#include "reference/backward.h"
 #include "reference/reference.h"
 
 namespace {
@@ -34,6 +38,8 @@ struct Problem {
   AttentionShape shape;
   AttentionOptions options;
   std::vector<float> q, k, v, w_query, w_key, w_v;
+  std::vector<float> d_output;  // dL/dO for the backward
+  bool broken_d_output = false;
   std::vector<unsigned char> key_valid, custom;
   bool return_weights = false;
   float value_range = 2.0f;  // |v| <= value_range
@@ -188,6 +194,12 @@ Problem draw_problem(FuzzedDataProvider& in) {
                                  FloatView{p.w_key.data(), p.w_key.size()},
                                  FloatView{p.w_v.data(), p.w_v.size()}};
   }
+  p.d_output = draw_values(in, h * nq * dv, 1.0f);
+  if (in.ConsumeIntegralInRange<int>(0, 7) == 0) {
+    p.d_output[in.ConsumeIntegralInRange<std::size_t>(0, p.d_output.size() - 1)] =
+        std::numeric_limits<float>::quiet_NaN();
+    p.broken_d_output = true;
+  }
   if (in.ConsumeIntegralInRange<int>(0, 7) == 0) break_one_rule(in, p);
 
   const MaskSpec& m = o.mask;
@@ -206,15 +218,17 @@ Problem draw_problem(FuzzedDataProvider& in) {
       " key_lengths=" + std::to_string(!m.key_lengths.empty()) +
       " key_valid=" + std::to_string(!m.key_valid.empty()) +
       " custom=" + std::to_string(!m.custom.empty()) +
-      (p.broken.empty() ? "" : " broken: " + p.broken);
+      (p.broken.empty() ? "" : " broken: " + p.broken) +
+      (p.broken_d_output ? " (a NaN in d_output)" : "");
   return p;
 }
 
 // Float32 logits carry a relative rounding error of a few ulps; a weight moves by about that
 // much times the logit's size, and an output by the weights' error times |v| (the tolerance
 // below is for |v| <= 2 and grows with the range the values were drawn from).
-void check_against_reference(const Problem& p, const AttentionInputs& inputs,
-                             const AttentionResult& got) {
+// Returns the weights' tolerance, which the backward's builds on.
+double check_against_reference(const Problem& p, const AttentionInputs& inputs,
+                               const AttentionResult& got) {
   const reference::Result want = reference::attention(inputs, p.options);
   const std::int64_t heads = p.shape.heads, nq = p.shape.query_len, nk = p.shape.key_len;
   const float scale = p.options.scale.value_or(default_scale(p.options.score, p.shape.head_dim));
@@ -233,7 +247,7 @@ void check_against_reference(const Problem& p, const AttentionInputs& inputs,
                   std::to_string(output_tolerance) + ")");
     }
   }
-  if (!p.return_weights) return;
+  if (!p.return_weights) return weight_tolerance;
   for (std::int64_t h = 0; h < heads; ++h) {
     for (std::int64_t i = 0; i < nq; ++i) {
       double sum = 0.0;
@@ -261,6 +275,44 @@ void check_against_reference(const Problem& p, const AttentionInputs& inputs,
       }
     }
   }
+  return weight_tolerance;
+}
+
+// The backward's errors compound the weights' (times |dP - rowsum(dO * O)|, then summed over up
+// to 40 queries or keys) with the float dot products': the tolerance scales with the weights',
+// with the largest reference gradient and with the number of terms.
+void check_backward(const Problem& p, const AttentionInputs& inputs, double weight_tolerance) {
+  const FloatView d_output{p.d_output.data(), p.d_output.size()};
+  AttentionGradientsResult got;
+  try {
+    got = attention_backward(inputs, d_output, p.options);
+  } catch (const NonFiniteError& e) {
+    if (p.broken_d_output && e.parameter() == "d_output") return;
+    fail(p, std::string("the backward of a valid problem was rejected: ") + e.what());
+  } catch (const Error& e) {
+    fail(p, std::string("the backward of a valid problem was rejected: ") + e.what());
+  }
+  if (p.broken_d_output) fail(p, "a NaN in d_output was accepted");
+  const reference::BackwardResult want = reference::attention_backward(inputs, d_output, p.options);
+  const double terms = static_cast<double>(p.shape.query_len + p.shape.key_len);
+  const struct {
+    const std::vector<float>& got;
+    const std::vector<double>& want;
+    const char* name;
+  } gradients[] = {{got.dq, want.dq, "dq"}, {got.dk, want.dk, "dk"}, {got.dv, want.dv, "dv"}};
+  for (const auto& g : gradients) {
+    double largest = 0.0;
+    for (double x : g.want) largest = std::max(largest, std::abs(x));
+    const double tolerance = 4.0 * weight_tolerance * terms * (1.0 + largest) + 1e-5;
+    for (std::size_t i = 0; i < g.want.size(); ++i) {
+      const double error = std::abs(static_cast<double>(g.got[i]) - g.want[i]);
+      if (!std::isfinite(g.got[i]) || error > tolerance) {
+        fail(p, std::string(g.name) + "[" + std::to_string(i) + "] = " + std::to_string(g.got[i]) +
+                    ", reference " + std::to_string(g.want[i]) + " (tolerance " +
+                    std::to_string(tolerance) + ")");
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -279,6 +331,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;  // a typed error naming the problem: what a broken rule must give
   }
   if (!p.broken.empty()) fail(p, "a broken rule was accepted");
-  check_against_reference(p, inputs, got);
+  const double weight_tolerance = check_against_reference(p, inputs, got);
+  // The backward's gradients grow with |v| (dP = dO V^T) and genuinely overflow float32 for the
+  // huge values drawn to test the forward's rescaling, so it is checked on the ordinary draws.
+  if (p.options.score != ScoreFunction::kAdditive && p.value_range <= 2.0f) {
+    check_backward(p, inputs, weight_tolerance);
+  }
   return 0;
 }

@@ -18,23 +18,6 @@
 namespace attnlens {
 namespace {
 
-// A safety net: outputs are weighted means of finite values and weights are probabilities, so
-// neither can overflow (the strategies rescale values whose sums could, see value_scale); a
-// non-finite element here is a bug, reported instead of handed back as NaN or Infinity.
-void require_finite_result(FloatView values, const AttentionShape& shape, std::int64_t row_len,
-                           const char* name) {
-  try {
-    detail::require_finite(values, name);
-  } catch (const NonFiniteError&) {
-    std::size_t bad = 0;
-    while (bad < values.size && std::isfinite(values[bad])) ++bad;
-    const std::int64_t row = static_cast<std::int64_t>(bad) / row_len;
-    const std::int64_t head = row / shape.query_len, query = row % shape.query_len;
-    throw NonFiniteError(name, "attention overflowed float32 at head " + std::to_string(head) +
-                                   ", query " + std::to_string(query) + "; rescale the inputs");
-  }
-}
-
 Strategy pick_strategy(const AttentionOptions& options, const AttentionOutputs& outputs) {
   if (options.strategy != Strategy::kAuto) return options.strategy;
   return outputs.weights.empty() && outputs.scores.empty() ? Strategy::kStreaming
@@ -108,11 +91,15 @@ AttentionStats attention(const AttentionInputs& inputs, const AttentionOptions& 
   const AttentionStats stats = pick_strategy(options, outputs) == Strategy::kMaterialized
                                    ? detail::run_materialized(problem)
                                    : detail::run_streaming(problem);
-  require_finite_result(FloatView(outputs.output.data, outputs.output.size), inputs.shape,
-                        inputs.shape.value_dim, "output");
+  // A safety net: outputs are weighted means of finite values and weights are probabilities, so
+  // neither can overflow (the strategies rescale values whose sums could, see value_scale); a
+  // non-finite element here is a bug, reported instead of handed back as NaN or Infinity.
+  const std::int64_t nq = inputs.shape.query_len;
+  detail::require_finite_result(FloatView(outputs.output.data, outputs.output.size), nq,
+                                inputs.shape.value_dim, "output", "query", "attention");
   if (!outputs.weights.empty()) {
-    require_finite_result(FloatView(outputs.weights.data, outputs.weights.size), inputs.shape,
-                          inputs.shape.key_len, "weights");
+    detail::require_finite_result(FloatView(outputs.weights.data, outputs.weights.size), nq,
+                                  inputs.shape.key_len, "weights", "query", "attention");
   }
   return stats;
 }

@@ -64,6 +64,8 @@ AttentionStats run_materialized(const Problem& p) {
         scratch_floats > 0 ? head.weights.data() : p.outputs.weights.data + h * head_scores;
     float* scores = raw_scores ? p.outputs.scores.data + h * head_scores : nullptr;
     float* out = p.outputs.output.data + h * s.query_len * s.value_dim;
+    float* logsumexp =
+        p.outputs.row_logsumexp.empty() ? nullptr : p.outputs.row_logsumexp.data + h * s.query_len;
     QueryPanel qp(p, head.ops, h, padded_keys);
     const ScratchLease panel_lease(meter, qp.bytes());
     const float ones[kPanelQueries] = {1, 1, 1, 1, 1, 1, 1, 1};
@@ -82,6 +84,7 @@ AttentionStats run_materialized(const Problem& p) {
       qp.apply_mask(0, nk);
       qp.softmax_and_values();
       qp.finish(out + q0 * s.value_dim);
+      if (logsumexp != nullptr) qp.write_logsumexp(logsumexp + q0);
       float inverse_sums[kPanelQueries];
       for (std::int64_t j = 0; j < kPanelQueries; ++j) inverse_sums[j] = qp.inverse_sum(j);
       p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, inverse_sums, weights + q0 * nk,

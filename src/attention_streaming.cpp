@@ -20,39 +20,10 @@
 #include "parallel.h"
 #include "prepare.h"
 #include "query_panel.h"
+#include "tile_visits.h"
 
 namespace attnlens::detail {
 namespace {
-
-// The key tiles a block of queries must visit, in increasing order.
-void tiles_to_visit(const MaskEvaluator& mask, std::int64_t h, std::int64_t q0, std::int64_t q1,
-                    std::int64_t key_block, std::int64_t tiles, std::vector<std::int64_t>& out) {
-  out.clear();
-  const KeyRange reach = mask.reachable(h, q0, q1);
-  if (reach.end <= reach.begin) return;
-  // A global query among the rows sees every reachable key.
-  const KeyRange band = mask.any_global_query(q0, q1) ? reach : mask.band(h, q0, q1);
-  const std::int64_t band_first = band.end > band.begin ? band.begin / key_block : tiles;
-  const std::int64_t band_last = band.end > band.begin ? div_up(band.end, key_block) : tiles;
-  const std::int64_t reach_first = reach.begin / key_block;
-  const std::int64_t reach_last = div_up(reach.end, key_block);
-  const bool global_keys = mask.has_global_tokens();
-  for (std::int64_t t = reach_first; t < reach_last; ++t) {
-    const bool in_band = t >= band_first && t < band_last;
-    // Outside the band only global keys can be visible.
-    if (in_band || (global_keys && mask.any_global_key(std::max(t * key_block, reach.begin),
-                                                       std::min((t + 1) * key_block, reach.end)))) {
-      out.push_back(t);
-    }
-  }
-}
-
-// The keys a panel of queries [q0, q1) can see at all: its band, or everything reachable when
-// global tokens exist (a global key may sit outside the band, a global query sees every key).
-KeyRange panel_keys(const MaskEvaluator& mask, std::int64_t h, std::int64_t q0,
-                    std::int64_t q1) noexcept {
-  return mask.has_global_tokens() ? mask.reachable(h, q0, q1) : mask.band(h, q0, q1);
-}
 
 // Runs the panels of one query block over the keys [lo, hi) in chunks of at most max_chunk keys.
 // Chunk by chunk, every panel takes its share (the chunk narrowed to what the panel can see,
@@ -119,6 +90,8 @@ AttentionStats run_streaming(const Problem& p) {
     std::vector<std::int64_t> visit;
     std::vector<KeyRange> reach(panels_per_block);
     float* out = p.outputs.output.data + h * s.query_len * s.value_dim;
+    float* logsumexp =
+        p.outputs.row_logsumexp.empty() ? nullptr : p.outputs.row_logsumexp.data + h * s.query_len;
     std::int64_t visited = 0;
 
     for (std::int64_t b = task.begin; b < task.end; ++b) {
@@ -147,7 +120,9 @@ AttentionStats run_streaming(const Problem& p) {
       }
       run_keys(panels, reach, count, p, run_lo, run_hi, chunk);
       for (std::size_t i = 0; i < count; ++i) {
-        panels[i].finish(out + (q0 + static_cast<std::int64_t>(i) * kPanelQueries) * s.value_dim);
+        const std::int64_t p0 = q0 + static_cast<std::int64_t>(i) * kPanelQueries;
+        panels[i].finish(out + p0 * s.value_dim);
+        if (logsumexp != nullptr) panels[i].write_logsumexp(logsumexp + p0);
       }
     }
     tiles_visited.fetch_add(visited, std::memory_order_relaxed);

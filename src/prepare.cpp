@@ -6,18 +6,6 @@
 namespace attnlens::detail {
 namespace {
 
-// Row-wise unit vectors; zero rows stay zero, so their cosine score is 0.
-void normalize_rows(const float* x, std::int64_t rows, std::int64_t cols, float factor,
-                    float* out) {
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* row = x + r * cols;
-    double sq = 0.0;  // double: |x|^2 of large finite inputs must not overflow
-    for (std::int64_t c = 0; c < cols; ++c) sq += static_cast<double>(row[c]) * row[c];
-    const float inv = sq > 0.0 ? static_cast<float>(factor / std::sqrt(sq)) : 0.0f;
-    for (std::int64_t c = 0; c < cols; ++c) out[r * cols + c] = row[c] * inv;
-  }
-}
-
 // out[rows, hidden] = x[rows, depth] * w[hidden, depth]^T, via the GEMM kernel on w^T.
 void project(const KernelSet& kernels, const float* x, std::int64_t rows, std::int64_t depth,
              const float* w, std::int64_t hidden, float* out) {
@@ -28,8 +16,23 @@ void project(const KernelSet& kernels, const float* x, std::int64_t rows, std::i
   kernels.gemm(rows, hidden, depth, x, depth, wt.data(), hidden, out, hidden, false);
 }
 
-// [rows][cols] row-major -> panels [rows4 / 4][cols][4] (rows4 = rows rounded up to 4, the
-// padding zero): the layout whose 4 rows a panel kernel broadcasts per step.
+}  // namespace
+
+double inverse_norm(const float* row, std::int64_t cols) noexcept {
+  double sq = 0.0;  // double: |x|^2 of large finite inputs must not overflow
+  for (std::int64_t c = 0; c < cols; ++c) sq += static_cast<double>(row[c]) * row[c];
+  return sq > 0.0 ? 1.0 / std::sqrt(sq) : 0.0;
+}
+
+void normalize_rows(const float* x, std::int64_t rows, std::int64_t cols, float factor,
+                    float* out) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * cols;
+    const float inv = static_cast<float>(factor * inverse_norm(row, cols));
+    for (std::int64_t c = 0; c < cols; ++c) out[r * cols + c] = row[c] * inv;
+  }
+}
+
 // Written panel by panel so every store is sequential (4 row streams are read at once).
 std::vector<float> pack_row_panels(const float* x, std::int64_t rows, std::int64_t cols) {
   std::vector<float> out(static_cast<std::size_t>(round_up(rows, kPanelKeys) * cols), 0.0f);
@@ -44,7 +47,22 @@ std::vector<float> pack_row_panels(const float* x, std::int64_t rows, std::int64
   return out;
 }
 
-}  // namespace
+std::vector<float> pack_column_panels(const float* x, std::int64_t rows, std::int64_t cols,
+                                      float scale) {
+  const std::int64_t panels = div_up(cols, kPanelKeys), padded_rows = round_up(rows, kPanelKeys);
+  std::vector<float> out(static_cast<std::size_t>(panels * padded_rows * kPanelKeys), 0.0f);
+  for (std::int64_t pc = 0; pc < panels; ++pc) {
+    // Each row contributes its 4 columns of this panel: a 16-byte copy when cols allows.
+    const std::int64_t c0 = pc * kPanelKeys, count = std::min(kPanelKeys, cols - c0);
+    float* panel = out.data() + pc * padded_rows * kPanelKeys;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t c = 0; c < count; ++c) {
+        panel[r * kPanelKeys + c] = x[r * cols + c0 + c] * scale;
+      }
+    }
+  }
+  return out;
+}
 
 HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& options,
                            std::int64_t head, float fold, float value_scale,
@@ -102,17 +120,8 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
 
   // Values: the transpose of V [Nk][Dv] in row panels, i.e. V^T [Dv][Nk] packed 4 rows of V^T
   // (4 value dimensions) per panel, keys padded to Nk4; times value_scale, which is exact.
-  const float* v = in.v.data + head * s.key_len * s.value_dim;
-  packed_values_.assign(static_cast<std::size_t>(value_panels_ * padded_keys_ * kPanelKeys), 0.0f);
-  for (std::int64_t pc = 0; pc < value_panels_; ++pc) {
-    // Each key contributes its 4 values of this panel: a 16-byte copy when Dv allows.
-    const std::int64_t c0 = pc * kPanelKeys, count = std::min(kPanelKeys, s.value_dim - c0);
-    float* panel = packed_values_.data() + pc * padded_keys_ * kPanelKeys;
-    for (std::int64_t j = 0; j < s.key_len; ++j) {
-      for (std::int64_t c = 0; c < count; ++c)
-        panel[j * kPanelKeys + c] = v[j * s.value_dim + c0 + c] * value_scale;
-    }
-  }
+  packed_values_ = pack_column_panels(in.v.data + head * s.key_len * s.value_dim, s.key_len,
+                                      s.value_dim, value_scale);
 }
 
 void HeadOperands::pack_queries(std::int64_t q0, std::int64_t rows, float* out) const noexcept {

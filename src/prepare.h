@@ -32,6 +32,23 @@ inline std::int64_t round_up(std::int64_t a, std::int64_t b) { return div_up(a, 
 constexpr std::int64_t kPanelKeys = static_cast<std::int64_t>(kPanelRows);     // 4
 constexpr std::int64_t kPanelQueries = static_cast<std::int64_t>(kPanelCols);  // 8
 
+// 1 / |row| in double (|x|^2 of large finite inputs must not overflow float); 0 for a zero row.
+double inverse_norm(const float* row, std::int64_t cols) noexcept;
+// out = x * factor / |x| row by row (the cosine score's unit vectors); zero rows stay zero, so
+// their cosine score is 0.
+void normalize_rows(const float* x, std::int64_t rows, std::int64_t cols, float factor, float* out);
+
+// [rows][cols] row-major -> panels [rows4 / 4][cols][4] (rows4 = rows rounded up to 4, the
+// padding zero): the A operand of a panel GEMM whose inner dimension is `cols` (keys against
+// queries: S^T = K Q^T).
+std::vector<float> pack_row_panels(const float* x, std::int64_t rows, std::int64_t cols);
+// [rows][cols] row-major -> its transpose in row panels, [cols4 / 4][rows4][4] (cols4, rows4
+// rounded up to 4, the padding zero): the A operand of a panel GEMM whose inner dimension is
+// `rows` (values against weights: O^T = V^T P^T). Every element is multiplied by `scale` (a power
+// of two when attention rescales huge values, so the product is exact).
+std::vector<float> pack_column_panels(const float* x, std::int64_t rows, std::int64_t cols,
+                                      float scale = 1.0f);
+
 class HeadOperands {
  public:
   // Prepares head `head`; `fold` multiplies every score (1 for raw scores), `value_scale` every

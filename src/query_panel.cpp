@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <string>
 
-#include "attnlens/errors.h"
+#include "validate.h"
 
 namespace attnlens::detail {
 namespace {
@@ -45,10 +44,7 @@ void QueryPanel::check_finite(std::int64_t lo, std::int64_t hi) const {
   for (std::int64_t j = 0; j < rows_; ++j) {
     for (std::int64_t k = lo; k < hi; ++k) {
       if (!std::isfinite(scores_[(k - a_) * kPanelQueries + j])) {
-        throw NonFiniteError("scores", "scale * score / temperature overflowed float32 at head " +
-                                           std::to_string(head_) + ", query " +
-                                           std::to_string(q0_ + j) + ", key " + std::to_string(k) +
-                                           "; rescale the inputs or raise the temperature");
+        throw_logit_overflow(head_, q0_ + j, k);
       }
     }
   }
@@ -107,6 +103,18 @@ void QueryPanel::finish(float* out) const noexcept {
     // past FLT_MAX), so it is held there, which is also nearer the exact mean.
     const float bound = p_.max_abs_value;
     for (float* x = out; x != out + rows_ * dv; ++x) *x = std::clamp(*x, -bound, bound);
+  }
+}
+
+void QueryPanel::write_logsumexp(float* out) const noexcept {
+  // max_ and sum_ are in base 2: the logits were scaled by log2(e) (base2_logit_factor).
+  constexpr double kLn2 = 0.6931471805599453;
+  for (std::int64_t j = 0; j < rows_; ++j) {
+    out[j] =
+        sum_[j] > 0.0f
+            ? static_cast<float>(
+                  (static_cast<double>(max_[j]) + std::log2(static_cast<double>(sum_[j]))) * kLn2)
+            : kNegInf;
   }
 }
 

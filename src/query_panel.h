@@ -8,6 +8,7 @@
 //   check_finite / apply_mask  on the keys [lo, hi) of the chunk that count; the rest are -inf
 //   softmax_and_values()       one online-softmax step, then O^T += V^T P^T (rescaled)
 //   finish(out)                out[j][:] = O^T[:][j] / sum[j]
+//   write_logsumexp(out)       out[j] = ln(sum[j] * 2^max[j]), when the caller wants it
 //
 // Everything but the constructor and check_finite is noexcept, kernels included: under
 // Emscripten's JS-based exceptions, a call that might throw from a scope with destructors (the
@@ -39,6 +40,9 @@ class QueryPanel {
   void softmax_and_values() noexcept;
   // Normalised outputs of the real queries into out[j * value_dim ...].
   void finish(float* out) const noexcept;
+  // The real queries' log-sum-exp of their logits (natural log, -inf where nothing is visible)
+  // into out[j], valid after the last softmax_and_values (AttentionOutputs::row_logsumexp).
+  void write_logsumexp(float* out) const noexcept;
 
   // The current chunk, [b - a][8]: logits after compute_scores, probabilities (not yet divided
   // by sum) after softmax_and_values.

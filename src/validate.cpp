@@ -178,8 +178,6 @@ void validate_mask(const MaskSpec& mask, const AttentionShape& shape) {
   }
 }
 
-namespace {
-
 void validate_options(const AttentionShape& shape, const AttentionOptions& options) {
   if (!std::isfinite(options.temperature) || !(options.temperature > 0.0f)) {
     throw RangeError("temperature", "must be a positive finite number, got " +
@@ -230,7 +228,26 @@ void validate_options(const AttentionShape& shape, const AttentionOptions& optio
   }
 }
 
-}  // namespace
+void throw_logit_overflow(std::int64_t head, std::int64_t query, std::int64_t key) {
+  throw NonFiniteError("scores", "scale * score / temperature overflowed float32 at head " +
+                                     std::to_string(head) + ", query " + std::to_string(query) +
+                                     ", key " + std::to_string(key) +
+                                     "; rescale the inputs or raise the temperature");
+}
+
+void require_finite_result(FloatView values, std::int64_t rows_per_head, std::int64_t row_len,
+                           const char* name, const char* row_name, const char* computation) {
+  try {
+    require_finite(values, name);
+  } catch (const NonFiniteError&) {
+    std::size_t bad = 0;
+    while (bad < values.size && std::isfinite(values[bad])) ++bad;
+    const std::int64_t row = static_cast<std::int64_t>(bad) / row_len;
+    throw NonFiniteError(name, std::string(computation) + " overflowed float32 at head " +
+                                   std::to_string(row / rows_per_head) + ", " + row_name + " " +
+                                   std::to_string(row % rows_per_head) + "; rescale the inputs");
+  }
+}
 
 InputMagnitudes validate_attention(const AttentionInputs& in, const AttentionOptions& options,
                                    const AttentionOutputs& out) {
@@ -246,6 +263,9 @@ InputMagnitudes validate_attention(const AttentionInputs& in, const AttentionOpt
   }
   if (!out.scores.empty()) {
     require_product_length(out.scores.size, "scores", "H*Nq*Nk", {s.heads, s.query_len, s.key_len});
+  }
+  if (!out.row_logsumexp.empty()) {
+    require_product_length(out.row_logsumexp.size, "row_logsumexp", "H*Nq", {s.heads, s.query_len});
   }
   if (options.strategy == Strategy::kStreaming && (!out.weights.empty() || !out.scores.empty())) {
     throw InvalidArgumentError("strategy",

@@ -52,6 +52,19 @@ InputMagnitudes validate_attention(const AttentionInputs& inputs, const Attentio
 // The mask alone against a shape (also used by mask_matrix).
 void validate_mask(const MaskSpec& mask, const AttentionShape& shape);
 
+// Score, scale, temperature, tile sizes, threads, additive weights and strategy.
+void validate_options(const AttentionShape& shape, const AttentionOptions& options);
+
+// Finite inputs can still overflow float32 inside a product: NonFiniteError naming `name`, the
+// head and the row (`row_name`: "query", "key") of the first non-finite value of a result laid
+// out [H, rows_per_head, row_len], instead of handing back NaN or Infinity. `computation` starts
+// the message ("attention").
+void require_finite_result(FloatView values, std::int64_t rows_per_head, std::int64_t row_len,
+                           const char* name, const char* row_name, const char* computation);
+
+// NonFiniteError("scores", ...) for the logit of (query, key) in `head` that overflowed float32.
+[[noreturn]] void throw_logit_overflow(std::int64_t head, std::int64_t query, std::int64_t key);
+
 // Human-readable "2*3*4 = 24" for messages.
 std::string product_text(std::initializer_list<std::int64_t> factors);
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "error_checks.h"
 #include "reference/reference.h"
 #include "test_util.h"
 
@@ -13,50 +14,6 @@ using namespace attnlens;
 using namespace attnlens_test;
 
 namespace {
-
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
-template <typename E>
-constexpr ErrorKind kind_of();
-template <>
-constexpr ErrorKind kind_of<InvalidArgumentError>() {
-  return ErrorKind::kInvalidArgument;
-}
-template <>
-constexpr ErrorKind kind_of<ShapeError>() {
-  return ErrorKind::kShapeMismatch;
-}
-template <>
-constexpr ErrorKind kind_of<RangeError>() {
-  return ErrorKind::kOutOfRange;
-}
-template <>
-constexpr ErrorKind kind_of<NonFiniteError>() {
-  return ErrorKind::kNonFinite;
-}
-template <>
-constexpr ErrorKind kind_of<OverflowError>() {
-  return ErrorKind::kSizeOverflow;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The parameter names `expected` when it is exactly that, a dotted path ending in it
-// ("window.before" names "before"), or a size product listing it ("heads*query_len").
-bool names_parameter(const std::string& parameter, const std::string& expected) {
-  if (parameter == expected || ends_with(parameter, "." + expected)) return true;
-  std::size_t start = 0;
-  while (start <= parameter.size()) {
-    const std::size_t end = std::min(parameter.find('*', start), parameter.size());
-    if (parameter.substr(start, end - start) == expected) return true;
-    start = end + 1;
-  }
-  return false;
-}
 
 // The small valid problem every error case perturbs, and the check that the library still
 // computes it correctly after an exception.
@@ -77,38 +34,16 @@ void check_still_usable() {
                        head_layout(2, 5, 3, "c"), "output of a valid call after an error");
 }
 
-// `call` must throw E whose parameter() names `parameter`, whose what() starts with that
-// parameter and contains `message_part` (when given).
+// check_error (error_checks.h), then a valid call to show the library is still usable.
 template <typename E, typename Call>
 void expect_error(Call&& call, const std::string& parameter, const std::string& message_part = "") {
-  INFO("expected " << error_kind_name(kind_of<E>()) << " naming \"" << parameter << "\"");
-  REQUIRE_THROWS_AS(call(), E);
-  try {
-    call();
-  } catch (const E& e) {
-    const std::string what = e.what();
-    INFO("what(): \"" << what << "\", parameter(): \"" << e.parameter() << "\"");
-    CHECK(e.kind() == kind_of<E>());
-    CHECK(names_parameter(e.parameter(), parameter));
-    CHECK(what.rfind(e.parameter(), 0) == 0);
-    if (!message_part.empty()) CHECK(what.find(message_part) != std::string::npos);
-  }
+  check_error<E>(call, parameter, message_part);
   check_still_usable();
 }
 
-// For errors whose parameter is not one field (a size product, an overflowing result): `call`
-// must throw E with some parameter that its message starts with.
 template <typename E, typename Call>
 void expect_error_of_kind(Call&& call) {
-  REQUIRE_THROWS_AS(call(), E);
-  try {
-    call();
-  } catch (const E& e) {
-    INFO("what(): \"" << e.what() << "\"");
-    CHECK(e.kind() == kind_of<E>());
-    CHECK_FALSE(e.parameter().empty());
-    CHECK(std::string(e.what()).rfind(e.parameter(), 0) == 0);
-  }
+  check_error_of_kind<E>(call);
   check_still_usable();
 }
 

@@ -221,6 +221,26 @@ export interface AttentionResult {
   stats: AttentionStats;
 }
 
+/** attention()'s options less the returned matrices; 'additive' has no backward. */
+export interface AttentionBackwardOptions extends Omit<
+  AttentionOptions,
+  'returnWeights' | 'returnScores' | 'score' | 'additive'
+> {
+  score?: Exclude<ScoreFunction, 'additive'>;
+}
+
+/** Gradients of attention() for dL/dOutput, shaped like its inputs. */
+export interface AttentionBackwardResult {
+  /** [H, Nq, D] */
+  dq: Float32Array;
+  /** [H, Nk, D] */
+  dk: Float32Array;
+  /** [H, Nk, Dv] */
+  dv: Float32Array;
+  /** The backward's: always wasm (a WebGPU instance's call says why in fallbackReason). */
+  stats: AttentionStats;
+}
+
 /** Row-major projection matrices; other properties are ignored. */
 export interface MultiHeadWeights {
   /** [modelDim, H*D] */
@@ -377,6 +397,17 @@ export interface Attention extends EventTarget {
     v: Float32Array,
     options: AttentionOptions,
   ): Promise<AttentionResult>;
+  /**
+   * Gradients of attention(q, k, v, options) for dOutput = dL/dOutput [H, Nq, Dv] (the streaming
+   * backward, on wasm).
+   */
+  attentionBackward(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    dOutput: Float32Array,
+    options: AttentionBackwardOptions,
+  ): Promise<AttentionBackwardResult>;
   /** x [Nq, modelDim], token-major; `options.source` for cross-attention. */
   multiHead(
     x: Float32Array,

@@ -88,6 +88,10 @@ struct AttentionOutputs {
   MutableFloatView output;   // [H, Nq, Dv], required
   MutableFloatView weights;  // [H, Nq, Nk] or empty
   MutableFloatView scores;  // [H, Nq, Nk] raw score(q, k) before scale, temperature, mask; or empty
+  // [H, Nq] or empty: each row's log(sum_j exp(logits[j])) over its visible keys (natural log;
+  // -inf for a row that sees no key), so weights = exp(logits - row_logsumexp). What
+  // attention_backward() (training/attention_backward.h) recomputes the weights from.
+  MutableFloatView row_logsumexp = {};
 };
 
 struct AttentionStats {

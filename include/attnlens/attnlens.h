@@ -7,6 +7,7 @@
 #include "attnlens/mask.h"
 #include "attnlens/multihead.h"
 #include "attnlens/span.h"
+#include "attnlens/training/attention_backward.h"
 
 namespace attnlens {
 // "major.minor.patch" of this library.

@@ -56,6 +56,22 @@ using OnlineSoftmaxFn = void (*)(std::size_t n, float* s, float* max, float* sum
 using PanelToRowsFn = void (*)(std::size_t n, const float* panel, std::size_t rows,
                                const float* scale, float* out, std::size_t ldo) noexcept;
 
+// Attention backward's element-wise step over a [n][kPanelCols] block whose rows are queries and
+// whose columns are the 8 keys of one key panel (the backward runs a panel of keys against a run
+// of queries). Per row i, with s the base-2 logits (as the forward forms them), dp[i][j] =
+// dO_i . v_j, base[i] the row's log-sum-exp in base 2 (+inf for a row that sees no key) and
+// delta[i] = dO_i . O_i:
+//   p[i][j]  = 2^min(s[i][j] - base[i], 0)   in place of s: the softmax weights again (at most 1;
+//                                            s = -inf or base = +inf give exactly 0)
+//   g[i][j]  = p[i][j] * (dp[i][j] - delta[i])   in place of dp: the gradient of the logit
+//   ds_t[(i / 4) * t_stride + j * 4 + i % 4] = g[i][j]   every 4 rows transposed (32 floats
+//                                            per group, groups t_stride >= 32 apart): A panels of
+//                                            dQ += dS K, in which the blocks of several key
+//                                            panels sit side by side; the last group's rows past
+//                                            n are 0
+using SoftmaxBackwardFn = void (*)(std::size_t n, float* s, float* dp, const float* base,
+                                   const float* delta, float* ds_t, std::size_t t_stride) noexcept;
+
 struct GemmKernel {
   const char* name;
   GemmFn fn;
@@ -84,6 +100,10 @@ struct PanelToRowsKernel {
   const char* name;
   PanelToRowsFn fn;
 };
+struct SoftmaxBackwardKernel {
+  const char* name;
+  SoftmaxBackwardFn fn;
+};
 
 Span<const GemmKernel> gemm_kernels();
 Span<const RowMaxKernel> row_max_kernels();
@@ -92,6 +112,7 @@ Span<const AdditiveRowKernel> additive_row_kernels();
 Span<const PanelGemmKernel> panel_gemm_kernels();
 Span<const OnlineSoftmaxKernel> online_softmax_kernels();
 Span<const PanelToRowsKernel> panel_to_rows_kernels();
+Span<const SoftmaxBackwardKernel> softmax_backward_kernels();
 
 // A consistent choice of one kernel per operation, used by attention().
 struct KernelSet {
@@ -103,6 +124,7 @@ struct KernelSet {
   PanelGemmFn panel_gemm;
   OnlineSoftmaxFn online_softmax;
   PanelToRowsFn panel_to_rows;
+  SoftmaxBackwardFn softmax_backward;  // attention_backward() (training/attention_backward.h)
 };
 
 // "scalar" always; "simd128" unless built with ATTNLENS_NO_SIMD; "relaxedsimd" in wasm builds

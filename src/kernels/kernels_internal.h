@@ -50,4 +50,10 @@ namespace attnlens::kernels {
 #include "kernels/registry/f32-panel-to-rows.inc"
 #undef ATTNLENS_UKERNEL
 
+#define ATTNLENS_UKERNEL(name)                                                         \
+  void name(std::size_t n, float* s, float* dp, const float* base, const float* delta, \
+            float* ds_t, std::size_t t_stride) noexcept;
+#include "kernels/registry/f32-softmax-backward.inc"
+#undef ATTNLENS_UKERNEL
+
 }  // namespace attnlens::kernels

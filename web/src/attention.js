@@ -8,6 +8,7 @@
 import { BACKEND_NAMES, WEBGPU_MIN_FLOPS, openBackends } from './backend.js';
 import {
   checkAttention,
+  checkAttentionBackward,
   checkBufferShape,
   checkMaskMatrix,
   checkMultiHead,
@@ -139,6 +140,18 @@ export class Attention extends EventTarget {
   async attention(q, k, v, options) {
     const backends = this.#live('attention');
     return backends.run('attention', checkAttention(q, k, v, options), this.#announce);
+  }
+
+  /**
+   * Gradients of attention(q, k, v, options) for dOutput = dL/dOutput [H, Nq, Dv]: the streaming
+   * backward (FlashAttention-2), on wasm whatever the backend (stats.backend says which ran).
+   * Options are attention()'s without returnWeights and returnScores; score 'additive' has none.
+   * @returns {Promise<{ dq: Float32Array, dk: Float32Array, dv: Float32Array, stats: object }>}
+   */
+  async attentionBackward(q, k, v, dOutput, options) {
+    const backends = this.#live('attentionBackward');
+    const problem = checkAttentionBackward(q, k, v, dOutput, options);
+    return backends.run('attentionBackward', problem, this.#announce);
   }
 
   /**

@@ -8,9 +8,10 @@
 //             (WEBGPU_MIN_FLOPS), else wasm; software adapters (SwiftShader, WARP) are skipped;
 //   'wasm*'   wasm.
 // A call the GPU declines (sizes beyond its limits, logits that could overflow, a kernel that does
-// not compile) runs on wasm and says why in stats.fallbackReason. A lost device is re-created on
-// the next call (a device attnlens created, at most MAX_DEVICE_RECREATIONS times) or replaced by
-// wasm; either way the change is reported through onChange (the instance's 'backendchange' event).
+// not compile, an operation it lacks: attentionBackward) runs on wasm and says why in
+// stats.fallbackReason. A lost device is re-created on the next call (a device attnlens created,
+// at most MAX_DEVICE_RECREATIONS times) or replaced by wasm; either way the change is reported
+// through onChange (the instance's 'backendchange' event).
 
 import { inputError, requireFiniteInputs } from './checks.js';
 import { disposedError } from './errors.js';
@@ -181,8 +182,8 @@ export class Backends {
   }
 
   /**
-   * Runs attention or multiHead on the backend this call goes to.
-   * @param {'attention' | 'multiHead'} kind
+   * Runs attention, attentionBackward or multiHead on the backend this call goes to.
+   * @param {'attention' | 'attentionBackward' | 'multiHead'} kind
    * @param {object} problem from checks.js
    * @param {(change: { from: string, to: string, reason: string }) => void} onChange
    */
@@ -192,6 +193,9 @@ export class Backends {
     // have come in between (or during a GPU call), and then the call rejects as disposed.
     if (this.#disposed) throw disposedError(kind);
     const gpu = this.gpu;
+    if (gpu && typeof gpu[kind] !== 'function') {
+      return this.#onWasm(kind, problem, `webgpu: the WebGPU backend has no ${kind}`);
+    }
     if (gpu?.lost) {
       await this.#recover(gpu, new GpuDeviceLost(gpu.lost), onChange);
       return this.run(kind, problem, onChange);

@@ -68,6 +68,11 @@ const ARRAYS = [
   'weights',
   'scores',
   'maskOut',
+  'dOutput',
+  'rowLogSumExp',
+  'dq',
+  'dk',
+  'dv',
 ];
 
 // The codes of the score, strategy and sparsePattern slots, in code order: the vocabulary's

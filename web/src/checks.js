@@ -380,6 +380,36 @@ export function checkAttention(rawQ, rawK, rawV, rawOptions) {
 }
 
 /**
+ * attentionBackward(q, k, v, dOutput, options) -> checkAttention()'s problem plus dOutput, which
+ * must be shaped like the output, [heads, Nq, valueDim], and finite. attention()'s options less
+ * the returned matrices; every score but 'additive', whose gradient would belong to its weights.
+ */
+export function checkAttentionBackward(q, k, v, dOutput, rawOptions) {
+  const options = optionsObject(
+    rawOptions,
+    'options',
+    ATTENTION_KEYS.filter((key) => key !== 'returnWeights' && key !== 'returnScores'),
+  );
+  if (options.score === 'additive') {
+    throw rangeError(
+      'score',
+      "attentionBackward supports 'scaled-dot', 'dot' and 'cosine'; the additive score's " +
+        'gradient also belongs to its weights, which it does not compute',
+    );
+  }
+  const problem = checkAttention(q, k, v, options);
+  const { heads, queryLength, valueDim } = problem.shape;
+  requireLength(
+    float32Array(dOutput, 'dOutput'),
+    heads * queryLength * valueDim,
+    'dOutput',
+    'heads*queryLength*valueDim',
+  );
+  requireFinite(dOutput, 'dOutput');
+  return { ...problem, dOutput };
+}
+
+/**
  * multiHead(x, weights, options): widths not given are read off the weight matrices
  * (wQuery is [modelDim, heads*headDim], wKey [keyModelDim, ...], wOut [heads*valueDim, outDim]).
  */

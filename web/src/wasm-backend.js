@@ -1,8 +1,9 @@
 // The WebAssembly backend: runs checked problems (checks.js) through the embind module.
 //
 // Every backend has a `name` and the compute methods attention(problem) and multiHead(problem),
-// which return a result or a Promise of one. The wasm backend also serves maskMatrix,
-// workingSetBytes and allocate, and is always loaded: it is the fallback of any other backend.
+// which return a result or a Promise of one. The wasm backend also serves attentionBackward,
+// maskMatrix, workingSetBytes and allocate, and is always loaded: it is the fallback of any other
+// backend.
 
 import { WasmBuffers } from './buffers.js';
 import { CallBlock, checkBlockLayout } from './call-block.js';
@@ -90,6 +91,37 @@ export class WasmBackend {
       const result = { output: copyFloats(m, output) };
       if (weights) result.weights = copyFloats(m, weights);
       if (scores) result.scores = copyFloats(m, scores);
+      result.stats = call.stats();
+      return result;
+    });
+  }
+
+  /**
+   * Gradients of attention() for dOutput (checks.js checkAttentionBackward): the forward runs
+   * first into output and rowLogSumExp, scratch that never leaves wasm memory.
+   */
+  attentionBackward({ shape, q, k, v, dOutput, options }) {
+    const m = this.#module;
+    const { heads, queryLength: nq, keyLength: nk, headDim, valueDim } = shape;
+    return withHeap(m, (heap) => {
+      const call = new CallBlock(m, heap)
+        .shape(shape)
+        .options(options, heap)
+        .set('threads', this.#threadsFor(shape));
+      const inputs = { q, k, v, dOutput };
+      for (const [key, array] of Object.entries(inputs)) call.array(key, heap.copyIn(array, key));
+      call
+        .array('output', heap.floats(heads * nq * valueDim, 'output'))
+        .array('rowLogSumExp', heap.floats(heads * nq, 'rowLogSumExp'));
+      const gradients = {
+        dq: heap.floats(heads * nq * headDim, 'dq'),
+        dk: heap.floats(heads * nk * headDim, 'dk'),
+        dv: heap.floats(heads * nk * valueDim, 'dv'),
+      };
+      for (const [key, tensor] of Object.entries(gradients)) call.array(key, tensor);
+      unwrap(m._attentionBackward(call.write()));
+      const result = {};
+      for (const [key, tensor] of Object.entries(gradients)) result[key] = copyFloats(m, tensor);
       result.stats = call.stats();
       return result;
     });

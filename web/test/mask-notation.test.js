@@ -24,6 +24,7 @@ const FIELDS_OF = {
   dilated: ['window', 'dilation'],
   strided: ['stride'],
   fixed: ['stride', 'summary'],
+  align: ['window'],
 };
 const usesField = (pattern, field) => FIELDS_OF[pattern].includes(field);
 

@@ -58,18 +58,28 @@ function score(kind, q, qi, k, ki, d, additive, h) {
   }
 }
 
+// The sizes, score and scaling of a call, with attention()'s defaults.
+function problemOf(q, k, options) {
+  const { heads: H, headDim: D } = options;
+  const kind = options.score ?? 'scaled-dot';
+  return {
+    H,
+    D,
+    Dv: options.valueDim ?? D,
+    Nq: q.length / (H * D),
+    Nk: k.length / (H * D),
+    kind,
+    scale: options.scale ?? (kind === 'scaled-dot' ? 1 / Math.sqrt(D) : 1),
+    temperature: options.temperature ?? 1,
+  };
+}
+
 /**
  * Attention over head-major q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv].
  * @returns {{ output: Float64Array, weights: Float64Array, scores: Float64Array }}
  */
 export function referenceAttention(q, k, v, options) {
-  const { heads: H, headDim: D } = options;
-  const Dv = options.valueDim ?? D;
-  const Nq = q.length / (H * D);
-  const Nk = k.length / (H * D);
-  const kind = options.score ?? 'scaled-dot';
-  const scale = options.scale ?? (kind === 'scaled-dot' ? 1 / Math.sqrt(D) : 1);
-  const temperature = options.temperature ?? 1;
+  const { H, D, Dv, Nq, Nk, kind, scale, temperature } = problemOf(q, k, options);
   const output = new Float64Array(H * Nq * Dv);
   const weights = new Float64Array(H * Nq * Nk);
   const scores = new Float64Array(H * Nq * Nk);
@@ -94,6 +104,59 @@ export function referenceAttention(q, k, v, options) {
     }
   }
   return { output, weights, scores };
+}
+
+// d score(x, y) / dx times g, added into grad[gi ...]: y for the dot products; for the cosine
+// s = x.y / (|x| |y|), y / (|x| |y|) - s x / |x|^2 (nothing where x or y is zero, whose score
+// is 0).
+function addScoreGradient(kind, x, xi, y, yi, d, s, g, grad, gi) {
+  if (kind !== 'cosine') {
+    for (let t = 0; t < d; t++) grad[gi + t] += g * y[yi + t];
+    return;
+  }
+  const nx = Math.sqrt(dot(x, xi, x, xi, d));
+  const ny = Math.sqrt(dot(y, yi, y, yi, d));
+  if (nx === 0 || ny === 0) return;
+  for (let t = 0; t < d; t++)
+    grad[gi + t] += g * (y[yi + t] / (nx * ny) - (s * x[xi + t]) / (nx * nx));
+}
+
+/**
+ * Gradients of L = sum(dOutput * output) for attention(q, k, v, options), scores 'scaled-dot',
+ * 'dot' and 'cosine', from the calculus of softmax attention: with logits c * s (c = scale /
+ * temperature), dV = P^T dO, dP = dO V^T, dlogits = P * (dP - rowsum(P * dP)), then through s.
+ * @returns {{ dq: Float64Array, dk: Float64Array, dv: Float64Array }}
+ */
+export function referenceAttentionBackward(q, k, v, dOutput, options) {
+  const { H, D, Dv, Nq, Nk, kind, scale, temperature } = problemOf(q, k, options);
+  const c = scale / temperature;
+  const { weights, scores } = referenceAttention(q, k, v, options);
+  const dq = new Float64Array(q.length);
+  const dk = new Float64Array(k.length);
+  const dv = new Float64Array(v.length);
+  for (let h = 0; h < H; h++) {
+    for (let i = 0; i < Nq; i++) {
+      const row = (h * Nq + i) * Nk;
+      const oi = (h * Nq + i) * Dv;
+      const dp = new Float64Array(Nk);
+      let expected = 0; // sum_j P_ij dP_ij
+      for (let j = 0; j < Nk; j++) {
+        dp[j] = dot(dOutput, oi, v, (h * Nk + j) * Dv, Dv);
+        expected += weights[row + j] * dp[j];
+        for (let t = 0; t < Dv; t++)
+          dv[(h * Nk + j) * Dv + t] += weights[row + j] * dOutput[oi + t];
+      }
+      for (let j = 0; j < Nk; j++) {
+        const g = c * weights[row + j] * (dp[j] - expected);
+        if (g === 0) continue;
+        const qi = (h * Nq + i) * D;
+        const kj = (h * Nk + j) * D;
+        addScoreGradient(kind, q, qi, k, kj, D, scores[row + j], g, dq, qi);
+        addScoreGradient(kind, k, kj, q, qi, D, scores[row + j], g, dk, kj);
+      }
+    }
+  }
+  return { dq, dk, dv };
 }
 
 // out[rows, cols] = x[rows, inner] w[inner, cols] + bias

@@ -13,6 +13,7 @@ import {
   tokenize,
   WEBGPU_MIN_FLOPS,
   type Attention,
+  type AttentionBackwardResult,
   type AttentionBuffers,
   type AttentionResult,
   type BackendChangeEvent,
@@ -69,6 +70,14 @@ async function engine(): Promise<void> {
   );
   const projected: Float32Array | undefined = mh.k;
 
+  const grads: AttentionBackwardResult = await attn.attentionBackward(q, q, q, q, {
+    heads: 2,
+    headDim: 8,
+    causal: true,
+    temperature: 2,
+  });
+  const dq: Float32Array = grads.dq;
+
   const visibleKeys: Uint8Array = attn.maskMatrix({ queryLength: 4, keyLength: 4, causal: true });
   const bytes: number = attn.workingSetBytes({
     queryLength: 4,
@@ -88,7 +97,7 @@ async function engine(): Promise<void> {
     const code: ErrorCode = (error as RangeError & { code: ErrorCode }).code;
     void code;
   }
-  void [backend, weights, ms, projected, visibleKeys, bytes, stats];
+  void [backend, weights, ms, dq, projected, visibleKeys, bytes, stats];
 
   // @ts-expect-error heads and headDim are required
   await attn.attention(q, q, q, { causal: true });
@@ -96,6 +105,10 @@ async function engine(): Promise<void> {
   await attn.attention([1, 2], q, q, { heads: 1, headDim: 2 });
   // @ts-expect-error unknown score function
   await attn.attention(q, q, q, { heads: 1, headDim: 2, score: 'bilinear' });
+  // @ts-expect-error the additive score has no backward
+  await attn.attentionBackward(q, q, q, q, { heads: 1, headDim: 8, score: 'additive' });
+  // @ts-expect-error the backward returns no weights
+  await attn.attentionBackward(q, q, q, q, { heads: 1, headDim: 8, returnWeights: true });
   // @ts-expect-error 'cuda' is not a backend
   await createAttention({ backend: 'cuda' });
   // @ts-expect-error storage is 'f32' or 'f16'

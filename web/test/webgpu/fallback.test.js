@@ -127,6 +127,21 @@ describe("'auto' with a GPU", () => {
   });
 });
 
+describe('attentionBackward on a WebGPU instance', () => {
+  it('runs on wasm, says why, and gives the wasm instance its bits', async () => {
+    const attn = await openGpuAttention(EAGER);
+    assert.equal(attn.backend, 'webgpu');
+    const dOutput = tensor(2 * N * 5, 7);
+    const r = await attn.attentionBackward(q, k, v, dOutput, OPTIONS);
+    const onWasm = await wasm.attentionBackward(q, k, v, dOutput, OPTIONS);
+    assert.equal(r.stats.backend, wasm.backend);
+    assert.match(r.stats.fallbackReason, /WebGPU backend has no attentionBackward/);
+    for (const key of ['dq', 'dk', 'dv']) assert.deepEqual(r[key], onWasm[key], key);
+    assert.equal(attn.backend, 'webgpu', 'the instance keeps its GPU for attention()');
+    attn.dispose();
+  });
+});
+
 describe('device loss', () => {
   it("a caller's device destroyed: the next call runs on wasm, 'backendchange' fires", async () => {
     const device = await requestDevice();
