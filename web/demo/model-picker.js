@@ -89,8 +89,7 @@ export class ModelPicker {
   #pickFiles(list) {
     const files = [...(list ?? [])];
     if (!files.length) return;
-    this.session.files = files;
-    this.session.descriptions.clear();
+    this.session.useFiles(files);
     this.update(
       { model: 'files', revision: '', layer: 0, head: 0, query: -1, key: -1 },
       {

@@ -22,6 +22,15 @@ export class ModelSession {
     this.runError = null;
   }
 
+  /** Picked or dropped files to run. The Hub models' descriptions stay known. */
+  useFiles(files) {
+    this.files = files;
+    // Other files may share these names and sizes: describe them afresh.
+    for (const key of this.descriptions.keys()) {
+      if (key.startsWith('files:')) this.descriptions.delete(key);
+    }
+  }
+
   /** The source and key of the state's model: a Hub id (+ revision), or the picked files. */
   sourceOf(state) {
     if (state.model === 'files') {

@@ -5,7 +5,7 @@
 // drawn the same by the widget, the widget's Load button, and a second visit offline that
 // restores model, layer and head from the link. The steps build on each other, in order.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { aggregateGroups, wordGroups } from '../../src/interpret/words.js';
@@ -246,6 +246,31 @@ describe('real models on the page and in the widget', () => {
     assert.equal(await lens.textContent('#violations'), '0');
     assert.deepEqual(problems(lens), []);
     await lens.close();
+  });
+
+  it('runs files dropped on the page, and keeps them out of the link', async () => {
+    await page.click('#model-change');
+    const folder = fixtures.folder(NEO);
+    const files = readdirSync(folder).map((name) => ({
+      name,
+      bytes: [...readFileSync(join(folder, name))],
+    }));
+    const dataTransfer = await page.evaluateHandle((files) => {
+      const transfer = new DataTransfer();
+      for (const { name, bytes } of files)
+        transfer.items.add(new File([new Uint8Array(bytes)], name));
+      return transfer;
+    }, files);
+    const runs = Number(await page.evaluate(() => document.body.dataset.modelRuns));
+    const served = hub.requests.length;
+    await page.dispatchEvent('#model-drop', 'drop', { dataTransfer });
+    await page.click('#model-load');
+    await waitForRuns(page, runs + 1);
+    assert.match(await page.textContent('.model-status.is-ready'), /^Loaded: gpt_neo · 3 layers/);
+    assert.equal(await page.textContent('.model-title'), `Your files (${files.length})`);
+    close((await pageTable(page)).values, headRows(node, 0, 0), 'dropped files, layer 1 head 1');
+    assert.doesNotMatch(await page.evaluate(() => location.href), /model=/);
+    assert.deepEqual(hub.requests.slice(served), [], 'nothing asked of the Hub');
   });
 
   it('says what is wrong with broken model files, and cancels a download', async () => {
