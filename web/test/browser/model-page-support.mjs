@@ -62,7 +62,7 @@ export async function useHub(context, url) {
 
 /**
  * model.run() in Node on the flavour the page runs in Chromium (wasm-relaxed; Node 20 needs a
- * flag for it), as plain arrays.
+ * flag for it), as plain arrays (with options.projections: that layer's scale, q and k).
  */
 export function runInNode(folder, text, options = {}) {
   const models = new URL('../../src/models/index.js', import.meta.url).href;
@@ -72,8 +72,10 @@ export function runInNode(folder, text, options = {}) {
     const attention = await createAttention({ backend: 'wasm-relaxed' });
     const model = await loadModel(${JSON.stringify(folder)}, { attention });
     const run = await model.run(${JSON.stringify(text)}, ${JSON.stringify(options)});
+    const p = run.projections;
     console.log(JSON.stringify({ info: model.info, tokens: run.tokens,
-      attention: [...run.attention], predictions: run.predictions }));`;
+      attention: [...run.attention], predictions: run.predictions,
+      projections: p && { scale: p.scale, headDim: p.headDim, q: [...p.q], k: [...p.k] } }));`;
   return JSON.parse(
     execFileSync(
       process.execPath,

@@ -132,6 +132,36 @@ describe('real models on the page and in the widget', () => {
     assert.deepEqual(problems(page), []);
   });
 
+  it("explains a real head: its q·k, scale and weights, as Node's projections give", async () => {
+    const [layer, head, query] = [1, 1, 5];
+    const { projections } = runInNode(fixtures.folder(NEO), TEXT, { projections: layer });
+    await page.click(`#model-grid [data-cell="${layer}:${head}"]`);
+    await page.click(`#token-strip .token-chip[data-index="${query}"]`);
+    const n = node.tokens.length;
+    // The layer's q and k come from the worker; until then the panel says it is waiting.
+    await page.waitForFunction(
+      ([n, meta]) =>
+        document.querySelector('#explain-body .explain-head')?.textContent.includes(meta) &&
+        document.querySelectorAll('#explain-body .explain-table tbody tr').length === n,
+      [n, `token ${query + 1} · layer ${layer + 1} · head ${head + 1}`],
+    );
+    const rows = await page.$$eval('#explain-body .explain-table tbody tr', (trs) =>
+      trs.map((tr) => [...tr.cells].map((td) => td.textContent.replace('−', '-'))),
+    );
+    const { headDim: d, scale, q, k } = projections;
+    const weights = headRows(node, layer, head)[query];
+    rows.forEach(([, score, logit, weight], j) => {
+      let dot = 0;
+      for (let c = 0; c < d; c++) dot += q[(head * n + query) * d + c] * k[(head * n + j) * d + c];
+      const near = (shown, value, what) =>
+        assert.ok(Math.abs(Number(shown) - value) <= 5e-4 + 1e-3 * Math.abs(value), `${what} ${j}`);
+      near(score, dot, 'q·k of key');
+      if (weights[j] === 0) return assert.equal(logit, '-∞', `masked key ${j}`);
+      near(logit, dot * scale, 'logit of key');
+      near(weight, weights[j], 'weight of key');
+    });
+  });
+
   it('mask surgery changes the predictions, as Node computes them with these masks', async () => {
     await page.click('#tab-matrix');
     const runs = Number(await page.evaluate(() => document.body.dataset.modelRuns));
