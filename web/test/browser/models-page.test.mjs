@@ -230,6 +230,21 @@ describe('real models on the page and in the widget', () => {
     const snapshot = JSON.parse(text);
     assert.deepEqual([snapshot.model.id, snapshot.layers, snapshot.heads], [NEO, [2], [0, 1]]);
     assert.deepEqual(snapshot.selected, { layer: 2, head: 1 });
+    // The view's own exports name the model, layer and head too.
+    const exported = async (button) => {
+      const [file] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+      return { name: file.suggestedFilename(), text: readFileSync(await file.path(), 'utf8') };
+    };
+    const json = await exported('#export-json');
+    assert.equal(json.name, 'attnlens-layer3-head2.json');
+    const numbers = JSON.parse(json.text);
+    assert.deepEqual([numbers.model.id, numbers.layer, numbers.head], [NEO, 2, 1]);
+    assert.deepEqual(
+      numbers.heads[1].weights,
+      shown.values.map((row) => row.map((v) => (v === 'm' ? 0 : v))),
+    );
+    const svg = await exported('#export-svg');
+    assert.ok(svg.text.includes(`attnlens · ${NEO} · layer 3 · head 2`), svg.text.slice(0, 400));
 
     const lens = await newPage(browser.context);
     const wasm = [];
