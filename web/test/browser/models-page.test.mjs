@@ -167,11 +167,14 @@ describe('real models on the page and in the widget', () => {
     const runs = Number(await page.evaluate(() => document.body.dataset.modelRuns));
     await page.check('#surgery-input');
     await waitForRuns(page, runs + 1);
-    const lists = await page.$$eval('#predictions-body .al-prediction-list', (lists) =>
-      lists.map((list) =>
-        [...list.querySelectorAll('.al-prediction')].map((item) => Number(item.dataset.id)),
-      ),
-    );
+    // The token ids of each list of predictions shown (before and after the surgery).
+    const predictionLists = () =>
+      page.$$eval('#predictions-body .al-prediction-list', (lists) =>
+        lists.map((list) =>
+          [...list.querySelectorAll('.al-prediction')].map((item) => Number(item.dataset.id)),
+        ),
+      );
+    const lists = await predictionLists();
     assert.equal(lists.length, 2, 'before and after side by side');
     const masks = 'causal+local:2';
     const surgery = runInNode(fixtures.folder(NEO), TEXT, { masks });
@@ -185,9 +188,23 @@ describe('real models on the page and in the widget', () => {
     );
     assert.notDeepEqual(lists[0], lists[1], 'the surgery changed what the model predicts');
     assert.match(await page.textContent('#matrix-caption-b'), /causal\+local:2/);
+    // On one layer only: the others keep the model's own masks.
+    await page.selectOption('#surgery-layer-select', '2');
+    await waitForRuns(page, runs + 2);
+    const oneLayer = runInNode(fixtures.folder(NEO), TEXT, {
+      masks: node.info.layerMasks.map((own, l) => (l === 2 ? masks : own)),
+    });
+    const [, after] = await predictionLists();
+    assert.deepEqual(
+      after,
+      oneLayer.predictions.map((p) => p.id),
+    );
+    assert.notDeepEqual(after, lists[1], 'one layer is not every layer');
+    await page.selectOption('#surgery-layer-select', '-1');
+    await waitForRuns(page, runs + 3);
     // The heatmap after the surgery is the surgery's own run.
     await page.uncheck('#surgery-input');
-    await waitForRuns(page, runs + 2);
+    await waitForRuns(page, runs + 4);
   });
 
   it('reads subword pieces as words: sums over key pieces, means over query pieces', async () => {
