@@ -132,6 +132,15 @@ describe('real-model views: accessibility and screenshots', () => {
       const page = await openModel(lang, BERT, { view: 'matrix' });
       assert.equal(await page.isVisible('#insert-mask'), true);
       assert.equal(await page.locator('#predictions-body .al-prediction-list').count(), 1);
+      // The button puts a second [MASK] at the cursor (after "cat"); both get their fillers.
+      await page.focus('#main-text');
+      await page.evaluate(() => document.getElementById('main-text').setSelectionRange(7, 7));
+      await page.click('#insert-mask');
+      await waitForRuns(page, 2);
+      assert.equal(await page.inputValue('#main-text'), 'the cat[MASK] [MASK] on the mat');
+      await page.waitForFunction(
+        () => document.querySelectorAll('#predictions-body .al-prediction-list').length === 2,
+      );
       await page
         .locator('#predictions')
         .screenshot({ path: artifact(`predictions-bert-${lang}.png`) });
