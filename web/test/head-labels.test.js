@@ -40,6 +40,24 @@ describe('headMeasures', () => {
     close(measures.previous, (0.9 + 0.2) / 2);
   });
 
+  it('a local window: token 0 seen by one row only is no first-token sink', () => {
+    // causal+local:2: row i sees keys i - 1 and i; only row 1 can look at token 0.
+    const local = Uint8Array.from({ length: 16 }, (_, c) => {
+      const [i, j] = [Math.floor(c / 4), c % 4];
+      return j <= i && i - j < 2 ? 1 : 0;
+    });
+    const weights = matrix([
+      [1, 0, 0, 0],
+      [0.9, 0.1, 0, 0],
+      [0, 0.5, 0.5, 0],
+      [0, 0, 0.5, 0.5],
+    ]);
+    const { label, measures } = headMeasures(weights, { n: 4, mask: local });
+    close(measures.first, 0.9); // row 1 alone: shown, but it does not name the head
+    close(measures.previous, (0.9 + 0.5 + 0.5) / 3);
+    assert.equal(label, 'previous');
+  });
+
   it('a self head without a mask', () => {
     const weights = matrix([
       [0.6, 0.2, 0.2],

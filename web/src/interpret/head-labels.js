@@ -28,6 +28,7 @@ export const LABEL_THRESHOLDS = Object.freeze({
  *   weight on key i - 1; first, on key 0 (when token 0 is not special); self, on key i;
  *   special, on every special key; broad, the row's entropy over log2 of its visible keys.
  *   Rows that see a single key (the first row of a causal head) show nothing and are skipped.
+ *   A pattern gives the label only when at least half of the other rows can show it.
  */
 export function headMeasures(weights, { n, mask = null, special = [] }) {
   const visible = (i, j) => !mask || mask[i * n + j] === 1;
@@ -61,15 +62,18 @@ export function headMeasures(weights, { n, mask = null, special = [] }) {
   }
   const measures = {};
   for (const name of HEAD_LABELS) measures[name] = rows[name] ? sums[name] / rows[name] : null;
-  return { label: labelOf(measures), measures };
+  // A pattern names the head only when at least half its rows can show it: in a local window
+  // only the first rows see token 0, and one row is not a first-token sink.
+  const shown = (name) => rows[name] * 2 >= rows.broad;
+  return { label: labelOf(measures, shown), measures };
 }
 
 // The pattern holding the largest share past its threshold; broad only when none does.
-function labelOf(measures) {
+function labelOf(measures, shown) {
   let best = null;
   for (const name of HEAD_LABELS.filter((label) => label !== 'broad')) {
     const share = measures[name];
-    if (share === null || share < LABEL_THRESHOLDS[name]) continue;
+    if (share === null || share < LABEL_THRESHOLDS[name] || !shown(name)) continue;
     if (best === null || share > measures[best]) best = name;
   }
   if (best) return best;
