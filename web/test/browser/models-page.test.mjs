@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { headMeasures } from '../../src/interpret/head-labels.js';
 import { aggregateGroups, wordGroups } from '../../src/interpret/words.js';
 import { tokenize } from '../../src/text/tokenize.js';
 import { formatBytes } from '../../src/views/dom.js';
@@ -113,6 +114,21 @@ describe('real models on the page and in the widget', () => {
     await page.click('#tab-model');
     const cells = await page.locator('#model-grid .al-model-cell').count();
     assert.equal(cells, node.info.layers * node.info.heads);
+    // Each cell names its label and, on hover, the measure behind it, from that head's weights.
+    const weights = headRows(node, 1, 1).flat();
+    const n = node.tokens.length;
+    const { label, measures } = headMeasures(weights, {
+      n,
+      mask: weights.map((w) => (w > 0 ? 1 : 0)), // masked cells, and only they, weigh 0
+    });
+    // Half a row on token 0, but only the first rows of this local layer can see it: broad.
+    assert.ok(measures.first > 0.5, `first ${measures.first}`);
+    assert.equal(label, 'broad');
+    assert.equal(
+      await page.getAttribute('#model-grid [data-cell="1:1"]', 'title'),
+      `layer 2, head 2: broad · rows spread out: entropy ${measures.broad.toFixed(2)} of the ` +
+        'most it could be',
+    );
     for (const [layer, head] of [
       [0, 1],
       [1, 0],
@@ -331,7 +347,9 @@ describe('real models on the page and in the widget', () => {
     assert.match(await page.textContent('.model-status.is-ready'), /^Loaded: gpt_neo · 3 layers/);
     assert.equal(await page.textContent('.model-title'), `Your files (${files.length})`);
     close((await pageTable(page)).values, headRows(node, 0, 0), 'dropped files, layer 1 head 1');
-    assert.doesNotMatch(await page.evaluate(() => location.href), /model=/);
+    // The link is written a moment after the last change: it names neither model nor layer.
+    await page.waitForFunction(() => new URLSearchParams(location.search).has('text'));
+    await page.waitForFunction(() => !/[?&](model|layer)=/.test(location.search));
     assert.deepEqual(hub.requests.slice(served), [], 'nothing asked of the Hub');
   });
 
