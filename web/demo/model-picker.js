@@ -19,6 +19,7 @@ export class ModelPicker {
     this.session = session;
     this.update = update;
     this.getState = getState;
+    this.cancelFor = null; // { key, button }: the Cancel button of the load in progress
     for (const input of elements.modelKind) {
       input.addEventListener('change', () => this.#pickKind(input.value));
     }
@@ -181,10 +182,15 @@ export class ModelPicker {
         );
       }
     } else if (loading && !loading.error) {
-      parts.push(
-        ...progressParts(loading.progress),
-        this.#button('modelCancel', () => session.cancel()),
-      );
+      // Progress re-renders the panel many times a second: the same Cancel button each time, so
+      // a click whose press and release straddle a render still lands on it.
+      if (this.cancelFor?.key !== loading.key) {
+        this.cancelFor = {
+          key: loading.key,
+          button: this.#button('modelCancel', () => session.cancel()),
+        };
+      }
+      parts.push(...progressParts(loading.progress), this.cancelFor.button);
     } else {
       if (loading?.error) {
         parts.push(

@@ -304,6 +304,7 @@ export class AttnLensElement extends ElementBase {
       this.#lenses ??= await import('./widget-models.js');
       this.#loader ??= new this.#lenses.LensLoader(parts, {
         t,
+        engine: sharedEngine,
         onLoadClick: () => this.#schedule(),
       });
       const lens = await this.#loader.lensFor(this, () => generation === this.#generation);

@@ -46,10 +46,11 @@ export async function modelDownloadBytes(id, revision) {
 const loaded = new Map();
 
 /**
- * Loads a Hub model (once per page, on its own engine of the models module: the widgets' shared
- * engine is the smaller attention-only one) and runs it on `text`, as a snapshot.
+ * Loads a Hub model (once per page, on an engine of the models module of its own; `attention`,
+ * the widgets' shared attention-only engine, draws the layers' masks) and runs it on `text`, as
+ * a snapshot.
  */
-export async function runModel({ id, revision, text, onProgress }) {
+export async function runModel({ id, revision, text, attention, onProgress }) {
   const key = `${id}@${revision ?? ''}`;
   if (!loaded.has(key)) {
     const { loadModel } = await import('../src/models/index.js');
@@ -99,10 +100,10 @@ export function lensLayer(lens, layer) {
  * while the element's attributes name the same thing.
  */
 export class LensLoader {
-  // parts: the element's header, view and status; t(key, values) its strings; onLoadClick()
-  // after the reader pressed Load.
-  constructor(parts, { t, onLoadClick }) {
-    Object.assign(this, { parts, t, onLoadClick });
+  // parts: the element's header, view and status; t(key, values) its strings; engine() the
+  // page's shared engine; onLoadClick() after the reader pressed Load.
+  constructor(parts, { t, engine, onLoadClick }) {
+    Object.assign(this, { parts, t, engine, onLoadClick });
     this.key = '';
     this.lens = null;
     this.clickedFor = null; // the model the reader pressed Load for: another one asks again
@@ -139,6 +140,7 @@ export class LensLoader {
       id,
       revision,
       text,
+      attention: await this.engine(),
       onProgress: ({ totalLoaded, totalBytes }) => {
         if (!isCurrent()) return;
         const done = totalBytes ? `${Math.round((totalLoaded / totalBytes) * 100)}%` : '';
