@@ -1,0 +1,62 @@
+// What each head of a causal model does on a sequence, from its attention weights
+// [layers, heads, N, N]:
+//   entropy        the mean over rows of -sum_j p_ij ln p_ij (nats): how spread out the head
+//                  looks; it falls as attention sharpens
+//   previousToken  the mean weight row i puts on token i - 1 (rows 1..N-1)
+//   induction      the mean weight row i puts on the token after the previous occurrence of
+//                  token i, over the rows whose token occurred before (null when none did)
+//   label          'induction' when induction > HEAD_LABEL_THRESHOLD, else 'previous-token'
+//                  when previousToken is, else null
+
+/** A head is labelled when more than this share of its weight goes where the label says. */
+export const HEAD_LABEL_THRESHOLD = 0.5;
+
+/**
+ * @param {Float32Array} attention [layers, heads, N, N]
+ * @param {ArrayLike<number>} ids the sequence's N token ids
+ * @returns {{ layer, head, entropy, previousToken, induction, label }[]} layer by layer
+ */
+export function headScores(attention, ids, layers, heads) {
+  const n = ids.length;
+  // For every row, the column after the previous occurrence of its token (-1: none).
+  const after = new Int32Array(n).fill(-1);
+  const last = new Map();
+  for (let i = 0; i < n; i++) {
+    const seen = last.get(ids[i]);
+    if (seen !== undefined) after[i] = seen + 1;
+    last.set(ids[i], i);
+  }
+  const repeated = after.reduce((count, j) => count + (j >= 0 ? 1 : 0), 0);
+  const scores = [];
+  for (let layer = 0; layer < layers; layer++) {
+    for (let head = 0; head < heads; head++) {
+      const base = (layer * heads + head) * n * n;
+      let entropy = 0,
+        previous = 0,
+        induction = 0;
+      for (let i = 0; i < n; i++) {
+        const row = base + i * n;
+        for (let j = 0; j <= i; j++) {
+          const p = attention[row + j];
+          if (p > 0) entropy -= p * Math.log(p);
+        }
+        if (i > 0) previous += attention[row + i - 1];
+        if (after[i] >= 0) induction += attention[row + after[i]];
+      }
+      const previousToken = n > 1 ? previous / (n - 1) : 0;
+      const inductionScore = repeated > 0 ? induction / repeated : null;
+      let label = null;
+      if (inductionScore !== null && inductionScore > HEAD_LABEL_THRESHOLD) label = 'induction';
+      else if (previousToken > HEAD_LABEL_THRESHOLD) label = 'previous-token';
+      scores.push({
+        layer,
+        head,
+        entropy: entropy / n,
+        previousToken,
+        induction: inductionScore,
+        label,
+      });
+    }
+  }
+  return scores;
+}
