@@ -2,14 +2,18 @@
 // `tsc --noEmit --strict`). The contract they describe is docs/JS_API.md ("Training").
 
 import type { ErrorCode } from './index.js';
-import type { ModelTokenizer } from './models.js';
+
+export interface TokenizerFiles {
+  json: Record<string, unknown>;
+  config?: Record<string, unknown> | null;
+}
 
 export type TrainerVocabulary =
   | 'bytes'
   | { characters: string }
   | {
-      tokenizer:
-        ModelTokenizer | { json: Record<string, unknown>; config?: Record<string, unknown> | null };
+      /** A loaded model's tokenizer (attnlens/models' model.tokenizer), or its files. */
+      tokenizer: { readonly files: TokenizerFiles } | TokenizerFiles;
     };
 
 export interface TrainerConfig {

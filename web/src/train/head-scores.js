@@ -3,8 +3,9 @@
 //   entropy        the mean over rows of -sum_j p_ij ln p_ij (nats): how spread out the head
 //                  looks; it falls as attention sharpens
 //   previousToken  the mean weight row i puts on token i - 1 (rows 1..N-1)
-//   induction      the mean weight row i puts on the token after the previous occurrence of
-//                  token i, over the rows whose token occurred before (null when none did)
+//   induction      the mean weight row i puts on the tokens right after the earlier occurrences
+//                  of token i (on a sequence repeated once: the token after its previous
+//                  occurrence), over the rows whose token occurred before (null when none did)
 //   label          'induction' when induction > HEAD_LABEL_THRESHOLD, else 'previous-token'
 //                  when previousToken is, else null
 
@@ -18,15 +19,15 @@ export const HEAD_LABEL_THRESHOLD = 0.5;
  */
 export function headScores(attention, ids, layers, heads) {
   const n = ids.length;
-  // For every row, the column after the previous occurrence of its token (-1: none).
-  const after = new Int32Array(n).fill(-1);
-  const last = new Map();
+  // For every row, the columns right after the earlier occurrences of its token.
+  const after = [];
+  const seen = new Map();
   for (let i = 0; i < n; i++) {
-    const seen = last.get(ids[i]);
-    if (seen !== undefined) after[i] = seen + 1;
-    last.set(ids[i], i);
+    const earlier = seen.get(ids[i]) ?? [];
+    after.push(earlier.map((j) => j + 1));
+    seen.set(ids[i], [...earlier, i]);
   }
-  const repeated = after.reduce((count, j) => count + (j >= 0 ? 1 : 0), 0);
+  const repeated = after.filter((columns) => columns.length > 0).length;
   const scores = [];
   for (let layer = 0; layer < layers; layer++) {
     for (let head = 0; head < heads; head++) {
@@ -41,7 +42,7 @@ export function headScores(attention, ids, layers, heads) {
           if (p > 0) entropy -= p * Math.log(p);
         }
         if (i > 0) previous += attention[row + i - 1];
-        if (after[i] >= 0) induction += attention[row + after[i]];
+        for (const j of after[i]) induction += attention[row + j];
       }
       const previousToken = n > 1 ? previous / (n - 1) : 0;
       const inductionScore = repeated > 0 ? induction / repeated : null;

@@ -379,9 +379,4 @@ export class TrainerSession {
       running: !!this.#running,
     };
   }
-
-  dispose() {
-    this.#core.destroy();
-    this.#engine.dispose();
-  }
 }

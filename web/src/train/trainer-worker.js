@@ -60,7 +60,6 @@ const METHODS = {
     const files = session.save(temperature);
     return [files, Object.values(files).map((bytes) => bytes.buffer)];
   },
-  dispose: () => [session?.dispose()],
 };
 
 port.listen(async ({ id, method, args }) => {

@@ -24,7 +24,7 @@ export async function createTrainer(config) {
   let trainer = null;
   const host = await WorkerHost.start((event, data) => trainer?.receive(event, data));
   try {
-    const [info] = [await host.call('create', [checked])];
+    const info = await host.call('create', [checked]);
     trainer = new Trainer(host, info, checked);
     return trainer;
   } catch (error) {

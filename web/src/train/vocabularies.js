@@ -6,7 +6,6 @@
 //   { tokenizer }             a loaded model's tokenizer (attnlens/models): its own files
 
 import { attnlensError } from '../errors.js';
-import { createTokenizer } from '../models/tokenizer.js';
 import { byteLevelDecoder } from '../models/token-offsets.js';
 
 /** The most tokens a vocabulary may have (the core's bound). */
@@ -173,6 +172,9 @@ class TokenizerVocabulary {
 export async function createVocabulary(spec) {
   if (spec.kind === 'bytes') return new ByteVocabulary();
   if (spec.kind === 'characters') return new CharacterVocabulary(spec.text);
+  // Imported only here: it needs @huggingface/tokenizers, a bare specifier that a worker run
+  // from the package's files (no bundler, no import map in workers) cannot resolve.
+  const { createTokenizer } = await import('../models/tokenizer.js');
   const tokenizer = await createTokenizer(spec.files);
   if (tokenizer.vocabSize > MAX_VOCABULARY) {
     throw attnlensError(
