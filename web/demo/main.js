@@ -12,6 +12,7 @@ import { elements } from './elements.js';
 import { ExplainPanel } from './explain.js';
 import { bindExports } from './exports.js';
 import { detectLanguage, language, setLanguage, t, translateDocument } from './i18n.js';
+import { LearnPanel } from './learn/learn-panel.js';
 import { renderNumbersTable } from './numbers-table.js';
 import { renderPrimer } from './primer.js';
 import { currentHead, focusedQuery } from './selection.js';
@@ -59,6 +60,7 @@ const composer = new Composer(elements, { update, getState });
 const tokenStrip = new TokenStrip(elements.tokenStrip, { update, getState });
 const stage = new Stage(elements, { update, getState, getResult });
 const explain = new ExplainPanel(elements.explainBody, { onPickKey: (key) => update({ key }) });
+const learn = new LearnPanel(elements.learn);
 const cost = new CostPanel(elements.costBody, {
   runBenchmark: async () => ({
     ...(await client.request('bench', 'benchmark', {
@@ -85,6 +87,7 @@ function update(patch, { immediate = false } = {}) {
     translateDocument();
     document.body.dataset.language = language();
     renderPrimer(elements.primer, tryIdea);
+    learn.relabel();
     elements.resetButton.addEventListener('click', () =>
       update(resetState(state, language()), { immediate: true }),
     );
