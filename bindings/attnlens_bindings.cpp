@@ -95,9 +95,10 @@ attnlens::AttentionOptions attention_options(const CallBlock& block) {
 }
 
 attnlens::AttentionShape attention_shape(const CallBlock& block) {
-  return {block.integer(cb::kHeads, "heads"), block.integer(cb::kQueryLength, "queryLength"),
-          block.integer(cb::kKeyLength, "keyLength"), block.integer(cb::kHeadDim, "headDim"),
-          block.integer(cb::kValueDim, "valueDim")};
+  return {
+      block.integer(cb::kHeads, "heads"),         block.integer(cb::kQueryLength, "queryLength"),
+      block.integer(cb::kKeyLength, "keyLength"), block.integer(cb::kHeadDim, "headDim"),
+      block.integer(cb::kValueDim, "valueDim"),   block.integer(cb::kKvHeads, "kvHeads")};
 }
 
 void write_stats(CallBlock& block, const attnlens::AttentionStats& stats) {
@@ -165,7 +166,8 @@ CallResult multi_head(std::uintptr_t address) {
                 block.integer(cb::kKeyLength, "keyLength"),
                 block.integer(cb::kModelDim, "modelDim"),
                 block.integer(cb::kKeyModelDim, "keyModelDim"),
-                block.integer(cb::kOutDim, "outDim")};
+                block.integer(cb::kOutDim, "outDim"),
+                block.integer(cb::kKvHeads, "kvHeads")};
     in.x_query = block.array<const float>(cb::kX, "x");
     in.x_key_value = block.array<const float>(cb::kSource, "source");
     in.weights = {block.array<const float>(cb::kWQuery, "wQuery"),

@@ -30,6 +30,7 @@ namespace attnlens_bindings {
   X(kModelDim, "modelDim")                                                          \
   X(kKeyModelDim, "keyModelDim")                                                    \
   X(kOutDim, "outDim")                                                              \
+  X(kKvHeads, "kvHeads") /* K/V heads (grouped-query); 0: as many as heads */       \
   /* Options. */                                                                    \
   X(kScore, "score") /* ScoreCode */                                                \
   X(kScale, "scale") /* NaN: the score function's default */                        \

@@ -110,7 +110,7 @@ void draw_mask(FuzzedDataProvider& in, Problem& p) {
 // Breaks one rule the engine must reject with an attnlens::Error.
 void break_one_rule(FuzzedDataProvider& in, Problem& p) {
   const std::int64_t longest = std::max(p.shape.query_len, p.shape.key_len);
-  switch (in.ConsumeIntegralInRange<int>(0, 6)) {
+  switch (in.ConsumeIntegralInRange<int>(0, 7)) {
     case 0:
       p.options.temperature = in.ConsumeBool() ? 0.0f : -1.0f;
       p.broken = "temperature <= 0";
@@ -137,6 +137,10 @@ void break_one_rule(FuzzedDataProvider& in, Problem& p) {
       p.v.pop_back();
       p.broken = "v one element short";
       break;
+    case 6:
+      p.shape.kv_heads = p.shape.heads + 1;
+      p.broken = "kv_heads that does not divide heads";
+      break;
     default:
       p.options.scale = std::numeric_limits<float>::infinity();
       p.broken = "an infinite scale";
@@ -147,6 +151,14 @@ void break_one_rule(FuzzedDataProvider& in, Problem& p) {
 Problem draw_problem(FuzzedDataProvider& in) {
   Problem p;
   p.shape.heads = in.ConsumeIntegralInRange<std::int64_t>(1, 4);
+  // Grouped-query attention: K/V heads a divisor of the query heads (0: as many).
+  if (in.ConsumeBool()) {
+    std::vector<std::int64_t> divisors;
+    for (std::int64_t n = 1; n <= p.shape.heads; ++n) {
+      if (p.shape.heads % n == 0) divisors.push_back(n);
+    }
+    p.shape.kv_heads = divisors[in.ConsumeIntegralInRange<std::size_t>(0, divisors.size() - 1)];
+  }
   p.shape.query_len = in.ConsumeIntegralInRange<std::int64_t>(1, 40);
   p.shape.key_len =
       in.ConsumeBool() ? p.shape.query_len : in.ConsumeIntegralInRange<std::int64_t>(1, 40);
@@ -154,6 +166,7 @@ Problem draw_problem(FuzzedDataProvider& in) {
   p.shape.value_dim =
       in.ConsumeBool() ? p.shape.head_dim : in.ConsumeIntegralInRange<std::int64_t>(1, 20);
   const auto h = static_cast<std::size_t>(p.shape.heads);
+  const auto hkv = static_cast<std::size_t>(kv_head_count(p.shape));
   const auto nq = static_cast<std::size_t>(p.shape.query_len);
   const auto nk = static_cast<std::size_t>(p.shape.key_len);
   const auto d = static_cast<std::size_t>(p.shape.head_dim);
@@ -173,7 +186,7 @@ Problem draw_problem(FuzzedDataProvider& in) {
   o.threads = in.ConsumeIntegralInRange<std::int64_t>(1, 3);
 
   p.q = draw_values(in, h * nq * d, 2.0f);
-  p.k = draw_values(in, h * nk * d, 2.0f);
+  p.k = draw_values(in, hkv * nk * d, 2.0f);
   // One draw in four has values so large that Nk * max |v| passes FLT_MAX (up to FLT_MAX itself):
   // the output, a weighted mean of values, must still come out finite and right.
   p.value_range = 2.0f;
@@ -184,7 +197,7 @@ Problem draw_problem(FuzzedDataProvider& in) {
                         : static_cast<float>(std::min(2.0 * largest / static_cast<double>(nk),
                                                       static_cast<double>(largest)));
   }
-  p.v = draw_values(in, h * nk * dv, p.value_range);
+  p.v = draw_values(in, hkv * nk * dv, p.value_range);
   if (o.score == ScoreFunction::kAdditive) {
     const std::int64_t hidden = in.ConsumeIntegralInRange<std::int64_t>(1, 8);
     p.w_query = draw_values(in, h * static_cast<std::size_t>(hidden) * d, 1.0f);
@@ -204,8 +217,8 @@ Problem draw_problem(FuzzedDataProvider& in) {
 
   const MaskSpec& m = o.mask;
   p.description =
-      "H=" + std::to_string(h) + " Nq=" + std::to_string(nq) + " Nk=" + std::to_string(nk) +
-      " D=" + std::to_string(d) + " Dv=" + std::to_string(dv) +
+      "H=" + std::to_string(h) + " Hkv=" + std::to_string(hkv) + " Nq=" + std::to_string(nq) +
+      " Nk=" + std::to_string(nk) + " D=" + std::to_string(d) + " Dv=" + std::to_string(dv) +
       " score=" + std::to_string(static_cast<int>(o.score)) +
       " strategy=" + std::to_string(static_cast<int>(o.strategy)) + " kernels=" + o.kernels->name +
       " threads=" + std::to_string(o.threads) + " temperature=" + std::to_string(o.temperature) +

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the embind modules web/ ships and copies them into web/src/wasm/:
+# Builds the embind modules web/ ships and copies them into web/src/wasm/ (each also as
+# attnlens-models-<flavour>: the same engine plus whole models, which attnlens/models loads):
 #   attnlens-relaxed.{js,wasm} from build/wasm-relaxed (SIMD128 plus f32x4.relaxed_madd: FMA)
 #   attnlens-simd.{js,wasm}    from build/wasm-simd (the core compiled with -msimd128)
 #   attnlens-scalar.{js,wasm}  from build/wasm-nosimd (ATTNLENS_NO_SIMD: no SIMD opcodes at all)
@@ -29,11 +30,14 @@ build_modules() {
 }
 
 step "building the wasm modules for web/"
-build_modules build/wasm-simd "attnlens_web attnlens_web_eval"
-build_modules build/wasm-relaxed "attnlens_web attnlens_web_eval" -DATTNLENS_RELAXED_SIMD=ON
-build_modules build/wasm-nosimd "attnlens_web attnlens_web_eval" -DATTNLENS_NO_SIMD=ON
-build_modules build/wasm-threads attnlens_web -DATTNLENS_THREADS=ON
-build_modules build/wasm-relaxed-threads attnlens_web -DATTNLENS_RELAXED_SIMD=ON -DATTNLENS_THREADS=ON
+build_modules build/wasm-simd "attnlens_web attnlens_web_eval attnlens_models_web"
+build_modules build/wasm-relaxed "attnlens_web attnlens_web_eval attnlens_models_web" \
+  -DATTNLENS_RELAXED_SIMD=ON
+build_modules build/wasm-nosimd "attnlens_web attnlens_web_eval attnlens_models_web" \
+  -DATTNLENS_NO_SIMD=ON
+build_modules build/wasm-threads "attnlens_web attnlens_models_web" -DATTNLENS_THREADS=ON
+build_modules build/wasm-relaxed-threads "attnlens_web attnlens_models_web" \
+  -DATTNLENS_RELAXED_SIMD=ON -DATTNLENS_THREADS=ON
 
 mkdir -p web/src/wasm
 for flavour in simd relaxed scalar; do
@@ -42,10 +46,16 @@ for flavour in simd relaxed scalar; do
     relaxed) dir=build/wasm-relaxed ;;
     scalar) dir=build/wasm-nosimd ;;
   esac
-  cp "$dir/bindings/attnlens-$flavour.js" "$dir/bindings/attnlens-$flavour.wasm" web/src/wasm/
+  for name in "attnlens-$flavour" "attnlens-models-$flavour"; do
+    cp "$dir/bindings/$name.js" "$dir/bindings/$name.wasm" web/src/wasm/
+  done
 done
-cp build/wasm-threads/bindings/attnlens-simd-threads.{js,wasm,worker.js} web/src/wasm/
-cp build/wasm-relaxed-threads/bindings/attnlens-relaxed-threads.{js,wasm,worker.js} web/src/wasm/
+for name in attnlens-simd-threads attnlens-models-simd-threads; do
+  cp build/wasm-threads/bindings/$name.{js,wasm,worker.js} web/src/wasm/
+done
+for name in attnlens-relaxed-threads attnlens-models-relaxed-threads; do
+  cp build/wasm-relaxed-threads/bindings/$name.{js,wasm,worker.js} web/src/wasm/
+done
 
 # Strict-CSP pages ('script-src' without 'unsafe-eval') must be able to load every module.
 for glue in web/src/wasm/*.js; do
@@ -62,10 +72,12 @@ done
 # instruction (the core would otherwise fail to compile there). Binaryen's disassembler comes
 # with Emscripten.
 simd_instructions() { wasm-dis "$1" | grep -cE 'v128|[if](8x16|16x8|32x4|64x2)\.' || true; }
-[ "$(simd_instructions web/src/wasm/attnlens-scalar.wasm)" = 0 ] ||
-  die "attnlens-scalar.wasm contains SIMD instructions"
-[ "$(simd_instructions web/src/wasm/attnlens-simd.wasm)" -gt 0 ] ||
-  die "attnlens-simd.wasm contains no SIMD instruction: was it built with -msimd128?"
+for name in attnlens attnlens-models; do
+  [ "$(simd_instructions web/src/wasm/$name-scalar.wasm)" = 0 ] ||
+    die "$name-scalar.wasm contains SIMD instructions"
+  [ "$(simd_instructions web/src/wasm/$name-simd.wasm)" -gt 0 ] ||
+    die "$name-simd.wasm contains no SIMD instruction: was it built with -msimd128?"
+done
 # The relaxed module must need relaxed SIMD (else it is the simd one under another name) and be
 # valid with it: Node 20 validates relaxed SIMD only behind a flag.
 validates() {
@@ -73,7 +85,7 @@ validates() {
   node "$@" -e 'const fs = require("fs");
     process.stdout.write(String(WebAssembly.validate(fs.readFileSync(process.argv[1]))));' "$wasm"
 }
-for wasm in web/src/wasm/attnlens-relaxed.wasm web/src/wasm/attnlens-relaxed-threads.wasm; do
+for wasm in web/src/wasm/attnlens{,-models}-relaxed{,-threads}.wasm; do
   [ "$(validates "$wasm")" = false ] && [ "$(validates "$wasm" --experimental-wasm-relaxed-simd)" = true ] ||
     die "$wasm: must validate with relaxed SIMD and only with it"
 done

@@ -62,6 +62,14 @@ float value_scale_for(std::int64_t key_len, float max_abs_value) {
 
 }  // namespace detail
 
+std::int64_t kv_head_count(const AttentionShape& shape) noexcept {
+  return shape.kv_heads > 0 ? shape.kv_heads : shape.heads;
+}
+
+std::int64_t kv_head_of(const AttentionShape& shape, std::int64_t head) noexcept {
+  return head / (shape.heads / kv_head_count(shape));
+}
+
 float default_scale(ScoreFunction score, std::int64_t head_dim) {
   if (score == ScoreFunction::kScaledDot && head_dim > 0) {
     return static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));

@@ -19,16 +19,12 @@ namespace attnlens::detail {
 
 namespace {
 
-// One head's operands, and its weight matrix when the caller wants none (the panels' weights
-// still need a place to go).
+// One slot's operands (operand_slot: a K/V head and the query heads reading it), and their share
+// of the scratch meter.
 struct MaterializedHead {
-  MaterializedHead(const Problem& p, std::int64_t h, float fold, std::size_t scratch_floats,
-                   ScratchMeter& meter)
-      : ops(p.inputs, p.options, h, fold, p.value_scale, p.kernels),
-        weights(scratch_floats),
-        lease(meter, ops.bytes() + static_cast<std::int64_t>(scratch_floats * sizeof(float))) {}
+  MaterializedHead(const Problem& p, std::int64_t h, float fold, ScratchMeter& meter)
+      : ops(p.inputs, p.options, h, fold, p.value_scale, p.kernels), lease(meter, ops.bytes()) {}
   HeadOperands ops;
-  std::vector<float> weights;
   ScratchLease lease;
 };
 
@@ -41,27 +37,36 @@ AttentionStats run_materialized(const Problem& p) {
   const std::size_t head_scores = to_size(s.query_len * nk, sizeof(float), "query_len*key_len");
   const bool raw_scores = !p.outputs.scores.empty();
   const auto keys = static_cast<std::size_t>(nk);
-  const std::size_t scratch_floats = p.outputs.weights.empty() ? head_scores : 0;
   // Raw scores are wanted before scale and temperature, so then the factor comes afterwards.
   const float factor = base2_logit_factor(p.logit_factor);
 
   const std::vector<HeadTask> tasks =
       head_tasks(s.heads, div_up(s.query_len, kPanelQueries), p.threads);
-  SharedHeads<MaterializedHead> heads(s.heads, tasks);
+  const auto slot_of = [&](std::int64_t h) { return operand_slot(s, p.options.score, h); };
+  SharedHeads<MaterializedHead> heads(operand_slot_count(s, p.options.score), tasks,
+                                      [&](const HeadTask& t) { return slot_of(t.head); });
   ScratchMeter meter;
 
   // Query panels [task.begin, task.end) of one head.
   const auto run_task = [&](std::int64_t index) {
     const HeadTask& task = tasks[static_cast<std::size_t>(index)];
     const std::int64_t h = task.head;
-    const HeadLease<MaterializedHead> lease(heads, h);
-    MaterializedHead& head = heads.acquire(h, [&] {
-      return std::make_unique<MaterializedHead>(p, h, raw_scores ? 1.0f : factor, scratch_floats,
-                                                meter);
+    const HeadLease<MaterializedHead> lease(heads, slot_of(h));
+    MaterializedHead& head = heads.acquire(slot_of(h), [&] {
+      return std::make_unique<MaterializedHead>(p, h, raw_scores ? 1.0f : factor, meter);
     });
-    // Weights go straight into the caller's buffer when there is one.
-    float* weights =
-        scratch_floats > 0 ? head.weights.data() : p.outputs.weights.data + h * head_scores;
+    // Weights go straight into the caller's buffer; without one, into the task's own rows (the
+    // materialized strategy forms the matrix either way: what workingSetBytes counts for it).
+    const std::int64_t q_begin = task.begin * kPanelQueries;
+    const std::int64_t q_end = std::min(task.end * kPanelQueries, s.query_len);
+    std::vector<float> own_rows(
+        p.outputs.weights.empty() ? static_cast<std::size_t>((q_end - q_begin) * nk) : 0);
+    const ScratchLease rows_lease(meter,
+                                  static_cast<std::int64_t>(own_rows.size() * sizeof(float)));
+    const auto weights_of = [&](std::int64_t q0) {
+      return own_rows.empty() ? p.outputs.weights.data + h * head_scores + q0 * nk
+                              : own_rows.data() + (q0 - q_begin) * nk;
+    };
     float* scores = raw_scores ? p.outputs.scores.data + h * head_scores : nullptr;
     float* out = p.outputs.output.data + h * s.query_len * s.value_dim;
     float* logsumexp =
@@ -70,8 +75,7 @@ AttentionStats run_materialized(const Problem& p) {
     const ScratchLease panel_lease(meter, qp.bytes());
     const float ones[kPanelQueries] = {1, 1, 1, 1, 1, 1, 1, 1};
 
-    for (std::int64_t q0 = task.begin * kPanelQueries;
-         q0 < std::min(task.end * kPanelQueries, s.query_len); q0 += kPanelQueries) {
+    for (std::int64_t q0 = q_begin; q0 < q_end; q0 += kPanelQueries) {
       const std::int64_t rows = std::min(kPanelQueries, s.query_len - q0);
       const auto panel_rows = static_cast<std::size_t>(rows);
       qp.start(q0, rows);
@@ -87,7 +91,7 @@ AttentionStats run_materialized(const Problem& p) {
       if (logsumexp != nullptr) qp.write_logsumexp(logsumexp + q0);
       float inverse_sums[kPanelQueries];
       for (std::int64_t j = 0; j < kPanelQueries; ++j) inverse_sums[j] = qp.inverse_sum(j);
-      p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, inverse_sums, weights + q0 * nk,
+      p.kernels.panel_to_rows(keys, qp.chunk_scores(), panel_rows, inverse_sums, weights_of(q0),
                               keys);
     }
   };

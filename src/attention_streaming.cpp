@@ -48,7 +48,7 @@ void run_keys(std::vector<QueryPanel>& panels, const std::vector<KeyRange>& reac
   }
 }
 
-// The operands of one head, and their share of the scratch meter.
+// The operands of one slot (operand_slot), and their share of the scratch meter.
 struct StreamingHead {
   StreamingHead(const Problem& p, std::int64_t h, ScratchMeter& meter)
       : ops(p.inputs, p.options, h, base2_logit_factor(p.logit_factor), p.value_scale, p.kernels),
@@ -71,7 +71,9 @@ AttentionStats run_streaming(const Problem& p) {
   const auto panels_per_block = static_cast<std::size_t>(div_up(bq, kPanelQueries));
 
   const std::vector<HeadTask> tasks = head_tasks(s.heads, q_blocks, p.threads);
-  SharedHeads<StreamingHead> heads(s.heads, tasks);
+  const auto slot_of = [&](std::int64_t h) { return operand_slot(s, p.options.score, h); };
+  SharedHeads<StreamingHead> heads(operand_slot_count(s, p.options.score), tasks,
+                                   [&](const HeadTask& t) { return slot_of(t.head); });
   ScratchMeter meter;
   std::atomic<std::int64_t> tiles_visited{0};
 
@@ -79,9 +81,9 @@ AttentionStats run_streaming(const Problem& p) {
   const auto run_task = [&](std::int64_t index) {
     const HeadTask& task = tasks[static_cast<std::size_t>(index)];
     const std::int64_t h = task.head;
-    const HeadLease<StreamingHead> lease(heads, h);
+    const HeadLease<StreamingHead> lease(heads, slot_of(h));
     const HeadOperands& ops =
-        heads.acquire(h, [&] { return std::make_unique<StreamingHead>(p, h, meter); }).ops;
+        heads.acquire(slot_of(h), [&] { return std::make_unique<StreamingHead>(p, h, meter); }).ops;
     std::vector<QueryPanel> panels;
     panels.reserve(panels_per_block);
     for (std::size_t i = 0; i < panels_per_block; ++i) panels.emplace_back(p, ops, h, chunk);

@@ -38,19 +38,28 @@ inline std::vector<HeadTask> head_tasks(std::int64_t heads, std::int64_t units, 
   return tasks;
 }
 
-// Per-head state (State) that the tasks of a head share: made on first use, freed when the
-// last task of the head releases it.
+// Per-slot state (State) that tasks share: made on first use, freed when the last task using it
+// releases it. A slot is a head, or the K/V head that several query heads read (operand_slot).
 template <typename State>
 class SharedHeads {
  public:
-  SharedHeads(std::int64_t heads, const std::vector<HeadTask>& tasks)
-      : slots_(new Slot[static_cast<std::size_t>(heads)]) {
-    for (const HeadTask& t : tasks)
-      slots_[t.head].tasks_left.fetch_add(1, std::memory_order_relaxed);
+  // Slot slot_of(task) for each task; slots in [0, slots).
+  template <typename SlotOf>
+  SharedHeads(std::int64_t slots, const std::vector<HeadTask>& tasks, SlotOf&& slot_of)
+      : slots_(new Slot[static_cast<std::size_t>(slots)]) {
+    for (const HeadTask& t : tasks) use(slot_of(t));
   }
+  // Slot t.head for each task.
+  SharedHeads(std::int64_t heads, const std::vector<HeadTask>& tasks)
+      : SharedHeads(heads, tasks, [](const HeadTask& t) { return t.head; }) {}
+  // No uses yet: each task announces its slots with use() before the tasks start.
+  explicit SharedHeads(std::int64_t slots) : slots_(new Slot[static_cast<std::size_t>(slots)]) {}
 
-  // The state of head h; `make()` returns a std::unique_ptr<State> and runs once per head (other
-  // tasks of the head wait for it; if it throws, the next task to ask tries again). Tasks may
+  // One more task will use slot h (and release it once).
+  void use(std::int64_t h) { slots_[h].tasks_left.fetch_add(1, std::memory_order_relaxed); }
+
+  // The state of slot h; `make()` returns a std::unique_ptr<State> and runs once per slot (other
+  // tasks of the slot wait for it; if it throws, the next task to ask tries again). Tasks may
   // write to disjoint parts of it.
   template <typename Make>
   State& acquire(std::int64_t h, Make&& make) {
@@ -60,7 +69,7 @@ class SharedHeads {
     return *slot.state;
   }
 
-  // Once per task of head h, when it no longer uses the state.
+  // Once per task using slot h, when it no longer uses the state.
   void release(std::int64_t h) {
     Slot& slot = slots_[h];
     if (slot.tasks_left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -78,7 +87,7 @@ class SharedHeads {
   std::unique_ptr<Slot[]> slots_;
 };
 
-// Releases a task's head when the task ends, also by an exception.
+// Releases a task's slot when the task ends, also by an exception.
 template <typename State>
 class HeadLease {
  public:

@@ -78,6 +78,7 @@ MultiHeadShape resolve_shape(const MultiHeadShape& shape) {
   if (r.key_len == 0) r.key_len = r.query_len;
   if (r.key_model_dim == 0) r.key_model_dim = r.model_dim;
   if (r.out_dim == 0) r.out_dim = r.model_dim;
+  if (r.kv_heads == 0) r.kv_heads = r.heads;
   struct Dim {
     std::int64_t value;
     const char* name;
@@ -88,12 +89,18 @@ MultiHeadShape resolve_shape(const MultiHeadShape& shape) {
         Dim{r.key_model_dim, "key_model_dim"}, Dim{r.out_dim, "out_dim"}}) {
     if (d.value < 1) throw RangeError(d.name, "must be at least 1, got " + std::to_string(d.value));
   }
+  if (r.kv_heads < 1 || r.kv_heads > r.heads || r.heads % r.kv_heads != 0) {
+    throw RangeError("kv_heads", "must be 0 (as many as heads) or a divisor of heads = " +
+                                     std::to_string(r.heads) + ", got " +
+                                     std::to_string(shape.kv_heads));
+  }
   // Every size the call allocates or reads, checked once.
   const std::int64_t hd = checked_mul(r.heads, r.head_dim, "heads*head_dim");
   const std::int64_t hdv = checked_mul(r.heads, r.value_dim, "heads*value_dim");
+  const std::int64_t kvd = r.kv_heads * r.head_dim, kvdv = r.kv_heads * r.value_dim;
   detail::to_size(checked_mul(r.model_dim, hd, "w_query"), sizeof(float), "w_query");
-  detail::to_size(checked_mul(r.key_model_dim, hd, "w_key"), sizeof(float), "w_key");
-  detail::to_size(checked_mul(r.key_model_dim, hdv, "w_value"), sizeof(float), "w_value");
+  detail::to_size(checked_mul(r.key_model_dim, kvd, "w_key"), sizeof(float), "w_key");
+  detail::to_size(checked_mul(r.key_model_dim, kvdv, "w_value"), sizeof(float), "w_value");
   detail::to_size(checked_mul(hdv, r.out_dim, "w_out"), sizeof(float), "w_out");
   detail::to_size(checked_mul(r.query_len, r.model_dim, "x_query"), sizeof(float), "x_query");
   detail::to_size(checked_mul(r.key_len, r.key_model_dim, "x_key_value"), sizeof(float),
@@ -122,6 +129,7 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
   // attention() checks the options again; the projections need `threads` before it runs.
   detail::require_in_range(options.threads, 0, detail::kMaxThreads, "threads");
   const std::int64_t hd = s.heads * s.head_dim, hdv = s.heads * s.value_dim;
+  const std::int64_t kv = s.kv_heads, kvd = kv * s.head_dim, kvdv = kv * s.value_dim;
   const MultiHeadWeights& w = in.weights;
   require_product_length(in.x_query.size, "x_query", "query_len*model_dim",
                          {s.query_len, s.model_dim});
@@ -131,24 +139,25 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
   }
   require_product_length(w.w_query.size, "w_query", "model_dim*heads*head_dim",
                          {s.model_dim, s.heads, s.head_dim});
-  require_product_length(w.w_key.size, "w_key", "key_model_dim*heads*head_dim",
-                         {s.key_model_dim, s.heads, s.head_dim});
-  require_product_length(w.w_value.size, "w_value", "key_model_dim*heads*value_dim",
-                         {s.key_model_dim, s.heads, s.value_dim});
+  require_product_length(w.w_key.size, "w_key", "key_model_dim*kv_heads*head_dim",
+                         {s.key_model_dim, kv, s.head_dim});
+  require_product_length(w.w_value.size, "w_value", "key_model_dim*kv_heads*value_dim",
+                         {s.key_model_dim, kv, s.value_dim});
   require_product_length(w.w_out.size, "w_out", "heads*value_dim*out_dim",
                          {s.heads, s.value_dim, s.out_dim});
   require_optional_length(w.b_query, "b_query", "heads*head_dim", {s.heads, s.head_dim});
-  require_optional_length(w.b_key, "b_key", "heads*head_dim", {s.heads, s.head_dim});
-  require_optional_length(w.b_value, "b_value", "heads*value_dim", {s.heads, s.value_dim});
+  require_optional_length(w.b_key, "b_key", "kv_heads*head_dim", {kv, s.head_dim});
+  require_optional_length(w.b_value, "b_value", "kv_heads*value_dim", {kv, s.value_dim});
   require_optional_length(w.b_out, "b_out", "out_dim", {s.out_dim});
   require_product_length(out.output.size, "output", "query_len*out_dim", {s.query_len, s.out_dim});
-  const AttentionShape heads_shape{s.heads, s.query_len, s.key_len, s.head_dim, s.value_dim};
+  const AttentionShape heads_shape{s.heads,    s.query_len, s.key_len,
+                                   s.head_dim, s.value_dim, s.kv_heads};
   if (!out.q.empty())
     require_product_length(out.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
   if (!out.k.empty())
-    require_product_length(out.k.size, "k", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
+    require_product_length(out.k.size, "k", "Hkv*Nk*D", {kv, s.key_len, s.head_dim});
   if (!out.v.empty())
-    require_product_length(out.v.size, "v", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
+    require_product_length(out.v.size, "v", "Hkv*Nk*Dv", {kv, s.key_len, s.value_dim});
   for (const auto& [view, name] : {std::pair{in.x_query, "x_query"},
                                    {in.x_key_value, "x_key_value"},
                                    {w.w_query, "w_query"},
@@ -172,24 +181,24 @@ AttentionStats multi_head_attention(const MultiHeadInputs& in, const AttentionOp
     return storage.data();
   };
   float* q = head_major(out.q, q_storage, s.heads * s.query_len * s.head_dim);
-  float* k = head_major(out.k, k_storage, s.heads * s.key_len * s.head_dim);
-  float* v = head_major(out.v, v_storage, s.heads * s.key_len * s.value_dim);
+  float* k = head_major(out.k, k_storage, kv * s.key_len * s.head_dim);
+  float* v = head_major(out.v, v_storage, kv * s.key_len * s.value_dim);
   const int threads = detail::resolve_threads(options.threads);
   int used = project(kernels, in.x_query, s.query_len, s.model_dim, w.w_query, hd, w.b_query,
                      tokens, "x_query*w_query", threads);
   split_heads(tokens, s.query_len, s.heads, s.head_dim, q);
-  used = std::max(used, project(kernels, x_kv, s.key_len, s.key_model_dim, w.w_key, hd, w.b_key,
+  used = std::max(used, project(kernels, x_kv, s.key_len, s.key_model_dim, w.w_key, kvd, w.b_key,
                                 tokens, "x_key_value*w_key", threads));
-  split_heads(tokens, s.key_len, s.heads, s.head_dim, k);
-  used = std::max(used, project(kernels, x_kv, s.key_len, s.key_model_dim, w.w_value, hdv,
+  split_heads(tokens, s.key_len, kv, s.head_dim, k);
+  used = std::max(used, project(kernels, x_kv, s.key_len, s.key_model_dim, w.w_value, kvdv,
                                 w.b_value, tokens, "x_key_value*w_value", threads));
-  split_heads(tokens, s.key_len, s.heads, s.value_dim, v);
+  split_heads(tokens, s.key_len, kv, s.value_dim, v);
 
   std::vector<float> heads_out(static_cast<std::size_t>(s.heads * s.query_len * s.value_dim));
   const AttentionInputs attn_in{
       heads_shape, FloatView(q, static_cast<std::size_t>(s.heads * s.query_len * s.head_dim)),
-      FloatView(k, static_cast<std::size_t>(s.heads * s.key_len * s.head_dim)),
-      FloatView(v, static_cast<std::size_t>(s.heads * s.key_len * s.value_dim))};
+      FloatView(k, static_cast<std::size_t>(kv * s.key_len * s.head_dim)),
+      FloatView(v, static_cast<std::size_t>(kv * s.key_len * s.value_dim))};
   AttentionStats stats = attention(
       attn_in, options, AttentionOutputs{MutableFloatView(heads_out), out.weights, out.scores});
 

@@ -71,25 +71,22 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
       score_(options.score),
       padded_keys_(round_up(in.shape.key_len, kPanelKeys)),
       value_panels_(div_up(in.shape.value_dim, kPanelKeys)),
-      query_fold_(1.0f) {
+      query_len_(in.shape.query_len),
+      query_fold_(fold),
+      queries_(in.q.data) {
   const AttentionShape& s = in.shape;
   const std::int64_t d = s.head_dim;
-  const float* q = in.q.data + head * s.query_len * d;
-  const float* k = in.k.data + head * s.key_len * d;
+  const std::int64_t kv = kv_head_of(s, head);
+  const float* k = in.k.data + kv * s.key_len * d;
 
   switch (score_) {
     case ScoreFunction::kScaledDot:
     case ScoreFunction::kDot:
       depth_ = d;
-      queries_ = q;
-      query_fold_ = fold;
       packed_keys_ = pack_row_panels(k, s.key_len, d);
       break;
     case ScoreFunction::kCosine: {
       depth_ = d;
-      query_storage_.resize(static_cast<std::size_t>(s.query_len * d));
-      normalize_rows(q, s.query_len, d, fold, query_storage_.data());
-      queries_ = query_storage_.data();
       std::vector<float> unit_keys(static_cast<std::size_t>(s.key_len * d));
       normalize_rows(k, s.key_len, d, 1.0f, unit_keys.data());
       packed_keys_ = pack_row_panels(unit_keys.data(), s.key_len, d);
@@ -98,10 +95,12 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
     case ScoreFunction::kAdditive: {
       const AdditiveWeights& a = options.additive;
       depth_ = a.hidden;
+      query_fold_ = 1.0f;  // folded into v
       const float* wq = a.w_query.data + head * a.hidden * d;
       const float* wk = a.w_key.data + head * a.hidden * d;
       query_storage_.resize(static_cast<std::size_t>(s.query_len * a.hidden));
-      project(kernels_, q, s.query_len, d, wq, a.hidden, query_storage_.data());
+      project(kernels_, in.q.data + head * s.query_len * d, s.query_len, d, wq, a.hidden,
+              query_storage_.data());
       queries_ = query_storage_.data();
       std::vector<float> key_rows(static_cast<std::size_t>(s.key_len * a.hidden));
       project(kernels_, k, s.key_len, d, wk, a.hidden, key_rows.data());
@@ -120,15 +119,23 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
 
   // Values: the transpose of V [Nk][Dv] in row panels, i.e. V^T [Dv][Nk] packed 4 rows of V^T
   // (4 value dimensions) per panel, keys padded to Nk4; times value_scale, which is exact.
-  packed_values_ = pack_column_panels(in.v.data + head * s.key_len * s.value_dim, s.key_len,
+  packed_values_ = pack_column_panels(in.v.data + kv * s.key_len * s.value_dim, s.key_len,
                                       s.value_dim, value_scale);
 }
 
-void HeadOperands::pack_queries(std::int64_t q0, std::int64_t rows, float* out) const noexcept {
+void HeadOperands::pack_queries(std::int64_t head, std::int64_t q0, std::int64_t rows,
+                                float* out) const noexcept {
   std::fill(out, out + query_panel_size(), 0.0f);
+  // The additive slot holds its one head's projected queries; q holds every head's.
+  const float* queries =
+      score_ == ScoreFunction::kAdditive ? queries_ : queries_ + head * query_len_ * depth_;
   for (std::int64_t j = 0; j < rows; ++j) {
-    const float* row = queries_ + (q0 + j) * depth_;
-    for (std::int64_t p = 0; p < depth_; ++p) out[p * kPanelQueries + j] = row[p] * query_fold_;
+    const float* row = queries + (q0 + j) * depth_;
+    // Cosine: the unit row times the fold, as normalize_rows forms it.
+    const float factor = score_ == ScoreFunction::kCosine
+                             ? static_cast<float>(query_fold_ * inverse_norm(row, depth_))
+                             : query_fold_;
+    for (std::int64_t p = 0; p < depth_; ++p) out[p * kPanelQueries + j] = row[p] * factor;
   }
 }
 

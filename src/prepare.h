@@ -10,6 +10,7 @@
 //   keys    [Nk4 / 4][depth][4]     A panels of the score product
 //   values  [ceil(Dv / 4)][Nk4][4]  A panels of the output product O^T = V^T P^T
 //   queries [Nq][depth]             row-major, packed per panel into [depth][8] by pack_queries
+// Keys and values are those of one K/V head, packed once for all the query heads reading it.
 // An optional factor (scale / temperature) is folded into the packed queries (or into v for
 // additive), so scores come out as logits with no extra pass; values may be packed scaled by a
 // power of two (Problem::value_scale).
@@ -49,10 +50,22 @@ std::vector<float> pack_row_panels(const float* x, std::int64_t rows, std::int64
 std::vector<float> pack_column_panels(const float* x, std::int64_t rows, std::int64_t cols,
                                       float scale = 1.0f);
 
+// Query heads that read one K/V head (grouped-query attention) share its packed keys and values:
+// the operands of a slot serve every query head of the slot. Under the additive score keys are
+// projected with each query head's own Wk, so there every query head is a slot of its own.
+inline std::int64_t operand_slot(const AttentionShape& shape, ScoreFunction score,
+                                 std::int64_t head) noexcept {
+  return score == ScoreFunction::kAdditive ? head : kv_head_of(shape, head);
+}
+inline std::int64_t operand_slot_count(const AttentionShape& shape, ScoreFunction score) noexcept {
+  return score == ScoreFunction::kAdditive ? shape.heads : kv_head_count(shape);
+}
+
 class HeadOperands {
  public:
-  // Prepares head `head`; `fold` multiplies every score (1 for raw scores), `value_scale` every
-  // value (a power of two, 1 unless Problem::value_scale says the output sums could overflow).
+  // Prepares the slot of query head `head` (operand_slot); `fold` multiplies every score (1 for
+  // raw scores), `value_scale` every value (a power of two, 1 unless Problem::value_scale says
+  // the output sums could overflow).
   HeadOperands(const AttentionInputs& inputs, const AttentionOptions& options, std::int64_t head,
                float fold, float value_scale, const KernelSet& kernels);
   HeadOperands(const HeadOperands&) = delete;
@@ -63,8 +76,10 @@ class HeadOperands {
 
   // The per-chunk operations never throw (see query_panel.h for why that matters).
 
-  // out[p][j] = folded query q0 + j, element p, for j < rows (<= 8); zero for j >= rows.
-  void pack_queries(std::int64_t q0, std::int64_t rows, float* out) const noexcept;
+  // out[p][j] = folded query q0 + j of query head `head` (one of the slot's), element p, for
+  // j < rows (<= 8); zero for j >= rows. Cosine queries become unit rows here, 8 at a time.
+  void pack_queries(std::int64_t head, std::int64_t q0, std::int64_t rows,
+                    float* out) const noexcept;
 
   // s[i][j] = score(query q0 + j, key k0 + i) * fold for i < width, j < 8 (queries beyond `rows`
   // score 0, keys beyond Nk are padding). k0 and width are multiples of 4, k0 + width <= Nk4.
@@ -86,8 +101,9 @@ class HeadOperands {
   std::int64_t depth_;        // inner size of the score: D, or A for additive
   std::int64_t padded_keys_;  // Nk4
   std::int64_t value_panels_;
+  std::int64_t query_len_;
   float query_fold_;      // applied while packing queries (1 when folded elsewhere)
-  const float* queries_;  // [Nq, depth], into the input or query_storage_
+  const float* queries_;  // dot and cosine: q [H, Nq, D]; additive: query_storage_ [Nq, A]
   std::vector<float> query_storage_;
   std::vector<float> packed_keys_;    // panels, or [A][Nk4] hidden-major keys for additive
   std::vector<float> packed_values_;  // [ceil(Dv/4)][Nk4][4]

@@ -25,7 +25,7 @@ void QueryPanel::start(std::int64_t q0, std::int64_t rows) noexcept {
   q0_ = q0;
   rows_ = rows;
   has_output_ = false;
-  ops_.pack_queries(q0, rows, queries_.data());
+  ops_.pack_queries(head_, q0, rows, queries_.data());
   std::fill(max_, max_ + kPanelQueries, kNegInf);
   std::fill(sum_, sum_ + kPanelQueries, 0.0f);
 }

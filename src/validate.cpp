@@ -117,9 +117,15 @@ void validate_shape(const AttentionShape& shape) {
       throw RangeError(d.name, "must be at least 1, got " + std::to_string(d.value));
     }
   }
+  if (shape.kv_heads < 0 || shape.kv_heads > shape.heads ||
+      (shape.kv_heads > 0 && shape.heads % shape.kv_heads != 0)) {
+    throw RangeError("kv_heads", "must be 0 (as many as heads) or a divisor of heads = " +
+                                     std::to_string(shape.heads) + ", got " +
+                                     std::to_string(shape.kv_heads));
+  }
   // Every buffer size the call can touch, checked once so later arithmetic cannot overflow.
   const std::int64_t hq = checked_mul(shape.heads, shape.query_len, "heads*query_len");
-  const std::int64_t hk = checked_mul(shape.heads, shape.key_len, "heads*key_len");
+  const std::int64_t hk = checked_mul(kv_head_count(shape), shape.key_len, "kv_heads*key_len");
   // The weight matrix need only count in 64 bits (tile and flop counts): the streaming strategy
   // never forms it, so it may exceed the address space (N = 8192, H = 8 in wasm32). Where it is
   // formed (weights or scores requested, a materialized head) its size is checked there.
@@ -128,10 +134,10 @@ void validate_shape(const AttentionShape& shape) {
           "heads*query_len*head_dim");
   to_size(checked_mul(hq, shape.value_dim, "heads*query_len*value_dim"), sizeof(float),
           "heads*query_len*value_dim");
-  to_size(checked_mul(hk, shape.head_dim, "heads*key_len*head_dim"), sizeof(float),
-          "heads*key_len*head_dim");
-  to_size(checked_mul(hk, shape.value_dim, "heads*key_len*value_dim"), sizeof(float),
-          "heads*key_len*value_dim");
+  to_size(checked_mul(hk, shape.head_dim, "kv_heads*key_len*head_dim"), sizeof(float),
+          "kv_heads*key_len*head_dim");
+  to_size(checked_mul(hk, shape.value_dim, "kv_heads*key_len*value_dim"), sizeof(float),
+          "kv_heads*key_len*value_dim");
 }
 
 void validate_mask(const MaskSpec& mask, const AttentionShape& shape) {
@@ -254,8 +260,9 @@ InputMagnitudes validate_attention(const AttentionInputs& in, const AttentionOpt
   const AttentionShape& s = in.shape;
   validate_shape(s);
   require_product_length(in.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
-  require_product_length(in.k.size, "k", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
-  require_product_length(in.v.size, "v", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
+  const std::int64_t kv = kv_head_count(s);
+  require_product_length(in.k.size, "k", "Hkv*Nk*D", {kv, s.key_len, s.head_dim});
+  require_product_length(in.v.size, "v", "Hkv*Nk*Dv", {kv, s.key_len, s.value_dim});
   require_product_length(out.output.size, "output", "H*Nq*Dv", {s.heads, s.query_len, s.value_dim});
   if (!out.weights.empty()) {
     require_product_length(out.weights.size, "weights", "H*Nq*Nk",

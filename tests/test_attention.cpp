@@ -11,78 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "reference/reference.h"
-#include "test_util.h"
+#include "attention_checks.h"
 
 using namespace attnlens;
 using namespace attnlens_test;
-
-namespace {
-
-struct Tolerances {
-  Tolerance output;
-  Tolerance weights;
-  Tolerance scores;
-};
-
-Tolerances tolerances_for(const AttentionShape& shape) {
-  const double d_factor = shape.head_dim > 64 ? 2.0 : 1.0;
-  return Tolerances{Tolerance{2e-5 * d_factor, 1e-4 * d_factor}, Tolerance{1e-5 * d_factor, 0.0},
-                    Tolerance{1e-6 * static_cast<double>(shape.head_dim + 8), 1e-5}};
-}
-
-// One way of calling attention(): the strategy, and whether weights and scores are requested.
-struct Run {
-  Strategy strategy;
-  bool with_weights;
-  Strategy expected_strategy;  // what stats.strategy must report
-};
-
-const std::vector<Run>& all_runs() {
-  static const std::vector<Run> runs = {
-      {Strategy::kMaterialized, true, Strategy::kMaterialized},
-      {Strategy::kStreaming, false, Strategy::kStreaming},
-      {Strategy::kAuto, true, Strategy::kMaterialized},
-      {Strategy::kAuto, false, Strategy::kStreaming},
-  };
-  return runs;
-}
-
-// Runs `options` with every kernel set and every Run against one reference result.
-void check_all_runs(const Problem& p, AttentionOptions options, const Tolerances& tol) {
-  if (options.score == ScoreFunction::kAdditive) options.additive = p.additive();
-  const reference::Result expected = reference::attention(p.inputs(), options);
-  const AttentionShape& s = p.shape;
-  for (const KernelSet& set : kernel_sets()) {
-    for (const Run& run : all_runs()) {
-      options.kernels = &set;
-      options.strategy = run.strategy;
-      INFO("kernels " << set.name << ", strategy " << strategy_name(run.strategy)
-                      << (run.with_weights ? " with weights" : " without weights"));
-      const AttentionResult r = attention(p.inputs(), options, run.with_weights, run.with_weights);
-      CHECK(r.stats.strategy == run.expected_strategy);
-      ATTNLENS_CHECK_CLOSE(r.output, expected.output, tol.output,
-                           head_layout(s.heads, s.query_len, s.value_dim, "c"), "output");
-      if (run.with_weights) {
-        const Layout layout = head_layout(s.heads, s.query_len, s.key_len);
-        ATTNLENS_CHECK_CLOSE(r.weights, expected.weights, tol.weights, layout, "weights");
-        ATTNLENS_CHECK_CLOSE(r.scores, expected.scores, tol.scores, layout, "scores");
-      } else {
-        CHECK(r.weights.empty());
-        CHECK(r.scores.empty());
-      }
-    }
-  }
-}
-
-const std::vector<ScoreFunction>& all_scores() {
-  static const std::vector<ScoreFunction> scores = {ScoreFunction::kScaledDot, ScoreFunction::kDot,
-                                                    ScoreFunction::kCosine,
-                                                    ScoreFunction::kAdditive};
-  return scores;
-}
-
-}  // namespace
 
 TEST_CASE("attention: every score function x mask x strategy x kernel set", "[attention]") {
   struct Case {

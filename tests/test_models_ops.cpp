@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/ops.h"
-#include "test_util.h"
+#include "models_test_util.h"
 
 using namespace attnlens;
 using namespace attnlens::models;
@@ -17,8 +17,6 @@ using namespace attnlens_test;
 
 namespace {
 
-const std::vector<std::size_t> kSizes = {1,  2,  3,  4,  5,  7,  8,  9,   11,  15, 16,
-                                         17, 31, 32, 33, 63, 64, 65, 127, 768, 769};
 constexpr double kUnitRoundoff = 1.0 / 16777216.0;
 
 // The value of IEEE half bits, computed from the definition.
@@ -51,7 +49,7 @@ TEST_CASE("layer_norm matches double precision", "[models][ops]") {
   // Rows far from zero mean (x in [3, 5]) test the centring; eps 1e-12 is BERT's.
   const Tolerance tol{1e-5, 5e-6};  // float sums of up to 769 values near 4
   for (const ModelOps& ops : model_op_sets()) {
-    for (std::size_t n : kSizes) {
+    for (std::size_t n : kOpSizes) {
       for (float eps : {1e-5f, 1e-12f}) {
         const std::size_t rows = 3;
         Rng rng(static_cast<std::uint32_t>(n * 7 + 1));
@@ -88,7 +86,7 @@ TEST_CASE("both GELU forms match double precision", "[models][ops]") {
   const Tolerance tol{5e-7, 2e-6};
   const double pi = 3.14159265358979323846;
   for (const ModelOps& ops : model_op_sets()) {
-    for (std::size_t n : kSizes) {
+    for (std::size_t n : kOpSizes) {
       Rng rng(static_cast<std::uint32_t>(n + 100));
       std::vector<float> x = random_floats(n, rng, -6.0f, 6.0f);
       // Values where the formulas change regime: 0, tiny, large, huge.
@@ -132,7 +130,7 @@ TEST_CASE("half to float is exact for all 65536 halves", "[models][ops]") {
       }
     }
     // Lengths below, at and above the 8-lane block.
-    for (std::size_t n : kSizes) {
+    for (std::size_t n : kOpSizes) {
       std::vector<float> part(n + 1, -7.0f);
       ops.half_to_float(n, bits.data() + 15360, part.data());  // from 0x3c00 = 1.0
       CHECK(part[0] == 1.0f);
@@ -145,7 +143,7 @@ TEST_CASE("dot_rows matches double precision with padded rows", "[models][ops]")
   for (const ModelOps& ops : model_op_sets()) {
     for (std::size_t m : {1u, 2u, 3u, 5u}) {
       for (std::size_t n : {1u, 3u, 4u, 5u, 8u, 9u, 33u}) {
-        for (std::size_t k : kSizes) {
+        for (std::size_t k : kOpSizes) {
           if (k > 128 && n > 9) continue;
           Rng rng(static_cast<std::uint32_t>(m * 1000 + n * 31 + k));
           const std::size_t lda = k + 3, ldb = k + 1, ldc = n + 2;

@@ -29,6 +29,7 @@ MultiHeadShape with_defaults(MultiHeadShape s) {
   if (s.key_len == 0) s.key_len = s.query_len;
   if (s.key_model_dim == 0) s.key_model_dim = s.model_dim;
   if (s.out_dim == 0) s.out_dim = s.model_dim;
+  if (s.kv_heads == 0) s.kv_heads = s.heads;
   return s;
 }
 
@@ -61,13 +62,13 @@ MultiHeadProblem make_multihead(const MultiHeadShape& shape, bool cross, bool bi
   p.x_query = random_floats(n(s.query_len, s.model_dim), rng);
   if (cross) p.x_key_value = random_floats(n(s.key_len, s.key_model_dim), rng);
   p.w_query = glorot(s.model_dim, s.heads * s.head_dim);
-  p.w_key = glorot(s.key_model_dim, s.heads * s.head_dim);
-  p.w_value = glorot(s.key_model_dim, s.heads * s.value_dim);
+  p.w_key = glorot(s.key_model_dim, s.kv_heads * s.head_dim);
+  p.w_value = glorot(s.key_model_dim, s.kv_heads * s.value_dim);
   p.w_out = glorot(s.heads * s.value_dim, s.out_dim);
   if (biases) {
     p.b_query = random_floats(n(s.heads, s.head_dim), rng, -0.5f, 0.5f);
-    p.b_key = random_floats(n(s.heads, s.head_dim), rng, -0.5f, 0.5f);
-    p.b_value = random_floats(n(s.heads, s.value_dim), rng, -0.5f, 0.5f);
+    p.b_key = random_floats(n(s.kv_heads, s.head_dim), rng, -0.5f, 0.5f);
+    p.b_value = random_floats(n(s.kv_heads, s.value_dim), rng, -0.5f, 0.5f);
     p.b_out = random_floats(n(1, s.out_dim), rng, -0.5f, 0.5f);
   }
   return p;
@@ -77,7 +78,7 @@ std::string describe(const MultiHeadShape& s) {
   std::ostringstream out;
   out << "H=" << s.heads << " D=" << s.head_dim << " Dv=" << s.value_dim << " Nq=" << s.query_len
       << " Nk=" << s.key_len << " model=" << s.model_dim << " key_model=" << s.key_model_dim
-      << " out=" << s.out_dim;
+      << " out=" << s.out_dim << " Hkv=" << s.kv_heads;
   return out.str();
 }
 
@@ -89,8 +90,8 @@ struct MultiHeadBuffers {
         weights(static_cast<std::size_t>(s.heads * s.query_len * s.key_len)),
         scores(weights.size()),
         q(static_cast<std::size_t>(s.heads * s.query_len * s.head_dim)),
-        k(static_cast<std::size_t>(s.heads * s.key_len * s.head_dim)),
-        v(static_cast<std::size_t>(s.heads * s.key_len * s.value_dim)) {}
+        k(static_cast<std::size_t>(s.kv_heads * s.key_len * s.head_dim)),
+        v(static_cast<std::size_t>(s.kv_heads * s.key_len * s.value_dim)) {}
   MultiHeadOutputs all() { return {output, weights, scores, q, k, v}; }
 };
 
@@ -114,12 +115,13 @@ void check_multihead(const MultiHeadProblem& p, const AttentionOptions& options)
     ATTNLENS_CHECK_CLOSE(b.q, expected.q, kProjectionTol,
                          head_layout(s.heads, s.query_len, s.head_dim, "d"), "q");
     ATTNLENS_CHECK_CLOSE(b.k, expected.k, kProjectionTol,
-                         head_layout(s.heads, s.key_len, s.head_dim, "d"), "k");
+                         head_layout(s.kv_heads, s.key_len, s.head_dim, "d"), "k");
     ATTNLENS_CHECK_CLOSE(b.v, expected.v, kProjectionTol,
-                         head_layout(s.heads, s.key_len, s.value_dim, "d"), "v");
+                         head_layout(s.kv_heads, s.key_len, s.value_dim, "d"), "v");
 
     // Scores: the raw score function of the library's own projections.
-    const AttentionShape head_shape{s.heads, s.query_len, s.key_len, s.head_dim, s.value_dim};
+    const AttentionShape head_shape{s.heads,    s.query_len, s.key_len,
+                                    s.head_dim, s.value_dim, s.kv_heads};
     const reference::Result from_projections =
         reference::attention(AttentionInputs{head_shape, b.q, b.k, b.v}, o);
     ATTNLENS_CHECK_CLOSE(b.scores, from_projections.scores, (Tolerance{1e-5, 1e-5}),
@@ -164,6 +166,22 @@ TEST_CASE("multihead: cross-attention", "[multihead]") {
   for (const MultiHeadShape& shape : shapes) {
     for (bool biases : {false, true}) {
       check_multihead(make_multihead(shape, true, biases, seed++), AttentionOptions{});
+    }
+  }
+}
+
+TEST_CASE("multihead: grouped-query attention (kv_heads)", "[multihead][gqa]") {
+  // {heads, D, Dv, Nq, Nk, model, key_model, out, kv_heads}
+  const std::vector<MultiHeadShape> shapes = {
+      {4, 8, 0, 9, 0, 16, 0, 0, 2},    // self-attention, two query heads per K/V head
+      {6, 4, 5, 7, 13, 12, 10, 8, 1},  // cross-attention, multi-query
+  };
+  std::uint32_t seed = 180;
+  for (const MultiHeadShape& shape : shapes) {
+    for (bool biases : {false, true}) {
+      AttentionOptions options;
+      options.mask.causal = shape.key_len == 0;
+      check_multihead(make_multihead(shape, shape.key_len != 0, biases, seed++), options);
     }
   }
 }

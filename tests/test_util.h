@@ -192,10 +192,11 @@ inline Problem make_problem(const attnlens::AttentionShape& shape, std::uint32_t
   p.shape = shape;
   p.q = random_floats(static_cast<std::size_t>(shape.heads * shape.query_len * shape.head_dim), rng,
                       lo, hi);
-  p.k = random_floats(static_cast<std::size_t>(shape.heads * shape.key_len * shape.head_dim), rng,
-                      lo, hi);
-  p.v = random_floats(static_cast<std::size_t>(shape.heads * shape.key_len * shape.value_dim), rng,
-                      lo, hi);
+  const std::int64_t kv_heads = attnlens::kv_head_count(shape);
+  p.k = random_floats(static_cast<std::size_t>(kv_heads * shape.key_len * shape.head_dim), rng, lo,
+                      hi);
+  p.v = random_floats(static_cast<std::size_t>(kv_heads * shape.key_len * shape.value_dim), rng, lo,
+                      hi);
   p.hidden = hidden;
   const float w = 1.5f / std::sqrt(static_cast<float>(shape.head_dim));
   p.w_query =
@@ -210,6 +211,7 @@ inline std::string describe(const attnlens::AttentionShape& s) {
   std::ostringstream out;
   out << "H=" << s.heads << " Nq=" << s.query_len << " Nk=" << s.key_len << " D=" << s.head_dim
       << " Dv=" << s.value_dim;
+  if (s.kv_heads != 0) out << " Hkv=" << s.kv_heads;
   return out.str();
 }
 

@@ -93,6 +93,12 @@ export interface CreateAttentionOptions {
    * throws (TypeError for a non-number, RangeError for a number out of range).
    */
   threads?: 'auto' | number;
+  /**
+   * true: load the wasm module that also holds whole models (attnlens-models-<flavour>.wasm), so
+   * attnlens/models' loadModel(source, { attention }) can run on this instance. Default false:
+   * the smaller attention-only module, which loadModel refuses with a TypeError.
+   */
+  models?: boolean;
 }
 
 /** Loads the engine; in Node it reads the packaged .wasm from disk, elsewhere it fetches it. */
@@ -182,6 +188,11 @@ export interface ComputeOptions extends MaskOptions {
 
 export interface AttentionOptions extends ComputeOptions {
   heads: number;
+  /**
+   * Heads of k and v (grouped-query attention; 1: multi-query), a divisor of heads (default
+   * heads). Query head h reads K/V head floor(h / (heads / kvHeads)); k is [kvHeads, Nk, D].
+   */
+  kvHeads?: number;
   headDim: number;
   /** Default headDim. */
   valueDim?: number;
@@ -234,9 +245,9 @@ export interface AttentionBackwardOptions extends Omit<
 export interface AttentionBackwardResult {
   /** [H, Nq, D] */
   dq: Float32Array;
-  /** [H, Nk, D] */
+  /** [kvHeads, Nk, D]: under grouped-query attention, summed over the query heads of each K/V head */
   dk: Float32Array;
-  /** [H, Nk, Dv] */
+  /** [kvHeads, Nk, Dv] */
   dv: Float32Array;
   /** The backward's: always wasm (a WebGPU instance's call says why in fallbackReason). */
   stats: AttentionStats;
@@ -246,9 +257,9 @@ export interface AttentionBackwardResult {
 export interface MultiHeadWeights {
   /** [modelDim, H*D] */
   wQuery: Float32Array;
-  /** [keyModelDim, H*D] */
+  /** [keyModelDim, kvHeads*D] */
   wKey: Float32Array;
-  /** [keyModelDim, H*Dv] */
+  /** [keyModelDim, kvHeads*Dv] */
   wValue: Float32Array;
   /** [H*Dv, outDim] */
   wOut: Float32Array;
@@ -276,9 +287,9 @@ export interface MultiHeadResult extends AttentionResult {
   output: Float32Array;
   /** [H, Nq, D] */
   q?: Float32Array;
-  /** [H, Nk, D] */
+  /** [kvHeads, Nk, D] */
   k?: Float32Array;
-  /** [H, Nk, Dv] */
+  /** [kvHeads, Nk, Dv] */
   v?: Float32Array;
 }
 
@@ -306,6 +317,8 @@ export interface WorkingSetOptions {
 
 export interface BufferShape {
   heads?: number;
+  /** Heads of k and v (default heads): k is [kvHeads, keyLength, headDim]. */
+  kvHeads?: number;
   queryLength: number;
   keyLength: number;
   headDim: number;
@@ -391,7 +404,7 @@ export interface Attention extends EventTarget {
   readonly wasmMemoryBytes: number;
   /** The C++ core's version. */
   readonly version: string;
-  /** q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv], head-major. */
+  /** q [H, Nq, D], k [kvHeads, Nk, D], v [kvHeads, Nk, Dv], head-major (kvHeads default H). */
   attention(
     q: Float32Array,
     k: Float32Array,

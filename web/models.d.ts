@@ -106,7 +106,7 @@ export declare function createTokenizer(files: {
 
 // ---- models -----------------------------------------------------------------------------------
 
-export type ModelType = 'gpt2' | 'gpt_neo' | 'bert';
+export type ModelType = 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2';
 export declare const SUPPORTED_MODEL_TYPES: readonly ModelType[];
 export declare const MODEL_OPTIONS: readonly string[];
 export declare const RUN_OPTIONS: readonly string[];
@@ -117,19 +117,23 @@ export interface LoadModelOptions extends ModelFilesOptions {
   /**
    * The engine to run on, as analyze() takes it: the weights live in its wasm memory, its wasm
    * flavour and threads run the forward pass (whatever its backend: WebGPU is not used), and it
-   * outlives the model. Default: the model opens its own (createAttention({ backend: 'wasm' }))
-   * and closes it at dispose().
+   * outlives the model. It must come from createAttention({ models: true }) (the wasm module with
+   * the models' bindings; others are refused before any download). Default: the model opens its
+   * own (createAttention({ backend: 'wasm', models: true })) and closes it at dispose().
    */
   attention?: Attention;
 }
 
 export interface ModelInfo {
-  /** The forward pass that runs: 'gpt2', 'gpt_neo' or 'bert'. */
-  readonly architecture: ModelType;
+  /** The forward pass that runs: 'gpt2', 'gpt_neo', 'bert' or 'llama' (for qwen2 too). */
+  readonly architecture: Exclude<ModelType, 'qwen2'>;
   /** config.json's model_type. */
   readonly modelType: string;
   readonly layers: number;
   readonly heads: number;
+  /** K/V heads (grouped-query attention: query head h reads K/V head h / (heads / kvHeads)). */
+  readonly kvHeads: number;
+  readonly headDim: number;
   readonly hidden: number;
   readonly vocab: number;
   readonly maxPositions: number;

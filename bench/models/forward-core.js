@@ -40,7 +40,7 @@ function maxDifference(a, b, length = a.length) {
 export async function runForwardBenchmark(options) {
   const { loadModel, createAttention, ort, onnx, sizes, backend, log } = options;
   const rows = [];
-  const attention = await createAttention({ backend, threads: 1 });
+  const attention = await createAttention({ backend, threads: 1, models: true });
   const model = await loadModel(options.gpt2, { attention });
   ort.env.wasm.numThreads = 1;
   ort.env.logLevel = 'error';

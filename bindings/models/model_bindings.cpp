@@ -60,8 +60,8 @@ val slots_and_arrays(val slots, val arrays) {
   return block;
 }
 
-// { create: { slots, arrays }, forward: { slots, arrays }, architectures, activations, dtypes },
-// each a list of names in index order.
+// { create: { slots, arrays }, forward: { slots, arrays }, architectures, activations, dtypes,
+// ropeScalings }, each a list of names in index order.
 val block_layout() {
   val layout = val::object();
   layout.set("create", slots_and_arrays(cb::name_list(mb::kCreateSlotNames),
@@ -71,20 +71,26 @@ val block_layout() {
   layout.set("architectures", cb::name_list(mb::kArchitectureNames));
   layout.set("activations", cb::name_list(mb::kActivationNames));
   layout.set("dtypes", cb::name_list(mb::kDtypeNames));
+  layout.set("ropeScalings", cb::name_list(mb::kRopeScalingNames));
   return layout;
 }
 
 // The core's value for each code, in the order of the code lists in model_block.h.
 constexpr attnlens::models::Architecture kArchitectures[] = {
     attnlens::models::Architecture::kGpt2, attnlens::models::Architecture::kGptNeo,
-    attnlens::models::Architecture::kBert};
+    attnlens::models::Architecture::kBert, attnlens::models::Architecture::kLlama};
 constexpr attnlens::models::Activation kActivations[] = {attnlens::models::Activation::kGeluTanh,
-                                                         attnlens::models::Activation::kGeluErf};
+                                                         attnlens::models::Activation::kGeluErf,
+                                                         attnlens::models::Activation::kSilu};
 constexpr attnlens::models::WeightDtype kDtypes[] = {attnlens::models::WeightDtype::kF32,
                                                      attnlens::models::WeightDtype::kF16};
 static_assert(std::size(kArchitectures) == std::size(mb::kArchitectureNames));
 static_assert(std::size(kActivations) == std::size(mb::kActivationNames));
+constexpr attnlens::models::RopeScaling kRopeScalings[] = {attnlens::models::RopeScaling::kNone,
+                                                           attnlens::models::RopeScaling::kLinear,
+                                                           attnlens::models::RopeScaling::kLlama3};
 static_assert(std::size(kDtypes) == std::size(mb::kDtypeNames));
+static_assert(std::size(kRopeScalings) == std::size(mb::kRopeScalingNames));
 
 const char* dtype_name(attnlens::models::WeightDtype dtype) {
   for (std::size_t i = 0; i < std::size(kDtypes); ++i) {
@@ -121,6 +127,19 @@ attnlens::models::TransformerConfig read_config(const CreateBlock& block) {
   c.lm_head = block.number(mb::kLmHead) != 0;
   c.matrix_dtype = code(block, mb::kMatrixDtype, "matrixDtype", kDtypes);
   c.local_windows = block.integers(mb::kLocalWindows, "localWindows");
+  c.kv_heads = block.integer(mb::kKvHeads, "kvHeads");
+  c.head_dim = block.integer(mb::kHeadDim, "headDim");
+  c.qkv_bias = block.number(mb::kQkvBias) != 0;
+  c.output_bias = block.number(mb::kOutputBias) != 0;
+  c.mlp_bias = block.number(mb::kMlpBias) != 0;
+  c.tie_word_embeddings = block.number(mb::kTieWordEmbeddings) != 0;
+  c.rotary.theta = block.number(mb::kRopeTheta);
+  c.rotary.scaling = code(block, mb::kRopeScaling, "ropeScaling", kRopeScalings);
+  c.rotary.factor = block.number(mb::kRopeFactor);
+  c.rotary.low_freq_factor = block.number(mb::kRopeLowFreqFactor);
+  c.rotary.high_freq_factor = block.number(mb::kRopeHighFreqFactor);
+  c.rotary.original_max_positions =
+      block.integer(mb::kRopeOriginalMaxPositions, "ropeOriginalMaxPositions");
   return c;
 }
 

@@ -24,6 +24,19 @@ namespace attnlens_bindings::models {
   X(kLmHead, "lmHead")                                                                  \
   X(kMatrixDtype, "matrixDtype") /* DtypeCode */                                        \
   X(kMemoryLimit, "memoryLimit") /* bytes; 0: what the wasm heap can still grow into */ \
+  /* The llama family (0 elsewhere). */                                                 \
+  X(kKvHeads, "kvHeads")                                                                \
+  X(kHeadDim, "headDim")                                                                \
+  X(kQkvBias, "qkvBias")                                                                \
+  X(kOutputBias, "outputBias")                                                          \
+  X(kMlpBias, "mlpBias")                                                                \
+  X(kTieWordEmbeddings, "tieWordEmbeddings")                                            \
+  X(kRopeTheta, "ropeTheta")                                                            \
+  X(kRopeScaling, "ropeScaling") /* RopeScalingCode */                                  \
+  X(kRopeFactor, "ropeFactor")                                                          \
+  X(kRopeLowFreqFactor, "ropeLowFreqFactor")                                            \
+  X(kRopeHighFreqFactor, "ropeHighFreqFactor")                                          \
+  X(kRopeOriginalMaxPositions, "ropeOriginalMaxPositions")                              \
   /* Results. */                                                                        \
   X(kResultParameters, "resultParameters")                                              \
   X(kResultWeightBytes, "resultWeightBytes")
@@ -51,11 +64,18 @@ namespace attnlens_bindings::models {
 #define ATTNLENS_MODEL_ARCHITECTURES(X) \
   X(kGpt2, "gpt2")                      \
   X(kGptNeo, "gpt_neo")                 \
-  X(kBert, "bert")
+  X(kBert, "bert")                      \
+  X(kLlama, "llama")
 
 #define ATTNLENS_MODEL_ACTIVATIONS(X) \
   X(kGeluTanh, "gelu_tanh")           \
-  X(kGeluErf, "gelu_erf")
+  X(kGeluErf, "gelu_erf")             \
+  X(kSilu, "silu")
+
+#define ATTNLENS_MODEL_ROPE_SCALINGS(X) \
+  X(kRopeNone, "none")                  \
+  X(kRopeLinear, "linear")              \
+  X(kRopeLlama3, "llama3")
 
 #define ATTNLENS_MODEL_DTYPES(X) \
   X(kF32, "f32")                 \
@@ -77,6 +97,7 @@ enum ForwardArray : int {
 enum ArchitectureCode : int { ATTNLENS_MODEL_ARCHITECTURES(ATTNLENS_MODEL_ENUMERATOR) };
 enum ActivationCode : int { ATTNLENS_MODEL_ACTIVATIONS(ATTNLENS_MODEL_ENUMERATOR) };
 enum DtypeCode : int { ATTNLENS_MODEL_DTYPES(ATTNLENS_MODEL_ENUMERATOR) };
+enum RopeScalingCode : int { ATTNLENS_MODEL_ROPE_SCALINGS(ATTNLENS_MODEL_ENUMERATOR) };
 
 inline constexpr const char* kCreateSlotNames[] = {
     ATTNLENS_MODEL_CREATE_SLOTS(ATTNLENS_MODEL_NAME)};
@@ -90,6 +111,8 @@ inline constexpr const char* kArchitectureNames[] = {
     ATTNLENS_MODEL_ARCHITECTURES(ATTNLENS_MODEL_NAME)};
 inline constexpr const char* kActivationNames[] = {ATTNLENS_MODEL_ACTIVATIONS(ATTNLENS_MODEL_NAME)};
 inline constexpr const char* kDtypeNames[] = {ATTNLENS_MODEL_DTYPES(ATTNLENS_MODEL_NAME)};
+inline constexpr const char* kRopeScalingNames[] = {
+    ATTNLENS_MODEL_ROPE_SCALINGS(ATTNLENS_MODEL_NAME)};
 
 #undef ATTNLENS_MODEL_ENUMERATOR
 #undef ATTNLENS_MODEL_NAME

@@ -1,6 +1,10 @@
 // Scaled dot-product attention and its relatives over head-major float32 tensors.
 //
-//   Q [H, Nq, D], K [H, Nk, D], V [H, Nk, Dv]  ->  O [H, Nq, Dv], optional weights [H, Nq, Nk]
+//   Q [H, Nq, D], K [Hkv, Nk, D], V [Hkv, Nk, Dv]  ->  O [H, Nq, Dv], optional weights [H, Nq, Nk]
+//
+// Hkv = H is multi-head attention; fewer K/V heads is grouped-query attention (Hkv divides H;
+// query head h reads K/V head h / (H / Hkv), ONNX's order) and Hkv = 1 multi-query attention.
+// The kernels index the K/V head of each query head: nothing is copied per query head.
 //
 // For each head and query row:
 //   scores[j]  = score(q, k_j)                       (see ScoreFunction)
@@ -31,11 +35,12 @@ namespace attnlens {
 struct KernelSet;
 
 struct AttentionShape {
-  std::int64_t heads = 1;
+  std::int64_t heads = 1;      // H, query heads
   std::int64_t query_len = 0;  // Nq
   std::int64_t key_len = 0;    // Nk (keys and values)
   std::int64_t head_dim = 0;   // D  (queries and keys)
   std::int64_t value_dim = 0;  // Dv (values and output)
+  std::int64_t kv_heads = 0;   // Hkv, heads of K and V: 0 means H; otherwise a divisor of H
 };
 
 enum class ScoreFunction {
@@ -80,8 +85,8 @@ struct AttentionOptions {
 struct AttentionInputs {
   AttentionShape shape;
   FloatView q;  // [H, Nq, D]
-  FloatView k;  // [H, Nk, D]
-  FloatView v;  // [H, Nk, Dv]
+  FloatView k;  // [Hkv, Nk, D]
+  FloatView v;  // [Hkv, Nk, Dv]
 };
 
 struct AttentionOutputs {
@@ -117,6 +122,10 @@ struct AttentionResult {
 
 AttentionResult attention(const AttentionInputs& inputs, const AttentionOptions& options,
                           bool return_weights = false, bool return_scores = false);
+
+// Hkv of a shape (its kv_heads, or heads when that is 0), and the K/V head query head h reads.
+std::int64_t kv_head_count(const AttentionShape& shape) noexcept;
+std::int64_t kv_head_of(const AttentionShape& shape, std::int64_t head) noexcept;
 
 // The default scale for a score function and head size.
 float default_scale(ScoreFunction score, std::int64_t head_dim);

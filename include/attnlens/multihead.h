@@ -4,7 +4,8 @@
 //   split into heads, attend per head (attention.h), concatenate heads, O = concat Wo + bo
 //
 // Self-attention passes only x_query; cross-attention also passes x_key_value (its own length
-// and width). All matrices are row-major float32.
+// and width). With kv_heads (grouped-query attention) K and V have Hkv heads, as attention.h
+// describes. All matrices are row-major float32.
 #pragma once
 
 #include <cstdint>
@@ -23,16 +24,17 @@ struct MultiHeadShape {
   std::int64_t model_dim = 0;      // width of x_query
   std::int64_t key_model_dim = 0;  // width of x_key_value; 0 means model_dim
   std::int64_t out_dim = 0;        // width of the output; 0 means model_dim
+  std::int64_t kv_heads = 0;       // Hkv, heads of K and V (grouped-query); 0 means H
 };
 
 struct MultiHeadWeights {
   FloatView w_query;  // [model_dim, H * D]
-  FloatView w_key;    // [key_model_dim, H * D]
-  FloatView w_value;  // [key_model_dim, H * Dv]
+  FloatView w_key;    // [key_model_dim, Hkv * D]
+  FloatView w_value;  // [key_model_dim, Hkv * Dv]
   FloatView w_out;    // [H * Dv, out_dim]
   FloatView b_query;  // [H * D] or empty
-  FloatView b_key;    // [H * D] or empty
-  FloatView b_value;  // [H * Dv] or empty
+  FloatView b_key;    // [Hkv * D] or empty
+  FloatView b_value;  // [Hkv * Dv] or empty
   FloatView b_out;    // [out_dim] or empty
 };
 
@@ -48,8 +50,8 @@ struct MultiHeadOutputs {
   MutableFloatView weights;  // [H, Nq, Nk] or empty
   MutableFloatView scores;   // [H, Nq, Nk] or empty
   MutableFloatView q;        // [H, Nq, D] projected queries, or empty
-  MutableFloatView k;        // [H, Nk, D] or empty
-  MutableFloatView v;        // [H, Nk, Dv] or empty
+  MutableFloatView k;        // [Hkv, Nk, D] or empty
+  MutableFloatView v;        // [Hkv, Nk, Dv] or empty
 };
 
 AttentionStats multi_head_attention(const MultiHeadInputs& inputs, const AttentionOptions& options,

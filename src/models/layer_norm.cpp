@@ -1,5 +1,6 @@
-// Layer normalisation over rows, as torch.nn.LayerNorm: mean, then the biased variance of the
-// centred values (two passes: no cancellation from E[x^2] - E[x]^2), in float.
+// Normalisation over rows, in float: layer norm as torch.nn.LayerNorm (mean, then the biased
+// variance of the centred values: two passes, no cancellation from E[x^2] - E[x]^2), and RMS norm
+// as LlamaRMSNorm (the mean of the squares, no centring; weight * (x * rsqrt(ms + eps))).
 #include <cmath>
 #include <cstddef>
 
@@ -36,7 +37,37 @@ void f32_layer_norm__scalar(std::size_t rows, std::size_t n, const float* x, con
   }
 }
 
+void f32_rms_norm__scalar(std::size_t rows, std::size_t n, const float* x, const float* weight,
+                          float eps, float* y) noexcept {
+  for (std::size_t r = 0; r < rows; ++r, x += n, y += n) {
+    const float squares = four_way_sum(n, [x](std::size_t i) { return x[i] * x[i]; });
+    const float rstd = 1.0f / std::sqrt(squares / static_cast<float>(n) + eps);
+    for (std::size_t i = 0; i < n; ++i) y[i] = weight[i] * (x[i] * rstd);
+  }
+}
+
 #if ATTNLENS_HAVE_SIMD
+void f32_rms_norm__simd128_x4(std::size_t rows, std::size_t n, const float* x, const float* weight,
+                              float eps, float* y) noexcept {
+  using simd::f32x4;
+  const std::size_t n4 = n / 4 * 4;
+  for (std::size_t r = 0; r < rows; ++r, x += n, y += n) {
+    f32x4 acc = simd::splat(0.0f);
+    for (std::size_t i = 0; i < n4; i += 4) {
+      const f32x4 v = simd::load(x + i);
+      acc = simd::mul_add(v, v, acc);
+    }
+    float squares = simd::hsum(acc);
+    for (std::size_t i = n4; i < n; ++i) squares += x[i] * x[i];
+    const float rstd = 1.0f / std::sqrt(squares / static_cast<float>(n) + eps);
+    const f32x4 rstd4 = simd::splat(rstd);
+    for (std::size_t i = 0; i < n4; i += 4) {
+      simd::store(y + i, simd::mul(simd::load(weight + i), simd::mul(simd::load(x + i), rstd4)));
+    }
+    for (std::size_t i = n4; i < n; ++i) y[i] = weight[i] * (x[i] * rstd);
+  }
+}
+
 void f32_layer_norm__simd128_x4(std::size_t rows, std::size_t n, const float* x, const float* gamma,
                                 const float* beta, float eps, float* y) noexcept {
   using simd::f32x4;

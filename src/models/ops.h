@@ -1,9 +1,10 @@
 // The row and element operations of the forward pass besides the GEMMs (which run on the
-// kernel registry's KernelSet::gemm): layer norm, the two GELU forms, half to float, and the
-// dot products of the tied LM head. Each has a plain scalar twin and a simd128 version in the
-// same file (written against src/kernels/vec128.h, or its intrinsics where vec128 has no
-// integer widening); ModelOps picks one of each, and tests expand model_op_sets() against a
-// double-precision reference. All are noexcept (see kernels_internal.h for why).
+// kernel registry's KernelSet::gemm): layer norm and RMS norm, the two GELU forms, the SwiGLU
+// gate, rotary position embeddings, half to float, and the dot products of the tied LM head. Each
+// has a plain scalar twin and a simd128 version in the same file (written against
+// src/kernels/vec128.h, or its intrinsics where vec128 has no integer widening); ModelOps picks one
+// of each, and tests expand model_op_sets() against a double-precision reference. All are noexcept
+// (see kernels_internal.h for why).
 #pragma once
 
 #include <cstddef>
@@ -24,8 +25,21 @@ constexpr float kGeluTanhCubic = 0.044715f;
 // contiguous values (mean and biased variance over the row, as torch.nn.LayerNorm). y may be x.
 using LayerNormFn = void (*)(std::size_t rows, std::size_t n, const float* x, const float* gamma,
                              const float* beta, float eps, float* y) noexcept;
+// y[r][i] = weight[i] * (x[r][i] / sqrt(mean_r(x^2) + eps)) for `rows` rows of `n` contiguous
+// values (the mean of the squares over the row, as LlamaRMSNorm; no centring, no bias). y may be x.
+using RmsNormFn = void (*)(std::size_t rows, std::size_t n, const float* x, const float* weight,
+                           float eps, float* y) noexcept;
 // x[i] = act(x[i]) in place.
 using ActivationFn = void (*)(std::size_t n, float* x) noexcept;
+// gate[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)): the gated MLP of the llama family
+// (down_proj(act(gate_proj(x)) * up_proj(x)) with act = silu, "SwiGLU").
+using GatedFn = void (*)(std::size_t n, float* gate, const float* up) noexcept;
+// Rotary position embedding in place, in the rotate_half form Hugging Face checkpoints use (the
+// two halves of a head, not interleaved pairs): for each row r (starting at x + r * ldx) and
+// i < half, with c = cos[r * half + i] and s = sin[r * half + i],
+//   x[i] = x[i] c - x[i + half] s,   x[i + half] = x[i + half] c + x[i] s.
+using RotaryFn = void (*)(std::size_t rows, std::size_t half, float* x, std::size_t ldx,
+                          const float* cos, const float* sin) noexcept;
 // out[i] = the IEEE half bits[i] as float (subnormals, infinities and NaN included).
 using HalfToFloatFn = void (*)(std::size_t n, const std::uint16_t* bits, float* out) noexcept;
 // C[i][j] = sum_p A[i][p] * B[j][p]: A [m, k] and B [n, k] row-major (rows contiguous), so the
@@ -37,8 +51,11 @@ using DotRowsFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const fl
 struct ModelOps {
   const char* name;  // "scalar" or "simd128"
   LayerNormFn layer_norm;
+  RmsNormFn rms_norm;
   ActivationFn gelu_tanh;
   ActivationFn gelu_erf;
+  GatedFn silu_gate;
+  RotaryFn rotary;
   HalfToFloatFn half_to_float;
   DotRowsFn dot_rows;
 };
@@ -51,8 +68,13 @@ const ModelOps& model_ops_for(const KernelSet& kernels);
 // Every variant, by name (registered in ops.cpp).
 void f32_layer_norm__scalar(std::size_t rows, std::size_t n, const float* x, const float* gamma,
                             const float* beta, float eps, float* y) noexcept;
+void f32_rms_norm__scalar(std::size_t rows, std::size_t n, const float* x, const float* weight,
+                          float eps, float* y) noexcept;
 void f32_gelu_tanh__scalar(std::size_t n, float* x) noexcept;
 void f32_gelu_erf__scalar(std::size_t n, float* x) noexcept;
+void f32_silu_gate__scalar(std::size_t n, float* gate, const float* up) noexcept;
+void f32_rotary__scalar(std::size_t rows, std::size_t half, float* x, std::size_t ldx,
+                        const float* cos, const float* sin) noexcept;
 void f16_to_f32__scalar(std::size_t n, const std::uint16_t* bits, float* out) noexcept;
 void f32_dot_rows__scalar(std::size_t m, std::size_t n, std::size_t k, const float* a,
                           std::size_t lda, const float* b, std::size_t ldb, float* c,
@@ -60,8 +82,13 @@ void f32_dot_rows__scalar(std::size_t m, std::size_t n, std::size_t k, const flo
 #if ATTNLENS_HAVE_SIMD
 void f32_layer_norm__simd128_x4(std::size_t rows, std::size_t n, const float* x, const float* gamma,
                                 const float* beta, float eps, float* y) noexcept;
+void f32_rms_norm__simd128_x4(std::size_t rows, std::size_t n, const float* x, const float* weight,
+                              float eps, float* y) noexcept;
 void f32_gelu_tanh__simd128_x4(std::size_t n, float* x) noexcept;
 void f32_gelu_erf__simd128_x4(std::size_t n, float* x) noexcept;
+void f32_silu_gate__simd128_x4(std::size_t n, float* gate, const float* up) noexcept;
+void f32_rotary__simd128_x4(std::size_t rows, std::size_t half, float* x, std::size_t ldx,
+                            const float* cos, const float* sin) noexcept;
 void f16_to_f32__simd128_x8(std::size_t n, const std::uint16_t* bits, float* out) noexcept;
 void f32_dot_rows__simd128_4x1(std::size_t m, std::size_t n, std::size_t k, const float* a,
                                std::size_t lda, const float* b, std::size_t ldb, float* c,

@@ -84,25 +84,29 @@ std::int64_t default_memory_limit() {
   return static_cast<std::int64_t>(std::numeric_limits<std::size_t>::max() / 2);
 }
 
-Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
-    : config_(std::move(config)) {
+ModelSize require_memory(const TransformerConfig& config, std::int64_t memory_limit) {
   if (memory_limit < 0) {
     throw RangeError("memory_limit", "must be >= 0, got " + std::to_string(memory_limit));
   }
-  size_ = model_size(config_);
+  const ModelSize size = model_size(config);
   const std::int64_t limit = memory_limit == 0 ? default_memory_limit() : memory_limit;
-  const std::int64_t needed = size_.weight_bytes + size_.load_scratch_bytes;
+  const std::int64_t needed = size.weight_bytes + size.load_scratch_bytes;
   if (needed > limit) {
-    std::string detail =
-        "needs " + format_bytes(needed) + " (" + std::to_string(size_.parameters) +
-        " parameters, weights " + format_bytes(size_.weight_bytes) + " with matrices as " +
-        (config_.matrix_dtype == WeightDtype::kF16 ? "f16" : "f32") + ", plus " +
-        format_bytes(size_.load_scratch_bytes) + " while loading), more than the " +
-        format_bytes(limit) + " of memory available";
+    std::string detail = "needs " + format_bytes(needed) + " (" + std::to_string(size.parameters) +
+                         " parameters, weights " + format_bytes(size.weight_bytes) +
+                         " with matrices as " +
+                         (config.matrix_dtype == WeightDtype::kF16 ? "f16" : "f32") + ", plus " +
+                         format_bytes(size.load_scratch_bytes) + " while loading), more than the " +
+                         format_bytes(limit) + " of memory available";
     if (sizeof(void*) == 4) detail += " (a wasm32 module addresses at most 2 GiB)";
-    if (config_.matrix_dtype == WeightDtype::kF32) detail += "; f16 storage halves the matrices";
+    if (config.matrix_dtype == WeightDtype::kF32) detail += "; f16 storage halves the matrices";
     throw RangeError("model", detail);
   }
+  return size;
+}
+
+Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
+    : config_(std::move(config)), size_(require_memory(config_, memory_limit)) {
   WeightTable table = build_weight_table(config_);
   std::size_t f32_count = 0, f16_count = 0;
   offsets_.reserve(table.infos.size());

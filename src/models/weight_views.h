@@ -18,11 +18,12 @@ struct Norm {
 
 struct LayerView {
   Norm attention_norm, mlp_norm;
-  PackedMatrix q, k, v, attention_out, mlp_in, mlp_out;
+  PackedMatrix q, k, v, attention_out, mlp_gate, mlp_in, mlp_out;
   const float* bq = nullptr;
   const float* bk = nullptr;
   const float* bv = nullptr;
   const float* b_attention_out = nullptr;
+  const float* b_mlp_gate = nullptr;
   const float* b_mlp_in = nullptr;
   const float* b_mlp_out = nullptr;
 };
@@ -86,6 +87,8 @@ class Views {
     }
     v.attention_out = packed(l, kAttentionOutWeight);
     v.b_attention_out = vector(l, kAttentionOutBias);
+    v.mlp_gate = packed(l, kMlpGateWeight);
+    v.b_mlp_gate = vector(l, kMlpGateBias);
     v.mlp_in = packed(l, kMlpInWeight);
     v.b_mlp_in = vector(l, kMlpInBias);
     v.mlp_out = packed(l, kMlpOutWeight);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "validate.h"
 
@@ -61,6 +62,11 @@ class TableBuilder {
     add(row, bias, name + ".bias", {config_.hidden});
   }
 
+  // An RMSNorm: a weight, no bias.
+  void rms_norm(std::int64_t row, Role weight, const std::string& name) {
+    add(row, weight, name + ".weight", {config_.hidden});
+  }
+
   WeightTable take() { return std::move(table_); }
 
  private:
@@ -68,11 +74,71 @@ class TableBuilder {
   WeightTable table_;
 };
 
+// The llama family's own fields: grouped K/V heads, the head size, the gate activation, RoPE.
+void validate_llama_fields(const TransformerConfig& c) {
+  const bool llama = c.architecture == Architecture::kLlama;
+  if (!llama) {
+    const std::pair<bool, const char*> own[] = {
+        {c.kv_heads != 0 && c.kv_heads != c.heads, "kv_heads"},
+        {c.head_dim != 0 && c.head_dim * c.heads != c.hidden, "head_dim"},
+        {c.qkv_bias, "qkv_bias"},
+        {c.output_bias, "output_bias"},
+        {c.mlp_bias, "mlp_bias"},
+        {!c.tie_word_embeddings, "tie_word_embeddings"},
+        {c.activation == Activation::kSilu, "activation"}};
+    for (const auto& [set, field] : own) {
+      if (set) throw InvalidArgumentError(field, "only the llama family has this setting");
+    }
+    return;
+  }
+  if (c.kv_heads != 0) {
+    detail::require_in_range(c.kv_heads, 1, c.heads, "kv_heads");
+    if (c.heads % c.kv_heads != 0) {
+      throw RangeError("kv_heads", "heads (" + std::to_string(c.heads) +
+                                       ") must be a multiple of kv_heads, got " +
+                                       std::to_string(c.kv_heads));
+    }
+  }
+  if (c.head_dim != 0) require_dimension(c.head_dim, "head_dim");
+  if (c.head_dim == 0 && c.hidden % c.heads != 0) {
+    throw RangeError("heads", "hidden (" + std::to_string(c.hidden) +
+                                  ") must be a multiple of heads, got " + std::to_string(c.heads));
+  }
+  if (head_dim_of(c) % 2 != 0) {
+    throw RangeError("head_dim", "rotary embeddings rotate two halves of a head: head_dim " +
+                                     std::to_string(head_dim_of(c)) + " must be even");
+  }
+  if (c.activation != Activation::kSilu) {
+    throw InvalidArgumentError("activation", "the llama family's gated MLP takes silu");
+  }
+  const RotaryConfig& r = c.rotary;
+  const auto positive = [](double v, const char* name) {
+    if (!(v > 0) || !std::isfinite(v)) {
+      throw RangeError(name, "must be a positive finite number, got " + std::to_string(v));
+    }
+  };
+  positive(r.theta, "rope_theta");
+  if (r.scaling != RopeScaling::kNone && r.scaling != RopeScaling::kLinear &&
+      r.scaling != RopeScaling::kLlama3) {
+    throw InvalidArgumentError("rope_scaling", "unknown scaling code");
+  }
+  if (r.scaling == RopeScaling::kNone) return;
+  positive(r.factor, "rope_factor");
+  if (r.scaling == RopeScaling::kLlama3) {
+    positive(r.low_freq_factor, "rope_low_freq_factor");
+    positive(r.high_freq_factor, "rope_high_freq_factor");
+    if (!(r.high_freq_factor > r.low_freq_factor)) {
+      throw RangeError("rope_high_freq_factor", "must be greater than low_freq_factor");
+    }
+    require_dimension(r.original_max_positions, "rope_original_max_positions");
+  }
+}
+
 }  // namespace
 
 void validate_config(const TransformerConfig& c) {
   if (c.architecture != Architecture::kGpt2 && c.architecture != Architecture::kGptNeo &&
-      c.architecture != Architecture::kBert) {
+      c.architecture != Architecture::kBert && c.architecture != Architecture::kLlama) {
     throw InvalidArgumentError("architecture", "unknown architecture code");
   }
   detail::require_in_range(c.layers, 1, kMaxLayers, "layers");
@@ -81,7 +147,7 @@ void validate_config(const TransformerConfig& c) {
   require_dimension(c.intermediate, "intermediate");
   require_dimension(c.vocab, "vocab");
   require_dimension(c.max_positions, "max_positions");
-  if (c.hidden % c.heads != 0) {
+  if (c.architecture != Architecture::kLlama && c.hidden % c.heads != 0) {
     throw RangeError("heads", "hidden (" + std::to_string(c.hidden) +
                                   ") must be a multiple of heads, got " + std::to_string(c.heads));
   }
@@ -90,15 +156,18 @@ void validate_config(const TransformerConfig& c) {
     throw RangeError("layer_norm_eps",
                      "must be a positive finite number, got " + std::to_string(c.layer_norm_eps));
   }
-  if (c.activation != Activation::kGeluTanh && c.activation != Activation::kGeluErf) {
+  if (c.activation != Activation::kGeluTanh && c.activation != Activation::kGeluErf &&
+      c.activation != Activation::kSilu) {
     throw InvalidArgumentError("activation", "unknown activation code");
   }
   if (c.matrix_dtype != WeightDtype::kF32 && c.matrix_dtype != WeightDtype::kF16) {
     throw InvalidArgumentError("matrix_dtype", "unknown dtype code");
   }
+  validate_llama_fields(c);
   if (!c.local_windows.empty()) {
-    if (c.architecture != Architecture::kGptNeo) {
-      throw InvalidArgumentError("local_windows", "only GPT-Neo has local attention layers");
+    if (c.architecture != Architecture::kGptNeo && c.architecture != Architecture::kLlama) {
+      throw InvalidArgumentError("local_windows",
+                                 "only GPT-Neo and the llama family have local attention layers");
     }
     if (static_cast<std::int64_t>(c.local_windows.size()) != c.layers) {
       throw RangeError("local_windows", "needs one entry per layer (" + std::to_string(c.layers) +
@@ -108,7 +177,7 @@ void validate_config(const TransformerConfig& c) {
       detail::require_in_range(w, 0, kMaxDimension, "local_windows");
   }
   if (!c.lm_head && c.architecture != Architecture::kBert) {
-    throw InvalidArgumentError("lm_head", "GPT models always have their tied LM head");
+    throw InvalidArgumentError("lm_head", "causal models always have their LM head");
   }
   // Every tensor size and the sums in model_size() fit in int64 and size_t.
   const WeightTable table = build_weight_table(c);
@@ -121,8 +190,39 @@ void validate_config(const TransformerConfig& c) {
   }
 }
 
+namespace {
+
+// LlamaForCausalLM / Qwen2ForCausalLM: nn.Linear everywhere, RMSNorms (weights only), the gated
+// MLP, and lm_head unless it is tied to the token embedding.
+void build_llama_table(const TransformerConfig& c, TableBuilder& t) {
+  const std::int64_t g = c.layers, h = c.hidden, d = head_dim_of(c);
+  const std::int64_t q_width = c.heads * d, kv_width = kv_heads_of(c) * d;
+  t.add(g, kTokenEmbedding, "token_embedding", {c.vocab, h});
+  for (std::int64_t l = 0; l < c.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    t.rms_norm(l, kAttentionNormWeight, p + "attention_norm");
+    t.linear(l, kQueryWeight, kQueryBias, p + "attention.query", h, q_width, false, c.qkv_bias);
+    t.linear(l, kKeyWeight, kKeyBias, p + "attention.key", h, kv_width, false, c.qkv_bias);
+    t.linear(l, kValueWeight, kValueBias, p + "attention.value", h, kv_width, false, c.qkv_bias);
+    t.linear(l, kAttentionOutWeight, kAttentionOutBias, p + "attention.output", q_width, h, false,
+             c.output_bias);
+    t.rms_norm(l, kMlpNormWeight, p + "mlp_norm");
+    t.linear(l, kMlpGateWeight, kMlpGateBias, p + "mlp.gate", h, c.intermediate, false, c.mlp_bias);
+    t.linear(l, kMlpInWeight, kMlpInBias, p + "mlp.input", h, c.intermediate, false, c.mlp_bias);
+    t.linear(l, kMlpOutWeight, kMlpOutBias, p + "mlp.output", c.intermediate, h, false, c.mlp_bias);
+  }
+  t.rms_norm(g, kFinalNormWeight, "final_norm");
+  if (!c.tie_word_embeddings) t.add(g, kLmHead, "lm_head", {c.vocab, h});
+}
+
+}  // namespace
+
 WeightTable build_weight_table(const TransformerConfig& c) {
   TableBuilder t(c);
+  if (c.architecture == Architecture::kLlama) {
+    build_llama_table(c, t);
+    return t.take();
+  }
   const std::int64_t g = c.layers;  // the model-wide row
   const std::int64_t h = c.hidden;
   const bool gpt2 = c.architecture == Architecture::kGpt2;

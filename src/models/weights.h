@@ -25,24 +25,29 @@ enum Role : int {
   kHeadNormWeight,  // transform.LayerNorm
   kHeadNormBias,
   kHeadBias,  // cls.predictions.bias [vocab]
+  kLmHead,    // llama's untied lm_head.weight [vocab, hidden] (nn.Linear, read like an embedding)
   // Per layer.
-  kAttentionNormWeight,  // GPT ln_1 (before attention); BERT attention.output.LayerNorm (after)
+  kAttentionNormWeight,  // GPT ln_1 (before attention); BERT attention.output.LayerNorm (after);
+                         // llama input_layernorm (an RMSNorm: weight only)
   kAttentionNormBias,
   kQkvWeight,  // GPT-2 c_attn: Conv1D [hidden, 3 * hidden], q | k | v along the output
   kQkvBias,
-  kQueryWeight,  // GPT-Neo, BERT: nn.Linear [hidden, hidden]
-  kQueryBias,    // BERT only
+  kQueryWeight,  // GPT-Neo, BERT: nn.Linear [hidden, hidden]; llama [heads * head_dim, hidden]
+  kQueryBias,    // BERT; llama with qkv_bias
   kKeyWeight,
   kKeyBias,
   kValueWeight,
   kValueBias,
   kAttentionOutWeight,  // c_proj / out_proj / attention.output.dense
   kAttentionOutBias,
-  kMlpNormWeight,  // GPT ln_2 (before the MLP); BERT output.LayerNorm (after)
+  kMlpNormWeight,  // GPT ln_2 (before the MLP); BERT output.LayerNorm (after); llama
+                   // post_attention_layernorm
   kMlpNormBias,
-  kMlpInWeight,  // c_fc / intermediate.dense: hidden -> intermediate
+  kMlpGateWeight,  // llama gate_proj: hidden -> intermediate
+  kMlpGateBias,
+  kMlpInWeight,  // c_fc / intermediate.dense / llama up_proj: hidden -> intermediate
   kMlpInBias,
-  kMlpOutWeight,  // c_proj / output.dense: intermediate -> hidden
+  kMlpOutWeight,  // c_proj / output.dense / llama down_proj: intermediate -> hidden
   kMlpOutBias,
   kRoleCount
 };

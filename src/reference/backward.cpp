@@ -92,6 +92,12 @@ void add_score_gradient(ScoreFunction score, const double* x, const double* y, s
 
 std::vector<double> widen(FloatView x) { return std::vector<double>(x.begin(), x.end()); }
 
+// The K/V head query head h reads: heads / kv_heads consecutive query heads share one.
+std::int64_t kv_head(const AttentionShape& s, std::int64_t h) {
+  const std::int64_t kv_heads = s.kv_heads == 0 ? s.heads : s.kv_heads;
+  return h / (s.heads / kv_heads);
+}
+
 }  // namespace
 
 std::vector<double> attention_output(const AttentionShape& s, const AttentionOptions& options,
@@ -99,9 +105,10 @@ std::vector<double> attention_output(const AttentionShape& s, const AttentionOpt
                                      const std::vector<double>& v) {
   std::vector<double> out(s.heads * s.query_len * s.value_dim, 0.0);
   for (std::int64_t h = 0; h < s.heads; ++h) {
+    const std::int64_t kv = kv_head(s, h);
     const Head head = forward_head(s, options, h, q.data() + h * s.query_len * s.head_dim,
-                                   k.data() + h * s.key_len * s.head_dim);
-    add_output(s, head, v.data() + h * s.key_len * s.value_dim,
+                                   k.data() + kv * s.key_len * s.head_dim);
+    add_output(s, head, v.data() + kv * s.key_len * s.value_dim,
                out.data() + h * s.query_len * s.value_dim);
   }
   return out;
@@ -120,9 +127,10 @@ BackwardResult attention_backward(const AttentionInputs& inputs, FloatView d_out
   r.dk.assign(k.size(), 0.0);
   r.dv.assign(v.size(), 0.0);
   for (std::int64_t h = 0; h < s.heads; ++h) {
+    const std::int64_t kv = kv_head(s, h);  // its gradients add up over the query heads
     const double* qh = q.data() + h * nq * d;
-    const double* kh = k.data() + h * nk * d;
-    const double* vh = v.data() + h * nk * dv;
+    const double* kh = k.data() + kv * nk * d;
+    const double* vh = v.data() + kv * nk * dv;
     const double* doh = d_out.data() + h * nq * dv;
     const Head head = forward_head(s, options, h, qh, kh);
     add_output(s, head, vh, r.output.data() + h * nq * dv);
@@ -134,7 +142,8 @@ BackwardResult attention_backward(const AttentionInputs& inputs, FloatView d_out
       for (std::int64_t j = 0; j < nk; ++j) {
         dp[j] = dot(doh + i * dv, vh + j * dv, dv);
         expected_dp += p[j] * dp[j];
-        for (std::int64_t t = 0; t < dv; ++t) r.dv[(h * nk + j) * dv + t] += p[j] * doh[i * dv + t];
+        for (std::int64_t t = 0; t < dv; ++t)
+          r.dv[(kv * nk + j) * dv + t] += p[j] * doh[i * dv + t];
       }
       for (std::int64_t j = 0; j < nk; ++j) {
         const double g = c * p[j] * (dp[j] - expected_dp);
@@ -143,7 +152,7 @@ BackwardResult attention_backward(const AttentionInputs& inputs, FloatView d_out
         add_score_gradient(options.score, qh + i * d, kh + j * d, d, score, g,
                            r.dq.data() + (h * nq + i) * d);
         add_score_gradient(options.score, kh + j * d, qh + i * d, d, score, g,
-                           r.dk.data() + (h * nk + j) * d);
+                           r.dk.data() + (kv * nk + j) * d);
       }
     }
   }

@@ -109,14 +109,19 @@ Result attend(const AttentionShape& shape, const AttentionOptions& options,
   const double temperature = options.temperature;
   const double minus_inf = -std::numeric_limits<double>::infinity();
 
+  // Grouped-query attention: k and v hold one matrix per K/V head, each read by `group`
+  // consecutive query heads (ONNX repeats each K/V head that many times).
+  const auto group = static_cast<std::int64_t>(q.size() / k.size());
+
   Result result;
   std::vector<MatrixXd> outputs;
   for (std::int64_t h = 0; h < shape.heads; ++h) {
+    const std::size_t kv = static_cast<std::size_t>(h / group);
     AdditiveHead additive;
     if (options.score == ScoreFunction::kAdditive) {
       additive = additive_head(options.additive, h, shape.head_dim);
     }
-    const MatrixXd scores = head_scores(options.score, q[h], k[h], &additive);
+    const MatrixXd scores = head_scores(options.score, q[h], k[kv], &additive);
 
     MatrixXd weights = MatrixXd::Zero(shape.query_len, shape.key_len);
     for (std::int64_t i = 0; i < shape.query_len; ++i) {
@@ -135,7 +140,7 @@ Result attend(const AttentionShape& shape, const AttentionOptions& options,
       }
       weights.row(i) /= sum;
     }
-    outputs.push_back(weights * v[h]);
+    outputs.push_back(weights * v[kv]);
 
     for (std::int64_t i = 0; i < shape.query_len; ++i) {
       for (std::int64_t j = 0; j < shape.key_len; ++j) {
@@ -204,9 +209,10 @@ bool visible(const MaskSpec& mask, const AttentionShape& shape, std::int64_t hea
 
 Result attention(const AttentionInputs& inputs, const AttentionOptions& options) {
   const AttentionShape& s = inputs.shape;
+  const std::int64_t kv_heads = s.kv_heads == 0 ? s.heads : s.kv_heads;
   return attend(s, options, split_head_major(inputs.q.data, s.heads, s.query_len, s.head_dim),
-                split_head_major(inputs.k.data, s.heads, s.key_len, s.head_dim),
-                split_head_major(inputs.v.data, s.heads, s.key_len, s.value_dim));
+                split_head_major(inputs.k.data, kv_heads, s.key_len, s.head_dim),
+                split_head_major(inputs.v.data, kv_heads, s.key_len, s.value_dim));
 }
 
 MultiHeadResult multi_head_attention(const MultiHeadInputs& inputs,
@@ -217,6 +223,7 @@ MultiHeadResult multi_head_attention(const MultiHeadInputs& inputs,
   if (s.key_len == 0) s.key_len = s.query_len;
   if (s.key_model_dim == 0) s.key_model_dim = s.model_dim;
   if (s.out_dim == 0) s.out_dim = s.model_dim;
+  if (s.kv_heads == 0) s.kv_heads = s.heads;
 
   const MultiHeadWeights& w = inputs.weights;
   const MatrixXd x_query = to_matrix(inputs.x_query.data, s.query_len, s.model_dim);
@@ -227,12 +234,13 @@ MultiHeadResult multi_head_attention(const MultiHeadInputs& inputs,
   const std::int64_t h = s.heads;
   const std::vector<MatrixXd> q =
       split_columns(project(x_query, w.w_query.data, h * s.head_dim, w.b_query), h, s.head_dim);
+  const std::int64_t kv = s.kv_heads;
   const std::vector<MatrixXd> k =
-      split_columns(project(x_key_value, w.w_key.data, h * s.head_dim, w.b_key), h, s.head_dim);
+      split_columns(project(x_key_value, w.w_key.data, kv * s.head_dim, w.b_key), kv, s.head_dim);
   const std::vector<MatrixXd> v = split_columns(
-      project(x_key_value, w.w_value.data, h * s.value_dim, w.b_value), h, s.value_dim);
+      project(x_key_value, w.w_value.data, kv * s.value_dim, w.b_value), kv, s.value_dim);
 
-  const AttentionShape head_shape{s.heads, s.query_len, s.key_len, s.head_dim, s.value_dim};
+  const AttentionShape head_shape{s.heads, s.query_len, s.key_len, s.head_dim, s.value_dim, kv};
   Result per_head = attend(head_shape, options, q, k, v);
 
   // Concatenate heads token-major: concat(i, h * Dv + c) = O[h, i, c].

@@ -82,11 +82,50 @@ bool own_visible(const TransformerConfig& c, std::int64_t layer, std::int64_t i,
 
 }  // namespace
 
+std::vector<double> layer_attention(const std::vector<double>& q, const std::vector<double>& k,
+                                    const std::vector<double>& v, const LayerShape& s, double scale,
+                                    const Visibility& visible, double* weights) {
+  const std::int64_t n = s.n, d = s.head_dim, heads = s.heads, kv = s.kv_heads;
+  std::vector<double> context(static_cast<std::size_t>(n * heads * d));
+  for (std::int64_t hd = 0; hd < heads; ++hd) {
+    const std::int64_t g = hd / (heads / kv);  // the K/V head this query head reads
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::vector<double> logits(static_cast<std::size_t>(n));
+      std::vector<bool> seen(static_cast<std::size_t>(n));
+      double max = -std::numeric_limits<double>::infinity();
+      for (std::int64_t j = 0; j < n; ++j) {
+        seen[j] = visible(hd, i, j);
+        if (!seen[j]) continue;
+        double dot = 0;
+        for (std::int64_t e = 0; e < d; ++e) {
+          dot += q[(i * heads + hd) * d + e] * k[(j * kv + g) * d + e];
+        }
+        logits[j] = dot * scale;
+        max = std::max(max, logits[j]);
+      }
+      double sum = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        logits[j] = seen[j] ? std::exp(logits[j] - max) : 0.0;
+        sum += logits[j];
+      }
+      for (std::int64_t j = 0; j < n; ++j) {
+        const double p_ij = sum > 0 ? logits[j] / sum : 0.0;
+        weights[(hd * n + i) * n + j] = p_ij;
+        for (std::int64_t e = 0; e < d; ++e) {
+          context[(i * heads + hd) * d + e] += p_ij * v[(j * kv + g) * d + e];
+        }
+      }
+    }
+  }
+  return context;
+}
+
 TransformerResult transformer(const TransformerConfig& c,
                               const std::map<std::string, std::vector<double>>& w,
                               const std::vector<std::int32_t>& ids,
                               const std::vector<std::int32_t>& types,
                               const std::vector<MaskSpec>& masks) {
+  if (c.architecture == Architecture::kLlama) return llama_transformer(c, w, ids, masks);
   const auto n = static_cast<std::int64_t>(ids.size());
   const std::int64_t h = c.hidden, heads = c.heads, d = h / heads, inter = c.intermediate;
   const bool bert = c.architecture == Architecture::kBert;
@@ -142,37 +181,14 @@ TransformerResult transformer(const TransformerConfig& c,
     if (bert || (gpt2 && c.scale_attn_weights)) scale = 1.0 / std::sqrt(static_cast<double>(d));
     if (gpt2 && c.scale_attn_by_inverse_layer_idx) scale /= static_cast<double>(l + 1);
     const AttentionShape shape{heads, n, n, d, d};
-    Matrix context(x.size());
-    for (std::int64_t hd = 0; hd < heads; ++hd) {
-      for (std::int64_t i = 0; i < n; ++i) {
-        std::vector<double> logits(static_cast<std::size_t>(n));
-        std::vector<bool> seen(static_cast<std::size_t>(n));
-        double max = -std::numeric_limits<double>::infinity();
-        for (std::int64_t j = 0; j < n; ++j) {
-          const bool visible =
-              masks.empty()
-                  ? own_visible(c, l, i, j)
-                  : reference::visible(masks.size() == 1 ? masks[0] : masks[l], shape, hd, i, j);
-          seen[j] = visible;
-          if (!visible) continue;
-          double s = 0;
-          for (std::int64_t e = 0; e < d; ++e) s += q[i * h + hd * d + e] * k[j * h + hd * d + e];
-          logits[j] = s * scale;
-          max = std::max(max, logits[j]);
-        }
-        double sum = 0;
-        for (std::int64_t j = 0; j < n; ++j) {
-          logits[j] = seen[j] ? std::exp(logits[j] - max) : 0.0;
-          sum += logits[j];
-        }
-        for (std::int64_t j = 0; j < n; ++j) {
-          const double p_ij = sum > 0 ? logits[j] / sum : 0.0;
-          r.attention[((l * heads + hd) * n + i) * n + j] = p_ij;
-          for (std::int64_t e = 0; e < d; ++e)
-            context[i * h + hd * d + e] += p_ij * v[j * h + hd * d + e];
-        }
-      }
-    }
+    const Matrix context = layer_attention(
+        q, k, v, {heads, heads, n, d}, scale,
+        [&](std::int64_t hd, std::int64_t i, std::int64_t j) {
+          return masks.empty()
+                     ? own_visible(c, l, i, j)
+                     : reference::visible(masks.size() == 1 ? masks[0] : masks[l], shape, hd, i, j);
+        },
+        r.attention.data() + l * heads * n * n);
     add(x, linear(context, n, h, h, *vec("attention.output.weight"), vec("attention.output.bias"),
                   gpt2));
     if (bert)

@@ -1,10 +1,12 @@
 // A naive double-precision transformer forward pass, written from the Hugging Face modelling
-// code's semantics (GPT2Model, GPTNeoModel, BertForMaskedLM), sharing no code with src/models/:
+// code's semantics (GPT2Model, GPTNeoModel, BertForMaskedLM; LlamaForCausalLM and
+// Qwen2ForCausalLM in llama_reference.cpp), sharing no code with src/models/:
 // it reads the weights in the layout checkpoints store them (nn.Linear [out, in], Conv1D
 // [in, out]) and computes in loops. Tests only.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,5 +42,23 @@ TransformerResult transformer(const models::TransformerConfig& config,
                               const std::vector<std::int32_t>& token_ids,
                               const std::vector<std::int32_t>& token_types,
                               const std::vector<MaskSpec>& masks = {});
+
+// One layer's softmax attention in double precision, shared by both forward passes: q [N][H][d],
+// k and v [N][KV][d] token-major (query head h reads K/V head h / (H / KV)), logits
+// scale * q . k over the keys `visible(head, i, j)` lets through (a row with none is zeros).
+// Writes the weights [H][N][N] to `weights`; returns the context [N][H][d].
+struct LayerShape {
+  std::int64_t heads, kv_heads, n, head_dim;
+};
+using Visibility = std::function<bool(std::int64_t head, std::int64_t i, std::int64_t j)>;
+std::vector<double> layer_attention(const std::vector<double>& q, const std::vector<double>& k,
+                                    const std::vector<double>& v, const LayerShape& shape,
+                                    double scale, const Visibility& visible, double* weights);
+
+// The llama family's, which transformer() hands a kLlama config to.
+TransformerResult llama_transformer(const models::TransformerConfig& config,
+                                    const std::map<std::string, std::vector<double>>& weights,
+                                    const std::vector<std::int32_t>& token_ids,
+                                    const std::vector<MaskSpec>& masks);
 
 }  // namespace attnlens::reference

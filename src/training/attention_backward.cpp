@@ -1,13 +1,15 @@
 // attention_backward(): validation, then the streaming backward (FlashAttention-2's loop order)
 // on the forward's tile grid.
 //
-// Work is split into tasks of (head, group of key tiles); groups are kKeysPerGroup keys, fixed by
-// the shape. A task runs the panels of each of its tiles (8 keys each) against the query blocks
-// the forward's tiles_to_visit() sends to that tile, chunk by chunk, each panel narrowed to the
-// queries that can see it (query_reach, rounded out to multiples of 4): dK and dV of the tile's
-// keys are complete when the tile is done, and written straight out. dQ gets a share from every
-// group of the head: each task sums its own share, and the head's OrderedSum adds the shares in
-// group order, so every sum runs in one order whatever the threads.
+// Work is split into tasks of (K/V head, group of key tiles); groups are kKeysPerGroup keys, fixed
+// by the shape. Under grouped-query attention a task runs every query head reading its K/V head,
+// one after the other, so dK and dV of its keys add up over them in head order. A task runs the
+// panels of each of its tiles (8 keys each) against the query blocks the forward's tiles_to_visit()
+// sends to that tile, chunk by chunk, each panel narrowed to the queries that can see it
+// (query_reach, rounded out to multiples of 4): dK and dV of the tile's keys are complete when the
+// tile is done, and written straight out. dQ gets a share from every group of the head: each task
+// sums its own share, and the head's OrderedSum adds the shares in group order, so every sum runs
+// in one order whatever the threads.
 #include "attnlens/training/attention_backward.h"
 
 #include <algorithm>
@@ -30,22 +32,24 @@ namespace {
 // One task's key panels (a tile's worth), its scratch, and its share of the head's dQ with the
 // operands of its dQ products (kDqKeys keys each: dS transposed, and key rows).
 struct GroupWork {
-  GroupWork(const BackwardProblem& p, const BackwardHead& head, std::int64_t h,
-            std::int64_t panels_per_tile)
+  // For the query heads [first_head, first_head + heads) reading K/V head kv_head, each with a
+  // dQ share of dq_length floats.
+  GroupWork(const BackwardProblem& p, std::int64_t kv_head, std::int64_t heads,
+            std::size_t dq_length, std::int64_t panels_per_tile)
       : scratch(kBackwardChunk),
-        dq(head.dq_length(), 0.0f),
+        dq(static_cast<std::size_t>(heads), std::vector<float>(dq_length, 0.0f)),
         d_scores_t(static_cast<std::size_t>(kBackwardChunk / kPanelKeys * kDqStride)),
         key_rows(
             static_cast<std::size_t>(div_up(panels_per_tile, kDqPanels) * kDqKeys *
                                      round_up(p.inputs.forward.shape.head_dim, kPanelQueries))),
         reach(static_cast<std::size_t>(panels_per_tile)) {
     panels.reserve(static_cast<std::size_t>(panels_per_tile));
-    for (std::int64_t i = 0; i < panels_per_tile; ++i) panels.emplace_back(p, head, h);
+    for (std::int64_t i = 0; i < panels_per_tile; ++i) panels.emplace_back(p, kv_head);
   }
   std::int64_t bytes() const {
     return static_cast<std::int64_t>(panels.size()) * panels[0].bytes() + scratch.bytes() +
-           static_cast<std::int64_t>((dq.size() + d_scores_t.size() + key_rows.size()) *
-                                     sizeof(float));
+           static_cast<std::int64_t>(
+               (dq.size() * dq[0].size() + d_scores_t.size() + key_rows.size()) * sizeof(float));
   }
   // Panel i's rows of the key_rows of its dQ product.
   float* panel_key_rows(std::size_t i) {
@@ -54,10 +58,10 @@ struct GroupWork {
   }
   std::vector<KeyPanel> panels;
   BackwardScratch scratch;
-  std::vector<float> dq;          // [D8 / 8][Nq4][8]
-  std::vector<float> d_scores_t;  // [chunk / 4][kDqKeys][4]: A of one dQ product
-  std::vector<float> key_rows;    // per product of kDqPanels panels: [D8 / 8][kDqKeys][8]
-  std::vector<KeyRange> reach;    // per panel: the queries that can see its keys
+  std::vector<std::vector<float>> dq;  // per query head: [D8 / 8][Nq4][8]
+  std::vector<float> d_scores_t;       // [chunk / 4][kDqKeys][4]: A of one dQ product
+  std::vector<float> key_rows;         // per product of kDqPanels panels: [D8 / 8][kDqKeys][8]
+  std::vector<KeyRange> reach;         // per panel: the queries that can see its keys
 };
 
 // Panels [first, last) (at most kDqPanels) over the chunk of queries [lo, end): each takes the
@@ -66,7 +70,7 @@ struct GroupWork {
 // some computed (the diagonal under causal, a window's edges) get one product per panel, so no
 // product multiplies a row a panel did not compute.
 void run_chunk(GroupWork& work, std::size_t first, std::size_t last, const BackwardProblem& p,
-               const BackwardHead& head, std::int64_t lo, std::int64_t end) {
+               const BackwardHead& head, float* dq, std::int64_t lo, std::int64_t end) {
   struct Rows {
     std::int64_t a, b, qa, qb;  // seen [a, b), computed [qa, qb); empty when qa == qb
   } rows[kDqPanels];
@@ -110,7 +114,7 @@ void run_chunk(GroupWork& work, std::size_t first, std::size_t last, const Backw
     for (std::int64_t x = 0; x < dims8 / kPanelQueries; ++x) {
       p.kernels.panel_gemm(static_cast<std::size_t>((to - from) / kPanelKeys),
                            (i1 - i0) * kPanelCols, a, kDqStride, b + x * kDqKeys * kPanelQueries,
-                           work.dq.data() + x * slice + from * kPanelQueries, kKeep);
+                           dq + x * slice + from * kPanelQueries, kKeep);
     }
   };
   const bool shared = shared_lo < shared_hi;  // every panel computed these rows
@@ -128,52 +132,73 @@ void run_chunk(GroupWork& work, std::size_t first, std::size_t last, const Backw
 
 // Runs the first `count` panels over the queries [lo, hi) in chunks of at most kBackwardChunk.
 void run_queries(GroupWork& work, std::size_t count, const BackwardProblem& p,
-                 const BackwardHead& head, std::int64_t lo, std::int64_t hi) {
+                 const BackwardHead& head, float* dq, std::int64_t lo, std::int64_t hi) {
   while (lo < hi) {
     const std::int64_t end = std::min(hi, round_down(lo, kPanelKeys) + kBackwardChunk);
     for (std::size_t first = 0; first < count; first += kDqPanels) {
-      run_chunk(work, first, std::min<std::size_t>(count, first + kDqPanels), p, head, lo, end);
+      run_chunk(work, first, std::min<std::size_t>(count, first + kDqPanels), p, head, dq, lo, end);
     }
     lo = end;
   }
 }
 
-// Key tiles [task.begin, task.end) of one head.
-void run_group(const BackwardProblem& p, const HeadTask& task, BackwardHead& head, GroupWork& work,
+// The first `count` panels of tile t (`keys`) against the queries of query head h
+// that visit it.
+void run_tile_for_head(const BackwardProblem& p, GroupWork& work, std::size_t count, std::int64_t t,
+                       KeyRange keys, std::int64_t h, const BackwardHead& head, float* dq) {
+  const AttentionShape& s = p.inputs.forward.shape;
+  const std::int64_t bq = p.query_block;
+  KeyRange tile_reach{s.query_len, 0};
+  for (std::size_t i = 0; i < count; ++i) {
+    work.panels[i].set_query_head(head, h);
+    const std::int64_t k0 = keys.begin + static_cast<std::int64_t>(i) * kPanelQueries;
+    const std::int64_t k1 = std::min(k0 + kPanelQueries, keys.end);
+    work.reach[i] = query_reach(p.mask, h, k0, k1, s.query_len);
+    tile_reach.begin = std::min(tile_reach.begin, work.reach[i].begin);
+    tile_reach.end = std::max(tile_reach.end, work.reach[i].end);
+  }
+  // Consecutive visiting blocks merge into one run, so chunks do not stop at block edges.
+  std::int64_t run_lo = 0, run_hi = 0;
+  for (const std::int64_t b : head.blocks_of_tile(t)) {
+    const std::int64_t lo = std::max(b * bq, tile_reach.begin);
+    const std::int64_t hi = std::min(std::min((b + 1) * bq, s.query_len), tile_reach.end);
+    if (lo >= hi) continue;
+    if (lo != run_hi) {
+      run_queries(work, count, p, head, dq, run_lo, run_hi);
+      run_lo = lo;
+    }
+    run_hi = hi;
+  }
+  run_queries(work, count, p, head, dq, run_lo, run_hi);
+}
+
+// Key tiles [task.begin, task.end) of K/V head task.head, against each query head reading it
+// (`heads`, in head order, the first being first_head).
+void run_group(const BackwardProblem& p, const HeadTask& task, std::int64_t first_head,
+               const std::vector<BackwardHead*>& heads, GroupWork& work,
                std::int64_t tiles_per_group) {
   const AttentionShape& s = p.inputs.forward.shape;
-  const std::int64_t h = task.head, bq = p.query_block, bk = p.key_block;
-  float* dk = p.gradients.dk.data + h * s.key_len * s.head_dim;
-  float* dv = p.gradients.dv.data + h * s.key_len * s.value_dim;
+  const std::int64_t kv = task.head, bk = p.key_block;
+  float* dk = p.gradients.dk.data + kv * s.key_len * s.head_dim;
+  float* dv = p.gradients.dv.data + kv * s.key_len * s.value_dim;
   for (std::int64_t t = task.begin; t < task.end; ++t) {
     const std::int64_t k_lo = t * bk, k_hi = std::min(k_lo + bk, s.key_len);
     const auto count = static_cast<std::size_t>(div_up(k_hi - k_lo, kPanelQueries));
-    KeyRange tile_reach{s.query_len, 0};
     for (std::size_t i = 0; i < count; ++i) {
       const std::int64_t k0 = k_lo + static_cast<std::int64_t>(i) * kPanelQueries;
-      const std::int64_t k1 = std::min(k0 + kPanelQueries, k_hi);
-      work.panels[i].start(k0, k1 - k0, work.panel_key_rows(i));
-      work.reach[i] = query_reach(p.mask, h, k0, k1, s.query_len);
-      tile_reach.begin = std::min(tile_reach.begin, work.reach[i].begin);
-      tile_reach.end = std::max(tile_reach.end, work.reach[i].end);
+      work.panels[i].start(k0, std::min(k0 + kPanelQueries, k_hi) - k0, work.panel_key_rows(i));
     }
-    // Consecutive visiting blocks merge into one run, so chunks do not stop at block edges.
-    std::int64_t run_lo = 0, run_hi = 0;
-    for (const std::int64_t b : head.blocks_of_tile(t)) {
-      const std::int64_t lo = std::max(b * bq, tile_reach.begin);
-      const std::int64_t hi = std::min(std::min((b + 1) * bq, s.query_len), tile_reach.end);
-      if (lo >= hi) continue;
-      if (lo != run_hi) {
-        run_queries(work, count, p, head, run_lo, run_hi);
-        run_lo = lo;
-      }
-      run_hi = hi;
+    for (std::size_t g = 0; g < heads.size(); ++g) {
+      const std::int64_t h = first_head + static_cast<std::int64_t>(g);
+      run_tile_for_head(p, work, count, t, {k_lo, k_hi}, h, *heads[g], work.dq[g].data());
     }
-    run_queries(work, count, p, head, run_lo, run_hi);
     for (std::size_t i = 0; i < count; ++i) work.panels[i].finish(dk, dv);
   }
-  head.add_dq(static_cast<std::size_t>(task.begin / tiles_per_group), std::move(work.dq),
-              p.gradients.dq.data + h * s.query_len * s.head_dim);
+  for (std::size_t g = 0; g < heads.size(); ++g) {
+    const std::int64_t h = first_head + static_cast<std::int64_t>(g);
+    heads[g]->add_dq(static_cast<std::size_t>(task.begin / tiles_per_group), std::move(work.dq[g]),
+                     p.gradients.dq.data + h * s.query_len * s.head_dim);
+  }
 }
 
 // The head's operands, and their share of the scratch meter.
@@ -191,33 +216,44 @@ AttentionStats run_backward(const BackwardProblem& p) {
   const std::int64_t groups = div_up(k_tiles, tiles_per_group);
   const std::int64_t panels_per_tile = div_up(p.key_block, kPanelQueries);
 
+  // Tasks are (K/V head, group of key tiles); each runs the query heads reading its K/V head.
+  const std::int64_t kv_heads = kv_head_count(s);
+  const std::int64_t group_heads = s.heads / kv_heads;
   std::vector<HeadTask> tasks;
-  for (std::int64_t h = 0; h < s.heads; ++h) {
+  for (std::int64_t kv = 0; kv < kv_heads; ++kv) {
     for (std::int64_t g = 0; g < groups; ++g) {
       tasks.push_back(
-          HeadTask{h, g * tiles_per_group, std::min((g + 1) * tiles_per_group, k_tiles)});
+          HeadTask{kv, g * tiles_per_group, std::min((g + 1) * tiles_per_group, k_tiles)});
     }
   }
-  SharedHeads<MeteredHead> heads(s.heads, tasks);
+  SharedHeads<MeteredHead> heads(s.heads);  // query heads, each used by its K/V head's tasks
+  for (const HeadTask& task : tasks) {
+    for (std::int64_t g = 0; g < group_heads; ++g) heads.use(task.head * group_heads + g);
+  }
   ScratchMeter meter;
   std::atomic<std::int64_t> tiles_visited{0};
 
   const auto run_task = [&](std::int64_t index) {
     const HeadTask& task = tasks[static_cast<std::size_t>(index)];
-    const HeadLease<MeteredHead> lease(heads, task.head);
-    BackwardHead& head = heads
-                             .acquire(task.head,
-                                      [&] {
-                                        auto made = std::make_unique<MeteredHead>(
-                                            p, task.head, static_cast<std::size_t>(groups), meter);
-                                        tiles_visited.fetch_add(made->head.tiles_visited(),
-                                                                std::memory_order_relaxed);
-                                        return made;
-                                      })
-                             .head;
-    GroupWork work(p, head, task.head, panels_per_tile);
+    const std::int64_t first_head = task.head * group_heads;
+    std::vector<std::unique_ptr<HeadLease<MeteredHead>>> leases;
+    std::vector<BackwardHead*> group;
+    for (std::int64_t h = first_head; h < first_head + group_heads; ++h) {
+      leases.push_back(std::make_unique<HeadLease<MeteredHead>>(heads, h));
+      group.push_back(&heads
+                           .acquire(h,
+                                    [&] {
+                                      auto made = std::make_unique<MeteredHead>(
+                                          p, h, static_cast<std::size_t>(groups), meter);
+                                      tiles_visited.fetch_add(made->head.tiles_visited(),
+                                                              std::memory_order_relaxed);
+                                      return made;
+                                    })
+                           .head);
+    }
+    GroupWork work(p, task.head, group_heads, group[0]->dq_length(), panels_per_tile);
     const ScratchLease work_lease(meter, work.bytes());
-    run_group(p, task, head, work, tiles_per_group);
+    run_group(p, task, first_head, group, work, tiles_per_group);
   };
 
   AttentionStats stats;

@@ -12,10 +12,9 @@ namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 }  // namespace
 
-KeyPanel::KeyPanel(const BackwardProblem& problem, const BackwardHead& head, std::int64_t h)
+KeyPanel::KeyPanel(const BackwardProblem& problem, std::int64_t kv_head)
     : p_(problem),
-      head_(head),
-      h_(h),
+      kv_head_(kv_head),
       depth_(problem.inputs.forward.shape.head_dim),
       value_dim_(problem.inputs.forward.shape.value_dim),
       keys_(static_cast<std::size_t>(depth_ * kPanelQueries)),
@@ -28,8 +27,8 @@ void KeyPanel::start(std::int64_t k0, std::int64_t cols, float* key_rows) noexce
   cols_ = cols;
   has_gradients_ = false;
   const AttentionShape& s = p_.inputs.forward.shape;
-  const float* k = p_.inputs.forward.k.data + (h_ * s.key_len + k0) * depth_;
-  const float* v = p_.inputs.forward.v.data + (h_ * s.key_len + k0) * value_dim_;
+  const float* k = p_.inputs.forward.k.data + (kv_head_ * s.key_len + k0) * depth_;
+  const float* v = p_.inputs.forward.v.data + (kv_head_ * s.key_len + k0) * value_dim_;
   const float fold = base2_logit_factor(p_.logit_factor);
   const bool cosine = p_.options.score == ScoreFunction::kCosine;
   std::fill(keys_.begin(), keys_.end(), 0.0f);
@@ -58,7 +57,7 @@ void KeyPanel::start(std::int64_t k0, std::int64_t cols, float* key_rows) noexce
 void KeyPanel::compute_scores(std::int64_t a, std::int64_t b,
                               BackwardScratch& scratch) const noexcept {
   p_.kernels.panel_gemm(static_cast<std::size_t>((b - a) / kPanelKeys),
-                        static_cast<std::size_t>(depth_), head_.query_rows() + a * depth_,
+                        static_cast<std::size_t>(depth_), head_->query_rows() + a * depth_,
                         static_cast<std::size_t>(depth_ * kPanelKeys), keys_.data(),
                         scratch.scores.data(), nullptr);
 }
@@ -109,20 +108,21 @@ void KeyPanel::accumulate(std::int64_t a, std::int64_t b, std::int64_t lo, std::
                           BackwardScratch& scratch, float* ds_t) noexcept {
   const KernelSet& kernels = p_.kernels;
   const auto width = static_cast<std::size_t>(b - a), tiles = width / kPanelRows;
-  const auto panel_stride = static_cast<std::size_t>(head_.padded_queries() * kPanelKeys);
+  const auto panel_stride = static_cast<std::size_t>(head_->padded_queries() * kPanelKeys);
   float* s = scratch.scores.data();
   float* ds = scratch.d_scores.data();
   apply_mask(a, b, lo, hi, s);
   kernels.panel_gemm(
-      tiles, static_cast<std::size_t>(value_dim_), head_.d_output_rows() + a * value_dim_,
+      tiles, static_cast<std::size_t>(value_dim_), head_->d_output_rows() + a * value_dim_,
       static_cast<std::size_t>(value_dim_ * kPanelKeys), values_.data(), ds, nullptr);
-  kernels.softmax_backward(width, s, ds, head_.base() + a, head_.delta() + a, ds_t, kDqStride);
+  kernels.softmax_backward(width, s, ds, head_->base() + a, head_->delta() + a, ds_t, kDqStride);
   // The first step overwrites the accumulators, so they are never zeroed.
   const float* keep = has_gradients_ ? kKeep : nullptr;
   kernels.panel_gemm(dvt_.size() / (kPanelKeys * kPanelQueries), width,
-                     head_.d_output_columns() + a * kPanelKeys, panel_stride, s, dvt_.data(), keep);
+                     head_->d_output_columns() + a * kPanelKeys, panel_stride, s, dvt_.data(),
+                     keep);
   kernels.panel_gemm(dkt_.size() / (kPanelKeys * kPanelQueries), width,
-                     head_.query_columns() + a * kPanelKeys, panel_stride, ds, dkt_.data(), keep);
+                     head_->query_columns() + a * kPanelKeys, panel_stride, ds, dkt_.data(), keep);
   has_gradients_ = true;
 }
 
@@ -142,7 +142,8 @@ void KeyPanel::finish(float* dk, float* dv) const noexcept {
   p_.kernels.panel_to_rows(static_cast<std::size_t>(value_dim_), dvt_.data(), rows, kKeep, dv_rows,
                            static_cast<std::size_t>(value_dim_));
   if (p_.options.score != ScoreFunction::kCosine) return;
-  const float* k = p_.inputs.forward.k.data + (h_ * p_.inputs.forward.shape.key_len + k0_) * depth_;
+  const float* k =
+      p_.inputs.forward.k.data + (kv_head_ * p_.inputs.forward.shape.key_len + k0_) * depth_;
   for (std::int64_t j = 0; j < cols_; ++j) {
     normalisation_backward(k + j * depth_, inverse_norms_[j], depth_, dk_rows + j * depth_);
   }

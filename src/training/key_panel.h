@@ -1,4 +1,4 @@
-// One panel of up to 8 keys of one head, run against queries a chunk at a time: the backward's
+// One panel of up to 8 keys of one K/V head, run against queries a chunk at a time: the backward's
 // inner steps (FlashAttention-2's inner loop, with this library's panel kernels). Scores are held
 // [query][key], so each row of a chunk holds the panel's 8 keys side by side: dV and dK then
 // accumulate in the panel's own [dims][8] tiles over every query, as the forward accumulates O^T.
@@ -13,6 +13,8 @@
 //                               covers 8 panels (kDqKeys)
 //   finish(dk, dv)              the panel's dk, dv rows (times scale / temperature; through the
 //                               normalisation for cosine)
+// Under grouped-query attention the steps run for each query head reading the K/V head in turn
+// (set_query_head), in head order, and dK, dV accumulate over all of them.
 //
 // Everything but the constructor and check_finite is noexcept, as in QueryPanel (query_panel.h).
 #pragma once
@@ -39,10 +41,17 @@ struct BackwardScratch {
 
 class KeyPanel {
  public:
-  KeyPanel(const BackwardProblem& problem, const BackwardHead& head, std::int64_t h);
+  // Keys of K/V head `kv_head`.
+  KeyPanel(const BackwardProblem& problem, std::int64_t kv_head);
 
   // `key_rows`: this panel's 8 rows of the dQ product's B, in slices kDqKeys * 8 floats apart.
   void start(std::int64_t k0, std::int64_t cols, float* key_rows) noexcept;
+  // The query head whose queries the next steps run (one of those reading the K/V head): dK and
+  // dV add up over all of them.
+  void set_query_head(const BackwardHead& head, std::int64_t h) noexcept {
+    head_ = &head;
+    h_ = h;
+  }
   void compute_scores(std::int64_t a, std::int64_t b, BackwardScratch& scratch) const noexcept;
   // The step's scores start at query a.
   void check_finite(std::int64_t a, std::int64_t lo, std::int64_t hi,
@@ -61,8 +70,9 @@ class KeyPanel {
                   float* s) const noexcept;
 
   const BackwardProblem& p_;
-  const BackwardHead& head_;
-  std::int64_t h_;
+  std::int64_t kv_head_;
+  const BackwardHead* head_ = nullptr;  // the current query head's operands
+  std::int64_t h_ = 0;
   std::int64_t depth_, value_dim_;
   std::int64_t k0_ = 0, cols_ = 0;
   bool has_gradients_ = false;    // false until the first accumulate wrote dkt_ and dvt_

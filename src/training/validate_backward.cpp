@@ -58,15 +58,16 @@ InputMagnitudes validate_backward(const AttentionBackwardInputs& in,
   const AttentionShape& s = in.forward.shape;
   validate_shape(s);
   require_product_length(in.forward.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
-  require_product_length(in.forward.k.size, "k", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
-  require_product_length(in.forward.v.size, "v", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
+  const std::int64_t kv = kv_head_count(s);
+  require_product_length(in.forward.k.size, "k", "Hkv*Nk*D", {kv, s.key_len, s.head_dim});
+  require_product_length(in.forward.v.size, "v", "Hkv*Nk*Dv", {kv, s.key_len, s.value_dim});
   require_product_length(in.output.size, "output", "H*Nq*Dv", {s.heads, s.query_len, s.value_dim});
   require_product_length(in.row_logsumexp.size, "row_logsumexp", "H*Nq", {s.heads, s.query_len});
   require_product_length(in.d_output.size, "d_output", "H*Nq*Dv",
                          {s.heads, s.query_len, s.value_dim});
   require_product_length(g.dq.size, "dq", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
-  require_product_length(g.dk.size, "dk", "H*Nk*D", {s.heads, s.key_len, s.head_dim});
-  require_product_length(g.dv.size, "dv", "H*Nk*Dv", {s.heads, s.key_len, s.value_dim});
+  require_product_length(g.dk.size, "dk", "Hkv*Nk*D", {kv, s.key_len, s.head_dim});
+  require_product_length(g.dv.size, "dv", "Hkv*Nk*Dv", {kv, s.key_len, s.value_dim});
   validate_options(s, options);
   require_differentiable_score(options);
   validate_mask(options.mask, s);

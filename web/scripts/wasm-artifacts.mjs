@@ -8,14 +8,14 @@
 //     src/wasm/build-inputs.sha256          the hash of the sources the modules were built from
 //   node web/scripts/wasm-artifacts.mjs --check   lists what is missing or stale; exit 1 if any
 //
-// Both lists come from the package's own tables (loader.js FLAVOURS, wasm-inline.js), so a new
-// flavour is checked and packed without touching this file.
+// Both lists come from the package's own tables (loader.js FLAVOURS and MODEL_FLAVOURS,
+// wasm-inline.js), so a new flavour is checked and packed without touching this file.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { FLAVOURS } from '../src/loader.js';
+import { FLAVOURS, MODEL_FLAVOURS } from '../src/loader.js';
 import { EMBEDDED_WASM } from '../src/wasm-inline.js';
 
 const web = fileURLToPath(new URL('../', import.meta.url));
@@ -38,12 +38,13 @@ const BUILD_INPUTS = [
 ];
 
 const path = (url) => fileURLToPath(url);
+const LOADED_MODULES = [...Object.values(FLAVOURS), ...Object.values(MODEL_FLAVOURS)];
 const glueFile = (importGlue) => importGlue.toString().match(/import\(['"]([^'"]+)['"]\)/)[1];
 
 /** Every file loader.js and the inline entry may load, as paths inside the package folder. */
 export function packagedWasmFiles() {
   const files = [];
-  for (const { packagedUrl, importGlue, workerUrl, glueUrl, fileName } of Object.values(FLAVOURS)) {
+  for (const { packagedUrl, importGlue, workerUrl, glueUrl, fileName } of LOADED_MODULES) {
     files.push(path(packagedUrl()), join(wasmDir, fileName));
     files.push(join(web, 'src', glueFile(importGlue)));
     if (workerUrl) files.push(path(workerUrl()), path(glueUrl()));
@@ -90,7 +91,7 @@ export function wasmProblems() {
 }
 
 function write() {
-  for (const { fileName, packagedUrl } of Object.values(FLAVOURS)) {
+  for (const { fileName, packagedUrl } of LOADED_MODULES) {
     writeFileSync(
       path(packagedUrl()),
       gzipSync(readFileSync(join(wasmDir, fileName)), { level: 9 }),

@@ -15,17 +15,19 @@ import {
   checkWebGpuOptions,
   checkWorkingSet,
 } from './checks.js';
-import { oneOf, optionsObject } from './argument-checks.js';
+import { boolean, oneOf, optionsObject } from './argument-checks.js';
 import { attnlensError, describe, disposedError } from './errors.js';
 import { checkThreadsOption, THREADS_MIN_FLOPS } from './threads.js';
 
-const CREATE_OPTIONS = ['backend', 'wasmUrl', 'locateFile', 'webgpu', 'threads'];
+const CREATE_OPTIONS = ['backend', 'wasmUrl', 'locateFile', 'webgpu', 'threads', 'models'];
 
 /**
  * Loads the engine.
  * @param {{ backend?: string, wasmUrl?: string | URL,
  *           locateFile?: (fileName: string, directory: string) => string | URL,
- *           webgpu?: object, threads?: 'auto' | number }} [options]
+ *           webgpu?: object, threads?: 'auto' | number, models?: boolean }} [options]
+ *   models: load the wasm module that can also hold whole models (attnlens/models' loadModel
+ *   runs on such an instance); without it, the smaller attention-only module
  * @returns {Promise<Attention>}
  */
 export async function createAttention(rawOptions) {
@@ -47,8 +49,11 @@ export async function createAttention(rawOptions) {
       `must be a function, got ${describe(locateFile)}`,
     );
   }
+  const models = boolean(options.models, 'models');
   const backend = oneOf(options.backend, 'backend', BACKEND_NAMES, 'auto');
-  return new Attention(await openBackends(backend, { wasmUrl, locateFile }, webgpu, threads));
+  return new Attention(
+    await openBackends(backend, { wasmUrl, locateFile, models }, webgpu, threads),
+  );
 }
 
 export { BACKEND_NAMES, THREADS_MIN_FLOPS, WEBGPU_MIN_FLOPS };

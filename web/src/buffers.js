@@ -28,11 +28,11 @@ export class WasmBuffers {
     this.#onDispose = onDispose;
     this.#beforeCall = beforeCall;
     this.shape = Object.freeze({ ...shape });
-    const { heads, queryLength: nq, keyLength: nk, headDim, valueDim } = shape;
+    const { heads, kvHeads = heads, queryLength: nq, keyLength: nk, headDim, valueDim } = shape;
     const lengths = {
       q: heads * nq * headDim,
-      k: heads * nk * headDim,
-      v: heads * nk * valueDim,
+      k: kvHeads * nk * headDim,
+      v: kvHeads * nk * valueDim,
       output: heads * nq * valueDim,
     };
     this.#blocks = {};
@@ -52,11 +52,11 @@ export class WasmBuffers {
   get q() {
     return this.#view('q');
   }
-  /** Keys [heads, keyLength, headDim]. */
+  /** Keys [kvHeads, keyLength, headDim]. */
   get k() {
     return this.#view('k');
   }
-  /** Values [heads, keyLength, valueDim]. */
+  /** Values [kvHeads, keyLength, valueDim]. */
   get v() {
     return this.#view('v');
   }

@@ -22,6 +22,7 @@ const SLOTS = [
   'modelDim',
   'keyModelDim',
   'outDim',
+  'kvHeads',
   'score',
   'scale',
   'temperature',
@@ -160,6 +161,7 @@ export class CallBlock {
       'modelDim',
       'keyModelDim',
       'outDim',
+      'kvHeads',
     ]) {
       if (shape[key] !== undefined) this.values[SLOT[key]] = shape[key];
     }

@@ -33,6 +33,7 @@ const MAX_SIZE = 2 ** 31 - 1;
 
 const ATTENTION_KEYS = [
   'heads',
+  'kvHeads',
   'headDim',
   'valueDim',
   'score',
@@ -58,7 +59,8 @@ const ADDITIVE_KEYS = ['hidden', 'wQuery', 'wKey', 'v'];
 // puts next to them and multiHead leaves alone (the additive score reads options.additive).
 const WEIGHT_KEYS = ['wQuery', 'wKey', 'wValue', 'wOut', 'bQuery', 'bKey', 'bValue', 'bOut'];
 const RUN_KEYS = ATTENTION_KEYS.filter(
-  (key) => !['heads', 'headDim', 'valueDim', 'returnWeights', 'returnScores'].includes(key),
+  (key) =>
+    !['heads', 'kvHeads', 'headDim', 'valueDim', 'returnWeights', 'returnScores'].includes(key),
 );
 
 // ---- primitives -------------------------------------------------------------------------------
@@ -243,6 +245,19 @@ const lengthsOf = (tensors) =>
 // An optional value: `fallback` only for undefined (null is a value, checked like any other).
 const orDefault = (value, fallback) => (value === undefined ? fallback : value);
 
+/**
+ * kvHeads, the heads of k and v (grouped-query attention): a divisor of heads; heads when not
+ * given. Query head h reads K/V head floor(h / (heads / kvHeads)).
+ */
+function kvHeadsOption(value, heads) {
+  if (value === undefined) return heads;
+  const kvHeads = integer(value, 'kvHeads', 1, heads);
+  if (heads % kvHeads !== 0) {
+    throw rangeError('kvHeads', `must divide heads = ${heads}, got ${kvHeads}`);
+  }
+  return kvHeads;
+}
+
 // ---- options shared by every call -------------------------------------------------------------
 
 /** The mask options against a shape: the formula of include/attnlens/mask.h. */
@@ -361,16 +376,20 @@ export function checkAttention(rawQ, rawK, rawV, rawOptions) {
   if (options.heads === undefined) throw typeError('heads', 'is required');
   if (options.headDim === undefined) throw typeError('headDim', 'is required');
   const heads = size(options.heads, 'heads');
+  const kvHeads = kvHeadsOption(options.kvHeads, heads);
   const headDim = size(options.headDim, 'headDim');
   const valueDim = optionalSize(options.valueDim, 'valueDim', headDim);
+  // Messages name kvHeads only where it was given.
+  const kv = options.kvHeads === undefined ? 'heads' : 'kvHeads';
   const shape = {
     heads,
+    kvHeads,
     headDim,
     valueDim,
     queryLength: positiveMultiple(q, heads * headDim, 'q', 'heads*headDim'),
-    keyLength: positiveMultiple(k, heads * headDim, 'k', 'heads*headDim'),
+    keyLength: positiveMultiple(k, kvHeads * headDim, 'k', `${kv}*headDim`),
   };
-  requireLength(v, heads * shape.keyLength * valueDim, 'v', 'heads*keyLength*valueDim');
+  requireLength(v, kvHeads * shape.keyLength * valueDim, 'v', `${kv}*keyLength*valueDim`);
   const returnWeights = boolean(options.returnWeights, 'returnWeights');
   const returnScores = boolean(options.returnScores, 'returnScores');
   const lengths = lengthsOf({ q, k, v });
@@ -430,10 +449,14 @@ export function checkMultiHead(rawX, rawWeights, rawOptions) {
   if (options.heads === undefined) throw typeError('heads', 'is required');
   if (options.headDim === undefined) throw typeError('headDim', 'is required');
   const heads = size(options.heads, 'heads');
+  const kvHeads = kvHeadsOption(options.kvHeads, heads);
   const headDim = size(options.headDim, 'headDim');
   const valueDim = optionalSize(options.valueDim, 'valueDim', headDim);
   const hd = heads * headDim;
   const hdv = heads * valueDim;
+  const kvd = kvHeads * headDim;
+  const kvdv = kvHeads * valueDim;
+  const kv = options.kvHeads === undefined ? 'heads' : 'kvHeads'; // as the caller wrote it
   const source = options.source === undefined ? undefined : float32Array(options.source, 'source');
   if (source === undefined && options.keyModelDim !== undefined)
     size(options.keyModelDim, 'keyModelDim');
@@ -448,7 +471,7 @@ export function checkMultiHead(rawX, rawWeights, rawOptions) {
     keyModelDim = optionalSize(
       options.keyModelDim,
       'keyModelDim',
-      positiveMultiple(weights.wKey, hd, 'wKey', 'heads*headDim'),
+      positiveMultiple(weights.wKey, kvd, 'wKey', `${kv}*headDim`),
     );
   } else if (options.keyModelDim !== undefined && options.keyModelDim !== modelDim) {
     throw typeError('keyModelDim', 'differs from modelDim but no source was given');
@@ -462,11 +485,21 @@ export function checkMultiHead(rawX, rawWeights, rawOptions) {
   const keyLength = source
     ? positiveMultiple(source, keyModelDim, 'source', 'keyModelDim')
     : queryLength;
-  const shape = { heads, headDim, valueDim, queryLength, keyLength, modelDim, keyModelDim, outDim };
+  const shape = {
+    heads,
+    kvHeads,
+    headDim,
+    valueDim,
+    queryLength,
+    keyLength,
+    modelDim,
+    keyModelDim,
+    outDim,
+  };
 
   requireLength(weights.wQuery, modelDim * hd, 'wQuery', 'modelDim*heads*headDim');
-  requireLength(weights.wKey, keyModelDim * hd, 'wKey', 'keyModelDim*heads*headDim');
-  requireLength(weights.wValue, keyModelDim * hdv, 'wValue', 'keyModelDim*heads*valueDim');
+  requireLength(weights.wKey, keyModelDim * kvd, 'wKey', `keyModelDim*${kv}*headDim`);
+  requireLength(weights.wValue, keyModelDim * kvdv, 'wValue', `keyModelDim*${kv}*valueDim`);
   requireLength(weights.wOut, hdv * outDim, 'wOut', 'heads*valueDim*outDim');
   const tensors = {
     x,
@@ -478,8 +511,8 @@ export function checkMultiHead(rawX, rawWeights, rawOptions) {
   if (source) tensors.source = source;
   for (const [key, expected, formula] of [
     ['bQuery', hd, 'heads*headDim'],
-    ['bKey', hd, 'heads*headDim'],
-    ['bValue', hdv, 'heads*valueDim'],
+    ['bKey', kvd, `${kv}*headDim`],
+    ['bValue', kvdv, `${kv}*valueDim`],
     ['bOut', outDim, 'outDim'],
   ]) {
     if (weights[key] === undefined) continue;
@@ -563,19 +596,22 @@ export function checkWorkingSet(rawOptions) {
   return { shape, strategy: strategy === 'auto' ? 'streaming' : strategy, score, additiveHidden };
 }
 
-/** allocate({ heads, queryLength, keyLength, headDim, valueDim }). */
+/** allocate({ heads, kvHeads, queryLength, keyLength, headDim, valueDim }). */
 export function checkBufferShape(rawShape) {
   if (rawShape === undefined) throw typeError('shape', 'is required');
   const s = optionsObject(rawShape, 'shape', [
     'heads',
+    'kvHeads',
     'queryLength',
     'keyLength',
     'headDim',
     'valueDim',
   ]);
   const headDim = size(s.headDim, 'headDim');
+  const heads = optionalSize(s.heads, 'heads', 1);
   return {
-    heads: optionalSize(s.heads, 'heads', 1),
+    heads,
+    kvHeads: kvHeadsOption(s.kvHeads, heads),
     queryLength: size(s.queryLength, 'queryLength'),
     keyLength: size(s.keyLength, 'keyLength'),
     headDim,

@@ -29,7 +29,9 @@ export function checkLayout(ours, theirs, what, codeLists = []) {
     problems.push(layoutDifference(slots, theirs[kind].slots, `${kind}.slots`));
     problems.push(layoutDifference(arrays, theirs[kind].arrays, `${kind}.arrays`));
   }
-  for (const list of codeLists) problems.push(layoutDifference(ours[list], theirs[list], list));
+  for (const list of codeLists) {
+    problems.push(layoutDifference(ours[list], theirs[list] ?? [], list));
+  }
   const first = problems.find(Boolean);
   if (first) {
     throw new Error(

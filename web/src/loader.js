@@ -128,8 +128,45 @@ export const FLAVOURS = {
   },
 };
 
+// The same engine plus whole models (bindings/models/), in the same flavours: what
+// createAttention({ models: true }) and attnlens/models load. A table of its own, so pages that
+// run attention alone never fetch it.
+export const MODEL_FLAVOURS = {
+  relaxed: {
+    fileName: 'attnlens-models-relaxed.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-models-relaxed.wasm.gz', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-models-relaxed.js'),
+  },
+  simd: {
+    fileName: 'attnlens-models-simd.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-models-simd.wasm.gz', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-models-simd.js'),
+  },
+  'relaxed-threads': {
+    fileName: 'attnlens-models-relaxed-threads.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-models-relaxed-threads.wasm.gz', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-models-relaxed-threads.js'),
+    workerUrl: () =>
+      new URL('./wasm/attnlens-models-relaxed-threads.worker.js?no-inline', import.meta.url),
+    glueUrl: () => new URL('./wasm/attnlens-models-relaxed-threads.js', import.meta.url),
+  },
+  'simd-threads': {
+    fileName: 'attnlens-models-simd-threads.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-models-simd-threads.wasm.gz', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-models-simd-threads.js'),
+    workerUrl: () =>
+      new URL('./wasm/attnlens-models-simd-threads.worker.js?no-inline', import.meta.url),
+    glueUrl: () => new URL('./wasm/attnlens-models-simd-threads.js', import.meta.url),
+  },
+  scalar: {
+    fileName: 'attnlens-models-scalar.wasm',
+    packagedUrl: () => new URL('./wasm/attnlens-models-scalar.wasm.gz', import.meta.url),
+    importGlue: () => import('./wasm/attnlens-models-scalar.js'),
+  },
+};
+
 // Set by the inline entry: flavour -> () => import() of a module whose default export is the
-// base64 of that flavour's .wasm.gz.
+// base64 of that flavour's .wasm.gz (attention modules only: attnlens/models loads its files).
 let embeddedWasm = null;
 
 /** attnlens/inline: load these embedded modules instead of the packaged files. */
@@ -143,18 +180,21 @@ const compiledByUrl = new Map(); // href -> Promise<WebAssembly.Module>
  * The instantiated Emscripten module of `flavour`.
  * @param {'relaxed' | 'simd' | 'scalar' | 'relaxed-threads' | 'simd-threads'} flavour
  * @param {{ wasmUrl?: string | URL,
- *   locateFile?: (fileName: string, directory: string) => string | URL }} [where]
+ *   locateFile?: (fileName: string, directory: string) => string | URL,
+ *   models?: boolean }} [where] models: the MODEL_FLAVOURS module instead of the attention one
  * @param {number} [helperThreads] threaded flavours only: Web Workers to start with the module
  */
-export async function loadWasmModule(flavour, { wasmUrl, locateFile } = {}, helperThreads = 0) {
-  const { fileName, packagedUrl, importGlue, workerUrl, glueUrl } = FLAVOURS[flavour];
+export async function loadWasmModule(flavour, where = {}, helperThreads = 0) {
+  const { wasmUrl, locateFile, models = false } = where;
+  const table = models ? MODEL_FLAVOURS : FLAVOURS;
+  const { fileName, packagedUrl, importGlue, workerUrl, glueUrl } = table[flavour];
   let compiling;
   if (wasmUrl !== undefined) {
     compiling = compileCached(await resolveUrl(wasmUrl, 'wasmUrl'));
   } else if (locateFile !== undefined) {
     const directory = new URL('./', packagedUrl()).href;
     compiling = compileCached(await resolveUrl(locateFile(fileName, directory), 'locateFile'));
-  } else if (embeddedWasm?.[flavour]) {
+  } else if (!models && embeddedWasm?.[flavour]) {
     compiling = compileEmbedded(flavour);
   } else {
     compiling = compileCached(packagedUrl());
@@ -165,8 +205,35 @@ export async function loadWasmModule(flavour, { wasmUrl, locateFile } = {}, help
     await requireServed(threadFiles.worker);
   }
   const [glue, compiled] = await Promise.all([importGlue(), compiling]);
-  const module = instantiate(glue.default, compiled, helperThreads, threadFiles);
-  return helperThreads > 0 ? withTimeout(module, THREADS_LOAD_TIMEOUT_MS) : module;
+  const instantiating = instantiate(glue.default, compiled, helperThreads, threadFiles);
+  const override = wasmUrl !== undefined ? 'wasmUrl' : locateFile !== undefined && 'locateFile';
+  let module;
+  try {
+    module = await (helperThreads > 0
+      ? withTimeout(instantiating, THREADS_LOAD_TIMEOUT_MS)
+      : instantiating);
+  } catch (error) {
+    if (!override || !error.message.includes('does not fit its glue')) throw error;
+    throw wrongModule(override, `${fileName}'s glue cannot run it (${error.message})`);
+  }
+  // A models module serves attention too; the other way round the models would fail only later,
+  // at the first model, with a stranger message.
+  if (models && typeof module._modelCreate !== 'function') {
+    if (!override) throw new Error(`attnlens: the packaged ${fileName} lacks the models' bindings`);
+    throw wrongModule(override, 'it is an attention-only module');
+  }
+  return module;
+}
+
+function wrongModule(parameter, why) {
+  return Object.assign(
+    new TypeError(
+      `${parameter}: names the wrong module: ${why}; { models: true } loads ` +
+        "attnlens-models-<flavour>.wasm, otherwise attnlens-<flavour>.wasm (the package's " +
+        'src/wasm/ has both)',
+    ),
+    { code: 'invalid_argument', parameter },
+  );
 }
 
 // A helper Worker whose script is missing reports it only as an error event, long after the
@@ -321,10 +388,15 @@ function instantiate(createModule, compiled, helperThreads, threadFiles) {
         mainScriptUrlOrBlob: threadFiles.glue,
       }),
       instantiateWasm(imports, receiveInstance) {
-        WebAssembly.instantiate(compiled, imports).then(
-          (instance) => receiveInstance(instance, compiled),
-          reject,
-        );
+        // A .wasm from another link than the glue (a wasmUrl naming the wrong file) may link and
+        // then trap while the glue starts it, inside receiveInstance: reject, never hang.
+        WebAssembly.instantiate(compiled, imports).then((instance) => {
+          try {
+            receiveInstance(instance, compiled);
+          } catch (error) {
+            reject(new Error(`attnlens: the .wasm does not fit its glue: ${error.message}`));
+          }
+        }, reject);
         return {}; // exports arrive asynchronously through receiveInstance
       },
       onAbort: (what) => reject(new Error(`attnlens: the wasm module aborted: ${what}`)),

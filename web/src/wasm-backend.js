@@ -102,7 +102,7 @@ export class WasmBackend {
    */
   attentionBackward({ shape, q, k, v, dOutput, options }) {
     const m = this.#module;
-    const { heads, queryLength: nq, keyLength: nk, headDim, valueDim } = shape;
+    const { heads, kvHeads, queryLength: nq, keyLength: nk, headDim, valueDim } = shape;
     return withHeap(m, (heap) => {
       const call = new CallBlock(m, heap)
         .shape(shape)
@@ -115,8 +115,8 @@ export class WasmBackend {
         .array('rowLogSumExp', heap.floats(heads * nq, 'rowLogSumExp'));
       const gradients = {
         dq: heap.floats(heads * nq * headDim, 'dq'),
-        dk: heap.floats(heads * nk * headDim, 'dk'),
-        dv: heap.floats(heads * nk * valueDim, 'dv'),
+        dk: heap.floats(kvHeads * nk * headDim, 'dk'),
+        dv: heap.floats(kvHeads * nk * valueDim, 'dv'),
       };
       for (const [key, tensor] of Object.entries(gradients)) call.array(key, tensor);
       unwrap(m._attentionBackward(call.write()));
@@ -129,7 +129,7 @@ export class WasmBackend {
 
   multiHead({ shape, tensors: inputs, options, returnWeights, returnScores, returnProjections }) {
     const m = this.#live('multiHead');
-    const { heads, queryLength: nq, keyLength: nk, headDim, valueDim, outDim } = shape;
+    const { heads, kvHeads, queryLength: nq, keyLength: nk, headDim, valueDim, outDim } = shape;
     return withHeap(m, (heap) => {
       const call = new CallBlock(m, heap)
         .shape(shape)
@@ -141,8 +141,8 @@ export class WasmBackend {
       if (returnScores) outputs.scores = heap.floats(heads * nq * nk, 'scores');
       if (returnProjections) {
         outputs.q = heap.floats(heads * nq * headDim, 'q');
-        outputs.k = heap.floats(heads * nk * headDim, 'k');
-        outputs.v = heap.floats(heads * nk * valueDim, 'v');
+        outputs.k = heap.floats(kvHeads * nk * headDim, 'k');
+        outputs.v = heap.floats(kvHeads * nk * valueDim, 'v');
       }
       for (const [key, tensor] of Object.entries(outputs)) call.array(key, tensor);
       unwrap(m._multiHead(call.write()));

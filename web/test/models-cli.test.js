@@ -81,3 +81,11 @@ test('--masks overrides the layers; mistakes exit 2 with the usage, bad checkpoi
   assert.match(broken.stderr, /^attnlens: transformer\.h\.1\.mlp\.c_fc\.weight: has shape/);
   assert.doesNotMatch(broken.stderr, /    at /); // no stack trace for a bad file
 });
+
+test('a Qwen2 checkpoint: grouped K/V heads in the settings, its sliding layer as the mask', () => {
+  const r = cli('--model', tinyModel('qwen2-sliding'), 'Once upon a time', '--layer', '1');
+  assert.equal(r.status, 0, r.stderr);
+  const settings = r.stdout.slice(0, r.stdout.indexOf('\n\n')).replace(/\n {2}· /g, ' · ');
+  assert.match(settings, /qwen2 · 2 layers × 4 heads \(2 K\/V\) .* layer 1 · mask causal\+local:2/);
+  assert.match(r.stdout, /next token after " time":\n {3}1\. /);
+});

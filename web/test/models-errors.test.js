@@ -3,20 +3,17 @@
 // refused a call still runs the next one.
 
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createAttention } from '../src/index.js';
 import { loadModel, SUPPORTED_MODEL_TYPES } from '../src/models/index.js';
-import { tinyModel } from './support/tiny-models.mjs';
+import { rejectsWith, tinyModel, withConfig } from './support/tiny-models.mjs';
 
 let attention;
 let gpt2;
 let bert;
 
 before(async () => {
-  attention = await createAttention({ backend: 'wasm-simd' });
+  attention = await createAttention({ backend: 'wasm-simd', models: true });
   gpt2 = await loadModel(tinyModel('gpt2'), { attention });
   bert = await loadModel(tinyModel('bert'), { attention });
 });
@@ -27,27 +24,9 @@ after(() => {
   attention.dispose();
 });
 
-const rejects = (promise, { name, code, parameter, message }) =>
-  assert.rejects(promise, (error) => {
-    assert.equal(error.name, name, error.message);
-    assert.equal(error.code, code, error.message);
-    assert.equal(error.parameter, parameter, error.message);
-    if (message) assert.match(error.message, message);
-    return true;
-  });
-
-// A copy of a tiny model's folder with config.json edited.
-function withConfig(name, edit) {
-  const folder = mkdtempSync(join(tmpdir(), 'attnlens-model-'));
-  cpSync(tinyModel(name), folder, { recursive: true });
-  const config = JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8'));
-  writeFileSync(join(folder, 'config.json'), JSON.stringify(edit(config)));
-  return folder;
-}
-
 test('a text longer than the model is refused, or truncated when asked', async () => {
   const long = 'the quick brown fox jumps over the lazy dog '.repeat(6);
-  await rejects(gpt2.run(long), {
+  await rejectsWith(gpt2.run(long), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'text',
@@ -66,51 +45,55 @@ test('a text longer than the model is refused, or truncated when asked', async (
 });
 
 test('run() options are checked: unknown keys, types, ranges, notation, pairs', async () => {
-  await rejects(gpt2.run('hi', { topk: 3 }), {
+  await rejectsWith(gpt2.run('hi', { topk: 3 }), {
     name: 'TypeError',
     code: 'invalid_argument',
     parameter: 'options',
     message: /unknown option 'topk'/,
   });
-  await rejects(gpt2.run(42), { name: 'TypeError', code: 'invalid_argument', parameter: 'text' });
-  await rejects(gpt2.run('hi', { topK: 0 }), {
+  await rejectsWith(gpt2.run(42), {
+    name: 'TypeError',
+    code: 'invalid_argument',
+    parameter: 'text',
+  });
+  await rejectsWith(gpt2.run('hi', { topK: 0 }), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'topK',
   });
-  await rejects(gpt2.run('hi', { topK: 1e6 }), {
+  await rejectsWith(gpt2.run('hi', { topK: 1e6 }), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'topK',
   });
-  await rejects(gpt2.run('hi', { returnLogits: 'yes' }), {
+  await rejectsWith(gpt2.run('hi', { returnLogits: 'yes' }), {
     name: 'TypeError',
     code: 'invalid_argument',
     parameter: 'returnLogits',
   });
-  await rejects(gpt2.run('hi', { masks: 'causal+lokal:2' }), {
+  await rejectsWith(gpt2.run('hi', { masks: 'causal+lokal:2' }), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'masks',
     message: /unknown part "lokal:2"/,
   });
-  await rejects(gpt2.run('hi', { masks: ['causal'] }), {
+  await rejectsWith(gpt2.run('hi', { masks: ['causal'] }), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'masks',
     message: /one mask per layer \(2\), got 1/,
   });
-  await rejects(gpt2.run('hi', { masks: ['causal', 7] }), {
+  await rejectsWith(gpt2.run('hi', { masks: ['causal', 7] }), {
     name: 'TypeError',
     code: 'invalid_argument',
     parameter: 'masks[1]',
   });
-  await rejects(gpt2.run('hi', { pair: 'there' }), {
+  await rejectsWith(gpt2.run('hi', { pair: 'there' }), {
     name: 'TypeError',
     code: 'invalid_argument',
     parameter: 'pair',
   });
-  await rejects(gpt2.run(''), { name: 'RangeError', code: 'out_of_range', parameter: 'text' });
+  await rejectsWith(gpt2.run(''), { name: 'RangeError', code: 'out_of_range', parameter: 'text' });
   // Still usable after every refusal.
   const ok = await gpt2.run('The quick brown fox', { topK: 3 });
   assert.equal(ok.predictions.length, 3);
@@ -121,7 +104,7 @@ test('a BertModel checkpoint (no MLM head): attention, no predictions, no logits
   assert.equal(base.info.predicts, false);
   const run = await base.run('the cat [MASK] on the mat');
   assert.deepEqual(run.predictions, []);
-  await rejects(base.run('the cat', { returnLogits: true }), {
+  await rejectsWith(base.run('the cat', { returnLogits: true }), {
     name: 'TypeError',
     code: 'invalid_argument',
     parameter: 'returnLogits',
@@ -131,18 +114,18 @@ test('a BertModel checkpoint (no MLM head): attention, no predictions, no logits
 });
 
 test('loadModel options are checked before anything loads', async () => {
-  await rejects(loadModel(tinyModel('gpt2'), { dtpye: 'f16' }), {
+  await rejectsWith(loadModel(tinyModel('gpt2'), { dtpye: 'f16' }), {
     name: 'TypeError',
     code: 'invalid_argument',
     parameter: 'options',
     message: /unknown option 'dtpye'/,
   });
-  await rejects(loadModel(tinyModel('gpt2'), { dtype: 'bf16' }), {
+  await rejectsWith(loadModel(tinyModel('gpt2'), { dtype: 'bf16' }), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'dtype',
   });
-  await rejects(loadModel(tinyModel('gpt2'), { attention: { backend: 'wasm' } }), {
+  await rejectsWith(loadModel(tinyModel('gpt2'), { attention: { backend: 'wasm' } }), {
     name: 'TypeError',
     code: 'invalid_argument',
     parameter: 'attention',
@@ -150,8 +133,35 @@ test('loadModel options are checked before anything loads', async () => {
   });
 });
 
+test('models need the module with their bindings, and say so before any download', async () => {
+  const attentionOnly = await createAttention({ backend: 'wasm-simd' });
+  let asked = false;
+  const onProgress = () => (asked = true);
+  await rejects(loadModel(tinyModel('gpt2'), { attention: attentionOnly, onProgress }), {
+    name: 'TypeError',
+    code: 'invalid_argument',
+    parameter: 'attention',
+    message: /attention-only wasm module: create it with createAttention\(\{ models: true \}\)/,
+  });
+  assert.equal(asked, false, 'nothing was read');
+  attentionOnly.dispose();
+  await rejects(createAttention({ models: 'yes' }), {
+    name: 'TypeError',
+    code: 'invalid_argument',
+    parameter: 'models',
+  });
+  // A wasmUrl that names the attention-only module cannot serve { models: true }.
+  const attentionWasm = new URL('../src/wasm/attnlens-simd.wasm', import.meta.url);
+  await rejects(createAttention({ backend: 'wasm-simd', models: true, wasmUrl: attentionWasm }), {
+    name: 'TypeError',
+    code: 'invalid_argument',
+    parameter: 'wasmUrl',
+    message: /wrong module/,
+  });
+});
+
 test('a tensor of a shape the config does not imply: the tensor and both shapes', async () => {
-  await rejects(loadModel(tinyModel('gpt2-bad-shape')), {
+  await rejectsWith(loadModel(tinyModel('gpt2-bad-shape')), {
     name: 'RangeError',
     code: 'shape_mismatch',
     parameter: 'transformer.h.1.mlp.c_fc.weight',
@@ -160,13 +170,13 @@ test('a tensor of a shape the config does not imply: the tensor and both shapes'
 });
 
 test('a missing tensor and a NaN weight are named by their checkpoint keys', async () => {
-  await rejects(loadModel(tinyModel('gpt2-missing')), {
+  await rejectsWith(loadModel(tinyModel('gpt2-missing')), {
     name: 'Error',
     code: 'not_found',
     parameter: 'transformer.h.0.ln_2.bias',
     message: /missing from the checkpoint/,
   });
-  await rejects(loadModel(tinyModel('gpt2-nan')), {
+  await rejectsWith(loadModel(tinyModel('gpt2-nan')), {
     name: 'RangeError',
     code: 'non_finite',
     parameter: 'transformer.h.1.attn.c_proj.weight',
@@ -175,28 +185,31 @@ test('a missing tensor and a NaN weight are named by their checkpoint keys', asy
 });
 
 test('config.json: an unknown model_type, and bad fields, are named', async () => {
-  await rejects(loadModel(withConfig('gpt2', (c) => ({ ...c, model_type: 'llama' }))), {
+  await rejectsWith(loadModel(withConfig('gpt2', (c) => ({ ...c, model_type: 'mamba' }))), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'model_type',
     message: new RegExp(
-      `'llama' is not supported \\(supported: ${SUPPORTED_MODEL_TYPES.join(', ')}\\)`,
+      `'mamba' is not supported \\(supported: ${SUPPORTED_MODEL_TYPES.join(', ')}\\)`,
     ),
   });
-  await rejects(loadModel(withConfig('gpt2', (c) => ({ ...c, n_head: 5 }))), {
+  await rejectsWith(loadModel(withConfig('gpt2', (c) => ({ ...c, n_head: 5 }))), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'config.json',
     message: /n_embd \(24\) is not a multiple of n_head \(5\)/,
   });
-  await rejects(loadModel(withConfig('gpt2', (c) => ({ ...c, activation_function: 'swish' }))), {
-    name: 'RangeError',
-    code: 'out_of_range',
-    parameter: 'config.json',
-    message: /activation_function 'swish' is not supported/,
-  });
+  await rejectsWith(
+    loadModel(withConfig('gpt2', (c) => ({ ...c, activation_function: 'swish' }))),
+    {
+      name: 'RangeError',
+      code: 'out_of_range',
+      parameter: 'config.json',
+      message: /activation_function 'swish' is not supported/,
+    },
+  );
   // A config with more layers than the checkpoint: the first missing tensor is named.
-  await rejects(loadModel(withConfig('gpt2', (c) => ({ ...c, n_layer: 3 }))), {
+  await rejectsWith(loadModel(withConfig('gpt2', (c) => ({ ...c, n_layer: 3 }))), {
     name: 'Error',
     code: 'not_found',
     parameter: 'h.2.ln_1.weight',
@@ -213,7 +226,7 @@ test('a model too large for wasm memory is refused before anything is allocated'
     n_layer: 48,
     vocab_size: 50257,
   }));
-  await rejects(loadModel(huge, { attention }), {
+  await rejectsWith(loadModel(huge, { attention }), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'model',
@@ -232,7 +245,7 @@ test('a disposed model refuses to run; so does one whose engine was disposed', a
   await assert.rejects(model.run('hi'), /run: this model was disposed/);
   assert.throws(() => model.info, /info: this model was disposed/);
   // The shared engine outlives its models; a model outlived by its engine says so.
-  const engine = await createAttention({ backend: 'wasm-scalar' });
+  const engine = await createAttention({ backend: 'wasm-scalar', models: true });
   const onScalar = await loadModel(tinyModel('gpt2'), { attention: engine });
   assert.equal(onScalar.info.backend, 'wasm-scalar');
   assert.equal((await onScalar.run('The quick brown fox')).predictions.length, 10);
@@ -248,7 +261,7 @@ test('a disposed model refuses to run; so does one whose engine was disposed', a
 });
 
 test('models on one engine share its wasm memory and give it back when disposed', async () => {
-  const engine = await createAttention({ backend: 'wasm-simd' });
+  const engine = await createAttention({ backend: 'wasm-simd', models: true });
   const bytesInUse = () => engine.wasmMemoryBytes; // whole pages: grows, never shrinks
   const first = await loadModel(tinyModel('bert'), { attention: engine });
   first.dispose();

@@ -28,7 +28,7 @@ const runs = []; // { name, format, model info, case, result }
 let reference;
 
 before(async () => {
-  attention = await createAttention({ backend: 'wasm-simd' });
+  attention = await createAttention({ backend: 'wasm-simd', models: true });
   for (const name of MODELS) {
     for (const format of ['safetensors', 'bin']) {
       const model = await loadModel(tinyModel(name, format), { attention });

@@ -1,4 +1,4 @@
-// A transformer forward pass for three checkpoint families, each computed the way the Hugging
+// A transformer forward pass for four checkpoint families, each computed the way the Hugging
 // Face transformers library's modelling code does (op order, epsilon, activation, scaling):
 //
 //   gpt2     pre-LN blocks: x += attn(ln_1(x)); x += mlp(ln_2(x)); ln_f; causal; logits scaled
@@ -7,10 +7,17 @@
 //            global (causal) or local (query i sees keys i - window_size < j <= i)
 //   bert     post-LN blocks: x = ln(x + attn(x)); x = ln(x + mlp(x)); word + position + token
 //            type embeddings, then a LayerNorm; no mask; the masked-LM head (dense, act, ln)
+//   llama    (LlamaForCausalLM, Qwen2ForCausalLM) pre-RMSNorm blocks: x += attn(rms(x));
+//            x += down(silu(gate(rms(x))) * up(rms(x))); a final RMSNorm; no position table:
+//            rotary position embeddings on q and k (rotate_half form); grouped-query attention
+//            (kv_heads K/V heads, query head h reads K/V head h / (heads / kv_heads)); causal,
+//            or a sliding window (query i sees keys i - window < j <= i) on the layers
+//            local_windows names; logits scaled by 1/sqrt(head_dim); optional biases (Qwen2:
+//            q/k/v); the LM head tied to the token embeddings or its own lm_head matrix
 //
-// The LM head is tied to the token embeddings (plus cls.predictions.bias for BERT). Every
-// layer's attention runs through attention() (attention.h) with that layer's own MaskSpec, or
-// the caller's.
+// GPT-2, GPT-Neo and BERT tie the LM head to the token embeddings (plus cls.predictions.bias for
+// BERT). Every layer's attention runs through attention() (attention.h) with that layer's own
+// MaskSpec, or the caller's.
 //
 // Use: construct with a config (validated; memory checked before anything is allocated), write
 // every weight of weights() into weight_data(i) in the layout and dtype it states, call
@@ -30,23 +37,42 @@
 
 namespace attnlens::models {
 
-enum class Architecture { kGpt2, kGptNeo, kBert };
+enum class Architecture { kGpt2, kGptNeo, kBert, kLlama };
 enum class Activation {
   kGeluTanh,  // "gelu_new" (GPT-2, GPT-Neo): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   kGeluErf,   // "gelu" (BERT): 0.5 x (1 + erf(x / sqrt(2)))
+  kSilu,      // "silu" (llama's gate): x / (1 + exp(-x)); the only one llama takes
 };
 enum class WeightDtype { kF32, kF16 };
+
+// How the rotary embedding's inverse frequencies are made (the transformers library's
+// ROPE_INIT_FUNCTIONS of the same names; "dynamic" NTK equals kNone at every length up to
+// max_positions, which forward() never exceeds). All have an attention factor of 1.
+enum class RopeScaling {
+  kNone,    // inv_freq[i] = theta^(-2i / head_dim)
+  kLinear,  // inv_freq / factor
+  kLlama3,  // Llama 3.1's: long wavelengths divided by factor, short kept, a smooth ramp between
+};
+
+struct RotaryConfig {
+  double theta = 10000.0;  // rope_theta, > 1
+  RopeScaling scaling = RopeScaling::kNone;
+  double factor = 1.0;                         // kLinear, kLlama3: >= 1
+  double low_freq_factor = 1.0;                // kLlama3
+  double high_freq_factor = 4.0;               // kLlama3: > low_freq_factor
+  std::int64_t original_max_positions = 8192;  // kLlama3: the pre-training context
+};
 
 struct TransformerConfig {
   Architecture architecture = Architecture::kGpt2;
   std::int64_t layers = 0;
   std::int64_t heads = 0;
-  std::int64_t hidden = 0;        // model width; heads * head_dim
+  std::int64_t hidden = 0;        // model width; heads * head_dim except for llama's own head_dim
   std::int64_t intermediate = 0;  // MLP width (GPT's n_inner / 4 * hidden)
   std::int64_t vocab = 0;
   std::int64_t max_positions = 0;
   std::int64_t token_types = 0;  // BERT's type_vocab_size (>= 1); ignored otherwise
-  float layer_norm_eps = 1e-5f;  // > 0
+  float layer_norm_eps = 1e-5f;  // > 0 (llama: rms_norm_eps)
   Activation activation = Activation::kGeluTanh;
   // GPT-2 options (gpt_neo never scales; bert always scales by 1/sqrt(head_dim)).
   bool scale_attn_weights = true;
@@ -60,7 +86,25 @@ struct TransformerConfig {
   bool lm_head = true;
   // Storage of the weight matrices (embeddings and linear weights); vectors stay f32.
   WeightDtype matrix_dtype = WeightDtype::kF32;
+
+  // Llama family only (0 / false / defaults elsewhere).
+  std::int64_t kv_heads = 0;        // num_key_value_heads, divides heads; 0: heads (no grouping)
+  std::int64_t head_dim = 0;        // even; 0: hidden / heads
+  bool qkv_bias = false;            // q/k/v_proj have biases (Qwen2; llama's attention_bias)
+  bool output_bias = false;         // o_proj has a bias (llama's attention_bias; never in Qwen2)
+  bool mlp_bias = false;            // gate/up/down_proj have biases (llama's mlp_bias)
+  bool tie_word_embeddings = true;  // false: a separate lm_head.weight [vocab, hidden]
+  RotaryConfig rotary;
 };
+
+// The head size of a config: head_dim, or hidden / heads where it is 0.
+inline std::int64_t head_dim_of(const TransformerConfig& c) {
+  return c.head_dim > 0 ? c.head_dim : c.hidden / c.heads;
+}
+// The K/V heads of a config: kv_heads, or heads where it is 0.
+inline std::int64_t kv_heads_of(const TransformerConfig& c) {
+  return c.kv_heads > 0 ? c.kv_heads : c.heads;
+}
 
 // One tensor the caller must write, in the layout a checkpoint stores it.
 struct WeightInfo {
@@ -112,6 +156,11 @@ ModelSize model_size(const TransformerConfig& config);
 // linked), otherwise what size_t addresses.
 std::int64_t default_memory_limit();
 
+// The memory check the constructor makes first, on its own (nothing is allocated): validates
+// `config`, then refuses a model whose weights and load scratch exceed `memory_limit` bytes (0:
+// default_memory_limit()) with a RangeError "model" stating the sizes; else returns them.
+ModelSize require_memory(const TransformerConfig& config, std::int64_t memory_limit);
+
 class Transformer {
  public:
   // Validates `config` (RangeError / InvalidArgumentError naming the field) and refuses, before
@@ -135,8 +184,8 @@ class Transformer {
   bool finalized() const { return finalized_; }
 
   // The mask a layer uses unless the caller overrides it (window sizes are clamped to N inside
-  // forward()): causal for GPT models (plus a left window of window_size - 1 on GPT-Neo's local
-  // layers), none for BERT.
+  // forward()): causal for GPT and llama models (plus a left window of window - 1 on GPT-Neo's
+  // local and llama's sliding-window layers), none for BERT.
   MaskSpec layer_mask(std::int64_t layer) const;
 
   ForwardStats forward(const ForwardInputs& inputs, const ForwardOptions& options,

@@ -12,6 +12,9 @@
 // backward: its gradient also belongs to its weights (w_query, w_key, v), which this API does not
 // return, so it is rejected (InvalidArgumentError naming "score").
 //
+// Grouped-query attention (AttentionShape::kv_heads): the gradient of a K/V head is the sum over
+// the query heads reading it, added up in head order.
+//
 // Streaming, as FlashAttention-2: the weights are never stored. attention() saves each row's
 // log-sum-exp (AttentionOutputs::row_logsumexp) and the backward recomputes every tile's weights
 // from it, P = exp(logits - row_logsumexp), visiting only the (query block, key tile) tiles the
@@ -35,7 +38,7 @@ namespace attnlens {
 
 // What the backward reads: attention()'s inputs, what it returned, and dL/dO.
 struct AttentionBackwardInputs {
-  AttentionInputs forward;  // q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv] and their shape
+  AttentionInputs forward;  // q [H, Nq, D], k [Hkv, Nk, D], v [Hkv, Nk, Dv] and their shape
   FloatView output;         // [H, Nq, Dv], attention()'s output for these inputs and options
   FloatView row_logsumexp;  // [H, Nq], attention()'s AttentionOutputs::row_logsumexp
   FloatView d_output;       // [H, Nq, Dv], dL/dO
@@ -44,8 +47,8 @@ struct AttentionBackwardInputs {
 // Caller-owned buffers, each written whole; none may overlap an input.
 struct AttentionGradients {
   MutableFloatView dq;  // [H, Nq, D]
-  MutableFloatView dk;  // [H, Nk, D]
-  MutableFloatView dv;  // [H, Nk, Dv]
+  MutableFloatView dk;  // [Hkv, Nk, D]
+  MutableFloatView dv;  // [Hkv, Nk, Dv]
 };
 
 // The backward from a saved forward: what a training step calls after its attention() call.

@@ -205,7 +205,8 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
     const listWidth = Number.isFinite(width) ? width : DEFAULT_WIDTH;
     const settings = [
       `attnlens · ${info.modelType}`,
-      `${info.layers} layers × ${info.heads} heads`,
+      `${info.layers} layers × ${info.heads} heads` +
+        (info.kvHeads < info.heads ? ` (${info.kvHeads} K/V)` : ''),
       `${(info.parameters / 1e6).toFixed(2)}M parameters`,
       `${n} tokens`,
       `layer ${command.layer}`,
@@ -246,9 +247,10 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
   }
 }
 
-// The [N, N] visibility of a mask in the notation, from the engine (the same mask the model ran).
+// The [N, N] visibility of a mask in the notation, from the engine (the same mask the model ran;
+// the models module, which the model already compiled, rather than a second download).
 async function maskMatrixOf(notation, n) {
-  const engine = await createAttention({ backend: 'wasm' });
+  const engine = await createAttention({ backend: 'wasm', models: true });
   try {
     return engine.maskMatrix({
       queryLength: n,

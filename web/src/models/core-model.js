@@ -21,7 +21,9 @@ export class CoreModel {
 
   /**
    * @param {object} module the embind module (WasmBackend.module)
-   * @param {object} config architectures/*.js coreConfig() plus { dtype: 'f32' | 'f16' }
+   * @param {object} config architectures/*.js coreConfig() plus { dtype: 'f32' | 'f16' }; the
+   *   llama family's adds kvHeads, headDim, the biases, tieWordEmbeddings and rope ({ theta,
+   *   scaling, factor, lowFreqFactor, highFreqFactor, originalMaxPositions })
    */
   constructor(module, config) {
     checkModelBlockLayout(module);
@@ -41,7 +43,23 @@ export class CoreModel {
         .set('scaleAttnWeights', config.scaleAttnWeights === false ? 0 : 1)
         .set('scaleAttnByInverseLayerIdx', config.scaleAttnByInverseLayerIdx ? 1 : 0)
         .set('lmHead', config.lmHead ? 1 : 0)
-        .set('matrixDtype', code('dtypes', config.dtype));
+        .set('matrixDtype', code('dtypes', config.dtype))
+        .set('tieWordEmbeddings', config.tieWordEmbeddings === false ? 0 : 1);
+      if (config.architecture === 'llama') {
+        const rope = config.rope;
+        block
+          .set('kvHeads', config.kvHeads)
+          .set('headDim', config.headDim)
+          .set('qkvBias', config.qkvBias ? 1 : 0)
+          .set('outputBias', config.outputBias ? 1 : 0)
+          .set('mlpBias', config.mlpBias ? 1 : 0)
+          .set('ropeTheta', rope.theta)
+          .set('ropeScaling', code('ropeScalings', rope.scaling))
+          .set('ropeFactor', rope.factor)
+          .set('ropeLowFreqFactor', rope.lowFreqFactor)
+          .set('ropeHighFreqFactor', rope.highFreqFactor)
+          .set('ropeOriginalMaxPositions', rope.originalMaxPositions);
+      }
       if (config.localWindows?.length) {
         block.array(
           'localWindows',

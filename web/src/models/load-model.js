@@ -26,13 +26,23 @@ export async function loadModel(source, options) {
       `must be an instance from createAttention(), got ${describe(opts.attention)}`,
     );
   }
+  // Before any download: an engine without the models' bindings could never hold the model.
+  if (
+    opts.attention &&
+    typeof wasmBackendOf(opts.attention, 'attention').module._modelCreate !== 'function'
+  ) {
+    throw typeError(
+      'attention',
+      'holds the attention-only wasm module: create it with createAttention({ models: true })',
+    );
+  }
   const fileOptions = Object.fromEntries(
     MODEL_FILES_OPTIONS.filter((key) => opts[key] !== undefined).map((key) => [key, opts[key]]),
   );
   const owned = opts.attention === undefined;
   const [files, engine] = await Promise.allSettled([
     loadModelFiles(source, fileOptions),
-    owned ? createAttention({ backend: 'wasm' }) : opts.attention,
+    owned ? createAttention({ backend: 'wasm', models: true }) : opts.attention,
   ]);
   if (files.status === 'rejected' || engine.status === 'rejected') {
     if (owned && engine.status === 'fulfilled') engine.value.dispose();

@@ -21,6 +21,18 @@ export const LAYOUT = Object.freeze({
       'lmHead',
       'matrixDtype',
       'memoryLimit',
+      'kvHeads',
+      'headDim',
+      'qkvBias',
+      'outputBias',
+      'mlpBias',
+      'tieWordEmbeddings',
+      'ropeTheta',
+      'ropeScaling',
+      'ropeFactor',
+      'ropeLowFreqFactor',
+      'ropeHighFreqFactor',
+      'ropeOriginalMaxPositions',
       'resultParameters',
       'resultWeightBytes',
     ],
@@ -39,9 +51,10 @@ export const LAYOUT = Object.freeze({
       'logSumExp',
     ],
   },
-  architectures: ['gpt2', 'gpt_neo', 'bert'],
-  activations: ['gelu_tanh', 'gelu_erf'],
+  architectures: ['gpt2', 'gpt_neo', 'bert', 'llama'],
+  activations: ['gelu_tanh', 'gelu_erf', 'silu'],
   dtypes: ['f32', 'f16'],
+  ropeScalings: ['none', 'linear', 'llama3'],
 });
 
 /** Throws unless the module's model blocks have exactly these names, in this order. */
@@ -56,6 +69,7 @@ export function checkModelBlockLayout(module) {
     'architectures',
     'activations',
     'dtypes',
+    'ropeScalings',
   ]);
 }
 

@@ -38,6 +38,8 @@ export class Model {
       modelType,
       layers: config.layers,
       heads: config.heads,
+      kvHeads: config.kvHeads ?? config.heads,
+      headDim: config.headDim ?? config.hidden / config.heads,
       hidden: config.hidden,
       vocab: config.vocab,
       maxPositions: config.maxPositions,
@@ -52,8 +54,8 @@ export class Model {
   }
 
   /**
-   * { architecture, modelType, layers, heads, hidden, vocab, maxPositions, parameters, bytes,
-   *   dtype, causal, predicts, backend, layerMasks }
+   * { architecture, modelType, layers, heads, kvHeads, headDim, hidden, vocab, maxPositions,
+   *   parameters, bytes, dtype, causal, predicts, backend, layerMasks }
    */
   get info() {
     this.#live('info');

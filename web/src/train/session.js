@@ -52,9 +52,11 @@ export class TrainerSession {
 
   static async create(config, emit) {
     const vocabulary = await createVocabulary(config.vocabulary);
+    // The module with the models' bindings: the trainer's live there, not in the default one.
     const engine = await createAttention({
       backend: config.backend,
       threads: config.threads,
+      models: true,
       ...(config.wasmUrl && { wasmUrl: config.wasmUrl }),
     });
     try {

@@ -1,4 +1,5 @@
-// One attention over a group of heads whose q, k, v are already in GPU buffers (head-major):
+// One attention over a group of heads whose q, k, v are already in GPU buffers (head-major; k and
+// v hold the group's K/V heads, which several query heads may share under grouped-query attention):
 // score operands prepared (cosine: unit rows; additive: projected queries and keys), then either
 // the streaming kernel or the materialized chain (scores, masked softmax, weights x V) in chunks
 // that fit the device's bindings. The output goes to `out` with the given strides.
@@ -15,8 +16,12 @@ import { planStreaming, scoreChunks } from './tiling.js';
  * @property {number} headDim
  * @property {number} valueDim
  * @property {GPUBuffer} q [heads, Nq, D]
- * @property {GPUBuffer} k [heads, Nk, D]
- * @property {GPUBuffer} v [heads, Nk, Dv]
+ * @property {GPUBuffer} k [kvHeads, Nk, D]: local query head l reads K/V head (l + kvShift) /
+ *   kvGroup (kvGroup 1, kvShift 0: one K/V head per query head)
+ * @property {GPUBuffer} v [kvHeads, Nk, Dv]
+ * @property {number} kvHeads
+ * @property {number} kvGroup
+ * @property {number} kvShift
  * @property {'f32' | 'f16'} inputType element type of q, k and v
  * @property {string} score
  * @property {number} factor scale / temperature
@@ -40,19 +45,23 @@ export function streamingPlanFor(passes, { headDim, valueDim, score, additiveHid
 
 /** Encodes what turns q and k into what the score kernel reads; returns the operands. */
 async function prepareOperands(passes, encoder, g) {
-  const { heads, queryLength: nq, keyLength: nk, headDim: d } = g;
+  const { heads, kvHeads, queryLength: nq, keyLength: nk, headDim: d } = g;
+  // How query heads find their keys: the group's own K/V heads, or (additive) one projected key
+  // tensor per query head.
+  const sharedKeys = { kGroup: g.kvGroup, kShift: g.kvShift };
   if (g.score === 'cosine') {
     return {
       q: await passes.normalize(encoder, 'unit-q', g.q, g.inputType, heads * nq, d),
-      k: await passes.normalize(encoder, 'unit-k', g.k, g.inputType, heads * nk, d),
+      k: await passes.normalize(encoder, 'unit-k', g.k, g.inputType, kvHeads * nk, d),
       type: 'f32',
       depth: d,
-      scratchBytes: 4 * heads * (nq + nk) * d,
+      ...sharedKeys,
+      scratchBytes: 4 * (heads * nq + kvHeads * nk) * d,
     };
   }
   if (g.score === 'additive') {
     const { hidden: a, wQuery, wKey } = g.additive;
-    const project = async (role, input, rows, weights) => {
+    const project = async (role, input, rows, weights, group = 1, shift = 0) => {
       const output = passes.buffers.storage(role, heads * rows * a * 4);
       // out[h, r, a] = sum_d x[h, r, d] * w[h, a, d]
       await passes.gemm(encoder, role, {
@@ -65,6 +74,8 @@ async function prepareOperands(passes, encoder, g) {
         aBatch: rows * d,
         aRow: d,
         aCol: 1,
+        aGroup: group,
+        aShift: shift,
         b: weights,
         bType: 'f32',
         bBatch: a * d,
@@ -78,13 +89,15 @@ async function prepareOperands(passes, encoder, g) {
     };
     return {
       q: await project('projected-q', g.q, nq, wQuery),
-      k: await project('projected-k', g.k, nk, wKey),
+      k: await project('projected-k', g.k, nk, wKey, g.kvGroup, g.kvShift),
       type: 'f32',
       depth: a,
+      kGroup: 1,
+      kShift: 0,
       scratchBytes: 4 * heads * (nq + nk) * a,
     };
   }
-  return { q: g.q, k: g.k, type: g.inputType, depth: d, scratchBytes: 0 };
+  return { q: g.q, k: g.k, type: g.inputType, depth: d, ...sharedKeys, scratchBytes: 0 };
 }
 
 /**
@@ -113,6 +126,10 @@ export async function encodeStreaming(passes, encoder, g, plan, visits) {
     oHead: g.out.head,
     oRow: g.out.row,
     headBase: g.headBase,
+    kGroup: operands.kGroup,
+    kShift: operands.kShift,
+    vGroup: g.kvGroup,
+    vShift: g.kvShift,
     factor: g.factor,
     ...g.mask.fields,
   };
@@ -183,10 +200,11 @@ export async function runMaterialized(passes, encoder, g, chunks, matrices) {
       aCol: 1,
       b: operands.k,
       bType: operands.type,
-      bOffset: chunk.head * nk * depth,
       bBatch: nk * depth,
       bRow: 1,
       bCol: depth,
+      bGroup: operands.kGroup,
+      bShift: operands.kShift + chunk.head,
       c: scores,
       cBatch: chunk.rows * nk,
       cRow: nk,
@@ -223,10 +241,11 @@ export async function runMaterialized(passes, encoder, g, chunks, matrices) {
       aCol: 1,
       b: g.v,
       bType: g.inputType,
-      bOffset: chunk.head * nk * dv,
       bBatch: nk * dv,
       bRow: dv,
       bCol: 1,
+      bGroup: g.kvGroup,
+      bShift: g.kvShift + chunk.head,
       c: g.out.buffer,
       cOffset: chunk.head * g.out.head + chunk.row * g.out.row,
       cBatch: g.out.head,

@@ -58,8 +58,9 @@ export class GpuPasses {
    * C = bias + A x B over strided batches (wgsl/gemm.wgsl.js).
    * @param {GPUCommandEncoder} encoder
    * @param {string} role
-   * @param {{ batch, m, n, k, a, aType, aOffset?, aBatch, aRow, aCol, b, bType, bOffset?, bBatch,
-   *   bRow, bCol, c, cOffset?, cBatch, cRow, bias?, biasBatch?, additiveV?, vOffset?, vBatch? }} s
+   * @param {{ batch, m, n, k, a, aType, aOffset?, aBatch, aRow, aCol, aGroup?, aShift?, b, bType,
+   *   bOffset?, bBatch, bRow, bCol, bGroup?, bShift?, c, cOffset?, cBatch, cRow, bias?,
+   *   biasBatch?, additiveV?, vOffset?, vBatch? }} s
    */
   async gemm(encoder, role, s) {
     const combine = s.additiveV ? 'additive' : 'multiply';
@@ -77,10 +78,14 @@ export class GpuPasses {
         aBatch: s.aBatch,
         aRow: s.aRow,
         aCol: s.aCol,
+        aGroup: s.aGroup ?? 1,
+        aShift: s.aShift ?? 0,
         bOffset: s.bOffset ?? 0,
         bBatch: s.bBatch,
         bRow: s.bRow,
         bCol: s.bCol,
+        bGroup: s.bGroup ?? 1,
+        bShift: s.bShift ?? 0,
         cOffset: s.cOffset ?? 0,
         cBatch: s.cBatch,
         cRow: s.cRow,

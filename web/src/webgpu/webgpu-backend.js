@@ -153,7 +153,8 @@ export class WebGpuBackend {
 
   async #attention({ shape, q, k, v, options, returnWeights, returnScores }) {
     const passes = this.#passes;
-    const { heads, queryLength: nq, keyLength: nk, headDim: d, valueDim: dv } = shape;
+    const { heads, kvHeads, queryLength: nq, keyLength: nk, headDim: d, valueDim: dv } = shape;
+    const kvGroup = heads / kvHeads; // query heads per K/V head
     const factor = this.#logitFactor(shape, options, maxAbs(q), maxAbs(k));
     const storage = this.#gpu.storage;
     if (storage === 'f16' && maxAbs(q, k, v) > HALF_MAX)
@@ -194,16 +195,22 @@ export class WebGpuBackend {
     let scratchBytes = 0;
 
     for (const { first, count } of groups) {
-      const slice = (array, rows, width) =>
-        array.subarray(first * rows * width, (first + count) * rows * width);
+      const slice = (array, rows, width, from = first, to = first + count) =>
+        array.subarray(from * rows * width, to * rows * width);
+      // The K/V heads the group's query heads read, uploaded once however many share them.
+      const kvFirst = Math.floor(first / kvGroup);
+      const kvEnd = Math.floor((first + count - 1) / kvGroup) + 1;
       const out = passes.buffers.storage('output', count * nq * dv * 4);
       const group = {
         ...dims,
         heads: count,
         headBase: first,
+        kvHeads: kvEnd - kvFirst,
+        kvGroup,
+        kvShift: first - kvFirst * kvGroup,
         q: upload('q', slice(q, nq, d)),
-        k: upload('k', slice(k, nk, d)),
-        v: upload('v', slice(v, nk, dv)),
+        k: upload('k', slice(k, nk, d, kvFirst, kvEnd)),
+        v: upload('v', slice(v, nk, dv, kvFirst, kvEnd)),
         inputType: storage,
         factor,
         mask: { fields: mask.fields, buffer: maskBuffer },
@@ -260,6 +267,7 @@ export class WebGpuBackend {
     const passes = this.#passes;
     const {
       heads,
+      kvHeads,
       queryLength: nq,
       keyLength: nk,
       headDim: d,
@@ -315,12 +323,12 @@ export class WebGpuBackend {
     const x = up('mh-x', tensors.x);
     const src = tensors.source ? up('mh-source', tensors.source) : x;
     const encoder = passes.device.createCommandEncoder();
-    // Projections straight into head-major layout:
+    // Projections straight into head-major layout (k and v: kvHeads heads):
     //   out[h, i, c] = sum_t in[i, t] w[t, h * width + c] + b[h * width + c]
-    const project = async (role, input, rows, inner, weights, bias, width) => {
-      const out = buffers.storage(role, heads * rows * width * 4);
+    const project = async (role, input, rows, inner, weights, bias, width, count = heads) => {
+      const out = buffers.storage(role, count * rows * width * 4);
       await passes.gemm(encoder, role, {
-        batch: heads,
+        batch: count,
         m: rows,
         n: width,
         k: inner,
@@ -332,7 +340,7 @@ export class WebGpuBackend {
         b: up(`${role}-w`, weights),
         bType: 'f32',
         bBatch: width,
-        bRow: heads * width,
+        bRow: count * width,
         bCol: 1,
         c: out,
         cBatch: rows * width,
@@ -343,8 +351,17 @@ export class WebGpuBackend {
       return out;
     };
     const q = await project('mh-q', x, nq, modelDim, tensors.wQuery, tensors.bQuery, d);
-    const k = await project('mh-k', src, nk, keyModelDim, tensors.wKey, tensors.bKey, d);
-    const v = await project('mh-v', src, nk, keyModelDim, tensors.wValue, tensors.bValue, dv);
+    const k = await project('mh-k', src, nk, keyModelDim, tensors.wKey, tensors.bKey, d, kvHeads);
+    const v = await project(
+      'mh-v',
+      src,
+      nk,
+      keyModelDim,
+      tensors.wValue,
+      tensors.bValue,
+      dv,
+      kvHeads,
+    );
 
     const mask = maskData(options, shape);
     const concat = buffers.storage('mh-concat', nq * heads * dv * 4);
@@ -352,6 +369,9 @@ export class WebGpuBackend {
       ...dims,
       heads,
       headBase: 0,
+      kvHeads,
+      kvGroup: heads / kvHeads,
+      kvShift: 0,
       q,
       k,
       v,
@@ -418,8 +438,8 @@ export class WebGpuBackend {
     if (returnProjections) {
       regions.push(
         { buffer: q, bytes: heads * nq * d * 4, role: 'mh-q' },
-        { buffer: k, bytes: heads * nk * d * 4, role: 'mh-k' },
-        { buffer: v, bytes: heads * nk * dv * 4, role: 'mh-v' },
+        { buffer: k, bytes: kvHeads * nk * d * 4, role: 'mh-k' },
+        { buffer: v, bytes: kvHeads * nk * dv * 4, role: 'mh-v' },
       );
     }
     const copies = await passes.submitAndRead(tail, regions);
@@ -436,7 +456,7 @@ export class WebGpuBackend {
       tilesTotal: attention.tilesTotal,
       // Projections and the concatenated heads, beyond what attention itself needed.
       scratchBytes:
-        attention.scratchBytes + 4 * (heads * (nq * d + nk * (d + dv)) + nq * heads * dv),
+        attention.scratchBytes + 4 * (heads * nq * d + kvHeads * nk * (d + dv) + nq * heads * dv),
       gpu: this.#describe(route),
     };
     return result;

@@ -5,7 +5,7 @@ import { loadModel } from '../../src/models/index.js';
 
 self.onmessage = async ({ data: { folder, text, backend } }) => {
   try {
-    const attention = await createAttention({ backend, threads: 1 });
+    const attention = await createAttention({ backend, threads: 1, models: true });
     const model = await loadModel(folder, { attention });
     const run = await model.run(text, { returnLogits: true });
     postMessage({ info: model.info, run });

@@ -19,7 +19,7 @@ const GPT_TEXT = 'Once upon a time there was a little girl named Lily.';
 const BERT_TEXT = 'the cat [MASK] on the mat';
 
 async function inNode(name, text) {
-  const attention = await createAttention({ backend: 'wasm-simd' });
+  const attention = await createAttention({ backend: 'wasm-simd', models: true });
   const model = await loadModel(join(tinyModels(), name), { attention });
   const run = await model.run(text, { returnLogits: true });
   model.dispose();
@@ -59,7 +59,7 @@ describe('running a real model in Chromium', () => {
     mkdirSync(join(bundle, 'wasm'));
     // The loader fetches each module as .wasm.gz next to the bundle.
     for (const flavour of ['relaxed', 'simd', 'scalar']) {
-      const file = `attnlens-${flavour}.wasm.gz`;
+      const file = `attnlens-models-${flavour}.wasm.gz`;
       copyFileSync(join(WEB_ROOT, 'src/wasm', file), join(bundle, 'wasm', file));
     }
     browser = await openBrowser({ root });

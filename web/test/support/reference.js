@@ -62,12 +62,15 @@ function score(kind, q, qi, k, ki, d, additive, h) {
 function problemOf(q, k, options) {
   const { heads: H, headDim: D } = options;
   const kind = options.score ?? 'scaled-dot';
+  const Hkv = options.kvHeads ?? H;
   return {
     H,
     D,
     Dv: options.valueDim ?? D,
     Nq: q.length / (H * D),
-    Nk: k.length / (H * D),
+    Nk: k.length / (Hkv * D),
+    // ONNX's order: query head h reads K/V head floor(h / (H / Hkv)).
+    kvOf: (h) => Math.floor(h / (H / Hkv)),
     kind,
     scale: options.scale ?? (kind === 'scaled-dot' ? 1 / Math.sqrt(D) : 1),
     temperature: options.temperature ?? 1,
@@ -75,11 +78,11 @@ function problemOf(q, k, options) {
 }
 
 /**
- * Attention over head-major q [H, Nq, D], k [H, Nk, D], v [H, Nk, Dv].
+ * Attention over head-major q [H, Nq, D], k [Hkv, Nk, D], v [Hkv, Nk, Dv].
  * @returns {{ output: Float64Array, weights: Float64Array, scores: Float64Array }}
  */
 export function referenceAttention(q, k, v, options) {
-  const { H, D, Dv, Nq, Nk, kind, scale, temperature } = problemOf(q, k, options);
+  const { H, D, Dv, Nq, Nk, kind, scale, temperature, kvOf } = problemOf(q, k, options);
   const output = new Float64Array(H * Nq * Dv);
   const weights = new Float64Array(H * Nq * Nk);
   const scores = new Float64Array(H * Nq * Nk);
@@ -88,7 +91,16 @@ export function referenceAttention(q, k, v, options) {
       const row = (h * Nq + i) * Nk;
       const logits = new Float64Array(Nk).fill(-Infinity);
       for (let j = 0; j < Nk; j++) {
-        const s = score(kind, q, (h * Nq + i) * D, k, (h * Nk + j) * D, D, options.additive, h);
+        const s = score(
+          kind,
+          q,
+          (h * Nq + i) * D,
+          k,
+          (kvOf(h) * Nk + j) * D,
+          D,
+          options.additive,
+          h,
+        );
         scores[row + j] = s;
         if (visible(options, h, i, j, Nk)) logits[j] = (scale * s) / temperature;
       }
@@ -99,7 +111,8 @@ export function referenceAttention(q, k, v, options) {
       for (let j = 0; j < Nk; j++) {
         const w = Math.exp(logits[j] - max) / sum;
         weights[row + j] = w;
-        for (let c = 0; c < Dv; c++) output[(h * Nq + i) * Dv + c] += w * v[(h * Nk + j) * Dv + c];
+        for (let c = 0; c < Dv; c++)
+          output[(h * Nq + i) * Dv + c] += w * v[(kvOf(h) * Nk + j) * Dv + c];
       }
     }
   }
@@ -128,7 +141,7 @@ function addScoreGradient(kind, x, xi, y, yi, d, s, g, grad, gi) {
  * @returns {{ dq: Float64Array, dk: Float64Array, dv: Float64Array }}
  */
 export function referenceAttentionBackward(q, k, v, dOutput, options) {
-  const { H, D, Dv, Nq, Nk, kind, scale, temperature } = problemOf(q, k, options);
+  const { H, D, Dv, Nq, Nk, kind, scale, temperature, kvOf } = problemOf(q, k, options);
   const c = scale / temperature;
   const { weights, scores } = referenceAttention(q, k, v, options);
   const dq = new Float64Array(q.length);
@@ -140,17 +153,18 @@ export function referenceAttentionBackward(q, k, v, dOutput, options) {
       const oi = (h * Nq + i) * Dv;
       const dp = new Float64Array(Nk);
       let expected = 0; // sum_j P_ij dP_ij
+      const kv = kvOf(h); // its gradients add up over the query heads reading it
       for (let j = 0; j < Nk; j++) {
-        dp[j] = dot(dOutput, oi, v, (h * Nk + j) * Dv, Dv);
+        dp[j] = dot(dOutput, oi, v, (kv * Nk + j) * Dv, Dv);
         expected += weights[row + j] * dp[j];
         for (let t = 0; t < Dv; t++)
-          dv[(h * Nk + j) * Dv + t] += weights[row + j] * dOutput[oi + t];
+          dv[(kv * Nk + j) * Dv + t] += weights[row + j] * dOutput[oi + t];
       }
       for (let j = 0; j < Nk; j++) {
         const g = c * weights[row + j] * (dp[j] - expected);
         if (g === 0) continue;
         const qi = (h * Nq + i) * D;
-        const kj = (h * Nk + j) * D;
+        const kj = (kv * Nk + j) * D;
         addScoreGradient(kind, q, qi, k, kj, D, scores[row + j], g, dq, qi);
         addScoreGradient(kind, k, kj, q, qi, D, scores[row + j], g, dk, kj);
       }
@@ -186,16 +200,17 @@ function splitHeads(tokens, n, H, d) {
 /** Multi-head attention with projections, as in multihead.h; `options.source` for cross. */
 export function referenceMultiHead(x, w, options) {
   const { heads: H, headDim: D } = options;
+  const Hkv = options.kvHeads ?? H;
   const Dv = options.valueDim ?? D;
   const modelDim = w.wQuery.length / (H * D);
   const source = options.source ?? x;
-  const keyModelDim = w.wKey.length / (H * D);
+  const keyModelDim = w.wKey.length / (Hkv * D);
   const outDim = w.wOut.length / (H * Dv);
   const Nq = x.length / modelDim;
   const Nk = source.length / keyModelDim;
   const q = splitHeads(project(x, Nq, modelDim, w.wQuery, H * D, w.bQuery), Nq, H, D);
-  const k = splitHeads(project(source, Nk, keyModelDim, w.wKey, H * D, w.bKey), Nk, H, D);
-  const v = splitHeads(project(source, Nk, keyModelDim, w.wValue, H * Dv, w.bValue), Nk, H, Dv);
+  const k = splitHeads(project(source, Nk, keyModelDim, w.wKey, Hkv * D, w.bKey), Nk, Hkv, D);
+  const v = splitHeads(project(source, Nk, keyModelDim, w.wValue, Hkv * Dv, w.bValue), Nk, Hkv, Dv);
   const heads = referenceAttention(q, k, v, { ...options, valueDim: Dv });
   const concat = new Float64Array(Nq * H * Dv);
   for (let h = 0; h < H; h++) {

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,25 @@ export function tinyModels() {
 
 /** The path of one tiny model, e.g. tinyModel('gpt2', 'bin'). */
 export const tinyModel = (name, format = 'safetensors') => join(tinyModels(), `${name}.${format}`);
+
+/** A copy of a tiny model's folder with its config.json edited by `edit(config)`. */
+export function withConfig(name, edit) {
+  const copy = mkdtempSync(join(tmpdir(), 'attnlens-model-'));
+  cpSync(tinyModel(name), copy, { recursive: true });
+  const config = JSON.parse(readFileSync(join(copy, 'config.json'), 'utf8'));
+  writeFileSync(join(copy, 'config.json'), JSON.stringify(edit(config)));
+  return copy;
+}
+
+/** Asserts `promise` rejects with this error name, code and parameter (and message, if given). */
+export const rejectsWith = (promise, { name, code, parameter, message }) =>
+  assert.rejects(promise, (error) => {
+    assert.equal(error.name, name, error.message);
+    assert.equal(error.code, code, error.message);
+    assert.equal(error.parameter, parameter, error.message);
+    if (message) assert.match(error.message, message);
+    return true;
+  });
 
 /**
  * The reference forward pass of every case at once (one Python process):

@@ -75,8 +75,14 @@ async function engine(): Promise<void> {
   );
   const projected: Float32Array | undefined = mh.k;
 
+  const grouped: AttentionResult = await attn.attention(q, q.subarray(0, 32), q.subarray(0, 32), {
+    heads: 2,
+    kvHeads: 1,
+    headDim: 8,
+  });
   const grads: AttentionBackwardResult = await attn.attentionBackward(q, q, q, q, {
     heads: 2,
+    kvHeads: 2,
     headDim: 8,
     causal: true,
     temperature: 2,
@@ -102,7 +108,7 @@ async function engine(): Promise<void> {
     const code: ErrorCode = (error as RangeError & { code: ErrorCode }).code;
     void code;
   }
-  void [backend, weights, ms, dq, projected, visibleKeys, bytes, stats];
+  void [backend, weights, ms, dq, projected, visibleKeys, bytes, stats, grouped];
 
   // @ts-expect-error heads and headDim are required
   await attn.attention(q, q, q, { causal: true });
@@ -204,7 +210,7 @@ async function models(): Promise<void> {
     revision: 'main',
     dtype: 'f16',
     onProgress: ({ file, loaded, total }) => void [file, loaded, total],
-    attention: await createAttention({ backend: 'wasm-simd', threads: 1 }),
+    attention: await createAttention({ backend: 'wasm-simd', threads: 1, models: true }),
   });
   const info: ModelInfo = model.info;
   const masks: readonly string[] = info.layerMasks;
@@ -218,12 +224,17 @@ async function models(): Promise<void> {
   const first: TokenPrediction | MaskPrediction | undefined = run.predictions[0];
   const token: ModelToken = run.tokens[0];
   const types: readonly string[] = SUPPORTED_MODEL_TYPES;
-  void [masks, weights, logits, first, token.start, types];
+  const grouped: number = info.kvHeads * info.headDim;
+  // @ts-expect-error qwen2 checkpoints run the llama architecture
+  const qwen: ModelInfo['architecture'] = 'qwen2';
+  void [masks, weights, logits, first, token.start, types, grouped, qwen];
   await model.run('the cat [MASK]', { masks: ['global', 'causal'], pair: 'a dog', truncate: true });
   // @ts-expect-error dtype is 'f32' or 'f16'
   await loadModel('gpt2', { dtype: 'bf16' });
   // @ts-expect-error the engine is an instance, not createAttention's options
   await loadModel('gpt2', { attention: { backend: 'wasm' } });
+  // @ts-expect-error models is a boolean
+  await createAttention({ models: 'yes' });
   // @ts-expect-error masks are strings in the mask notation
   await model.run('x', { masks: 3 });
   model.dispose();

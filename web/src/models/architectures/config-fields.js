@@ -55,17 +55,20 @@ const ACTIVATIONS = {
   gelu: 'gelu_erf',
 };
 
-/** The core's activation for config[key] (e.g. 'gelu_new' -> 'gelu_tanh'). */
-export function activation(config, key, fallback) {
+/**
+ * The core's activation for config[key] (e.g. 'gelu_new' -> 'gelu_tanh'), from `supported`
+ * (the GELU forms unless the architecture names its own, as llama's gate does).
+ */
+export function activation(config, key, fallback, supported = ACTIVATIONS) {
   const value = config[key] ?? fallback;
-  if (typeof value !== 'string' || !(value in ACTIVATIONS)) {
+  if (typeof value !== 'string' || !Object.hasOwn(supported, value)) {
     throw rangeError(
       FILE,
       `${key} ${describe(value)} is not supported ` +
-        `(supported: ${Object.keys(ACTIVATIONS).join(', ')})`,
+        `(supported: ${Object.keys(supported).join(', ')})`,
     );
   }
-  return ACTIVATIONS[value];
+  return supported[value];
 }
 
 /** `hidden` must split evenly into `heads`. */

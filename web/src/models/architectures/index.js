@@ -6,8 +6,10 @@ import { attnlensError, describe } from '../../errors.js';
 import { bert } from './bert.js';
 import { gptNeo } from './gpt-neo.js';
 import { gpt2 } from './gpt2.js';
+import { llama } from './llama.js';
+import { qwen2 } from './qwen2.js';
 
-const BY_MODEL_TYPE = { gpt2, gpt_neo: gptNeo, bert };
+const BY_MODEL_TYPE = { gpt2, gpt_neo: gptNeo, bert, llama, qwen2 };
 
 /** The model_type values loadModel accepts. */
 export const SUPPORTED_MODEL_TYPES = Object.freeze(Object.keys(BY_MODEL_TYPE));

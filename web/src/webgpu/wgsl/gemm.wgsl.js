@@ -1,7 +1,11 @@
 // Strided batched matrix product, the GPU's general workhorse:
 //
 //   C(b, i, j) = bias(b, j) + sum_k  combine(A(b, i, k), B(b, k, j))
-//   X(b, r, c) = X[xOffset + b * xBatch + r * xRow + c * xCol]   (C and bias: column stride 1)
+//   X(b, r, c) = X[xOffset + ((b + xShift) / xGroup) * xBatch + r * xRow + c * xCol]
+//                (A and B; C and bias: X[xOffset + b * xBatch + r * xRow + c], xGroup = 1)
+//
+// A group > 1 reads one batch of an operand for `group` consecutive batches of C: the K/V head
+// that several query heads share under grouped-query attention, never copied per query head.
 //
 // with combine = a * b (projections, Q K^T scores, weights x V) or, for the additive score,
 // v(b, k) * tanh(a + b) (Bahdanau scores over projected queries and keys). Strides express
@@ -24,10 +28,14 @@ export const GEMM_UNIFORMS = defineUniforms('GemmParams', [
   'aBatch',
   'aRow',
   'aCol',
+  'aGroup',
+  'aShift',
   'bOffset',
   'bBatch',
   'bRow',
   'bCol',
+  'bGroup',
+  'bShift',
   'cOffset',
   'cBatch',
   'cRow',
@@ -67,8 +75,8 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
   let batch = group.z;
   let row0 = group.y * TILE;
   let col0 = group.x * TILE;
-  let aBase = p.aOffset + batch * p.aBatch;
-  let bBase = p.bOffset + batch * p.bBatch;
+  let aBase = p.aOffset + ((batch + p.aShift) / p.aGroup) * p.aBatch;
+  let bBase = p.bOffset + ((batch + p.bShift) / p.bGroup) * p.bBatch;
   var acc: array<f32, 16>;
 
   for (var k0 = 0u; k0 < p.k; k0 += DEPTH) {

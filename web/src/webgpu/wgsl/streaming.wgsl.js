@@ -35,6 +35,12 @@ export const STREAMING_UNIFORMS = defineUniforms('StreamingParams', [
   'oRow',
   // Heads of this dispatch are headBase + workgroup_id.y in the mask (key lengths per head).
   'headBase',
+  // Grouped-query attention: local head l reads head (l + kShift) / kGroup of k and
+  // (l + vShift) / vGroup of v (k differs from v where the additive score projected it per head).
+  'kGroup',
+  'kShift',
+  'vGroup',
+  'vShift',
   'factor:f32', // scale / temperature
   ...MASK_FIELDS,
 ]);
@@ -111,6 +117,8 @@ ${
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) li: u32) {
   let localHead = group.y;
   let h = p.headBase + localHead;
+  let keyHead = (localHead + p.kShift) / p.kGroup;
+  let valueHead = (localHead + p.vShift) / p.vGroup;
   let q0 = group.x * QUERY_BLOCK;
   let q1 = min(q0 + QUERY_BLOCK, p.queryLength);
   let r = li / LANES;
@@ -162,7 +170,7 @@ ${
       let key = k0 + e / DEPTH4;
       var value = vec4<f32>(0.0);
       if (key < k1) {
-        value = loadK(localHead * p.kHead + key * p.kRow, (e % DEPTH4) * 4u, p.depth);
+        value = loadK(keyHead * p.kHead + key * p.kRow, (e % DEPTH4) * 4u, p.depth);
       }
       keyTileData[e] = value;
     }
@@ -170,7 +178,7 @@ ${
       let key = k0 + e / VALUE4;
       var value = vec4<f32>(0.0);
       if (key < k1) {
-        value = loadV(localHead * p.vHead + key * p.vRow, (e % VALUE4) * 4u, p.valueDim);
+        value = loadV(valueHead * p.vHead + key * p.vRow, (e % VALUE4) * 4u, p.valueDim);
       }
       valueTileData[e] = value;
     }
