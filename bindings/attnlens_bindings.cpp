@@ -76,7 +76,8 @@ double strategy_code(attnlens::Strategy s) {
   return cb::kAuto;
 }
 
-attnlens::AttentionOptions attention_options(const CallBlock& block) {
+// The options of a call; `slopes` holds alibi_slopes(heads) when the block asks for them.
+attnlens::AttentionOptions attention_options(const CallBlock& block, std::vector<float>& slopes) {
   attnlens::AttentionOptions opt;
   opt.score = score_function(block);
   if (!std::isnan(block.number(cb::kScale)))
@@ -90,6 +91,24 @@ attnlens::AttentionOptions attention_options(const CallBlock& block) {
     opt.additive.w_query = block.array<const float>(cb::kAdditiveWQuery, "additive.wQuery");
     opt.additive.w_key = block.array<const float>(cb::kAdditiveWKey, "additive.wKey");
     opt.additive.v = block.array<const float>(cb::kAdditiveV, "additive.v");
+  }
+  opt.softcap = static_cast<float>(block.number(cb::kSoftcap));
+  opt.bias = block.array<const float>(cb::kBias, "bias");
+  if (block.integer(cb::kAlibi, "alibi") == 1) {
+    slopes = attnlens::alibi_slopes(block.integer(cb::kHeads, "heads"));
+    opt.alibi_slopes = attnlens::FloatView(slopes.data(), slopes.size());
+  } else {
+    opt.alibi_slopes = block.array<const float>(cb::kAlibiSlopes, "alibiSlopes");
+  }
+  opt.top_k = block.integer(cb::kTopK, "topK");
+  opt.lsh.buckets = block.integer(cb::kLshBuckets, "lsh.buckets");
+  if (opt.lsh.buckets != 0) {
+    opt.lsh.rounds = block.integer(cb::kLshRounds, "lsh.rounds");
+    const std::int64_t seed = block.integer(cb::kLshSeed, "lsh.seed");
+    if (seed < 0 || seed > 0xFFFFFFFFll) {
+      throw attnlens::RangeError("lsh.seed", "must be an integer from 0 to 2^32 - 1");
+    }
+    opt.lsh.seed = static_cast<std::uint32_t>(seed);
   }
   return opt;
 }
@@ -107,6 +126,7 @@ void write_stats(CallBlock& block, const attnlens::AttentionStats& stats) {
   block.set(cb::kResultTilesTotal, static_cast<double>(stats.tiles_total));
   block.set(cb::kResultScratchBytes, static_cast<double>(stats.scratch_bytes));
   block.set(cb::kResultThreads, stats.threads);
+  block.set(cb::kResultPairsScored, static_cast<double>(stats.pairs_scored));
 }
 
 // Runs `body` on the block at `address`, turning every C++ failure into an { error } result.
@@ -128,7 +148,8 @@ CallResult attention(std::uintptr_t address) {
     const attnlens::AttentionOutputs out{block.array<float>(cb::kOutput, "output"),
                                          block.array<float>(cb::kWeights, "weights"),
                                          block.array<float>(cb::kScores, "scores")};
-    write_stats(block, attnlens::attention(in, attention_options(block), out));
+    std::vector<float> slopes;
+    write_stats(block, attnlens::attention(in, attention_options(block, slopes), out));
   });
 }
 
@@ -140,7 +161,8 @@ CallResult attention_backward(std::uintptr_t address) {
     const attnlens::AttentionInputs in{
         attention_shape(block), block.array<const float>(cb::kQ, "q"),
         block.array<const float>(cb::kK, "k"), block.array<const float>(cb::kV, "v")};
-    const attnlens::AttentionOptions options = attention_options(block);
+    std::vector<float> slopes;
+    const attnlens::AttentionOptions options = attention_options(block, slopes);
     const attnlens::MutableFloatView output = block.array<float>(cb::kOutput, "output");
     const attnlens::MutableFloatView lse = block.array<float>(cb::kRowLogSumExp, "rowLogSumExp");
     attnlens::attention(in, options, attnlens::AttentionOutputs{output, {}, {}, lse});
@@ -182,7 +204,8 @@ CallResult multi_head(std::uintptr_t address) {
         block.array<float>(cb::kOutput, "output"), block.array<float>(cb::kWeights, "weights"),
         block.array<float>(cb::kScores, "scores"), block.array<float>(cb::kQ, "q"),
         block.array<float>(cb::kK, "k"),           block.array<float>(cb::kV, "v")};
-    write_stats(block, attnlens::multi_head_attention(in, attention_options(block), out));
+    std::vector<float> slopes;
+    write_stats(block, attnlens::multi_head_attention(in, attention_options(block, slopes), out));
   });
 }
 

@@ -106,6 +106,7 @@ inline attnlens::MaskSpec mask_spec(const CallBlock& block) {
   m.key_lengths = block.integers(kKeyLengths, "keyLengths");
   m.key_valid = block.array<const unsigned char>(kKeyValid, "keyValid");
   m.custom = block.array<const unsigned char>(kCustomMask, "mask");
+  m.query_offset = block.integer(kQueryOffset, "queryOffset");
   return m;
 }
 

@@ -20,39 +20,47 @@
 namespace attnlens_bindings {
 
 // Scalar slots, one double each, from index 0.
-#define ATTNLENS_CALL_BLOCK_SLOTS(X)                                                \
-  /* Shape. Zero in the multi-head widths means "same as" (multihead.h). */         \
-  X(kHeads, "heads")                                                                \
-  X(kQueryLength, "queryLength")                                                    \
-  X(kKeyLength, "keyLength")                                                        \
-  X(kHeadDim, "headDim")                                                            \
-  X(kValueDim, "valueDim")                                                          \
-  X(kModelDim, "modelDim")                                                          \
-  X(kKeyModelDim, "keyModelDim")                                                    \
-  X(kOutDim, "outDim")                                                              \
-  X(kKvHeads, "kvHeads") /* K/V heads (grouped-query); 0: as many as heads */       \
-  /* Options. */                                                                    \
-  X(kScore, "score") /* ScoreCode */                                                \
-  X(kScale, "scale") /* NaN: the score function's default */                        \
-  X(kTemperature, "temperature")                                                    \
-  X(kStrategy, "strategy")             /* StrategyCode */                           \
-  X(kCausal, "causal")                 /* 0 or 1 */                                 \
-  X(kWindowDilation, "windowDilation") /* 0: no window; else its dilation */        \
-  X(kWindowBefore, "windowBefore")                                                  \
-  X(kWindowAfter, "windowAfter")                                                    \
-  X(kSparsePattern, "sparsePattern") /* SparseCode */                               \
-  X(kSparseStride, "sparseStride")                                                  \
-  X(kSparseSummary, "sparseSummary")                                                \
-  X(kAdditiveHidden, "additiveHidden")                                              \
-  X(kHead, "head")       /* maskMatrix: the head whose mask is wanted */            \
-  X(kThreads, "threads") /* AttentionOptions::threads (JS writes 1 unless split) */ \
-  /* Results, written by the call. */                                               \
-  X(kResultStrategy, "resultStrategy") /* StrategyCode of the strategy that ran */  \
-  X(kResultTilesVisited, "resultTilesVisited")                                      \
-  X(kResultTilesTotal, "resultTilesTotal")                                          \
-  X(kResultScratchBytes, "resultScratchBytes")                                      \
-  X(kResultBytes, "resultBytes")     /* workingSetBytes */                          \
-  X(kResultThreads, "resultThreads") /* threads that took part */
+#define ATTNLENS_CALL_BLOCK_SLOTS(X)                                                        \
+  /* Shape. Zero in the multi-head widths means "same as" (multihead.h). */                 \
+  X(kHeads, "heads")                                                                        \
+  X(kQueryLength, "queryLength")                                                            \
+  X(kKeyLength, "keyLength")                                                                \
+  X(kHeadDim, "headDim")                                                                    \
+  X(kValueDim, "valueDim")                                                                  \
+  X(kModelDim, "modelDim")                                                                  \
+  X(kKeyModelDim, "keyModelDim")                                                            \
+  X(kOutDim, "outDim")                                                                      \
+  X(kKvHeads, "kvHeads") /* K/V heads (grouped-query); 0: as many as heads */               \
+  /* Options. */                                                                            \
+  X(kScore, "score") /* ScoreCode */                                                        \
+  X(kScale, "scale") /* NaN: the score function's default */                                \
+  X(kTemperature, "temperature")                                                            \
+  X(kStrategy, "strategy")             /* StrategyCode */                                   \
+  X(kCausal, "causal")                 /* 0 or 1 */                                         \
+  X(kWindowDilation, "windowDilation") /* 0: no window; else its dilation */                \
+  X(kWindowBefore, "windowBefore")                                                          \
+  X(kWindowAfter, "windowAfter")                                                            \
+  X(kSparsePattern, "sparsePattern") /* SparseCode */                                       \
+  X(kSparseStride, "sparseStride")                                                          \
+  X(kSparseSummary, "sparseSummary")                                                        \
+  X(kAdditiveHidden, "additiveHidden")                                                      \
+  X(kHead, "head")               /* maskMatrix: the head whose mask is wanted */            \
+  X(kThreads, "threads")         /* AttentionOptions::threads (JS writes 1 unless split) */ \
+  X(kQueryOffset, "queryOffset") /* MaskSpec::query_offset */                               \
+  X(kSoftcap, "softcap")         /* 0: none */                                              \
+  X(kAlibi, "alibi")             /* 1: alibi_slopes(heads); else alibiSlopes */             \
+  X(kTopK, "topK")               /* 0: every visible key */                                 \
+  X(kLshBuckets, "lsh.buckets")  /* 0: no hashing */                                        \
+  X(kLshRounds, "lsh.rounds")                                                               \
+  X(kLshSeed, "lsh.seed")                                                                   \
+  /* Results, written by the call. */                                                       \
+  X(kResultStrategy, "resultStrategy") /* StrategyCode of the strategy that ran */          \
+  X(kResultTilesVisited, "resultTilesVisited")                                              \
+  X(kResultTilesTotal, "resultTilesTotal")                                                  \
+  X(kResultScratchBytes, "resultScratchBytes")                                              \
+  X(kResultBytes, "resultBytes")     /* workingSetBytes */                                  \
+  X(kResultThreads, "resultThreads") /* threads that took part */                           \
+  X(kResultPairsScored, "resultPairsScored")
 
 // Arrays in wasm memory: slot kSlotCount + 2 * array holds the byte address (0: absent) and the
 // next slot the element count. Element types: float32 tensors, bytes for the flag arrays
@@ -86,7 +94,9 @@ namespace attnlens_bindings {
   X(kRowLogSumExp, "rowLogSumExp") /* attentionBackward: the forward's, written first */     \
   X(kDq, "dq")                     /* attentionBackward: gradients out */                    \
   X(kDk, "dk")                                                                               \
-  X(kDv, "dv")
+  X(kDv, "dv")                                                                               \
+  X(kBias, "bias")               /* [H, Nq, Nk] or [Nq, Nk] */                               \
+  X(kAlibiSlopes, "alibiSlopes") /* [H] */
 
 // The codes some slots hold, by the names the JavaScript API uses.
 #define ATTNLENS_CALL_BLOCK_SCORES(X) \

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "attnlens/attnlens.h"
+#include "draw_terms.h"
 #include "reference/backward.h"
 #include "reference/reference.h"
 
@@ -41,6 +42,7 @@ struct Problem {
   std::vector<float> d_output;  // dL/dO for the backward
   bool broken_d_output = false;
   std::vector<unsigned char> key_valid, custom;
+  fuzz_terms::TermStorage terms;
   bool return_weights = false;
   float value_range = 2.0f;  // |v| <= value_range
   std::string broken;        // the rule this draw breaks on purpose, or empty
@@ -63,8 +65,12 @@ std::vector<float> draw_values(FuzzedDataProvider& in, std::size_t n, float rang
 
 void draw_mask(FuzzedDataProvider& in, Problem& p) {
   const std::int64_t nq = p.shape.query_len, nk = p.shape.key_len;
-  const std::int64_t longest = std::max(nq, nk);
   MaskSpec& mask = p.options.mask;
+  // A KV cache's queries after the past keys (mask.h), one draw in four.
+  if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+    mask.query_offset = in.ConsumeIntegralInRange<std::int64_t>(0, nk);
+  }
+  const std::int64_t longest = std::max(nq + mask.query_offset, nk);
   mask.causal = in.ConsumeBool();
   if (in.ConsumeBool()) {
     LocalWindow window;
@@ -109,8 +115,21 @@ void draw_mask(FuzzedDataProvider& in, Problem& p) {
 
 // Breaks one rule the engine must reject with an attnlens::Error.
 void break_one_rule(FuzzedDataProvider& in, Problem& p) {
-  const std::int64_t longest = std::max(p.shape.query_len, p.shape.key_len);
-  switch (in.ConsumeIntegralInRange<int>(0, 7)) {
+  const std::int64_t longest =
+      std::max(p.shape.query_len + p.options.mask.query_offset, p.shape.key_len);
+  switch (in.ConsumeIntegralInRange<int>(0, 10)) {
+    case 8:
+      p.options.softcap = -1.0f;
+      p.broken = "a negative softcap";
+      break;
+    case 9:
+      p.options.top_k = p.shape.key_len + 1;
+      p.broken = "top_k > Nk";
+      break;
+    case 10:
+      p.options.lsh.buckets = 3;
+      p.broken = "an odd lsh.buckets";
+      break;
     case 0:
       p.options.temperature = in.ConsumeBool() ? 0.0f : -1.0f;
       p.broken = "temperature <= 0";
@@ -184,6 +203,7 @@ Problem draw_problem(FuzzedDataProvider& in) {
   const Span<const KernelSet> sets = kernel_sets();
   o.kernels = &sets.data[in.ConsumeIntegralInRange<std::size_t>(0, sets.size - 1)];
   o.threads = in.ConsumeIntegralInRange<std::int64_t>(1, 3);
+  const std::string terms = fuzz_terms::draw_terms(in, p.shape, o, p.terms);
 
   p.q = draw_values(in, h * nq * d, 2.0f);
   p.k = draw_values(in, hkv * nk * d, 2.0f);
@@ -231,6 +251,7 @@ Problem draw_problem(FuzzedDataProvider& in) {
       " key_lengths=" + std::to_string(!m.key_lengths.empty()) +
       " key_valid=" + std::to_string(!m.key_valid.empty()) +
       " custom=" + std::to_string(!m.custom.empty()) +
+      " query_offset=" + std::to_string(m.query_offset) + terms +
       (p.broken.empty() ? "" : " broken: " + p.broken) +
       (p.broken_d_output ? " (a NaN in d_output)" : "");
   return p;
@@ -239,16 +260,16 @@ Problem draw_problem(FuzzedDataProvider& in) {
 // Float32 logits carry a relative rounding error of a few ulps; a weight moves by about that
 // much times the logit's size, and an output by the weights' error times |v| (the tolerance
 // below is for |v| <= 2 and grows with the range the values were drawn from).
-// Returns the weights' tolerance, which the backward's builds on.
+// Returns the weights' tolerance, which the backward's builds on, or -1 when a near tie under
+// top_k makes the call not comparable.
 double check_against_reference(const Problem& p, const AttentionInputs& inputs,
                                const AttentionResult& got) {
   const reference::Result want = reference::attention(inputs, p.options);
   const std::int64_t heads = p.shape.heads, nq = p.shape.query_len, nk = p.shape.key_len;
-  const float scale = p.options.scale.value_or(default_scale(p.options.score, p.shape.head_dim));
-  double max_logit = 0.0;
-  for (double s : want.scores) max_logit = std::max(max_logit, std::abs(s * scale));
-  max_logit /= p.options.temperature;
+  const double max_logit = fuzz_terms::max_abs_logit(p.shape, p.options, want.scores);
   const double weight_tolerance = 2e-5 * (1.0 + max_logit);
+  // A near tie at a row's k-th key: float and double may rightly keep different keys.
+  if (fuzz_terms::top_k_near_tie(inputs, p.options, want.scores, 1e-5)) return -1.0;
   const double output_tolerance =
       (weight_tolerance * static_cast<double>(nk) + 5e-6) * static_cast<double>(p.value_range);
 
@@ -281,7 +302,12 @@ double check_against_reference(const Problem& p, const AttentionInputs& inputs,
         }
         sum += w;
       }
-      const double expected_sum = any_visible ? 1.0 : 0.0;
+      // A -inf bias, top_k and hashing hide keys the mask shows: the reference's row says.
+      double reference_sum = 0.0;
+      for (std::int64_t j = 0; j < nk; ++j) {
+        reference_sum += want.weights[static_cast<std::size_t>((h * nq + i) * nk + j)];
+      }
+      const double expected_sum = any_visible && reference_sum > 0.5 ? 1.0 : 0.0;
       if (std::abs(sum - expected_sum) > 1e-5 * static_cast<double>(nk) + 1e-6) {
         fail(p, "weights of row [" + std::to_string(h) + "," + std::to_string(i) + "] sum to " +
                     std::to_string(sum));
@@ -345,6 +371,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (!p.broken.empty()) fail(p, "a broken rule was accepted");
   const double weight_tolerance = check_against_reference(p, inputs, got);
+  if (weight_tolerance < 0.0) return 0;  // a near tie under top_k: not comparable
+  if (fuzz_terms::has_terms(p.options)) {
+    // The backward refuses what it does not differentiate, by name, rather than ignore it.
+    try {
+      attention_backward(inputs, FloatView{p.d_output.data(), p.d_output.size()}, p.options);
+    } catch (const InvalidArgumentError&) {
+      return 0;
+    } catch (const NonFiniteError&) {
+      if (p.broken_d_output) return 0;
+    }
+    fail(p, "the backward accepted options it does not differentiate");
+  }
   // The backward's gradients grow with |v| (dP = dO V^T) and genuinely overflow float32 for the
   // huge values drawn to test the forward's rescaling, so it is checked on the ordinary draws.
   if (p.options.score != ScoreFunction::kAdditive && p.value_range <= 2.0f) {

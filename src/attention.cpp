@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "attention_internal.h"
@@ -28,27 +29,37 @@ Strategy pick_strategy(const AttentionOptions& options, const AttentionOutputs& 
 
 namespace detail {
 
-bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& options, float factor,
-                         const InputMagnitudes& magnitudes) {
-  // Bounds in double; a quarter of FLT_MAX leaves room for the online-softmax arithmetic.
+double max_abs_score(const AttentionInputs& in, const AttentionOptions& options,
+                     const InputMagnitudes& magnitudes) {
   const double limit = std::numeric_limits<float>::max() / 4.0;
   const double d = static_cast<double>(in.shape.head_dim);
-  const double f = std::fabs(static_cast<double>(factor));
   switch (options.score) {
     case ScoreFunction::kScaledDot:
     case ScoreFunction::kDot:
-      return static_cast<double>(magnitudes.q) * magnitudes.k * d * f > limit;
+      return static_cast<double>(magnitudes.q) * magnitudes.k * d;
     case ScoreFunction::kCosine:
-      return f > limit;  // |cosine| <= 1
+      return 1.0;  // |cosine| <= 1
     case ScoreFunction::kAdditive: {
       const AdditiveWeights& a = options.additive;
       const double pre_tanh = static_cast<double>(magnitudes.q) * max_abs(a.w_query) * d +
                               static_cast<double>(magnitudes.k) * max_abs(a.w_key) * d;
-      const double score = static_cast<double>(max_abs(a.v)) * static_cast<double>(a.hidden);
-      return pre_tanh > limit || score * f > limit;
+      if (pre_tanh > limit) return std::numeric_limits<double>::infinity();
+      return static_cast<double>(max_abs(a.v)) * static_cast<double>(a.hidden);
     }
   }
-  return true;
+  return std::numeric_limits<double>::infinity();
+}
+
+bool logits_may_overflow(const AttentionInputs& in, const AttentionOptions& options, float factor,
+                         const InputMagnitudes& magnitudes) {
+  // Bounds in double; a quarter of FLT_MAX leaves room for the online-softmax arithmetic.
+  const double limit = std::numeric_limits<float>::max() / 4.0;
+  return max_abs_score(in, options, magnitudes) * std::fabs(static_cast<double>(factor)) > limit;
+}
+
+float query_factor(const AttentionOptions& options, float scale) {
+  return options.softcap > 0.0f ? static_cast<float>(static_cast<double>(scale) / options.softcap)
+                                : scale / options.temperature;
 }
 
 float value_scale_for(std::int64_t key_len, float max_abs_value) {
@@ -61,6 +72,26 @@ float value_scale_for(std::int64_t key_len, float max_abs_value) {
 }
 
 }  // namespace detail
+
+std::vector<float> alibi_slopes(std::int64_t heads) {
+  detail::require_in_range(heads, 1, std::int64_t{1} << 20, "heads");
+  // The slopes of n = 2^k heads: 2^(-8/n), 2^(-16/n), ..., 2^(-8).
+  const auto power_of_two_slopes = [](std::int64_t n) {
+    std::vector<double> slopes;
+    for (std::int64_t h = 1; h <= n; ++h) slopes.push_back(std::exp2(-8.0 * h / n));
+    return slopes;
+  };
+  std::int64_t n = 1;
+  while (n * 2 <= heads) n *= 2;
+  std::vector<double> slopes = power_of_two_slopes(n);
+  if (n < heads) {
+    const std::vector<double> finer = power_of_two_slopes(2 * n);
+    for (std::int64_t h = 0; static_cast<std::int64_t>(slopes.size()) < heads; h += 2) {
+      slopes.push_back(finer[static_cast<std::size_t>(h)]);
+    }
+  }
+  return std::vector<float>(slopes.begin(), slopes.end());
+}
 
 std::int64_t kv_head_count(const AttentionShape& shape) noexcept {
   return shape.kv_heads > 0 ? shape.kv_heads : shape.heads;
@@ -85,20 +116,33 @@ AttentionStats attention(const AttentionInputs& inputs, const AttentionOptions& 
       options.scale ? *options.scale : default_scale(options.score, inputs.shape.head_dim);
   const detail::MaskEvaluator mask(options.mask, inputs.shape);
   const float factor = scale / options.temperature;
-  const detail::Problem problem{inputs,
-                                options,
-                                outputs,
-                                kernels,
-                                mask,
-                                factor,
-                                detail::logits_may_overflow(inputs, options, factor, magnitudes),
-                                detail::resolve_threads(options.threads),
-                                detail::value_scale_for(inputs.shape.key_len, magnitudes.v),
-                                magnitudes.v};
+  const detail::LogitTerms terms = detail::logit_terms(inputs.shape, options, scale);
+  const int threads = detail::resolve_threads(options.threads);
+  std::optional<detail::LshBuckets> lsh;
+  if (options.lsh.buckets > 0) lsh.emplace(inputs, options.lsh, threads);
+  const detail::Problem problem{
+      inputs,
+      options,
+      outputs,
+      kernels,
+      mask,
+      factor,
+      detail::logits_may_overflow(inputs, options, detail::query_factor(options, scale),
+                                  magnitudes),
+      terms,
+      detail::terms_may_overflow(inputs.shape, options, scale,
+                                 detail::max_abs_score(inputs, options, magnitudes),
+                                 magnitudes.terms),
+      lsh ? &*lsh : nullptr,
+      options.top_k,
+      threads,
+      detail::value_scale_for(inputs.shape.key_len, magnitudes.v),
+      magnitudes.v};
 
-  const AttentionStats stats = pick_strategy(options, outputs) == Strategy::kMaterialized
-                                   ? detail::run_materialized(problem)
-                                   : detail::run_streaming(problem);
+  AttentionStats stats = pick_strategy(options, outputs) == Strategy::kMaterialized
+                             ? detail::run_materialized(problem)
+                             : detail::run_streaming(problem);
+  if (lsh) stats.scratch_bytes += lsh->bytes();
   // A safety net: outputs are weighted means of finite values and weights are probabilities, so
   // neither can overflow (the strategies rescale values whose sums could, see value_scale); a
   // non-finite element here is a bug, reported instead of handed back as NaN or Infinity.

@@ -3,6 +3,8 @@
 
 #include "attnlens/attention.h"
 #include "attnlens/kernels.h"
+#include "logit_terms.h"
+#include "lsh.h"
 #include "mask_eval.h"
 #include "validate.h"
 
@@ -18,6 +20,12 @@ struct Problem {
   // True when the inputs are large enough that a logit could overflow float32; the strategies
   // then check every score tile (QueryPanel::check_finite) instead of trusting the bound.
   bool check_scores;
+  // Soft cap, bias and ALiBi (terms.query_fold is what the queries are multiplied by), and
+  // whether their sum could overflow: then the finished logits are checked too.
+  const LogitTerms& terms;
+  bool check_terms;
+  const LshBuckets* lsh;  // nullptr without hashed attention
+  std::int64_t top_k;     // 0: every visible key
   int threads;  // the most threads the strategy may use (resolve_threads of options.threads)
   // The unnormalised output sums up to Nk weights of at most 1 times |v|, which can overflow
   // float32 although the output itself, a weighted mean of values, cannot. When Nk * max |v|
@@ -27,10 +35,16 @@ struct Problem {
   float max_abs_value;  // max |v|: the outputs, means of values, are clamped to it when scaled
 };
 
-// Whether a logit can overflow float32 for these (validated) inputs, from max |q|, |k| (found
-// by validation) and the weights: the common case proves it cannot and skips the checks.
+// An upper bound on |score(q, k)| for these (validated) inputs, from max |q|, |k| (found by
+// validation) and the additive weights; +inf when a score's own sums could overflow float32.
+double max_abs_score(const AttentionInputs& inputs, const AttentionOptions& options,
+                     const InputMagnitudes& magnitudes);
+// Whether a score times `factor` (what the panels fold into the queries, before log2(e)) can
+// overflow float32: the common case proves it cannot and skips the checks.
 bool logits_may_overflow(const AttentionInputs& inputs, const AttentionOptions& options,
-                         float logit_factor, const InputMagnitudes& magnitudes);
+                         float factor, const InputMagnitudes& magnitudes);
+// scale / softcap with a soft cap, else scale / temperature: the queries' fold before log2(e).
+float query_factor(const AttentionOptions& options, float scale);
 
 // 1, or the power of two that keeps key_len * max |v| * scale within FLT_MAX / 4 (the same
 // headroom as the logit bound) so that the output accumulators cannot overflow.

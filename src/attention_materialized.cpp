@@ -38,7 +38,7 @@ AttentionStats run_materialized(const Problem& p) {
   const bool raw_scores = !p.outputs.scores.empty();
   const auto keys = static_cast<std::size_t>(nk);
   // Raw scores are wanted before scale and temperature, so then the factor comes afterwards.
-  const float factor = base2_logit_factor(p.logit_factor);
+  const float factor = p.terms.query_fold;
 
   const std::vector<HeadTask> tasks =
       head_tasks(s.heads, div_up(s.query_len, kPanelQueries), p.threads);
@@ -85,7 +85,14 @@ AttentionStats run_materialized(const Problem& p) {
         qp.scale_scores(factor);
       }
       if (p.check_scores) qp.check_finite(0, nk);
+      qp.finish_logits(0, nk);
+      if (p.check_terms) qp.check_finished(0, nk);
       qp.apply_mask(0, nk);
+      if (p.top_k > 0) {
+        qp.collect_top_k(0, nk);
+        qp.settle_top_k();
+        qp.keep_top_k(0, nk);
+      }
       qp.softmax_and_values();
       qp.finish(out + q0 * s.value_dim);
       if (logsumexp != nullptr) qp.write_logsumexp(logsumexp + q0);
@@ -99,6 +106,7 @@ AttentionStats run_materialized(const Problem& p) {
   AttentionStats stats;
   stats.strategy = Strategy::kMaterialized;
   stats.tiles_total = stats.tiles_visited = s.heads * div_up(nk, kMaterializedKeyBlock);
+  stats.pairs_scored = s.heads * s.query_len * nk;
   stats.threads = parallel_for(static_cast<std::int64_t>(tasks.size()), p.threads, run_task);
   stats.scratch_bytes = meter.peak();
   return stats;

@@ -25,13 +25,19 @@
 namespace attnlens::detail {
 namespace {
 
+// What a pass over the keys does with each chunk's logits: top_k's first pass only selects,
+// the other (the only one without top_k) attends.
+enum class Pass { kSelect, kAttend };
+
 // Runs the panels of one query block over the keys [lo, hi) in chunks of at most max_chunk keys.
 // Chunk by chunk, every panel takes its share (the chunk narrowed to what the panel can see,
-// widened to multiples of 4) while the chunk's keys and values are still in cache.
-void run_keys(std::vector<QueryPanel>& panels, const std::vector<KeyRange>& reach,
-              std::size_t count, const Problem& p, std::int64_t lo, std::int64_t hi,
-              std::int64_t max_chunk) {
+// widened to multiples of 4) while the chunk's keys and values are still in cache. Returns the
+// (query, key) scores computed.
+std::int64_t run_keys(std::vector<QueryPanel>& panels, const std::vector<KeyRange>& reach,
+                      std::size_t count, const Problem& p, std::int64_t lo, std::int64_t hi,
+                      std::int64_t max_chunk, Pass pass) {
   const std::int64_t padded_keys = round_up(p.inputs.shape.key_len, kPanelKeys);
+  std::int64_t scored = 0;
   while (lo < hi) {
     const std::int64_t end = std::min(hi, round_down(lo, kPanelKeys) + max_chunk);
     for (std::size_t i = 0; i < count; ++i) {
@@ -40,18 +46,27 @@ void run_keys(std::vector<QueryPanel>& panels, const std::vector<KeyRange>& reac
       QueryPanel& qp = panels[i];
       qp.compute_scores(round_down(k0, kPanelKeys),
                         std::min(round_up(k1, kPanelKeys), padded_keys));
+      scored += qp.rows() * (k1 - k0);
       if (p.check_scores) qp.check_finite(k0, k1);
+      qp.finish_logits(k0, k1);
+      if (p.check_terms) qp.check_finished(k0, k1);
       qp.apply_mask(k0, k1);
+      if (pass == Pass::kSelect) {
+        qp.collect_top_k(k0, k1);
+        continue;
+      }
+      if (p.top_k > 0) qp.keep_top_k(k0, k1);
       qp.softmax_and_values();
     }
     lo = end;
   }
+  return scored;
 }
 
 // The operands of one slot (operand_slot), and their share of the scratch meter.
 struct StreamingHead {
   StreamingHead(const Problem& p, std::int64_t h, ScratchMeter& meter)
-      : ops(p.inputs, p.options, h, base2_logit_factor(p.logit_factor), p.value_scale, p.kernels),
+      : ops(p.inputs, p.options, h, p.terms.query_fold, p.value_scale, p.kernels),
         lease(meter, ops.bytes()) {}
   HeadOperands ops;
   ScratchLease lease;
@@ -76,6 +91,7 @@ AttentionStats run_streaming(const Problem& p) {
                                    [&](const HeadTask& t) { return slot_of(t.head); });
   ScratchMeter meter;
   std::atomic<std::int64_t> tiles_visited{0};
+  std::atomic<std::int64_t> pairs_scored{0};
 
   // Query blocks [task.begin, task.end) of one head, with this task's own panels.
   const auto run_task = [&](std::int64_t index) {
@@ -91,10 +107,11 @@ AttentionStats run_streaming(const Problem& p) {
         meter, static_cast<std::int64_t>(panels_per_block) * panels[0].bytes());
     std::vector<std::int64_t> visit;
     std::vector<KeyRange> reach(panels_per_block);
+    std::vector<KeyRange> runs;
     float* out = p.outputs.output.data + h * s.query_len * s.value_dim;
     float* logsumexp =
         p.outputs.row_logsumexp.empty() ? nullptr : p.outputs.row_logsumexp.data + h * s.query_len;
-    std::int64_t visited = 0;
+    std::int64_t visited = 0, scored = 0;
 
     for (std::int64_t b = task.begin; b < task.end; ++b) {
       const std::int64_t q0 = b * bq, q1 = std::min(q0 + bq, s.query_len);
@@ -109,18 +126,27 @@ AttentionStats run_streaming(const Problem& p) {
       }
       // Consecutive visited tiles merge into one run, so chunks do not stop at tile edges.
       const KeyRange block_reach = panel_keys(p.mask, h, q0, q1);
-      std::int64_t run_lo = 0, run_hi = 0;
+      runs.clear();
       for (const std::int64_t t : visit) {
         const std::int64_t lo = std::max(t * bk, block_reach.begin);
         const std::int64_t hi = std::min(std::min((t + 1) * bk, s.key_len), block_reach.end);
         if (lo >= hi) continue;
-        if (lo != run_hi) {
-          run_keys(panels, reach, count, p, run_lo, run_hi, chunk);
-          run_lo = lo;
+        if (!runs.empty() && runs.back().end == lo) {
+          runs.back().end = hi;
+        } else {
+          runs.push_back({lo, hi});
         }
-        run_hi = hi;
       }
-      run_keys(panels, reach, count, p, run_lo, run_hi, chunk);
+      // top_k needs each query's k-th logit before its softmax: a first pass selects.
+      if (p.top_k > 0) {
+        for (const KeyRange& run : runs) {
+          scored += run_keys(panels, reach, count, p, run.begin, run.end, chunk, Pass::kSelect);
+        }
+        for (std::size_t i = 0; i < count; ++i) panels[i].settle_top_k();
+      }
+      for (const KeyRange& run : runs) {
+        scored += run_keys(panels, reach, count, p, run.begin, run.end, chunk, Pass::kAttend);
+      }
       for (std::size_t i = 0; i < count; ++i) {
         const std::int64_t p0 = q0 + static_cast<std::int64_t>(i) * kPanelQueries;
         panels[i].finish(out + p0 * s.value_dim);
@@ -128,6 +154,7 @@ AttentionStats run_streaming(const Problem& p) {
       }
     }
     tiles_visited.fetch_add(visited, std::memory_order_relaxed);
+    pairs_scored.fetch_add(scored, std::memory_order_relaxed);
   };
 
   AttentionStats stats;
@@ -135,6 +162,7 @@ AttentionStats run_streaming(const Problem& p) {
   stats.tiles_total = s.heads * q_blocks * k_tiles;
   stats.threads = parallel_for(static_cast<std::int64_t>(tasks.size()), p.threads, run_task);
   stats.tiles_visited = tiles_visited.load();
+  stats.pairs_scored = pairs_scored.load();
   stats.scratch_bytes = meter.peak();
   return stats;
 }

@@ -44,6 +44,7 @@ namespace detail {
 MaskEvaluator::MaskEvaluator(const MaskSpec& mask, const AttentionShape& shape)
     : query_len_(shape.query_len),
       key_len_(shape.key_len),
+      offset_(mask.query_offset),
       causal_(mask.causal),
       sparse_(mask.sparse.pattern),
       restricts_nothing_(mask.is_global()) {
@@ -60,39 +61,50 @@ MaskEvaluator::MaskEvaluator(const MaskSpec& mask, const AttentionShape& shape)
   if (!mask.key_lengths.empty()) key_lengths_ = mask.key_lengths.data();
   if (!mask.key_valid.empty()) key_valid_ = mask.key_valid.data;
   if (!mask.custom.empty()) custom_ = mask.custom.data;
-  if (!mask.global_tokens.empty()) {
-    const std::int64_t longest = std::max(query_len_, key_len_);
-    global_flags_.assign(static_cast<std::size_t>(longest), 0);
-    for (std::int64_t p : mask.global_tokens) global_flags_[static_cast<std::size_t>(p)] = 1;
-    global_prefix_.assign(global_flags_.size() + 1, 0);
-    for (std::size_t p = 0; p < global_flags_.size(); ++p) {
-      global_prefix_[p + 1] = global_prefix_[p] + global_flags_[p];
+  // Prefix counts over the queries' positions (index + offset) and over the keys', each kept
+  // only when some listed position falls there.
+  const auto prefix_over = [&](std::int64_t first, std::int64_t length) {
+    std::vector<unsigned char> flags(static_cast<std::size_t>(length), 0);
+    bool any = false;
+    for (std::int64_t p : mask.global_tokens) {
+      if (p >= first && p < first + length) {
+        flags[static_cast<std::size_t>(p - first)] = 1;
+        any = true;
+      }
     }
+    std::vector<std::int64_t> prefix;
+    if (!any) return prefix;
+    prefix.assign(flags.size() + 1, 0);
+    for (std::size_t i = 0; i < flags.size(); ++i) prefix[i + 1] = prefix[i] + flags[i];
+    return prefix;
+  };
+  if (!mask.global_tokens.empty()) {
+    query_global_prefix_ = prefix_over(offset_, query_len_);
+    key_global_prefix_ = prefix_over(0, key_len_);
   }
 }
 
-std::int64_t MaskEvaluator::count_global(std::int64_t b, std::int64_t e) const noexcept {
-  if (global_prefix_.empty()) return 0;
-  const auto n = static_cast<std::int64_t>(global_flags_.size());
+std::int64_t MaskEvaluator::count(const std::vector<std::int64_t>& prefix, std::int64_t b,
+                                  std::int64_t e) noexcept {
+  if (prefix.empty()) return 0;
+  const auto n = static_cast<std::int64_t>(prefix.size()) - 1;
   b = std::clamp<std::int64_t>(b, 0, n);
   e = std::clamp<std::int64_t>(e, 0, n);
-  return e > b ? global_prefix_[static_cast<std::size_t>(e)] -
-                     global_prefix_[static_cast<std::size_t>(b)]
-               : 0;
+  return e > b ? prefix[static_cast<std::size_t>(e)] - prefix[static_cast<std::size_t>(b)] : 0;
 }
 
 KeyRange MaskEvaluator::reachable(std::int64_t head, std::int64_t /*q0*/,
                                   std::int64_t q1) const noexcept {
   KeyRange r{0, key_limit(head)};
-  if (causal_) r.end = std::min(r.end, q1);  // keys j <= i < q1
+  if (causal_) r.end = std::min(r.end, q1 + offset_);  // keys j <= i + offset < q1 + offset
   return r;
 }
 
 KeyRange MaskEvaluator::band(std::int64_t head, std::int64_t q0, std::int64_t q1) const noexcept {
   KeyRange r = reachable(head, q0, q1);
   if (windowed_) {
-    r.begin = std::max(r.begin, q0 - before_ * dilation_);
-    r.end = std::min(r.end, (q1 - 1) + after_ * dilation_ + 1);
+    r.begin = std::max(r.begin, q0 + offset_ - before_ * dilation_);
+    r.end = std::min(r.end, (q1 - 1 + offset_) + after_ * dilation_ + 1);
   }
   return r;
 }
@@ -102,10 +114,10 @@ bool MaskEvaluator::block_fully_visible(std::int64_t head, std::int64_t q0, std:
   if (restricts_nothing_) return true;
   if (key_valid_ || custom_ || sparse_ != SparsePattern::kNone) return false;
   if (k1 > key_limit(head)) return false;
-  if (causal_ && k1 - 1 > q0) return false;
+  if (causal_ && k1 - 1 > q0 + offset_) return false;
   if (windowed_) {
     if (dilation_ != 1) return false;
-    if (k0 < (q1 - 1) - before_ || k1 - 1 > q0 + after_) return false;
+    if (k0 < (q1 - 1 + offset_) - before_ || k1 - 1 > q0 + offset_ + after_) return false;
   }
   return true;
 }

@@ -28,10 +28,11 @@ class MaskEvaluator {
     if (key >= key_limit(head)) return false;
     if (key_valid_ && !key_valid_[key]) return false;
     if (custom_ && !custom_[query * key_len_ + key]) return false;
-    if (causal_ && key > query) return false;
-    if (is_global(query) || is_global(key)) return true;
+    const std::int64_t position = query + offset_;  // where the query sits among the keys
+    if (causal_ && key > position) return false;
+    if (global_query(query) || global_key(key)) return true;
     if (windowed_) {
-      const std::int64_t delta = key - query;
+      const std::int64_t delta = key - position;
       if (delta % dilation_ != 0) return false;
       const std::int64_t steps = delta / dilation_;
       if (steps < -before_ || steps > after_) return false;
@@ -40,12 +41,12 @@ class MaskEvaluator {
       case SparsePattern::kNone:
         break;
       case SparsePattern::kStrided: {
-        const std::int64_t d = query - key;
+        const std::int64_t d = position - key;
         if (!(d < stride_ && -d < stride_) && d % stride_ != 0) return false;
         break;
       }
       case SparsePattern::kFixed:
-        if (query / stride_ != key / stride_ && key % stride_ < stride_ - summary_) return false;
+        if (position / stride_ != key / stride_ && key % stride_ < stride_ - summary_) return false;
         break;
     }
     return true;
@@ -64,23 +65,32 @@ class MaskEvaluator {
   // The keys any query in [q0, q1) could see at all, ignoring the window (for global queries).
   KeyRange reachable(std::int64_t head, std::int64_t q0, std::int64_t q1) const noexcept;
 
-  bool any_global_query(std::int64_t q0, std::int64_t q1) const { return count_global(q0, q1) > 0; }
-  bool any_global_key(std::int64_t k0, std::int64_t k1) const { return count_global(k0, k1) > 0; }
-  bool has_global_tokens() const { return !global_prefix_.empty() && global_prefix_.back() > 0; }
+  // Queries [q0, q1) (by index) and keys [k0, k1) that are global tokens.
+  bool any_global_query(std::int64_t q0, std::int64_t q1) const {
+    return count(query_global_prefix_, q0, q1) > 0;
+  }
+  bool any_global_key(std::int64_t k0, std::int64_t k1) const {
+    return count(key_global_prefix_, k0, k1) > 0;
+  }
+  bool has_global_tokens() const {
+    return any_global_query(0, query_len_) || any_global_key(0, key_len_);
+  }
 
   // True when each query's visible keys form one contiguous range (causal, an undilated window
   // and key lengths only), which row_range() then gives; masking a block is then a fill outside
   // that range instead of a visible() call per element.
   bool rows_are_ranges() const {
     return !key_valid_ && !custom_ && sparse_ == SparsePattern::kNone &&
-           (!windowed_ || dilation_ == 1) && global_flags_.empty();
+           (!windowed_ || dilation_ == 1) && query_global_prefix_.empty() &&
+           key_global_prefix_.empty();
   }
   KeyRange row_range(std::int64_t head, std::int64_t query) const {
     KeyRange r{0, key_limit(head)};
-    if (causal_) r.end = std::min(r.end, query + 1);
+    const std::int64_t position = query + offset_;
+    if (causal_) r.end = std::min(r.end, position + 1);
     if (windowed_) {
-      r.begin = std::max(r.begin, query - before_);
-      r.end = std::min(r.end, query + after_ + 1);
+      r.begin = std::max(r.begin, position - before_);
+      r.end = std::min(r.end, position + after_ + 1);
     }
     return r;
   }
@@ -90,12 +100,19 @@ class MaskEvaluator {
                            std::int64_t k1) const noexcept;
 
  private:
-  bool is_global(std::int64_t pos) const {
-    return !global_flags_.empty() && global_flags_[static_cast<std::size_t>(pos)] != 0;
+  // Global tokens by query index and by key index (a query's position is its index plus the
+  // offset): one prefix count each, empty when no listed position falls among them.
+  bool global_query(std::int64_t query) const {
+    return !query_global_prefix_.empty() && count(query_global_prefix_, query, query + 1) > 0;
   }
-  std::int64_t count_global(std::int64_t b, std::int64_t e) const noexcept;
+  bool global_key(std::int64_t key) const {
+    return !key_global_prefix_.empty() && count(key_global_prefix_, key, key + 1) > 0;
+  }
+  static std::int64_t count(const std::vector<std::int64_t>& prefix, std::int64_t b,
+                            std::int64_t e) noexcept;
 
   std::int64_t query_len_, key_len_;
+  std::int64_t offset_;  // query_offset
   bool causal_;
   bool windowed_ = false;
   std::int64_t before_ = 0, after_ = 0, dilation_ = 1;
@@ -104,8 +121,8 @@ class MaskEvaluator {
   const std::int64_t* key_lengths_ = nullptr;
   const unsigned char* key_valid_ = nullptr;
   const unsigned char* custom_ = nullptr;
-  std::vector<unsigned char> global_flags_;  // per position, empty when there are none
-  std::vector<std::int64_t> global_prefix_;  // prefix counts of global_flags_
+  std::vector<std::int64_t> query_global_prefix_;  // Nq + 1 counts, or empty
+  std::vector<std::int64_t> key_global_prefix_;    // Nk + 1 counts, or empty
   bool restricts_nothing_;
 };
 

@@ -77,7 +77,8 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
   const AttentionShape& s = in.shape;
   const std::int64_t d = s.head_dim;
   const std::int64_t kv = kv_head_of(s, head);
-  const float* k = in.k.data + kv * s.key_len * d;
+  const std::int64_t capacity = in.kv_capacity > 0 ? in.kv_capacity : s.key_len;
+  const float* k = in.k.data + kv * capacity * d;
 
   switch (score_) {
     case ScoreFunction::kScaledDot:
@@ -119,7 +120,7 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
 
   // Values: the transpose of V [Nk][Dv] in row panels, i.e. V^T [Dv][Nk] packed 4 rows of V^T
   // (4 value dimensions) per panel, keys padded to Nk4; times value_scale, which is exact.
-  packed_values_ = pack_column_panels(in.v.data + kv * s.key_len * s.value_dim, s.key_len,
+  packed_values_ = pack_column_panels(in.v.data + kv * capacity * s.value_dim, s.key_len,
                                       s.value_dim, value_scale);
 }
 

@@ -19,7 +19,9 @@ QueryPanel::QueryPanel(const Problem& problem, const HeadOperands& operands, std
       queries_(operands.query_panel_size()),
       scores_(static_cast<std::size_t>(max_chunk * kPanelQueries)),
       output_t_(static_cast<std::size_t>(operands.value_rows() * kPanelQueries)),
-      row_(static_cast<std::size_t>(max_chunk)) {}
+      row_(static_cast<std::size_t>(max_chunk)) {
+  if (problem.top_k > 0) top_k_.emplace(problem.top_k);
+}
 
 void QueryPanel::start(std::int64_t q0, std::int64_t rows) noexcept {
   q0_ = q0;
@@ -28,6 +30,7 @@ void QueryPanel::start(std::int64_t q0, std::int64_t rows) noexcept {
   ops_.pack_queries(head_, q0, rows, queries_.data());
   std::fill(max_, max_ + kPanelQueries, kNegInf);
   std::fill(sum_, sum_ + kPanelQueries, 0.0f);
+  if (top_k_) top_k_->reset();
 }
 
 void QueryPanel::compute_scores(std::int64_t a, std::int64_t b) noexcept {
@@ -50,6 +53,31 @@ void QueryPanel::check_finite(std::int64_t lo, std::int64_t hi) const {
   }
 }
 
+void QueryPanel::finish_logits(std::int64_t lo, std::int64_t hi) noexcept {
+  if (!p_.terms.any()) return;
+  p_.terms.apply(p_.kernels, head_, q0_, rows_, lo, hi, kPanelQueries, 1,
+                 scores_.data() + (lo - a_) * kPanelQueries);
+}
+
+void QueryPanel::check_finished(std::int64_t lo, std::int64_t hi) const {
+  for (std::int64_t j = 0; j < rows_; ++j) {
+    for (std::int64_t k = lo; k < hi; ++k) {
+      const float x = scores_[(k - a_) * kPanelQueries + j];
+      if (std::isnan(x) || x == -kNegInf) throw_logit_overflow(head_, q0_ + j, k);
+    }
+  }
+}
+
+void QueryPanel::collect_top_k(std::int64_t lo, std::int64_t hi) noexcept {
+  top_k_->collect(scores_.data(), a_, lo, hi, rows_);
+}
+
+void QueryPanel::settle_top_k() noexcept { top_k_->settle(); }
+
+void QueryPanel::keep_top_k(std::int64_t lo, std::int64_t hi) noexcept {
+  top_k_->keep(scores_.data(), a_, lo, hi, rows_);
+}
+
 void QueryPanel::apply_mask(std::int64_t lo, std::int64_t hi) noexcept {
   const auto hide = [&](std::int64_t j, std::int64_t k0, std::int64_t k1) {
     for (std::int64_t k = k0; k < k1; ++k) scores_[(k - a_) * kPanelQueries + j] = kNegInf;
@@ -57,6 +85,14 @@ void QueryPanel::apply_mask(std::int64_t lo, std::int64_t hi) noexcept {
   for (std::int64_t j = 0; j < kPanelQueries; ++j) {
     hide(j, a_, lo);
     hide(j, hi, b_);
+  }
+  if (p_.lsh != nullptr) {
+    for (std::int64_t j = 0; j < rows_; ++j) {
+      for (std::int64_t k = lo; k < hi; ++k) {
+        if (!p_.lsh->shares_bucket(head_, q0_ + j, k))
+          scores_[(k - a_) * kPanelQueries + j] = kNegInf;
+      }
+    }
   }
   const MaskEvaluator& mask = p_.mask;
   if (mask.block_fully_visible(head_, q0_, q0_ + rows_, lo, hi)) return;
@@ -121,7 +157,8 @@ void QueryPanel::write_logsumexp(float* out) const noexcept {
 std::int64_t QueryPanel::bytes() const noexcept {
   return static_cast<std::int64_t>(
       (queries_.size() + scores_.size() + output_t_.size() + row_.size() + 3 * kPanelQueries) *
-      sizeof(float));
+          sizeof(float) +
+      (top_k_ ? top_k_->bytes() : 0));
 }
 
 }  // namespace attnlens::detail

@@ -3,9 +3,12 @@
 // 8 queries side by side and the online softmax and both products run on whole vectors.
 //
 //   start(q0, rows)            pack the queries, reset the running max and sum
-//   compute_scores(a, b)       logits (base 2, see base2_logit_factor) of keys [a, b), a and b
-//                              multiples of 4
-//   check_finite / apply_mask  on the keys [lo, hi) of the chunk that count; the rest are -inf
+//   compute_scores(a, b)       scores of keys [a, b), a and b multiples of 4, times the fold
+//                              (base-2 logits, see base2_logit_factor, unless terms follow)
+//   check_finite               on the keys [lo, hi) of the chunk that count
+//   finish_logits(lo, hi)      soft cap, bias and ALiBi (logit_terms.h), when the call has them
+//   apply_mask(lo, hi)         the mask and hashed attention's buckets; the rest are -inf
+//   collect / settle / keep_top_k   top_k: the panel's share of TopKSelector (top_k.h)
 //   softmax_and_values()       one online-softmax step, then O^T += V^T P^T (rescaled)
 //   finish(out)                out[j][:] = O^T[:][j] / sum[j]
 //   write_logsumexp(out)       out[j] = ln(sum[j] * 2^max[j]), when the caller wants it
@@ -16,10 +19,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "attention_internal.h"
 #include "prepare.h"
+#include "top_k.h"
 
 namespace attnlens::detail {
 
@@ -35,8 +40,16 @@ class QueryPanel {
   // NonFiniteError naming the first non-finite logit among keys [lo, hi) of real queries. The
   // logits are in base 2 here (x 1.44), so a finite logit within 1.44x of FLT_MAX also raises.
   void check_finite(std::int64_t lo, std::int64_t hi) const;
-  // -inf for keys of the chunk outside [lo, hi) and for keys the mask hides.
+  void finish_logits(std::int64_t lo, std::int64_t hi) noexcept;
+  // NonFiniteError naming the first finished logit that is NaN or +inf among keys [lo, hi) (a
+  // bias or ALiBi term past float32; -inf is a hidden key).
+  void check_finished(std::int64_t lo, std::int64_t hi) const;
+  // -inf for keys of the chunk outside [lo, hi), for keys the mask hides and for keys outside
+  // the query's hash buckets.
   void apply_mask(std::int64_t lo, std::int64_t hi) noexcept;
+  void collect_top_k(std::int64_t lo, std::int64_t hi) noexcept;
+  void settle_top_k() noexcept;
+  void keep_top_k(std::int64_t lo, std::int64_t hi) noexcept;
   void softmax_and_values() noexcept;
   // Normalised outputs of the real queries into out[j * value_dim ...].
   void finish(float* out) const noexcept;
@@ -68,6 +81,7 @@ class QueryPanel {
   std::vector<float> output_t_;  // [Dv rounded up to 4][8]
   std::vector<float> row_;       // [max_chunk], one query's additive scores
   float max_[kPanelQueries], sum_[kPanelQueries], rescale_[kPanelQueries];
+  std::optional<TopKSelector> top_k_;  // with top_k only
 };
 
 }  // namespace attnlens::detail

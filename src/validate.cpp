@@ -7,6 +7,7 @@
 #include <string>
 
 #include "attnlens/errors.h"
+#include "lsh.h"
 #include "parallel.h"
 
 namespace attnlens::detail {
@@ -141,7 +142,10 @@ void validate_shape(const AttentionShape& shape) {
 }
 
 void validate_mask(const MaskSpec& mask, const AttentionShape& shape) {
-  const std::int64_t longest = std::max(shape.query_len, shape.key_len);
+  // Positions fit in 31 bits (the WebGPU kernels' and the bindings' integers).
+  require_in_range(mask.query_offset, 0, (std::int64_t{1} << 31) - 1 - shape.query_len,
+                   "query_offset");
+  const std::int64_t longest = std::max(shape.query_len + mask.query_offset, shape.key_len);
   if (mask.window) {
     require_in_range(mask.window->before, 0, longest, "window.before");
     require_in_range(mask.window->after, 0, longest, "window.after");
@@ -232,6 +236,31 @@ void validate_options(const AttentionShape& shape, const AttentionOptions& optio
     default:
       throw InvalidArgumentError("strategy", "unknown strategy");
   }
+  require_in_range(options.top_k, 0, shape.key_len, "top_k");
+  validate_lsh(options.lsh);
+}
+
+std::int64_t kv_rows_per_head(const AttentionInputs& in) {
+  return in.kv_capacity > 0 ? in.kv_capacity : in.shape.key_len;
+}
+
+float require_finite_rows(FloatView x, std::int64_t heads, std::int64_t capacity, std::int64_t rows,
+                          std::int64_t width, const char* name) {
+  if (capacity == rows) return require_finite(x, name);
+  float largest = 0.0f;
+  for (std::int64_t h = 0; h < heads; ++h) {
+    const std::size_t first = static_cast<std::size_t>(h * capacity * width);
+    const FloatView head(x.data + first, static_cast<std::size_t>(rows * width));
+    try {
+      largest = std::max(largest, require_finite(head, name));
+    } catch (const NonFiniteError&) {
+      std::size_t bad = 0;
+      while (std::isfinite(head[bad])) ++bad;
+      throw NonFiniteError(name, std::string(name) + "[" + std::to_string(first + bad) +
+                                     "] is not finite; inputs must be finite");
+    }
+  }
+  return largest;
 }
 
 void throw_logit_overflow(std::int64_t head, std::int64_t query, std::int64_t key) {
@@ -261,8 +290,18 @@ InputMagnitudes validate_attention(const AttentionInputs& in, const AttentionOpt
   validate_shape(s);
   require_product_length(in.q.size, "q", "H*Nq*D", {s.heads, s.query_len, s.head_dim});
   const std::int64_t kv = kv_head_count(s);
-  require_product_length(in.k.size, "k", "Hkv*Nk*D", {kv, s.key_len, s.head_dim});
-  require_product_length(in.v.size, "v", "Hkv*Nk*Dv", {kv, s.key_len, s.value_dim});
+  if (in.kv_capacity == 0) {
+    require_product_length(in.k.size, "k", "Hkv*Nk*D", {kv, s.key_len, s.head_dim});
+    require_product_length(in.v.size, "v", "Hkv*Nk*Dv", {kv, s.key_len, s.value_dim});
+  } else {
+    require_in_range(in.kv_capacity, s.key_len, std::numeric_limits<std::int32_t>::max(),
+                     "kv_capacity");
+    const std::int64_t rows = checked_mul(kv, in.kv_capacity, "kv_capacity");
+    to_size(checked_mul(rows, std::max(s.head_dim, s.value_dim), "kv_capacity"), sizeof(float),
+            "kv_capacity");
+    require_product_length(in.k.size, "k", "Hkv*capacity*D", {kv, in.kv_capacity, s.head_dim});
+    require_product_length(in.v.size, "v", "Hkv*capacity*Dv", {kv, in.kv_capacity, s.value_dim});
+  }
   require_product_length(out.output.size, "output", "H*Nq*Dv", {s.heads, s.query_len, s.value_dim});
   if (!out.weights.empty()) {
     require_product_length(out.weights.size, "weights", "H*Nq*Nk",
@@ -285,9 +324,11 @@ InputMagnitudes validate_attention(const AttentionInputs& in, const AttentionOpt
     throw InvalidArgumentError("output", "an output buffer is required");
   }
   InputMagnitudes magnitudes;
+  magnitudes.terms = validate_logit_terms(s, options);
+  const std::int64_t capacity = kv_rows_per_head(in);
   magnitudes.q = require_finite(in.q, "q");
-  magnitudes.k = require_finite(in.k, "k");
-  magnitudes.v = require_finite(in.v, "v");
+  magnitudes.k = require_finite_rows(in.k, kv, capacity, s.key_len, s.head_dim, "k");
+  magnitudes.v = require_finite_rows(in.v, kv, capacity, s.key_len, s.value_dim, "v");
   return magnitudes;
 }
 

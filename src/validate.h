@@ -8,6 +8,7 @@
 
 #include "attnlens/attention.h"
 #include "attnlens/span.h"
+#include "logit_terms.h"
 
 namespace attnlens::detail {
 
@@ -45,6 +46,7 @@ struct InputMagnitudes {
   float q = 0.0f;
   float k = 0.0f;
   float v = 0.0f;
+  TermMagnitudes terms;  // the largest bias and ALiBi slope
 };
 InputMagnitudes validate_attention(const AttentionInputs& inputs, const AttentionOptions& options,
                                    const AttentionOutputs& outputs);
@@ -52,8 +54,16 @@ InputMagnitudes validate_attention(const AttentionInputs& inputs, const Attentio
 // The mask alone against a shape (also used by mask_matrix).
 void validate_mask(const MaskSpec& mask, const AttentionShape& shape);
 
-// Score, scale, temperature, tile sizes, threads, additive weights and strategy.
+// Score, scale, temperature, tile sizes, threads, additive weights, strategy, top_k and lsh (the
+// logit terms: validate_logit_terms).
 void validate_options(const AttentionShape& shape, const AttentionOptions& options);
+
+// The rows of k and v a call reads: Nk of kv_capacity per K/V head (kv_capacity 0: Nk).
+std::int64_t kv_rows_per_head(const AttentionInputs& inputs);
+// max |x| over the first `rows` of every `capacity` rows of `width` values of x, or
+// NonFiniteError naming `name` and the first bad index.
+float require_finite_rows(FloatView x, std::int64_t heads, std::int64_t capacity, std::int64_t rows,
+                          std::int64_t width, const char* name);
 
 // Finite inputs can still overflow float32 inside a product: NonFiniteError naming `name`, the
 // head and the row (`row_name`: "query", "key") of the first non-finite value of a result laid

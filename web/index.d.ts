@@ -164,6 +164,40 @@ export interface MaskOptions {
   keyValid?: Flags;
   /** queryLength * keyLength flags, row-major. */
   mask?: Flags;
+  /**
+   * Position of query 0 among the keys (default 0): with past keys in a KV cache,
+   * keyLength - queryLength puts the queries last, so causal and windows align bottom-right.
+   */
+  queryOffset?: number;
+}
+
+/** Hashed (Reformer-style) attention: queries see the keys sharing a bucket in some round. */
+export interface LshSpec {
+  /** Even, 2..1024. */
+  buckets: number;
+  /** 1..16; default 1. */
+  rounds?: number;
+  /** 0..2^32-1; default 0. The same seed gives the same buckets everywhere. */
+  seed?: number;
+}
+
+/**
+ * The terms between the score and the softmax, in ONNX Attention's order: softcap, then bias and
+ * ALiBi, then the mask; topK and lsh hide more keys. They run on wasm; attentionBackward refuses
+ * them.
+ */
+export interface LogitOptions {
+  /** Scores become softcap * tanh(scores / softcap) (Gemma 2); positive. */
+  softcap?: number;
+  /** Added to the scaled scores: [H, Nq, Nk], or [Nq, Nk] for every head; -Infinity hides a key. */
+  bias?: Float32Array;
+  /** ALiBi with the paper's slopes for `heads`, computed on the fly. */
+  alibi?: boolean;
+  /** ALiBi with these slopes, one per head (instead of alibi: true). */
+  alibiSlopes?: Float32Array;
+  /** Each query keeps only its topK highest-scoring visible keys (1..keyLength). */
+  topK?: number;
+  lsh?: LshSpec;
 }
 
 /** Bahdanau score weights per head: wQuery, wKey [H, A, D], v [H, A]. */
@@ -175,7 +209,7 @@ export interface AdditiveWeights {
 }
 
 /** Everything but the shape: score, scaling and the mask. */
-export interface ComputeOptions extends MaskOptions {
+export interface ComputeOptions extends MaskOptions, LogitOptions {
   score?: ScoreFunction;
   /** Default 1/sqrt(headDim) for 'scaled-dot', else 1. */
   scale?: number;
@@ -206,6 +240,8 @@ export interface AttentionStats {
   strategy: 'materialized' | 'streaming';
   tilesVisited: number;
   tilesTotal: number;
+  /** Wasm calls: (query, key) scores computed (streaming under topK scores each twice). */
+  pairsScored?: number;
   scratchBytes: number;
   /** Wasm calls: threads that took part (1 below THREADS_MIN_FLOPS or without threads). */
   threads?: number;
@@ -236,7 +272,7 @@ export interface AttentionResult {
 /** attention()'s options less the returned matrices; 'additive' has no backward. */
 export interface AttentionBackwardOptions extends Omit<
   AttentionOptions,
-  'returnWeights' | 'returnScores' | 'score' | 'additive'
+  'returnWeights' | 'returnScores' | 'score' | 'additive' | keyof LogitOptions
 > {
   score?: Exclude<ScoreFunction, 'additive'>;
 }

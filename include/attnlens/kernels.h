@@ -72,6 +72,9 @@ using PanelToRowsFn = void (*)(std::size_t n, const float* panel, std::size_t ro
 using SoftmaxBackwardFn = void (*)(std::size_t n, float* s, float* dp, const float* base,
                                    const float* delta, float* ds_t, std::size_t t_stride) noexcept;
 
+// x[i] = a * tanh(x[i]) for i < n, in place: the logit soft cap (attention.h, softcap).
+using SoftcapFn = void (*)(std::size_t n, float a, float* x) noexcept;
+
 struct GemmKernel {
   const char* name;
   GemmFn fn;
@@ -105,6 +108,11 @@ struct SoftmaxBackwardKernel {
   SoftmaxBackwardFn fn;
 };
 
+struct SoftcapKernel {
+  const char* name;
+  SoftcapFn fn;
+};
+
 Span<const GemmKernel> gemm_kernels();
 Span<const RowMaxKernel> row_max_kernels();
 Span<const ExpSumKernel> exp_sum_kernels();
@@ -113,6 +121,7 @@ Span<const PanelGemmKernel> panel_gemm_kernels();
 Span<const OnlineSoftmaxKernel> online_softmax_kernels();
 Span<const PanelToRowsKernel> panel_to_rows_kernels();
 Span<const SoftmaxBackwardKernel> softmax_backward_kernels();
+Span<const SoftcapKernel> softcap_kernels();
 
 // A consistent choice of one kernel per operation, used by attention().
 struct KernelSet {
@@ -125,6 +134,7 @@ struct KernelSet {
   OnlineSoftmaxFn online_softmax;
   PanelToRowsFn panel_to_rows;
   SoftmaxBackwardFn softmax_backward;  // attention_backward() (training/attention_backward.h)
+  SoftcapFn softcap;
 };
 
 // "scalar" always; "simd128" unless built with ATTNLENS_NO_SIMD; "relaxedsimd" in wasm builds

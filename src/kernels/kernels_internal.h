@@ -56,4 +56,8 @@ namespace attnlens::kernels {
 #include "kernels/registry/f32-softmax-backward.inc"
 #undef ATTNLENS_UKERNEL
 
+#define ATTNLENS_UKERNEL(name) void name(std::size_t n, float a, float* x) noexcept;
+#include "kernels/registry/f32-softcap.inc"
+#undef ATTNLENS_UKERNEL
+
 }  // namespace attnlens::kernels

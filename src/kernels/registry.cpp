@@ -58,22 +58,28 @@ const SoftmaxBackwardKernel kSoftmaxBackward[] = {
 };
 #undef ATTNLENS_UKERNEL
 
+#define ATTNLENS_UKERNEL(name) SoftcapKernel{#name, &name},
+const SoftcapKernel kSoftcap[] = {
+#include "kernels/registry/f32-softcap.inc"
+};
+#undef ATTNLENS_UKERNEL
+
 // The default (last) set uses the variants that measure fastest in bench/attnlens_bench.
 const KernelSet kSets[] = {
     {"scalar", &f32_gemm__scalar, &f32_row_max__scalar, &f32_exp_sum__scalar,
      &f32_additive_row__scalar, &f32_panel_gemm__scalar_4x8, &f32_online_softmax__scalar_x8,
-     &f32_panel_to_rows__scalar_x8, &f32_softmax_backward__scalar_x8},
+     &f32_panel_to_rows__scalar_x8, &f32_softmax_backward__scalar_x8, &f32_softcap__scalar},
 #if ATTNLENS_HAVE_SIMD
     {"simd128", &f32_gemm__simd128_4x8, &f32_row_max__simd128_x8, &f32_exp_sum__simd128_x8,
      &f32_additive_row__simd128_x4, &f32_panel_gemm__simd128_4x8, &f32_online_softmax__simd128_x8,
-     &f32_panel_to_rows__simd128_x8, &f32_softmax_backward__simd128_x8},
+     &f32_panel_to_rows__simd128_x8, &f32_softmax_backward__simd128_x8, &f32_softcap__simd128_x4},
 #endif
 #if ATTNLENS_HAVE_RELAXED_SIMD
     // The simd128 set with f32x4.relaxed_madd in the GEMMs and the softmax.
     {"relaxedsimd", &f32_gemm__relaxedsimd_4x8, &f32_row_max__simd128_x8, &f32_exp_sum__simd128_x8,
      &f32_additive_row__simd128_x4, &f32_panel_gemm__relaxedsimd_4x8,
      &f32_online_softmax__relaxedsimd_x8, &f32_panel_to_rows__simd128_x8,
-     &f32_softmax_backward__relaxedsimd_x8},
+     &f32_softmax_backward__relaxedsimd_x8, &f32_softcap__simd128_x4},
 #endif
 };
 
@@ -92,6 +98,7 @@ Span<const PanelGemmKernel> panel_gemm_kernels() { return view(kPanelGemm); }
 Span<const OnlineSoftmaxKernel> online_softmax_kernels() { return view(kOnlineSoftmax); }
 Span<const PanelToRowsKernel> panel_to_rows_kernels() { return view(kPanelToRows); }
 Span<const SoftmaxBackwardKernel> softmax_backward_kernels() { return view(kSoftmaxBackward); }
+Span<const SoftcapKernel> softcap_kernels() { return view(kSoftcap); }
 Span<const KernelSet> kernel_sets() { return view(kSets); }
 const KernelSet& default_kernel_set() { return kSets[sizeof(kSets) / sizeof(kSets[0]) - 1]; }
 

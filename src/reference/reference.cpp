@@ -10,6 +10,8 @@
 #include <cmath>
 #include <limits>
 
+#include "reference/terms.h"
+
 namespace attnlens::reference {
 namespace {
 
@@ -25,12 +27,14 @@ MatrixXd to_matrix(const float* data, std::int64_t rows, std::int64_t cols) {
   return m;
 }
 
-// One [N, width] matrix per head from a head-major float tensor [H, N, width].
+// One [N, width] matrix per head from a head-major float tensor [H, N, width] (or, with a
+// capacity, [H, capacity, width] of which the first N rows of each head count).
 std::vector<MatrixXd> split_head_major(const float* data, std::int64_t heads, std::int64_t rows,
-                                       std::int64_t cols) {
+                                       std::int64_t cols, std::int64_t capacity = 0) {
+  const std::int64_t stride = (capacity > 0 ? capacity : rows) * cols;
   std::vector<MatrixXd> per_head;
   for (std::int64_t h = 0; h < heads; ++h) {
-    per_head.push_back(to_matrix(data + h * rows * cols, rows, cols));
+    per_head.push_back(to_matrix(data + h * stride, rows, cols));
   }
   return per_head;
 }
@@ -103,10 +107,9 @@ MatrixXd head_scores(ScoreFunction score, const MatrixXd& q, const MatrixXd& k,
 // multi_head_attention().
 Result attend(const AttentionShape& shape, const AttentionOptions& options,
               const std::vector<MatrixXd>& q, const std::vector<MatrixXd>& k,
-              const std::vector<MatrixXd>& v) {
+              const std::vector<MatrixXd>& v, const Buckets& buckets) {
   const double scale = options.scale ? static_cast<double>(*options.scale)
                                      : default_scale_of(options.score, shape.head_dim);
-  const double temperature = options.temperature;
   const double minus_inf = -std::numeric_limits<double>::infinity();
 
   // Grouped-query attention: k and v hold one matrix per K/V head, each read by `group`
@@ -125,17 +128,18 @@ Result attend(const AttentionShape& shape, const AttentionOptions& options,
 
     MatrixXd weights = MatrixXd::Zero(shape.query_len, shape.key_len);
     for (std::int64_t i = 0; i < shape.query_len; ++i) {
-      VectorXd logits(shape.key_len);
-      double max_logit = minus_inf;
+      std::vector<double> logits(static_cast<std::size_t>(shape.key_len), minus_inf);
       for (std::int64_t j = 0; j < shape.key_len; ++j) {
-        logits(j) =
-            visible(options.mask, shape, h, i, j) ? scale * scores(i, j) / temperature : minus_inf;
-        max_logit = std::max(max_logit, logits(j));
+        if (visible(options.mask, shape, h, i, j) && shares_bucket(buckets, shape, h, i, j)) {
+          logits[j] = logit(options, shape, scale, h, i, j, scores(i, j));
+        }
       }
+      keep_top_k(logits, options.top_k);
+      const double max_logit = *std::max_element(logits.begin(), logits.end());
       if (max_logit == minus_inf) continue;  // no visible key: the row stays all zero
       double sum = 0.0;
       for (std::int64_t j = 0; j < shape.key_len; ++j) {
-        weights(i, j) = logits(j) == minus_inf ? 0.0 : std::exp(logits(j) - max_logit);
+        weights(i, j) = logits[j] == minus_inf ? 0.0 : std::exp(logits[j] - max_logit);
         sum += weights(i, j);
       }
       weights.row(i) /= sum;
@@ -174,12 +178,12 @@ std::vector<MatrixXd> split_columns(const MatrixXd& token_major, std::int64_t he
 
 bool visible(const MaskSpec& mask, const AttentionShape& shape, std::int64_t head,
              std::int64_t query, std::int64_t key) {
-  const std::int64_t i = query;
+  const std::int64_t i = query + mask.query_offset;  // the query's position among the keys
   const std::int64_t j = key;
 
   const bool key_ok = (mask.key_lengths.empty() || j < mask.key_lengths[head]) &&
                       (mask.key_valid.empty() || mask.key_valid[j] != 0);
-  const bool custom_ok = mask.custom.empty() || mask.custom[i * shape.key_len + j] != 0;
+  const bool custom_ok = mask.custom.empty() || mask.custom[query * shape.key_len + j] != 0;
   const bool causal_ok = !mask.causal || j <= i;
 
   bool window_ok = true;
@@ -210,9 +214,11 @@ bool visible(const MaskSpec& mask, const AttentionShape& shape, std::int64_t hea
 Result attention(const AttentionInputs& inputs, const AttentionOptions& options) {
   const AttentionShape& s = inputs.shape;
   const std::int64_t kv_heads = s.kv_heads == 0 ? s.heads : s.kv_heads;
-  return attend(s, options, split_head_major(inputs.q.data, s.heads, s.query_len, s.head_dim),
-                split_head_major(inputs.k.data, kv_heads, s.key_len, s.head_dim),
-                split_head_major(inputs.v.data, kv_heads, s.key_len, s.value_dim));
+  return attend(
+      s, options, split_head_major(inputs.q.data, s.heads, s.query_len, s.head_dim),
+      split_head_major(inputs.k.data, kv_heads, s.key_len, s.head_dim, inputs.kv_capacity),
+      split_head_major(inputs.v.data, kv_heads, s.key_len, s.value_dim, inputs.kv_capacity),
+      lsh_buckets(inputs, options.lsh));
 }
 
 MultiHeadResult multi_head_attention(const MultiHeadInputs& inputs,
@@ -241,7 +247,9 @@ MultiHeadResult multi_head_attention(const MultiHeadInputs& inputs,
       project(x_key_value, w.w_value.data, kv * s.value_dim, w.b_value), kv, s.value_dim);
 
   const AttentionShape head_shape{s.heads, s.query_len, s.key_len, s.head_dim, s.value_dim, kv};
-  Result per_head = attend(head_shape, options, q, k, v);
+  // No hashing here: the buckets of projections computed in double would not be those of the
+  // library's float projections (options.lsh is ignored).
+  Result per_head = attend(head_shape, options, q, k, v, Buckets{});
 
   // Concatenate heads token-major: concat(i, h * Dv + c) = O[h, i, c].
   MatrixXd concat(s.query_len, h * s.value_dim);

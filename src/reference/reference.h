@@ -22,8 +22,8 @@ struct Result {
   std::vector<double> scores;   // [H, Nq, Nk] raw score function values
 };
 
-// Same inputs and options as attnlens::attention (strategy and kernels are ignored). Inputs are
-// assumed valid.
+// Same inputs and options as attnlens::attention (strategy and kernels are ignored), the terms,
+// top-k and hashing of reference/terms.h included. Inputs are assumed valid.
 Result attention(const AttentionInputs& inputs, const AttentionOptions& options);
 
 struct MultiHeadResult {
@@ -32,6 +32,7 @@ struct MultiHeadResult {
   std::vector<double> q, k, v;  // projected, head-major
 };
 
+// options.lsh is ignored (see reference.cpp).
 MultiHeadResult multi_head_attention(const MultiHeadInputs& inputs,
                                      const AttentionOptions& options);
 

@@ -33,6 +33,9 @@ InputMagnitudes validate_backward(const AttentionBackwardInputs& inputs,
                                   const AttentionGradients& gradients);
 // InvalidArgumentError naming "score" for the additive score, which has no backward here.
 void require_differentiable_score(const AttentionOptions& options);
+// InvalidArgumentError naming the option (softcap, bias, alibi_slopes, top_k, lsh.buckets,
+// kv_capacity) that the backward does not differentiate.
+void require_plain_logits(const AttentionInputs& inputs, const AttentionOptions& options);
 
 // The most queries one step of a key panel covers (a multiple of 4): the reduction length of
 // dV^T += dO^T P and dK^T += Q^T dS, and the size of the per-step scratch.

@@ -53,6 +53,22 @@ void require_differentiable_score(const AttentionOptions& options) {
   }
 }
 
+void require_plain_logits(const AttentionInputs& in, const AttentionOptions& options) {
+  // Each of these changes the logits or which keys count; differentiating without it would hand
+  // back the gradient of another function.
+  const auto refuse = [](const char* name) {
+    throw InvalidArgumentError(name,
+                               "attention_backward differentiates the scaled scores, the "
+                               "temperature and the mask; it does not support this option");
+  };
+  if (options.softcap != 0.0f) refuse("softcap");
+  if (!options.bias.empty()) refuse("bias");
+  if (!options.alibi_slopes.empty()) refuse("alibi_slopes");
+  if (options.top_k != 0) refuse("top_k");
+  if (options.lsh.buckets != 0) refuse("lsh.buckets");
+  if (in.kv_capacity != 0 && in.kv_capacity != in.shape.key_len) refuse("kv_capacity");
+}
+
 InputMagnitudes validate_backward(const AttentionBackwardInputs& in,
                                   const AttentionOptions& options, const AttentionGradients& g) {
   const AttentionShape& s = in.forward.shape;
@@ -70,6 +86,7 @@ InputMagnitudes validate_backward(const AttentionBackwardInputs& in,
   require_product_length(g.dv.size, "dv", "Hkv*Nk*Dv", {kv, s.key_len, s.value_dim});
   validate_options(s, options);
   require_differentiable_score(options);
+  require_plain_logits(in.forward, options);
   validate_mask(options.mask, s);
   require_no_overlap(in, g);
   InputMagnitudes magnitudes;

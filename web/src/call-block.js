@@ -37,12 +37,20 @@ const SLOTS = [
   'additiveHidden',
   'head',
   'threads',
+  'queryOffset',
+  'softcap',
+  'alibi',
+  'topK',
+  'lsh.buckets',
+  'lsh.rounds',
+  'lsh.seed',
   'resultStrategy',
   'resultTilesVisited',
   'resultTilesTotal',
   'resultScratchBytes',
   'resultBytes',
   'resultThreads',
+  'resultPairsScored',
 ];
 const ARRAYS = [
   'globalTokens',
@@ -74,6 +82,8 @@ const ARRAYS = [
   'dq',
   'dk',
   'dv',
+  'bias',
+  'alibiSlopes',
 ];
 
 // The codes of the score, strategy and sparsePattern slots, in code order: the vocabulary's
@@ -195,6 +205,19 @@ export class CallBlock {
       this.array('keyLengths', heap.copyIn(Float64Array.from(options.keyLengths), 'keyLengths'));
     if (options.keyValid) this.array('keyValid', heap.copyIn(options.keyValid, 'keyValid'));
     if (options.mask) this.array('mask', heap.copyIn(options.mask, 'mask'));
+    v[SLOT.queryOffset] = options.queryOffset ?? 0;
+    v[SLOT.softcap] = options.softcap ?? 0;
+    v[SLOT.topK] = options.topK ?? 0;
+    v[SLOT.alibi] = options.alibi ? 1 : 0;
+    if (options.bias) this.array('bias', heap.copyIn(options.bias, 'bias'));
+    if (options.alibiSlopes) {
+      this.array('alibiSlopes', heap.copyIn(options.alibiSlopes, 'alibiSlopes'));
+    }
+    if (options.lsh) {
+      v[SLOT['lsh.buckets']] = options.lsh.buckets;
+      v[SLOT['lsh.rounds']] = options.lsh.rounds;
+      v[SLOT['lsh.seed']] = options.lsh.seed;
+    }
     if (options.additive) {
       const { hidden, wQuery, wKey, v: vector } = options.additive;
       v[SLOT.additiveHidden] = hidden;
@@ -230,13 +253,15 @@ export class CallBlock {
   }
 
   /**
-   * The stats a compute call wrote: { strategy, tilesVisited, tilesTotal, scratchBytes, threads }.
+   * The stats a compute call wrote: { strategy, tilesVisited, tilesTotal, pairsScored,
+   * scratchBytes, threads }.
    */
   stats() {
     return {
       strategy: STRATEGIES[this.result('resultStrategy')],
       tilesVisited: this.result('resultTilesVisited'),
       tilesTotal: this.result('resultTilesTotal'),
+      pairsScored: this.result('resultPairsScored'),
       scratchBytes: this.result('resultScratchBytes'),
       threads: this.result('resultThreads'),
     };

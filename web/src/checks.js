@@ -21,6 +21,7 @@ import { lengthOf, typedArrayName } from './typed-arrays.js';
 import {
   DEFAULT_SCORE,
   DEFAULT_STRATEGY,
+  LOGIT_OPTIONS,
   MASK_OPTIONS,
   SCORES,
   SPARSE_PATTERNS,
@@ -44,6 +45,7 @@ const ATTENTION_KEYS = [
   'returnWeights',
   'returnScores',
   ...MASK_OPTIONS,
+  ...LOGIT_OPTIONS,
 ];
 /** multiHead()'s option names (analyze() takes them too). */
 export const MULTI_HEAD_KEYS = [
@@ -262,8 +264,16 @@ function kvHeadsOption(value, heads) {
 
 /** The mask options against a shape: the formula of include/attnlens/mask.h. */
 function maskOptions(options, { heads, queryLength, keyLength }) {
-  const longest = Math.max(queryLength, keyLength);
+  // Query i sits at position i + queryOffset among the keys; positions fit in 31 bits.
+  const queryOffset = integer(
+    orDefault(options.queryOffset, 0),
+    'queryOffset',
+    0,
+    MAX_SIZE - queryLength,
+  );
+  const longest = Math.max(queryLength + queryOffset, keyLength);
   const mask = { causal: boolean(options.causal, 'causal') };
+  if (queryOffset !== 0) mask.queryOffset = queryOffset;
   if (options.window !== undefined) {
     const given = options.window;
     if (typeof given === 'number') {
@@ -334,6 +344,7 @@ function computeOptions(options, shape, { wantsMatrices }) {
         "'materialized' or 'auto' to get weights or scores",
     );
   }
+  Object.assign(resolved, logitOptions(options, shape));
   // Checked whenever given, so a wrong one is reported even while another score is chosen; only
   // the additive score uses it.
   if (options.additive !== undefined) {
@@ -343,6 +354,79 @@ function computeOptions(options, shape, { wantsMatrices }) {
     throw typeError('additive', "score 'additive' needs { hidden, wQuery, wKey, v }");
   }
   return resolved;
+}
+
+const LSH_KEYS = ['buckets', 'rounds', 'seed'];
+
+/**
+ * softcap, bias, alibi / alibiSlopes, topK and lsh (attention.h's formula): only those given
+ * appear in the result.
+ */
+function logitOptions(options, { heads, queryLength, keyLength }) {
+  const out = {};
+  if (options.softcap !== undefined) {
+    out.softcap = float32Option(options.softcap, 'softcap', { positive: true });
+  }
+  if (options.bias !== undefined) {
+    const bias = float32Array(options.bias, 'bias');
+    const matrix = queryLength * keyLength;
+    if (bias.length !== matrix && bias.length !== heads * matrix) {
+      throw shapeError(
+        'bias',
+        `expected heads*queryLength*keyLength = ${heads * matrix} or queryLength*keyLength = ` +
+          `${matrix} elements, got ${bias.length}`,
+      );
+    }
+    // -Infinity hides a key, as ONNX's float attn_mask does; NaN and +Infinity mean nothing.
+    for (let i = 0; i < bias.length; i++) {
+      const x = bias[i];
+      if (x !== x || x === Infinity) {
+        const what = x !== x ? 'NaN' : '+Infinity';
+        throw attnlensError(
+          'non_finite',
+          'bias',
+          `bias[${i}] is ${what}; a bias is finite, or ` + '-Infinity to hide a key',
+          { index: i },
+        );
+      }
+    }
+    out.bias = bias;
+  }
+  const alibi = boolean(options.alibi, 'alibi');
+  if (options.alibiSlopes !== undefined) {
+    if (alibi) throw typeError('alibiSlopes', 'and alibi: true both given; give one of them');
+    const slopes = float32Array(options.alibiSlopes, 'alibiSlopes');
+    requireLength(slopes, heads, 'alibiSlopes', 'one per head: heads');
+    requireFinite(slopes, 'alibiSlopes');
+    out.alibiSlopes = slopes;
+  } else if (alibi) {
+    out.alibi = true;
+  }
+  if (options.topK !== undefined) out.topK = integer(options.topK, 'topK', 1, keyLength);
+  if (options.lsh !== undefined) {
+    const l = optionsObject(options.lsh, 'lsh', LSH_KEYS);
+    if (l.buckets === undefined) throw typeError('lsh.buckets', 'is required');
+    const buckets = integer(l.buckets, 'lsh.buckets', 2, 1024);
+    if (buckets % 2 !== 0) {
+      throw rangeError(
+        'lsh.buckets',
+        `must be even (each round hashes to the sign of ` +
+          `buckets / 2 projections), got ${buckets}`,
+      );
+    }
+    out.lsh = {
+      buckets,
+      rounds: integer(orDefault(l.rounds, 1), 'lsh.rounds', 1, 16),
+      seed: integer(orDefault(l.seed, 0), 'lsh.seed', 0, 2 ** 32 - 1),
+    };
+  }
+  return out;
+}
+
+/** The first option of LOGIT_OPTIONS (or queryOffset) a resolved call uses, else undefined. */
+export function logitOptionIn(options) {
+  if (options.queryOffset !== undefined) return 'queryOffset';
+  return LOGIT_OPTIONS.find((name) => options[name] !== undefined);
 }
 
 function additiveWeights(value, { heads, headDim }) {
@@ -417,6 +501,14 @@ export function checkAttentionBackward(q, k, v, dOutput, rawOptions) {
     );
   }
   const problem = checkAttention(q, k, v, options);
+  const unsupported = LOGIT_OPTIONS.find((name) => problem.options[name] !== undefined);
+  if (unsupported !== undefined) {
+    throw typeError(
+      unsupported,
+      'attentionBackward differentiates the scaled scores, the temperature and the mask; it ' +
+        'does not support this option',
+    );
+  }
   const { heads, queryLength, valueDim } = problem.shape;
   requireLength(
     float32Array(dOutput, 'dOutput'),

@@ -22,7 +22,15 @@ export const MASK_OPTIONS = [
   'keyLengths',
   'keyValid',
   'mask',
+  'queryOffset',
 ];
+
+/**
+ * The options between the score and the softmax (include/attnlens/attention.h): soft cap, bias,
+ * ALiBi, top-k and hashed attention. They run on wasm (a WebGPU backend hands them over), and
+ * attentionBackward() refuses them.
+ */
+export const LOGIT_OPTIONS = ['softcap', 'bias', 'alibi', 'alibiSlopes', 'topK', 'lsh'];
 
 /** Sparse Transformer patterns of `options.sparse.pattern`. */
 export const SPARSE_PATTERNS = ['strided', 'fixed'];

@@ -137,7 +137,7 @@ test('models need the module with their bindings, and say so before any download
   const attentionOnly = await createAttention({ backend: 'wasm-simd' });
   let asked = false;
   const onProgress = () => (asked = true);
-  await rejects(loadModel(tinyModel('gpt2'), { attention: attentionOnly, onProgress }), {
+  await rejectsWith(loadModel(tinyModel('gpt2'), { attention: attentionOnly, onProgress }), {
     name: 'TypeError',
     code: 'invalid_argument',
     parameter: 'attention',
@@ -145,19 +145,22 @@ test('models need the module with their bindings, and say so before any download
   });
   assert.equal(asked, false, 'nothing was read');
   attentionOnly.dispose();
-  await rejects(createAttention({ models: 'yes' }), {
+  await rejectsWith(createAttention({ models: 'yes' }), {
     name: 'TypeError',
     code: 'invalid_argument',
     parameter: 'models',
   });
   // A wasmUrl that names the attention-only module cannot serve { models: true }.
   const attentionWasm = new URL('../src/wasm/attnlens-simd.wasm', import.meta.url);
-  await rejects(createAttention({ backend: 'wasm-simd', models: true, wasmUrl: attentionWasm }), {
-    name: 'TypeError',
-    code: 'invalid_argument',
-    parameter: 'wasmUrl',
-    message: /wrong module/,
-  });
+  await rejectsWith(
+    createAttention({ backend: 'wasm-simd', models: true, wasmUrl: attentionWasm }),
+    {
+      name: 'TypeError',
+      code: 'invalid_argument',
+      parameter: 'wasmUrl',
+      message: /wrong module/,
+    },
+  );
 });
 
 test('a tensor of a shape the config does not imply: the tensor and both shapes', async () => {

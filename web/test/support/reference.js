@@ -2,11 +2,12 @@
 // include/attnlens/attention.h, mask.h and multihead.h (not from the C++ code), for small shapes.
 
 /** Key j visible to query i in head h: the formula of include/attnlens/mask.h. */
-export function visible(mask, h, i, j, keyLength) {
+export function visible(mask, h, query, j, keyLength) {
   const { causal, window, sparse, globalTokens = [], keyLengths, keyValid } = mask;
   if (keyLengths && j >= keyLengths[h]) return false;
   if (keyValid && !keyValid[j]) return false;
-  if (mask.mask && !mask.mask[i * keyLength + j]) return false;
+  if (mask.mask && !mask.mask[query * keyLength + j]) return false;
+  const i = query + (mask.queryOffset ?? 0); // the query's position among the keys
   if (causal && j > i) return false;
   if (globalTokens.includes(i) || globalTokens.includes(j)) return true;
   if (window) {
@@ -77,12 +78,87 @@ function problemOf(q, k, options) {
   };
 }
 
+/** ALiBi's slopes (Press et al.): 2^(-8 h / n) for n a power of two, else interleaved. */
+export function paperSlopes(heads) {
+  const powerOfTwo = (n) => Array.from({ length: n }, (_, h) => 2 ** ((-8 * (h + 1)) / n));
+  let n = 1;
+  while (n * 2 <= heads) n *= 2;
+  const finer = powerOfTwo(2 * n).filter((_, h) => h % 2 === 0);
+  return [...powerOfTwo(n), ...finer].slice(0, heads);
+}
+
+// softcap, then bias and ALiBi, on the scaled score s of (head h, query i, key j).
+function logit(options, s, h, i, j, Nq, Nk) {
+  let x = s;
+  if (options.softcap !== undefined) x = options.softcap * Math.tanh(x / options.softcap);
+  if (options.bias !== undefined) {
+    const matrix = Nq * Nk;
+    x += options.bias[(options.bias.length === matrix ? 0 : h * matrix) + i * Nk + j];
+  }
+  const slopes = options.alibiSlopes ?? (options.alibi ? paperSlopes(options.heads) : undefined);
+  if (slopes !== undefined) x -= slopes[h] * Math.abs(i + (options.queryOffset ?? 0) - j);
+  return x;
+}
+
+// All but the k largest finite logits become -Infinity (equal logits: the lower index wins).
+function keepTopK(logits, k) {
+  if (k === undefined) return;
+  const order = [...logits.keys()].filter((j) => logits[j] !== -Infinity);
+  order.sort((a, b) => logits[b] - logits[a] || a - b);
+  for (const j of order.slice(k)) logits[j] = -Infinity;
+}
+
+// The sign of R_r[d][c] as include/attnlens/attention.h's LshSpec defines it (32-bit mixing).
+function lshSign(seed, n) {
+  let h = (Math.imul(seed, 0x9e3779b9) + Math.imul(n, 0x85ebca6b) + 0x68e31da4) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d) >>> 0;
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
+  h = (h ^ (h >>> 16)) >>> 0;
+  return h >>> 31 ? -1 : 1;
+}
+
+function lshBucket(x, at, D, round, half, seed) {
+  let best = -Infinity;
+  let bestIndex = 0;
+  const projections = [];
+  for (let c = 0; c < half; c++) {
+    let p = 0;
+    for (let d = 0; d < D; d++) p += lshSign(seed, (round * D + d) * half + c) * x[at + d];
+    projections.push(p);
+  }
+  [...projections, ...projections.map((p) => -p)].forEach((p, index) => {
+    if (p > best) [best, bestIndex] = [p, index];
+  });
+  return bestIndex;
+}
+
+function lshBuckets(q, k, { buckets, rounds = 1, seed = 0 }, H, Nq, Nk, D) {
+  const Hkv = k.length / (Nk * D);
+  const out = [];
+  for (let r = 0; r < rounds; r++) {
+    const queries = Array.from({ length: H * Nq }, (_, row) =>
+      lshBucket(q, row * D, D, r, buckets / 2, seed),
+    );
+    const keys = Array.from({ length: Hkv * Nk }, (_, row) =>
+      lshBucket(k, row * D, D, r, buckets / 2, seed),
+    );
+    out.push({ queries, keys, Nq, Nk });
+  }
+  return out;
+}
+
+function sharesBucket(buckets, h, i, kv, j) {
+  if (buckets === undefined) return true;
+  return buckets.some((b) => b.queries[h * b.Nq + i] === b.keys[kv * b.Nk + j]);
+}
+
 /**
  * Attention over head-major q [H, Nq, D], k [Hkv, Nk, D], v [Hkv, Nk, Dv].
  * @returns {{ output: Float64Array, weights: Float64Array, scores: Float64Array }}
  */
 export function referenceAttention(q, k, v, options) {
   const { H, D, Dv, Nq, Nk, kind, scale, temperature, kvOf } = problemOf(q, k, options);
+  const buckets = options.lsh ? lshBuckets(q, k, options.lsh, H, Nq, Nk, D) : undefined;
   const output = new Float64Array(H * Nq * Dv);
   const weights = new Float64Array(H * Nq * Nk);
   const scores = new Float64Array(H * Nq * Nk);
@@ -102,8 +178,11 @@ export function referenceAttention(q, k, v, options) {
           h,
         );
         scores[row + j] = s;
-        if (visible(options, h, i, j, Nk)) logits[j] = (scale * s) / temperature;
+        if (visible(options, h, i, j, Nk) && sharesBucket(buckets, h, i, kvOf(h), j)) {
+          logits[j] = logit(options, scale * s, h, i, j, Nq, Nk) / temperature;
+        }
       }
+      keepTopK(logits, options.topK);
       const max = Math.max(...logits);
       if (max === -Infinity) continue; // no visible key: zero weights and output
       let sum = 0;

@@ -89,6 +89,21 @@ async function engine(): Promise<void> {
   });
   const dq: Float32Array = grads.dq;
 
+  const modern: AttentionResult = await attn.attention(q, q, q, {
+    heads: 2,
+    headDim: 8,
+    softcap: 30,
+    bias: new Float32Array(4),
+    alibi: true,
+    queryOffset: 2,
+    causal: true,
+    topK: 2,
+    lsh: { buckets: 4, rounds: 2, seed: 7 },
+  });
+  const pairs: number | undefined = modern.stats.pairsScored;
+  // @ts-expect-error: the backward does not differentiate top-k
+  await attn.attentionBackward(q, q, q, q, { heads: 2, headDim: 8, topK: 2 });
+
   const visibleKeys: Uint8Array = attn.maskMatrix({ queryLength: 4, keyLength: 4, causal: true });
   const bytes: number = attn.workingSetBytes({
     queryLength: 4,
