@@ -9,18 +9,16 @@
 //   _trainerAttention(handle, block)   every layer's and head's attention of one sequence
 //   _trainerDestroy(handle)            frees the trainer
 //
-// Handles are small integers looked up in a table, never pointers, so a stale or made-up handle
-// is an error value, not undefined behaviour. Errors are values as in attnlens_bindings.cpp.
+// Handles are handle_table.h's. Errors are values as in attnlens_bindings.cpp.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <cmath>
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "attnlens/training/trainer.h"
 #include "block_reader.h"
+#include "handle_table.h"
 #include "training/trainer_block.h"
 
 namespace {
@@ -32,33 +30,18 @@ using attnlens::training::GptTrainer;
 using CreateBlock = cb::BlockReader<tb::CreateSlot, tb::CreateArray, tb::kCreateSlotCount>;
 using StepBlock = cb::BlockReader<tb::StepSlot, tb::StepArray, tb::kStepSlotCount>;
 
-// Live trainers by handle - 1; a disposed trainer leaves an empty slot (never reused).
-std::vector<std::unique_ptr<GptTrainer>>& trainers() {
-  static std::vector<std::unique_ptr<GptTrainer>> table;
+cb::HandleTable<GptTrainer>& trainers() {
+  static cb::HandleTable<GptTrainer> table("trainer");
   return table;
 }
 
-std::unique_ptr<GptTrainer>& slot_of(double handle) {
-  const double index = handle - 1;
-  if (!(index >= 0 && index < static_cast<double>(trainers().size())) ||
-      index != std::trunc(index) || !trainers()[static_cast<std::size_t>(index)]) {
-    throw attnlens::InvalidArgumentError("trainer", "no such trainer (it was disposed)");
-  }
-  return trainers()[static_cast<std::size_t>(index)];
-}
-
-GptTrainer& trainer_of(double handle) { return *slot_of(handle); }
+GptTrainer& trainer_of(double handle) { return trainers().get(handle); }
 
 val block_layout() {
-  const auto pair = [](val slots, val arrays) {
-    val block = val::object();
-    block.set("slots", slots);
-    block.set("arrays", arrays);
-    return block;
-  };
   val layout = val::object();
-  layout.set("create", pair(cb::name_list(tb::kCreateSlotNames), val::array()));
-  layout.set("step", pair(cb::name_list(tb::kStepSlotNames), cb::name_list(tb::kStepArrayNames)));
+  layout.set("create", cb::slots_and_arrays(cb::name_list(tb::kCreateSlotNames), val::array()));
+  layout.set("step", cb::slots_and_arrays(cb::name_list(tb::kStepSlotNames),
+                                          cb::name_list(tb::kStepArrayNames)));
   return layout;
 }
 
@@ -77,8 +60,7 @@ val create(std::uintptr_t address) {
     if (seed < 0) throw attnlens::RangeError("seed", "must be an integer >= 0");
     auto trainer = std::make_unique<GptTrainer>(c, static_cast<std::uint64_t>(seed));
     block.set(tb::kResultParameters, static_cast<double>(trainer->model().parameter_values().size));
-    trainers().push_back(std::move(trainer));
-    return val(static_cast<double>(trainers().size()));
+    return val(trainers().add(std::move(trainer)));
   });
 }
 
@@ -155,7 +137,7 @@ val attention(double handle, std::uintptr_t address) {
 
 val destroy(double handle) {
   return cb::guarded([&] {
-    slot_of(handle).reset();
+    trainers().remove(handle);
     return val::undefined();
   });
 }
