@@ -25,8 +25,11 @@ const fixed = (x) => Number(x.toFixed(1));
 function niceTicks(max, count = 5) {
   const step = 10 ** Math.floor(Math.log10(max / count));
   const nice = [1, 2, 5, 10].map((m) => m * step).find((s) => max / s <= count) ?? step * 10;
-  const ticks = [];
-  for (let t = 0; t <= max + 1e-9; t += nice) ticks.push(Number(t.toPrecision(6)));
+  // Up to the first tick at or above max, so the axis holds every value.
+  const ticks = [0];
+  while (ticks[ticks.length - 1] < max - 1e-9) {
+    ticks.push(Number((ticks[ticks.length - 1] + nice).toPrecision(6)));
+  }
   return ticks;
 }
 
