@@ -13,6 +13,10 @@
 //   dist/src/                 the package's browser code: index.js and its modules, text/, views/,
 //                             i18n/, models/, wasm/ (*.js, *.wasm.gz and the uncompressed *.wasm;
 //                             the Node-only CLI in src/cli/ and the inline entry are left out)
+//   dist/src/vendor/          the package's dependencies (fflate, @huggingface/tokenizers) as the
+//                             single ES modules they ship, with their licences: the copied sources
+//                             import them by relative path, so attnlens/models loads in a module
+//                             worker (which no import map reaches) and under the strict CSP
 //   dist/sw.js                the service worker that keeps the site working offline, with the
 //                             list of files to precache and a version made from their contents
 //                             (scripts/site-offline.mjs); dist/register-sw.js registers it, and
@@ -44,6 +48,7 @@ const out = resolve(values.out);
 // The Node-only CLI, and attnlens/inline with the modules it embeds (the pages load the files).
 const SKIPPED_SOURCES = new Set(['cli', 'inline.js', 'wasm-inline.js', 'wasm/inline']);
 const SERVED_EXTENSIONS = new Set([
+  '.txt',
   '.html',
   '.js',
   '.mjs',
@@ -85,6 +90,40 @@ copyTree(join(web, 'widget'), join(out, 'widget'));
 copyTree(join(web, 'src'), join(out, 'src'), (name) =>
   [...SKIPPED_SOURCES].some((dir) => name === dir || name.startsWith(`${dir}/`)),
 );
+
+// The bare imports of the package's sources, each to the one ES module its package ships.
+const VENDORED = {
+  fflate: { file: 'fflate/esm/browser.js', license: 'fflate/LICENSE', as: 'fflate.js' },
+  '@huggingface/tokenizers': {
+    file: '@huggingface/tokenizers/dist/tokenizers.mjs',
+    license: '@huggingface/tokenizers/LICENSE',
+    as: 'huggingface-tokenizers.js',
+  },
+};
+const vendor = join(out, 'src', 'vendor');
+mkdirSync(vendor, { recursive: true });
+for (const { file, license, as } of Object.values(VENDORED)) {
+  const modules = join(web, 'node_modules');
+  if (!existsSync(join(modules, file)))
+    fail(`web/node_modules/${file} is missing; run npm ci in web/`);
+  cpSync(join(modules, file), join(vendor, as));
+  cpSync(join(modules, license), join(vendor, `${as.replace(/\.js$/, '')}.LICENSE.txt`));
+}
+// `import ... from 'name'` and `} from 'name'` at the start of a line (statements, not text in
+// strings or comments), and `import('name')`.
+const bareImport =
+  /(^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*|^\s*\}\s*from\s*|\bimport\(\s*)(['"])([@a-z][\w./-]*)\2/gm;
+for (const file of walk(join(out, 'src'))) {
+  if (extname(file) !== '.js' || file.startsWith(vendor)) continue;
+  const text = readFileSync(file, 'utf8');
+  const rewritten = text.replace(bareImport, (match, lead, quote, name) => {
+    if (!VENDORED[name])
+      fail(`${relative(out, file)} imports '${name}', which the site does not vendor`);
+    const path = relative(dirname(file), join(vendor, VENDORED[name].as)).split('\\').join('/');
+    return `${lead}${quote}${path.startsWith('.') ? path : `./${path}`}${quote}`;
+  });
+  if (rewritten !== text) writeFileSync(file, rewritten);
+}
 
 writeFileSync(
   join(out, 'index.html'),

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "attnlens/models/transformer.h"
+#include "reference/reference.h"
 #include "reference/transformer_reference.h"
 #include "test_util.h"
 
@@ -143,7 +144,7 @@ inline Run run(const Transformer& model, const std::vector<std::int32_t>& ids,
   r.logits.resize(options.logit_positions.size() * static_cast<std::size_t>(c.vocab));
   r.hidden.resize(static_cast<std::size_t>((c.layers + 1) * n * c.hidden));
   r.log_sum_exp.resize(options.logit_positions.size());
-  model.forward({ids, types}, options, {r.attention, r.logits, r.hidden, r.log_sum_exp});
+  model.forward({ids, types}, options, {r.attention, r.logits, r.hidden, r.log_sum_exp, {}});
   return r;
 }
 

@@ -78,7 +78,7 @@ TEST_CASE("GPT-2 scaling options and a BERT checkpoint without its MLM head", "[
   asking.logit_positions = {0};
   std::vector<float> logits(static_cast<std::size_t>(b.vocab));
   const auto ids = random_ids(6, b.vocab, 6);
-  CHECK_THROWS_AS(bare.forward({ids, {}}, asking, {{}, logits, {}}), InvalidArgumentError);
+  CHECK_THROWS_AS(bare.forward({ids, {}}, asking, {{}, logits, {}, {}, {}}), InvalidArgumentError);
 }
 
 TEST_CASE("the logits of a few positions equal those of all positions", "[models]") {
@@ -158,6 +158,58 @@ TEST_CASE("mask overrides: one for all layers, or one per layer", "[models]") {
   check_against_reference(model, ckpt, ids, {}, per_layer, per_layer.masks);
 }
 
+TEST_CASE("the projections of any layer are the q, k and v its attention used", "[models]") {
+  for (Architecture arch : {Architecture::kGpt2, Architecture::kGptNeo, Architecture::kBert}) {
+    const TransformerConfig c = tiny(arch);
+    Transformer model(c);
+    const Checkpoint ckpt = make_checkpoint(model, 71);
+    write_weights(model, ckpt);
+    const std::int64_t n = 7, d = c.hidden / c.heads;
+    const auto ids = random_ids(n, c.vocab, 72);
+    const reference::TransformerResult expected = reference::transformer(c, ckpt.values, ids, {});
+    const auto per_layer = static_cast<std::size_t>(3 * c.heads * n * d);
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+      INFO(arch_name(arch) << " layer " << l);
+      ForwardOptions options;
+      options.projections_layer = l;
+      std::vector<float> projections(per_layer),
+          attention(static_cast<std::size_t>(c.layers * c.heads * n * n));
+      model.forward({ids, {}}, options, {attention, {}, {}, {}, projections});
+      const std::vector<double> layer(expected.projections.begin() + l * per_layer,
+                                      expected.projections.begin() + (l + 1) * per_layer);
+      ATTNLENS_CHECK_CLOSE(projections, layer, kHiddenTol,
+                           (Layout{{3, c.heads, n, d}, {"part", "head", "i", "c"}}), "projections");
+      // Scores from them, scaled as the layer scales and masked as it masks, give the layer's
+      // weights (shown for the last query).
+      const float scale = model.attention_scale(l);
+      const MaskSpec mask = model.layer_mask(l);
+      for (std::int64_t hd = 0; hd < c.heads; ++hd) {
+        const float* q = projections.data() + (hd * n + (n - 1)) * d;
+        std::vector<double> logits(static_cast<std::size_t>(n));
+        double max = -1e300, sum = 0;
+        for (std::int64_t j = 0; j < n; ++j) {
+          const float* k = projections.data() + ((c.heads + hd) * n + j) * d;
+          double s = 0;
+          for (std::int64_t e = 0; e < d; ++e) s += static_cast<double>(q[e]) * k[e];
+          logits[j] = s * scale;
+          max = std::max(max, logits[j]);
+        }
+        for (std::int64_t j = 0; j < n; ++j) {
+          const bool seen = reference::visible(mask, {c.heads, n, n, d, d}, hd, n - 1, j);
+          sum += (logits[j] = seen ? std::exp(logits[j] - max) : 0.0);
+        }
+        for (std::int64_t j = 0; j < n; ++j) {
+          const float w = attention[((l * c.heads + hd) * n + (n - 1)) * n + j];
+          CHECK(std::fabs(w - logits[j] / sum) < 1e-5);
+        }
+      }
+    }
+  }
+  const Transformer neo(tiny(Architecture::kGptNeo));
+  CHECK(neo.attention_scale(0) == 1.0f);
+  CHECK_THROWS_AS(neo.attention_scale(3), RangeError);
+}
+
 TEST_CASE("the forward pass gives the same bits on any number of threads", "[models][threads]") {
   for (Architecture arch : {Architecture::kGpt2, Architecture::kBert}) {
     TransformerConfig c = tiny(arch);
@@ -222,6 +274,9 @@ TEST_CASE("model configs are validated, and too large a model is refused before 
   CHECK(refused.find("124439808 parameters") != std::string::npos);
   CHECK(refused.find("100.0 MiB") != std::string::npos);
   CHECK(refused.find("f16") != std::string::npos);
+  // The same check without building the model: the sizes when it fits, the error when not.
+  CHECK(require_model_fits(c, std::int64_t{1} << 30).parameters == 124439808);
+  CHECK_THROWS_AS(require_model_fits(c, 100 << 20), RangeError);
   // Dimensions whose products do not fit are refused too.
   c.vocab = 2147483647;
   c.hidden = 2147483647 / 12 * 12;
@@ -255,7 +310,7 @@ TEST_CASE("bad inputs to forward() name the problem and leave the model usable",
   CHECK(message_of(ids, {}, {}).rfind("token_ids", 0) == 0);
   ids[2] = 0;
   std::vector<float> wrong(5);
-  CHECK(message_of(ids, {}, {wrong, {}, {}}).rfind("attention", 0) == 0);
+  CHECK(message_of(ids, {}, {wrong, {}, {}, {}, {}}).rfind("attention", 0) == 0);
   ForwardOptions positions;
   positions.logit_positions = {4};
   CHECK(message_of(ids, positions, {}).rfind("logit_positions", 0) == 0);
@@ -264,6 +319,14 @@ TEST_CASE("bad inputs to forward() name the problem and leave the model usable",
   CHECK(message_of(ids, two_masks, {}).rfind("masks", 0) == 0);
   std::vector<std::int32_t> types(4, 0);
   CHECK_THROWS_AS(model.forward({ids, types}, {}, {}), InvalidArgumentError);
+  ForwardOptions layer;
+  layer.projections_layer = c.layers;  // one past the last
+  std::vector<float> projections(3 * 4 * static_cast<std::size_t>(c.hidden));
+  CHECK(message_of(ids, layer, {{}, {}, {}, {}, projections}).rfind("projections_layer", 0) == 0);
+  layer.projections_layer = 1;
+  CHECK(message_of(ids, layer, {}).rfind("projections", 0) == 0);
+  CHECK(message_of(ids, layer, {{}, {}, {}, {}, wrong}).rfind("projections", 0) == 0);
+  CHECK(message_of(ids, layer, {{}, {}, {}, {}, projections}) == "no error");
   // Still usable.
   check_against_reference(model, make_checkpoint(model, 51), ids, {}, {});
 }

@@ -209,19 +209,19 @@ TEST_CASE("Qwen2.5-0.5B and SmolLM2-135M: sizes and the memory decision, without
   CHECK(f32.weight_bytes == 4 * f32.parameters);  // every width is whole 8-column panels
   CHECK(f32.load_scratch_bytes == 4 * 896 * 4864);
   // f32: 1.84 GiB of weights, within the 2 GiB but not within 1.5 GiB; f16: 0.92 GiB.
-  CHECK(require_memory(qwen, wasm32).weight_bytes == f32.weight_bytes);
+  CHECK(require_model_fits(qwen, wasm32).weight_bytes == f32.weight_bytes);
   const std::string refused = refusal(qwen, 3 * (std::int64_t{1} << 29)).second;
   INFO(refused);
   CHECK(refused.rfind("model: needs 1.86 GiB (494032768 parameters, weights 1.84 GiB", 0) == 0);
   CHECK(refused.find("more than the 1.50 GiB of memory available") != std::string::npos);
   CHECK(refused.find("f16 storage halves the matrices") != std::string::npos);
   qwen.matrix_dtype = WeightDtype::kF16;
-  const ModelSize f16 = require_memory(qwen, 3 * (std::int64_t{1} << 29));
+  const ModelSize f16 = require_model_fits(qwen, 3 * (std::int64_t{1} << 29));
   const std::int64_t vectors = 24 * (896 + 2 * 128 + 2 * 896) + 896;  // biases and norms stay f32
   CHECK(f16.weight_bytes == 2 * (f16.parameters - vectors) + 4 * vectors);
   CHECK(f16.weight_bytes < (std::int64_t{1} << 30));
   // SmolLM2-135M: 134.5M parameters, 513 MiB at f32.
-  const ModelSize smol = require_memory(smollm2_135m(), wasm32);
+  const ModelSize smol = require_model_fits(smollm2_135m(), wasm32);
   CHECK(smol.parameters == 134515008);
   CHECK(smol.weight_bytes == 4 * smol.parameters);
 }

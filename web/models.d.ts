@@ -66,6 +66,34 @@ export declare function loadModelFiles(
   options?: ModelFilesOptions,
 ): Promise<ModelFiles>;
 
+export interface ModelFileListing {
+  source: {
+    kind: 'hub' | 'url' | 'files' | 'folder';
+    id?: string;
+    revision?: string;
+    url?: string;
+  };
+  /** Every file a load would read, with its size (null where the source cannot say). */
+  files: { name: string; size: number | null }[];
+  /** Required files the source lacks ('tokenizer.json'): loading would fail on them. */
+  missing: string[];
+  weightFiles: string[];
+  /** Total of the weight files, or null when a size is unknown. */
+  weightBytes: number | null;
+  /** Total of every file, or null when a size is unknown. */
+  downloadBytes: number | null;
+  /** Hub and URL sources in browsers: every file is in the model cache (no network needed). */
+  allCached: boolean | null;
+  /** config.json (read through the cache: the one small file downloaded). */
+  config: Record<string, unknown>;
+}
+
+/** The files a load would read and their sizes, without downloading the weights. */
+export declare function listModelFiles(
+  source: ModelSource,
+  options?: Omit<ModelFilesOptions, 'onProgress'>,
+): Promise<ModelFileListing>;
+
 /** Drops every model file kept in the browser's Cache Storage; false where there is none. */
 export declare function clearModelCache(): Promise<boolean>;
 
@@ -177,6 +205,19 @@ export interface RunOptions {
   returnLogits?: boolean;
   /** Keep the first maxPositions tokens of a longer text instead of refusing it. */
   truncate?: boolean;
+  /** A layer index: adds that layer's q, k and v (`projections`). */
+  projections?: number;
+}
+
+export interface LayerProjections {
+  layer: number;
+  /** What the layer multiplies q·k by before its softmax (1/sqrt(headDim); 1 for GPT-Neo). */
+  scale: number;
+  headDim: number;
+  /** [heads, N, headDim] each, as the layer's attention took them (before the scale). */
+  q: Float32Array;
+  k: Float32Array;
+  v: Float32Array;
 }
 
 export interface ModelRun {
@@ -189,10 +230,14 @@ export interface ModelRun {
    */
   predictions: TokenPrediction[] | MaskPrediction[];
   logits?: Float32Array;
+  /** With `projections: layer`. */
+  projections?: LayerProjections;
 }
 
 export interface Model {
   readonly info: ModelInfo;
+  /** Where the files came from (fromCache: every file came from the browser's model cache). */
+  readonly source: ModelFiles['source'];
   readonly tokenizer: ModelTokenizer;
   run(text: string, options?: RunOptions): Promise<ModelRun>;
   /** Frees the model's wasm memory; later calls throw. */
@@ -205,5 +250,39 @@ export interface Model {
  * file or tensor) and `parameter` (the option, file or tensor at fault).
  */
 export declare function loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
+
+export declare const DESCRIBE_OPTIONS: readonly string[];
+
+export interface DescribeModelOptions extends Omit<ModelFilesOptions, 'onProgress'> {
+  /** The storage the memory is counted for (default 'f32'). */
+  dtype?: 'f32' | 'f16';
+  /** The engine whose free wasm memory `fits` is measured against (default: a fresh one). */
+  attention?: Attention;
+}
+
+export interface ModelDescription extends Omit<ModelFileListing, 'config'> {
+  modelType: string;
+  layers: number;
+  heads: number;
+  hidden: number;
+  vocab: number;
+  maxPositions: number;
+  causal: boolean;
+  dtype: 'f32' | 'f16';
+  parameters: number;
+  /** Bytes the weights will take in wasm memory. */
+  memoryBytes: number;
+  /** Extra bytes the load needs while it packs the matrices. */
+  loadScratchBytes: number;
+  fits: boolean;
+  /** Why it does not fit (the message loadModel would refuse it with), else null. */
+  reason: string | null;
+}
+
+/** What loading a model would take (files, sizes, memory), before its weights are downloaded. */
+export declare function describeModel(
+  source: ModelSource,
+  options?: DescribeModelOptions,
+): Promise<ModelDescription>;
 
 export type ModelErrorCode = ErrorCode | 'not_found';

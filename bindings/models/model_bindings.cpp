@@ -1,11 +1,14 @@
 // The raw model functions (attnlens/models/transformer.h), registered under `_names`:
 //
 //   _modelBlockLayout()            the names of both blocks' slots, arrays and codes
+//   _modelSize(block)              config -> its size in the block's results, allocating nothing;
+//                                  { error } as _modelCreate's when it would not fit
 //   _modelCreate(block)            config -> handle (a number), or { error }
 //   _modelWeights(handle)          [{ name, shape, dtype, transposed, elements, address }]: where
 //                                  JavaScript writes each tensor, straight into wasm memory
 //   _modelFinalize(handle)         after every weight is written (transposes, checks finite)
 //   _modelLayerMask(handle, layer) a layer's own mask: { causal, windowBefore, windowAfter }
+//   _modelLayerScale(handle, layer) the factor a layer multiplies q.k by
 //   _modelForward(handle, block)   one forward pass into the block's output arrays
 //   _modelDestroy(handle)          frees the model
 //
@@ -19,6 +22,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "attnlens/models/transformer.h"
 #include "block_reader.h"
@@ -130,13 +134,30 @@ std::int64_t heap_room() {
   return static_cast<std::int64_t>(emscripten_get_heap_max()) - used;
 }
 
+void write_size(CreateBlock& block, const attnlens::models::ModelSize& size) {
+  block.set(mb::kResultParameters, static_cast<double>(size.parameters));
+  block.set(mb::kResultWeightBytes, static_cast<double>(size.weight_bytes));
+  block.set(mb::kResultLoadScratchBytes, static_cast<double>(size.load_scratch_bytes));
+}
+
+// The sizes first, then whether the model fits (the error loading would give, sizes written).
+val size(std::uintptr_t address) {
+  return cb::guarded([&] {
+    CreateBlock block(address);
+    const attnlens::models::TransformerConfig config = read_config(block);
+    write_size(block, attnlens::models::model_size(config));
+    const std::int64_t limit = block.integer(mb::kMemoryLimit, "memoryLimit");
+    attnlens::models::require_model_fits(config, limit > 0 ? limit : heap_room());
+    return val::undefined();
+  });
+}
+
 val create(std::uintptr_t address) {
   return cb::guarded([&] {
     CreateBlock block(address);
     const std::int64_t limit = block.integer(mb::kMemoryLimit, "memoryLimit");
     auto model = std::make_unique<Transformer>(read_config(block), limit > 0 ? limit : heap_room());
-    block.set(mb::kResultParameters, static_cast<double>(model->size().parameters));
-    block.set(mb::kResultWeightBytes, static_cast<double>(model->size().weight_bytes));
+    write_size(block, model->size());
     return val(models().add(std::move(model)));
   });
 }
@@ -182,6 +203,11 @@ val layer_mask(double handle, double layer) {
   });
 }
 
+val layer_scale(double handle, double layer) {
+  return cb::guarded(
+      [&] { return val(model_of(handle).attention_scale(cb::to_int(layer, "layer"))); });
+}
+
 val forward(double handle, std::uintptr_t address) {
   return cb::guarded([&] {
     const Transformer& model = model_of(handle);
@@ -189,6 +215,7 @@ val forward(double handle, std::uintptr_t address) {
     attnlens::models::ForwardOptions options;
     options.threads = block.integer(mb::kThreads, "threads");
     options.logit_positions = block.integers(mb::kLogitPositions, "logitPositions");
+    options.projections_layer = block.integer(mb::kProjectionsLayer, "projectionsLayer");
     for (std::int64_t mask_block : block.integers(mb::kMasks, "masks")) {
       options.masks.push_back(
           cb::mask_spec(cb::CallBlock(static_cast<std::uintptr_t>(mask_block))));
@@ -199,7 +226,8 @@ val forward(double handle, std::uintptr_t address) {
     const attnlens::models::ForwardOutputs out{
         block.array<float>(mb::kAttention, "attention"), block.array<float>(mb::kLogits, "logits"),
         block.array<float>(mb::kHiddenStates, "hiddenStates"),
-        block.array<float>(mb::kLogSumExp, "logSumExp")};
+        block.array<float>(mb::kLogSumExp, "logSumExp"),
+        block.array<float>(mb::kProjections, "projections")};
     const attnlens::models::ForwardStats stats = model.forward(in, options, out);
     block.set(mb::kResultScratchBytes, static_cast<double>(stats.scratch_bytes));
     block.set(mb::kResultThreads, stats.threads);
@@ -218,10 +246,12 @@ val destroy(double handle) {
 
 EMSCRIPTEN_BINDINGS(attnlens_models) {
   emscripten::function("_modelBlockLayout", &block_layout);
+  emscripten::function("_modelSize", &size);
   emscripten::function("_modelCreate", &create);
   emscripten::function("_modelWeights", &weights);
   emscripten::function("_modelFinalize", &finalize);
   emscripten::function("_modelLayerMask", &layer_mask);
+  emscripten::function("_modelLayerScale", &layer_scale);
   emscripten::function("_modelForward", &forward);
   emscripten::function("_modelDestroy", &destroy);
 }

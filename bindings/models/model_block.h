@@ -7,7 +7,8 @@
 
 namespace attnlens_bindings::models {
 
-// _modelCreate(block): the config (transformer.h's TransformerConfig) -> a handle.
+// _modelCreate(block): the config (transformer.h's TransformerConfig) -> a handle;
+// _modelSize(block) the same config's size alone, allocating nothing.
 #define ATTNLENS_MODEL_CREATE_SLOTS(X)                                                  \
   X(kArchitecture, "architecture") /* ArchitectureCode */                               \
   X(kLayers, "layers")                                                                  \
@@ -39,16 +40,18 @@ namespace attnlens_bindings::models {
   X(kRopeOriginalMaxPositions, "ropeOriginalMaxPositions")                              \
   /* Results. */                                                                        \
   X(kResultParameters, "resultParameters")                                              \
-  X(kResultWeightBytes, "resultWeightBytes")
+  X(kResultWeightBytes, "resultWeightBytes")                                            \
+  X(kResultLoadScratchBytes, "resultLoadScratchBytes") /* finalize()'s packing copy */
 
 #define ATTNLENS_MODEL_CREATE_ARRAYS(X) \
   X(kLocalWindows, "localWindows") /* float64, one per layer (GPT-Neo), or absent */
 
 // _modelForward(handle, block).
-#define ATTNLENS_MODEL_FORWARD_SLOTS(X)        \
-  X(kThreads, "threads")                       \
-  /* Results. */                               \
-  X(kResultScratchBytes, "resultScratchBytes") \
+#define ATTNLENS_MODEL_FORWARD_SLOTS(X)                                             \
+  X(kThreads, "threads")                                                            \
+  X(kProjectionsLayer, "projectionsLayer") /* -1: none; else the layer's q, k, v */ \
+  /* Results. */                                                                    \
+  X(kResultScratchBytes, "resultScratchBytes")                                      \
   X(kResultThreads, "resultThreads")
 
 #define ATTNLENS_MODEL_FORWARD_ARRAYS(X)                                                          \
@@ -59,7 +62,8 @@ namespace attnlens_bindings::models {
   X(kAttention, "attention") /* float32 out [layers, heads, N, N], or absent */                   \
   X(kLogits, "logits")       /* float32 out [positions, vocab], or absent */                      \
   X(kHiddenStates, "hiddenStates") /* float32 out [layers + 1, N, hidden], or absent */           \
-  X(kLogSumExp, "logSumExp")       /* float32 out [positions]: each logits row's log-sum-exp */
+  X(kLogSumExp, "logSumExp")       /* float32 out [positions]: each logits row's log-sum-exp */   \
+  X(kProjections, "projections")   /* float32 out [3, heads, N, head_dim], or absent */
 
 #define ATTNLENS_MODEL_ARCHITECTURES(X) \
   X(kGpt2, "gpt2")                      \

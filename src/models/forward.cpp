@@ -41,20 +41,18 @@ MaskSpec mask_for(const Transformer& model, const ForwardOptions& opt, std::int6
   return mask;
 }
 
-float attention_scale(const TransformerConfig& c, std::int64_t layer) {
-  const float d = static_cast<float>(head_dim_of(c));
-  switch (c.architecture) {
-    case Architecture::kGptNeo:
-      return 1.0f;
-    case Architecture::kBert:
-    case Architecture::kLlama:
-      return 1.0f / std::sqrt(d);
-    case Architecture::kGpt2:
-      break;
+// q, k and v as [3][H][N][d] for the caller, grouped K/V heads repeated per query head (head h
+// reads K/V head h / (H / KV), as attention() does), so the layout never depends on kv_heads.
+void copy_projections(std::int64_t heads, std::int64_t kv_heads, std::int64_t head_block,
+                      const float* qkv, float* out) {
+  const std::int64_t group = heads / kv_heads;
+  std::copy(qkv, qkv + heads * head_block, out);
+  for (std::int64_t part = 1; part <= 2; ++part) {
+    for (std::int64_t h = 0; h < heads; ++h) {
+      const float* src = qkv + (heads + (part - 1) * kv_heads + h / group) * head_block;
+      std::copy(src, src + head_block, out + (part * heads + h) * head_block);
+    }
   }
-  float scale = c.scale_attn_weights ? 1.0f / std::sqrt(d) : 1.0f;
-  if (c.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(layer + 1);
-  return scale;
 }
 
 // One layer's attention over head-major q [H][N][d], then k and v [KV][N][d], in one
@@ -190,9 +188,12 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
                    sin.data());
       }
     }
+    if (l == opt.projections_layer && !out.projections.empty()) {
+      copy_projections(heads, kv_heads_of(c), head_block, heads_qkv.data(), out.projections.data);
+    }
     AttentionOptions attention_options;
     attention_options.score = ScoreFunction::kDot;
-    attention_options.scale = attention_scale(c, l);
+    attention_options.scale = attention_scale(l);
     attention_options.mask = mask_for(*this, opt, l, n);
     attention_options.threads = opt.threads;
     attention_options.kernels = &kernels;

@@ -75,6 +75,13 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
     detail::require_length(out.log_sum_exp.size, positions, "log_sum_exp",
                            "positions = " + std::to_string(positions));
   }
+  if (opt.projections_layer != -1 || !out.projections.empty()) {
+    detail::require_in_range(opt.projections_layer, 0, c.layers - 1, "projections_layer");
+    const std::int64_t count = detail::checked_mul(3 * n, c.heads * head_dim_of(c), "projections");
+    detail::require_length(
+        out.projections.size, count, "projections",
+        "3*heads*N*head_dim = " + detail::product_text({3, c.heads, n, c.hidden / c.heads}));
+  }
   if (!out.hidden_states.empty()) {
     detail::require_length(
         out.hidden_states.size, (c.layers + 1) * n * c.hidden, "hidden_states",

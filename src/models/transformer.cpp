@@ -4,6 +4,7 @@
 #include "attnlens/models/transformer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -84,7 +85,7 @@ std::int64_t default_memory_limit() {
   return static_cast<std::int64_t>(std::numeric_limits<std::size_t>::max() / 2);
 }
 
-ModelSize require_memory(const TransformerConfig& config, std::int64_t memory_limit) {
+ModelSize require_model_fits(const TransformerConfig& config, std::int64_t memory_limit) {
   if (memory_limit < 0) {
     throw RangeError("memory_limit", "must be >= 0, got " + std::to_string(memory_limit));
   }
@@ -106,7 +107,7 @@ ModelSize require_memory(const TransformerConfig& config, std::int64_t memory_li
 }
 
 Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
-    : config_(std::move(config)), size_(require_memory(config_, memory_limit)) {
+    : config_(std::move(config)), size_(require_model_fits(config_, memory_limit)) {
   WeightTable table = build_weight_table(config_);
   std::size_t f32_count = 0, f16_count = 0;
   offsets_.reserve(table.infos.size());
@@ -188,6 +189,23 @@ MaskSpec Transformer::layer_mask(std::int64_t layer) const {
     if (window > 0) mask.window = LocalWindow{window - 1, 0, 1};
   }
   return mask;
+}
+
+float Transformer::attention_scale(std::int64_t layer) const {
+  detail::require_in_range(layer, 0, config_.layers - 1, "layer");
+  const float d = static_cast<float>(head_dim_of(config_));
+  switch (config_.architecture) {
+    case Architecture::kGptNeo:
+      return 1.0f;
+    case Architecture::kBert:
+    case Architecture::kLlama:
+      return 1.0f / std::sqrt(d);
+    case Architecture::kGpt2:
+      break;
+  }
+  float scale = config_.scale_attn_weights ? 1.0f / std::sqrt(d) : 1.0f;
+  if (config_.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(layer + 1);
+  return scale;
 }
 
 }  // namespace attnlens::models

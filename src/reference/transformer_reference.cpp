@@ -177,6 +177,14 @@ TransformerResult transformer(const TransformerConfig& c,
       v = linear(a, n, h, h, *vec("attention.value.weight"),
                  bert ? vec("attention.value.bias") : nullptr, false);
     }
+    for (const Matrix* part : {&q, &k, &v}) {  // head-major: [heads][N][d]
+      for (std::int64_t hd = 0; hd < heads; ++hd) {
+        for (std::int64_t i = 0; i < n; ++i) {
+          const auto row = part->begin() + i * h + hd * d;
+          r.projections.insert(r.projections.end(), row, row + d);
+        }
+      }
+    }
     double scale = 1.0;
     if (bert || (gpt2 && c.scale_attn_weights)) scale = 1.0 / std::sqrt(static_cast<double>(d));
     if (gpt2 && c.scale_attn_by_inverse_layer_idx) scale /= static_cast<double>(l + 1);

@@ -17,9 +17,10 @@
 namespace attnlens::reference {
 
 struct TransformerResult {
-  std::vector<double> attention;  // [layers, heads, N, N]
-  std::vector<double> logits;     // [N, vocab] at every position (empty without an LM head)
-  std::vector<double> hidden;     // [layers + 1, N, hidden], as ForwardOutputs::hidden_states
+  std::vector<double> attention;    // [layers, heads, N, N]
+  std::vector<double> logits;       // [N, vocab] at every position (empty without an LM head)
+  std::vector<double> hidden;       // [layers + 1, N, hidden], as ForwardOutputs::hidden_states
+  std::vector<double> projections;  // [layers, 3, heads, N, head_dim]: each layer's q, k, v
 };
 
 // The ops of the reference forward pass, in double (rows of `n`, row-major), for the other

@@ -6,9 +6,12 @@ BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM), not from attnlens' C++.
 Reads one JSON request on stdin and writes one JSON answer on stdout:
 
   request  {"cases": [{"folder": ..., "ids": [...], "types": [...] | null,
-                       "masks": null | ["causal+local:2", ...] (one per layer)}]}
+                       "masks": null | ["causal+local:2", ...] (one per layer),
+                       "projections": null | layer}]}
   answer   {"cases": [{"attention": [layers * heads * N * N floats],
-                       "logits": [N * vocab floats] | null}]}
+                       "logits": [N * vocab floats] | null,
+                       "projections": [3 * heads * N * head_dim floats] | null}]}
+                       (that layer's q, k and v, each head-major [heads, N, head_dim])
 
 Weights come from the folder's pytorch_model.bin (torch.load) or model.safetensors (read here).
 """
@@ -119,12 +122,14 @@ def visible_from_notation(text, n):
     return mask
 
 
-def attend(q, k, v, heads, scale, visible):
-    """Multi-head attention over [N, hidden] projections; returns (context, weights [H, N, N])."""
+def attend(q, k, v, heads, scale, visible, projections):
+    """Multi-head attention over [N, hidden] projections; returns (context, weights [H, N, N]).
+    Appends the layer's head-major q, k, v ([3, H, N, d]) to `projections`."""
     n, hidden = q.shape
     d = hidden // heads
     split = lambda t: t.view(n, heads, d).transpose(0, 1)  # [H, N, d]
     q, k, v = split(q), split(k), split(v)
+    projections.append(torch.stack([q, k, v]))
     scores = torch.matmul(q, k.transpose(-1, -2)) * scale
     scores = torch.where(visible, scores, torch.tensor(torch.finfo(scores.dtype).min,
                                                        dtype=scores.dtype))
@@ -133,7 +138,7 @@ def attend(q, k, v, heads, scale, visible):
     return context, probs
 
 
-def gpt2(config, w, ids, masks):
+def gpt2(config, w, ids, masks, projections):
     n, h, heads = len(ids), config["n_embd"], config["n_head"]
     causal = torch.tril(torch.ones(n, n, dtype=torch.bool))
     x = w["wte.weight"][ids] + w["wpe.weight"][torch.arange(n)]
@@ -149,7 +154,7 @@ def gpt2(config, w, ids, masks):
         if config.get("scale_attn_by_inverse_layer_idx", False):
             scale /= layer + 1
         visible = causal if masks is None else masks[layer]
-        context, probs = attend(q, k, v, heads, scale, visible)
+        context, probs = attend(q, k, v, heads, scale, visible, projections)
         attentions.append(probs)
         x = x + context @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
         m = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"], config["layer_norm_epsilon"])
@@ -167,7 +172,7 @@ def expand_attention_types(types):
     return layers
 
 
-def gpt_neo(config, w, ids, masks):
+def gpt_neo(config, w, ids, masks, projections):
     n, heads = len(ids), config["num_heads"]
     eps = config["layer_norm_epsilon"]
     x = w["wte.weight"][ids] + w["wpe.weight"][torch.arange(n)]
@@ -182,7 +187,7 @@ def gpt_neo(config, w, ids, masks):
         visible = bias if masks is None else masks[layer]
         # GPT-Neo does not scale the attention logits.
         context, probs = attend(linear("q_proj"), linear("k_proj"), linear("v_proj"), heads, 1.0,
-                                visible)
+                                visible, projections)
         attentions.append(probs)
         x = x + context @ w[p + "attn.attention.out_proj.weight"].T + w[
             p + "attn.attention.out_proj.bias"]
@@ -193,7 +198,7 @@ def gpt_neo(config, w, ids, masks):
     return attentions, x @ w["wte.weight"].T
 
 
-def bert(config, w, ids, types, masks):
+def bert(config, w, ids, types, masks, projections):
     n, h, heads = len(ids), config["hidden_size"], config["num_attention_heads"]
     eps = config["layer_norm_eps"]
     linear = lambda x, name: x @ w[name + ".weight"].T + w[name + ".bias"]
@@ -207,7 +212,8 @@ def bert(config, w, ids, types, masks):
         p = f"encoder.layer.{layer}."
         q, k, v = (linear(x, p + "attention.self." + t) for t in ("query", "key", "value"))
         visible = torch.ones(n, n, dtype=torch.bool) if masks is None else masks[layer]
-        context, probs = attend(q, k, v, heads, 1.0 / math.sqrt(h // heads), visible)
+        context, probs = attend(q, k, v, heads, 1.0 / math.sqrt(h // heads), visible,
+                                projections)
         attentions.append(probs)
         x = norm(linear(context, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
         m = gelu(linear(x, p + "intermediate.dense"))
@@ -321,18 +327,24 @@ def run_case(case):
     if case.get("masks") is not None:
         masks = [visible_from_notation(m, len(ids)) for m in case["masks"]]
         assert len(masks) == config[layers]
+    projections = []  # per layer: [3, heads, N, head_dim]
     if kind == "gpt2":
-        attentions, logits = gpt2(config, weights(state, ["transformer."]), ids, masks)
+        attentions, logits = gpt2(config, weights(state, ["transformer."]), ids, masks,
+                                  projections)
     elif kind == "gpt_neo":
-        attentions, logits = gpt_neo(config, weights(state, ["transformer."]), ids, masks)
+        attentions, logits = gpt_neo(config, weights(state, ["transformer."]), ids, masks,
+                                     projections)
     elif kind in ("llama", "qwen2"):
         # lm_head.weight keeps its name: "model." is the prefix of everything else.
         attentions, logits = llama(config, weights(state, ["model."]), ids, masks)
     else:
-        attentions, logits = bert(config, weights(state, ["bert."]), ids, case.get("types"), masks)
+        attentions, logits = bert(config, weights(state, ["bert."]), ids, case.get("types"), masks,
+                                  projections)
     attention = torch.stack(attentions)  # [layers, heads, N, N]
+    layer = case.get("projections")
     return {"attention": attention.flatten().tolist(),
-            "logits": None if logits is None else logits.flatten().tolist()}
+            "logits": None if logits is None else logits.flatten().tolist(),
+            "projections": None if layer is None else projections[layer].flatten().tolist()}
 
 
 def main():

@@ -48,23 +48,25 @@ export class ComputeClient {
     }
   }
 
-  #settle({ id, ok, result, error }) {
+  #settle({ id, ok, result, error, progress }) {
     const entry = this.pending.get(id);
     if (!entry) return;
+    if (progress) {
+      entry.onProgress?.(progress);
+      return;
+    }
     this.pending.delete(id);
     if (ok) entry.resolve(result);
-    else {
-      const Kind = { RangeError, TypeError }[error.name] ?? Error;
-      entry.reject(new Kind(error.message));
-    }
+    else entry.reject(revive(error));
   }
 
-  async #send(type, params) {
+  async #send(type, params, job) {
     await this.ready;
     const id = this.nextId++;
+    job.id = id;
     if (this.worker) {
       return new Promise((resolve, reject) => {
-        this.pending.set(id, { resolve, reject });
+        this.pending.set(id, { resolve, reject, onProgress: job.onProgress });
         this.worker.postMessage({ id, type, params });
       });
     }
@@ -74,35 +76,71 @@ export class ComputeClient {
       capabilities: this.local.capabilities,
       spread: this.local.scoreSpread,
     };
-    return handlers[type](params);
+    if (handlers[type]) return handlers[type](params);
+    // Without a worker, real models load on this thread, on demand, all the same.
+    const models = await import('./model-compute.js');
+    job.controller = new AbortController();
+    const local = {
+      modelDescribe: models.describeModel,
+      modelLoad: models.loadModel,
+      modelRun: models.runModel,
+      modelExplain: models.explainLayer,
+      modelRelease: models.releaseModel,
+    };
+    return local[type](params, {
+      signal: job.controller.signal,
+      progress: (event) => job.onProgress?.(event),
+    });
   }
 
-  // Latest-wins per lane: resolves with the result, or with null when a newer request replaced it.
-  request(lane, type, params) {
+  // Latest-wins per lane: resolves with the result, or with null when a newer request replaced
+  // it. onProgress(event) receives the progress a long request posts (a model download).
+  request(lane, type, params, { onProgress } = {}) {
     let state = this.lanes.get(lane);
     if (!state) {
-      state = { running: false, waiting: null };
+      state = { running: null, waiting: null };
       this.lanes.set(lane, state);
     }
     if (state.waiting) state.waiting.resolve(null);
     return new Promise((resolve, reject) => {
-      state.waiting = { type, params, resolve, reject };
+      state.waiting = { type, params, resolve, reject, onProgress };
       this.#drain(state);
     });
+  }
+
+  /** Aborts the request running in `lane` (it rejects with an AbortError); drops a waiting one. */
+  cancel(lane) {
+    const state = this.lanes.get(lane);
+    if (!state) return;
+    if (state.waiting) {
+      state.waiting.resolve(null);
+      state.waiting = null;
+    }
+    const job = state.running;
+    if (!job) return;
+    if (this.worker && job.id !== undefined) this.worker.postMessage({ cancel: job.id });
+    job.controller?.abort();
   }
 
   async #drain(state) {
     if (state.running || !state.waiting) return;
     const job = state.waiting;
     state.waiting = null;
-    state.running = true;
+    state.running = job;
     try {
-      job.resolve(await this.#send(job.type, job.params));
+      job.resolve(await this.#send(job.type, job.params, job));
     } catch (error) {
       job.reject(error);
     } finally {
-      state.running = false;
+      state.running = null;
       this.#drain(state);
     }
   }
+}
+
+// An error as the worker described it: its class (AbortError included), message and code.
+function revive({ name, message, code }) {
+  if (name === 'AbortError') return new DOMException(message, 'AbortError');
+  const Kind = { RangeError, TypeError }[name] ?? Error;
+  return Object.assign(new Kind(message), code ? { code } : {});
 }

@@ -2,16 +2,10 @@
 // compute-worker.js (so typing never waits for wasm), or on the main thread when a module worker
 // cannot start. Results carry only typed arrays and plain objects, so they cross postMessage as
 // transferables.
-import {
-  analyze,
-  analyzePair,
-  createAttention,
-  detectWebGpu,
-  entropy,
-  tokenize,
-} from '../src/index.js';
+import { analyze, analyzePair, createAttention, detectWebGpu, tokenize } from '../src/index.js';
 import { maskOptions } from '../src/mask-notation.js';
 import { DEFAULT_HEAD_DIM, DEFAULT_HEADS, DEFAULT_SCORE, DEFAULT_SEED } from '../src/vocabulary.js';
+import { headSummaries } from './head-summaries.js';
 
 // The warm-up runs at the package's default head size; requests bring the page's d_k.
 const HEAD_DIM = DEFAULT_HEAD_DIM;
@@ -66,38 +60,6 @@ export function engine(backend = 'auto') {
 // What the backend picker may offer: WebGPU only where an adapter exists.
 export async function capabilities() {
   return { webgpu: await detectWebGpu() };
-}
-
-// Entropy (bits) of each query row of a row-major [rows, cols] weight matrix.
-function rowEntropies(weights, rows, cols) {
-  const out = new Float32Array(rows);
-  for (let r = 0; r < rows; r++) out[r] = entropy(weights.subarray(r * cols, (r + 1) * cols));
-  return out;
-}
-
-// The mean weight each key gets from the queries that may see it (NaN for a key no query sees).
-// A key that every query favours is a column stripe: a sink, not a match for any one query.
-function columnMeans(weights, mask, rows, cols) {
-  const sums = new Float64Array(cols);
-  const counts = new Uint32Array(cols);
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) {
-      if (!mask[r * cols + c]) continue;
-      sums[c] += weights[r * cols + c];
-      counts[c] += 1;
-    }
-  }
-  return Float32Array.from(sums, (sum, c) => (counts[c] ? sum / counts[c] : Number.NaN));
-}
-
-// The per-head summaries the views show beside the weights.
-function headSummaries(heads, mask, rows, cols) {
-  return heads.map((head) => ({
-    weights: head.weights,
-    scores: head.scores,
-    entropy: rowEntropies(head.weights, rows, cols),
-    columnMeans: columnMeans(head.weights, mask, rows, cols),
-  }));
 }
 
 async function runOnce(params, mask, attn, rowsHint, colsHint) {

@@ -1,4 +1,6 @@
-// The demo's compute thread: receives { id, type, params } and answers { id, ok, result | error }.
+// The demo's compute thread: receives { id, type, params } and answers { id, ok, result | error };
+// a long request (a model download) also posts { id, progress } as it goes, and { cancel: id }
+// from the page aborts it. Real models (model-compute.js) load only when the page first asks.
 import {
   benchmark,
   capabilities,
@@ -9,18 +11,49 @@ import {
 } from './compute-core.js';
 
 const handlers = { view: computeView, benchmark, capabilities, spread: scoreSpread };
+const MODEL_HANDLERS = {
+  modelDescribe: 'describeModel',
+  modelLoad: 'loadModel',
+  modelRun: 'runModel',
+  modelExplain: 'explainLayer',
+  modelRelease: 'releaseModel',
+};
+const running = new Map(); // id -> AbortController
+
+async function handlerFor(type) {
+  if (handlers[type]) return handlers[type];
+  if (!MODEL_HANDLERS[type]) throw new Error(`unknown request ${type}`);
+  const models = await import('./model-compute.js');
+  return models[MODEL_HANDLERS[type]];
+}
 
 self.addEventListener('message', async (event) => {
+  if (event.data.cancel !== undefined) {
+    running.get(event.data.cancel)?.abort();
+    return;
+  }
   const { id, type, params } = event.data;
+  const controller = new AbortController();
+  running.set(id, controller);
   try {
-    const result = await handlers[type](params);
+    const handler = await handlerFor(type);
+    const result = await handler(params, {
+      signal: controller.signal,
+      progress: (progress) => self.postMessage({ id, progress }),
+    });
     self.postMessage({ id, ok: true, result }, transferables(result));
   } catch (error) {
     self.postMessage({
       id,
       ok: false,
-      error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) },
+      error: {
+        name: error?.name ?? 'Error',
+        message: String(error?.message ?? error),
+        code: error?.code,
+      },
     });
+  } finally {
+    running.delete(id);
   }
 });
 self.postMessage({ ready: true });

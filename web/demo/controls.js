@@ -25,6 +25,9 @@ function setRadio(radios, value) {
   for (const input of radios) input.checked = input.value === value;
 }
 
+// The mask notation the controls show and edit.
+const editedMask = (state) => (state.model ? state.surgery || 'global' : state.mask);
+
 // Patterns whose width the window slider sets.
 const WINDOWED = ['local', 'dilated', 'align'];
 
@@ -37,9 +40,11 @@ export class Controls {
     this.#bind();
   }
 
+  // The mask the controls edit: the untrained layer's, or a real model's mask surgery.
   #maskPatch(change) {
-    const mask = { ...parseMask(this.getState().mask), ...change };
-    return { mask: formatMask(mask) };
+    const state = this.getState();
+    const mask = { ...parseMask(editedMask(state)), ...change };
+    return { [state.model ? 'surgery' : 'mask']: formatMask(mask) };
   }
 
   #bind() {
@@ -111,14 +116,16 @@ export class Controls {
   }
 
   // Writes state (and, when known, the token counts of the last result) into the inputs.
-  sync(state, result) {
+  // maskTokens: the tokens mask positions count (a real model's own, also when its views show
+  // words); default the result's keys.
+  sync(state, result, maskTokens = null) {
     const e = this.elements;
     setRadio(e.radios.mode, state.mode);
     setRadio(e.radios.score, state.score);
     setRadio(e.radios.granularity, state.granularity);
     setRadio(e.radios.scale, state.scale);
     setRadio(e.radios.range, state.range);
-    const mask = parseMask(state.mask);
+    const mask = parseMask(editedMask(state));
     setRadio(e.radios.pattern, mask.pattern);
     e.causalInput.checked = mask.causal;
     e.headsInput.value = String(state.heads);
@@ -176,7 +183,7 @@ export class Controls {
     e.backendSelect.value = state.backend;
 
     this.#syncHeadPicker(state);
-    const keys = result && !result.empty ? result.colTokens : [];
+    const keys = maskTokens ?? (result && !result.empty ? result.colTokens : []);
     this.#syncPositionToggles(this.elements.globalTokens, 'globalTokens', mask, keys);
     this.#syncPositionToggles(this.elements.paddedKeys, 'paddedKeys', mask, keys);
     this.#syncScoreHint(state);
@@ -297,7 +304,7 @@ export class Controls {
           dataset: { index: i },
           'aria-label': `${tokenLabel(token.text)} (${i + 1})`,
           onclick: () => {
-            const set = new Set(parseMask(this.getState().mask)[field]);
+            const set = new Set(parseMask(editedMask(this.getState()))[field]);
             if (set.has(i)) set.delete(i);
             else set.add(i);
             this.update(this.#maskPatch({ [field]: [...set].sort((a, b) => a - b) }));

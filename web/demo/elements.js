@@ -26,6 +26,20 @@ export const elements = {
   engineBadge: byId('engine-badge'),
   languageButtons: all('.lang-switch button'),
 
+  // the model picker (model-picker.js)
+  modelKind: all('input[type="radio"][name="model-kind"]'),
+  modelPicker: byId('model-picker'),
+  modelList: byId('model-list'),
+  modelHubForm: byId('model-hub-form'),
+  modelHubId: byId('model-hub-id'),
+  modelHubError: byId('model-hub-error'),
+  modelDrop: byId('model-drop'),
+  modelFiles: byId('model-files'),
+  modelDetails: byId('model-details'),
+  // what shows for the untrained layer only, and for a real model only
+  playgroundOnly: all('[data-playground]'),
+  modelOnly: all('[data-model-only]'),
+
   // composer: the texts and their tokens
   examples: byId('examples'),
   resetButton: byId('reset-button'),
@@ -35,6 +49,9 @@ export const elements = {
   textLabel: byId('text-label'),
   textHint: byId('text-hint'),
   mainText: byId('main-text'),
+  pairField: byId('pair-field'),
+  pairText: byId('pair-text'),
+  insertMask: byId('insert-mask'),
   tokenStrip: byId('token-strip'),
   statusLine: byId('status-line'),
   linkNotice: byId('link-notice'),
@@ -70,6 +87,18 @@ export const elements = {
   paddedKeys: byId('padded-keys'),
   maskCode: byId('mask-code'),
   compareSelect: byId('compare-select'),
+  // a real model's settings (model-controls.js)
+  layerSelect: byId('layer-select'),
+  modelHeadSelect: byId('model-head-select'),
+  headLabelReadout: byId('head-label-readout'),
+  wordsInput: byId('words-input'),
+  blockSwitch: byId('block-switch'),
+  blockInput: byId('block-input'),
+  snapshotScope: byId('snapshot-scope'),
+  surgeryInput: byId('surgery-input'),
+  surgeryNote: byId('surgery-note'),
+  surgeryLayerSelect: byId('surgery-layer-select'),
+  maskEditor: byId('mask-editor'),
 
   // stage: the views of the result
   stage: byId('stage'),
@@ -85,13 +114,22 @@ export const elements = {
   exportSvg: byId('export-svg'),
   exportJson: byId('export-json'),
   copyLink: byId('copy-link'),
+  exportSnapshot: byId('export-snapshot'),
   viewCaption: byId('view-caption'),
   panels: {
     matrix: byId('panel-matrix'),
     lines: byId('panel-lines'),
     heads: byId('panel-heads'),
     numbers: byId('panel-numbers'),
+    model: byId('panel-model'),
+    overlay: byId('panel-overlay'),
+    focus: byId('panel-focus'),
   },
+  modelWaiting: byId('model-waiting'),
+  modelGrid: byId('model-grid'),
+  overlayHeads: byId('overlay-heads'),
+  overlayLines: byId('overlay-lines'),
+  focusTable: byId('focus-table'),
   matrixPair: byId('matrix-pair'),
   matrixCaptionA: byId('matrix-caption-a'),
   heatmapA: byId('heatmap-a'),
@@ -108,6 +146,8 @@ export const elements = {
 
   // insights and primer
   explainBody: byId('explain-body'),
+  predictions: byId('predictions'),
+  predictionsBody: byId('predictions-body'),
   costBody: byId('cost-body'),
   primer: byId('primer'),
 

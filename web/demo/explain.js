@@ -90,7 +90,9 @@ export class ExplainPanel {
     const scores = row(head.scores);
     const weights = row(head.weights);
     const visible = row(result.mask);
-    const scale = state.score === 'scaled-dot' ? 1 / Math.sqrt(d) : 1;
+    // A real model's layer says its own scale (1/sqrt(d_k), or 1 for GPT-Neo); T is 1 there.
+    const model = result.model ?? null;
+    const scale = model ? model.scale : state.score === 'scaled-dot' ? 1 / Math.sqrt(d) : 1;
     // Scaling and temperature come before the mask: every key has a finite x; the mask then
     // sets the hidden keys' logits to -inf.
     const scaled = Array.from(scores, (s) => (scale * s) / state.temperature);
@@ -135,13 +137,15 @@ export class ExplainPanel {
       }),
       el('span', {
         class: 'meta',
-        text: t('explainMeta', {
-          i: query + 1,
-          head: state.head + 1,
-          d,
-          score: scoreName(state.score),
-          t: tText,
-        }),
+        text: model
+          ? t('explainMetaModel', { i: query + 1, layer: model.layer + 1, head: state.head + 1, d })
+          : t('explainMeta', {
+              i: query + 1,
+              head: state.head + 1,
+              d,
+              score: scoreName(state.score),
+              t: tText,
+            }),
       }),
     );
 
@@ -184,8 +188,9 @@ export class ExplainPanel {
       '2',
       t('step2Title'),
       el('p', {
-        text:
-          state.score === 'scaled-dot'
+        text: model
+          ? step2Model(model, d)
+          : state.score === 'scaled-dot'
             ? t('step2Scaled', { root: formatNumber(Math.sqrt(d), 2), t: tText })
             : t('step2Plain', { t: tText }),
       }),
@@ -195,7 +200,7 @@ export class ExplainPanel {
           `x(${keyText}) = ${formatNumber(scores[key])} × ${formatNumber(scale)} ÷ ${tText} = ` +
           formatNumber(scaled[key]),
       }),
-      ['dot', 'scaled-dot'].includes(state.score) ? spreadTable(spread, d) : null,
+      !model && ['dot', 'scaled-dot'].includes(state.score) ? spreadTable(spread, d) : null,
     );
 
     let maskText = t('step3None', { n: cols });
@@ -238,7 +243,7 @@ export class ExplainPanel {
       '5',
       t('step5Title'),
       el('p', { text: seen === 0 ? t('step5Empty') : t('step5Text', { top: topText }) }),
-      seen === 0 || !top.length ? null : stripeNote(result, head, top[0]),
+      seen === 0 || !top.length ? null : stripeNote(result, head, top[0], Boolean(model)),
       vectorRow('z', z, maxAbsOf(z.slice(0, VECTOR_DIMS))),
     );
 
@@ -269,9 +274,23 @@ export class ExplainPanel {
   }
 }
 
+// How a real model's layer scales its scores: 1/sqrt(d_k) (GPT-2, BERT), not at all (GPT-Neo),
+// or another factor (GPT-2's scale_attn_by_inverse_layer_idx).
+function step2Model({ scale }, d) {
+  const root = 1 / Math.sqrt(d);
+  if (scale === 1) return t('step2ModelUnscaled');
+  if (Math.abs(scale - root) < 1e-6 * root) {
+    return t('step2ModelScaled', {
+      root: formatNumber(Math.sqrt(d), 2),
+      scale: formatNumber(scale, 4),
+    });
+  }
+  return t('step2ModelOther', { scale: formatNumber(scale, 4) });
+}
+
 // Whether the explained query's strongest key is its own pick or a column stripe of the head:
 // the key's mean weight over every query that may see it, beside this query's weight.
-function stripeNote(result, head, { index, weight }) {
+function stripeNote(result, head, { index, weight }, trained) {
   const mean = head.columnMeans[index];
   const values = {
     key: tokenLabel(result.colTokens[index].text),
@@ -281,7 +300,8 @@ function stripeNote(result, head, { index, weight }) {
   const stripe = mean >= STRIPE_SHARE * weight;
   return el('p', {
     class: `stripe-note${stripe ? ' is-stripe' : ''}`,
-    text: t(stripe ? 'stripeNote' : 'standoutNote', values),
+    // The untrained layer's notes say it is untrained; a real model's do not.
+    text: t(`${stripe ? 'stripeNote' : 'standoutNote'}${trained ? 'Model' : ''}`, values),
   });
 }
 

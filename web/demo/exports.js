@@ -16,8 +16,17 @@ import { DEFAULT_SEED } from '../src/vocabulary.js';
 import { scoreName, t } from './i18n.js';
 import { currentHead } from './selection.js';
 
-// The title and subtitle every exported picture carries.
+// The title and subtitle every exported picture carries: a real model's names its model, layer
+// and masks.
 function captions(state, result, what) {
+  if (result.model) {
+    const model = state.model === 'files' ? t('modelYourFilesShort') : state.model;
+    const surgery = result.compare ? ` · ${t('surgeryAfter')} ${result.compare.maskLabel}` : '';
+    return {
+      title: `attnlens · ${model} · ${t('layerN', { n: result.layer + 1 })} · ${what}`,
+      subtitle: `${t('maskCaption')} ${result.maskLabel}${surgery} · ${result.backend}`,
+    };
+  }
   const mode = state.mode === 'cross' ? t('modeCross') : t('modeSelf');
   const temperature = `T = ${state.temperature.toFixed(2)}`;
   return {
@@ -74,12 +83,16 @@ function linesFigure(state, result, lineSvg, range) {
 
 function fileBase(state, result) {
   const what = state.view === 'heads' ? 'heads' : `head${currentHead(state, result) + 1}`;
-  return `attnlens-${state.mode}-${what}${state.view === 'lines' ? '-lines' : ''}`;
+  const mode = result.model ? `layer${result.layer + 1}` : state.mode;
+  return `attnlens-${mode}-${what}${LINE_VIEWS.includes(state.view) ? `-${state.view}` : ''}`;
 }
+
+// The views drawn as lines: one head's, or a real model's heads overlaid.
+const LINE_VIEWS = ['lines', 'overlay'];
 
 async function exportPNG(state, result, view) {
   let blob;
-  if (state.view === 'lines' && view.lineSvg) {
+  if (LINE_VIEWS.includes(state.view) && view.lineSvg) {
     const framed = linesFigure(state, result, view.lineSvg, view.lineRange);
     blob = await svgStringToPNG(framed.text, framed.width, framed.height);
   } else if (state.view === 'heads') {
@@ -92,7 +105,7 @@ async function exportPNG(state, result, view) {
 
 function exportSVG(state, result, view) {
   let text;
-  if (state.view === 'lines' && view.lineSvg) {
+  if (LINE_VIEWS.includes(state.view) && view.lineSvg) {
     text = linesFigure(state, result, view.lineSvg, view.lineRange).text;
   } else if (state.view === 'heads') {
     text = headsSVG(headsFigure(state, result));
@@ -106,6 +119,15 @@ function exportJSON(state, result) {
   const cols = result.colTokens.length;
   const matrix = (flat) =>
     result.rowTokens.map((_, r) => Array.from(flat.subarray(r * cols, (r + 1) * cols)));
+  if (result.model) {
+    downloadBlob(
+      new Blob([JSON.stringify(modelPayload(state, result, matrix), null, 1)], {
+        type: 'application/json',
+      }),
+      `${fileBase(state, result)}.json`,
+    );
+    return;
+  }
   const payload = {
     generator: 'attnlens demo',
     link: location.href,
@@ -139,6 +161,38 @@ function exportJSON(state, result) {
     new Blob([JSON.stringify(payload, null, 1)], { type: 'application/json' }),
     `${fileBase(state, result)}.json`,
   );
+}
+
+// A real model's shown layer as numbers: the model and masks it ran with, and every head.
+function modelPayload(state, result, matrix) {
+  const headOf = (h) => ({
+    weights: matrix(h.weights),
+    entropy: Array.from(h.entropy),
+    columnMeans: Array.from(h.columnMeans),
+  });
+  return {
+    generator: 'attnlens demo',
+    link: location.href,
+    model: { id: state.model === 'files' ? null : state.model, revision: state.revision || 'main' },
+    layer: result.layer,
+    head: currentHead(state, result),
+    text: state.text,
+    pair: state.pair || undefined,
+    unit: state.words ? 'words' : 'tokens',
+    mask: {
+      own: result.maskLabel,
+      surgery: result.compare?.maskLabel,
+      visible: matrix(result.mask),
+    },
+    tokens: result.rowTokens,
+    keys: result.block ? result.colTokens : undefined,
+    heads: result.heads.map(headOf),
+    surgery: result.compare && {
+      visible: matrix(result.compare.mask),
+      heads: result.compare.heads.map(headOf),
+    },
+    backend: result.backend,
+  };
 }
 
 // Puts the page's link on the clipboard, after writeUrl() has brought it up to date.

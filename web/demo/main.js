@@ -19,6 +19,7 @@ import { currentHead, focusedQuery } from './selection.js';
 import { Stage } from './stage.js';
 import { HEAD_DIMS, addressFromState, readLink, resetState } from './state.js';
 import { TokenStrip } from './token-strip.js';
+import { ModelPage } from './model-page.js';
 
 const TEXT_DEBOUNCE_MS = 140;
 const URL_DEBOUNCE_MS = 300;
@@ -49,7 +50,8 @@ let urlTimer = 0;
 let pendingQueryText = null;
 const client = new ComputeClient();
 const getState = () => state;
-const getResult = () => result;
+// What the views show: the untrained layer's result, or the shown layer of a real model.
+const getResult = () => (state.model ? modelPage.viewResult() : result);
 
 setLanguage(state.lang || detectLanguage());
 translateDocument();
@@ -60,6 +62,18 @@ const composer = new Composer(elements, { update, getState });
 const tokenStrip = new TokenStrip(elements.tokenStrip, { update, getState });
 const stage = new Stage(elements, { update, getState, getResult });
 const explain = new ExplainPanel(elements.explainBody, { onPickKey: (key) => update({ key }) });
+// A real model's side of the page (model-page.js): picker, views, predictions, explain.
+const modelPage = new ModelPage(elements, {
+  client,
+  update,
+  getState,
+  explain,
+  tokenStrip,
+  stage,
+  controls,
+  composer,
+  computePlayground: () => scheduleCompute(0),
+});
 const learn = new LearnPanel(elements.learn);
 const cost = new CostPanel(elements.costBody, {
   runBenchmark: async () => ({
@@ -92,8 +106,12 @@ function update(patch, { immediate = false } = {}) {
       update(resetState(state, language()), { immediate: true }),
     );
   }
-  controls.sync(state, result);
   scheduleUrl();
+  if (state.model || changed.includes('model')) {
+    modelPage.changed(changed, immediate);
+    return;
+  }
+  controls.sync(state, result);
   if (changed.some((k) => COMPUTED.includes(k))) {
     const typing = changed.includes('text') || changed.includes('source');
     scheduleCompute(typing && !immediate ? TEXT_DEBOUNCE_MS : 0);
@@ -120,6 +138,7 @@ function scheduleCompute(delay) {
 }
 
 async function compute() {
+  if (state.model) return; // a real model computes through modelPage
   const params = {
     mode: state.mode,
     text: state.text,
@@ -212,10 +231,15 @@ function renderMasthead() {
 }
 
 function render() {
-  stage.renderChrome(state);
   renderMasthead();
-  composer.render(state);
   composer.showLinkProblems(linkProblems);
+  if (state.model) {
+    modelPage.render();
+    return;
+  }
+  modelPage.showPlayground();
+  stage.renderChrome(state);
+  composer.render(state);
   tokenStrip.render(state, result);
   if (!result) return;
   elements.stage.classList.toggle('is-empty', result.empty);
@@ -242,11 +266,18 @@ function render() {
 
 // A "Things to try" card: every setting it depends on (the defaults, then its own), and the query
 // it is about once the result is in.
-function tryIdea(idea) {
-  const { queryText, ...patch } = idea.patch;
-  pendingQueryText = queryText ?? null;
-  update({ ...resetState(state, language()), ...patch }, { immediate: true });
-  if (pendingQueryText !== null) scheduleCompute(0);
+// A card's "Open in a real model" picks the model and shows the card's view there; nothing
+// downloads until the reader presses Load (a model already in the cache loads at once).
+function tryIdea(idea, real = false) {
+  const { queryText, ...patch } = real ? idea.real : { model: '', ...idea.patch };
+  if (real) {
+    modelPage.focusQueryText(queryText ?? null);
+    update({ ...resetState(state, language()), ...patch }, { immediate: true });
+  } else {
+    pendingQueryText = queryText ?? null;
+    update({ ...resetState(state, language()), ...patch }, { immediate: true });
+    if (pendingQueryText !== null) scheduleCompute(0);
+  }
   elements.stage.focus({ preventScroll: true });
   elements.stage.scrollIntoView({
     behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth',
@@ -264,7 +295,10 @@ for (const button of elements.languageButtons) {
 bindExports(elements, {
   getState,
   getResult,
-  getLineView: () => ({ lineSvg: stage.lineView.svg, lineRange: stage.lineView.data?.range }),
+  getLineView: () => {
+    const lines = state.view === 'overlay' ? modelPage.stage.lines : stage.lineView;
+    return { lineSvg: lines.svg, lineRange: lines.data?.range };
+  },
   writeUrl,
 });
 // A link pasted into the address bar of an open demo changes only the fragment when its settings
@@ -281,6 +315,7 @@ matchMedia('(prefers-color-scheme: dark)').addEventListener('change', render);
 
 controls.sync(state, null);
 render();
+if (state.model) modelPage.changed(['model'], true);
 // The address in its own form from the start: without the values it could not use, and with a
 // long old-style ?query moved into the fragment.
 scheduleUrl();

@@ -10,6 +10,7 @@ import { visibleMax } from '../src/views/matrix-paint.js';
 import { GRAPHIC_VIEWS } from '../src/vocabulary.js';
 import { scoreName, t, tNodes } from './i18n.js';
 import { currentHead } from './selection.js';
+import { MODEL_VIEWS } from './state.js';
 
 export class Stage {
   // update(patch) applies a state patch; getState() and getResult() return what is current.
@@ -36,13 +37,14 @@ export class Stage {
   }
 
   #bindTools(update) {
-    const tabs = this.elements.viewTabs;
-    for (const tab of tabs) {
+    for (const tab of this.elements.viewTabs) {
       tab.addEventListener('click', () => update({ view: tab.dataset.view }));
       tab.addEventListener('keydown', (event) => {
         const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
         if (!step) return;
         event.preventDefault();
+        // The tabs of the other mode are hidden: the arrows move over the shown ones.
+        const tabs = this.elements.viewTabs.filter((t) => !t.hidden);
         const next = tabs[(tabs.indexOf(tab) + step + tabs.length) % tabs.length];
         next.focus();
         update({ view: next.dataset.view });
@@ -62,12 +64,15 @@ export class Stage {
   // The selected tab, the panel it shows and the tools that belong to it.
   renderChrome(state) {
     const e = this.elements;
+    const real = state.model !== '';
     for (const tab of e.viewTabs) {
       const selected = tab.dataset.view === state.view;
       tab.setAttribute('aria-selected', String(selected));
       tab.tabIndex = selected ? 0 : -1;
+      tab.hidden = real ? tab.dataset.view === 'heads' : MODEL_VIEWS.includes(tab.dataset.view);
     }
-    for (const view of GRAPHIC_VIEWS) e.panels[view].hidden = state.view !== view;
+    for (const view of [...GRAPHIC_VIEWS, ...MODEL_VIEWS])
+      e.panels[view].hidden = state.view !== view;
     // The numbers table stays in the accessibility tree under every view (screen readers read it);
     // only the Numbers tab shows it on screen.
     e.panels.numbers.classList.toggle('is-background', state.view !== 'numbers');
@@ -79,6 +84,20 @@ export class Stage {
     if (!shown.some((b) => b.tabIndex === 0)) markTabStop(buttons, buttons.indexOf(shown[0]));
     e.legendHelp.hidden = state.view !== 'matrix'; // its keys are the heatmap's
     e.lineTools.hidden = state.view !== 'lines';
+  }
+
+  // The legend under a real model's own views: the model view draws each thumbnail to its own
+  // largest weight; token focus colours weights from 0 to 1; the head view colours heads.
+  renderModelLegend(state) {
+    const e = this.elements;
+    const ownMax = state.view === 'model';
+    e.legendBar.hidden = state.view === 'overlay';
+    e.legendLo.hidden = state.view === 'overlay';
+    e.legendHi.hidden = state.view === 'overlay';
+    e.legendBar.style.background = cssGradient(state.scale);
+    e.legendLo.textContent = '0';
+    e.legendHi.textContent = ownMax ? t('legendOwnMax') : '1.00';
+    e.legendHi.dataset.value = ownMax ? '' : '1';
   }
 
   renderEmpty() {
@@ -102,14 +121,21 @@ export class Stage {
 
     e.matrixPair.classList.toggle('comparing', Boolean(compare));
     e.compareFigure.hidden = !compare;
-    e.matrixCaptionA.replaceChildren(t('maskCaption'), ' ', el('code', { text: state.mask }));
+    // A real model's layer: its own mask beside the reader's surgery ("before" and "after").
+    const maskA = result.maskLabel ?? state.mask;
+    const maskB = compare?.maskLabel ?? state.compare;
+    const beforeAfter = (key, mask) =>
+      result.model
+        ? [t(key), ' ', el('code', { text: mask })]
+        : [t('maskCaption'), ' ', el('code', { text: mask })];
+    e.matrixCaptionA.replaceChildren(...beforeAfter('surgeryBefore', maskA));
     e.matrixCaptionA.hidden = !compare;
     for (const heatmap of [this.heatmapA, this.heatmapB]) {
       heatmap.canvas.setAttribute('aria-roledescription', t('heatmapRole'));
     }
     this.heatmapA.canvas.setAttribute(
       'aria-label',
-      compare ? t('heatmapLabelMask', { mask: state.mask }) : t('heatmapLabel'),
+      compare ? t('heatmapLabelMask', { mask: maskA }) : t('heatmapLabel'),
     );
     this.heatmapA.setLockedRow(query);
     if (state.view === 'matrix') {
@@ -121,15 +147,8 @@ export class Stage {
         colStats: colStats(result.heads, head),
       });
       if (compare) {
-        e.matrixCaptionB.replaceChildren(
-          t('maskCaption'),
-          ' ',
-          el('code', { text: state.compare }),
-        );
-        this.heatmapB.canvas.setAttribute(
-          'aria-label',
-          t('heatmapLabelMask', { mask: state.compare }),
-        );
+        e.matrixCaptionB.replaceChildren(...beforeAfter('surgeryAfter', maskB));
+        this.heatmapB.canvas.setAttribute('aria-label', t('heatmapLabelMask', { mask: maskB }));
         this.heatmapB.setLockedRow(query);
         this.heatmapB.setData({
           ...common,
@@ -168,6 +187,7 @@ export class Stage {
         entropies: result.heads.map((h) => h.entropy.reduce((a, b) => a + b, 0) / rows),
       });
     }
+    for (const part of [e.legendBar, e.legendLo, e.legendHi]) part.hidden = false;
     e.legendBar.style.background = cssGradient(state.scale);
     e.legendLo.textContent = '0';
     e.legendHi.textContent = top.toFixed(2);
@@ -175,6 +195,20 @@ export class Stage {
   }
 
   #renderCaption(state, result, head) {
+    if (result.model) {
+      this.elements.viewCaption.replaceChildren(
+        tNodes(result.block ? 'captionModelBlock' : 'captionModel', {
+          layer: result.layer + 1,
+          head: head + 1,
+          heads: result.heads.length,
+          mask: result.maskLabel,
+          n: result.rowTokens.length,
+          unit: t(state.words ? 'unitWords' : 'unitTokens'),
+          surgery: result.compare ? result.compare.maskLabel : t('surgeryNone'),
+        }),
+      );
+      return;
+    }
     const values = {
       head: head + 1,
       heads: result.heads.length,
@@ -197,9 +231,16 @@ export class Stage {
     const i = row * result.colTokens.length + col;
     const weights = source.heads[currentHead(this.getState(), result)].weights;
     const value = source.mask[i] ? formatWeight(weights[i]) : t('maskedWord');
-    const query = tokenLabel(result.rowTokens[row].text);
-    return `${query} → ${tokenLabel(result.colTokens[col].text)}: ${value}`;
+    return `${withPieces(result.rowTokens[row])} → ${withPieces(result.colTokens[col])}: ${value}`;
   }
+}
+
+// A token's label, with the model's pieces it stands for when the views show words.
+function withPieces(token) {
+  const label = tokenLabel(token.text);
+  return token.pieces?.length > 1
+    ? `${label} (${token.pieces.map(tokenLabel).join(' · ')})`
+    : label;
 }
 
 // The top of the colour range each view draws with, so the legend shows what the view shows:

@@ -8,6 +8,7 @@ import { LANGUAGES } from '../src/i18n/translate.js';
 import { fragmentParams, placeParams, readParams } from '../src/share-link.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { formatMask, maskForMode, parseMask } from '../src/mask-notation.js';
+import { validateHubId, validateRevision } from '../src/models/files/hub.js';
 import {
   DEFAULT_GRANULARITY,
   DEFAULT_HEAD_DIM,
@@ -28,6 +29,11 @@ export const TEMPERATURE_RANGE = [0.1, 10];
 export const TEMPERATURE_STEPS = 40;
 // The head sizes d_k the page offers; d_model = heads x d_k (at most 1024, the text path's widest).
 export const HEAD_DIMS = [2, 4, 8, 16, 32, 64, 128];
+// The views a real model adds: every layer x head, one layer's heads overlaid as lines, and
+// where one token looks in every head.
+export const MODEL_VIEWS = ['model', 'overlay', 'focus'];
+// Layers and heads a link may name before the model is loaded (then clamped to the model's).
+const MAX_LINK_LAYERS = 256;
 
 // The example the page opens on: the Chinese sentence for a reader whose language is Chinese.
 export function defaultText(language) {
@@ -57,6 +63,18 @@ export function defaultState(language = 'en') {
     orientation: 'auto',
     lang: '',
     backend: 'auto',
+    // A real model (model-session.js): '' for the untrained layer, a Hub id, or 'files' (picked
+    // files: never in the link). The rest applies to a real model only.
+    model: '',
+    revision: '',
+    dtype: 'f32',
+    layer: 0,
+    surgery: '', // a mask notation replacing the model's own masks, '' for none
+    surgeryLayer: -1, // the layer it applies to, -1 for all
+    words: false, // views over words instead of the model's tokens
+    pair: '', // BERT: a second sentence
+    block: false, // with a pair: only the block of the first sentence's rows, second's columns
+    overlay: '', // the head view's heads, 1-based "1,3,4" ('' for the first four)
   };
 }
 
@@ -64,7 +82,7 @@ const ENUMS = {
   mode: ['self', 'cross'],
   score: SCORES,
   granularity: GRANULARITIES,
-  view: VIEWS,
+  view: [...VIEWS, ...MODEL_VIEWS],
   scale: SCALE_NAMES,
   range: ['max', 'unit'],
   orientation: ['auto', 'vertical', 'horizontal'],
@@ -72,8 +90,17 @@ const ENUMS = {
   backend: ['auto', 'wasm', 'webgpu'],
 };
 
-// Settings a reset leaves alone: how the reader likes to see the page, not what it shows.
-const PREFERENCES = ['lang', 'backend', 'scale', 'range', 'orientation'];
+// Settings a reset leaves alone: how the reader likes to see the page, and which model it runs.
+const PREFERENCES = [
+  'lang',
+  'backend',
+  'scale',
+  'range',
+  'orientation',
+  'model',
+  'revision',
+  'dtype',
+];
 
 // The default state with the reader's preferences kept: what Reset and every "Things to try"
 // card start from, so no setting of an earlier card or example carries over.
@@ -104,6 +131,16 @@ const PARAMS = {
   orientation: 'layout',
   lang: 'lang',
   backend: 'backend',
+  model: 'model',
+  revision: 'rev',
+  dtype: 'dtype',
+  layer: 'layer',
+  surgery: 'surgery',
+  surgeryLayer: 'surgeryLayer',
+  words: 'words',
+  pair: 'pair',
+  block: 'block',
+  overlay: 'overlay',
 };
 
 function validMask(text) {
@@ -115,6 +152,26 @@ function validMask(text) {
 }
 
 const PARAM_NAMES = Object.values(PARAMS);
+
+// `check(text)` returns text or throws (hub.js's validators): the text, or null.
+function valid(check, text) {
+  try {
+    return check(text);
+  } catch {
+    return null;
+  }
+}
+
+// A Hub model id (picked files cannot travel in a link).
+const validModelId = (text) => (text === '' ? '' : valid(validateHubId, text));
+
+const readFlag = (text) => ({ 1: true, 0: false })[text] ?? null;
+
+// A 1-based index in a link, as the 0-based one the state keeps.
+function oneBased(text, max) {
+  const value = readIntegerIn(text, 1, max);
+  return value === null ? null : value - 1;
+}
 
 /**
  * The state a link describes ("?text=...&mask=causal", or the same in its fragment), starting
@@ -142,10 +199,23 @@ export function readLink(search, hash = '', language = 'en') {
   use('text', (text) => text);
   use('source', (text) => text);
   use('heads', (text) => readIntegerIn(text, 1, MAX_PAGE_HEADS));
+  use('model', validModelId);
+  use('revision', (text) => (state.model ? valid(validateRevision, text) : null));
+  use('dtype', (text) => readChoice(text, ['f32', 'f16'], null));
+  // A real model's heads are known once it loads: a link may name any, clamped then.
   use('head', (text) => {
-    const head = readIntegerIn(text, 1, state.heads);
+    const head = readIntegerIn(text, 1, state.model ? MAX_LINK_LAYERS : state.heads);
     return head === null ? null : head - 1;
   });
+  use('layer', (text) => oneBased(text, MAX_LINK_LAYERS));
+  use('surgery', (text) => (text === '' ? '' : validMask(text)));
+  use('surgeryLayer', (text) => oneBased(text, MAX_LINK_LAYERS));
+  use('words', readFlag);
+  use('block', readFlag);
+  use('pair', (text) => text);
+  use('overlay', (text) =>
+    /^\d{1,3}(,\d{1,3}){0,31}$/.test(text) && !text.split(',').includes('0') ? text : null,
+  );
   use('query', (text) => readIntegerIn(text, 0, 1e6));
   use('key', (text) => readIntegerIn(text, 0, 1e6));
   use('dk', (text) => HEAD_DIMS.find((d) => String(d) === text) ?? null);
@@ -196,15 +266,32 @@ export function searchFromState(state, language = 'en') {
   const params = new URLSearchParams();
   for (const [field, name] of Object.entries(PARAMS)) {
     let value = state[field];
-    if (field === 'head') value = state.head + 1;
-    if (field === 'head' ? state.head === defaults.head : value === defaults[field]) continue;
+    if (['head', 'layer', 'surgeryLayer'].includes(field)) value = state[field] + 1;
+    if (state[field] === defaults[field]) continue;
     if (field === 'source' && state.mode !== 'cross') continue;
     if ((field === 'query' || field === 'key') && value < 0) continue;
+    if (field === 'model' && value === 'files') continue;
+    if (MODEL_FIELDS.includes(field) && !realModel(state)) continue;
+    if (field === 'words' || field === 'block') value = value ? 1 : 0;
     params.set(name, String(value));
   }
   const search = params.toString();
   return search ? `?${search}` : '';
 }
+
+// The settings that belong to a real model: left out of the link of the untrained layer.
+const MODEL_FIELDS = [
+  'revision',
+  'dtype',
+  'layer',
+  'surgery',
+  'surgeryLayer',
+  'words',
+  'pair',
+  'block',
+  'overlay',
+];
+const realModel = (state) => state.model !== '' && state.model !== 'files';
 
 // Temperature slider position (0..TEMPERATURE_STEPS) <-> value on a log scale from 0.1 to 10,
 // rounded to two significant digits.

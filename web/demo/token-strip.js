@@ -16,7 +16,9 @@ function tokenChip(token, index, { side, pressed, global, onclick }) {
       dataset: { side, index },
       'aria-pressed': String(pressed),
       onclick,
-      title: tokenLabel(token.text),
+      title: token.pieces
+        ? `${tokenLabel(token.text)}: ${token.pieces.map(tokenLabel).join(' · ')}`
+        : tokenLabel(token.text),
     },
     shortLabel(token.text, 16),
     el('sub', { text: String(index + 1) }),
@@ -40,7 +42,9 @@ export class TokenStrip {
       strip.replaceChildren();
       return;
     }
-    const globals = new Set(parseMask(state.mask).globalTokens);
+    // A real model's global tokens count its own tokens, not the words the views may show.
+    const mask = state.model ? (state.words ? '' : state.surgery) : state.mask;
+    const globals = new Set(parseMask(mask).globalTokens);
     const query = focusedQuery(state, result);
     // The chip that had the focus gets it back once the strip is rebuilt.
     const focused = strip.contains(document.activeElement)

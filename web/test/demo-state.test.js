@@ -180,6 +180,54 @@ describe('demo URL state', () => {
   });
 });
 
+describe('a real model in the link', () => {
+  const model = {
+    ...defaultState(),
+    model: 'roneneldan/TinyStories-1M',
+    revision: 'v1.0',
+    dtype: 'f16',
+    layer: 3,
+    head: 7,
+    surgery: 'causal+local:3',
+    surgeryLayer: 2,
+    words: true,
+    pair: 'I love natural language processing',
+    block: true,
+    overlay: '1,3',
+    view: 'model',
+  };
+
+  it('keeps the model, its layer and head, the mask surgery and the views', () => {
+    assert.deepEqual(roundTrip(model), model);
+    const params = new URLSearchParams(searchFromState(model));
+    assert.deepEqual(
+      ['model', 'rev', 'layer', 'head', 'surgery', 'surgeryLayer'].map((name) => params.get(name)),
+      ['roneneldan/TinyStories-1M', 'v1.0', '4', '8', 'causal+local:3', '3'],
+      'one-based layers and heads, as the page shows them',
+    );
+  });
+
+  it("leaves a model's settings out of the untrained layer's link and out of picked files'", () => {
+    assert.equal(searchFromState({ ...model, model: '' }), '?head=8&view=model');
+    assert.equal(searchFromState({ ...model, model: 'files' }), '?head=8&view=model');
+  });
+
+  it('reports a model id, revision, layer or surgery it cannot use', () => {
+    const { state, problems } = readLink(
+      '?model=..%2Fsecrets&rev=main&layer=0&surgery=sideways&surgeryLayer=x&words=2',
+    );
+    assert.deepEqual(state, defaultState());
+    assert.deepEqual(problems, [
+      { param: 'model', value: '../secrets' },
+      { param: 'rev', value: 'main' },
+      { param: 'layer', value: '0' },
+      { param: 'surgery', value: 'sideways' },
+      { param: 'surgeryLayer', value: 'x' },
+      { param: 'words', value: '2' },
+    ]);
+  });
+});
+
 describe('links the demo cannot fully use', () => {
   it('lists each value it fell back from, as given', () => {
     const { state, problems } = readLink(

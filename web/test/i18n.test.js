@@ -61,7 +61,10 @@ describe('strings', () => {
       }
     }
     for (const example of EXAMPLES) asked.add(example.label);
-    for (const idea of IDEAS) asked.add(idea.title).add(idea.text);
+    for (const idea of IDEAS) {
+      asked.add(idea.title).add(idea.text);
+      if (idea.realText) asked.add(idea.realText);
+    }
     assert.ok(asked.size > 100, `found only ${asked.size} keys: the scan is broken`);
     assert.deepEqual(
       [...asked].filter((key) => !(key in english)),

@@ -66,6 +66,16 @@ test('run() options are checked: unknown keys, types, ranges, notation, pairs', 
     code: 'out_of_range',
     parameter: 'topK',
   });
+  await rejectsWith(gpt2.run('hi', { projections: gpt2.info.layers }), {
+    name: 'RangeError',
+    code: 'out_of_range',
+    parameter: 'projections',
+  });
+  await rejectsWith(gpt2.run('hi', { projections: '1' }), {
+    name: 'TypeError',
+    code: 'invalid_argument',
+    parameter: 'projections',
+  });
   await rejectsWith(gpt2.run('hi', { returnLogits: 'yes' }), {
     name: 'TypeError',
     code: 'invalid_argument',

@@ -14,6 +14,9 @@ import { assertClose, referenceForward, tinyModel } from './support/tiny-models.
 
 const ATTENTION_TOL = { abs: 5e-6 };
 const LOGIT_TOL = { abs: 5e-5, rel: 2e-5 };
+const PROJECTION_TOL = { abs: 5e-5, rel: 2e-5 };
+// The layer whose q, k and v every run also returns (each tiny model has at least two).
+const PROJECTED_LAYER = 1;
 
 const GPT_TEXTS = ['The quick brown fox', 'Once upon a time there was a little girl named Lily.'];
 const BERT_TEXTS = [
@@ -35,6 +38,7 @@ before(async () => {
       const inputs = name.startsWith('bert') ? BERT_TEXTS : GPT_TEXTS.map((text) => ({ text }));
       for (const input of inputs) {
         const options = input.pair ? { pair: input.pair } : {};
+        options.projections = PROJECTED_LAYER;
         if (model.info.predicts) options.returnLogits = true;
         const result = await model.run(input.text, options);
         runs.push({ name, format, info: model.info, input, result });
@@ -47,13 +51,14 @@ before(async () => {
       folder: tinyModel(name, format),
       ids: result.tokens.map((t) => t.id),
       types: info.causal ? null : result.tokens.map((t) => t.segment),
+      projections: PROJECTED_LAYER,
     })),
   );
 });
 
 for (const name of MODELS) {
   for (const format of ['safetensors', 'bin']) {
-    test(`${name} from ${format}: each layer's and head's attention and the logits`, () => {
+    test(`${name} from ${format}: every head's attention, the logits, a layer's q, k, v`, () => {
       const cases = runs.map((run, i) => ({ run, expected: reference[i] }));
       const mine = cases.filter(({ run }) => run.name === name && run.format === format);
       assert.ok(mine.length > 0);
@@ -62,6 +67,21 @@ for (const name of MODELS) {
         const n = result.tokens.length;
         const dims = { layer: info.layers, head: info.heads, query: n, key: n };
         assertClose(result.attention, expected.attention, ATTENTION_TOL, `${name} attention`, dims);
+        const { projections } = result;
+        assert.equal(projections.layer, PROJECTED_LAYER);
+        assert.equal(projections.headDim, info.hidden / info.heads);
+        const qkv = Float32Array.from([...projections.q, ...projections.k, ...projections.v]);
+        assertClose(qkv, expected.projections, PROJECTION_TOL, `${name} q, k, v`, {
+          part: 3,
+          head: info.heads,
+          token: n,
+          dim: projections.headDim,
+        });
+        const unscaled = info.modelType === 'gpt_neo';
+        assert.equal(
+          projections.scale,
+          Math.fround(unscaled ? 1 : 1 / Math.sqrt(projections.headDim)),
+        );
         if (!info.predicts) {
           assert.equal(expected.logits, null);
           assert.deepEqual(result.predictions, []);

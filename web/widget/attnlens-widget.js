@@ -12,6 +12,11 @@
 // head opens it as a matrix, with a button back to all heads. With a source, only the masks that
 // apply between two texts are used (maskForMode: an alignment window, key padding).
 //
+// Real models: snapshot="attention.json" draws a snapshot exported from the demo (no model, no
+// compute); model="roneneldan/TinyStories-1M" (+ revision) shows "Load model (size)" and runs the
+// model on `text` only after that click; `layer` and `head` (1-based) pick what is shown
+// (widget-models.js, loaded only for these).
+//
 // Every widget on a page shares one engine (one wasm instance), and each computes only once it
 // scrolls near the viewport. Styles live in a shadow root; the host element decides the width.
 // No eval, no inline script, no innerHTML: it runs under `script-src 'self' 'wasm-unsafe-eval'`,
@@ -121,6 +126,10 @@ export class AttnLensElement extends ElementBase {
     'language',
     'colors',
     'demo',
+    'snapshot',
+    'model',
+    'revision',
+    'layer',
   ];
 
   #visible = false;
@@ -131,6 +140,10 @@ export class AttnLensElement extends ElementBase {
   #parts = null;
   #openedHead = -1; // in the heads view: the head opened as a matrix, -1 for the grid
   #warnedDemo = null; // the refused `demo` value already warned about
+  #lens = null; // a snapshot, or a real model's run in the snapshot's form
+  #lenses = null; // widget-models.js, once an element needed it
+  #loader = null; // its LensLoader: what this element shows, and whether Load was pressed
+  #shownLayer = -1; // the layer the reader picked in the header, -1 for the `layer` attribute
 
   connectedCallback() {
     if (!this.shadowRoot) this.#build();
@@ -145,6 +158,7 @@ export class AttnLensElement extends ElementBase {
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue || !this.#visible) return;
     this.#openedHead = -1;
+    if (name === 'layer') this.#shownLayer = -1;
     this.#schedule();
   }
 
@@ -224,6 +238,10 @@ export class AttnLensElement extends ElementBase {
   async #compute() {
     const generation = ++this.#generation;
     const parts = this.#parts;
+    if (this.hasAttribute('snapshot') || this.hasAttribute('model')) {
+      this.#computeLens(generation);
+      return;
+    }
     parts.status.textContent = this.#t('widgetLoading');
     this.dataset.state = 'computing';
     try {
@@ -277,6 +295,44 @@ export class AttnLensElement extends ElementBase {
     }
   }
 
+  // A snapshot (read, no compute) or a real model (after the reader's click).
+  async #computeLens(generation) {
+    const parts = this.#parts;
+    const t = (key, values) => this.#t(key, values);
+    this.dataset.state = 'computing';
+    try {
+      this.#lenses ??= await import('./widget-models.js');
+      this.#loader ??= new this.#lenses.LensLoader(parts, {
+        t,
+        onLoadClick: () => this.#schedule(),
+      });
+      const lens = await this.#loader.lensFor(this, () => generation === this.#generation);
+      if (generation !== this.#generation) return;
+      if (!lens) {
+        this.#view?.destroy?.();
+        this.#view = null;
+        this.dataset.state = 'waiting-load';
+        return;
+      }
+      this.#lens = lens;
+      this.#result = this.#lenses.lensResult(lens, {
+        layer: this.#shownLayer >= 0 ? String(this.#shownLayer + 1) : this.getAttribute('layer'),
+        head: this.getAttribute('head'),
+        settings: this.#settings(),
+        t,
+      });
+      this.#render();
+      this.dataset.state = 'ready';
+      this.dataset.renders = String(Number(this.dataset.renders ?? 0) + 1);
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      this.dataset.state = 'error';
+      parts.status.textContent = this.#t('widgetError', { message: error.message });
+      parts.view.replaceChildren();
+      parts.header.replaceChildren();
+    }
+  }
+
   #render() {
     const { rowTokens, colTokens, heads, settings, cross, backend } = this.#result;
     const parts = this.#parts;
@@ -288,21 +344,34 @@ export class AttnLensElement extends ElementBase {
     const top = visibleMax(weights, mask) || 1;
     parts.status.textContent = '';
     const rows = rowTokens.length;
+    const lens = this.#result.lens;
+    const headNumber = (h) => (lens ? lens.indices[h] + 1 : h + 1);
     parts.header.replaceChildren(
       ...[
-        el('span', {
-          class: 'count',
-          text: cross
-            ? this.#t('widgetTokensCross', { nt: rows, ns: colTokens.length })
-            : this.#t(rows === 1 ? 'tokensCountOne' : 'tokensCount', { n: rows }),
-        }),
-        el('code', { text: formatMask(settings.mask) }),
-        el('span', {
-          text: `${this.#t(`score:${settings.score}`)} · T = ${settings.temperature}`,
-        }),
-        heads.length > 1
-          ? el('span', { text: this.#t('widgetHeadOf', { n: head + 1, of: heads.length }) })
-          : null,
+        ...(lens
+          ? this.#lenses.lensHeader(this.#result, head, {
+              t: (key, values) => this.#t(key, values),
+              onLayer: (layer) => {
+                this.#shownLayer = layer;
+                this.#openedHead = -1;
+                this.#schedule();
+              },
+            })
+          : [
+              el('span', {
+                class: 'count',
+                text: cross
+                  ? this.#t('widgetTokensCross', { nt: rows, ns: colTokens.length })
+                  : this.#t(rows === 1 ? 'tokensCountOne' : 'tokensCount', { n: rows }),
+              }),
+              el('code', { text: formatMask(settings.mask) }),
+              el('span', {
+                text: `${this.#t(`score:${settings.score}`)} · T = ${settings.temperature}`,
+              }),
+              heads.length > 1
+                ? el('span', { text: this.#t('widgetHeadOf', { n: head + 1, of: heads.length }) })
+                : null,
+            ]),
         opened
           ? el(
               'button',
@@ -341,7 +410,7 @@ export class AttnLensElement extends ElementBase {
             this.#render();
             this.#view.canvas?.focus();
           },
-          headLabel: (h) => this.#t('headN', { n: h + 1 }),
+          headLabel: (h) => this.#t('headN', { n: headNumber(h) }),
         });
       }
       this.#view.kind = view;
@@ -382,7 +451,7 @@ export class AttnLensElement extends ElementBase {
       colTokens,
       weights,
       mask,
-      caption: this.#t('widgetTableCaption', { n: head + 1 }),
+      caption: this.#t('widgetTableCaption', { n: headNumber(head) }),
       corner: this.#t('tableCorner'),
       masked: this.#t('maskedWord'),
     });
@@ -428,6 +497,10 @@ export class AttnLensElement extends ElementBase {
       return null;
     }
     const params = url.searchParams;
+    if (this.#result.lens) {
+      const lensUrl = this.#lenses.lensDemoLink(url, this.#lens, this.#result);
+      return lensUrl && lensUrl.href;
+    }
     params.set('text', settings.text);
     if (settings.source !== null) {
       params.set('mode', 'cross');

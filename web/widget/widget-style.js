@@ -73,6 +73,16 @@ export const WIDGET_CSS = `
   font: inherit; font-size: 12px; border: 1px solid var(--line-strong); background: var(--paper);
   color: var(--al-ink); border-radius: 6px; padding: 1px 8px; cursor: pointer; margin-left: auto;
 }
+.header select {
+  font: inherit; font-size: 12px; border: 1px solid var(--line-strong); background: var(--paper);
+  color: var(--al-ink); border-radius: 6px; padding: 1px 4px;
+}
+.load-model {
+  font: inherit; font-size: 14px; font-weight: 650; border: 0; border-radius: 999px;
+  cursor: pointer; background: #b23218; color: #fff; padding: 9px 18px; margin: 18px auto;
+  display: block;
+}
+.load-model:focus-visible { outline: 2px solid var(--al-ink); outline-offset: 2px; }
 .al-tooltip {
   position: absolute; left: 0; top: 0; pointer-events: none; z-index: 2; background: var(--al-ink);
   color: var(--al-background); font: 12px/1.3 ui-monospace, Menlo, Consolas, monospace;

@@ -128,6 +128,9 @@ struct ForwardOptions {
   std::vector<std::int64_t> logit_positions;
   std::int64_t threads = 1;            // as AttentionOptions::threads; also splits the GEMMs
   const KernelSet* kernels = nullptr;  // nullptr: the fastest set compiled in
+  // The layer whose q, k and v ForwardOutputs::projections receives (what the layer's attention
+  // scored and averaged), or -1 for none.
+  std::int64_t projections_layer = -1;
 };
 
 struct ForwardOutputs {
@@ -137,6 +140,9 @@ struct ForwardOutputs {
                                    // then each layer's; for GPT models the last is after ln_f
   MutableFloatView log_sum_exp;    // [logit_positions], or empty: log sum_v exp(logit_v) of each
                                    // logits row, so a token's probability is exp(logit - it)
+  MutableFloatView projections;    // [3, heads, N, head_dim], or empty: q, k, v of
+                                   // ForwardOptions::projections_layer, head-major, as attention()
+                                   // receives them (before the layer's attention_scale())
 };
 
 struct ForwardStats {
@@ -156,10 +162,9 @@ ModelSize model_size(const TransformerConfig& config);
 // linked), otherwise what size_t addresses.
 std::int64_t default_memory_limit();
 
-// The memory check the constructor makes first, on its own (nothing is allocated): validates
-// `config`, then refuses a model whose weights and load scratch exceed `memory_limit` bytes (0:
-// default_memory_limit()) with a RangeError "model" stating the sizes; else returns them.
-ModelSize require_memory(const TransformerConfig& config, std::int64_t memory_limit);
+// model_size(config), or a RangeError "model" stating the sizes when the weights and the load
+// scratch exceed `memory_limit` bytes (0: default_memory_limit()). What the constructor checks.
+ModelSize require_model_fits(const TransformerConfig& config, std::int64_t memory_limit = 0);
 
 class Transformer {
  public:
@@ -187,6 +192,11 @@ class Transformer {
   // forward()): causal for GPT and llama models (plus a left window of window - 1 on GPT-Neo's
   // local and llama's sliding-window layers), none for BERT.
   MaskSpec layer_mask(std::int64_t layer) const;
+
+  // The factor a layer multiplies q.k by before the softmax: 1/sqrt(head_dim) for GPT-2 (and
+  // 1/(layer + 1) more with scale_attn_by_inverse_layer_idx; 1 without scale_attn_weights) and
+  // BERT and the llama family, 1 for GPT-Neo. RangeError for a layer outside the model.
+  float attention_scale(std::int64_t layer) const;
 
   ForwardStats forward(const ForwardInputs& inputs, const ForwardOptions& options,
                        const ForwardOutputs& outputs) const;

@@ -3,9 +3,12 @@
 // Values fill placeholders as text, never as markup. The demo binds this to the page's language
 // (demo/i18n.js); each <attn-lens> to its own `language` attribute.
 import { en } from './strings/en.js';
+import { enModels } from './strings/en-models.js';
 import { zh } from './strings/zh.js';
+import { zhModels } from './strings/zh-models.js';
 
-export const STRINGS = { en, zh };
+// Each language: the page's strings, then those of real models (a file of their own).
+export const STRINGS = { en: { ...en, ...enModels }, zh: { ...zh, ...zhModels } };
 export const LANGUAGES = Object.keys(STRINGS);
 export const DEFAULT_LANGUAGE = 'en';
 

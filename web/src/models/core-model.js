@@ -29,43 +29,7 @@ export class CoreModel {
     checkModelBlockLayout(module);
     this.#module = module;
     withHeap(module, (heap) => {
-      const block = new ModelBlock(module, heap, 'create')
-        .set('architecture', code('architectures', config.architecture))
-        .set('layers', config.layers)
-        .set('heads', config.heads)
-        .set('hidden', config.hidden)
-        .set('intermediate', config.intermediate)
-        .set('vocab', config.vocab)
-        .set('maxPositions', config.maxPositions)
-        .set('typeVocabSize', config.typeVocabSize ?? 0)
-        .set('layerNormEps', config.layerNormEps)
-        .set('activation', code('activations', config.activation))
-        .set('scaleAttnWeights', config.scaleAttnWeights === false ? 0 : 1)
-        .set('scaleAttnByInverseLayerIdx', config.scaleAttnByInverseLayerIdx ? 1 : 0)
-        .set('lmHead', config.lmHead ? 1 : 0)
-        .set('matrixDtype', code('dtypes', config.dtype))
-        .set('tieWordEmbeddings', config.tieWordEmbeddings === false ? 0 : 1);
-      if (config.architecture === 'llama') {
-        const rope = config.rope;
-        block
-          .set('kvHeads', config.kvHeads)
-          .set('headDim', config.headDim)
-          .set('qkvBias', config.qkvBias ? 1 : 0)
-          .set('outputBias', config.outputBias ? 1 : 0)
-          .set('mlpBias', config.mlpBias ? 1 : 0)
-          .set('ropeTheta', rope.theta)
-          .set('ropeScaling', code('ropeScalings', rope.scaling))
-          .set('ropeFactor', rope.factor)
-          .set('ropeLowFreqFactor', rope.lowFreqFactor)
-          .set('ropeHighFreqFactor', rope.highFreqFactor)
-          .set('ropeOriginalMaxPositions', rope.originalMaxPositions);
-      }
-      if (config.localWindows?.length) {
-        block.array(
-          'localWindows',
-          heap.copyIn(Float64Array.from(config.localWindows), 'localWindows'),
-        );
-      }
+      const block = createBlock(module, heap, config);
       this.#handle = unwrap(module._modelCreate(block.write()));
       this.parameters = block.result('resultParameters');
       this.weightBytes = block.result('resultWeightBytes');
@@ -94,18 +58,36 @@ export class CoreModel {
     return unwrap(this.#module._modelLayerMask(this.#handle, layer));
   }
 
+  /** The factor a layer multiplies q.k by before its softmax. */
+  layerScale(layer) {
+    return unwrap(this.#module._modelLayerScale(this.#handle, layer));
+  }
+
   /**
    * One forward pass. `masks`: null (every layer its own) or a list of attention mask options
    * (checks.js form: causal, window, sparse, globalTokens), one for all layers or one per layer.
-   * @returns {{ attention?: Float32Array, logits?: Float32Array, logSumExp?: Float32Array }}
-   *   logSumExp: each logits row's log sum exp (a token's probability is exp(logit - it))
+   * `projectionsLayer`: -1, or the layer whose q, k and v come back as `projections`.
+   * @returns {{ attention?: Float32Array, logits?: Float32Array, logSumExp?: Float32Array,
+   *   projections?: Float32Array }} logSumExp: each logits row's log sum exp (a token's
+   *   probability is exp(logit - it)); projections: [3, heads, N, head_dim], q then k then v
    */
-  forward({ ids, types, masks, logitPositions, threads, shape, wantAttention = true }) {
+  forward({
+    ids,
+    types,
+    masks,
+    logitPositions,
+    threads,
+    shape,
+    wantAttention = true,
+    projectionsLayer = -1,
+  }) {
     const m = this.#module;
-    const { layers, heads, vocab } = shape;
+    const { layers, heads, vocab, hidden, headDim } = shape;
     const n = ids.length;
     return withHeap(m, (heap) => {
-      const block = new ModelBlock(m, heap, 'forward').set('threads', threads);
+      const block = new ModelBlock(m, heap, 'forward')
+        .set('threads', threads)
+        .set('projectionsLayer', projectionsLayer);
       block.array('tokenIds', heap.copyIn(Int32Array.from(ids), 'tokenIds'));
       if (types) block.array('tokenTypes', heap.copyIn(Int32Array.from(types), 'tokenTypes'));
       if (masks) {
@@ -127,11 +109,15 @@ export class CoreModel {
         logSumExp = heap.floats(logitPositions.length, 'logSumExp');
         block.array('logits', logits).array('logSumExp', logSumExp);
       }
+      const projections =
+        projectionsLayer >= 0 ? heap.floats(3 * n * heads * headDim, 'projections') : null;
+      if (projections) block.array('projections', projections);
       unwrap(m._modelForward(this.#handle, block.write()));
       return {
         attention: attention ? copyFloats(m, attention) : undefined,
         logits: logits ? copyFloats(m, logits) : undefined,
         logSumExp: logSumExp ? copyFloats(m, logSumExp) : undefined,
+        projections: projections ? copyFloats(m, projections) : undefined,
       };
     });
   }
@@ -141,6 +127,71 @@ export class CoreModel {
     unwrap(this.#module._modelDestroy(this.#handle));
     this.#handle = null;
   }
+}
+
+// The create block of a core config (architectures/*.js coreConfig() plus { dtype }).
+function createBlock(module, heap, config) {
+  const block = new ModelBlock(module, heap, 'create')
+    .set('architecture', code('architectures', config.architecture))
+    .set('layers', config.layers)
+    .set('heads', config.heads)
+    .set('hidden', config.hidden)
+    .set('intermediate', config.intermediate)
+    .set('vocab', config.vocab)
+    .set('maxPositions', config.maxPositions)
+    .set('typeVocabSize', config.typeVocabSize ?? 0)
+    .set('layerNormEps', config.layerNormEps)
+    .set('activation', code('activations', config.activation))
+    .set('scaleAttnWeights', config.scaleAttnWeights === false ? 0 : 1)
+    .set('scaleAttnByInverseLayerIdx', config.scaleAttnByInverseLayerIdx ? 1 : 0)
+    .set('lmHead', config.lmHead ? 1 : 0)
+    .set('matrixDtype', code('dtypes', config.dtype))
+    .set('tieWordEmbeddings', config.tieWordEmbeddings === false ? 0 : 1);
+  if (config.architecture === 'llama') {
+    const rope = config.rope;
+    block
+      .set('kvHeads', config.kvHeads)
+      .set('headDim', config.headDim)
+      .set('qkvBias', config.qkvBias ? 1 : 0)
+      .set('outputBias', config.outputBias ? 1 : 0)
+      .set('mlpBias', config.mlpBias ? 1 : 0)
+      .set('ropeTheta', rope.theta)
+      .set('ropeScaling', code('ropeScalings', rope.scaling))
+      .set('ropeFactor', rope.factor)
+      .set('ropeLowFreqFactor', rope.lowFreqFactor)
+      .set('ropeHighFreqFactor', rope.highFreqFactor)
+      .set('ropeOriginalMaxPositions', rope.originalMaxPositions);
+  }
+  if (config.localWindows?.length) {
+    block.array(
+      'localWindows',
+      heap.copyIn(Float64Array.from(config.localWindows), 'localWindows'),
+    );
+  }
+  return block;
+}
+
+/**
+ * The size of the model `config` describes, computed by the core without allocating it:
+ * { parameters, weightBytes, loadScratchBytes, fits, reason } (`reason`: why it would not fit
+ * this module's memory, the message loading it would fail with; null when it fits).
+ */
+export function coreModelSize(module, config) {
+  checkModelBlockLayout(module);
+  return withHeap(module, (heap) => {
+    const block = createBlock(module, heap, config);
+    const answer = module._modelSize(block.write());
+    const error = answer?.error ? coreError(answer.error) : null;
+    // A config the core refuses is an error; one that is too large still has its sizes.
+    if (error && error.parameter !== 'model') throw error;
+    return {
+      parameters: block.result('resultParameters'),
+      weightBytes: block.result('resultWeightBytes'),
+      loadScratchBytes: block.result('resultLoadScratchBytes'),
+      fits: error === null,
+      reason: error?.message ?? null,
+    };
+  });
 }
 
 /** A shape error naming the checkpoint tensor and both shapes. */

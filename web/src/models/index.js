@@ -4,5 +4,6 @@
 export { loadModel, MODEL_OPTIONS } from './load-model.js';
 export { RUN_OPTIONS } from './model.js';
 export { SUPPORTED_MODEL_TYPES } from './architectures/index.js';
-export { loadModelFiles, clearModelCache } from './files/index.js';
+export { describeModel, DESCRIBE_OPTIONS } from './describe-model.js';
+export { loadModelFiles, listModelFiles, clearModelCache } from './files/index.js';
 export { createTokenizer } from './tokenizer.js';

@@ -3,13 +3,13 @@
 // (architectures/), every weight is written once, straight into wasm memory, and the file
 // buffers are let go.
 
-import { Attention, createAttention, wasmBackendOf } from '../attention.js';
-import { describe } from '../errors.js';
-import { oneOf, optionsObject, shapeError, typeError } from '../argument-checks.js';
+import { wasmBackendOf } from '../attention.js';
+import { oneOf, optionsObject, shapeError } from '../argument-checks.js';
 import { architectureOf } from './architectures/index.js';
 import { CoreModel, shapeMismatch } from './core-model.js';
 import { loadModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
 import { Model } from './model.js';
+import { checkModelEngine, openModelEngine } from './model-engine.js';
 import { createTokenizer } from './tokenizer.js';
 
 /** The options loadModel accepts: loadModelFiles' plus dtype and attention (the engine). */
@@ -20,29 +20,14 @@ export async function loadModel(source, options) {
   const dtype = oneOf(opts.dtype, 'dtype', ['f32', 'f16'], 'f32');
   // `attention`, as in analyze(): an instance to run on (its wasm memory holds the weights, and
   // it outlives the model); without one the model opens its own wasm engine and closes it.
-  if (opts.attention !== undefined && !(opts.attention instanceof Attention)) {
-    throw typeError(
-      'attention',
-      `must be an instance from createAttention(), got ${describe(opts.attention)}`,
-    );
-  }
-  // Before any download: an engine without the models' bindings could never hold the model.
-  if (
-    opts.attention &&
-    typeof wasmBackendOf(opts.attention, 'attention').module._modelCreate !== 'function'
-  ) {
-    throw typeError(
-      'attention',
-      'holds the attention-only wasm module: create it with createAttention({ models: true })',
-    );
-  }
+  checkModelEngine(opts.attention);
   const fileOptions = Object.fromEntries(
     MODEL_FILES_OPTIONS.filter((key) => opts[key] !== undefined).map((key) => [key, opts[key]]),
   );
   const owned = opts.attention === undefined;
   const [files, engine] = await Promise.allSettled([
     loadModelFiles(source, fileOptions),
-    owned ? createAttention({ backend: 'wasm', models: true }) : opts.attention,
+    owned ? openModelEngine() : opts.attention,
   ]);
   if (files.status === 'rejected' || engine.status === 'rejected') {
     if (owned && engine.status === 'fulfilled') engine.value.dispose();
@@ -88,6 +73,7 @@ async function build(files, engine, dtype) {
     config: core,
     modelType: config.model_type,
     dtype,
+    source: files.source,
   });
 }
 

@@ -35,11 +35,12 @@ export const LAYOUT = Object.freeze({
       'ropeOriginalMaxPositions',
       'resultParameters',
       'resultWeightBytes',
+      'resultLoadScratchBytes',
     ],
     arrays: ['localWindows'],
   },
   forward: {
-    slots: ['threads', 'resultScratchBytes', 'resultThreads'],
+    slots: ['threads', 'projectionsLayer', 'resultScratchBytes', 'resultThreads'],
     arrays: [
       'tokenIds',
       'tokenTypes',
@@ -49,6 +50,7 @@ export const LAYOUT = Object.freeze({
       'logits',
       'hiddenStates',
       'logSumExp',
+      'projections',
     ],
   },
   architectures: ['gpt2', 'gpt_neo', 'bert', 'llama'],

@@ -10,7 +10,14 @@ import { formatMask, maskForMode, maskOptions, parseMask } from '../mask-notatio
 import { topPredictions } from './predictions.js';
 
 /** The options run() accepts. */
-export const RUN_OPTIONS = Object.freeze(['pair', 'masks', 'topK', 'returnLogits', 'truncate']);
+export const RUN_OPTIONS = Object.freeze([
+  'pair',
+  'masks',
+  'topK',
+  'returnLogits',
+  'truncate',
+  'projections',
+]);
 const DEFAULT_TOP_K = 10;
 
 export class Model {
@@ -20,19 +27,28 @@ export class Model {
   #architecture;
   #shape;
   #info;
+  #scales;
+  #source;
 
   /**
    * Use loadModel(); this takes the loaded parts. `engine`: { attention, owned }, the Attention
    * instance the model runs on and whether the model opened it (and closes it at dispose).
    */
-  constructor({ core, engine, tokenizer, architecture, config, modelType, dtype }) {
+  constructor({ core, engine, tokenizer, architecture, config, modelType, dtype, source }) {
     this.#core = core;
+    this.#source = Object.freeze({ ...source });
     this.#engine = engine;
     this.#tokenizer = tokenizer;
     this.#architecture = architecture;
-    this.#shape = { layers: config.layers, heads: config.heads, vocab: config.vocab };
+    const { layers, heads, vocab, hidden } = config;
+    // headDim: the llama family may set its own (head_dim); elsewhere hidden / heads.
+    this.#shape = { layers, heads, vocab, hidden, headDim: config.headDim ?? hidden / heads };
     const layerMasks = [];
-    for (let l = 0; l < config.layers; l++) layerMasks.push(notationOf(core.layerMask(l)));
+    this.#scales = [];
+    for (let l = 0; l < layers; l++) {
+      layerMasks.push(notationOf(core.layerMask(l)));
+      this.#scales.push(core.layerScale(l));
+    }
     this.#info = Object.freeze({
       architecture: config.architecture,
       modelType,
@@ -62,6 +78,12 @@ export class Model {
     return this.#info;
   }
 
+  /** Where the files came from: loadModelFiles' `source` ({ kind, id?, revision?, fromCache }). */
+  get source() {
+    this.#live('source');
+    return this.#source;
+  }
+
   /** The model's tokenizer (tokenizer.js): encode, decode, special tokens. */
   get tokenizer() {
     this.#live('tokenizer');
@@ -69,11 +91,12 @@ export class Model {
   }
 
   /**
-   * @returns {Promise<{ tokens, attention: Float32Array, predictions, logits?: Float32Array }>}
+   * @returns {Promise<{ tokens, attention: Float32Array, predictions, logits?: Float32Array,
+   *   projections?: { layer, scale, headDim, q, k, v } }>}
    */
   async run(text, options) {
     this.#live('run');
-    const { layers, heads, vocab } = this.#shape;
+    const { vocab } = this.#shape;
     const opts = this.#checkRunOptions(text, options);
     const { ids, typeIds, tokens } = this.#encode(text, opts);
     const n = ids.length;
@@ -83,13 +106,14 @@ export class Model {
       : this.#architecture.causal
         ? [n - 1]
         : maskPositions;
-    const { attention, logits, logSumExp } = this.#core.forward({
+    const { attention, logits, logSumExp, projections } = this.#core.forward({
       ids,
       types: this.#architecture.causal ? null : typeIds,
       masks: opts.masks?.map((mask) => attentionMask(mask, n)) ?? null,
       logitPositions: this.#info.predicts ? logitPositions : [],
       threads: this.#wasm('run').threads,
-      shape: { layers, heads, vocab },
+      shape: this.#shape,
+      projectionsLayer: opts.projections,
     });
     const rowOf = (position) => (opts.returnLogits ? position : logitPositions.indexOf(position));
     const top = (position) => {
@@ -104,6 +128,20 @@ export class Model {
     }
     const result = { tokens, attention, predictions };
     if (opts.returnLogits) result.logits = logits;
+    if (projections) {
+      // [3, heads, N, d]: q, k and v, each [heads, N, d], as the layer's attention took them
+      // (grouped K/V heads repeated for each query head that reads them).
+      const { heads, headDim } = this.#shape;
+      const part = heads * n * headDim;
+      result.projections = {
+        layer: opts.projections,
+        scale: this.#scales[opts.projections],
+        headDim,
+        q: projections.subarray(0, part),
+        k: projections.subarray(part, 2 * part),
+        v: projections.subarray(2 * part),
+      };
+    }
     return result;
   }
 
@@ -148,6 +186,10 @@ export class Model {
       returnLogits: boolean(raw.returnLogits, 'returnLogits'),
       truncate: boolean(raw.truncate, 'truncate'),
       masks: checkMasks(raw.masks, this.#shape.layers),
+      projections:
+        raw.projections === undefined
+          ? -1
+          : integer(raw.projections, 'projections', 0, this.#shape.layers - 1),
     };
     if (opts.pair !== null) {
       if (typeof opts.pair !== 'string') {

@@ -84,7 +84,9 @@ export class LineView {
 
   // data: { rowTokens, colTokens, weights, mask, scale, range? ([lo, hi]: the weight drawn as the
   //   widest line is hi; default the largest visible weight),
-  //   orientation: 'auto'|'vertical'|'horizontal' }
+  //   orientation: 'auto'|'vertical'|'horizontal',
+  //   overlay?: [{ weights, mask, color }]: several heads at once, each in its own colour (their
+  //   weights are written beside the tokens only while one head is drawn) }
   setData(data) {
     this.data = data;
     if (this.locked && this.#outOfRange(this.locked)) this.locked = null;
@@ -291,19 +293,51 @@ export class LineView {
     this.#paintLines();
   }
 
-  // Draws the lines for the active token (hover/focus beats lock), or the strongest few per row.
+  // Draws the lines for the active token (hover/focus beats lock), or the strongest few per row:
+  // of the one head, or of each head of the overlay in its colour.
   #paintLines() {
     if (!this.lineLayer) return;
-    const { rowTokens, colTokens, weights, mask, scale } = this.data;
-    const cols = colTokens.length;
+    const { weights, mask, scale } = this.data;
     const active = this.focus ?? this.locked;
-    const pairs = [];
+    const drawn = this.data.overlay ?? [{ weights, mask, color: null }];
     let max = this.data.range?.[1] ?? 0;
     if (!this.data.range) {
-      for (let i = 0; i < weights.length; i++)
-        if ((!mask || mask[i]) && weights[i] > max) max = weights[i];
+      for (const head of drawn) {
+        for (let i = 0; i < head.weights.length; i++)
+          if ((!head.mask || head.mask[i]) && head.weights[i] > max) max = head.weights[i];
+      }
     }
     max ||= 1;
+    const lines = drawn.flatMap((head) =>
+      this.#pairs(head, active).map((pair) => [...pair, head.color]),
+    );
+    lines.sort((a, b) => a[2] - b[2]);
+    const { queries, keys } = this.geometry;
+    const horizontal = this.orientation === 'horizontal';
+    const paths = lines.map(([r, c, w, color]) => {
+      const a = queries[r].port;
+      const b = keys[c].port;
+      const d = horizontal
+        ? `M${a.x},${a.y} C${a.x},${(a.y + b.y) / 2} ${b.x},${(a.y + b.y) / 2} ${b.x},${b.y}`
+        : `M${a.x},${a.y} C${(a.x + b.x) / 2},${a.y} ${(a.x + b.x) / 2},${b.y} ${b.x},${b.y}`;
+      const strength = Math.min(1, w / max);
+      return svgEl('path', {
+        d,
+        stroke: color ?? lineStroke(scale, strength),
+        'stroke-width': lineWidth(strength).toFixed(2),
+        'stroke-opacity': (active ? 0.25 + 0.75 * strength : 0.12 + 0.6 * strength).toFixed(3),
+        fill: 'none',
+      });
+    });
+    this.lineLayer.replaceChildren(...paths);
+    this.#markTokens(active, drawn.length === 1 ? lines : []);
+  }
+
+  // The (query, key, weight) lines one head draws: the active token's, else each row's best.
+  #pairs({ weights, mask }, active) {
+    const { rowTokens, colTokens } = this.data;
+    const cols = colTokens.length;
+    const pairs = [];
     if (active) {
       const count = active.side === 'query' ? cols : rowTokens.length;
       for (let j = 0; j < count; j++) {
@@ -322,26 +356,7 @@ export class LineView {
         pairs.push(...row.slice(0, linesPerRow(rowTokens.length)));
       }
     }
-    pairs.sort((a, b) => a[2] - b[2]);
-    const { queries, keys } = this.geometry;
-    const horizontal = this.orientation === 'horizontal';
-    const paths = pairs.map(([r, c, w]) => {
-      const a = queries[r].port;
-      const b = keys[c].port;
-      const d = horizontal
-        ? `M${a.x},${a.y} C${a.x},${(a.y + b.y) / 2} ${b.x},${(a.y + b.y) / 2} ${b.x},${b.y}`
-        : `M${a.x},${a.y} C${(a.x + b.x) / 2},${a.y} ${(a.x + b.x) / 2},${b.y} ${b.x},${b.y}`;
-      const strength = Math.min(1, w / max);
-      return svgEl('path', {
-        d,
-        stroke: lineStroke(scale, strength),
-        'stroke-width': lineWidth(strength).toFixed(2),
-        'stroke-opacity': (active ? 0.25 + 0.75 * strength : 0.12 + 0.6 * strength).toFixed(3),
-        fill: 'none',
-      });
-    });
-    this.lineLayer.replaceChildren(...paths);
-    this.#markTokens(active, pairs);
+    return pairs;
   }
 
   #markTokens(active, pairs) {

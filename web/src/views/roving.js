@@ -20,6 +20,28 @@ export function markTabStop(items, index) {
   });
 }
 
+// The keys and focus of one group: `next(event, index, list)` is the index a key moves to, or
+// undefined; `items()` lists the group's items now.
+function bindGroup(container, { selector, items, next, onMove }) {
+  container.addEventListener('keydown', (event) => {
+    const list = items();
+    const index = list.indexOf(event.target.closest(selector));
+    if (index < 0) return;
+    const to = next(event, index, list);
+    if (to === undefined || to < 0 || to >= list.length) return;
+    event.preventDefault();
+    markTabStop(list, to);
+    list[to].focus();
+    onMove?.(list[to]);
+  });
+  // A click (or a script) that focuses an item makes it the tab stop.
+  container.addEventListener('focusin', (event) => {
+    const list = items();
+    const index = list.indexOf(event.target.closest(selector));
+    if (index >= 0) markTabStop(list, index);
+  });
+}
+
 /**
  * Binds the keys once on `container`, whose items may be rebuilt at any time.
  * options: { selector: CSS selector of the items, keys: 'both' | 'horizontal' | 'vertical',
@@ -31,26 +53,33 @@ export function rovingTabindex(container, { selector, keys = 'both', onMove }) {
     [...container.querySelectorAll(selector)].filter(
       (item) => !item.closest('[hidden]') && !item.disabled,
     );
-  container.addEventListener('keydown', (event) => {
-    if (event.target.closest('select, input, textarea')) return;
-    const list = items();
-    const index = list.indexOf(event.target.closest(selector));
-    if (index < 0) return;
+  const next = (event, index, list) => {
+    if (event.target.closest('select, input, textarea')) return undefined;
     const step = STEPS[keys][event.key];
-    let next = -1;
-    if (step) next = (index + step + list.length) % list.length;
-    else if (event.key === 'Home') next = 0;
-    else if (event.key === 'End') next = list.length - 1;
-    if (next < 0) return;
-    event.preventDefault();
-    markTabStop(list, next);
-    list[next].focus();
-    onMove?.(list[next]);
-  });
-  // A click (or a script) that focuses an item makes it the tab stop.
-  container.addEventListener('focusin', (event) => {
-    const list = items();
-    const index = list.indexOf(event.target.closest(selector));
-    if (index >= 0) markTabStop(list, index);
-  });
+    if (step) return (index + step + list.length) % list.length;
+    return { Home: 0, End: list.length - 1 }[event.key];
+  };
+  bindGroup(container, { selector, items, next, onMove });
+}
+
+/**
+ * rovingTabindex for a grid of `columns()` items a row (the model view's layers x heads): left
+ * and right move along a row, up and down by a whole row, Home and End to the row's ends.
+ * options: { selector, columns: () => number, onMove(item) }
+ */
+export function rovingGrid(container, { selector, columns, onMove }) {
+  const items = () => [...container.querySelectorAll(selector)];
+  const next = (event, index, list) => {
+    const width = columns();
+    const rowStart = index - (index % width);
+    return {
+      ArrowRight: index + 1,
+      ArrowLeft: index - 1,
+      ArrowDown: index + width,
+      ArrowUp: index - width,
+      Home: rowStart,
+      End: Math.min(list.length - 1, rowStart + width - 1),
+    }[event.key];
+  };
+  bindGroup(container, { selector, items, next, onMove });
 }

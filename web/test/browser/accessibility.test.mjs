@@ -3,19 +3,11 @@
 // sample blog post. A serious or critical finding fails the test with its rule, the elements it
 // names and axe's own summary of what is wrong.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
+import { blockingFindings } from './axe.mjs';
 import { computedCount, openDemo, waitForRecompute } from './demo-page.mjs';
 import { newPage, openBrowser } from './harness.mjs';
 
-// axe's source, evaluated through the DevTools protocol: the pages' Content-Security-Policy
-// (script-src 'self') refuses an injected <script>, and the test must not loosen it.
-const AXE_SOURCE = readFileSync(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
-const BLOCKING = new Set(['serious', 'critical']);
 const VIEWS = ['matrix', 'lines', 'heads', 'numbers'];
 // A mask in each mode, so masked cells (and their text in the Numbers view) are checked too.
 const MASKS = { self: 'causal', cross: 'align:1+pad:0' };
@@ -27,19 +19,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-// The serious and critical findings of axe on the page as it is now, one line each.
-async function blockingFindings(page) {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => (await window.axe.run()).violations);
-  return violations
-    .filter((v) => BLOCKING.has(v.impact))
-    .flatMap((v) =>
-      v.nodes.map(
-        (n) => `${v.impact} ${v.id}: ${n.target.join(' ')} — ${n.failureSummary.split('\n')[1]}`,
-      ),
-    );
-}
 
 for (const lang of ['en', 'zh']) {
   for (const mode of ['self', 'cross']) {

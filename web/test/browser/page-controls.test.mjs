@@ -205,13 +205,20 @@ test('keyboard: a tab stop per group, a stepped temperature, labels stay when zo
   assert.equal(await page.evaluate(() => document.activeElement.dataset.index), '1');
   assert.equal(await page.$$eval('#token-strip [tabindex="0"]', (n) => n.length), 1);
 
-  // Every "Try it" has its own name.
+  // Every "Try it" (and every "Open in <model>") has its own name, saying which card it is on.
   const names = await page.$$eval('#primer button', (b) =>
-    b.map((x) => x.getAttribute('aria-label')),
+    b.map((x) => [
+      x.getAttribute('aria-label'),
+      x.closest('.idea').querySelector('h3').textContent,
+    ]),
   );
-  assert.equal(new Set(names).size, names.length);
+  assert.equal(new Set(names.map(([name]) => name)).size, names.length, names.join(' | '));
+  const tries = names.filter(([name]) => name.startsWith('Try it: '));
+  assert.equal(tries.length, 8);
   assert.ok(
-    names.every((name) => name.startsWith('Try it: ')),
+    names.every(
+      ([name, title]) => name === `Try it: ${title}` || name.startsWith(`${title}: open in `),
+    ),
     names.join(' | '),
   );
 

@@ -46,7 +46,8 @@ async function keyMeans(page) {
 
 test('the "it" card says the layer is untrained and shows the stripe behind "animal"', async () => {
   const page = await openDemo('', { viewport: PHONE });
-  const cards = await page.$$eval('#primer .idea p', (ps) => ps.map((p) => p.textContent));
+  // Each card's own text (the paragraph after its title; the real-model note follows it).
+  const cards = await page.$$eval('#primer .idea h3 + p', (ps) => ps.map((p) => p.textContent));
   assert.match(cards[0], /untrained/, 'Who is "it"?');
   assert.match(cards[6], /untrained/, 'Cross-attention and alignment');
   const previous = await computedCount(page);

@@ -47,15 +47,17 @@ export const rejectsWith = (promise, { name, code, parameter, message }) =>
 
 /**
  * The reference forward pass of every case at once (one Python process):
- * cases [{ folder, ids, types?, masks? }] -> [{ attention: number[], logits: number[] | null }].
+ * cases [{ folder, ids, types?, masks?, projections? (a layer) }] ->
+ * [{ attention: number[], logits: number[] | null, projections: number[] | null }].
  */
 export function referenceForward(cases) {
   const request = JSON.stringify({
-    cases: cases.map(({ folder: f, ids, types = null, masks = null }) => ({
+    cases: cases.map(({ folder: f, ids, types = null, masks = null, projections = null }) => ({
       folder: f,
       ids,
       types,
       masks,
+      projections,
     })),
   });
   const answer = execFileSync(PYTHON, [join(REPO, 'tests/models/reference.py')], {

@@ -24,9 +24,13 @@ import {
 } from 'attnlens';
 import { AttnLensElement, sharedEngine } from 'attnlens/widget';
 import {
+  describeModel,
+  listModelFiles,
   loadModel,
   SUPPORTED_MODEL_TYPES,
+  type LayerProjections,
   type MaskPrediction,
+  type ModelDescription,
   type Model,
   type ModelInfo,
   type ModelRun,
@@ -244,6 +248,16 @@ async function models(): Promise<void> {
   const qwen: ModelInfo['architecture'] = 'qwen2';
   void [masks, weights, logits, first, token.start, types, grouped, qwen];
   await model.run('the cat [MASK]', { masks: ['global', 'causal'], pair: 'a dog', truncate: true });
+  const projected: LayerProjections | undefined = (await model.run('x', { projections: 1 }))
+    .projections;
+  void [projected?.q, projected?.scale];
+  const about: ModelDescription = await describeModel('gpt2', { dtype: 'f16', revision: 'main' });
+  const needs: number = about.memoryBytes + about.loadScratchBytes;
+  const why: string | null = about.fits ? null : about.reason;
+  const size: number | null = (await listModelFiles('gpt2')).downloadBytes;
+  void [needs, why, size];
+  // @ts-expect-error describeModel reports no progress
+  await describeModel('gpt2', { onProgress: () => {} });
   // @ts-expect-error dtype is 'f32' or 'f16'
   await loadModel('gpt2', { dtype: 'bf16' });
   // @ts-expect-error the engine is an instance, not createAttention's options

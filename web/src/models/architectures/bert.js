@@ -43,7 +43,8 @@ export const bert = {
       typeVocabSize: positiveInteger(config, 'type_vocab_size', 2),
       layerNormEps: positiveNumber(config, 'layer_norm_eps', 1e-12),
       activation: activation(config, 'hidden_act', 'gelu'),
-      lmHead: tensors.has(HEAD_PROBE),
+      // Without tensors (describing a model before its weights are read), the head is assumed.
+      lmHead: tensors === null || tensors.has(HEAD_PROBE),
     };
   },
 

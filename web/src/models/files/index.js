@@ -45,27 +45,7 @@ export async function loadModelFiles(source, rawOptions) {
   throwIfAborted(options.signal);
   const from = await openSource(source, options);
   const reader = createReader(from, options);
-
-  const listing = await from.list({ signal: options.signal });
-  const weightFile = listing
-    ? chooseWeightFile(new Set(listing.keys()))
-    : await reader.firstPresent(WEIGHT_FILES);
-  if (!weightFile) {
-    throw attnlensError(
-      'not_found',
-      WEIGHT_FILES[0],
-      `no weights in ${sourceName(from)}: expected one of ${WEIGHT_FILES.join(', ')}`,
-    );
-  }
-  // The index (small) is read first: it names the shards whose sizes make up the total.
-  let index = null;
-  let weightFiles = [weightFile];
-  if (isIndexFile(weightFile)) {
-    await reader.plan([weightFile], listing);
-    index = readShardIndex(parseJson(await reader.required(weightFile), weightFile), weightFile);
-    weightFiles = index.shards;
-  }
-  await reader.plan([...REQUIRED, ...OPTIONAL, ...weightFiles], listing);
+  const { weightFile, weightFiles, index } = await planFiles(from, reader, options.signal);
 
   const config = plainObject(parseJson(await reader.required('config.json'), 'config.json'));
   const tokenizerJson = plainObject(
@@ -97,8 +77,68 @@ export async function loadModelFiles(source, rawOptions) {
   };
 }
 
-function checkOptions(raw) {
-  const options = optionsObject(raw, MODEL_FILES_OPTIONS);
+/**
+ * What loadModelFiles would download, without downloading it: every file with its size (null
+ * where the source cannot say), the required files it lacks (`missing`: a load would fail on
+ * them), the weight files and their total, whether every file is already
+ * in the browser's model cache, and config.json (read, through the cache: the one small file a
+ * model is described by). A sharded model's index is read too. Options: loadModelFiles' without
+ * onProgress.
+ */
+export async function listModelFiles(source, rawOptions) {
+  const options = checkOptions(rawOptions, LIST_OPTIONS);
+  throwIfAborted(options.signal);
+  const from = await openSource(source, options);
+  const reader = createReader(from, options);
+  const { weightFiles } = await planFiles(from, reader, options.signal);
+  const config = plainObject(parseJson(await reader.required('config.json'), 'config.json'));
+  const files = reader.planned();
+  const sum = (list) =>
+    list.every((file) => file.size !== null) ? list.reduce((a, f) => a + f.size, 0) : null;
+  const cached = await Promise.all(files.map((file) => from.cached?.(file.name) ?? false));
+  const listedNames = new Set(files.map((file) => file.name));
+  return {
+    source: from.describe,
+    files,
+    missing: REQUIRED.filter((name) => !listedNames.has(name)),
+    weightFiles,
+    weightBytes: sum(files.filter((file) => weightFiles.includes(file.name))),
+    downloadBytes: sum(files),
+    allCached: from.cached ? cached.every(Boolean) : null,
+    config,
+  };
+}
+
+const LIST_OPTIONS = MODEL_FILES_OPTIONS.filter((name) => name !== 'onProgress');
+
+// Which files the source holds and their sizes: the listing where the source has one, else a
+// size (HEAD) per candidate; the weights' index is read to find its shards.
+async function planFiles(from, reader, signal) {
+  const listing = await from.list({ signal });
+  const weightFile = listing
+    ? chooseWeightFile(new Set(listing.keys()))
+    : await reader.firstPresent(WEIGHT_FILES);
+  if (!weightFile) {
+    throw attnlensError(
+      'not_found',
+      WEIGHT_FILES[0],
+      `no weights in ${sourceName(from)}: expected one of ${WEIGHT_FILES.join(', ')}`,
+    );
+  }
+  // The index (small) is read first: it names the shards whose sizes make up the total.
+  let index = null;
+  let weightFiles = [weightFile];
+  if (isIndexFile(weightFile)) {
+    await reader.plan([weightFile], listing);
+    index = readShardIndex(parseJson(await reader.required(weightFile), weightFile), weightFile);
+    weightFiles = index.shards;
+  }
+  await reader.plan([...REQUIRED, ...OPTIONAL, ...weightFiles], listing);
+  return { weightFile, weightFiles, index };
+}
+
+function checkOptions(raw, known = MODEL_FILES_OPTIONS) {
+  const options = optionsObject(raw, known);
   optional(options.signal, 'signal', 'signal');
   optional(options.onProgress, 'onProgress', 'function');
   optional(options.fetch, 'fetch', 'function');
@@ -199,6 +239,8 @@ function createReader(from, { signal, onProgress }) {
     async optional(name) {
       return absent.has(name) ? null : read(name);
     },
+    /** Every file planned so far: [{ name, size }] (size null where the source cannot say). */
+    planned: () => [...expected].map(([name, size]) => ({ name, size })),
     allFromCache: () => allCached,
   };
 }

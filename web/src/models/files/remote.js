@@ -62,6 +62,10 @@ function httpSource(describe, fileUrl, listing, { fetch, cache }) {
       const cached = await cachedSize(cache, url);
       return cached !== undefined ? cached : headSize(fetch, url, signal);
     },
+    /** Whether the browser's model cache holds the file (a load then needs no network). */
+    async cached(name) {
+      return (await cachedSize(cache, fileUrl(name))) !== undefined;
+    },
     async read(name, { signal, expectedSize, onProgress } = {}) {
       const url = fileUrl(name);
       const cached = await cachedBytes(cache, url);

@@ -1,0 +1,234 @@
+// The page in real-model mode: what changes when the reader picks a model, loads it, types,
+// changes a mask or a layer, and how each result reaches the panels. The playground's own flow
+// (main.js) is untouched; main.js hands over to this while state.model is set.
+import { el } from '../src/views/dom.js';
+import { t } from './i18n.js';
+import { ModelControls } from './model-controls.js';
+import { ModelPicker } from './model-picker.js';
+import { ModelSession } from './model-session.js';
+import { ModelStage } from './model-stage.js';
+import { explainView, layerView, shownHead } from './model-view.js';
+import { renderNumbersTable } from './numbers-table.js';
+import { renderPredictions } from './predictions-panel.js';
+import { focusedQuery } from './selection.js';
+import { downloadSnapshot } from './snapshot-export.js';
+import { MODEL_VIEWS } from './state.js';
+
+const TEXT_DEBOUNCE_MS = 200;
+// Changes that need the model to run again, and those that choose another model.
+const RUN_FIELDS = ['text', 'pair', 'surgery', 'surgeryLayer', 'words'];
+const SOURCE_FIELDS = ['model', 'revision', 'dtype'];
+
+export class ModelPage {
+  constructor(elements, parts) {
+    this.e = elements;
+    // { client, update, getState, explain, tokenStrip, stage, controls, composer,
+    //   computePlayground }: main.js's parts this mode draws with
+    this.parts = parts;
+    this.session = new ModelSession(parts.client, (what) => this.#sessionChanged(what));
+    const { update, getState } = parts;
+    this.picker = new ModelPicker(elements, { session: this.session, update, getState });
+    this.controls = new ModelControls(elements, {
+      update,
+      getState,
+      getInfo: () => this.#info(),
+    });
+    this.stage = new ModelStage(elements, { update, getState });
+    this.timer = 0;
+    this.pendingQueryText = null;
+    elements.exportSnapshot.addEventListener('click', () => {
+      const state = getState();
+      const info = this.#info();
+      if (!info || !this.session.result) return;
+      downloadSnapshot(state, this.session.result, info, elements.snapshotScope.value || 'layer');
+    });
+  }
+
+  #info() {
+    return this.session.isLoaded(this.parts.getState()) ? this.session.loaded : null;
+  }
+
+  /** After the state changed (`changed`: its fields): runs, explains or draws what it needs. */
+  changed(changed, immediate) {
+    const state = this.parts.getState();
+    if (!state.model) {
+      this.session.release();
+      this.parts.computePlayground();
+      this.render();
+      return;
+    }
+    if (changed.some((field) => SOURCE_FIELDS.includes(field))) {
+      if (!this.session.isLoaded(state)) this.session.result = null;
+      this.render();
+      this.#autoLoad(state);
+      if (this.session.isLoaded(state)) this.#schedule(0);
+      return;
+    }
+    if (changed.some((field) => RUN_FIELDS.includes(field))) {
+      const typing = changed.includes('text') || changed.includes('pair');
+      this.#schedule(typing && !immediate ? TEXT_DEBOUNCE_MS : 0);
+      this.render();
+      return;
+    }
+    if (changed.includes('layer')) this.#explain();
+    this.render();
+  }
+
+  /** After a card opened a real model: the query to focus once its text has run. */
+  focusQueryText(text) {
+    this.pendingQueryText = text;
+  }
+
+  // A model whose files are all in this browser's cache loads at once: nothing to download.
+  #autoLoad(state) {
+    const about = this.session.description(state);
+    if (about?.status !== 'ready' || !about.allCached || !about.fits || about.missing.length)
+      return;
+    if (this.session.loading || this.session.isLoaded(state)) return;
+    this.session.load(state);
+  }
+
+  #sessionChanged(what) {
+    const state = this.parts.getState();
+    if (!state.model) return;
+    if (what.described) this.#autoLoad(state);
+    if (what.loaded) this.#schedule(0);
+    if (what.progress) {
+      this.picker.render(state);
+      return;
+    }
+    this.render();
+  }
+
+  #schedule(delay) {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.#run(), delay);
+  }
+
+  async #run() {
+    const state = this.parts.getState();
+    if (!(await this.session.run(state))) return;
+    const result = this.session.result;
+    if (result && this.pendingQueryText !== null) {
+      const index = result.rows.findIndex(
+        (row) => row.text.trim().toLowerCase() === this.pendingQueryText,
+      );
+      this.pendingQueryText = null;
+      if (index >= 0) this.parts.update({ query: index, key: -1 });
+    }
+    document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
+    this.render();
+    this.#explain();
+  }
+
+  async #explain() {
+    const state = this.parts.getState();
+    if (await this.session.explainLayer(state)) this.render();
+  }
+
+  /** The shown layer as the views draw it, or null before the model ran. */
+  viewResult() {
+    const info = this.#info();
+    if (!info || !this.session.result) return null;
+    return layerView(this.session.result, this.parts.getState(), info);
+  }
+
+  /** Back on the untrained layer: the model's panels hide, the playground's show. */
+  showPlayground() {
+    this.controls.showMode(this.parts.getState());
+    this.picker.render(this.parts.getState());
+    this.e.predictions.hidden = true;
+    this.e.modelWaiting.hidden = true;
+    this.e.stage.classList.remove('model-waiting');
+  }
+
+  render() {
+    const state = this.parts.getState();
+    const { stage, composer, tokenStrip, controls } = this.parts;
+    stage.renderChrome(state);
+    composer.render(state);
+    this.picker.render(state);
+    const info = this.#info();
+    const result = info ? this.session.result : null;
+    this.controls.sync(state, info, result);
+    const view = this.viewResult();
+    controls.sync(state, view, result?.tokens ?? []);
+    this.#renderMasthead(info);
+    const waiting = !view;
+    this.e.stage.classList.toggle('model-waiting', waiting);
+    this.e.modelWaiting.hidden = !waiting;
+    this.e.predictions.hidden = waiting;
+    if (waiting) {
+      this.e.modelWaiting.textContent = this.#waitingText(state, info);
+      this.e.viewCaption.textContent = '';
+      this.e.statusLine.textContent = '';
+      tokenStrip.render(state, null);
+      this.parts.explain.host.replaceChildren(
+        el('p', { class: 'hint', text: t('explainModelWaiting') }),
+      );
+      return;
+    }
+    const { head } = shownHead(state, info);
+    const rows = { empty: false, rowTokens: result.rows, colTokens: result.rows };
+    const query = focusedQuery(state, view.block ? view : rows);
+    tokenStrip.render({ ...state, mode: 'self' }, rows);
+    this.e.statusLine.textContent = this.#countsText(state, result);
+    if (MODEL_VIEWS.includes(state.view)) {
+      stage.renderChrome(state);
+      this.stage.render(state, result, info, view);
+      this.parts.stage.renderModelLegend(state);
+    } else {
+      stage.render(state, view, { head, query });
+    }
+    renderNumbersTable(this.e.weightsTable, state, view, { head, query });
+    renderPredictions(this.e.predictionsBody, state, result, info);
+    this.#renderExplain(state, info, head, query);
+  }
+
+  #renderExplain(state, info, head, query) {
+    const host = this.parts.explain.host;
+    if (state.words || state.block) {
+      host.replaceChildren(el('p', { class: 'hint', text: t('explainModelTokensOnly') }));
+      return;
+    }
+    const explained = this.session.explain;
+    const { layer } = shownHead(state, info);
+    if (
+      !explained ||
+      explained.layer !== layer ||
+      explained.tokens.length !== this.session.result.rows.length
+    ) {
+      host.replaceChildren(el('p', { class: 'hint', text: t('explainModelWaiting') }));
+      return;
+    }
+    this.parts.explain.render(explainView(explained, info), {
+      ...state,
+      head,
+      query,
+      score: 'scaled-dot',
+      temperature: 1,
+    });
+  }
+
+  #renderMasthead(info) {
+    if (!info) return;
+    const badge = this.e.engineBadge;
+    badge.dataset.state = 'ready';
+    badge.textContent = t('engineReady', { backend: info.backend, where: t('whereWorker') });
+  }
+
+  #waitingText(state, info) {
+    const session = this.session;
+    if (session.runError) return t('modelRunFailed', { message: session.runError.message });
+    if (info) return t('modelRunning');
+    if (session.loading && !session.loading.error) return t('modelLoading');
+    return t('modelWaiting');
+  }
+
+  #countsText(state, result) {
+    const unit = t(state.words ? 'unitWords' : 'unitTokens');
+    const counts = t('modelCounts', { n: result.rows.length, unit });
+    const cut = result.truncated ? ` · ${t('modelTruncated', result.truncated)}` : '';
+    return `${counts}${cut} · ${t('clickTokenHint')}`;
+  }
+}

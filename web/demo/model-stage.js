@@ -1,0 +1,170 @@
+// The views a real model adds to the stage: the model view (every layer x head, labelled), the
+// head view (one layer's heads overlaid as lines, each in its colour) and token focus (where one
+// token looks in every layer and head). Each click on a head opens it in the matrix view.
+import { el } from '../src/views/dom.js';
+import { FocusTable } from '../src/views/focus-table.js';
+import { LineView } from '../src/views/lineview.js';
+import { ModelGrid } from '../src/views/model-grid.js';
+import { rovingTabindex } from '../src/views/roving.js';
+import { t } from './i18n.js';
+import { shownHead } from './model-view.js';
+import { focusedQuery } from './selection.js';
+
+// Okabe-Ito: eight colours told apart with every common colour-vision deficiency.
+export const HEAD_COLOURS = [
+  '#0072b2',
+  '#e69f00',
+  '#009e73',
+  '#cc79a7',
+  '#d55e00',
+  '#56b4e9',
+  '#7a6a00',
+  '#000000',
+];
+const DEFAULT_OVERLAY = 4;
+
+/** The head label's words: 'previous token', '[CLS]/[SEP]', or '—' for none. */
+export function labelName(label) {
+  return label ? t(`headLabel:${label}`) : t('headLabelNone');
+}
+
+/** A head's label with the measure behind it, for hover and screen readers. */
+export function labelMeasure(label, measures) {
+  if (!label) return t('headLabelNoneHint');
+  return t(`headLabelHint:${label}`, { value: (measures[label] ?? 0).toFixed(2) });
+}
+
+/** The heads the head view overlays (0-based): the state's list, else the first few. */
+export function overlayHeads(state, heads) {
+  const picked = state.overlay
+    ? state.overlay
+        .split(',')
+        .map((n) => Number(n) - 1)
+        .filter((h) => h < heads)
+    : [];
+  return picked.length
+    ? picked
+    : Array.from({ length: Math.min(DEFAULT_OVERLAY, heads) }, (_, h) => h);
+}
+
+export class ModelStage {
+  constructor(elements, { update, getState }) {
+    this.e = elements;
+    this.update = update;
+    this.getState = getState;
+    const open = (layer, head) => update({ layer, head, view: 'matrix' });
+    this.grid = new ModelGrid(elements.modelGrid, {
+      onSelect: open,
+      strings: {
+        layer: (l) => t('layerN', { n: l + 1 }),
+        label: labelName,
+        describe: (l, h, { label, measures }) =>
+          `${t('layerHeadN', { layer: l + 1, head: h + 1 })}: ${labelName(label)} · ` +
+          labelMeasure(label, measures),
+      },
+    });
+    this.focus = new FocusTable(elements.focusTable, {
+      onSelect: open,
+      strings: {
+        caption: (query) => t('focusCaption', { query }),
+        layer: (l) => t('layerN', { n: l + 1 }),
+        head: (h) => String(h + 1),
+        cell: (l, h, key, weight) => t('focusCell', { layer: l + 1, head: h + 1, key, weight }),
+      },
+    });
+    this.lines = new LineView(elements.overlayLines, {
+      onSelect: (row) => update({ query: row, key: -1 }),
+    });
+    rovingTabindex(elements.overlayHeads, { selector: 'button' });
+  }
+
+  render(state, result, info, view) {
+    const { layer, head } = shownHead(state, info);
+    const n = result.rows.length;
+    const run = result.surgery ?? result.own;
+    if (state.view === 'model') {
+      this.grid.setData({
+        layers: info.layers,
+        heads: info.heads,
+        n,
+        attention: run.attention,
+        visible: run.visible,
+        labels: run.labels,
+        selected: { layer, head },
+        scale: state.scale,
+      });
+    }
+    if (state.view === 'focus') {
+      this.focus.setData({
+        layers: info.layers,
+        heads: info.heads,
+        n,
+        attention: run.attention,
+        query: focusedQuery(state, { empty: false, rowTokens: result.rows }),
+        tokens: result.rows,
+        selected: { layer, head },
+        scale: state.scale,
+      });
+    }
+    if (state.view === 'overlay') this.#renderOverlay(state, result, info, view);
+  }
+
+  #renderOverlay(state, result, info, view) {
+    const { layer } = shownHead(state, info);
+    const shown = overlayHeads(state, info.heads);
+    const size = result.rows.length ** 2;
+    const run = result.surgery ?? result.own;
+    const toggles = Array.from({ length: info.heads }, (_, h) => {
+      const on = shown.includes(h);
+      const swatch = el('span', { class: 'overlay-swatch', 'aria-hidden': 'true' });
+      swatch.style.background = on
+        ? HEAD_COLOURS[shown.indexOf(h) % HEAD_COLOURS.length]
+        : 'transparent';
+      return el(
+        'button',
+        {
+          type: 'button',
+          class: 'chip-button overlay-head',
+          'aria-pressed': String(on),
+          dataset: { head: h },
+          title: labelName(run.labels[layer][h].label),
+          onclick: () => {
+            const next = on ? shown.filter((x) => x !== h) : [...shown, h].sort((a, b) => a - b);
+            this.update({ overlay: next.map((x) => x + 1).join(',') });
+          },
+        },
+        swatch,
+        t('headN', { n: h + 1 }),
+      );
+    });
+    const focused = this.e.overlayHeads.contains(document.activeElement)
+      ? document.activeElement.dataset.head
+      : null;
+    this.e.overlayHeads.replaceChildren(...toggles);
+    if (focused !== null) this.e.overlayHeads.querySelector(`[data-head="${focused}"]`)?.focus();
+    const mask = run.visible.subarray(layer * size, (layer + 1) * size);
+    const overlay = shown.map((h, i) => ({
+      weights: run.attention.subarray(
+        (layer * info.heads + h) * size,
+        (layer * info.heads + h + 1) * size,
+      ),
+      mask,
+      color: HEAD_COLOURS[i % HEAD_COLOURS.length],
+    }));
+    this.lines.options.label = t('overlayLabel', { layer: layer + 1 });
+    this.lines.options.strings = { queries: t('queries'), keys: t('keys') };
+    const rows = result.rows.length;
+    this.lines.locked =
+      state.query >= 0 && state.query < rows ? { side: 'query', index: state.query } : null;
+    this.lines.setData({
+      rowTokens: result.rows,
+      colTokens: result.rows,
+      weights: overlay[0]?.weights ?? view.heads[0].weights,
+      mask,
+      overlay,
+      scale: state.scale,
+      range: [0, 1],
+      orientation: state.orientation,
+    });
+  }
+}

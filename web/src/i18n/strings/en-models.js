@@ -1,0 +1,189 @@
+// English strings of real models on the demo page and in <attn-lens> (model picker, views,
+// predictions, mask surgery, snapshots). Merged into the language's table by translate.js; the
+// same keys and placeholders exist in zh-models.js (test/i18n.test.js checks it).
+export const enModels = {
+  // the model picker
+  modelBarTitle: 'Model',
+  modelUntrained: 'Untrained layer (instant)',
+  modelReal: 'Real model (download)',
+  modelKindHint:
+    'The untrained layer shows how attention computes; a real model shows what a trained one ' +
+    'learned. Nothing large downloads until you press Load.',
+  modelListLabel: 'Models on the Hugging Face Hub',
+  modelHubLabel: 'Another Hub id',
+  modelHubGo: 'Look up',
+  modelDropLabel:
+    'Or your own files (config.json, tokenizer.json, model.safetensors or pytorch_model.bin): ' +
+    'drop them here or pick them',
+  catalogTinyStories1M: 'GPT-Neo, local and global layers in turn; trained on children’s stories',
+  catalogTinyStories8M: 'the same family, wider',
+  catalogDistilGpt2: 'GPT-2, distilled to fewer layers',
+  catalogGpt2: 'GPT-2 small',
+  catalogBertBase: 'BERT, English, lower case: fills in [MASK]',
+  catalogBertChinese: 'BERT, Chinese, one character a token',
+  catalogBertTiny: 'BERT, the smallest',
+  catalogBertMultilingual: 'BERT, many languages: a sentence and its translation as a pair',
+  modelChecking: 'checking the size…',
+  modelSizeUnknown:
+    'Size unknown: this browser is offline and has not kept this model. Load tries anyway.',
+  modelSizeUnknownShort: 'size unknown (offline)',
+  modelUnavailable: 'not available',
+  modelSizeCached: '{size}, in this browser',
+  modelShape: '{type} · {layers} layers × {heads} heads · {parameters} parameters',
+  modelDownload: 'Download: {size} in {n} files.',
+  modelDownloadUnknown: 'Download: {n} files; the server does not say how large.',
+  modelMemory:
+    'Memory: {size} of weights ({dtype}) in WebAssembly, plus {scratch} for a moment while ' +
+    'loading; the downloaded files are held until the weights are in.',
+  modelCached: 'Every file is in this browser’s cache: it loads offline.',
+  modelDtypeLabel: 'Weights stored as',
+  modelDtypeF32: 'f32 (as trained)',
+  modelDtypeF16: 'f16 (half the memory)',
+  modelMissing:
+    'Cannot load: the repository has no {files}. attnlens reads tokenizer.json (a model with ' +
+    'only vocab.txt needs it converted).',
+  modelTooLarge: 'Will not fit: {reason}',
+  modelTooLargeDevice:
+    'while it loads it needs about {size}, more than half of the {device} GB this device ' +
+    'reports',
+  modelLoad: 'Load model ({size})',
+  modelLoadUnknown: 'Load model (size unknown)',
+  modelFromCache: 'from this browser',
+  modelCancel: 'Cancel',
+  modelChange: 'Choose another model',
+  modelStarting: 'starting the download…',
+  modelTotal: 'total',
+  modelCancelled: 'Cancelled: nothing half-downloaded was kept.',
+  modelLoadFailed: 'Could not load the model: {message}',
+  modelLoaded:
+    'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}. ' +
+    'Kept in this browser for next time.',
+  modelLoadedOffline:
+    'Loaded from this browser’s cache, no network needed: {type} · {layers} layers × {heads} ' +
+    'heads · {parameters} parameters · {backend}.',
+  modelYourFiles: 'Your files ({n})',
+  modelYourFilesShort: 'your files',
+  modelPickFilesAgain: 'Pick or drop the model’s files again: a link cannot carry them.',
+  modelWaiting: 'Load the model (above) to see its attention.',
+  modelLoading: 'Loading the model…',
+  modelRunning: 'Running the model…',
+  modelRunFailed: 'The model could not run on this text: {message}',
+  modelCounts: '{n} {unit}',
+  modelTruncated: 'the first {shown} of {total} tokens',
+  unitTokens: 'tokens',
+  unitWords: 'words',
+  // the texts
+  pairLabel: 'Second sentence',
+  pairHint: 'optional: BERT reads [CLS] first [SEP] second [SEP]',
+  insertMask: 'Put [MASK] at the cursor',
+  // settings
+  layerHeadLegend: 'Layer and head',
+  layerLabel: 'Layer',
+  headSelectLabel: 'Head',
+  layerOption: 'layer {n} · {mask}',
+  headOption: 'head {n} · {label}',
+  wordsToggle: 'Read as words: pieces grouped back into the words of the text',
+  blockToggle: 'Only the block between the two sentences',
+  snapshotScope: 'A snapshot holds',
+  'snapshotScope:head': 'this head (about {size})',
+  'snapshotScope:layer': 'this layer, every head (about {size})',
+  'snapshotScope:all': 'every layer and head (about {size})',
+  surgeryToggle: 'Mask surgery: replace the model’s own masks',
+  surgeryWhere: 'Apply to',
+  surgeryEveryLayer: 'every layer',
+  surgeryOff: 'Off: each layer uses its own mask ({masks}).',
+  surgeryNote: 'The layers chosen use {mask}; before and after are shown side by side.',
+  surgeryBefore: 'before: its own mask',
+  surgeryAfter: 'after:',
+  surgeryNone: 'none',
+  // views
+  viewModel: 'Model',
+  viewOverlay: 'Head view',
+  viewFocus: 'Token focus',
+  modelViewHint:
+    'Every layer (down) and head (across) of the model. Under each: what its weights do most ' +
+    '(hover for the measure). Pick one to open it.',
+  overlayHint:
+    'One layer’s heads drawn over each other, each in its colour. Choose the layer in the ' +
+    'settings and the heads here.',
+  overlayHeads: 'Heads drawn',
+  overlayLabel: 'Attention lines of the heads of layer {layer}, each in its colour',
+  focusHint: 'Pick a token above: for every layer and head, the key it looks at most and how much.',
+  focusCaption: 'Where “{query}” looks: the key each head gives it most',
+  focusCell: '{key} {weight}: layer {layer}, head {head}',
+  layerN: 'layer {n}',
+  layerHeadN: 'layer {layer}, head {head}',
+  legendOwnMax: 'each one’s largest weight',
+  captionModel:
+    'layer <b>{layer}</b> · head <b>{head}</b> of {heads} · <b>{n}</b> {unit} · mask ' +
+    '<code>{mask}</code> · surgery <code>{surgery}</code>',
+  captionModelBlock:
+    'layer <b>{layer}</b> · head <b>{head}</b> of {heads} · the first sentence’s rows, the ' +
+    'second’s columns (weights of the whole rows) · surgery <code>{surgery}</code>',
+  // head labels (src/interpret/head-labels.js)
+  'headLabel:previous': 'previous token',
+  'headLabel:first': 'first-token sink',
+  'headLabel:self': 'self',
+  'headLabel:special': '[CLS]/[SEP]',
+  'headLabel:broad': 'broad',
+  headLabelNone: '—',
+  'headLabelHint:previous': 'on average {value} of a row goes to the token just before it',
+  'headLabelHint:first': 'on average {value} of a row goes to the first token',
+  'headLabelHint:self': 'on average {value} of a row stays on the token itself',
+  'headLabelHint:special': 'on average {value} of a row goes to [CLS] and [SEP]',
+  'headLabelHint:broad': 'rows spread out: entropy {value} of the most it could be',
+  headLabelNoneHint: 'no single pattern holds half of its attention',
+  // predictions
+  predictionsTitle: 'What the model predicts',
+  predictionsNext: 'The next token after “{token}”:',
+  predictionsMaskAt: '[MASK] at token {n}',
+  predictionsNoMask:
+    'Put {mask} in the text (the button under it) to see what the model would fill in.',
+  predictionsNoHead: 'This checkpoint has no masked-LM head: it gives attention, no predictions.',
+  predictionsOwn: 'with its own masks',
+  predictionsSurgery: 'with {mask}',
+  predictionMoved: 'was #{from}',
+  predictionNew: 'new',
+  predictionChanged: 'The guess changes: {before} ({p}) becomes {after} ({q}).',
+  predictionSame: 'The best guess stays {before} ({p} → {q}).',
+  // the explain panel on a real head
+  explainMetaModel: 'token {i} · layer {layer} · head {head} · d_k = {d}',
+  explainModelWaiting: 'Opening up this layer…',
+  stripeNoteModel:
+    'Every query of this head gives {key} {mean} on average, against {w} here: {key} is a column ' +
+    'stripe (a sink every query looks at), not a match for this query.',
+  standoutNoteModel:
+    'The other queries give {key} {mean} on average, against {w} here: this query picks it out.',
+  explainModelTokensOnly:
+    'Step by step works on the model’s own tokens and whole rows: turn off words and the ' +
+    'sentence block to explain one.',
+  step2ModelScaled:
+    'This layer divides each score by √d_k = {root} (times {scale}) before the softmax, as ' +
+    'the model was trained; there is no temperature.',
+  step2ModelUnscaled:
+    'GPT-Neo does not scale its scores: the softmax takes q·k as it is (scale 1).',
+  step2ModelOther: 'This layer multiplies each score by {scale} before the softmax.',
+  // exports
+  exportSnapshot: 'Snapshot',
+  footerRealModel:
+    'With a real model, the weights are the checkpoint’s, run by attnlens’ own kernels in this ' +
+    'tab; the files come from the Hugging Face Hub (or your disk) and stay in this browser’s ' +
+    'cache. Nothing you type leaves the page.',
+  // "Things to try" in a real model
+  ideaPronounReal:
+    'In a trained model: open distilgpt2 and look at token focus on “it”: the heads that ' +
+    'send it to “animal” (or to “street”) are what a trained layer does.',
+  ideaCrossReal:
+    'In a trained model: multilingual BERT reads 我爱自然语言处理 and its translation as one ' +
+    'pair; the block between the two sentences shows which words find each other.',
+  openReal: 'Open in {model}',
+  openRealNamed: '{title}: open in {model}',
+  // <attn-lens> with a model or a snapshot
+  widgetLoadModel: 'Load model ({size})',
+  widgetLoadModelUnknown: 'Load model (size unknown)',
+  widgetModelLoading: 'loading {model}… {done}',
+  widgetModelAbout: '{model}: {text}',
+  widgetLayerHead: 'layer {layer} · head {head}',
+  widgetSnapshotAbout: 'snapshot of {model} · {date}',
+  widgetLayer: 'Layer',
+};

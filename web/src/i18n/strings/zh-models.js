@@ -1,0 +1,178 @@
+// 演示页面和 <attn-lens> 中真实模型的中文文本（模型选择、视图、预测、掩码手术、快照）。
+// 由 translate.js 合并进中文表；键和占位符与 en-models.js 相同（test/i18n.test.js 会检查）。
+export const zhModels = {
+  // 模型选择
+  modelBarTitle: '模型',
+  modelUntrained: '未训练的注意力层（即时）',
+  modelReal: '真实模型（需下载）',
+  modelKindHint:
+    '未训练的层展示注意力如何计算；真实模型展示训练后的模型学到了什么。按下“加载”之前不会下载大' +
+    '文件。',
+  modelListLabel: 'Hugging Face Hub 上的模型',
+  modelHubLabel: '其他 Hub 模型 ID',
+  modelHubGo: '查询',
+  modelDropLabel:
+    '或者使用你自己的文件（config.json、tokenizer.json、model.safetensors 或 pytorch_model.bin）' +
+    '：拖到这里，或点击选择',
+  catalogTinyStories1M: 'GPT-Neo，局部层与全局层交替；用儿童故事训练',
+  catalogTinyStories8M: '同一系列，更宽',
+  catalogDistilGpt2: 'GPT-2，蒸馏到更少的层',
+  catalogGpt2: 'GPT-2 small',
+  catalogBertBase: 'BERT，英文，小写：填补 [MASK]',
+  catalogBertChinese: 'BERT，中文，每个汉字一个词元',
+  catalogBertTiny: 'BERT，最小的一个',
+  catalogBertMultilingual: 'BERT，多种语言：把一句话和它的译文作为一对输入',
+  modelChecking: '正在查询大小…',
+  modelSizeUnknown: '大小未知：浏览器处于离线状态，且没有缓存这个模型。仍可尝试加载。',
+  modelSizeUnknownShort: '大小未知（离线）',
+  modelUnavailable: '无法获取',
+  modelSizeCached: '{size}，已在本浏览器中',
+  modelShape: '{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数',
+  modelDownload: '下载：{size}，共 {n} 个文件。',
+  modelDownloadUnknown: '下载：{n} 个文件；服务器没有给出大小。',
+  modelMemory:
+    '内存：权重在 WebAssembly 中占 {size}（{dtype}），加载时另需 {scratch}；下载的文件会保留到权' +
+    '重写入为止。',
+  modelCached: '所有文件都已在本浏览器的缓存中：可以离线加载。',
+  modelDtypeLabel: '权重存储为',
+  modelDtypeF32: 'f32（与训练时相同）',
+  modelDtypeF16: 'f16（内存减半）',
+  modelMissing:
+    '无法加载：模型仓库里没有 {files}。attnlens 读取 tokenizer.json（只有 vocab.txt 的模型需要先' +
+    '转换）。',
+  modelTooLarge: '放不下：{reason}',
+  modelTooLargeDevice: '加载时约需 {size}，超过本设备所报告的 {device} GB 内存的一半',
+  modelLoad: '加载模型（{size}）',
+  modelLoadUnknown: '加载模型（大小未知）',
+  modelFromCache: '来自本浏览器',
+  modelCancel: '取消',
+  modelChange: '选择其他模型',
+  modelStarting: '正在开始下载…',
+  modelTotal: '总计',
+  modelCancelled: '已取消：没有保留下载了一半的文件。',
+  modelLoadFailed: '无法加载模型：{message}',
+  modelLoaded:
+    '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。已保存在本浏' +
+    '览器中，下次可直接使用。',
+  modelLoadedOffline:
+    '已从本浏览器的缓存加载，无需联网：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数' +
+    ' · {backend}。',
+  modelYourFiles: '你的文件（{n} 个）',
+  modelYourFilesShort: '你的文件',
+  modelPickFilesAgain: '请重新选择或拖入模型文件：链接无法携带文件。',
+  modelWaiting: '请先在上方加载模型，才能看到它的注意力。',
+  modelLoading: '正在加载模型…',
+  modelRunning: '模型正在运行…',
+  modelRunFailed: '模型无法处理这段文本：{message}',
+  modelCounts: '{n} 个{unit}',
+  modelTruncated: '只显示 {total} 个词元中的前 {shown} 个',
+  unitTokens: '词元',
+  unitWords: '词',
+  // 文本
+  pairLabel: '第二句',
+  pairHint: '可选：BERT 读入 [CLS] 第一句 [SEP] 第二句 [SEP]',
+  insertMask: '在光标处插入 [MASK]',
+  // 设置
+  layerHeadLegend: '层与头',
+  layerLabel: '层',
+  headSelectLabel: '头',
+  layerOption: '第 {n} 层 · {mask}',
+  headOption: '第 {n} 个头 · {label}',
+  wordsToggle: '按词查看：把子词重新合并成原文中的词',
+  blockToggle: '只看两句之间的分块',
+  snapshotScope: '快照包含',
+  'snapshotScope:head': '当前这个头（约 {size}）',
+  'snapshotScope:layer': '当前这一层的所有头（约 {size}）',
+  'snapshotScope:all': '所有层和所有头（约 {size}）',
+  surgeryToggle: '掩码手术：替换模型自带的掩码',
+  surgeryWhere: '应用于',
+  surgeryEveryLayer: '所有层',
+  surgeryOff: '未开启：每层使用自己的掩码（{masks}）。',
+  surgeryNote: '所选的层使用 {mask}；修改前后并排显示。',
+  surgeryBefore: '修改前：模型自带的掩码',
+  surgeryAfter: '修改后：',
+  surgeryNone: '无',
+  // 视图
+  viewModel: '模型',
+  viewOverlay: '头视图',
+  viewFocus: '词元焦点',
+  modelViewHint:
+    '模型的每一层（纵向）和每个头（横向）。每格下方是它的权重最突出的模式（悬停可看依据）。点击' +
+    '一格即可放大查看。',
+  overlayHint: '同一层的多个头叠加绘制，各用一种颜色。在设置里选层，在这里选头。',
+  overlayHeads: '绘制的头',
+  overlayLabel: '第 {layer} 层各个头的注意力连线，每个头一种颜色',
+  focusHint: '在上方选一个词元：每一层、每个头中它最关注哪个键，以及关注多少。',
+  focusCaption: '“{query}”看向哪里：每个头给它权重最大的键',
+  focusCell: '{key} {weight}：第 {layer} 层，第 {head} 个头',
+  layerN: '第 {n} 层',
+  layerHeadN: '第 {layer} 层，第 {head} 个头',
+  legendOwnMax: '各自的最大权重',
+  captionModel:
+    '第 <b>{layer}</b> 层 · 第 <b>{head}</b> 个头（共 {heads} 个）· <b>{n}</b> 个{unit} · 掩码 <' +
+    'code>{mask}</code> · 掩码手术 <code>{surgery}</code>',
+  captionModelBlock:
+    '第 <b>{layer}</b> 层 · 第 <b>{head}</b> 个头（共 {heads} 个）· 行是第一句，列是第二句（权重' +
+    '取自完整的行）· 掩码手术 <code>{surgery}</code>',
+  // 头的标签
+  'headLabel:previous': '前一个词元',
+  'headLabel:first': '首词元汇聚',
+  'headLabel:self': '自身',
+  'headLabel:special': '[CLS]/[SEP]',
+  'headLabel:broad': '分散',
+  headLabelNone: '—',
+  'headLabelHint:previous': '平均每行有 {value} 的权重落在紧挨着的前一个词元上',
+  'headLabelHint:first': '平均每行有 {value} 的权重落在第一个词元上',
+  'headLabelHint:self': '平均每行有 {value} 的权重留在词元自身',
+  'headLabelHint:special': '平均每行有 {value} 的权重落在 [CLS] 和 [SEP] 上',
+  'headLabelHint:broad': '各行分布分散：熵达到最大可能值的 {value}',
+  headLabelNoneHint: '没有哪一种模式占到它一半的注意力',
+  // 预测
+  predictionsTitle: '模型的预测',
+  predictionsNext: '“{token}”之后的下一个词元：',
+  predictionsMaskAt: '第 {n} 个词元处的 [MASK]',
+  predictionsNoMask: '在文本中放入 {mask}（用下方的按钮），看看模型会填什么。',
+  predictionsNoHead: '这个检查点没有掩码语言模型头：只有注意力，没有预测。',
+  predictionsOwn: '使用模型自带的掩码',
+  predictionsSurgery: '使用 {mask}',
+  predictionMoved: '原为第 {from} 名',
+  predictionNew: '新出现',
+  predictionChanged: '猜测改变了：{before}（{p}）变成了 {after}（{q}）。',
+  predictionSame: '最可能的猜测仍是 {before}（{p} → {q}）。',
+  // 真实的头上的逐步讲解
+  explainMetaModel: '第 {i} 个词元 · 第 {layer} 层 · 第 {head} 个头 · d_k = {d}',
+  explainModelWaiting: '正在展开这一层…',
+  stripeNoteModel:
+    '这个头的所有查询平均给 {key} {mean}，这里是 {w}：{key} 是一条列条纹（所有查询都看的“汇点”）' +
+    '，并不是与这个查询的匹配。',
+  standoutNoteModel: '其他查询平均只给 {key} {mean}，这里是 {w}：这个查询确实突出地选中了它。',
+  explainModelTokensOnly:
+    '逐步讲解基于模型自己的词元和完整的行：关闭“按词查看”和“两句之间的分块”后即可讲解。',
+  step2ModelScaled:
+    '这一层在 softmax 之前把每个分数除以 √d_k = {root}（即乘以 {scale}），与模型训练时相同；没有' +
+    '温度。',
+  step2ModelUnscaled: 'GPT-Neo 不缩放分数：softmax 直接使用 q·k（缩放系数为 1）。',
+  step2ModelOther: '这一层在 softmax 之前把每个分数乘以 {scale}。',
+  // 导出
+  exportSnapshot: '快照',
+  footerRealModel:
+    '使用真实模型时，权重来自检查点，由 attnlens 自己的内核在本标签页中运行；文件来自 Hugging Fa' +
+    'ce Hub（或你的磁盘），并保存在本浏览器的缓存中。你输入的内容不会离开本页面。',
+  // 在真实模型中试一试
+  ideaPronounReal:
+    '在训练过的模型中：打开 distilgpt2，对“it”使用词元焦点：把它指向“animal”（或“street”）的那些' +
+    '头，才是训练后的层的行为。',
+  ideaCrossReal:
+    '在训练过的模型中：多语言 BERT 把“我爱自然语言处理”和它的译文作为一对读入；两句之间的分块显' +
+    '示哪些词互相对应。',
+  openReal: '在 {model} 中打开',
+  openRealNamed: '{title}：在 {model} 中打开',
+  // 带模型或快照的 <attn-lens>
+  widgetLoadModel: '加载模型（{size}）',
+  widgetLoadModelUnknown: '加载模型（大小未知）',
+  widgetModelLoading: '正在加载 {model}… {done}',
+  widgetModelAbout: '{model}：{text}',
+  widgetLayerHead: '第 {layer} 层 · 第 {head} 个头',
+  widgetSnapshotAbout: '{model} 的快照 · {date}',
+  widgetLayer: '层',
+};

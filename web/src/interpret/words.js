@@ -1,0 +1,104 @@
+// Word-level attention for subword tokens: a model's BPE or WordPiece pieces are grouped back
+// into the words of the text ("un", "believ", "able" -> "unbelievable"; 自, 然 -> 自然), and a
+// matrix over pieces becomes one over words: a word looks at another word with the sum of the
+// weights from its pieces to the other's pieces, averaged over its own pieces (so each row still
+// sums to what the pieces' rows sum to, 1). Pure: spans and matrices in, spans and matrices out.
+
+/**
+ * The words the tokens belong to, in token order.
+ * @param {{ start, end, special?, segment?, text }[]} tokens a model's tokens (UTF-16 offsets
+ *   into their segment's text; the template's [CLS] / [SEP] have start === end)
+ * @param {{ start, end }[][]} words the word spans of each segment's text (tokenize(text,
+ *   { granularity: 'word' }) of the text, then of the pair)
+ * @returns {{ tokens: number[], segment, start, end, special }[]} one group per word the tokens
+ *   reach; a token that covers no word (a space of its own, as GPT-2 has before a word it
+ *   could not merge with) joins the next word of its text, else the one before; a special token
+ *   is a group of its own
+ */
+export function wordGroups(tokens, words) {
+  const wordOf = tokens.map((token) => {
+    if (token.special) return -1;
+    const spans = words[token.segment ?? 0] ?? [];
+    return spans.findIndex((w) => token.start < w.end && token.end > w.start);
+  });
+  tokens.forEach((token, i) => {
+    if (token.special || wordOf[i] >= 0) return;
+    const sameText = (j) => !tokens[j].special && (tokens[j].segment ?? 0) === (token.segment ?? 0);
+    let j = i + 1;
+    while (j < tokens.length && sameText(j) && wordOf[j] < 0) j++;
+    if (j < tokens.length && sameText(j)) wordOf[i] = wordOf[j];
+    else if (i > 0 && sameText(i - 1)) wordOf[i] = wordOf[i - 1];
+  });
+  const groups = [];
+  let previousKey = null;
+  tokens.forEach((token, index) => {
+    const segment = token.segment ?? 0;
+    const spans = words[segment] ?? [];
+    const word = wordOf[index];
+    const key = word < 0 ? null : `${segment}:${word}`;
+    if (key !== null && key === previousKey) {
+      groups[groups.length - 1].tokens.push(index);
+    } else {
+      const span = word < 0 ? token : spans[word];
+      groups.push({
+        tokens: [index],
+        segment,
+        start: span.start,
+        end: span.end,
+        special: Boolean(token.special),
+      });
+    }
+    previousKey = key;
+  });
+  return groups;
+}
+
+/**
+ * A [rows, cols] matrix over tokens as one over groups of them.
+ * @param {Float32Array} weights row-major [rows, cols]
+ * @param {{ rowGroups, colGroups, cols, mask? }} options groups of token indices (wordGroups'
+ *   `tokens`), the token matrix's column count, and its 0/1 mask (null: all visible)
+ * @returns {{ weights: Float32Array, mask: Uint8Array }} [rowGroups, colGroups]: weights, the
+ *   mean over a row group's tokens of the sum over a column group's; mask, 1 where any token
+ *   pair of the two groups is visible
+ */
+export function aggregateGroups(weights, { rowGroups, colGroups, cols, mask = null }) {
+  const out = new Float32Array(rowGroups.length * colGroups.length);
+  const visible = new Uint8Array(out.length);
+  rowGroups.forEach((rows, a) => {
+    colGroups.forEach((columns, b) => {
+      let sum = 0;
+      let seen = 0;
+      for (const i of rows) {
+        for (const j of columns) {
+          sum += weights[i * cols + j];
+          if (!mask || mask[i * cols + j]) seen = 1;
+        }
+      }
+      out[a * colGroups.length + b] = sum / rows.length;
+      visible[a * colGroups.length + b] = seen;
+    });
+  });
+  return { weights: out, mask: visible };
+}
+
+/**
+ * What a model's tokens are called on screen: the text each covers ("·upon", "自"), or its
+ * vocabulary entry where it covers none (the [CLS] and [SEP] a template adds).
+ * @param {{ text, start, end, special, segment }[]} tokens model.run()'s tokens
+ * @param {string[]} texts the text, then the pair
+ * @returns {{ text, piece, start, end, special, segment }[]} piece: the vocabulary entry
+ */
+export function tokenLabels(tokens, texts) {
+  return tokens.map((token) => {
+    const span = texts[token.segment ?? 0]?.slice(token.start, token.end) ?? '';
+    return {
+      text: token.special || span === '' ? token.text : span,
+      piece: token.text,
+      start: token.start,
+      end: token.end,
+      special: Boolean(token.special),
+      segment: token.segment ?? 0,
+    };
+  });
+}

@@ -1,0 +1,163 @@
+// The real-model views as a reader sees them, in English and Chinese and at phone width: axe-core
+// over the model view, the head view, token focus, the matrix with mask surgery and the
+// predictions (GPT and BERT), and screenshots of each into test-artifacts/ to look at. Tiny
+// fixtures under the page's ids (model-page-support.mjs); the first load of each model downloads,
+// later ones come from the cache.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { blockingFindings } from './axe.mjs';
+import { artifact, newPage, openBrowser } from './harness.mjs';
+import { BERT, hubFixtures, NEO, startHub, useHub, waitForRuns } from './model-page-support.mjs';
+
+const TEXTS = {
+  en: { [NEO]: 'Once upon a time there was a cat', [BERT]: 'the cat [MASK] on the mat' },
+  zh: { [NEO]: 'Once upon a time there was a cat', [BERT]: 'the cat [MASK] on the mat' },
+};
+
+describe('real-model views: accessibility and screenshots', () => {
+  let fixtures, hub, browser;
+  const problems = (page) => page.problems.filter((p) => !p.includes(new URL(hub.url).origin));
+
+  before(async () => {
+    fixtures = hubFixtures();
+    hub = await startHub(fixtures.root);
+    browser = await openBrowser();
+    await useHub(browser.context, hub.url);
+  });
+  after(async () => {
+    await browser?.close();
+    await hub?.close();
+    rmSync(fixtures.root, { recursive: true, force: true });
+  });
+
+  // The demo with `model` loaded (the Load button pressed unless it loads from the cache).
+  async function openModel(lang, model, { viewport, view = 'model' } = {}) {
+    const page = await newPage(browser.context, { viewport });
+    const link = new URLSearchParams({ lang, model, text: TEXTS[lang][model], view });
+    await page.goto(`${browser.base}/demo/?${link}`);
+    await page.waitForSelector('#model-load, .model-status.is-ready', { timeout: 30000 });
+    if (await page.$('#model-load')) await page.click('#model-load');
+    await waitForRuns(page, 1);
+    await page.waitForFunction(() => document.querySelector('#explain-body .steps'));
+    return page;
+  }
+
+  async function view(page, name) {
+    await page.click(`#tab-${name}`);
+    await page.waitForFunction((name) => !document.getElementById(`panel-${name}`).hidden, name);
+  }
+
+  it('the "Who is it?" and cross cards open a real model; arrows move in the grid', async () => {
+    const page = await newPage(browser.context);
+    await page.goto(`${browser.base}/demo/?lang=en`);
+    await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
+    await page.click('[data-idea-real="ideaPronounTitle"]');
+    await page.waitForSelector('#model-load');
+    assert.equal(
+      await page.getAttribute('#model-list [data-model="distilgpt2"]', 'aria-checked'),
+      'true',
+    );
+    assert.equal(await page.getAttribute('#tab-focus', 'aria-selected'), 'true');
+    await page.click('#model-load');
+    await waitForRuns(page, 1);
+    assert.match(await page.textContent('#focus-table caption'), /^Where “/);
+    // The model view's grid: one tab stop, arrows move across heads and down layers.
+    await page.click('#tab-model');
+    await page.focus('#model-grid [data-cell="0:0"]');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.cell), '1:1');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => !document.getElementById('panel-matrix').hidden);
+    assert.match(await page.textContent('#view-caption'), /^layer 2 · head 2 of 3/);
+
+    await page.goto(`${browser.base}/demo/?lang=en`);
+    await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
+    await page.click('[data-idea-real="ideaCrossTitle"]');
+    await page.waitForSelector('#model-load');
+    assert.equal(await page.inputValue('#pair-text'), 'I love natural language processing');
+    await page.click('#model-load');
+    await waitForRuns(page, 1);
+    assert.equal(await page.isChecked('#block-input'), true);
+    assert.match(await page.textContent('#view-caption'), /the first sentence’s rows/);
+    assert.deepEqual(problems(page), []);
+    await page.close();
+  });
+
+  it('refuses a model the device reports too little memory for, and says why', async () => {
+    const page = await newPage(browser.context);
+    await page.addInitScript(() =>
+      Object.defineProperty(navigator, 'deviceMemory', { get: () => 0.0001 }),
+    );
+    await page.goto(`${browser.base}/demo/?lang=en&model=${encodeURIComponent(BERT)}`);
+    const alert = page.locator('#model-details [role="alert"]');
+    await alert.waitFor();
+    assert.match(await alert.textContent(), /^Will not fit: while it loads it needs about .* GB/);
+    assert.equal(await page.$('#model-load'), null);
+    await page.close();
+  });
+
+  for (const lang of ['en', 'zh']) {
+    it(`model view, head view, token focus, surgery and predictions (${lang})`, async () => {
+      const page = await openModel(lang, NEO);
+      const findings = [];
+      const check = async (what) =>
+        findings.push(...(await blockingFindings(page)).map((f) => `[${what}] ${f}`));
+      await check('model');
+      await page.locator('#stage').screenshot({ path: artifact(`model-view-${lang}.png`) });
+      await view(page, 'overlay');
+      await check('overlay');
+      await page.locator('#stage').screenshot({ path: artifact(`head-view-${lang}.png`) });
+      await page.click('#token-strip .token-chip[data-index="3"]');
+      await view(page, 'focus');
+      await check('focus');
+      await page.locator('#stage').screenshot({ path: artifact(`token-focus-${lang}.png`) });
+      await view(page, 'matrix');
+      await page.check('#surgery-input');
+      await waitForRuns(page, 2);
+      await check('surgery');
+      await page.locator('#stage').screenshot({ path: artifact(`mask-surgery-${lang}.png`) });
+      await page.locator('#predictions').screenshot({ path: artifact(`predictions-${lang}.png`) });
+      await page
+        .locator('#explain')
+        .screenshot({ path: artifact(`explain-real-head-${lang}.png`) });
+      await page.locator('.model-bar').screenshot({ path: artifact(`model-picker-${lang}.png`) });
+      assert.deepEqual(findings, []);
+      assert.deepEqual(problems(page), []);
+      await page.close();
+    });
+
+    it(`BERT fills in [MASK], with the button that puts it in (${lang})`, async () => {
+      const page = await openModel(lang, BERT, { view: 'matrix' });
+      assert.equal(await page.isVisible('#insert-mask'), true);
+      assert.equal(await page.locator('#predictions-body .al-prediction-list').count(), 1);
+      // The button puts a second [MASK] at the cursor (after "cat"); both get their fillers.
+      await page.focus('#main-text');
+      await page.evaluate(() => document.getElementById('main-text').setSelectionRange(7, 7));
+      await page.click('#insert-mask');
+      await waitForRuns(page, 2);
+      assert.equal(await page.inputValue('#main-text'), 'the cat[MASK] [MASK] on the mat');
+      await page.waitForFunction(
+        () => document.querySelectorAll('#predictions-body .al-prediction-list').length === 2,
+      );
+      await page
+        .locator('#predictions')
+        .screenshot({ path: artifact(`predictions-bert-${lang}.png`) });
+      assert.deepEqual(await blockingFindings(page), []);
+      assert.deepEqual(problems(page), []);
+      await page.close();
+    });
+
+    it(`at phone width, 390 x 844 (${lang})`, async () => {
+      const page = await openModel(lang, NEO, { viewport: { width: 390, height: 844 } });
+      await page.screenshot({ path: artifact(`phone-model-${lang}.png`), fullPage: true });
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      assert.equal(overflow, 0, 'nothing wider than the phone');
+      assert.deepEqual(await blockingFindings(page), []);
+      await page.close();
+    });
+  }
+});
