@@ -2,15 +2,19 @@
 // [layers, heads, N, N]:
 //   entropy        the mean over rows of -sum_j p_ij ln p_ij (nats): how spread out the head
 //                  looks; it falls as attention sharpens
-//   previousToken  the mean weight row i puts on token i - 1 (rows 1..N-1)
+//   previousToken  the mean weight row i puts on token i - 1 (rows 1..N-1): the interpret
+//                  module's `previous` measure (src/interpret/head-labels.js), one definition
+//                  for the model pages and the trainer
 //   induction      the mean weight row i puts on the tokens right after the earlier occurrences
 //                  of token i (on a sequence repeated once: the token after its previous
 //                  occurrence), over the rows whose token occurred before (null when none did)
 //   label          'induction' when induction > HEAD_LABEL_THRESHOLD, else 'previous-token'
 //                  when previousToken is, else null
 
+import { headMeasures, LABEL_THRESHOLDS } from '../interpret/head-labels.js';
+
 /** A head is labelled when more than this share of its weight goes where the label says. */
-export const HEAD_LABEL_THRESHOLD = 0.5;
+export const HEAD_LABEL_THRESHOLD = LABEL_THRESHOLDS.previous;
 
 /**
  * @param {Float32Array} attention [layers, heads, N, N]
@@ -28,23 +32,24 @@ export function headScores(attention, ids, layers, heads) {
     seen.set(ids[i], [...earlier, i]);
   }
   const repeated = after.filter((columns) => columns.length > 0).length;
+  const causal = new Uint8Array(n * n);
+  for (let i = 0; i < n; i++) causal.fill(1, i * n, i * n + i + 1);
   const scores = [];
   for (let layer = 0; layer < layers; layer++) {
     for (let head = 0; head < heads; head++) {
       const base = (layer * heads + head) * n * n;
+      const weights = attention.subarray(base, base + n * n);
       let entropy = 0,
-        previous = 0,
         induction = 0;
       for (let i = 0; i < n; i++) {
-        const row = base + i * n;
+        const row = i * n;
         for (let j = 0; j <= i; j++) {
-          const p = attention[row + j];
+          const p = weights[row + j];
           if (p > 0) entropy -= p * Math.log(p);
         }
-        if (i > 0) previous += attention[row + i - 1];
-        for (const j of after[i]) induction += attention[row + j];
+        for (const j of after[i]) induction += weights[row + j];
       }
-      const previousToken = n > 1 ? previous / (n - 1) : 0;
+      const previousToken = headMeasures(weights, { n, mask: causal }).measures.previous ?? 0;
       const inductionScore = repeated > 0 ? induction / repeated : null;
       let label = null;
       if (inductionScore !== null && inductionScore > HEAD_LABEL_THRESHOLD) label = 'induction';
