@@ -8,4 +8,11 @@ emscripten::val name_list(const char* const* names, std::size_t count) {
   return list;
 }
 
+emscripten::val slots_and_arrays(emscripten::val slots, emscripten::val arrays) {
+  emscripten::val block = emscripten::val::object();
+  block.set("slots", slots);
+  block.set("arrays", arrays);
+  return block;
+}
+
 }  // namespace attnlens_bindings

@@ -119,6 +119,9 @@ emscripten::val name_list(const char* const (&names)[N]) {
   return name_list(names, N);
 }
 
+// { slots, arrays }: one block's two name lists, as the *_layout() functions export them.
+emscripten::val slots_and_arrays(emscripten::val slots, emscripten::val arrays);
+
 inline emscripten::val error_value(const char* kind, const std::string& parameter,
                                    const std::string& message) {
   emscripten::val e = emscripten::val::object();

@@ -14,7 +14,8 @@ export type ErrorCode =
   | 'non_finite' // RangeError
   | 'size_overflow' // RangeError
   | 'out_of_memory' // RangeError
-  | 'disposed'; // Error: a call into a disposed instance or buffer set, or pending at dispose()
+  | 'disposed' // Error: a call into a disposed instance or buffer set, or pending at dispose()
+  | 'busy'; // Error: attnlens/train's trainer asked to start while a run is in progress
 
 /**
  * The properties attnlens adds to the TypeError / RangeError it throws. The message starts with

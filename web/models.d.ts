@@ -123,6 +123,8 @@ export interface ModelTokenizer {
   readonly special: Partial<
     Record<'mask' | 'cls' | 'sep' | 'pad' | 'bos' | 'eos' | 'unk', { id: number; text: string }>
   >;
+  /** The files it was made from (attnlens/train's vocabulary: { tokenizer }). */
+  readonly files: { json: Record<string, unknown>; config: Record<string, unknown> | null };
 }
 
 export declare function createTokenizer(files: {

@@ -12,14 +12,12 @@
 //   _modelForward(handle, block)   one forward pass into the block's output arrays
 //   _modelDestroy(handle)          frees the model
 //
-// Handles are small integers looked up in a table, never pointers, so a stale or made-up handle
-// is an error value, not undefined behaviour. Errors are values as in attnlens_bindings.cpp.
+// Handles are handle_table.h's. Errors are values as in attnlens_bindings.cpp.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
-#include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -28,6 +26,7 @@
 
 #include "attnlens/models/transformer.h"
 #include "block_reader.h"
+#include "handle_table.h"
 #include "models/model_block.h"
 
 namespace {
@@ -39,38 +38,21 @@ using attnlens::models::Transformer;
 using CreateBlock = cb::BlockReader<mb::CreateSlot, mb::CreateArray, mb::kCreateSlotCount>;
 using ForwardBlock = cb::BlockReader<mb::ForwardSlot, mb::ForwardArray, mb::kForwardSlotCount>;
 
-// Live models by handle - 1; a disposed model leaves an empty slot (handles are never reused).
-std::vector<std::unique_ptr<Transformer>>& models() {
-  static std::vector<std::unique_ptr<Transformer>> table;
+cb::HandleTable<Transformer>& models() {
+  static cb::HandleTable<Transformer> table("model");
   return table;
 }
 
-std::unique_ptr<Transformer>& slot_of(double handle) {
-  const double index = handle - 1;
-  if (!(index >= 0 && index < static_cast<double>(models().size())) || index != std::trunc(index) ||
-      !models()[static_cast<std::size_t>(index)]) {
-    throw attnlens::InvalidArgumentError("model", "no such model (it was disposed)");
-  }
-  return models()[static_cast<std::size_t>(index)];
-}
-
-Transformer& model_of(double handle) { return *slot_of(handle); }
-
-val slots_and_arrays(val slots, val arrays) {
-  val block = val::object();
-  block.set("slots", slots);
-  block.set("arrays", arrays);
-  return block;
-}
+Transformer& model_of(double handle) { return models().get(handle); }
 
 // { create: { slots, arrays }, forward: { slots, arrays }, architectures, activations, dtypes,
 // ropeScalings }, each a list of names in index order.
 val block_layout() {
   val layout = val::object();
-  layout.set("create", slots_and_arrays(cb::name_list(mb::kCreateSlotNames),
-                                        cb::name_list(mb::kCreateArrayNames)));
-  layout.set("forward", slots_and_arrays(cb::name_list(mb::kForwardSlotNames),
-                                         cb::name_list(mb::kForwardArrayNames)));
+  layout.set("create", cb::slots_and_arrays(cb::name_list(mb::kCreateSlotNames),
+                                            cb::name_list(mb::kCreateArrayNames)));
+  layout.set("forward", cb::slots_and_arrays(cb::name_list(mb::kForwardSlotNames),
+                                             cb::name_list(mb::kForwardArrayNames)));
   layout.set("architectures", cb::name_list(mb::kArchitectureNames));
   layout.set("activations", cb::name_list(mb::kActivationNames));
   layout.set("dtypes", cb::name_list(mb::kDtypeNames));
@@ -176,8 +158,7 @@ val create(std::uintptr_t address) {
     const std::int64_t limit = block.integer(mb::kMemoryLimit, "memoryLimit");
     auto model = std::make_unique<Transformer>(read_config(block), limit > 0 ? limit : heap_room());
     write_size(block, model->size());
-    models().push_back(std::move(model));
-    return val(static_cast<double>(models().size()));
+    return val(models().add(std::move(model)));
   });
 }
 
@@ -256,7 +237,7 @@ val forward(double handle, std::uintptr_t address) {
 
 val destroy(double handle) {
   return cb::guarded([&] {
-    slot_of(handle).reset();
+    models().remove(handle);
     return val::undefined();
   });
 }

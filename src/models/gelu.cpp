@@ -8,8 +8,6 @@
 namespace attnlens::models {
 namespace {
 
-constexpr float kSqrt2OverPi = 0.7978845608028654f;  // sqrt(2 / pi)
-constexpr float kGeluCubic = 0.044715f;
 constexpr float kInvSqrt2 = 0.7071067811865476f;
 
 }  // namespace
@@ -18,7 +16,7 @@ constexpr float kInvSqrt2 = 0.7071067811865476f;
 void f32_gelu_tanh__scalar(std::size_t n, float* x) noexcept {
   for (std::size_t i = 0; i < n; ++i) {
     const float v = x[i];
-    x[i] = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + kGeluCubic * v * v * v)));
+    x[i] = 0.5f * v * (1.0f + std::tanh(kGeluTanhScale * (v + kGeluTanhCubic * v * v * v)));
   }
 }
 
@@ -53,7 +51,7 @@ ATTNLENS_VEC_INLINE f32x4 erf(f32x4 z) {
 void f32_gelu_tanh__simd128_x4(std::size_t n, float* x) noexcept {
   const std::size_t n4 = n / 4 * 4;
   const f32x4 half = simd::splat(0.5f), one = simd::splat(1.0f);
-  const f32x4 c1 = simd::splat(kSqrt2OverPi), c3 = simd::splat(kSqrt2OverPi * kGeluCubic);
+  const f32x4 c1 = simd::splat(kGeluTanhScale), c3 = simd::splat(kGeluTanhScale * kGeluTanhCubic);
   for (std::size_t i = 0; i < n4; i += 4) {
     const f32x4 v = simd::load(x + i);
     const f32x4 inner = simd::mul(v, simd::mul_add(c3, simd::mul(v, v), c1));

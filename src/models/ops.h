@@ -16,6 +16,11 @@
 
 namespace attnlens::models {
 
+// The tanh form of GELU ("gelu_new"): 0.5 x (1 + tanh(kGeluTanhScale (x + kGeluTanhCubic x^3))).
+// Its backward (src/training/) differentiates the same formula.
+constexpr float kGeluTanhScale = 0.7978845608028654f;  // sqrt(2 / pi)
+constexpr float kGeluTanhCubic = 0.044715f;
+
 // y[r][i] = (x[r][i] - mean_r) / sqrt(var_r + eps) * gamma[i] + beta[i] for `rows` rows of `n`
 // contiguous values (mean and biased variance over the row, as torch.nn.LayerNorm). y may be x.
 using LayerNormFn = void (*)(std::size_t rows, std::size_t n, const float* x, const float* gamma,

@@ -20,7 +20,8 @@ const std::vector<double>& get(const std::map<std::string, std::vector<double>>&
   return it->second;
 }
 
-// torch.nn.Linear: y = x W^T + b, W [out, in]. `conv1d` (GPT-2's Conv1D): y = x W + b, W [in, out].
+}  // namespace
+
 Matrix linear(const Matrix& x, std::int64_t n, std::int64_t in, std::int64_t out,
               const std::vector<double>& w, const std::vector<double>* b, bool conv1d) {
   Matrix y(static_cast<std::size_t>(n * out));
@@ -62,6 +63,8 @@ void activation(Matrix& x, models::Activation act) {
     }
   }
 }
+
+namespace {
 
 void add(Matrix& x, const Matrix& y) {
   for (std::size_t i = 0; i < x.size(); ++i) x[i] += y[i];

@@ -23,6 +23,18 @@ struct TransformerResult {
   std::vector<double> projections;  // [layers, 3, heads, N, head_dim]: each layer's q, k, v
 };
 
+// The ops of the reference forward pass, in double (rows of `n`, row-major), for the other
+// references to build on. linear: torch.nn.Linear y = x W^T + b with W [out, in], or with
+// `conv1d` (GPT-2's Conv1D) y = x W + b with W [in, out]; b may be null. layer_norm: as
+// torch.nn.LayerNorm (biased variance). activation: in place.
+std::vector<double> linear(const std::vector<double>& x, std::int64_t n, std::int64_t in,
+                           std::int64_t out, const std::vector<double>& w,
+                           const std::vector<double>* b, bool conv1d);
+std::vector<double> layer_norm(const std::vector<double>& x, std::int64_t n, std::int64_t h,
+                               const std::vector<double>& g, const std::vector<double>& b,
+                               double eps);
+void activation(std::vector<double>& x, models::Activation act);
+
 // `weights` by the names of Transformer::weights(), values in checkpoint layout. `masks`: empty
 // for each layer's own mask (from the config, written here independently), else one per layer
 // or one for all, evaluated with reference::visible.

@@ -150,4 +150,24 @@ export const elements = {
   predictionsBody: byId('predictions-body'),
   costBody: byId('cost-body'),
   primer: byId('primer'),
+
+  // "Watch it learn" (learn/learn-panel.js)
+  learn: {
+    corpusInputs: all('input[type="radio"][name="learn-corpus"]'),
+    ownField: byId('learn-own-field'),
+    ownText: byId('learn-own-text'),
+    falling: byId('learn-falling'),
+    train: byId('learn-train'),
+    step: byId('learn-step'),
+    reset: byId('learn-reset'),
+    status: byId('learn-status'),
+    announce: byId('learn-announce'),
+    loss: byId('learn-loss'),
+    entropy: byId('learn-entropy'),
+    entropyKey: byId('learn-entropy-key'),
+    previousNote: byId('learn-previous-note'),
+    timeline: byId('learn-timeline'),
+    timelineOutput: byId('learn-timeline-output'),
+    heads: byId('learn-heads'),
+  },
 };

@@ -12,6 +12,7 @@ import { elements } from './elements.js';
 import { ExplainPanel } from './explain.js';
 import { bindExports } from './exports.js';
 import { detectLanguage, language, setLanguage, t, translateDocument } from './i18n.js';
+import { LearnPanel } from './learn/learn-panel.js';
 import { renderNumbersTable } from './numbers-table.js';
 import { renderPrimer } from './primer.js';
 import { currentHead, focusedQuery } from './selection.js';
@@ -73,6 +74,7 @@ const modelPage = new ModelPage(elements, {
   composer,
   computePlayground: () => scheduleCompute(0),
 });
+const learn = new LearnPanel(elements.learn);
 const cost = new CostPanel(elements.costBody, {
   runBenchmark: async () => ({
     ...(await client.request('bench', 'benchmark', {
@@ -99,6 +101,7 @@ function update(patch, { immediate = false } = {}) {
     translateDocument();
     document.body.dataset.language = language();
     renderPrimer(elements.primer, tryIdea);
+    learn.relabel();
     elements.resetButton.addEventListener('click', () =>
       update(resetState(state, language()), { immediate: true }),
     );

@@ -97,6 +97,9 @@ try {
     'src/models/tokenizer.js',
     'src/models/index.js',
     'models.d.ts',
+    'src/train/index.js',
+    'src/train/trainer-worker.js',
+    'train.d.ts',
   ]) {
     assert.ok(files.includes(required), `the tarball lacks ${required}`);
   }
@@ -303,6 +306,21 @@ try {
   );
   assert.equal(modelCli.predictions[0].position, 3);
   console.log('installed package: attnlens/models runs a tiny checkpoint, by the API and the CLI');
+
+  // attnlens/train from the installed package: its worker starts from the installed files.
+  writeFileSync(
+    join(project, 'train.mjs'),
+    `
+    import { createTrainer, SAMPLE_TEXTS } from 'attnlens/train';
+    const trainer = await createTrainer({ layers: 1, heads: 2, width: 8, context: 8 });
+    const result = await trainer.train(SAMPLE_TEXTS.en, { steps: 3, batchSize: 2 });
+    console.log(JSON.stringify({ steps: result.steps, loss: result.loss }));
+    trainer.dispose();`,
+  );
+  const trained = JSON.parse(run('node', ['train.mjs'], project));
+  assert.equal(trained.steps, 3);
+  assert.ok(Number.isFinite(trained.loss));
+  console.log('installed package: attnlens/train trains in its worker');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -1,8 +1,9 @@
 // The errors attnlens raises: built-in TypeError / RangeError (so `instanceof` works as users
 // expect) carrying `code` and `parameter`, whether the JS checks or the C++ core found the problem.
 //
-// Codes are the core's ErrorKind names (include/attnlens/errors.h) plus 'out_of_memory' and
-// 'disposed' (an instance or buffer set used after dispose(), a plain Error).
+// Codes are the core's ErrorKind names (include/attnlens/errors.h) plus 'out_of_memory',
+// 'disposed' (an instance or buffer set used after dispose(), a plain Error) and 'busy' (a
+// trainer asked to start while a run is in progress, a plain Error).
 
 import { typedArrayName } from './typed-arrays.js';
 
@@ -15,6 +16,7 @@ const CLASS_OF_CODE = {
   size_overflow: RangeError,
   out_of_memory: RangeError,
   disposed: Error,
+  busy: Error,
 };
 
 /**

@@ -59,7 +59,7 @@ export function normalizeWithMap(text, normalizer) {
 }
 
 // GPT-2's printable stand-ins for the 256 byte values (the ByteLevel pre-tokenizer's alphabet).
-function byteLevelDecoder() {
+export function byteLevelDecoder() {
   const printable = [];
   for (let b = 33; b <= 126; b++) printable.push(b);
   for (let b = 161; b <= 172; b++) printable.push(b);

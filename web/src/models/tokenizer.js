@@ -67,7 +67,7 @@ export async function createTokenizer(files) {
       `is not a tokenizer this library reads (${error.message})`,
     );
   }
-  return new ModelTokenizer(library, json, config ?? {});
+  return new ModelTokenizer(library, json, config ?? {}, { json, config });
 }
 
 class ModelTokenizer {
@@ -77,8 +77,11 @@ class ModelTokenizer {
   #specialIds;
   #trim;
 
-  constructor(library, json, config) {
+  #files;
+
+  constructor(library, json, config, files) {
     this.#library = library;
+    this.#files = files;
     this.#surface = createSurface(json);
     this.#trim = trimsOffsets(json);
     this.#addedById = new Map();
@@ -96,6 +99,11 @@ class ModelTokenizer {
     const maxLength = config.model_max_length;
     // Configs without a limit carry a huge sentinel (1e30): that means "none stated".
     this.maxLength = Number.isSafeInteger(maxLength) && maxLength > 0 ? maxLength : null;
+  }
+
+  /** The files it was made from, { json, config } (attnlens/train trains in this vocabulary). */
+  get files() {
+    return this.#files;
   }
 
   /**

@@ -2,6 +2,7 @@
 // no DOM lib): every entry a Node program imports must type-check there.
 import { analyze, createAttention, type Attention, type BackendChangeEvent } from 'attnlens';
 import * as inline from 'attnlens/inline';
+import { createTrainer } from 'attnlens/train';
 
 export async function nodeOnly(): Promise<number> {
   const attn: Attention = await createAttention({ backend: 'wasm', threads: 1 });
@@ -17,4 +18,12 @@ export async function nodeOnly(): Promise<number> {
   attn.dispose();
   fromInline.dispose();
   return output.length + tokens.length;
+}
+
+export async function trainInNode(): Promise<number> {
+  const trainer = await createTrainer({ vocabulary: 'bytes', threads: 1 });
+  const { steps } = await trainer.train('some text to learn', { steps: 2 });
+  const files = await trainer.save();
+  trainer.dispose();
+  return steps + files.length;
 }

@@ -37,6 +37,15 @@ import {
   type ModelToken,
   type TokenPrediction,
 } from 'attnlens/models';
+import {
+  createTrainer,
+  repeatedRandomSequences,
+  SAMPLE_TEXTS,
+  type HeadScore,
+  type Trainer,
+  type TrainSnapshot,
+  type TrainStepEvent,
+} from 'attnlens/train';
 
 async function engine(): Promise<void> {
   const attn: Attention = await createAttention({
@@ -260,3 +269,34 @@ async function models(): Promise<void> {
   model.dispose();
 }
 void models;
+
+// The train entry: config, train options and their events, attention and save.
+async function training(): Promise<void> {
+  const tokenizer = (await loadModel('gpt2')).tokenizer;
+  const trainer: Trainer = await createTrainer({
+    layers: 2,
+    attentionOnly: true,
+    vocabulary: { characters: SAMPLE_TEXTS.zh },
+  });
+  await createTrainer({ vocabulary: { tokenizer } });
+  const result = await trainer.train(repeatedRandomSequences({ length: { min: 4, max: 8 } }), {
+    steps: 10,
+    temperatureSchedule: { from: 4, to: 1, steps: 5 },
+    onStep: (event: TrainStepEvent) => void event.loss,
+    onSnapshot: (snapshot: TrainSnapshot) => {
+      const head: HeadScore | undefined = snapshot.heads[0];
+      void [snapshot.attention, head?.label, head?.induction];
+    },
+  });
+  const paused: boolean = result.paused;
+  const { attention, tokens } = await trainer.attention('text', { temperature: 1 });
+  const files: File[] = await trainer.save();
+  await loadModel(files);
+  void [paused, attention, tokens[0]?.start, trainer.losses, trainer.snapshots];
+  // @ts-expect-error the vocabulary is 'bytes', { characters } or { tokenizer }
+  await createTrainer({ vocabulary: 'words' });
+  // @ts-expect-error curve is 'geometric' or 'linear'
+  await trainer.train('text', { temperatureSchedule: { from: 2, to: 1, steps: 3, curve: 'cos' } });
+  trainer.dispose();
+}
+void training;

@@ -332,4 +332,44 @@ export const en = {
   'score:dot': 'dot',
   'score:cosine': 'cosine',
   'score:additive': 'additive',
+  // watch it learn
+  learnTitle: 'Watch it learn',
+  learnIntro:
+    'A tiny transformer trains in this tab, on the same kernels. Early on its attention is ' +
+    'spread out; as it learns, heads sharpen into focus, and some find a job: looking at the ' +
+    'previous token, or at the token that followed the last time this one appeared (an ' +
+    'induction head).',
+  learnCorpus: 'What it learns from',
+  learnCorpusRandom: 'Repeated random sequences',
+  learnCorpusEnglish: 'English sample',
+  learnCorpusChinese: 'Chinese sample',
+  learnCorpusOwn: 'Your text',
+  learnOwnLabel: 'Text to learn from',
+  learnFalling: 'Falling temperature: 4 → 1 over the first 1000 steps',
+  learnTrain: 'Train',
+  learnPause: 'Pause',
+  learnResume: 'Continue',
+  learnStep: 'Step',
+  learnReset: 'Start over',
+  learnIdle: 'Not trained yet: press Train, or Step for one step at a time.',
+  learnStatus: 'step {steps} · loss {loss} · temperature {temperature} · {model}',
+  learnModel:
+    '{layers} layers × {heads} heads, width {width}, {context} positions, {vocabulary} tokens',
+  learnNeedText: 'Give it a text of at least two characters to learn from.',
+  learnError: 'Training stopped: {message}',
+  learnLossTitle: 'Loss (nats)',
+  learnLossLabel: 'Loss over {steps} steps: {first} at the start, {last} now',
+  learnEntropyTitle: "Each head's mean row entropy (bits): it falls as the head sharpens",
+  learnEntropyLabel:
+    "Every head's mean row entropy over the snapshots, in bits; layer 1 dashed, layer 2 " +
+    'solid, the selected head bold',
+  learnPreviousNote:
+    'Dotted: the run before, to compare (say, with and without the falling temperature).',
+  learnTimeline: 'Snapshot',
+  learnAtStep: 'step {step}',
+  learnHeadsEmpty: "Every head's attention on a probe sequence appears here once training starts.",
+  learnHeadName: 'L{layer} H{head}',
+  learnLabelEmerged: '{head} became a {label} head at step {step}',
+  'learnLabel:previous-token': 'previous-token',
+  'learnLabel:induction': 'induction',
 };

@@ -1,0 +1,143 @@
+// A trainer held by the wasm core (bindings/training/trainer_bindings.cpp) through its handle:
+// created from the config and a seed, one AdamW step per call, every layer's and head's attention
+// of one sequence, and its parameters read and written in wasm memory. Synchronous; it runs in
+// the trainer's worker (session.js).
+//
+// The blocks (bindings/training/trainer_block.h, in layout-block.js's form) are compared, name
+// by name, with the module's _trainerBlockLayout() when a trainer is created.
+
+import { coreError } from '../errors.js';
+import { copyFloats, heapF32, withHeap } from '../heap.js';
+import { checkLayout, LayoutBlock } from '../layout-block.js';
+
+export const TRAINER_LAYOUT = Object.freeze({
+  create: {
+    slots: [
+      'layers',
+      'heads',
+      'width',
+      'context',
+      'vocab',
+      'attentionOnly',
+      'mlpWidth',
+      'seed',
+      'resultParameters',
+    ],
+    arrays: [],
+  },
+  step: {
+    slots: [
+      'batch',
+      'learningRate',
+      'beta1',
+      'beta2',
+      'epsilon',
+      'weightDecay',
+      'maxGradNorm',
+      'temperature',
+      'threads',
+      'resultLoss',
+      'resultGradNorm',
+      'resultClipped',
+      'resultStep',
+    ],
+    arrays: ['tokens', 'weights'],
+  },
+});
+
+function unwrap(result) {
+  if (result?.error) throw coreError(result.error);
+  return result;
+}
+
+const block = (module, heap, kind, values) => {
+  const b = new LayoutBlock(module, heap, TRAINER_LAYOUT[kind], kind);
+  for (const [name, value] of Object.entries(values)) b.set(name, value);
+  return b;
+};
+
+export class CoreTrainer {
+  #module;
+  #handle = null;
+
+  /**
+   * @param {object} module the embind module (WasmBackend.module)
+   * @param {{ layers, heads, width, context, vocab, attentionOnly, mlpWidth, seed }} config
+   */
+  constructor(module, config) {
+    if (typeof module._trainerBlockLayout !== 'function') {
+      throw new Error(
+        'attnlens: this wasm module has no trainer functions: the .wasm and the package come ' +
+          'from different builds',
+      );
+    }
+    checkLayout(TRAINER_LAYOUT, module._trainerBlockLayout(), 'trainer');
+    this.#module = module;
+    withHeap(module, (heap) => {
+      const create = block(module, heap, 'create', {
+        layers: config.layers,
+        heads: config.heads,
+        width: config.width,
+        context: config.context,
+        vocab: config.vocab,
+        attentionOnly: config.attentionOnly ? 1 : 0,
+        mlpWidth: config.mlpWidth,
+        seed: config.seed,
+      });
+      this.#handle = unwrap(module._trainerCreate(create.write()));
+      this.parameterCount = create.result('resultParameters');
+    });
+  }
+
+  /** [{ name, shape, elements, decay, address }]: every parameter, in wasm memory. */
+  parameters() {
+    return unwrap(this.#module._trainerParameters(this.#handle));
+  }
+
+  /** A Float32Array view of parameter `p` (from parameters()): valid until the next call. */
+  view(p) {
+    return new Float32Array(heapF32(this.#module).buffer, p.address, p.elements);
+  }
+
+  /** After writing parameters through view(): checks them and resets the optimizer. */
+  parametersWritten() {
+    unwrap(this.#module._trainerParametersWritten(this.#handle));
+  }
+
+  /**
+   * One step on `tokens` (Int32Array [batch, T + 1]) with the optimizer and forward settings;
+   * returns { loss, gradNorm, clipped, step }.
+   */
+  step(tokens, batch, settings) {
+    const m = this.#module;
+    return withHeap(m, (heap) => {
+      const b = block(m, heap, 'step', { batch, ...settings });
+      b.array('tokens', heap.copyIn(tokens, 'tokens'));
+      unwrap(m._trainerStep(this.#handle, b.write()));
+      return {
+        loss: b.result('resultLoss'),
+        gradNorm: b.result('resultGradNorm'),
+        clipped: b.result('resultClipped') !== 0,
+        step: b.result('resultStep'),
+      };
+    });
+  }
+
+  /** Every layer's and head's attention of `tokens` (Int32Array [N]): [layers, heads, N, N]. */
+  attention(tokens, { temperature, threads }, count) {
+    const m = this.#module;
+    return withHeap(m, (heap) => {
+      const weights = heap.floats(count, 'weights');
+      const b = block(m, heap, 'step', { temperature, threads });
+      b.array('tokens', heap.copyIn(tokens, 'tokens')).array('weights', weights);
+      unwrap(m._trainerAttention(this.#handle, b.write()));
+      return copyFloats(m, weights);
+    });
+  }
+
+  destroy() {
+    if (this.#handle === null) return;
+    unwrap(this.#module._trainerDestroy(this.#handle));
+    this.#handle = null;
+  }
+}
