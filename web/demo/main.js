@@ -102,9 +102,6 @@ function update(patch, { immediate = false } = {}) {
     document.body.dataset.language = language();
     renderPrimer(elements.primer, tryIdea);
     learn.relabel();
-    elements.resetButton.addEventListener('click', () =>
-      update(resetState(state, language()), { immediate: true }),
-    );
   }
   scheduleUrl();
   if (state.model || changed.includes('model')) {
