@@ -128,8 +128,9 @@ export const FLAVOURS = {
   },
 };
 
-// The same engine plus whole models (bindings/models/), in the same flavours: what
-// createAttention({ models: true }) and attnlens/models load. A table of its own, so pages that
+// The same engine plus whole models and the trainer (bindings/models/, bindings/training/), in
+// the same flavours: what createAttention({ models: true }), attnlens/models and attnlens/train
+// load. A table of its own, so pages that
 // run attention alone never fetch it.
 export const MODEL_FLAVOURS = {
   relaxed: {
