@@ -17,19 +17,8 @@ using namespace attnlens;
 using namespace attnlens_test;
 
 TEST_CASE("attention: every score function x mask x strategy x kernel set", "[attention]") {
-  struct Case {
-    AttentionShape shape;
-    std::int64_t query_block, key_block;  // 0: the tuned default
-    std::optional<float> scale;
-    float temperature;
-  };
-  const std::vector<Case> cases = {
-      {AttentionShape{2, 17, 33, 5, 7}, 0, 0, std::nullopt, 1.0f},  // Nq < Nk, Dv != D
-      {AttentionShape{3, 33, 17, 16, 3}, 8, 3, 0.7f, 1.3f},         // Nq > Nk, tile tails
-      {AttentionShape{1, 13, 13, 4, 4}, 1, 1, std::nullopt, 0.5f},  // one-element tiles
-  };
   std::uint32_t seed = 100;
-  for (const Case& c : cases) {
+  for (const TiledCase& c : tiled_cases()) {
     for (ScoreFunction score : all_scores()) {
       for (MaskKind kind : all_mask_kinds()) {
         const Problem p = make_problem(c.shape, seed++);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -270,6 +271,24 @@ inline const std::vector<MaskKind>& all_mask_kinds() {
       MaskKind::kKeyLengths,   MaskKind::kKeyValid,      MaskKind::kCustom,
       MaskKind::kCombined,     MaskKind::kCombinedSparse};
   return kinds;
+}
+
+// The shapes and tilings the forward and backward sweeps over every score and mask share: Nq < Nk
+// with Dv != D, Nq > Nk with tile tails, one-element tiles (blocks 0: the tuned default).
+struct TiledCase {
+  attnlens::AttentionShape shape;
+  std::int64_t query_block, key_block;
+  std::optional<float> scale;
+  float temperature;
+};
+
+inline const std::vector<TiledCase>& tiled_cases() {
+  static const std::vector<TiledCase> cases = {
+      {attnlens::AttentionShape{2, 17, 33, 5, 7}, 0, 0, std::nullopt, 1.0f},
+      {attnlens::AttentionShape{3, 33, 17, 16, 3}, 8, 3, 0.7f, 1.3f},
+      {attnlens::AttentionShape{1, 13, 13, 4, 4}, 1, 1, std::nullopt, 0.5f},
+  };
+  return cases;
 }
 
 inline const char* mask_name(MaskKind kind) {
