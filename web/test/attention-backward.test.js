@@ -5,40 +5,14 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assertClose, assertFails, openFlavours, tensor } from './support/helpers.js';
+import { assertClose, assertFails, MASK_CASES, openFlavours, tensor } from './support/helpers.js';
 import { referenceAttentionBackward } from './support/reference.js';
 
 const flavours = await openFlavours();
 
-function customMask(nq, nk, seed) {
-  return Uint8Array.from(tensor(nq * nk, seed), (x) => (x > -0.4 ? 1 : 0));
-}
-
-// [name, { heads, nq, nk, headDim, valueDim }, options]
+// [name, { heads, nq, nk, headDim, valueDim }, options]: the shared cases, then this file's own
 const CASES = [
-  ['scaled-dot, defaults', { heads: 2, nq: 7, nk: 7, headDim: 8 }, {}],
-  ['dot', { heads: 2, nq: 6, nk: 6, headDim: 4 }, { score: 'dot' }],
-  ['cosine', { heads: 3, nq: 5, nk: 5, headDim: 8 }, { score: 'cosine' }],
-  ['explicit scale', { heads: 1, nq: 5, nk: 5, headDim: 8 }, { scale: 0.7 }],
-  ['temperature 0.25 (sharper)', { heads: 2, nq: 6, nk: 6, headDim: 8 }, { temperature: 0.25 }],
-  ['temperature 4 (flatter)', { heads: 2, nq: 6, nk: 6, headDim: 8 }, { temperature: 4 }],
-  ['causal', { heads: 2, nq: 9, nk: 9, headDim: 4 }, { causal: true }],
-  ['window 2', { heads: 1, nq: 10, nk: 10, headDim: 4 }, { window: 2 }],
-  [
-    'dilated window',
-    { heads: 1, nq: 12, nk: 12, headDim: 4 },
-    { window: { before: 2, after: 2, dilation: 3 } },
-  ],
-  [
-    'strided sparse',
-    { heads: 2, nq: 12, nk: 12, headDim: 4 },
-    { sparse: { pattern: 'strided', stride: 3 } },
-  ],
-  [
-    'fixed sparse',
-    { heads: 1, nq: 12, nk: 12, headDim: 4 },
-    { sparse: { pattern: 'fixed', stride: 4, summary: 2 } },
-  ],
+  ...MASK_CASES,
   [
     'global tokens with a causal window',
     { heads: 1, nq: 11, nk: 11, headDim: 4 },
@@ -49,13 +23,6 @@ const CASES = [
     { heads: 3, nq: 6, nk: 6, headDim: 4 },
     { keyLengths: [6, 3, 0] },
   ],
-  [
-    'key valid flags',
-    { heads: 2, nq: 5, nk: 7, headDim: 4 },
-    { keyValid: [true, false, true, true, false, true, true] },
-  ],
-  ['custom mask', { heads: 2, nq: 6, nk: 8, headDim: 4 }, { mask: customMask(6, 8, 5) }],
-  ['cross-attention Nq < Nk, Dv != D', { heads: 2, nq: 4, nk: 9, headDim: 6, valueDim: 3 }, {}],
   [
     'several tiles (Nq 70, Nk 130), cosine, causal window',
     { heads: 2, nq: 70, nk: 130, headDim: 8, valueDim: 5 },

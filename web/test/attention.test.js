@@ -3,51 +3,31 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { additiveWeights, assertClose, openFlavours, tensor } from './support/helpers.js';
+import {
+  additiveWeights,
+  assertClose,
+  customMask,
+  MASK_CASES,
+  openFlavours,
+  tensor,
+} from './support/helpers.js';
 import { referenceAttention } from './support/reference.js';
 
 const flavours = await openFlavours();
 
-function customMask(nq, nk, seed) {
-  const next = tensor(nq * nk, seed);
-  return Uint8Array.from(next, (x) => (x > -0.4 ? 1 : 0));
-}
-
-// [name, { heads, nq, nk, headDim, valueDim }, options]
+// [name, { heads, nq, nk, headDim, valueDim }, options]: the shared cases, then this file's own
 const CASES = [
-  ['scaled-dot, defaults', { heads: 2, nq: 7, nk: 7, headDim: 8 }, {}],
-  ['dot', { heads: 2, nq: 6, nk: 6, headDim: 4 }, { score: 'dot' }],
-  ['cosine', { heads: 3, nq: 5, nk: 5, headDim: 8 }, { score: 'cosine' }],
+  ...MASK_CASES,
   [
     'additive',
     { heads: 2, nq: 6, nk: 6, headDim: 4 },
     { score: 'additive', additive: additiveWeights(2, 5, 4, 70) },
   ],
-  ['explicit scale', { heads: 1, nq: 5, nk: 5, headDim: 8 }, { scale: 0.7 }],
   ['scale on cosine', { heads: 1, nq: 5, nk: 5, headDim: 8 }, { score: 'cosine', scale: 4 }],
-  ['temperature 0.25 (sharper)', { heads: 2, nq: 6, nk: 6, headDim: 8 }, { temperature: 0.25 }],
-  ['temperature 4 (flatter)', { heads: 2, nq: 6, nk: 6, headDim: 8 }, { temperature: 4 }],
-  ['causal', { heads: 2, nq: 9, nk: 9, headDim: 4 }, { causal: true }],
-  ['window 2', { heads: 1, nq: 10, nk: 10, headDim: 4 }, { window: 2 }],
   [
     'causal left window',
     { heads: 1, nq: 10, nk: 10, headDim: 4 },
     { causal: true, window: { before: 3 } },
-  ],
-  [
-    'dilated window',
-    { heads: 1, nq: 12, nk: 12, headDim: 4 },
-    { window: { before: 2, after: 2, dilation: 3 } },
-  ],
-  [
-    'strided sparse',
-    { heads: 2, nq: 12, nk: 12, headDim: 4 },
-    { sparse: { pattern: 'strided', stride: 3 } },
-  ],
-  [
-    'fixed sparse',
-    { heads: 1, nq: 12, nk: 12, headDim: 4 },
-    { sparse: { pattern: 'fixed', stride: 4, summary: 2 } },
   ],
   [
     'global tokens with a window',
@@ -56,17 +36,10 @@ const CASES = [
   ],
   ['key lengths per head', { heads: 3, nq: 6, nk: 6, headDim: 4 }, { keyLengths: [6, 3, 0] }],
   [
-    'key valid flags',
-    { heads: 2, nq: 5, nk: 7, headDim: 4 },
-    { keyValid: [true, false, true, true, false, true, true] },
-  ],
-  ['custom mask', { heads: 2, nq: 6, nk: 8, headDim: 4 }, { mask: customMask(6, 8, 5) }],
-  [
     'custom mask as booleans with causal',
     { heads: 1, nq: 5, nk: 5, headDim: 4 },
     { causal: true, mask: Array.from(customMask(5, 5, 9), (x) => x === 1) },
   ],
-  ['cross-attention Nq < Nk, Dv != D', { heads: 2, nq: 4, nk: 9, headDim: 6, valueDim: 3 }, {}],
   [
     'cross-attention Nq > Nk with window and key padding',
     { heads: 2, nq: 9, nk: 4, headDim: 4 },

@@ -4,6 +4,11 @@
 import { execFileSync } from 'node:child_process';
 import { newPage } from './harness.mjs';
 
+// The phone viewport and the example sentences the page tests share.
+export const PHONE = { width: 390, height: 844 };
+export const ENGLISH = "The animal didn't cross the street because it was too tired.";
+export const CHINESE = '小猫没有跳上桌子，因为它太累了。';
+
 // options: newPage()'s, and `languages`: the browser's preferred languages (navigator.languages).
 export async function openDemo(browser, search = '', options = {}) {
   const page = await newPage(browser.context, options);

@@ -7,15 +7,14 @@ import { after, before, test } from 'node:test';
 import { maskOptions, parseMask } from '../../src/mask-notation.js';
 import {
   analyzeInNode,
+  CHINESE,
   computedCount,
+  ENGLISH,
   openDemo as open,
   readTable,
   waitForRecompute,
 } from './demo-page.mjs';
 import { artifact, openBrowser } from './harness.mjs';
-
-const ENGLISH = "The animal didn't cross the street because it was too tired.";
-const CHINESE = '小猫没有跳上桌子，因为它太累了。';
 
 let browser;
 before(async () => {

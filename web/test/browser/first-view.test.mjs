@@ -4,10 +4,8 @@
 // desktop and phone sizes that the other tests do not.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { computedCount, openDemo as open, waitForRecompute } from './demo-page.mjs';
+import { computedCount, openDemo as open, PHONE, waitForRecompute } from './demo-page.mjs';
 import { artifact, openBrowser } from './harness.mjs';
-
-const PHONE = { width: 390, height: 844 };
 
 let browser;
 before(async () => {

@@ -7,16 +7,15 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import {
   analyzeInNode,
+  CHINESE,
   computedCount,
+  ENGLISH,
   openDemo as open,
+  PHONE,
   readTable,
   waitForRecompute,
 } from './demo-page.mjs';
 import { artifact, openBrowser } from './harness.mjs';
-
-const PHONE = { width: 390, height: 844 };
-const ENGLISH = "The animal didn't cross the street because it was too tired.";
-const CHINESE = '小猫没有跳上桌子，因为它太累了。';
 
 let browser;
 before(async () => {

@@ -8,14 +8,13 @@ import { after, before, test } from 'node:test';
 import {
   analyzeInNode,
   computedCount,
+  ENGLISH,
   openDemo as open,
+  PHONE,
   readTable,
   waitForRecompute,
 } from './demo-page.mjs';
 import { artifact, openBrowser } from './harness.mjs';
-
-const PHONE = { width: 390, height: 844 };
-const ENGLISH = "The animal didn't cross the street because it was too tired.";
 
 let browser;
 before(async () => {

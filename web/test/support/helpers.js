@@ -73,3 +73,43 @@ export async function assertFails(promiseOrFn, ErrorClass, code, parameter) {
   );
   return error;
 }
+
+/** A seeded caller mask [nq, nk] of 0/1, about 70% visible. */
+export function customMask(nq, nk, seed) {
+  return Uint8Array.from(tensor(nq * nk, seed), (x) => (x > -0.4 ? 1 : 0));
+}
+
+// The score, scale, temperature, mask and cross-attention cases the forward and the backward
+// tests both run: [name, { heads, nq, nk, headDim, valueDim }, options].
+export const MASK_CASES = [
+  ['scaled-dot, defaults', { heads: 2, nq: 7, nk: 7, headDim: 8 }, {}],
+  ['dot', { heads: 2, nq: 6, nk: 6, headDim: 4 }, { score: 'dot' }],
+  ['cosine', { heads: 3, nq: 5, nk: 5, headDim: 8 }, { score: 'cosine' }],
+  ['explicit scale', { heads: 1, nq: 5, nk: 5, headDim: 8 }, { scale: 0.7 }],
+  ['temperature 0.25 (sharper)', { heads: 2, nq: 6, nk: 6, headDim: 8 }, { temperature: 0.25 }],
+  ['temperature 4 (flatter)', { heads: 2, nq: 6, nk: 6, headDim: 8 }, { temperature: 4 }],
+  ['causal', { heads: 2, nq: 9, nk: 9, headDim: 4 }, { causal: true }],
+  ['window 2', { heads: 1, nq: 10, nk: 10, headDim: 4 }, { window: 2 }],
+  [
+    'dilated window',
+    { heads: 1, nq: 12, nk: 12, headDim: 4 },
+    { window: { before: 2, after: 2, dilation: 3 } },
+  ],
+  [
+    'strided sparse',
+    { heads: 2, nq: 12, nk: 12, headDim: 4 },
+    { sparse: { pattern: 'strided', stride: 3 } },
+  ],
+  [
+    'fixed sparse',
+    { heads: 1, nq: 12, nk: 12, headDim: 4 },
+    { sparse: { pattern: 'fixed', stride: 4, summary: 2 } },
+  ],
+  [
+    'key valid flags',
+    { heads: 2, nq: 5, nk: 7, headDim: 4 },
+    { keyValid: [true, false, true, true, false, true, true] },
+  ],
+  ['custom mask', { heads: 2, nq: 6, nk: 8, headDim: 4 }, { mask: customMask(6, 8, 5) }],
+  ['cross-attention Nq < Nk, Dv != D', { heads: 2, nq: 4, nk: 9, headDim: 6, valueDim: 3 }, {}],
+];
