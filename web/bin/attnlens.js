@@ -96,6 +96,8 @@ function textReport(command, result, queryTokens, keyTokens, shownHeads, colorMo
     command.options.score ?? DEFAULT_SCORE,
     `mask ${command.masks.join(' + ')}`,
     `temperature ${command.options.temperature ?? DEFAULT_TEMPERATURE}`,
+    ...(command.options.softcap !== undefined ? [`softcap ${command.options.softcap}`] : []),
+    ...(command.options.alibi ? ['ALiBi'] : []),
     `seed ${command.options.seed ?? DEFAULT_SEED}`,
     result.backend,
     `${result.timing.ms.toFixed(2)} ms`,

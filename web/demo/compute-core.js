@@ -106,6 +106,22 @@ async function costCurve(attn, shape) {
   return curve;
 }
 
+// What top-k and LSH left out of the softmax, over every head: of the (query, key) pairs the
+// mask lets through, how many got any weight. null when the mask selects nothing.
+function selectionCount(mask, heads) {
+  if (!(mask.topK > 0 || mask.buckets > 0)) return null;
+  let visible = 0;
+  let kept = 0;
+  for (const head of heads) {
+    for (let i = 0; i < head.mask.length; i++) {
+      if (head.mask[i] === 0) continue;
+      visible += 1;
+      if (head.weights[i] > 0) kept += 1;
+    }
+  }
+  return { visible, kept };
+}
+
 // params: { mode, text, source, heads, headDim, seed, granularity, score, temperature, mask,
 // compare, backend } (mask/compare: parsed mask models from mask-notation.js; compare may be null)
 export async function computeView(params) {
@@ -144,6 +160,7 @@ export async function computeView(params) {
     materialized: await attn.workingSetBytes({ ...shape, strategy: 'materialized' }),
     streaming: await attn.workingSetBytes({ ...shape, strategy: 'streaming' }),
     curve: await costCurve(attn, shape),
+    selection: selectionCount(params.mask, primary.heads),
   };
   return {
     empty: false,
@@ -198,6 +215,7 @@ export async function benchmark({ heads, headDim, length, mask, temperature, bac
       ms: best,
       tilesVisited: stats.tilesVisited,
       tilesTotal: stats.tilesTotal,
+      pairsScored: stats.pairsScored,
       bytes: await attn.workingSetBytes({
         heads,
         queryLength: length,
@@ -208,7 +226,8 @@ export async function benchmark({ heads, headDim, length, mask, temperature, bac
       }),
     };
   }
-  return { length, heads, headDim, backend: ran, ...results };
+  const selects = mask.topK > 0 || mask.buckets > 0;
+  return { length, heads, headDim, backend: ran, selects, ...results };
 }
 
 // The first `count` tokens of `text` as text (the whole text when it has no more).

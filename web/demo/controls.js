@@ -3,7 +3,7 @@
 // the handlers turn input events into state patches.
 import { el, shortLabel, tokenLabel } from '../src/views/dom.js';
 import { markTabStop, rovingTabindex } from '../src/views/roving.js';
-import { formatMask, parseMask } from '../src/mask-notation.js';
+import { DEFAULT_SELECTION, formatMask, parseMask } from '../src/mask-notation.js';
 import { language, t, tNodes } from './i18n.js';
 import { MAX_PAGE_HEADS, SPARSE_PATTERNS } from '../src/vocabulary.js';
 import {
@@ -90,6 +90,20 @@ export class Controls {
     e.causalInput.addEventListener('change', (event) =>
       this.update(this.#maskPatch({ causal: event.target.checked })),
     );
+    // Switching a selection on starts from its slider's value (at first the notation's default).
+    e.topKSwitch.addEventListener('change', (event) =>
+      this.update(
+        this.#maskPatch({ topK: event.target.checked ? Number(e.sliders.topK.input.value) : 0 }),
+      ),
+    );
+    e.lshSwitch.addEventListener('change', (event) =>
+      this.update(
+        this.#maskPatch({
+          buckets: event.target.checked ? Number(e.sliders.buckets.input.value) : 0,
+          rounds: Number(e.sliders.rounds.input.value),
+        }),
+      ),
+    );
     for (const [field, { input }] of Object.entries(e.sliders)) {
       input.addEventListener('input', (event) => {
         const value = Number(event.target.value);
@@ -155,6 +169,14 @@ export class Controls {
       dilation: [mask.dilation, 1, Math.max(2, Math.min(8, n))],
       stride: [mask.stride, 1, Math.max(4, n)],
       summary: [mask.summary, 1, Math.max(1, mask.stride)],
+      // Off (0), a selection's slider keeps its last value, or starts at the default.
+      topK: [
+        mask.topK || Number(e.sliders.topK.input.value) || DEFAULT_SELECTION.topK,
+        1,
+        Math.max(4, n),
+      ],
+      buckets: [mask.buckets || Number(e.sliders.buckets.input.value), 2, 16],
+      rounds: [mask.rounds, 1, 4],
     };
     for (const [name, [value, min, max]] of Object.entries(sliders)) {
       const { input, output } = e.sliders[name];
@@ -167,6 +189,11 @@ export class Controls {
     e.sliders.dilation.param.hidden = mask.pattern !== 'dilated';
     e.sliders.stride.param.hidden = !SPARSE_PATTERNS.includes(mask.pattern);
     e.sliders.summary.param.hidden = mask.pattern !== 'fixed';
+    e.topKSwitch.checked = mask.topK > 0;
+    e.lshSwitch.checked = mask.buckets > 0;
+    e.sliders.topK.param.hidden = !(mask.topK > 0);
+    e.sliders.buckets.param.hidden = !(mask.buckets > 0);
+    e.sliders.rounds.param.hidden = !(mask.buckets > 0);
     e.maskCode.textContent = formatMask(mask);
 
     const compare = e.compareSelect;

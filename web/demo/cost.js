@@ -3,7 +3,7 @@
 // measurement of both strategies on a long random sequence with the current mask.
 import { parseMask } from '../src/mask-notation.js';
 import { el, formatBytes, svgEl } from '../src/views/dom.js';
-import { t } from './i18n.js';
+import { language, t } from './i18n.js';
 
 // Why a mask saved no tile of work, by pattern: none at all, or kept keys spread over every tile.
 function noSkipReason(maskText) {
@@ -155,6 +155,14 @@ function tilesNote(b) {
   return t(noSkipReason(b.mask), { total: tilesTotal });
 }
 
+// Top-k and LSH: how many of the pairs the mask allows they left out of this text's softmax.
+function selectionNote(selection) {
+  if (!selection) return null;
+  const { visible, kept } = selection;
+  const share = visible ? Math.round((100 * (visible - kept)) / visible) : 0;
+  return el('p', { class: 'cost-selection', text: t('costSelection', { kept, visible, share }) });
+}
+
 export class CostPanel {
   // runBenchmark() -> Promise<benchmark result> (see compute-core.js)
   constructor(host, { runBenchmark }) {
@@ -236,6 +244,7 @@ export class CostPanel {
             text: t('costChart', { ratio: Math.round(far.materialized / far.streaming), n: far.n }),
           }),
         ),
+        selectionNote(cost.selection),
         facts,
         el('div', { class: 'bench-controls' }, benchButton),
         el('p', { text: t('benchExplain') }),
@@ -255,6 +264,7 @@ export class CostPanel {
         el('td', { text: t('runtime', { ms: r.ms.toFixed(1) }) }),
         el('td', { text: formatBytes(r.bytes) }),
         el('td', { text: `${r.tilesVisited} / ${r.tilesTotal}` }),
+        el('td', { class: 'num', text: r.pairsScored.toLocaleString(language()) }),
       );
     return el(
       'div',
@@ -269,7 +279,7 @@ export class CostPanel {
           el(
             'tr',
             null,
-            ...['benchStrategy', 'benchTime', 'benchMemory', 'benchTiles'].map((k) =>
+            ...['benchStrategy', 'benchTime', 'benchMemory', 'benchTiles', 'benchScores'].map((k) =>
               el('th', { scope: 'col', text: t(k) }),
             ),
           ),
@@ -286,6 +296,7 @@ export class CostPanel {
         text: `N = ${b.length} · H = ${b.heads} · d = ${b.headDim} · ${b.mask} · ${b.backend}`,
       }),
       el('p', { class: 'bench-tiles-note', text: tilesNote(b) }),
+      b.selects ? el('p', { class: 'bench-selection-note', text: t('benchSelectionNote') }) : null,
     );
   }
 

@@ -82,7 +82,13 @@ export const elements = {
     dilation: slider('dilation'),
     stride: slider('stride'),
     summary: slider('summary'),
+    topK: slider('top-k'),
+    buckets: slider('buckets'),
+    rounds: slider('rounds'),
   },
+  // top-k and LSH: switches that add or remove the part (their sliders are above)
+  topKSwitch: byId('top-k-switch'),
+  lshSwitch: byId('lsh-switch'),
   globalTokens: byId('global-tokens'),
   paddedKeys: byId('padded-keys'),
   maskCode: byId('mask-code'),

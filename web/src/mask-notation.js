@@ -13,11 +13,16 @@
 //                   keys within W of its proportional position round(i * (Ns - 1) / (Nt - 1));
 //                   with equal lengths it is local:W
 //   pad:a,b,...     key padding: keys at these positions are seen by no query
+//   topk:K          dynamic sparsity: each query keeps only its K highest-scoring visible keys
+//   lsh:B:R:S       hashed (Reformer-style) attention: a query keeps the keys that share one of
+//                   its B hash buckets in one of R rounds, hashes drawn from seed S
 //
 // Numbers are written in digits; one left out takes its default (defaultMask(): "local" is
 // "local:2"). At most one of local, dilated, strided, fixed and align can be given; position lists
-// add up. Cross-attention queries and keys come from different texts, so positions in one say
-// nothing about the other: maskForMode() keeps only what applies there (align, pad).
+// add up. top-k and LSH choose keys by their scores or hashes, so they combine with every pattern
+// (and with each other) and apply between two texts as well. Cross-attention queries and keys
+// come from different texts, so positions in one say nothing about the other: maskForMode()
+// keeps only what applies there (align, pad, topk, lsh).
 // Whatever parseMask() accepts, formatMask() writes back so that it parses to the same mask.
 
 import { attnlensError } from './errors.js';
@@ -51,7 +56,22 @@ const PARTS = new Map([
   ['align', [['window', 0]]],
   ['tokens', null], // a list of positions
   ['pad', null],
+  ['topk', [['topK', 1]]],
+  [
+    'lsh',
+    [
+      ['buckets', 2],
+      ['rounds', 1],
+      ['hashSeed', 0],
+    ],
+  ],
 ]);
+// Parts that choose keys by score or hash: at most one of each, combined with any pattern.
+const SELECTIONS = ['topk', 'lsh'];
+// What a selection holds when its part is absent (so the demo's sliders keep their last value).
+const SELECTION_OFF = { topK: 0, buckets: 0 };
+// The values a selection part takes when written without numbers ("topk", "lsh").
+const SELECTION_DEFAULTS = { topK: 3, buckets: 4, rounds: 1, hashSeed: 0 };
 // The mask field each list of positions fills, and what the positions are called in messages.
 const LISTS = new Map([
   ['tokens', ['globalTokens', 'global token']],
@@ -67,7 +87,11 @@ const ALIASES = new Map([
 export const MASK_PART_NAMES = [...PARTS.keys(), ...ALIASES.keys()];
 
 const SYNTAX =
-  'global, causal, local:W, dilated:W:D, strided:S, fixed:S:C, align:W, tokens:i,j or pad:i,j';
+  'global, causal, local:W, dilated:W:D, strided:S, fixed:S:C, align:W, tokens:i,j, pad:i,j, ' +
+  'topk:K or lsh:B:R:S';
+
+/** The selection parts' values when written without numbers: topk is topk:3, lsh is lsh:4:1:0. */
+export const DEFAULT_SELECTION = Object.freeze({ ...SELECTION_DEFAULTS });
 
 export function defaultMask() {
   return {
@@ -79,6 +103,9 @@ export function defaultMask() {
     summary: 1,
     globalTokens: [],
     paddedKeys: [],
+    ...SELECTION_OFF, // topK and buckets 0: no top-k, no LSH
+    rounds: SELECTION_DEFAULTS.rounds,
+    hashSeed: SELECTION_DEFAULTS.hashSeed,
   };
 }
 
@@ -98,13 +125,15 @@ function count(text, field, min, part) {
 
 /**
  * "causal+local:2" -> { pattern, causal, window, dilation, stride, summary, globalTokens,
- * paddedKeys } (the position lists sorted, without repeats). Throws a RangeError (code
+ * paddedKeys, topK, buckets, rounds, hashSeed } (the position lists sorted, without repeats;
+ * topK 0: no top-k, buckets 0: no LSH). Throws a RangeError (code
  * 'out_of_range', parameter 'mask', `part` the part at fault) whose message names the bad part.
  */
 export function parseMask(text) {
   const mask = defaultMask();
   const lists = { globalTokens: new Set(), paddedKeys: new Set() };
   let patternPart = null;
+  const selectionParts = new Map();
   const parts = String(text ?? '')
     .split('+')
     .map((p) => p.trim())
@@ -134,10 +163,24 @@ export function parseMask(text) {
         `expected ${most} value${fields.length > 1 ? 's' : ''} after "${written}"`,
       );
     }
+    if (SELECTIONS.includes(name)) {
+      if (selectionParts.has(name)) {
+        throw partError(part, `only one ${name} can be given (${selectionParts.get(name)} is one)`);
+      }
+      selectionParts.set(name, part);
+      for (const [field] of fields) mask[field] = SELECTION_DEFAULTS[field];
+    }
     fields.forEach(([field, min], i) => {
       if (values[i] !== undefined) mask[field] = count(values[i], field, min, part);
     });
+    if (name === 'lsh' && mask.buckets % 2 !== 0) {
+      throw partError(
+        part,
+        `the buckets must be even (a round picks one of B / 2 projections or its negative)`,
+      );
+    }
     if (name === 'causal') mask.causal = true;
+    if (SELECTIONS.includes(name)) continue;
     if (name === 'global' || name === 'causal') continue;
     if (patternPart !== null) {
       throw partError(
@@ -166,6 +209,8 @@ export function formatMask(mask) {
   if (mask.pattern === 'strided') parts.push(`strided:${mask.stride}`);
   if (mask.pattern === 'fixed') parts.push(`fixed:${mask.stride}:${mask.summary}`);
   if (mask.pattern === 'align') parts.push(`align:${mask.window}`);
+  if (mask.topK > 0) parts.push(`topk:${mask.topK}`);
+  if (mask.buckets > 0) parts.push(`lsh:${mask.buckets}:${mask.rounds}:${mask.hashSeed}`);
   if (mask.globalTokens.length) parts.push(`tokens:${mask.globalTokens.join(',')}`);
   if (mask.paddedKeys.length) parts.push(`pad:${mask.paddedKeys.join(',')}`);
   return parts.join('+') || 'global';
@@ -240,6 +285,11 @@ export function maskOptions(mask, queryLength, keyLength = queryLength) {
   }
   const tokens = mask.globalTokens.filter((p) => p < n);
   if (tokens.length) options.globalTokens = tokens;
+  if (mask.topK > 0)
+    options.topK = keyLength === undefined ? mask.topK : Math.min(mask.topK, keyLength);
+  if (mask.buckets > 0) {
+    options.lsh = { buckets: mask.buckets, rounds: mask.rounds, seed: mask.hashSeed };
+  }
   if (mask.paddedKeys.length) {
     if (queryLength === undefined) {
       throw partError(`pad:${mask.paddedKeys.join(',')}`, "needs the texts' lengths");

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { random } from '../scripts/random.js';
-import { checkMaskMatrix } from '../src/checks.js';
+import { checkAttention, checkMaskMatrix } from '../src/checks.js';
 import {
   MASK_PART_NAMES,
   MASK_PATTERNS,
@@ -50,6 +50,11 @@ const CANONICAL = [
   'pad:0',
   'causal+local:1+tokens:0+pad:3',
   `local:${Number.MAX_SAFE_INTEGER}`,
+  'topk:1',
+  'causal+local:3+topk:2',
+  'lsh:2:1:0',
+  'causal+strided:3+topk:4+lsh:8:3:42+tokens:0',
+  'align:1+topk:2+pad:0',
 ];
 
 // Other spellings of the same masks: aliases, case, spaces, order, repeats, left-out numbers.
@@ -74,6 +79,11 @@ const SPELLINGS = [
   ['tokens:1,,2', 'tokens:1,2'],
   ['pad:4,1,4', 'pad:1,4'],
   ['align', 'align:2'],
+  ['topk', 'topk:3'],
+  ['TopK:5+causal', 'causal+topk:5'],
+  ['lsh', 'lsh:4:1:0'],
+  ['lsh:6', 'lsh:6:1:0'],
+  ['lsh:6:2+topk:1', 'topk:1+lsh:6:2:0'],
 ];
 
 function assertMaskError(text, message, part) {
@@ -122,6 +132,11 @@ describe('mask notation', () => {
         globalTokens: [...new Set([number(0), number(0), number(0)])].sort((a, b) => a - b),
       };
       if (next() > 0) mask.globalTokens = [];
+      if (next() > 0) mask.topK = number(1);
+      if (next() > 0) {
+        const buckets = 2 * pick([1, 2, 7, 2 ** 40]);
+        Object.assign(mask, { buckets, rounds: number(1), hashSeed: number(0) });
+      }
       const text = formatMask(mask);
       const back = parseMask(text);
       // The numbers of the other patterns are not written: they come back as their defaults.
@@ -173,6 +188,8 @@ describe('mask notation', () => {
         'window',
         'align',
         'pad',
+        'topk',
+        'lsh',
       ].sort(),
     );
   });
@@ -200,6 +217,10 @@ describe('mask notation', () => {
     assertMaskError('fixed:0:1', /expected a positive integer for the stride/);
     assertMaskError('fixed:3:0', /expected a positive integer for the summary/);
     assertMaskError('fixed:3:4', /fixed:3:4: the summary \(4\) must be at most the stride \(3\)/);
+    assertMaskError('topk:0', /topk:0: expected a positive integer for the topK, got "0"/);
+    assertMaskError('lsh:0', /expected a positive integer for the buckets/);
+    assertMaskError('lsh:5', /lsh:5: the buckets must be even/, 'lsh:5');
+    assertMaskError('lsh:4:0', /expected a positive integer for the rounds/);
   });
 
   it('rejects extra numbers, a second pattern and empty token lists', () => {
@@ -212,6 +233,9 @@ describe('mask notation', () => {
       'dilated:2:2',
     );
     assertMaskError('strided:2+fixed:2:1', /only one local or dilated window or sparse pattern/);
+    assertMaskError('topk:2+local:1+topk:3', /topk:3: only one topk can be given \(topk:2 is/);
+    assertMaskError('lsh+lsh:2', /only one lsh can be given/, 'lsh:2');
+    assertMaskError('lsh:4:1:0:1', /expected at most 3 values after "lsh"/);
     assertMaskError('tokens', /tokens: expected positions after "tokens:"/);
     assertMaskError(
       'global-tokens:',
@@ -244,6 +268,17 @@ describe('maskOptions', () => {
     ];
     for (const [text, options] of cases)
       assert.deepEqual(maskOptions(parseMask(text)), options, text);
+  });
+
+  it('gives top-k and LSH as the engine takes them, top-k fitted to the keys', () => {
+    assert.deepEqual(maskOptions(parseMask('causal+topk:2+lsh:6:2:5')), {
+      causal: true,
+      topK: 2,
+      lsh: { buckets: 6, rounds: 2, seed: 5 },
+    });
+    assert.deepEqual(maskOptions(parseMask('topk:9'), 3, 4), { topK: 4 });
+    const cross = maskForMode(parseMask('causal+local:1+topk:2+lsh'), 'cross');
+    assert.equal(formatMask(cross), 'topk:2+lsh:4:1:0', 'selections apply between two texts');
   });
 
   it('fits sizes to the text when given its lengths', () => {
@@ -300,10 +335,12 @@ describe('maskOptions', () => {
         [2, 7],
       ]) {
         const options = maskOptions(parseMask(text), queryLength, keyLength);
-        assert.doesNotThrow(
-          () => checkMaskMatrix({ queryLength, keyLength, ...options }),
-          `${text} at ${queryLength}x${keyLength}`,
-        );
+        const at = `${text} at ${queryLength}x${keyLength}`;
+        const { topK, lsh, ...positions } = options;
+        assert.doesNotThrow(() => checkMaskMatrix({ queryLength, keyLength, ...positions }), at);
+        // The selections are options of attention() itself (one head of 2 dimensions here).
+        const [q, k] = [queryLength, keyLength].map((n) => new Float32Array(2 * n));
+        assert.doesNotThrow(() => checkAttention(q, k, k, { heads: 1, headDim: 2, topK, lsh }), at);
       }
     }
   });

@@ -93,6 +93,12 @@ test('run() options are checked: unknown keys, types, ranges, notation, pairs', 
     parameter: 'masks',
     message: /one mask per layer \(2\), got 1/,
   });
+  await rejectsWith(gpt2.run('hi', { masks: ['causal', 'causal+topk:2'] }), {
+    name: 'RangeError',
+    code: 'out_of_range',
+    parameter: 'masks[1]',
+    message: /topk and lsh do not apply to a model's layers/,
+  });
   await rejectsWith(gpt2.run('hi', { masks: ['causal', 7] }), {
     name: 'TypeError',
     code: 'invalid_argument',

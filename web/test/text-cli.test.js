@@ -79,6 +79,31 @@ test('--json prints tokens, settings and per-head weights', () => {
   });
 });
 
+test('--mask topk:K keeps the K highest-scoring visible keys; --softcap caps the scores', () => {
+  const args = [SENTENCE, '--json', '--head', '1', '--softcap', '2', '--alibi'];
+  const report = JSON.parse(run([...args, '--mask', 'causal+topk:3']).stdout);
+  assert.equal(report.settings.analyzeOptions.softcap, 2);
+  assert.deepEqual(report.settings.masks, ['causal+topk:3']);
+  const { weights, scores } = report.heads[0];
+  weights.forEach((row, i) => {
+    const kept = row.map((w, j) => [w, j]).filter(([w]) => w > 0);
+    assert.equal(kept.length, Math.min(3, i + 1), `row ${i}`);
+    // The kept keys are the row's best logits: softcap(scale * score) minus the ALiBi distance.
+    const slope = 2 ** ((-8 * 2) / 4); // head 1 of 4: the paper's 2^(-8 (h + 1) / H)
+    const logit = (j) => 2 * Math.tanh(scores[i][j] / 4 / 2) - slope * (i - j);
+    const order = [...Array(i + 1).keys()].sort((a, b) => logit(b) - logit(a) || a - b);
+    assert.deepEqual(
+      kept.map(([, j]) => j).sort((a, b) => a - b),
+      order.slice(0, 3).sort((a, b) => a - b),
+      `row ${i}`,
+    );
+  });
+  const hashed = JSON.parse(run([SENTENCE, '--json', '--mask', 'lsh:4:2:9']).stdout);
+  assert.deepEqual(hashed.settings.analyzeOptions.lsh, { buckets: 4, rounds: 2, seed: 9 });
+  const dropped = hashed.heads.flatMap((h) => h.weights.flat()).filter((w) => w === 0).length;
+  assert.ok(dropped > 0, 'LSH leaves some keys out');
+});
+
 test('--json without --head gives every head; --source gives cross-attention', () => {
   const all = JSON.parse(run(['attention is all you need', '--json', '--heads', '3']).stdout);
   assert.deepEqual(
@@ -117,6 +142,11 @@ const BAD_COMMANDS = [
   [['text', '--score', 'cosine-ish'], /--score: expected one of scaled-dot, dot, cosine, additive/],
   [['text', '--temperature', '0'], /--temperature: expected a positive number/],
   [['text', '--temperature', 'hot'], /--temperature/],
+  [['text', '--softcap', '0'], /--softcap: expected a positive number/],
+  [['text', '--mask', 'topk:0'], /--mask topk:0: expected a positive integer/],
+  [['text', '--mask', 'lsh:3'], /--mask lsh:3: the buckets must be even/],
+  [['text', '--mask', 'topk:1', '--mask', 'causal+topk:2'], /only one topk can be given/],
+  [['a b', '--mask', 'topk:3'], /topK: must be an integer between 1 and 2/],
   [['text', '--heads', '0'], /--heads: expected an integer from 1 to 16/],
   [['text', '--heads', '4', '--head', '4'], /--head: expected an integer from 0 to 3/],
   [['text', '--granularity', 'sentence'], /--granularity/],

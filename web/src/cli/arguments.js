@@ -36,6 +36,8 @@ const FLAG_HELP = [
     '--temperature T',
     `softmax temperature, > 0 (default ${DEFAULT_TEMPERATURE}; low sharpens, high flattens)`,
   ],
+  ['--softcap C', 'cap the scores smoothly at +-C: C * tanh(score / C) (Gemma 2)'],
+  ['--alibi', "ALiBi: subtract slope x distance from each head's scores"],
   ['--heads H', `number of heads (default ${DEFAULT_HEADS})`],
   ['--head I|all', 'head to show, from 0 (default all)'],
   [
@@ -60,6 +62,8 @@ const MASK_HELP = [
   ['strided:S', 'Sparse Transformer strided pattern, stride S'],
   ['fixed:S:C', 'Sparse Transformer fixed pattern, block S, C summary keys'],
   ['global-tokens:0,3', 'these positions see and are seen by all'],
+  ['topk:K', 'each query keeps its K highest-scoring keys'],
+  ['lsh:B:R:S', "hashed: keys sharing a query's bucket (B buckets, R rounds, seed S)"],
 ];
 // Within DEFAULT_WIDTH columns (80), whatever the terminal.
 export const USAGE = [
@@ -86,6 +90,8 @@ const OPTIONS = {
   mask: { type: 'string', multiple: true },
   score: { type: 'string' },
   temperature: { type: 'string' },
+  softcap: { type: 'string' },
+  alibi: { type: 'boolean' },
   heads: { type: 'string' },
   head: { type: 'string' },
   'head-dim': { type: 'string' },
@@ -112,6 +118,14 @@ function integerFlag(text, flag, min, max) {
   return Number(text);
 }
 
+function positiveFlag(text, flag) {
+  const value = Number(text);
+  if (!POSITIVE_DECIMAL.test(text) || !(value > 0) || !Number.isFinite(value)) {
+    throw new UsageError(`${flag}: expected a positive number, got '${text}'`);
+  }
+  return value;
+}
+
 function choiceFlag(text, flag, allowed) {
   if (!allowed.includes(text)) {
     throw new UsageError(`${flag}: expected one of ${allowed.join(', ')}, got '${text}'`);
@@ -131,7 +145,7 @@ function maskFlag(spec) {
   if (!names.length || names.some((name) => !MASK_PART_NAMES.includes(name))) {
     throw new UsageError(
       `--mask: unknown mask '${spec}' (global, causal, local:W, dilated:W:D, ` +
-        'strided:S, fixed:S:C, global-tokens:I,J)',
+        'strided:S, fixed:S:C, global-tokens:I,J, topk:K, lsh:B:R:S)',
     );
   }
   try {
@@ -142,6 +156,14 @@ function maskFlag(spec) {
   }
 }
 
+// The restrictions the --mask flags may set once over all of them, and what messages call them.
+const ONE_OF_EACH = [
+  ['window', 'local or dilated window'],
+  ['sparse', 'sparse pattern'],
+  ['topK', 'topk'],
+  ['lsh', 'lsh'],
+];
+
 /**
  * Every --mask SPEC, all of which must hold: one window and one sparse pattern may be combined
  * (the engine intersects them), global tokens add up.
@@ -150,9 +172,8 @@ function maskFlags(specs) {
   const options = {};
   for (const spec of specs) {
     const { globalTokens, ...restrictions } = maskFlag(spec);
-    for (const key of ['window', 'sparse']) {
+    for (const [key, what] of ONE_OF_EACH) {
       if (restrictions[key] !== undefined && options[key] !== undefined) {
-        const what = key === 'window' ? 'local or dilated window' : 'sparse pattern';
         throw new UsageError(`--mask ${spec}: only one ${what} can be given`);
       }
     }
@@ -194,14 +215,10 @@ export function parseCommandLine(argv) {
   if (values.locale !== undefined) options.locale = values.locale;
   if (values['share-qk']) options.shareQueryKey = true;
   if (values.temperature !== undefined) {
-    const t = Number(values.temperature);
-    if (!POSITIVE_DECIMAL.test(values.temperature) || !(t > 0) || !Number.isFinite(t)) {
-      throw new UsageError(
-        `--temperature: expected a positive number, got '${values.temperature}'`,
-      );
-    }
-    options.temperature = t;
+    options.temperature = positiveFlag(values.temperature, '--temperature');
   }
+  if (values.softcap !== undefined) options.softcap = positiveFlag(values.softcap, '--softcap');
+  if (values.alibi) options.alibi = true;
   const masks = values.mask ?? [];
   Object.assign(options, maskFlags(masks));
 

@@ -248,11 +248,17 @@ function checkMasks(masks, layers) {
   const parse = (text, name) => {
     if (typeof text !== 'string')
       throw typeError(name, `must be a mask string, got ${describe(text)}`);
+    let mask;
     try {
-      return parseMask(text);
+      mask = parseMask(text);
     } catch (error) {
       throw rangeError(name, error.message.replace(/^mask: /, ''));
     }
+    // A model's layers take position masks; top-k and LSH run on attention() and analyze().
+    if (mask.topK > 0 || mask.buckets > 0) {
+      throw rangeError(name, `"${text}": topk and lsh do not apply to a model's layers`);
+    }
+    return mask;
   };
   if (typeof masks === 'string') return [parse(masks, 'masks')];
   if (!Array.isArray(masks)) {

@@ -383,6 +383,54 @@ test('the cost panel measures both strategies at N = 2048; a local mask skips ti
   await page.close();
 });
 
+test('top-k and LSH switches write the notation; the cost panel counts drops', async () => {
+  const page = await openDemo(`?text=${encodeURIComponent(ENGLISH)}&heads=2&mask=causal`);
+  let previous = await computedCount(page);
+  await page.check('#top-k-switch');
+  await waitForRecompute(page, previous);
+  previous = await computedCount(page);
+  await page.fill('#top-k-input', '2'); // a range input: fill sets its value and fires input
+  await waitForRecompute(page, previous);
+  assert.equal(await page.textContent('#mask-code'), 'causal+topk:2');
+  const table = await readTable(page);
+  const n = table.rows.length;
+  // Head 1's rows each give weight to at most 2 keys, the same ones analyze() keeps in Node.
+  const expected = analyzeInNode(ENGLISH, {
+    heads: 2,
+    headDim: 16,
+    seed: 1,
+    granularity: 'word',
+    ...maskOptions(parseMask('causal+topk:2'), n, n),
+  });
+  table.cells.forEach((row, r) => {
+    const kept = row.filter((cell) => !cell.masked && cell.value > 0).length;
+    assert.equal(kept, Math.min(2, r + 1), `row ${r}`);
+  });
+  const visible = expected.heads.reduce((sum, h) => sum + h.mask.filter(Boolean).length, 0);
+  const kept = expected.heads.reduce(
+    (sum, h) => sum + h.weights.filter((w, i) => h.mask[i] && w > 0).length,
+    0,
+  );
+  assert.equal(kept, 2 * (2 * n - 1), 'every row keeps min(2, visible) keys');
+  assert.match(
+    await page.textContent('#cost-body .cost-selection'),
+    new RegExp(`kept ${kept} of the ${visible} \\(query, key\\) pairs`),
+  );
+  previous = await computedCount(page);
+  await page.check('#lsh-switch');
+  await waitForRecompute(page, previous);
+  assert.equal(await page.textContent('#mask-code'), 'causal+topk:2+lsh:4:1:0');
+  assert.equal(await page.isVisible('#buckets-input'), true);
+  previous = await computedCount(page);
+  await page.uncheck('#top-k-switch');
+  await waitForRecompute(page, previous);
+  assert.equal(await page.textContent('#mask-code'), 'causal+lsh:4:1:0');
+  assert.equal(await page.isVisible('#top-k-input'), false);
+  await page.waitForURL(/mask=causal%2Blsh%3A4%3A1%3A0/); // the URL is written back after a pause
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('empty text and text over the token cap say so instead of drawing stale weights', async () => {
   const page = await openDemo();
   let previous = await computedCount(page);

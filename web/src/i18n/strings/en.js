@@ -70,6 +70,11 @@ export const en = {
     'i·(Ns−1)/(Nt−1), a monotonic alignment; padding hides source keys from every query.',
   paddedKeys: 'Padding: source keys no query may see',
   causal: 'Causal: no peeking at later tokens',
+  topKSwitch: 'Top-k: each query keeps only its k best-scoring keys',
+  topK: 'Keys kept per query (k)',
+  lshSwitch: 'Hashed (LSH): a query sees only the keys hashed into its bucket',
+  buckets: 'Hash buckets',
+  rounds: 'Hashing rounds (sharing a bucket once is enough)',
   window: 'Window (each side)',
   dilation: 'Dilation',
   stride: 'Stride',
@@ -254,6 +259,15 @@ export const en = {
   benchTime: 'time',
   benchMemory: 'memory',
   benchTiles: 'tiles computed',
+  costSelection:
+    'Top-k and hashing kept {kept} of the {visible} (query, key) pairs the mask allows, over ' +
+    'all heads. The other {share}% were scored, then left out of the softmax and the weighted ' +
+    'sum of values.',
+  benchScores: 'scores computed',
+  benchSelectionNote:
+    'Top-k and hashing choose keys by score or hash, so every key the mask allows is scored ' +
+    'first (with top-k the streaming kernel scores twice: once to choose, once to attend). ' +
+    'They save the softmax and the weighted sum over the keys left out, not the scoring.',
   benchMaterialized: 'materialized',
   benchStreaming: 'streaming',
   benchSkipped:

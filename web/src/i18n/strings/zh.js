@@ -66,6 +66,11 @@ export const zh = {
     '填充则让某些源键对所有查询都不可见。',
   paddedKeys: '填充：任何查询都不能看的源键',
   causal: '因果：不许偷看后面的词元',
+  topKSwitch: 'Top-k：每个查询只保留得分最高的 k 个键',
+  topK: '每个查询保留的键数（k）',
+  lshSwitch: '哈希分桶（LSH）：查询只看与它落进同一个桶的键',
+  buckets: '哈希桶数',
+  rounds: '哈希轮数（任一轮同桶即可见）',
   window: '窗口（单侧宽度）',
   dilation: '空洞间隔',
   stride: '步长',
@@ -228,6 +233,13 @@ export const zh = {
   benchTime: '耗时',
   benchMemory: '内存',
   benchTiles: '已计算的分块',
+  costSelection:
+    'Top-k 与哈希在所有头上保留了掩码允许的 {visible} 个（查询，键）对中的 {kept} 个' +
+    '（{share}% 被舍弃）：舍弃的对已经算过得分，只是不进入 softmax 和值的加权和。',
+  benchScores: '已计算的得分',
+  benchSelectionNote:
+    'Top-k 与哈希按得分或哈希挑选键，所以掩码允许的每个键都要先算得分（top-k 时流式内核算两遍：' +
+    '一遍挑选，一遍注意）。它们省下的是被舍弃键上的 softmax 与加权和，而不是打分。',
   benchMaterialized: '显式存储完整矩阵',
   benchStreaming: '流式',
   benchSkipped:
