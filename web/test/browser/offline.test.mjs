@@ -76,9 +76,26 @@ describe('the built site offline', () => {
       name.startsWith('attnlens-site-'),
     );
     assert.ok(firstCache, 'the site cache was made');
+    // The models module is not precached (only real models and training load it): the worker
+    // keeps it when first fetched, so it too works offline after its first use.
+    const modelsModule = '../src/wasm/attnlens-models-scalar.wasm.gz';
+    const cachedBefore = await page.evaluate(
+      (url) => caches.match(url).then(Boolean),
+      modelsModule,
+    );
+    assert.equal(cachedBefore, false, 'not precached');
+    const onlineBytes = await page.evaluate(
+      (url) => fetch(url).then(async (r) => (await r.arrayBuffer()).byteLength),
+      modelsModule,
+    );
     assert.deepEqual(page.problems, []);
 
     await stopServer();
+    const offlineBytes = await page.evaluate(
+      (url) => fetch(url).then(async (r) => (await r.arrayBuffer()).byteLength),
+      modelsModule,
+    );
+    assert.equal(offlineBytes, onlineBytes, 'served from the cache once fetched');
     await page.reload();
     await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1, null, {
       timeout: 30000,
