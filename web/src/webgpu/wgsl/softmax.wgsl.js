@@ -1,5 +1,6 @@
-// Masked row softmax of the materialized path: weights = softmax(scale * scores / temperature)
-// over the visible keys of each row, zeros for a row that sees none. Works on a chunk of the
+// Masked row softmax of the materialized path: weights = softmax(logits) over the visible keys of
+// each row (logits from the raw scores: scale, the logit terms, temperature), zeros for a row that
+// sees none. Works on a chunk of the
 // [heads, queryLength, keyLength] matrices: heads headBase.. and rows rowBase.. (tiling.js
 // scoreChunks), stored as [heads in chunk, rows, keyLength].
 //
@@ -7,11 +8,14 @@
 // Pass 1 writes logits (or NO_SCORE) into `weights` and finds the row maximum, pass 2 sums the
 // exponentials, pass 3 normalises in place; each invocation only reads back what it wrote.
 //
-// Bindings: 0 uniforms, 1 scores (raw, read), 2 weights (read_write), 3 maskWords.
+// Bindings: 0 uniforms, 1 scores (raw, read), 2 weights (read_write), 3 maskWords, 4 logitBias
+// (the terms variant only).
 
 import { defineUniforms } from '../uniforms.js';
+import { LOGIT_TERM_FIELDS } from '../logit-terms.js';
 import { MASK_FIELDS } from '../mask-data.js';
 import { SCORE_SENTINELS, enables } from './common.wgsl.js';
+import { logitTermsWgsl } from './logit-terms.wgsl.js';
 import { MASK_WGSL } from './mask.wgsl.js';
 import { laneReductions } from './reduce.wgsl.js';
 
@@ -22,11 +26,15 @@ export const SOFTMAX_UNIFORMS = defineUniforms('SoftmaxParams', [
   'rowBase',
   'rows',
   'factor:f32',
+  ...LOGIT_TERM_FIELDS,
   ...MASK_FIELDS,
 ]);
 
-/** @param {{ lanes: number, rowsPerGroup: number, subgroups: boolean }} plan */
-export function softmaxKernel({ lanes, rowsPerGroup, subgroups }) {
+/**
+ * @param {{ lanes: number, rowsPerGroup: number, subgroups: boolean }} plan
+ * @param {{ terms: boolean }} variant whether the call has logit terms (logit-terms.js)
+ */
+export function softmaxKernel({ lanes, rowsPerGroup, subgroups }, { terms }) {
   const workgroupSize = lanes * rowsPerGroup;
   return /* wgsl */ `${enables({ subgroups })}
 ${SOFTMAX_UNIFORMS.wgsl}
@@ -36,6 +44,7 @@ ${SOFTMAX_UNIFORMS.wgsl}
 @group(0) @binding(3) var<storage, read> maskWords: array<u32>;
 ${SCORE_SENTINELS}
 ${MASK_WGSL}
+${logitTermsWgsl({ terms, binding: 4 })}
 ${laneReductions({ lanes, workgroupSize, subgroups })}
 
 @compute @workgroup_size(${workgroupSize})
@@ -52,7 +61,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index
     let unmasked = p.restrictsNothing != 0u;
     for (var j = lane; j < p.keyLength; j += ${lanes}u) {
       var logit = NO_SCORE;
-      if (unmasked || visible(h, i, j)) { logit = scores[base + j] * p.factor; }
+      if (unmasked || visible(h, i, j)) { logit = finishLogit(h, i, j, scores[base + j]); }
       weights[base + j] = logit;
       rowMax = max(rowMax, logit);
     }
