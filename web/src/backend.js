@@ -47,10 +47,6 @@ export const WEBGPU_MIN_FLOPS = 2 ** 24;
 
 const MAX_DEVICE_RECREATIONS = 2;
 
-// The options of a call that the WebGPU backend has no kernels for (topK: a selection over a
-// whole row of logits before the softmax). Such calls run on wasm.
-const WASM_ONLY_OPTIONS = ['topK'];
-
 // The WebGPU backend (its kernels are most of the package's JavaScript) is imported only once a
 // GPU object exists, so pages without WebGPU never load it.
 async function openWebGpuBackend(options) {
@@ -232,8 +228,6 @@ export class Backends {
   // null: run on the GPU; a string: why this call runs on wasm; undefined: no GPU at all.
   #reasonForWasm(problem) {
     if (!this.gpu) return undefined;
-    const wasmOnly = WASM_ONLY_OPTIONS.find((name) => problem.options?.[name] !== undefined);
-    if (wasmOnly !== undefined) return `webgpu: ${wasmOnly} runs on wasm only`;
     if (this.#requested !== 'auto') return null;
     const min = this.#options.minFlops ?? WEBGPU_MIN_FLOPS;
     const flops = attentionFlops(problem);

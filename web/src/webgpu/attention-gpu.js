@@ -25,6 +25,7 @@ import { planStreaming, scoreChunks } from './tiling.js';
  * @property {'f32' | 'f16'} inputType element type of q, k and v
  * @property {string} score
  * @property {number} factor scale / temperature
+ * @property {number} topK keys each row keeps (0: every visible one; materialized only)
  * @property {{ fields: object, buffer: GPUBuffer }} mask mask-data.js fields and uploaded words
  * @property {{ fields: object, bias?: GPUBuffer }} terms logit-terms.js fields (biasHeadBase
  *   set for the group) and, exactly when the call has logit terms, the buffer bound as its bias
@@ -227,6 +228,7 @@ export async function runMaterialized(passes, encoder, g, chunks, matrices) {
         rowBase: chunk.row,
         rows: chunk.rows,
         factor: g.factor,
+        topK: g.topK,
         ...g.terms.fields,
         ...g.mask.fields,
       },

@@ -172,9 +172,10 @@ export class GpuPasses {
     const plan = this.softmaxPlan;
     const reduction = plan.subgroups ? 'subgroups' : 'plain';
     const terms = logitBias !== undefined;
-    const variant = `${reduction}:${terms ? 'terms' : 'plain'}`;
+    const topK = fields.topK > 0;
+    const variant = `${reduction}:${terms ? 'terms' : 'plain'}:${topK ? 'top-k' : 'all'}`;
     const key = `softmax:${plan.lanes}x${plan.rowsPerGroup}:${variant}`;
-    const pipeline = await this.pipelines.get(key, () => softmaxKernel(plan, { terms }));
+    const pipeline = await this.pipelines.get(key, () => softmaxKernel(plan, { terms, topK }));
     const uniforms = this.buffers.uniform('softmax', SOFTMAX_UNIFORMS.pack(fields));
     const resources = [uniforms, scores, weights, maskWords];
     if (terms) resources.push(logitBias);

@@ -166,9 +166,17 @@ export class WebGpuBackend {
 
   // Streaming when asked (or auto without matrices) and its tiles fit, else materialized, whose
   // score matrix must be cut into chunks the device accepts (checked for the largest group).
-  #strategy(requested, wantsMatrices, group) {
+  // topK selects from whole rows of logits, which only the materialized path forms.
+  #strategy(requested, wantsMatrices, group, topK) {
     const passes = this.#passes;
-    const streaming = requested === 'streaming' || (requested === 'auto' && !wantsMatrices);
+    if (topK && requested === 'streaming') {
+      decline('topK on WebGPU selects from whole rows of scores: the materialized strategy only');
+    }
+    if (topK && group.keyLength > 2 ** 24) {
+      decline('topK over more than 2^24 keys (the GPU counts them in float32)');
+    }
+    const streaming =
+      !topK && (requested === 'streaming' || (requested === 'auto' && !wantsMatrices));
     if (streaming) {
       const plan = streamingPlanFor(passes, group);
       if (plan && Math.ceil(group.queryLength / plan.queryBlock) <= passes.maxGroups) {
@@ -205,10 +213,12 @@ export class WebGpuBackend {
       score: options.score,
       additiveHidden: hidden,
     };
-    const route = this.#strategy(options.strategy, returnWeights || returnScores, {
-      ...dims,
-      heads: groups[0].count,
-    });
+    const route = this.#strategy(
+      options.strategy,
+      returnWeights || returnScores,
+      { ...dims, heads: groups[0].count },
+      options.topK,
+    );
 
     const maskBuffer = passes.buffers.upload('mask', mask.words);
     const upload = (role, array) =>
@@ -241,6 +251,7 @@ export class WebGpuBackend {
         v: upload('v', slice(v, nk, dv, kvFirst, kvEnd)),
         inputType: storage,
         factor,
+        topK: options.topK ?? 0,
         terms: groupTerms(terms, passes.buffers, first, count),
         mask: { fields: mask.fields, buffer: maskBuffer },
         out: { buffer: out, head: nq * dv, row: dv },
@@ -341,10 +352,12 @@ export class WebGpuBackend {
       score: options.score,
       additiveHidden: hidden,
     };
-    const route = this.#strategy(options.strategy, returnWeights || returnScores, {
-      ...dims,
-      heads,
-    });
+    const route = this.#strategy(
+      options.strategy,
+      returnWeights || returnScores,
+      { ...dims, heads },
+      options.topK,
+    );
     for (const s of [
       { batch: heads, m: nq, n: Math.max(d, dv) },
       { batch: heads, m: nk, n: Math.max(d, dv) },
@@ -411,6 +424,7 @@ export class WebGpuBackend {
       v,
       inputType: 'f32',
       factor,
+      topK: options.topK ?? 0,
       terms: groupTerms(terms, buffers, 0, heads),
       mask: { fields: mask.fields, buffer: buffers.upload('mask', mask.words) },
       // Heads side by side per token: [Nq, heads * Dv], what the output projection reads.

@@ -1,7 +1,8 @@
 // WebGPU (SwiftShader) against wasm for the options of modern attention: grouped-query and
-// multi-query heads (kvHeads); queryOffset, bias, ALiBi and softcap with the masks, scores and
-// temperature; on both strategies, head groups split by the binding limit, and multiHead; topK
-// and lsh running on wasm. Small problems: SwiftShader compiles each kernel in seconds.
+// multi-query heads (kvHeads); queryOffset, bias, ALiBi, softcap, lsh and topK with the masks,
+// scores and temperature; on both strategies, head groups split by the binding limit, and
+// multiHead; what still runs on wasm says why. Small problems: SwiftShader compiles each kernel
+// in seconds.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -76,6 +77,12 @@ const TERM_CASES = [
     { ...TERMS, kvHeads: 3 },
     { lsh: { buckets: 6, seed: 3 }, globalTokens: [1, 11], alibi: true, queryOffset: 3 },
   ],
+  [
+    'topK with key padding, causal after past keys',
+    { ...TERMS, kvHeads: 3 },
+    { topK: 4, keyLengths: [19, 3, 0], causal: true, queryOffset: OFFSET },
+  ],
+  ['topK with softcap and bias', TERMS, { topK: 2, softcap: 1, bias: biasOf(1, 65) }],
   [
     'a bias hiding every key of some rows gives zeros',
     TERMS,
@@ -173,12 +180,26 @@ describe('modern attention on WebGPU equals wasm', () => {
     }
   });
 
-  it('topK, and lsh in multiHead, run on wasm, with the same results, and say so', async () => {
+  it('topK keeps the lower keys among equal logits', async () => {
+    // Keys repeat three vectors: a row's logits tie in threes.
+    const [q, k0, v] = inputsFor(TERMS, 66);
+    const k = k0.map((_, e) => k0[e % (3 * D)]);
+    const options = { heads: 3, kvHeads: 1, headDim: D, valueDim: DV, topK: 5 };
+    const r = await gpu.attention(q, k, v, { ...options, returnWeights: true });
+    assert.equal(r.stats.backend, 'webgpu', r.stats.fallbackReason);
+    const expected = await wasm.attention(q, k, v, { ...options, returnWeights: true });
+    assertSameResults(r, expected, 'ties');
+    const kept = r.weights.subarray(0, TERMS.nk).filter((w) => w > 0).length;
+    assert.equal(kept, 5);
+  });
+
+  it('what runs on wasm says why: topK streamed, lsh in multiHead', async () => {
     const tensors = inputsFor(TERMS, 70);
-    const options = { heads: 3, kvHeads: 1, headDim: D, valueDim: DV, alibi: true, topK: 3 };
-    const r = await gpu.attention(...tensors, options);
-    assert.match(r.stats.fallbackReason, /^webgpu: topK runs on wasm only/);
-    assertClose(r.output, (await wasm.attention(...tensors, options)).output, 'topK', 0);
+    const options = { heads: 3, kvHeads: 1, headDim: D, valueDim: DV, topK: 3 };
+    const streamed = { ...options, strategy: 'streaming' };
+    const r = await gpu.attention(...tensors, streamed);
+    assert.match(r.stats.fallbackReason, /topK on WebGPU .* materialized strategy only/);
+    assertClose(r.output, (await wasm.attention(...tensors, streamed)).output, 'topK', 0);
 
     const w = {
       wQuery: tensor(6 * 2 * D, 71),
