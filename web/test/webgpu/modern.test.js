@@ -170,7 +170,7 @@ describe('modern attention on WebGPU equals wasm', () => {
     const bias = tensor(11 * 11, 56);
     for (const extra of [
       { causal: true, returnProjections: true },
-      { returnWeights: true, bias, softcap: 3 },
+      { returnWeights: true, bias, softcap: 3, topK: 4 },
       { alibi: true, causal: true, window: 2, queryOffset: 4 },
     ]) {
       const options = { heads, kvHeads, headDim: D, valueDim: DV, ...extra };
