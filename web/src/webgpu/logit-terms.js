@@ -17,7 +17,7 @@ export const LOGIT_TERM_FIELDS = [
 
 // -Infinity hides a key. WGSL may assume no infinity occurs, so the uploaded copy holds this
 // instead: the kernels treat any bias at or below VISIBLE_FLOOR (wgsl/common.wgsl.js) as hidden,
-// and a finite bias that large is declined by biasMagnitude's caller before.
+// and a call with a finite bias that large goes to wasm (overflow.js termsMayOverflow).
 const HIDDEN_BIAS = -1.0e38;
 
 /**

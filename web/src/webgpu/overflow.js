@@ -43,8 +43,9 @@ export function logitsMayOverflow({ maxQ, maxK, headDim, options, factor }) {
 
 /**
  * The same for a call with logit terms (logit-terms.js), as the core's terms_may_overflow: the
- * scaled score the soft cap reads, then (capped score + largest |bias| + largest |slope| *
- * distance) / temperature.
+ * scaled score the soft cap reads, then capped score + largest |bias| + largest |slope| *
+ * distance, before and after the temperature (the kernels divide last; a finite bias this large
+ * would also read as the hidden sentinel).
  * @param {{ maxQ: number, maxK: number, headDim: number, options: object, fields: object,
  *   largestBias: number, largestSlope: number, distance: number }} bound fields: the terms'
  *   uniform values; distance: the longest |p - j|, max(Nq + queryOffset, Nk)
@@ -53,7 +54,8 @@ export function termsMayOverflow({ fields, largestBias, largestSlope, distance, 
   const scaled = scoreBound(score) * Math.abs(fields.termScale);
   if (!(scaled <= LIMIT)) return true;
   const capped = fields.softcap > 0 ? fields.softcap : scaled;
-  return (capped + largestBias + largestSlope * distance) * fields.inverseTemperature > LIMIT;
+  const sum = capped + largestBias + largestSlope * distance;
+  return sum > LIMIT || sum * fields.inverseTemperature > LIMIT;
 }
 
 /** The scale in float32: the given one, or the core's default (1/sqrt(headDim) for scaled-dot). */

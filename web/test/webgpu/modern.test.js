@@ -193,13 +193,21 @@ describe('modern attention on WebGPU equals wasm', () => {
     assert.equal(kept, 5);
   });
 
-  it('what runs on wasm says why: topK streamed, lsh in multiHead', async () => {
+  it('what runs on wasm says why: topK streamed, a huge bias, lsh in multiHead', async () => {
     const tensors = inputsFor(TERMS, 70);
     const options = { heads: 3, kvHeads: 1, headDim: D, valueDim: DV, topK: 3 };
     const streamed = { ...options, strategy: 'streaming' };
     const r = await gpu.attention(...tensors, streamed);
     assert.match(r.stats.fallbackReason, /topK on WebGPU .* materialized strategy only/);
     assertClose(r.output, (await wasm.attention(...tensors, streamed)).output, 'topK', 0);
+
+    // A finite bias beyond FLT_MAX / 4 (the GPU's hidden-key sentinel lies there).
+    const bias = biasOf(1, 67);
+    bias[3] = -1e38;
+    const huge = { ...options, topK: undefined, bias, temperature: 16 };
+    const b = await gpu.attention(...tensors, huge);
+    assert.match(b.stats.fallbackReason, /overflow/);
+    assertClose(b.output, (await wasm.attention(...tensors, huge)).output, 'huge bias', 0);
 
     const w = {
       wQuery: tensor(6 * 2 * D, 71),
