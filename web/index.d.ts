@@ -183,8 +183,8 @@ export interface LshSpec {
 
 /**
  * The terms between the score and the softmax, in ONNX Attention's order: softcap, then bias and
- * ALiBi, then the mask; topK and lsh hide more keys. They run on wasm; attentionBackward refuses
- * them.
+ * ALiBi, then the mask; topK and lsh hide more keys. WebGPU runs them too (topK materialized
+ * only, lsh not in multiHead: those calls run on wasm); attentionBackward refuses them.
  */
 export interface LogitOptions {
   /** Scores become softcap * tanh(scores / softcap) (Gemma 2); positive. */

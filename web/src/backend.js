@@ -13,7 +13,7 @@
 // at most MAX_DEVICE_RECREATIONS times) or replaced by wasm; either way the change is reported
 // through onChange (the instance's 'backendchange' event).
 
-import { inputError, logitOptionIn, requireFiniteInputs } from './checks.js';
+import { inputError, requireFiniteInputs } from './checks.js';
 import { disposedError } from './errors.js';
 import {
   bestFlavour,
@@ -228,8 +228,6 @@ export class Backends {
   // null: run on the GPU; a string: why this call runs on wasm; undefined: no GPU at all.
   #reasonForWasm(problem) {
     if (!this.gpu) return undefined;
-    const wasmOnly = problem.options ? logitOptionIn(problem.options) : undefined;
-    if (wasmOnly !== undefined) return `webgpu: ${wasmOnly} runs on wasm only`;
     if (this.#requested !== 'auto') return null;
     const min = this.#options.minFlops ?? WEBGPU_MIN_FLOPS;
     const flops = attentionFlops(problem);

@@ -423,12 +423,6 @@ function logitOptions(options, { heads, queryLength, keyLength }) {
   return out;
 }
 
-/** The first option of LOGIT_OPTIONS (or queryOffset) a resolved call uses, else undefined. */
-export function logitOptionIn(options) {
-  if (options.queryOffset !== undefined) return 'queryOffset';
-  return LOGIT_OPTIONS.find((name) => options[name] !== undefined);
-}
-
 function additiveWeights(value, { heads, headDim }) {
   const a = optionsObject(value, 'additive', ADDITIVE_KEYS);
   const hidden = size(a.hidden, 'additive.hidden');

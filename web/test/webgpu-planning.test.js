@@ -5,9 +5,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chooseFeatures, shuffleLanes } from '../src/webgpu/features.js';
 import { toHalf } from '../src/webgpu/f16.js';
+import { alibiSlopes } from '../src/webgpu/logit-terms.js';
 import { ABSENT, maskData } from '../src/webgpu/mask-data.js';
 import { depthBucket, headGroups, planStreaming, scoreChunks } from '../src/webgpu/tiling.js';
 import { defineUniforms } from '../src/webgpu/uniforms.js';
+import { tensor } from './support/helpers.js';
+import { paperSlopes } from './support/reference.js';
 
 describe('chooseFeatures', () => {
   const adapter = (...names) => new Set(names);
@@ -143,7 +146,7 @@ describe('cutting problems to the binding limit', () => {
 });
 
 describe('mask data', () => {
-  const shape = { heads: 2, queryLength: 5, keyLength: 40 };
+  const shape = { heads: 2, kvHeads: 2, queryLength: 5, keyLength: 40, headDim: 3 };
   it('packs only the sections that are present', () => {
     const { fields, words } = maskData({ causal: true }, shape);
     assert.equal(words.length, 1);
@@ -186,6 +189,28 @@ describe('mask data', () => {
     assert.equal(fields.beforeSpan, 2 ** 31 - 1);
     assert.equal(fields.afterSpan, 8);
     assert.equal(maskData({ globalTokens: [0] }, shape).fields.restrictsNothing, 1);
+  });
+
+  it('places queries after past keys and holds the slopes of ALiBi and the buckets of lsh', () => {
+    const { fields, words } = maskData({ queryOffset: 40, alibi: true }, shape);
+    assert.equal(fields.queryOffset, 40);
+    assert.equal(fields.longest, 45, 'positions reach Nq + queryOffset');
+    const slopes = new Float32Array(words.buffer, fields.slopesAt * 4, 2);
+    assert.deepEqual([...slopes], [...Float32Array.from(paperSlopes(2))]);
+    assert.deepEqual([...alibiSlopes(6)], [...Float32Array.from(paperSlopes(6))]);
+
+    const lsh = { buckets: 4, rounds: 3, seed: 7 };
+    const tensors = { q: tensor(2 * 5 * 3, 1), k: tensor(2 * 40 * 3, 2) };
+    const hashed = maskData({ lsh }, shape, tensors);
+    assert.equal(hashed.fields.lshRounds, 3);
+    assert.equal(hashed.fields.restrictsNothing, 0);
+    assert.equal(hashed.fields.keyBucketsAt - hashed.fields.queryBucketsAt, 3 * 2 * 5);
+    const buckets = hashed.words.subarray(hashed.fields.queryBucketsAt);
+    assert.ok(
+      buckets.every((b) => b < 4),
+      'buckets 0..3',
+    );
+    assert.ok(new Set(buckets).size > 1, 'not all in one bucket');
   });
 });
 

@@ -25,7 +25,11 @@ import { planStreaming, scoreChunks } from './tiling.js';
  * @property {'f32' | 'f16'} inputType element type of q, k and v
  * @property {string} score
  * @property {number} factor scale / temperature
+ * @property {number} topK keys each row keeps (0: every visible one; materialized only)
  * @property {{ fields: object, buffer: GPUBuffer }} mask mask-data.js fields and uploaded words
+ * @property {{ fields: object, bias?: GPUBuffer }} terms logit-terms.js fields (biasHeadBase
+ *   set for the group) and, exactly when the call has logit terms, the buffer bound as its bias
+ *   (the group's heads of the caller's bias, or a placeholder)
  * @property {{ hidden: number, wQuery: GPUBuffer, wKey: GPUBuffer, v: GPUBuffer }} [additive]
  * @property {{ buffer: GPUBuffer, head: number, row: number }} out f32, element strides
  */
@@ -131,10 +135,12 @@ export async function encodeStreaming(passes, encoder, g, plan, visits) {
     vGroup: g.kvGroup,
     vShift: g.kvShift,
     factor: g.factor,
+    ...g.terms.fields,
     ...g.mask.fields,
   };
   const resources = [operands.q, operands.k, g.v, g.out.buffer, g.mask.buffer, visits];
   if (g.score === 'additive') resources.push(g.additive.v);
+  if (g.terms.bias) resources.push(g.terms.bias);
   await passes.streaming(
     encoder,
     plan,
@@ -142,6 +148,7 @@ export async function encodeStreaming(passes, encoder, g, plan, visits) {
       keys: operands.type,
       values: g.inputType,
       score: g.score === 'additive' ? 'additive' : 'dot',
+      terms: g.terms.bias !== undefined,
     },
     fields,
     resources,
@@ -221,12 +228,15 @@ export async function runMaterialized(passes, encoder, g, chunks, matrices) {
         rowBase: chunk.row,
         rows: chunk.rows,
         factor: g.factor,
+        topK: g.topK,
+        ...g.terms.fields,
         ...g.mask.fields,
       },
       chunk.heads,
       scores,
       weights,
       g.mask.buffer,
+      g.terms.bias,
     );
     // out[h, i, :] = sum_j weights[h, i, j] v[h, j, :]
     await passes.gemm(encoder, 'weights-v', {

@@ -9,6 +9,15 @@
 //   globals     prefix counts of global positions: globals[p] = number of global tokens < p,
 //               longest + 1 words, so "any global in [b, e)" is one subtraction (as in
 //               src/mask.cpp's count_global)
+//   slopes      ALiBi's slope of each head, one f32 (its bits) per head (logit-terms.js)
+//   queryBuckets, keyBuckets  hashed attention's bucket of every query [H][Nq][rounds] and key
+//               [Hkv][Nk][rounds] (lsh-buckets.js); lshRounds is 0 without hashing
+//
+// Positions are compared as in include/attnlens/mask.h: key j at j, query i at i + queryOffset
+// (custom masks and key padding are indexed by i and j themselves).
+
+import { slopesOf } from './logit-terms.js';
+import { lshWords, writeLshBuckets } from './lsh-buckets.js';
 
 export const ABSENT = 0xffffffff;
 
@@ -27,6 +36,12 @@ export const MASK_FIELDS = [
   'keyValidAt',
   'customAt',
   'globalsAt',
+  'slopesAt',
+  'lshRounds',
+  'queryBucketsAt',
+  'keyBucketsAt',
+  'kvGroup', // query heads per K/V head: query head h compares buckets with K/V head h / kvGroup
+  'queryOffset',
   'longest',
   'restrictsNothing',
 ];
@@ -44,12 +59,17 @@ function packBits(flags, words, at) {
 
 /**
  * @param {object} options checked options (checks.js): causal, window, sparse, globalTokens,
- *   keyLengths, keyValid, mask
- * @param {{ heads: number, queryLength: number, keyLength: number }} shape
+ *   keyLengths, keyValid, mask, queryOffset, alibi, alibiSlopes, lsh
+ * @param {{ heads: number, kvHeads: number, queryLength: number, keyLength: number,
+ *   headDim: number }} shape
+ * @param {{ q: Float32Array, k: Float32Array }} [tensors] the inputs, which lsh hashes
  * @returns {{ fields: object, words: Uint32Array }}
  */
-export function maskData(options, { heads, queryLength, keyLength }) {
-  const longest = Math.max(queryLength, keyLength);
+export function maskData(options, shape, tensors) {
+  const { heads, kvHeads, queryLength, keyLength } = shape;
+  const queryOffset = options.queryOffset ?? 0;
+  const longest = Math.max(queryLength + queryOffset, keyLength);
+  const slopes = slopesOf(options, heads);
   const { window, sparse, globalTokens, keyLengths, keyValid, mask: custom } = options;
   const fields = {
     causal: options.causal ? 1 : 0,
@@ -66,10 +86,18 @@ export function maskData(options, { heads, queryLength, keyLength }) {
     keyValidAt: ABSENT,
     customAt: ABSENT,
     globalsAt: ABSENT,
+    slopesAt: ABSENT,
+    lshRounds: options.lsh?.rounds ?? 0,
+    queryBucketsAt: ABSENT,
+    keyBucketsAt: ABSENT,
+    kvGroup: heads / kvHeads,
+    queryOffset,
     longest,
     // The same test as MaskSpec::is_global(): global tokens alone restrict nothing.
     restrictsNothing:
-      !options.causal && !window && !sparse && !keyLengths && !keyValid && !custom ? 1 : 0,
+      !options.causal && !window && !sparse && !keyLengths && !keyValid && !custom && !options.lsh
+        ? 1
+        : 0,
   };
 
   let length = 0;
@@ -81,6 +109,12 @@ export function maskData(options, { heads, queryLength, keyLength }) {
   if (keyValid) reserve('keyValidAt', Math.ceil(keyLength / 32));
   if (custom) reserve('customAt', Math.ceil((queryLength * keyLength) / 32));
   if (globalTokens?.length) reserve('globalsAt', longest + 1);
+  if (slopes) reserve('slopesAt', heads);
+  const buckets = options.lsh ? lshWords(options.lsh, shape) : null;
+  if (buckets) {
+    reserve('queryBucketsAt', buckets.queries);
+    reserve('keyBucketsAt', buckets.keys);
+  }
 
   // A storage binding cannot be empty: keep one word when no section is present.
   const words = new Uint32Array(Math.max(length, 1));
@@ -96,5 +130,9 @@ export function maskData(options, { heads, queryLength, keyLength }) {
       if (p < longest) count += flags[p];
     }
   }
+  if (buckets) {
+    writeLshBuckets(words, fields.queryBucketsAt, tensors.q, tensors.k, shape, options.lsh);
+  }
+  if (slopes) words.set(new Uint32Array(Float32Array.from(slopes).buffer), fields.slopesAt);
   return { fields, words };
 }

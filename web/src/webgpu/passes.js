@@ -141,14 +141,15 @@ export class GpuPasses {
   /**
    * The streaming kernel over `heads` heads of `queryLength` rows.
    * @param {object} plan tiling.js planStreaming()
-   * @param {{ keys, values, score }} variant element types and score kind
+   * @param {{ keys, values, score, terms }} variant element types, score kind, logit terms
    * @param {object} fields every STREAMING_UNIFORMS field
-   * @param {GPUBuffer[]} resources q, k, v, out, maskWords, visits[, additiveV]
+   * @param {GPUBuffer[]} resources q, k, v, out, maskWords, visits[, additiveV][, logitBias]
    */
   async streaming(encoder, plan, variant, fields, resources) {
     const reduction = plan.subgroups ? 'subgroups' : 'plain';
     const key =
       `streaming:${variant.keys}:${variant.values}:${variant.score}:${reduction}:` +
+      `${variant.terms ? 'terms' : 'plain'}:` +
       `${plan.depth4}x${plan.value4}:${plan.lanes}:${plan.queryBlock}x${plan.keyTile}`;
     const pipeline = await this.pipelines.get(key, () => streamingKernel(plan, variant));
     const uniforms = this.buffers.uniform('streaming', STREAMING_UNIFORMS.pack(fields));
@@ -165,17 +166,23 @@ export class GpuPasses {
    * Masked softmax of a score chunk (wgsl/softmax.wgsl.js).
    * @param {object} fields every SOFTMAX_UNIFORMS field
    * @param {number} heads heads in the chunk
+   * @param {GPUBuffer} [logitBias] given exactly when the call has logit terms (logit-terms.js)
    */
-  async softmax(encoder, fields, heads, scores, weights, maskWords) {
+  async softmax(encoder, fields, heads, scores, weights, maskWords, logitBias) {
     const plan = this.softmaxPlan;
     const reduction = plan.subgroups ? 'subgroups' : 'plain';
-    const key = `softmax:${plan.lanes}x${plan.rowsPerGroup}:${reduction}`;
-    const pipeline = await this.pipelines.get(key, () => softmaxKernel(plan));
+    const terms = logitBias !== undefined;
+    const topK = fields.topK > 0;
+    const variant = `${reduction}:${terms ? 'terms' : 'plain'}:${topK ? 'top-k' : 'all'}`;
+    const key = `softmax:${plan.lanes}x${plan.rowsPerGroup}:${variant}`;
+    const pipeline = await this.pipelines.get(key, () => softmaxKernel(plan, { terms, topK }));
     const uniforms = this.buffers.uniform('softmax', SOFTMAX_UNIFORMS.pack(fields));
+    const resources = [uniforms, scores, weights, maskWords];
+    if (terms) resources.push(logitBias);
     this.#pass(
       encoder,
       pipeline,
-      [uniforms, scores, weights, maskWords],
+      resources,
       [Math.ceil(fields.rows / plan.rowsPerGroup), heads, 1],
       'attnlens softmax',
     );

@@ -7,8 +7,15 @@
 import { openGpuDevice } from './device.js';
 import { GpuDeclined, GpuDeviceLost } from './errors.js';
 import { HALF_MAX, toHalf } from './f16.js';
+import { biasMagnitude, groupTerms, logitTerms, slopesOf } from './logit-terms.js';
 import { maskData } from './mask-data.js';
-import { logitFactor, logitsMayOverflow, maxAbs } from './overflow.js';
+import {
+  logitFactor,
+  logitsMayOverflow,
+  maxAbs,
+  resolvedScale,
+  termsMayOverflow,
+} from './overflow.js';
 import { GpuPasses } from './passes.js';
 import { KernelCompileError } from './pipelines.js';
 import {
@@ -123,23 +130,53 @@ export class WebGpuBackend {
     }
   }
 
-  // What every call checks first; returns scale / temperature.
-  #logitFactor(shape, options, maxQ, maxK) {
-    const factor = logitFactor(options, shape.headDim);
-    if (logitsMayOverflow({ maxQ, maxK, headDim: shape.headDim, options, factor })) {
+  // What every call checks first; returns the logits' factor (scale / temperature), their terms
+  // (logit-terms.js) and the mask (mask-data.js; `tensors`: the q and k that lsh hashes).
+  #logits(shape, options, maxQ, maxK, tensors) {
+    const { heads, queryLength: nq, keyLength: nk, headDim } = shape;
+    const factor = logitFactor(options, headDim);
+    const terms = logitTerms(options, shape, resolvedScale(options, headDim));
+    const score = { maxQ, maxK, headDim, options };
+    const overflows = terms.active
+      ? termsMayOverflow({
+          ...score,
+          fields: terms.fields,
+          largestBias: biasMagnitude(options.bias),
+          largestSlope: maxAbs(slopesOf(options, heads)),
+          distance: Math.max(nq + (options.queryOffset ?? 0), nk),
+        })
+      : logitsMayOverflow({ ...score, factor });
+    if (overflows) {
       decline('the logits could overflow float32 (the core checks such problems exactly)');
     }
-    if (options.mask && shape.queryLength * shape.keyLength > 2 ** 32 - 1) {
-      decline('a custom mask over 2^32 or more cells (the kernels index it with 32 bits)');
+    if ((options.mask || options.bias) && nq * nk > 2 ** 32 - 1) {
+      decline(
+        'a custom mask or bias over 2^32 or more cells (the kernels index them with 32 bits)',
+      );
     }
-    return factor;
+    if (terms.bias && 4 * nq * nk > this.#passes.maxBinding) {
+      decline('the bias of one head exceeds the largest storage binding of this device');
+    }
+    const mask = maskData(options, shape, tensors);
+    if (mask.words.byteLength > this.#passes.maxBinding) {
+      decline('the mask data exceeds the largest storage binding of this device');
+    }
+    return { factor, terms, mask };
   }
 
   // Streaming when asked (or auto without matrices) and its tiles fit, else materialized, whose
   // score matrix must be cut into chunks the device accepts (checked for the largest group).
-  #strategy(requested, wantsMatrices, group) {
+  // topK selects from whole rows of logits, which only the materialized path forms.
+  #strategy(requested, wantsMatrices, group, topK) {
     const passes = this.#passes;
-    const streaming = requested === 'streaming' || (requested === 'auto' && !wantsMatrices);
+    if (topK && requested === 'streaming') {
+      decline('topK on WebGPU selects from whole rows of scores: the materialized strategy only');
+    }
+    if (topK && group.keyLength > 2 ** 24) {
+      decline('topK over more than 2^24 keys (the GPU counts them in float32)');
+    }
+    const streaming =
+      !topK && (requested === 'streaming' || (requested === 'auto' && !wantsMatrices));
     if (streaming) {
       const plan = streamingPlanFor(passes, group);
       if (plan && Math.ceil(group.queryLength / plan.queryBlock) <= passes.maxGroups) {
@@ -155,7 +192,7 @@ export class WebGpuBackend {
     const passes = this.#passes;
     const { heads, kvHeads, queryLength: nq, keyLength: nk, headDim: d, valueDim: dv } = shape;
     const kvGroup = heads / kvHeads; // query heads per K/V head
-    const factor = this.#logitFactor(shape, options, maxAbs(q), maxAbs(k));
+    const { factor, terms, mask } = this.#logits(shape, options, maxAbs(q), maxAbs(k), { q, k });
     const storage = this.#gpu.storage;
     if (storage === 'f16' && maxAbs(q, k, v) > HALF_MAX)
       decline('inputs beyond the f16 range (65504)');
@@ -163,7 +200,7 @@ export class WebGpuBackend {
     const largestRow = Math.max(d, dv, hidden);
     const groups = headGroups(
       heads,
-      4 * Math.max(nq, nk) * largestRow,
+      4 * Math.max(Math.max(nq, nk) * largestRow, terms.biasHeads > 1 ? nq * nk : 0),
       passes.maxBinding,
       passes.maxGroups,
     );
@@ -176,12 +213,13 @@ export class WebGpuBackend {
       score: options.score,
       additiveHidden: hidden,
     };
-    const route = this.#strategy(options.strategy, returnWeights || returnScores, {
-      ...dims,
-      heads: groups[0].count,
-    });
+    const route = this.#strategy(
+      options.strategy,
+      returnWeights || returnScores,
+      { ...dims, heads: groups[0].count },
+      options.topK,
+    );
 
-    const mask = maskData(options, shape);
     const maskBuffer = passes.buffers.upload('mask', mask.words);
     const upload = (role, array) =>
       passes.buffers.upload(role, storage === 'f16' ? toHalf(array) : array);
@@ -213,6 +251,8 @@ export class WebGpuBackend {
         v: upload('v', slice(v, nk, dv, kvFirst, kvEnd)),
         inputType: storage,
         factor,
+        topK: options.topK ?? 0,
+        terms: groupTerms(terms, passes.buffers, first, count),
         mask: { fields: mask.fields, buffer: maskBuffer },
         out: { buffer: out, head: nq * dv, row: dv },
       };
@@ -276,11 +316,16 @@ export class WebGpuBackend {
       keyModelDim,
       outDim,
     } = shape;
+    if (options.lsh) {
+      decline(
+        'lsh hashes the projected queries and keys on the CPU, which multiHead keeps on the GPU',
+      );
+    }
     const source = tensors.source ?? tensors.x;
     // Bounds on the projected q and k: |x W + b| <= max|x| max|W| width + max|b|.
     const maxQ = maxAbs(tensors.x) * maxAbs(tensors.wQuery) * modelDim + maxAbs(tensors.bQuery);
     const maxK = maxAbs(source) * maxAbs(tensors.wKey) * keyModelDim + maxAbs(tensors.bKey);
-    const factor = this.#logitFactor(shape, options, maxQ, maxK);
+    const { factor, terms, mask } = this.#logits(shape, options, maxQ, maxK);
     const hidden = options.additive?.hidden ?? 0;
     const largest =
       4 *
@@ -294,6 +339,7 @@ export class WebGpuBackend {
         tensors.wOut.length,
         tensors.x.length,
         source.length,
+        options.bias?.length ?? 0,
       );
     if (largest > passes.maxBinding)
       decline('a tensor exceeds the largest storage binding of this device');
@@ -306,10 +352,12 @@ export class WebGpuBackend {
       score: options.score,
       additiveHidden: hidden,
     };
-    const route = this.#strategy(options.strategy, returnWeights || returnScores, {
-      ...dims,
-      heads,
-    });
+    const route = this.#strategy(
+      options.strategy,
+      returnWeights || returnScores,
+      { ...dims, heads },
+      options.topK,
+    );
     for (const s of [
       { batch: heads, m: nq, n: Math.max(d, dv) },
       { batch: heads, m: nk, n: Math.max(d, dv) },
@@ -363,7 +411,6 @@ export class WebGpuBackend {
       kvHeads,
     );
 
-    const mask = maskData(options, shape);
     const concat = buffers.storage('mh-concat', nq * heads * dv * 4);
     const group = {
       ...dims,
@@ -377,6 +424,8 @@ export class WebGpuBackend {
       v,
       inputType: 'f32',
       factor,
+      topK: options.topK ?? 0,
+      terms: groupTerms(terms, buffers, 0, heads),
       mask: { fields: mask.fields, buffer: buffers.upload('mask', mask.words) },
       // Heads side by side per token: [Nq, heads * Dv], what the output projection reads.
       out: { buffer: concat, head: dv, row: heads * dv },

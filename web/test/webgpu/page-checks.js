@@ -1,6 +1,7 @@
 // What the Chromium test runs inside a page served from http://127.0.0.1: WebGPU (SwiftShader
-// under --enable-unsafe-webgpu) against wasm over masks, scores, shapes and both strategies, and
-// the fallbacks. Returns plain numbers and strings; chromium.test.mjs asserts on them.
+// under --enable-unsafe-webgpu) against wasm over masks, scores, shapes, modern attention's
+// options and both strategies, and the fallbacks. Returns plain numbers and strings;
+// chromium.test.mjs asserts on them.
 
 import { createAttention, detectWebGpu } from '../../src/index.js';
 // The seeded inputs of ../support/helpers.js (which needs Node), from the module it re-exports.
@@ -58,6 +59,14 @@ const CASES = [
   ['additive score', 2, 40, 40, { score: 'additive', additive, window: 4 }],
   ['N = 1', 2, 1, 1, { causal: true }],
   ['Nq != Nk', 2, 9, 40, { window: 5, scale: 0.7 }],
+  [
+    'after past keys: ALiBi, softcap and a bias, causal',
+    2,
+    9,
+    40,
+    { queryOffset: 31, causal: true, alibi: true, softcap: 2, bias: tensor(9 * 40, 23, 2) },
+  ],
+  ['topK and lsh', 2, 40, 40, { topK: 6, lsh: { buckets: 4, rounds: 2, seed: 5 } }],
 ];
 
 /** Every case on WebGPU and wasm, streaming and materialized (with weights and scores). */

@@ -10,11 +10,14 @@
 // NO_SCORE (common.wgsl.js); a row that sees no key ends with l = 0 and writes zeros.
 //
 // Bindings: 0 uniforms, 1 q, 2 k, 3 v (f32 or f16 each), 4 out (f32), 5 maskWords,
-// 6 visits (tiles computed, for stats), 7 additiveV (additive score only).
+// 6 visits (tiles computed, for stats), 7 additiveV (additive score only), then logitBias (the
+// terms variant only: 8 with the additive score, else 7).
 
 import { defineUniforms } from '../uniforms.js';
+import { LOGIT_TERM_FIELDS } from '../logit-terms.js';
 import { MASK_FIELDS } from '../mask-data.js';
 import { SAFE_TANH, SCORE_SENTINELS, elementType, enables } from './common.wgsl.js';
+import { logitTermsWgsl } from './logit-terms.wgsl.js';
 import { MASK_WGSL } from './mask.wgsl.js';
 import { laneReductions } from './reduce.wgsl.js';
 
@@ -42,6 +45,7 @@ export const STREAMING_UNIFORMS = defineUniforms('StreamingParams', [
   'vGroup',
   'vShift',
   'factor:f32', // scale / temperature
+  ...LOGIT_TERM_FIELDS,
   ...MASK_FIELDS,
 ]);
 
@@ -62,11 +66,12 @@ fn load${name.toUpperCase()}(base: u32, column: u32, limit: u32) -> vec4<f32> {
 
 /**
  * @param {object} plan from tiling.js planStreaming()
- * @param {{ keys: 'f32' | 'f16', values: 'f32' | 'f16', score: 'dot' | 'additive' }} variant
- *   element types of q and k (keys) and of v (values); 'dot' covers scaled-dot, dot and cosine
- *   (cosine operands are normalised before), 'additive' reads projected queries and keys
+ * @param {{ keys: 'f32' | 'f16', values: 'f32' | 'f16', score: 'dot' | 'additive',
+ *   terms: boolean }} variant element types of q and k (keys) and of v (values); 'dot' covers
+ *   scaled-dot, dot and cosine (cosine operands are normalised before), 'additive' reads
+ *   projected queries and keys; terms: whether the call has logit terms (logit-terms.js)
  */
-export function streamingKernel(plan, { keys, values, score }) {
+export function streamingKernel(plan, { keys, values, score, terms }) {
   const { depth4, value4, lanes, queryBlock, keyTile, workgroupSize, keysPerLane, accumulators } =
     plan;
   const additive = score === 'additive';
@@ -98,6 +103,7 @@ ${additive ? `var<workgroup> additiveVTile: array<vec4<f32>, ${depth4}>;` : ''}
 ${SCORE_SENTINELS}
 ${additive ? SAFE_TANH : ''}
 ${MASK_WGSL}
+${logitTermsWgsl({ terms, binding: additive ? 8 : 7 })}
 ${laneReductions(plan)}
 
 ${['q', 'k', 'v'].map((name) => loadFunction(name)).join('')}
@@ -191,7 +197,7 @@ ${
       let key = lane + c * LANES;
       var logit = NO_SCORE;
       if (live && key < width && (!masked || visible(h, i, k0 + key))) {
-        logit = score(&query, key) * p.factor;
+        logit = finishLogit(h, i, k0 + key, score(&query, key));
       }
       s[c] = logit;
       tileMax = max(tileMax, logit);
