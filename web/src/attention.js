@@ -198,8 +198,8 @@ export class Attention extends EventTarget {
   }
 
   /**
-   * Frees the instance, its buffers, its KV caches and its GPU device; every later call throws, and calls still
-   * pending reject, with the 'disposed' error. Safe to call twice.
+   * Frees the instance, its buffers, its KV caches and its GPU device; every later call throws,
+   * and calls still pending reject, with the 'disposed' error. Safe to call twice.
    */
   dispose() {
     if (this.#backends === null) return;
