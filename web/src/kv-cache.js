@@ -65,6 +65,7 @@ export class KvCache {
   #backendName;
   #hooks; // { attend(problem, kv), beforeCall(what), onDispose() }: the wasm backend's
   #blocks; // { k, v }: { ptr, length } each, in floats
+  #shape; // { heads, queryHeads, headDim, valueDim, capacity }, frozen
   #length = 0;
 
   /**
@@ -87,14 +88,27 @@ export class KvCache {
     k.length = heads * capacity * headDim;
     v.length = heads * capacity * valueDim;
     this.#blocks = { k, v };
-    /** K/V heads. */
-    this.heads = heads;
-    /** Heads of the queries attend() takes: a multiple of heads. */
-    this.queryHeads = shape.queryHeads;
-    this.headDim = headDim;
-    this.valueDim = valueDim;
-    /** Rows each head holds at most. */
-    this.capacity = capacity;
+    this.#shape = Object.freeze({ ...shape });
+  }
+
+  // The sizes are read-only: append() bounds its writes by them.
+  /** K/V heads. */
+  get heads() {
+    return this.#shape.heads;
+  }
+  /** Heads of the queries attend() takes: a multiple of heads. */
+  get queryHeads() {
+    return this.#shape.queryHeads;
+  }
+  get headDim() {
+    return this.#shape.headDim;
+  }
+  get valueDim() {
+    return this.#shape.valueDim;
+  }
+  /** Rows each head holds at most. */
+  get capacity() {
+    return this.#shape.capacity;
   }
 
   /** Rows (positions) each head holds now. */
@@ -115,7 +129,7 @@ export class KvCache {
   append(rawK, rawV) {
     const m = this.#live('append');
     this.#hooks.beforeCall('append');
-    const { heads, headDim, valueDim, capacity } = this;
+    const { heads, headDim, valueDim, capacity } = this.#shape;
     const k = typedArray(rawK, 'k', Float32Array);
     const v = typedArray(rawV, 'v', Float32Array);
     const n = positiveMultiple(k, heads * headDim, 'k', 'heads*headDim');
@@ -153,18 +167,19 @@ export class KvCache {
     if (this.#length === 0) {
       throw rangeError('length', 'the cache holds no keys yet: append() some before attend()');
     }
+    const { heads, queryHeads, headDim, valueDim, capacity } = this.#shape;
     const problem = checkCachedAttention(rawQ, options, {
-      heads: this.queryHeads,
-      kvHeads: this.heads,
-      headDim: this.headDim,
-      valueDim: this.valueDim,
+      heads: queryHeads,
+      kvHeads: heads,
+      headDim,
+      valueDim,
       keyLength: this.#length,
-      capacity: this.capacity,
+      capacity,
     });
     const started = performance.now();
     let result;
     try {
-      result = this.#hooks.attend(problem, { ...this.#blocks, capacity: this.capacity });
+      result = this.#hooks.attend(problem, { ...this.#blocks, capacity });
     } catch (error) {
       throw inputError(problem, error);
     }

@@ -234,6 +234,9 @@ describe('kvCache', () => {
     );
     assert.match(overflow.message, /capacity 8 \(2 free\)/);
     assert.equal(cache.length, 6, 'nothing appended');
+    assert.throws(() => {
+      cache.capacity = 100; // the sizes bound append()'s writes: read-only
+    }, TypeError);
     await assertFails(cache.attend(tensor(7, 1)), RangeError, 'shape_mismatch', 'q');
     await assertFails(
       cache.attend(tensor(8, 1), { heads: 2 }),

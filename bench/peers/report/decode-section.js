@@ -28,7 +28,8 @@ export function decodeSection({ machine, backend, ort, ROUNDS, grouped, decode }
 shared; load ${machine.load.join(' ')}), ${machine.date.slice(0, 10)}, commit ${machine.commit},
 one thread, attnlens on ${backend}. The runners' calls alternate, round after round (at least
 ${ROUNDS}, until each runner has 3 calls made at full speed: the peers bench's register-only probe at
-95% of its best rate on both sides of the call, as above); times are the medians of those calls.
+95% of its best rate on both sides of the call, as above); times are the medians of those calls
+(of every call for a runner none of whose calls did).
 
 **Grouped-query heads** (\`kvHeads\`): 32 query heads of depth 64 over N = 2048 keys, K and V with
 8 heads against 32 (attn.attention(), copies in and out included):
