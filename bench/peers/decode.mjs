@@ -78,10 +78,9 @@ async function timeAlternating(runners) {
     names.map((name) => {
       const counted = calls[name].filter(fullSpeed);
       const kept = counted.length > 0 ? counted : calls[name];
-      return [
-        name,
-        { ms: median(kept.map((c) => c.ms)), counted: counted.length, calls: calls[name].length },
-      ];
+      const ms = median(kept.map((c) => c.ms));
+      const allMs = calls[name].map((c) => Number(c.ms.toFixed(1)));
+      return [name, { ms, counted: counted.length, calls: allMs.length, allMs }];
     }),
   );
 }
@@ -116,6 +115,7 @@ for (const mask of ['none', 'causal']) {
     groupedMs: ms.grouped.ms,
     ratio: ms.grouped.ms / ms.plain.ms,
     counted: `${ms.plain.counted}/${ms.plain.calls}, ${ms.grouped.counted}/${ms.grouped.calls}`,
+    allMs: { plain: ms.plain.allMs, grouped: ms.grouped.allMs },
   });
 }
 console.log(`\n(a) ${HEADS} query heads, D = ${D}, N = ${N}: ${KV_HEADS} K/V heads vs ${HEADS}`);
@@ -230,8 +230,10 @@ if (wrong.length > 0) {
     copied: timed(copiedStep),
     ort: timed(ortStep),
   });
-  for (const [name, { ms, counted, calls }] of Object.entries(times)) {
+  decode.allMs = {};
+  for (const [name, { ms, counted, calls, allMs }] of Object.entries(times)) {
     decode.ms[name] = ms;
+    decode.allMs[name] = allMs;
     decode.counted = `${decode.counted ? `${decode.counted}, ` : ''}${name} ${counted}/${calls}`;
   }
   const { cache: c, copied, ort: o } = decode.ms;
