@@ -3,14 +3,14 @@
 // printed, never asserted):
 //   (a) 32 query heads over 8 K/V heads (kvHeads), D = 64, N = 2048, against 32 plain heads:
 //       attn.attention() both, no mask and causal.
-//   (b) a 256-token decode step over a 4096-entry KV cache (3840 past positions plus the 256
-//       new ones; 32 query heads over 8 K/V heads, D = 64, causal aligned bottom-right):
-//       attn.kvCache()'s append() + attend(), attn.attention() over the whole K/V copied in, and
-//       onnxruntime-web's ai.onnx Attention (opset 23) with past_key / past_value on its wasm
-//       execution provider, which returns present_key / present_value for the next step.
+//   (b) decode steps of 256 tokens and of one token that fill a KV cache to 4096 entries (32
+//       query heads over 8 K/V heads, D = 64, causal aligned bottom-right): attn.kvCache()'s
+//       append() + attend(), attn.attention() over the whole K/V copied in, and onnxruntime-web's
+//       ai.onnx Attention (opset 23) with past_key / past_value on its wasm execution provider,
+//       which returns present_key / present_value for the next step.
 // Calls of the runners alternate within each round, so a busy stretch of the shared host slows
-// them alike; the times are medians over the rounds. The step's output is checked against
-// float64 attention on sampled rows, and the runners against each other, before anything is timed.
+// them alike, and count only at full speed (timeAlternating); the times are medians. Each step's
+// output is checked against float64 attention on sampled rows before anything is timed.
 //
 //   /usr/bin/python3 bench/peers/models/build_models.py bench/peers/models/build   # once
 //   node bench/peers/decode.mjs [--rounds 7] [--json FILE] [--docs]
@@ -36,9 +36,8 @@ const HEADS = 32;
 const KV_HEADS = 8;
 const D = 64;
 const N = 2048;
-const PAST = 3840;
-const STEP = 256;
-const TOTAL = PAST + STEP;
+const TOTAL = 4096; // cache entries after the step
+const STEPS = [256, 1]; // new tokens per step: a prompt chunk, and one token
 const MAX_ERROR = 2e-4;
 
 const attn = await createAttention({ backend: 'wasm' });
@@ -126,38 +125,7 @@ for (const r of grouped) {
   );
 }
 
-// ---- (b) a decode step over a KV cache ------------------------------------------------------
-
-const kvShape = (rows) => [1, KV_HEADS, rows, D];
-const stepQ = tensor(HEADS * STEP * D, 11);
-const pastK = tensor(KV_HEADS * PAST * D, 12);
-const pastV = tensor(KV_HEADS * PAST * D, 13);
-const newK = tensor(KV_HEADS * STEP * D, 14);
-const newV = tensor(KV_HEADS * STEP * D, 15);
-// The whole K/V [Hkv, TOTAL, D]: each head's past rows, then its new ones.
-function concatenated(past, next) {
-  const out = new Float32Array(KV_HEADS * TOTAL * D);
-  for (let h = 0; h < KV_HEADS; h++) {
-    out.set(past.subarray(h * PAST * D, (h + 1) * PAST * D), h * TOTAL * D);
-    out.set(next.subarray(h * STEP * D, (h + 1) * STEP * D), (h * TOTAL + PAST) * D);
-  }
-  return out;
-}
-const allK = concatenated(pastK, newK);
-const allV = concatenated(pastV, newV);
-
-const cache = attn.kvCache({ heads: KV_HEADS, queryHeads: HEADS, headDim: D, capacity: TOTAL });
-const refill = () => {
-  cache.reset();
-  cache.append(pastK, pastV);
-};
-const cacheStep = async () => {
-  cache.append(newK, newV);
-  return (await cache.attend(stepQ, { causal: true })).output;
-};
-const copiedOptions = { heads: HEADS, kvHeads: KV_HEADS, headDim: D, causal: true };
-const copiedStep = async () =>
-  (await attn.attention(stepQ, allK, allV, { ...copiedOptions, queryOffset: PAST })).output;
+// ---- (b) decode steps over a KV cache -------------------------------------------------------
 
 const ort = await import('onnxruntime-web');
 ort.env.wasm.numThreads = 1;
@@ -167,24 +135,27 @@ const session = await ort.InferenceSession.create(readFileSync(graph), {
   executionProviders: ['wasm'],
   graphOptimizationLevel: 'all',
 });
-const feeds = {
-  q: new ort.Tensor('float32', stepQ, [1, HEADS, STEP, D]),
-  k: new ort.Tensor('float32', newK, kvShape(STEP)),
-  v: new ort.Tensor('float32', newV, kvShape(STEP)),
-  past_key: new ort.Tensor('float32', pastK, kvShape(PAST)),
-  past_value: new ort.Tensor('float32', pastV, kvShape(PAST)),
-};
-const ortStep = async () => (await session.run(feeds)).out.data;
+const kvShape = (rows) => [1, KV_HEADS, rows, D];
+const cache = attn.kvCache({ heads: KV_HEADS, queryHeads: HEADS, headDim: D, capacity: TOTAL });
 
-// Float64 attention of query row i of head h: keys 0 .. PAST + i (bottom-right causal).
-function referenceRow(h, i) {
+// The whole K/V [Hkv, TOTAL, D]: each head's `past` rows, then its `step` new ones.
+function concatenated(past, next, pastRows, step) {
+  const out = new Float32Array(KV_HEADS * TOTAL * D);
+  for (let h = 0; h < KV_HEADS; h++) {
+    out.set(past.subarray(h * pastRows * D, (h + 1) * pastRows * D), h * TOTAL * D);
+    out.set(next.subarray(h * step * D, (h + 1) * step * D), (h * TOTAL + pastRows) * D);
+  }
+  return out;
+}
+
+// Float64 attention of query row i of head h: keys 0 .. past + i (bottom-right causal).
+function referenceRow({ q, k, v, past, step }, h, i) {
   const kv = Math.floor(h / (HEADS / KV_HEADS));
-  const visible = PAST + i + 1;
+  const visible = past + i + 1;
   const logits = new Float64Array(visible);
   for (let j = 0; j < visible; j++) {
     let dot = 0;
-    for (let d = 0; d < D; d++)
-      dot += stepQ[(h * STEP + i) * D + d] * allK[(kv * TOTAL + j) * D + d];
+    for (let d = 0; d < D; d++) dot += q[(h * step + i) * D + d] * k[(kv * TOTAL + j) * D + d];
     logits[j] = dot / Math.sqrt(D);
   }
   const max = Math.max(...logits);
@@ -192,62 +163,101 @@ function referenceRow(h, i) {
   for (let j = 0; j < visible; j++) sum += logits[j] = Math.exp(logits[j] - max);
   const row = new Float64Array(D);
   for (let j = 0; j < visible; j++) {
-    for (let d = 0; d < D; d++) row[d] += (logits[j] / sum) * allV[(kv * TOTAL + j) * D + d];
+    for (let d = 0; d < D; d++) row[d] += (logits[j] / sum) * v[(kv * TOTAL + j) * D + d];
   }
   return row;
 }
 
-// The largest error of `output` [HEADS, STEP, D] on sampled rows.
-function maxError(output) {
+// The largest error of `output` [HEADS, step, D] on sampled rows.
+function maxError(output, problem) {
   let worst = 0;
   for (const [h, i] of [
     [0, 0],
     [5, 17],
     [13, 128],
-    [31, STEP - 1],
+    [31, problem.step - 1],
   ]) {
-    const row = referenceRow(h, i);
+    const row = Math.min(i, problem.step - 1);
+    const expected = referenceRow(problem, h, row);
     for (let d = 0; d < D; d++) {
-      worst = Math.max(worst, Math.abs(output[(h * STEP + i) * D + d] - row[d]));
+      const got = output[(h * problem.step + row) * D + d];
+      worst = Math.max(worst, Math.abs(got - expected[d]));
     }
   }
   return worst;
 }
 
-refill();
-const checks = {
-  cache: maxError(await cacheStep()),
-  copied: maxError(await copiedStep()),
-  ort: maxError(await ortStep()),
-};
-const decode = { checks, ms: {} };
-const wrong = Object.entries(checks).filter(([, error]) => !(error <= MAX_ERROR));
-if (wrong.length > 0) {
-  console.log(`\n(b) wrong output, not timed: ${JSON.stringify(checks)}`);
-} else {
+// `step` new tokens attend to the cache filled to TOTAL - step, and to their own keys.
+async function decodeStep(step) {
+  const past = TOTAL - step;
+  const q = tensor(HEADS * step * D, 11);
+  const pastK = tensor(KV_HEADS * past * D, 12);
+  const pastV = tensor(KV_HEADS * past * D, 13);
+  const newK = tensor(KV_HEADS * step * D, 14);
+  const newV = tensor(KV_HEADS * step * D, 15);
+  const problem = {
+    q,
+    k: concatenated(pastK, newK, past, step),
+    v: concatenated(pastV, newV, past, step),
+    past,
+    step,
+  };
+  const refill = () => {
+    cache.reset();
+    cache.append(pastK, pastV);
+  };
+  const cacheStep = async () => {
+    cache.append(newK, newV);
+    return (await cache.attend(q, { causal: true })).output;
+  };
+  const copied = { heads: HEADS, kvHeads: KV_HEADS, headDim: D, causal: true, queryOffset: past };
+  const copiedStep = async () => (await attn.attention(q, problem.k, problem.v, copied)).output;
+  const feeds = {
+    q: new ort.Tensor('float32', q, [1, HEADS, step, D]),
+    k: new ort.Tensor('float32', newK, kvShape(step)),
+    v: new ort.Tensor('float32', newV, kvShape(step)),
+    past_key: new ort.Tensor('float32', pastK, kvShape(past)),
+    past_value: new ort.Tensor('float32', pastV, kvShape(past)),
+  };
+  const ortStep = async () => (await session.run(feeds)).out.data;
+
+  refill();
+  const checks = {
+    cache: maxError(await cacheStep(), problem),
+    copied: maxError(await copiedStep(), problem),
+    ort: maxError(await ortStep(), problem),
+  };
+  const result = { step, past, checks, ms: {}, allMs: {}, counted: '' };
+  if (Object.values(checks).some((error) => !(error <= MAX_ERROR))) {
+    console.log(`\n(b) ${step}-token step: wrong output, not timed: ${JSON.stringify(checks)}`);
+    return result;
+  }
   const times = await timeAlternating({
     cache: timed(cacheStep, refill),
     copied: timed(copiedStep),
     ort: timed(ortStep),
   });
-  decode.allMs = {};
   for (const [name, { ms, counted, calls, allMs }] of Object.entries(times)) {
-    decode.ms[name] = ms;
-    decode.allMs[name] = allMs;
-    decode.counted = `${decode.counted ? `${decode.counted}, ` : ''}${name} ${counted}/${calls}`;
+    result.ms[name] = ms;
+    result.allMs[name] = allMs;
+    result.counted += `${result.counted ? ', ' : ''}${name} ${counted}/${calls}`;
   }
-  const { cache: c, copied, ort: o } = decode.ms;
+  const { cache: c, copied: cp, ort: o } = result.ms;
   console.log(
-    `\n(b) decode step: ${STEP} queries over ${TOTAL} cached keys (${PAST} past), ` +
+    `\n(b) decode step: ${step} queries over ${TOTAL} cached keys (${past} past), ` +
       `${HEADS} / ${KV_HEADS} heads, D = ${D}, causal bottom-right`,
   );
-  console.log(`  attn.kvCache append + attend  ${c.toFixed(1)} ms`);
-  console.log(`  attn.attention, K/V copied in ${copied.toFixed(1)} ms`);
-  console.log(`  onnxruntime-web ${ort.env.versions.web} Attention ${o.toFixed(1)} ms`);
+  console.log(`  attn.kvCache append + attend  ${c.toFixed(2)} ms`);
+  console.log(`  attn.attention, K/V copied in ${cp.toFixed(2)} ms`);
+  console.log(`  onnxruntime-web ${ort.env.versions.web} Attention ${o.toFixed(2)} ms`);
   console.log(`  onnxruntime-web / kvCache ${(o / c).toFixed(2)}`);
-  console.log(`  full-speed calls: ${decode.counted}`);
+  console.log(`  full-speed calls: ${result.counted}`);
   console.log(`  max error on sampled rows: ${JSON.stringify(checks)}`);
+  return result;
 }
+
+const decode = [];
+for (const step of STEPS) decode.push(await decodeStep(step));
 cache.dispose();
 attn.dispose();
 probe?.close();
