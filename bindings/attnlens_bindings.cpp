@@ -139,12 +139,15 @@ CallResult guarded(std::uintptr_t address, Body&& body) {
   });
 }
 
-// _attention(block): q, k, v, output, weights?, scores? -> stats in the block.
+// _attention(block): q, k, v, output, weights?, scores? -> stats in the block. With kvCapacity,
+// k and v are a KV cache of that many rows per head filled up to keyLength (web/src/kv-cache.js),
+// read where they lie.
 CallResult attention(std::uintptr_t address) {
   return guarded(address, [](CallBlock& block) {
     const attnlens::AttentionInputs in{
         attention_shape(block), block.array<const float>(cb::kQ, "q"),
-        block.array<const float>(cb::kK, "k"), block.array<const float>(cb::kV, "v")};
+        block.array<const float>(cb::kK, "k"), block.array<const float>(cb::kV, "v"),
+        block.integer(cb::kKvCapacity, "kvCapacity")};
     const attnlens::AttentionOutputs out{block.array<float>(cb::kOutput, "output"),
                                          block.array<float>(cb::kWeights, "weights"),
                                          block.array<float>(cb::kScores, "scores")};

@@ -53,6 +53,7 @@ namespace attnlens_bindings {
   X(kLshBuckets, "lsh.buckets")  /* 0: no hashing */                                        \
   X(kLshRounds, "lsh.rounds")                                                               \
   X(kLshSeed, "lsh.seed")                                                                   \
+  X(kKvCapacity, "kvCapacity") /* attention: AttentionInputs::kv_capacity (0: keyLength) */ \
   /* Results, written by the call. */                                                       \
   X(kResultStrategy, "resultStrategy") /* StrategyCode of the strategy that ran */          \
   X(kResultTilesVisited, "resultTilesVisited")                                              \

@@ -378,6 +378,57 @@ export interface AttentionBuffers {
   dispose(): void;
 }
 
+export interface KvCacheOptions {
+  /** K/V heads. */
+  heads: number;
+  /**
+   * Heads of the queries attend() takes, a multiple of heads (default heads): query head h reads
+   * K/V head floor(h / (queryHeads / heads)), as attention() with kvHeads = heads.
+   */
+  queryHeads?: number;
+  headDim: number;
+  /** Default headDim. */
+  valueDim?: number;
+  /** Positions each head holds at most. */
+  capacity: number;
+}
+
+/** attention()'s options less the shape, which the cache fixes. */
+export interface KvCacheAttendOptions extends ComputeOptions {
+  /** Default max(0, length - Nq): the queries are the last Nq positions (bottom-right causal). */
+  queryOffset?: number;
+  /** Softmax weights [queryHeads, Nq, length]. */
+  returnWeights?: boolean;
+  /** Raw scores [queryHeads, Nq, length]. */
+  returnScores?: boolean;
+}
+
+/**
+ * Keys and values in wasm memory for incremental decoding: k [heads, capacity, headDim] and
+ * v [heads, capacity, valueDim], filled up to `length`. Runs on wasm whatever the backend.
+ */
+export interface KvCache {
+  readonly heads: number;
+  readonly queryHeads: number;
+  readonly headDim: number;
+  readonly valueDim: number;
+  readonly capacity: number;
+  /** Positions held now ('disposed' error after dispose()). */
+  readonly length: number;
+  readonly disposed: boolean;
+  /**
+   * Copies n new positions in: k [heads, n, headDim], v [heads, n, valueDim]. Past capacity
+   * nothing is appended (RangeError, parameter 'k'). Returns the new length.
+   */
+  append(k: Float32Array, v: Float32Array): number;
+  /** q [queryHeads, Nq, headDim] over every cached key; output [queryHeads, Nq, valueDim]. */
+  attend(q: Float32Array, options?: KvCacheAttendOptions): Promise<AttentionResult>;
+  /** Empties the cache (its memory is kept). */
+  reset(): void;
+  /** Frees its wasm memory; later use throws 'disposed'. */
+  dispose(): void;
+}
+
 /**
  * addEventListener's options and listeners, spelled out so that projects without the DOM lib
  * (Node: `--lib es2022 --types node`) type-check; the DOM's own types are assignable to them.
@@ -468,8 +519,10 @@ export interface Attention extends EventTarget {
   maskMatrix(options: MaskMatrixOptions): Uint8Array;
   workingSetBytes(options: WorkingSetOptions): number;
   allocate(shape: BufferShape): AttentionBuffers;
+  /** A KV cache in wasm memory for incremental decoding. */
+  kvCache(options: KvCacheOptions): KvCache;
   /**
-   * Frees the instance, its buffers and its GPU device; later calls throw, and calls still
+   * Frees the instance, its buffers, its KV caches and its GPU device; later calls throw, and calls still
    * pending reject, with the 'disposed' error.
    */
   dispose(): void;

@@ -17,6 +17,7 @@ import {
 } from './checks.js';
 import { boolean, oneOf, optionsObject } from './argument-checks.js';
 import { attnlensError, describe, disposedError } from './errors.js';
+import { checkKvCacheOptions } from './kv-cache.js';
 import { checkThreadsOption, THREADS_MIN_FLOPS } from './threads.js';
 
 const CREATE_OPTIONS = ['backend', 'wasmUrl', 'locateFile', 'webgpu', 'threads', 'models'];
@@ -187,8 +188,18 @@ export class Attention extends EventTarget {
   }
 
   /**
-   * Frees the instance, its buffers and its GPU device; every later call throws, and calls still
-   * pending reject, with the 'disposed' error. Safe to call twice.
+   * A KV cache in wasm memory for incremental decoding (kv-cache.js): append(k, v) copies new
+   * rows in once, attend(q, options) reads them in place. It runs on wasm whatever the backend.
+   * @param {{ heads: number, queryHeads?: number, headDim: number, valueDim?: number,
+   *           capacity: number }} options heads: K/V heads; queryHeads: a multiple of them
+   */
+  kvCache(options) {
+    return this.#live('kvCache').wasm.kvCache(checkKvCacheOptions(options));
+  }
+
+  /**
+   * Frees the instance, its buffers, its KV caches and its GPU device; every later call throws,
+   * and calls still pending reject, with the 'disposed' error. Safe to call twice.
    */
   dispose() {
     if (this.#backends === null) return;

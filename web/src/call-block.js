@@ -44,6 +44,7 @@ const SLOTS = [
   'lsh.buckets',
   'lsh.rounds',
   'lsh.seed',
+  'kvCapacity',
   'resultStrategy',
   'resultTilesVisited',
   'resultTilesTotal',

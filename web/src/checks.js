@@ -30,7 +30,7 @@ import {
 
 // Largest size accepted for one dimension; products are bounded by real array lengths or by
 // wasm memory (a failed allocation raises an 'out_of_memory' RangeError).
-const MAX_SIZE = 2 ** 31 - 1;
+export const MAX_SIZE = 2 ** 31 - 1;
 
 const ATTENTION_KEYS = [
   'heads',
@@ -164,7 +164,7 @@ function allFinite(values) {
 }
 
 // `array` (or a length) of `expected` elements, else a shape error; returns the length.
-function requireLength(array, expected, name, formula) {
+export function requireLength(array, expected, name, formula) {
   const length = typeof array === 'number' ? array : array.length;
   if (length !== expected) {
     throw shapeError(name, `expected ${formula} = ${expected} elements, got ${length}`);
@@ -173,7 +173,7 @@ function requireLength(array, expected, name, formula) {
 }
 
 // length / unit as a positive integer, or a shape error explaining the unit.
-function positiveMultiple(array, unit, name, unitText) {
+export function positiveMultiple(array, unit, name, unitText) {
   if (array.length === 0 || array.length % unit !== 0) {
     throw shapeError(
       name,
@@ -262,6 +262,25 @@ function kvHeadsOption(value, heads) {
 
 // ---- options shared by every call -------------------------------------------------------------
 
+/** `window` as { before, after, dilation }, each at most `longest` (the positions there are). */
+function windowOption(given, longest) {
+  if (typeof given === 'number') {
+    return { before: integer(given, 'window', 0, longest), after: given, dilation: 1 };
+  }
+  if (given === null || typeof given !== 'object') {
+    throw typeError(
+      'window',
+      `must be a number or { before, after, dilation }, got ${describe(given)}`,
+    );
+  }
+  const w = optionsObject(given, 'window', ['before', 'after', 'dilation']);
+  return {
+    before: integer(orDefault(w.before, 0), 'window.before', 0, longest),
+    after: integer(orDefault(w.after, 0), 'window.after', 0, longest),
+    dilation: integer(orDefault(w.dilation, 1), 'window.dilation', 1, longest),
+  };
+}
+
 /** The mask options against a shape: the formula of include/attnlens/mask.h. */
 function maskOptions(options, { heads, queryLength, keyLength }) {
   // Query i sits at position i + queryOffset among the keys; positions fit in 31 bits.
@@ -274,25 +293,7 @@ function maskOptions(options, { heads, queryLength, keyLength }) {
   const longest = Math.max(queryLength + queryOffset, keyLength);
   const mask = { causal: boolean(options.causal, 'causal') };
   if (queryOffset !== 0) mask.queryOffset = queryOffset;
-  if (options.window !== undefined) {
-    const given = options.window;
-    if (typeof given === 'number') {
-      mask.window = { before: integer(given, 'window', 0, longest), after: given, dilation: 1 };
-    } else {
-      if (given === null || typeof given !== 'object') {
-        throw typeError(
-          'window',
-          `must be a number or { before, after, dilation }, got ${describe(given)}`,
-        );
-      }
-      const w = optionsObject(given, 'window', ['before', 'after', 'dilation']);
-      mask.window = {
-        before: integer(orDefault(w.before, 0), 'window.before', 0, longest),
-        after: integer(orDefault(w.after, 0), 'window.after', 0, longest),
-        dilation: integer(orDefault(w.dilation, 1), 'window.dilation', 1, longest),
-      };
-    }
-  }
+  if (options.window !== undefined) mask.window = windowOption(options.window, longest);
   if (options.sparse !== undefined) {
     const s = optionsObject(options.sparse, 'sparse', ['pattern', 'stride', 'summary']);
     if (s.pattern === undefined) {
@@ -703,6 +704,39 @@ export function checkBufferShape(rawShape) {
     headDim,
     valueDim: optionalSize(s.valueDim, 'valueDim', headDim),
   };
+}
+
+const CACHED_ATTENTION_KEYS = ATTENTION_KEYS.filter(
+  (key) => !['heads', 'kvHeads', 'headDim', 'valueDim'].includes(key),
+);
+
+/**
+ * kvCache.attend(q, options) -> checkAttention()'s problem less k and v, which the cache holds:
+ * `cache` is its { heads (query heads), kvHeads, headDim, valueDim, keyLength (its length) } and
+ * its `capacity`. q is [heads, Nq, headDim]; queryOffset defaults to keyLength - Nq (0 when Nq is
+ * larger), so the queries are the last Nq positions, as in decoding. A window is a model's, fixed
+ * while the cache fills: it may reach past the positions held so far (up to the capacity), and
+ * is then cut to them, which leaves the same keys visible.
+ */
+export function checkCachedAttention(rawQ, rawOptions, { capacity, ...cache }) {
+  const options = optionsObject(rawOptions, 'options', CACHED_ATTENTION_KEYS);
+  const q = float32Array(rawQ, 'q');
+  const { heads, headDim, keyLength } = cache;
+  const queryLength = positiveMultiple(q, heads * headDim, 'q', 'queryHeads*headDim');
+  const shape = { ...cache, queryLength };
+  if (options.queryOffset === undefined) options.queryOffset = Math.max(0, keyLength - queryLength);
+  if (options.window !== undefined && Number.isInteger(options.queryOffset)) {
+    const longest = Math.max(queryLength + options.queryOffset, keyLength);
+    const window = windowOption(options.window, Math.max(capacity, longest));
+    for (const key of Object.keys(window)) window[key] = Math.min(window[key], longest);
+    options.window = window;
+  }
+  const returnWeights = boolean(options.returnWeights, 'returnWeights');
+  const returnScores = boolean(options.returnScores, 'returnScores');
+  const lengths = lengthsOf({ q });
+  const resolved = computeOptions(options, shape, { wantsMatrices: returnWeights || returnScores });
+  requireIntact({ q }, lengths);
+  return { shape, q, options: resolved, returnWeights, returnScores, finite: { q } };
 }
 
 /** buffers.run(options): attention options without shape or returned matrices. */

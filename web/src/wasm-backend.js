@@ -9,6 +9,7 @@ import { WasmBuffers } from './buffers.js';
 import { CallBlock, checkBlockLayout } from './call-block.js';
 import { coreError, disposedError } from './errors.js';
 import { copyBytes, copyFloats, heapU8, withHeap } from './heap.js';
+import { KvCache } from './kv-cache.js';
 import { loadWasmModule } from './loader.js';
 import { RetiredMemory } from './retired-memory.js';
 import { THREADS_MIN_FLOPS } from './threads.js';
@@ -31,6 +32,7 @@ function unwrap(result) {
 export class WasmBackend {
   #module;
   #buffers = new Set();
+  #caches = new Set();
   #retired;
 
   constructor(module, name, threads = 1) {
@@ -69,31 +71,38 @@ export class WasmBackend {
     return this.#module._heapBytesInUse();
   }
 
-  attention({ shape, q, k, v, options, returnWeights, returnScores }) {
+  attention(problem) {
     const m = this.#live('attention');
-    return withHeap(m, (heap) => {
-      const call = new CallBlock(m, heap)
-        .shape(shape)
-        .options(options, heap)
-        .set('threads', this.#threadsFor(shape));
-      const matrix = shape.heads * shape.queryLength * shape.keyLength;
-      const output = heap.floats(shape.heads * shape.queryLength * shape.valueDim, 'output');
-      call
-        .array('q', heap.copyIn(q, 'q'))
-        .array('k', heap.copyIn(k, 'k'))
-        .array('v', heap.copyIn(v, 'v'))
-        .array('output', output);
-      const weights = returnWeights ? heap.floats(matrix, 'weights') : null;
-      const scores = returnScores ? heap.floats(matrix, 'scores') : null;
-      if (weights) call.array('weights', weights);
-      if (scores) call.array('scores', scores);
-      unwrap(m._attention(call.write()));
-      const result = { output: copyFloats(m, output) };
-      if (weights) result.weights = copyFloats(m, weights);
-      if (scores) result.scores = copyFloats(m, scores);
-      result.stats = call.stats();
-      return result;
-    });
+    return withHeap(m, (heap) =>
+      this.#attention(m, heap, problem, {
+        k: heap.copyIn(problem.k, 'k'),
+        v: heap.copyIn(problem.v, 'v'),
+        capacity: 0,
+      }),
+    );
+  }
+
+  // One attention call over k and v blocks in wasm memory: attention()'s copies (capacity 0:
+  // keyLength rows per head) or a KV cache's (capacity rows per K/V head, filled to keyLength).
+  #attention(m, heap, { shape, q, options, returnWeights, returnScores }, { k, v, capacity }) {
+    const call = new CallBlock(m, heap)
+      .shape(shape)
+      .options(options, heap)
+      .set('threads', this.#threadsFor(shape))
+      .set('kvCapacity', capacity);
+    const matrix = shape.heads * shape.queryLength * shape.keyLength;
+    const output = heap.floats(shape.heads * shape.queryLength * shape.valueDim, 'output');
+    call.array('q', heap.copyIn(q, 'q')).array('k', k).array('v', v).array('output', output);
+    const weights = returnWeights ? heap.floats(matrix, 'weights') : null;
+    const scores = returnScores ? heap.floats(matrix, 'scores') : null;
+    if (weights) call.array('weights', weights);
+    if (scores) call.array('scores', scores);
+    unwrap(m._attention(call.write()));
+    const result = { output: copyFloats(m, output) };
+    if (weights) result.weights = copyFloats(m, weights);
+    if (scores) result.scores = copyFloats(m, scores);
+    result.stats = call.stats();
+    return result;
   }
 
   /**
@@ -189,10 +198,26 @@ export class WasmBackend {
     return buffers;
   }
 
-  /** Frees every live buffer set and lets go of the module. */
+  /** A KV cache in wasm memory (kv-cache.js), attended over in place. */
+  kvCache(shape) {
+    const module = this.#live('kvCache');
+    const cache = new KvCache(module, this.name, shape, {
+      attend: (problem, kv) => {
+        const m = this.#live('attend');
+        return withHeap(m, (heap) => this.#attention(m, heap, problem, kv));
+      },
+      beforeCall: (what) => this.#retired.sweep(what),
+      onDispose: () => this.#caches.delete(cache),
+    });
+    this.#caches.add(cache);
+    return cache;
+  }
+
+  /** Frees every live buffer set and KV cache and lets go of the module. */
   dispose() {
     this.#module = null;
     for (const buffers of [...this.#buffers]) buffers.dispose(); // their memory goes with it
+    for (const cache of [...this.#caches]) cache.dispose();
   }
 
   // The module, or the 'disposed' error for a call that reaches a disposed backend (backend.js

@@ -88,6 +88,34 @@ def matmul_softmax(mask):
     return model(nodes, inputs, [tensor("out", head_major)], [("", 17)], [scale])
 
 
+# The decode step of bench/peers/decode.mjs: grouped-query attention of DECODE_QUERY_HEADS query
+# heads over DECODE_KV_HEADS K/V heads of depth DEPTH; S new tokens attend to P past ones held in
+# past_key / past_value [1, Hkv, P, D] and to their own K/V, and present_key / present_value
+# [1, Hkv, P + S, D] come back for the next step (ai.onnx Attention, opset 23). Causal through
+# is_causal or, in decode-attention-mask, an additive attn_mask [S, P + S].
+DECODE_QUERY_HEADS = 32
+DECODE_KV_HEADS = 8
+
+
+def decode_attention(mask):
+    queries = [1, DECODE_QUERY_HEADS, "S", DEPTH]
+    new_kv = [1, DECODE_KV_HEADS, "S", DEPTH]
+    past = [1, DECODE_KV_HEADS, "P", DEPTH]
+    present = [1, DECODE_KV_HEADS, "T", DEPTH]
+    inputs = [tensor("q", queries), tensor("k", new_kv), tensor("v", new_kv)]
+    if mask:
+        inputs.append(tensor("mask", ["S", "T"]))
+    inputs += [tensor("past_key", past), tensor("past_value", past)]
+    node = helper.make_node("Attention",
+                            ["q", "k", "v", "mask" if mask else "", "past_key", "past_value"],
+                            ["out", "present_key", "present_value"], scale=SCALE,
+                            is_causal=int(not mask), q_num_heads=DECODE_QUERY_HEADS,
+                            kv_num_heads=DECODE_KV_HEADS)
+    outputs = [tensor("out", queries), tensor("present_key", present),
+               tensor("present_value", present)]
+    return model([node], inputs, outputs, [("", 23)])
+
+
 GRAPHS = {
     "mha-none": multi_head_attention(mask=False),
     "mha-mask": multi_head_attention(mask=True),
@@ -97,6 +125,8 @@ GRAPHS = {
     "attention-causal": onnx_attention(mask=False, causal=True),
     "matmul-none": matmul_softmax(mask=False),
     "matmul-mask": matmul_softmax(mask=True),
+    "decode-attention-causal": decode_attention(mask=False),
+    "decode-attention-mask": decode_attention(mask=True),
 }
 
 

@@ -18,6 +18,7 @@ import {
   type AttentionResult,
   type BackendChangeEvent,
   type ErrorCode,
+  type KvCache,
   type MultiHeadResult,
   type RunningBackend,
   type Token,
@@ -119,6 +120,14 @@ async function engine(): Promise<void> {
   buffers.q.set(q.subarray(0, 32));
   const { stats } = await buffers.run({ causal: true });
   buffers.dispose();
+  const cache: KvCache = attn.kvCache({ heads: 1, queryHeads: 2, headDim: 8, capacity: 16 });
+  const cached: number = cache.append(q.subarray(0, 16), q.subarray(0, 16));
+  const step: AttentionResult = await cache.attend(q.subarray(0, 16), { causal: true, topK: 1 });
+  // @ts-expect-error the cache fixes the shape
+  await cache.attend(q, { heads: 2 });
+  void [cached, step, cache.length, cache.capacity];
+  cache.reset();
+  cache.dispose();
   attn.dispose();
 
   try {

@@ -133,6 +133,17 @@ describe('modern attention on WebGPU equals wasm', () => {
     });
   }
 
+  it('a KV cache on a WebGPU instance runs on wasm, in its wasm memory', async () => {
+    const [q, k, v] = inputsFor({ heads: 4, kvHeads: 2, nq: 3, nk: 11 });
+    const cache = gpu.kvCache({ heads: 2, queryHeads: 4, headDim: D, valueDim: DV, capacity: 16 });
+    cache.append(k, v);
+    const r = await cache.attend(q, { causal: true });
+    assert.match(r.stats.backend, /^wasm-/);
+    const call = { heads: 4, kvHeads: 2, headDim: D, valueDim: DV, causal: true, queryOffset: 8 };
+    assert.deepEqual(r.output, (await wasm.attention(q, k, v, call)).output);
+    cache.dispose();
+  });
+
   it('grouped-query heads split into groups by the binding limit', async () => {
     // 40 x 5 floats per head tensor (800 bytes) under a 1024-byte binding: one query head per
     // group, each uploading only the K/V head it reads (and, with a bias per head, its bias).
