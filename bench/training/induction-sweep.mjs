@@ -11,6 +11,8 @@
 //                    right after itself at a random place among random tokens
 //          gap       the same two copies with a random stretch of random tokens between them
 //          periodic  one sequence repeated to fill the row
+//          mixed     half the rows offset's, half random tokens where x[i] = (7 x[i-2] + 3) mod vocab
+//                    three times in four (which rewards a previous-token head on its own)
 //
 //   node bench/training/induction-sweep.mjs [corpus=offset] [width=64] [heads=4] [context=32]
 //     [vocab=64] [batch=16] [lr=3e-3] [beta2=0.95] [minL=6] [maxL=16] [steps=6000] [every=500]
@@ -67,6 +69,12 @@ const ROWS = {
     const before = draw(free + 1);
     const between = draw(free - before + 1);
     row.copyWithin(before + length + between, before, before + length);
+    return row;
+  },
+  mixed: () => {
+    if (draw(2) === 0) return sequences.sample(sampled++, rowLength, P.vocab);
+    const row = Int32Array.from({ length: rowLength }, () => draw(P.vocab));
+    for (let i = 2; i < rowLength; i++) if (draw(4) !== 0) row[i] = (row[i - 2] * 7 + 3) % P.vocab;
     return row;
   },
   periodic: () => {
