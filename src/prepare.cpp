@@ -6,6 +6,9 @@
 namespace attnlens::detail {
 namespace {
 
+// The column scale that makes a panel GEMM add to what C holds.
+constexpr float kOnes[kPanelQueries] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+
 // out[rows, hidden] = x[rows, depth] * w[hidden, depth]^T, via the GEMM kernel on w^T.
 void project(const KernelSet& kernels, const float* x, std::int64_t rows, std::int64_t depth,
              const float* w, std::int64_t hidden, float* out) {
@@ -64,6 +67,13 @@ std::vector<float> pack_column_panels(const float* x, std::int64_t rows, std::in
   return out;
 }
 
+bool reads_rows_in_place(const AttentionShape& shape, ScoreFunction score, float value_scale) {
+  if (score != ScoreFunction::kDot && score != ScoreFunction::kScaledDot) return false;
+  if (value_scale != 1.0f || shape.value_dim % kPanelKeys != 0) return false;
+  const std::int64_t heads_per_slot = shape.heads / kv_head_count(shape);
+  return heads_per_slot * div_up(shape.query_len, kPanelQueries) <= kMaxInPlacePanels;
+}
+
 HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& options,
                            std::int64_t head, float fold, float value_scale,
                            const KernelSet& kernels)
@@ -79,6 +89,19 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
   const std::int64_t kv = kv_head_of(s, head);
   const std::int64_t capacity = in.kv_capacity > 0 ? in.kv_capacity : s.key_len;
   const float* k = in.k.data + kv * capacity * d;
+  const float* v = in.v.data + kv * capacity * s.value_dim;
+
+  if (reads_rows_in_place(s, score_, value_scale)) {
+    depth_ = d;
+    key_rows_ = k;
+    value_rows_ = v;
+    value_dim_ = s.value_dim;
+    whole_keys_ = round_down(s.key_len, kPanelKeys);
+    const std::int64_t rest = s.key_len - whole_keys_;
+    packed_keys_ = pack_row_panels(k + whole_keys_ * d, rest, d);
+    packed_values_ = pack_column_panels(v + whole_keys_ * s.value_dim, rest, s.value_dim);
+    return;
+  }
 
   switch (score_) {
     case ScoreFunction::kScaledDot:
@@ -120,8 +143,7 @@ HeadOperands::HeadOperands(const AttentionInputs& in, const AttentionOptions& op
 
   // Values: the transpose of V [Nk][Dv] in row panels, i.e. V^T [Dv][Nk] packed 4 rows of V^T
   // (4 value dimensions) per panel, keys padded to Nk4; times value_scale, which is exact.
-  packed_values_ = pack_column_panels(in.v.data + kv * capacity * s.value_dim, s.key_len,
-                                      s.value_dim, value_scale);
+  packed_values_ = pack_column_panels(v, s.key_len, s.value_dim, value_scale);
 }
 
 void HeadOperands::pack_queries(std::int64_t head, std::int64_t q0, std::int64_t rows,
@@ -143,6 +165,22 @@ void HeadOperands::pack_queries(std::int64_t head, std::int64_t q0, std::int64_t
 void HeadOperands::scores(const float* query_panel, std::int64_t q0, std::int64_t rows,
                           std::int64_t k0, std::int64_t width, float* s,
                           float* row) const noexcept {
+  if (key_rows_ != nullptr) {
+    // Whole panels of rows in place, then the padded last panel (at most one: k0 + width <= Nk4).
+    const std::int64_t end = k0 + width, split = std::clamp(whole_keys_, k0, end);
+    if (split > k0) {
+      kernels_.panel_gemm_strided(static_cast<std::size_t>((split - k0) / kPanelKeys),
+                                  static_cast<std::size_t>(depth_), key_rows_ + k0 * depth_,
+                                  static_cast<std::size_t>(depth_ * kPanelKeys), 1,
+                                  static_cast<std::size_t>(depth_), query_panel, s, nullptr);
+    }
+    if (end > split) {
+      kernels_.panel_gemm(1, static_cast<std::size_t>(depth_), packed_keys_.data(),
+                          static_cast<std::size_t>(depth_ * kPanelKeys), query_panel,
+                          s + (split - k0) * kPanelQueries, nullptr);
+    }
+    return;
+  }
   if (score_ != ScoreFunction::kAdditive) {
     kernels_.panel_gemm(static_cast<std::size_t>(width / kPanelKeys),
                         static_cast<std::size_t>(depth_), packed_keys_.data() + k0 * depth_,
@@ -163,6 +201,26 @@ void HeadOperands::scores(const float* query_panel, std::int64_t q0, std::int64_
 
 void HeadOperands::accumulate_values(const float* p, std::int64_t k0, std::int64_t width,
                                      const float* rescale, float* ot) const noexcept {
+  if (value_rows_ != nullptr) {
+    // As scores(): whole panels in place, then the padded last panel added on (scale 1, so the
+    // sums are those of one pass over packed values).
+    const std::int64_t end = k0 + width, split = std::clamp(whole_keys_, k0, end);
+    const float* scale = rescale;
+    if (split > k0) {
+      kernels_.panel_gemm_strided(
+          static_cast<std::size_t>(value_panels_), static_cast<std::size_t>(split - k0),
+          value_rows_ + k0 * value_dim_, static_cast<std::size_t>(kPanelKeys),
+          static_cast<std::size_t>(value_dim_), 1, p, ot, scale);
+      scale = kOnes;
+    }
+    if (end > split) {
+      kernels_.panel_gemm(static_cast<std::size_t>(value_panels_),
+                          static_cast<std::size_t>(kPanelKeys), packed_values_.data(),
+                          static_cast<std::size_t>(kPanelKeys * kPanelKeys),
+                          p + (split - k0) * kPanelQueries, ot, scale);
+    }
+    return;
+  }
   kernels_.panel_gemm(static_cast<std::size_t>(value_panels_), static_cast<std::size_t>(width),
                       packed_values_.data() + k0 * kPanelKeys,
                       static_cast<std::size_t>(padded_keys_ * kPanelKeys), p, ot, rescale);

@@ -10,7 +10,10 @@
 //   keys    [Nk4 / 4][depth][4]     A panels of the score product
 //   values  [ceil(Dv / 4)][Nk4][4]  A panels of the output product O^T = V^T P^T
 //   queries [Nq][depth]             row-major, packed per panel into [depth][8] by pack_queries
-// Keys and values are those of one K/V head, packed once for all the query heads reading it.
+// Keys and values are those of one K/V head, packed once for all the query heads reading it,
+// or, when the slot has few query panels (reads_rows_in_place: a decode step), read where they
+// lie through KernelSet::panel_gemm_strided, which computes the same bits; then only the last
+// Nk % 4 keys, the padded panel, are packed.
 // An optional factor (scale / temperature) is folded into the packed queries (or into v for
 // additive), so scores come out as logits with no extra pass; values may be packed scaled by a
 // power of two (Problem::value_scale).
@@ -61,6 +64,16 @@ inline std::int64_t operand_slot_count(const AttentionShape& shape, ScoreFunctio
   return score == ScoreFunction::kAdditive ? shape.heads : kv_head_count(shape);
 }
 
+// Packing a K/V head costs about what 3-4 passes of one query panel over its keys cost; reading
+// the rows in place costs each pass a little. So a slot packs when its query heads bring more
+// than this many panels (at 32 heads over 8 K/V heads: Nq > 16), and reads in place otherwise.
+constexpr std::int64_t kMaxInPlacePanels = 8;
+
+// Whether the slots read keys and values in place: dot or scaled-dot scores (cosine and additive
+// transform the keys), unscaled values whose rows are whole panels (value_dim % 4 == 0), and at
+// most kMaxInPlacePanels query panels per slot.
+bool reads_rows_in_place(const AttentionShape& shape, ScoreFunction score, float value_scale);
+
 class HeadOperands {
  public:
   // Prepares the slot of query head `head` (operand_slot); `fold` multiplies every score (1 for
@@ -94,6 +107,7 @@ class HeadOperands {
 
   std::int64_t value_rows() const { return value_panels_ * kPanelKeys; }  // Dv rounded up to 4
   std::int64_t bytes() const;
+  bool in_place() const { return key_rows_ != nullptr; }
 
  private:
   const KernelSet& kernels_;
@@ -105,8 +119,15 @@ class HeadOperands {
   float query_fold_;      // applied while packing queries (1 when folded elsewhere)
   const float* queries_;  // dot and cosine: q [H, Nq, D]; additive: query_storage_ [Nq, A]
   std::vector<float> query_storage_;
+  // In place (reads_rows_in_place): the K/V head's rows k [Nk][D] and v [Nk][Dv], of which the
+  // first whole_keys_ (Nk rounded down to 4) are read there; the packed operands below then
+  // hold only the last panel, keys [whole_keys_, Nk) zero padded. nullptr when packed.
+  const float* key_rows_ = nullptr;
+  const float* value_rows_ = nullptr;
+  std::int64_t whole_keys_ = 0;
+  std::int64_t value_dim_ = 0;
   std::vector<float> packed_keys_;    // panels, or [A][Nk4] hidden-major keys for additive
-  std::vector<float> packed_values_;  // [ceil(Dv/4)][Nk4][4]
+  std::vector<float> packed_values_;  // [ceil(Dv/4)][Nk4][4] ([ceil(Dv/4)][4][4] in place)
   std::vector<float> additive_v_;     // [A], with the fold applied
 };
 

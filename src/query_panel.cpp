@@ -16,6 +16,7 @@ QueryPanel::QueryPanel(const Problem& problem, const HeadOperands& operands, std
     : p_(problem),
       ops_(operands),
       head_(head),
+      query_len_(problem.inputs.shape.query_len),
       queries_(operands.query_panel_size()),
       scores_(static_cast<std::size_t>(max_chunk * kPanelQueries)),
       output_t_(static_cast<std::size_t>(operands.value_rows() * kPanelQueries)),
@@ -47,7 +48,7 @@ void QueryPanel::check_finite(std::int64_t lo, std::int64_t hi) const {
   for (std::int64_t j = 0; j < rows_; ++j) {
     for (std::int64_t k = lo; k < hi; ++k) {
       if (!std::isfinite(scores_[(k - a_) * kPanelQueries + j])) {
-        throw_logit_overflow(head_, q0_ + j, k);
+        throw_logit_overflow(head_of(j), query_of(j), k);
       }
     }
   }
@@ -63,7 +64,7 @@ void QueryPanel::check_finished(std::int64_t lo, std::int64_t hi) const {
   for (std::int64_t j = 0; j < rows_; ++j) {
     for (std::int64_t k = lo; k < hi; ++k) {
       const float x = scores_[(k - a_) * kPanelQueries + j];
-      if (std::isnan(x) || x == -kNegInf) throw_logit_overflow(head_, q0_ + j, k);
+      if (std::isnan(x) || x == -kNegInf) throw_logit_overflow(head_of(j), query_of(j), k);
     }
   }
 }
@@ -89,23 +90,31 @@ void QueryPanel::apply_mask(std::int64_t lo, std::int64_t hi) noexcept {
   if (p_.lsh != nullptr) {
     for (std::int64_t j = 0; j < rows_; ++j) {
       for (std::int64_t k = lo; k < hi; ++k) {
-        if (!p_.lsh->shares_bucket(head_, q0_ + j, k))
+        if (!p_.lsh->shares_bucket(head_of(j), query_of(j), k))
           scores_[(k - a_) * kPanelQueries + j] = kNegInf;
       }
     }
   }
+  // Column by column within each run of columns of one head.
   const MaskEvaluator& mask = p_.mask;
-  if (mask.block_fully_visible(head_, q0_, q0_ + rows_, lo, hi)) return;
-  for (std::int64_t j = 0; j < rows_; ++j) {
-    if (mask.rows_are_ranges()) {
-      const KeyRange r = mask.row_range(head_, q0_ + j);
-      hide(j, lo, std::clamp(r.begin, lo, hi));
-      hide(j, std::clamp(r.end, lo, hi), hi);
-    } else {
-      for (std::int64_t k = lo; k < hi; ++k) {
-        if (!mask.visible(head_, q0_ + j, k)) scores_[(k - a_) * kPanelQueries + j] = kNegInf;
+  for (std::int64_t j0 = 0; j0 < rows_;) {
+    const std::int64_t h = head_of(j0), q0 = query_of(j0);
+    const std::int64_t j1 = j0 + std::min(rows_ - j0, query_len_ - q0);
+    if (!mask.block_fully_visible(h, q0, q0 + (j1 - j0), lo, hi)) {
+      for (std::int64_t j = j0; j < j1; ++j) {
+        const std::int64_t q = q0 + (j - j0);
+        if (mask.rows_are_ranges()) {
+          const KeyRange r = mask.row_range(h, q);
+          hide(j, lo, std::clamp(r.begin, lo, hi));
+          hide(j, std::clamp(r.end, lo, hi), hi);
+        } else {
+          for (std::int64_t k = lo; k < hi; ++k) {
+            if (!mask.visible(h, q, k)) scores_[(k - a_) * kPanelQueries + j] = kNegInf;
+          }
+        }
       }
     }
+    j0 = j1;
   }
 }
 

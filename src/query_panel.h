@@ -30,7 +30,12 @@ namespace attnlens::detail {
 
 class QueryPanel {
  public:
-  // `max_chunk`: the most keys one compute_scores() call may cover (a multiple of 4).
+  // `max_chunk`: the most keys one compute_scores() call may cover (a multiple of 4). The panel's
+  // rows q0 + j count from the first row of `head` on, through the rows of the heads after it
+  // (q, the output and row_logsumexp hold each head's Nq rows in turn): query (q0 + j) % Nq of
+  // head `head` + (q0 + j) / Nq, so a decode step can put several query heads of one K/V head
+  // into one panel (attention_streaming.cpp). Soft cap, bias, ALiBi, hashed attention, top_k and
+  // the additive score assume rows of one head.
   QueryPanel(const Problem& problem, const HeadOperands& operands, std::int64_t head,
              std::int64_t max_chunk);
 
@@ -70,9 +75,13 @@ class QueryPanel {
   std::int64_t bytes() const noexcept;
 
  private:
+  std::int64_t head_of(std::int64_t j) const noexcept { return head_ + (q0_ + j) / query_len_; }
+  std::int64_t query_of(std::int64_t j) const noexcept { return (q0_ + j) % query_len_; }
+
   const Problem& p_;
   const HeadOperands& ops_;
   std::int64_t head_;
+  std::int64_t query_len_;  // Nq
   std::int64_t q0_ = 0, rows_ = 0;
   std::int64_t a_ = 0, b_ = 0;
   bool has_output_ = false;      // false until the first chunk wrote output_t_

@@ -171,6 +171,10 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_panel_gemm__");
   }
+  for (const PanelGemmStridedKernel& k : panel_gemm_strided_kernels()) {
+    CHECK(k.fn != nullptr);
+    check_kernel_name(k.name, "f32_panel_gemm_strided__");
+  }
   for (const OnlineSoftmaxKernel& k : online_softmax_kernels()) {
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_online_softmax__");
@@ -194,6 +198,7 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(set.panel_gemm != nullptr);
     CHECK(set.online_softmax != nullptr);
     CHECK(set.panel_to_rows != nullptr);
+    CHECK(set.panel_gemm_strided != nullptr);
     CHECK(find_kernel_set(set.name) == &set);
     // A set is a choice among the registered variants, so testing the registry covers it.
     bool gemm_listed = false, max_listed = false, exp_listed = false, additive_listed = false,
@@ -204,6 +209,10 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     for (const AdditiveRowKernel& k : additive_row_kernels())
       additive_listed |= k.fn == set.additive_row;
     for (const PanelGemmKernel& k : panel_gemm_kernels()) panel_listed |= k.fn == set.panel_gemm;
+    bool strided_listed = false;
+    for (const PanelGemmStridedKernel& k : panel_gemm_strided_kernels())
+      strided_listed |= k.fn == set.panel_gemm_strided;
+    CHECK(strided_listed);
     for (const OnlineSoftmaxKernel& k : online_softmax_kernels())
       online_listed |= k.fn == set.online_softmax;
     for (const PanelToRowsKernel& k : panel_to_rows_kernels())

@@ -4,6 +4,7 @@
 // both GEMM modes, masked entries, columns with nothing visible, and IEEE behaviour on overflow.
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -20,33 +21,23 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr double kUnitRoundoff = 1.0 / 16777216.0;  // 2^-24
 constexpr std::size_t kTile = kPanelRows * kPanelCols;
 
-// One call over `tiles` panels of depth k, A panels `a_pad` floats apart beyond their 4k, C
-// pre-filled with noise (scaled by a random column scale, or overwritten), and 8 guard floats
+// C after one call over `tiles` panels of depth k against the contract, A_t[p][r] being
+// a_at(t, p, r), C pre-filled with c_in (scaled by `scale`, or overwritten) and guard floats
 // after the last tile that must survive. Bound as for the plain GEMM:
 // |error| <= 2 (k + 1) u (|C_in * scale| + sum |a||b|), for any summation order, with or without
 // FMA.
-void check_panel_gemm(const PanelGemmKernel& kernel, std::size_t tiles, std::size_t k,
-                      std::size_t a_pad, bool scaled, std::uint32_t seed) {
-  Rng rng(seed);
-  const std::size_t a_stride = k * kPanelRows + a_pad;
-  const std::vector<float> a = random_floats(tiles * a_stride, rng);
-  const std::vector<float> b = random_floats(k * kPanelCols, rng);
-  const std::vector<float> scale = random_floats(kPanelCols, rng, -1.5f, 1.5f);
-  const std::vector<float> c_in = random_floats(tiles * kTile + 8, rng, -2.0f, 2.0f);
-  std::vector<float> c = c_in;
-  kernel.fn(tiles, k, a.data(), a_stride, b.data(), c.data(), scaled ? scale.data() : nullptr);
-
-  INFO(kernel.name << " tiles=" << tiles << " k=" << k << " a_stride=" << a_stride
-                   << " scaled=" << scaled);
+template <typename AAt>
+void check_panel_product(std::size_t tiles, std::size_t k, AAt&& a_at, const std::vector<float>& b,
+                         const std::vector<float>& c_in, const float* scale,
+                         const std::vector<float>& c) {
   for (std::size_t t = 0; t < tiles; ++t) {
     for (std::size_t r = 0; r < kPanelRows; ++r) {
       for (std::size_t j = 0; j < kPanelCols; ++j) {
         const std::size_t at = t * kTile + r * kPanelCols + j;
-        double expected = scaled ? static_cast<double>(c_in[at]) * scale[j] : 0.0;
+        double expected = scale ? static_cast<double>(c_in[at]) * scale[j] : 0.0;
         double magnitude = std::fabs(expected);
         for (std::size_t p = 0; p < k; ++p) {
-          const double product =
-              static_cast<double>(a[t * a_stride + p * kPanelRows + r]) * b[p * kPanelCols + j];
+          const double product = static_cast<double>(a_at(t, p, r)) * b[p * kPanelCols + j];
           expected += product;
           magnitude += std::fabs(product);
         }
@@ -68,6 +59,70 @@ void check_panel_gemm(const PanelGemmKernel& kernel, std::size_t tiles, std::siz
     }
   }
   SUCCEED();
+}
+
+// One call over `tiles` packed panels of depth k, A panels `a_pad` floats apart beyond their 4k,
+// C pre-filled with noise (scaled by a random column scale, or overwritten), and 8 guard floats
+// after the last tile.
+void check_panel_gemm(const PanelGemmKernel& kernel, std::size_t tiles, std::size_t k,
+                      std::size_t a_pad, bool scaled, std::uint32_t seed) {
+  Rng rng(seed);
+  const std::size_t a_stride = k * kPanelRows + a_pad;
+  const std::vector<float> a = random_floats(tiles * a_stride, rng);
+  const std::vector<float> b = random_floats(k * kPanelCols, rng);
+  const std::vector<float> scale = random_floats(kPanelCols, rng, -1.5f, 1.5f);
+  const std::vector<float> c_in = random_floats(tiles * kTile + 8, rng, -2.0f, 2.0f);
+  std::vector<float> c = c_in;
+  kernel.fn(tiles, k, a.data(), a_stride, b.data(), c.data(), scaled ? scale.data() : nullptr);
+
+  INFO(kernel.name << " tiles=" << tiles << " k=" << k << " a_stride=" << a_stride
+                   << " scaled=" << scaled);
+  check_panel_product(
+      tiles, k,
+      [&](std::size_t t, std::size_t p, std::size_t r) {
+        return a[t * a_stride + p * kPanelRows + r];
+      },
+      b, c_in, scaled ? scale.data() : nullptr, c);
+}
+
+// A set's strided kernel on rows in place, the two ways attention reads a KV cache: key rows
+// [tiles * 4][k + pad] (a_step 1, a_row k + pad) and value rows [k][4 * tiles + pad] (a_step
+// 4 * tiles + pad, a_row 1). Against the contract, and bit for bit the set's packed panel_gemm
+// on the same numbers packed.
+void check_panel_gemm_strided(const KernelSet& set, std::size_t tiles, std::size_t k,
+                              std::size_t pad, bool value_rows, bool scaled, std::uint32_t seed) {
+  Rng rng(seed);
+  const std::size_t a_stride = value_rows ? kPanelRows : kPanelRows * (k + pad);
+  const std::size_t a_step = value_rows ? kPanelRows * tiles + pad : 1;
+  const std::size_t a_row = value_rows ? 1 : k + pad;
+  const std::vector<float> a = random_floats(value_rows ? k * a_step : tiles * a_stride, rng);
+  const auto a_at = [&](std::size_t t, std::size_t p, std::size_t r) {
+    return a[t * a_stride + p * a_step + r * a_row];
+  };
+  std::vector<float> packed(tiles * k * kPanelRows);
+  for (std::size_t t = 0; t < tiles; ++t) {
+    for (std::size_t p = 0; p < k; ++p) {
+      for (std::size_t r = 0; r < kPanelRows; ++r)
+        packed[(t * k + p) * kPanelRows + r] = a_at(t, p, r);
+    }
+  }
+  const std::vector<float> b = random_floats(k * kPanelCols, rng);
+  const std::vector<float> scale = random_floats(kPanelCols, rng, -1.5f, 1.5f);
+  const std::vector<float> c_in = random_floats(tiles * kTile + 8, rng, -2.0f, 2.0f);
+  const float* c_scale = scaled ? scale.data() : nullptr;
+  std::vector<float> c = c_in, c_packed = c_in;
+  set.panel_gemm_strided(tiles, k, a.data(), a_stride, a_step, a_row, b.data(), c.data(), c_scale);
+  set.panel_gemm(tiles, k, packed.data(), k * kPanelRows, b.data(), c_packed.data(), c_scale);
+
+  INFO(set.name << " strided tiles=" << tiles << " k=" << k << " pad=" << pad
+                << (value_rows ? " value rows" : " key rows") << " scaled=" << scaled);
+  check_panel_product(tiles, k, a_at, b, c_in, c_scale, c);
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (std::memcmp(&c[i], &c_packed[i], sizeof(float)) != 0) {
+      FAIL_CHECK("differs from panel_gemm at " << i << ": " << c[i] << " vs " << c_packed[i]);
+      return;
+    }
+  }
 }
 
 // The online-softmax contract (base 2) evaluated in double from the same float inputs.
@@ -152,6 +207,24 @@ TEST_CASE("panel_gemm kernels: tiles x depth sweep, overwrite and scaled accumul
   }
   check_panel_gemm(kernel, 16, 256, 0, true, seed++);  // a long attention-sized call
   check_panel_gemm(kernel, 0, 64, 0, true, seed++);    // no tiles: nothing written
+}
+
+TEST_CASE("panel_gemm_strided kernels: key and value rows in place, as packed, bit for bit",
+          "[kernels][panel_gemm]") {
+  std::uint32_t seed = 40500;
+  REQUIRE(panel_gemm_strided_kernels().size == kernel_sets().size);  // each set's own variant
+  for (const KernelSet& set : kernel_sets()) {
+    for (std::size_t tiles : {1, 2, 3, 5}) {
+      for (std::size_t k : kDepths) {
+        for (bool value_rows : {false, true}) {
+          check_panel_gemm_strided(set, tiles, k, (k + tiles) % 3, value_rows, (k & 1) != 0,
+                                   seed++);
+        }
+      }
+    }
+    check_panel_gemm_strided(set, 16, 128, 0, true, true, seed++);  // a streaming chunk of values
+    check_panel_gemm_strided(set, 0, 64, 0, false, true, seed++);   // no tiles: nothing written
+  }
 }
 
 TEST_CASE("panel_gemm kernels: zero scale clears C even when it held huge values",

@@ -38,6 +38,14 @@ constexpr std::size_t kPanelRows = 4;
 constexpr std::size_t kPanelCols = 8;
 using PanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float* a, std::size_t a_stride,
                              const float* b, float* c, const float* c_scale) noexcept;
+// The same product with A read where it lies instead of packed: A_t[p][r] is
+// a[t * a_stride + p * a_step + r * a_row]. With a_step = kPanelRows and a_row = 1 it is
+// PanelGemmFn, and it computes the same bits (the same operations in the same order). Attention
+// reads a KV cache's key rows (a_step 1, a_row = depth) and value rows (a_step = value depth,
+// a_row 1) this way when it has too few queries for packing them to pay.
+using PanelGemmStridedFn = void (*)(std::size_t tiles, std::size_t k, const float* a,
+                                    std::size_t a_stride, std::size_t a_step, std::size_t a_row,
+                                    const float* b, float* c, const float* c_scale) noexcept;
 // One step of the online softmax over a [n][kPanelCols] block of logits in base 2 (natural
 // logits times log2(e), which attention folds into the query scale), column by column (each
 // column is one query). Per column j, with m = max(max[j], max_i s[i][j]) and base = m, or 0
@@ -95,6 +103,10 @@ struct PanelGemmKernel {
   const char* name;
   PanelGemmFn fn;
 };
+struct PanelGemmStridedKernel {
+  const char* name;
+  PanelGemmStridedFn fn;
+};
 struct OnlineSoftmaxKernel {
   const char* name;
   OnlineSoftmaxFn fn;
@@ -118,6 +130,7 @@ Span<const RowMaxKernel> row_max_kernels();
 Span<const ExpSumKernel> exp_sum_kernels();
 Span<const AdditiveRowKernel> additive_row_kernels();
 Span<const PanelGemmKernel> panel_gemm_kernels();
+Span<const PanelGemmStridedKernel> panel_gemm_strided_kernels();
 Span<const OnlineSoftmaxKernel> online_softmax_kernels();
 Span<const PanelToRowsKernel> panel_to_rows_kernels();
 Span<const SoftmaxBackwardKernel> softmax_backward_kernels();
@@ -135,6 +148,7 @@ struct KernelSet {
   PanelToRowsFn panel_to_rows;
   SoftmaxBackwardFn softmax_backward;  // attention_backward() (training/attention_backward.h)
   SoftcapFn softcap;
+  PanelGemmStridedFn panel_gemm_strided;  // panel_gemm's arithmetic on unpacked rows
 };
 
 // "scalar" always; "simd128" unless built with ATTNLENS_NO_SIMD; "relaxedsimd" in wasm builds

@@ -39,6 +39,13 @@ namespace attnlens::kernels {
 #include "kernels/registry/f32-panel-gemm.inc"
 #undef ATTNLENS_UKERNEL
 
+#define ATTNLENS_UKERNEL(name)                                                      \
+  void name(std::size_t tiles, std::size_t k, const float* a, std::size_t a_stride, \
+            std::size_t a_step, std::size_t a_row, const float* b, float* c,        \
+            const float* c_scale) noexcept;
+#include "kernels/registry/f32-panel-gemm-strided.inc"
+#undef ATTNLENS_UKERNEL
+
 #define ATTNLENS_UKERNEL(name) \
   void name(std::size_t n, float* s, float* max, float* sum, float* rescale) noexcept;
 #include "kernels/registry/f32-online-softmax.inc"

@@ -40,6 +40,12 @@ const PanelGemmKernel kPanelGemm[] = {
 };
 #undef ATTNLENS_UKERNEL
 
+#define ATTNLENS_UKERNEL(name) PanelGemmStridedKernel{#name, &name},
+const PanelGemmStridedKernel kPanelGemmStrided[] = {
+#include "kernels/registry/f32-panel-gemm-strided.inc"
+};
+#undef ATTNLENS_UKERNEL
+
 #define ATTNLENS_UKERNEL(name) OnlineSoftmaxKernel{#name, &name},
 const OnlineSoftmaxKernel kOnlineSoftmax[] = {
 #include "kernels/registry/f32-online-softmax.inc"
@@ -68,18 +74,21 @@ const SoftcapKernel kSoftcap[] = {
 const KernelSet kSets[] = {
     {"scalar", &f32_gemm__scalar, &f32_row_max__scalar, &f32_exp_sum__scalar,
      &f32_additive_row__scalar, &f32_panel_gemm__scalar_4x8, &f32_online_softmax__scalar_x8,
-     &f32_panel_to_rows__scalar_x8, &f32_softmax_backward__scalar_x8, &f32_softcap__scalar},
+     &f32_panel_to_rows__scalar_x8, &f32_softmax_backward__scalar_x8, &f32_softcap__scalar,
+     &f32_panel_gemm_strided__scalar_4x8},
 #if ATTNLENS_HAVE_SIMD
     {"simd128", &f32_gemm__simd128_4x8, &f32_row_max__simd128_x8, &f32_exp_sum__simd128_x8,
      &f32_additive_row__simd128_x4, &f32_panel_gemm__simd128_4x8, &f32_online_softmax__simd128_x8,
-     &f32_panel_to_rows__simd128_x8, &f32_softmax_backward__simd128_x8, &f32_softcap__simd128_x4},
+     &f32_panel_to_rows__simd128_x8, &f32_softmax_backward__simd128_x8, &f32_softcap__simd128_x4,
+     &f32_panel_gemm_strided__simd128_4x8},
 #endif
 #if ATTNLENS_HAVE_RELAXED_SIMD
     // The simd128 set with f32x4.relaxed_madd in the GEMMs and the softmax.
     {"relaxedsimd", &f32_gemm__relaxedsimd_4x8, &f32_row_max__simd128_x8, &f32_exp_sum__simd128_x8,
      &f32_additive_row__simd128_x4, &f32_panel_gemm__relaxedsimd_4x8,
      &f32_online_softmax__relaxedsimd_x8, &f32_panel_to_rows__simd128_x8,
-     &f32_softmax_backward__relaxedsimd_x8, &f32_softcap__simd128_x4},
+     &f32_softmax_backward__relaxedsimd_x8, &f32_softcap__simd128_x4,
+     &f32_panel_gemm_strided__relaxedsimd_4x8},
 #endif
 };
 
@@ -95,6 +104,7 @@ Span<const RowMaxKernel> row_max_kernels() { return view(kRowMax); }
 Span<const ExpSumKernel> exp_sum_kernels() { return view(kExpSum); }
 Span<const AdditiveRowKernel> additive_row_kernels() { return view(kAdditiveRow); }
 Span<const PanelGemmKernel> panel_gemm_kernels() { return view(kPanelGemm); }
+Span<const PanelGemmStridedKernel> panel_gemm_strided_kernels() { return view(kPanelGemmStrided); }
 Span<const OnlineSoftmaxKernel> online_softmax_kernels() { return view(kOnlineSoftmax); }
 Span<const PanelToRowsKernel> panel_to_rows_kernels() { return view(kPanelToRows); }
 Span<const SoftmaxBackwardKernel> softmax_backward_kernels() { return view(kSoftmaxBackward); }
