@@ -57,8 +57,18 @@ TEST_CASE("widths that are not multiples of the 8-column panels are padded and s
   }
 }
 
-TEST_CASE("GPT-2 scaling options and a BERT checkpoint without its MLM head", "[models]") {
+TEST_CASE("GPT-2 scaling options, GPT-2 without ln_f, a BERT checkpoint without its MLM head",
+          "[models]") {
   TransformerConfig c = tiny(Architecture::kGpt2);
+  {
+    TransformerConfig bare_top = c;
+    bare_top.final_norm = false;  // attnlens/train's finalNorm: false
+    Transformer model(bare_top);
+    for (const WeightInfo& w : model.weights()) CHECK(w.name.rfind("final_norm", 0) != 0);
+    const Checkpoint ckpt = make_checkpoint(model, 2);
+    write_weights(model, ckpt);
+    check_against_reference(model, ckpt, random_ids(7, c.vocab, 5), {}, {});
+  }
   for (bool by_head_dim : {false, true}) {
     c.scale_attn_weights = by_head_dim;
     c.scale_attn_by_inverse_layer_idx = true;
@@ -256,6 +266,12 @@ TEST_CASE("model configs are validated, and too large a model is refused before 
   c = tiny(Architecture::kBert);
   c.layer_norm_eps = 0.0f;
   CHECK(parameter_of(c).rfind("layer_norm_eps range", 0) == 0);
+  for (const Architecture arch :
+       {Architecture::kGptNeo, Architecture::kBert, Architecture::kLlama}) {
+    c = tiny(arch);
+    c.final_norm = false;
+    CHECK(parameter_of(c).rfind("final_norm other", 0) == 0);
+  }
 
   // GPT-2 small's shape at f32: 124M parameters, ~475 MiB. A 100 MiB limit refuses it and says
   // how much it needs; f16 storage is suggested.

@@ -110,6 +110,7 @@ attnlens::models::TransformerConfig read_config(const CreateBlock& block) {
   c.scale_attn_weights = block.number(mb::kScaleAttnWeights) != 0;
   c.scale_attn_by_inverse_layer_idx = block.number(mb::kScaleAttnByInverseLayerIdx) != 0;
   c.lm_head = block.number(mb::kLmHead) != 0;
+  c.final_norm = block.number(mb::kFinalNorm) != 0;
   c.matrix_dtype = code(block, mb::kMatrixDtype, "matrixDtype", kDtypes);
   c.local_windows = block.integers(mb::kLocalWindows, "localWindows");
   c.kv_heads = block.integer(mb::kKvHeads, "kvHeads");

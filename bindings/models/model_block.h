@@ -23,6 +23,7 @@ namespace attnlens_bindings::models {
   X(kScaleAttnWeights, "scaleAttnWeights")                                              \
   X(kScaleAttnByInverseLayerIdx, "scaleAttnByInverseLayerIdx")                          \
   X(kLmHead, "lmHead")                                                                  \
+  X(kFinalNorm, "finalNorm")     /* GPT-2: 0 leaves out ln_f */                         \
   X(kMatrixDtype, "matrixDtype") /* DtypeCode */                                        \
   X(kMemoryLimit, "memoryLimit") /* bytes; 0: what the wasm heap can still grow into */ \
   /* The llama family (0 elsewhere). */                                                 \

@@ -240,7 +240,9 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
     if (l + 1 < c.layers || bert) save_hidden(l + 1);
   }
   if (!bert) {
-    normalize(views.norm(c.layers, kFinalNormWeight, kFinalNormBias), x.data(), x.data());
+    if (c.final_norm) {
+      normalize(views.norm(c.layers, kFinalNormWeight, kFinalNormBias), x.data(), x.data());
+    }
     save_hidden(c.layers);
   }
 

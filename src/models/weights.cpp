@@ -152,6 +152,10 @@ void validate_config(const TransformerConfig& c) {
                                   ") must be a multiple of heads, got " + std::to_string(c.heads));
   }
   if (c.architecture == Architecture::kBert) require_dimension(c.token_types, "token_types");
+  if (!c.final_norm && c.architecture != Architecture::kGpt2) {
+    throw InvalidArgumentError("final_norm",
+                               "only GPT-2 models can leave out the final layer norm");
+  }
   if (!(c.layer_norm_eps > 0.0f) || !std::isfinite(c.layer_norm_eps)) {
     throw RangeError("layer_norm_eps",
                      "must be a positive finite number, got " + std::to_string(c.layer_norm_eps));
@@ -251,7 +255,7 @@ WeightTable build_weight_table(const TransformerConfig& c) {
     t.linear(l, kMlpOutWeight, kMlpOutBias, p + "mlp.output", c.intermediate, h, gpt2);
     if (bert) t.norm(l, kMlpNormWeight, kMlpNormBias, p + "mlp_norm");
   }
-  if (!bert) t.norm(g, kFinalNormWeight, kFinalNormBias, "final_norm");
+  if (!bert && c.final_norm) t.norm(g, kFinalNormWeight, kFinalNormBias, "final_norm");
   if (bert && c.lm_head) {
     t.linear(g, kHeadDenseWeight, kHeadDenseBias, "head.dense", h, h, false);
     t.norm(g, kHeadNormWeight, kHeadNormBias, "head.norm");

@@ -210,7 +210,9 @@ TransformerResult transformer(const TransformerConfig& c,
     if (l + 1 < c.layers || bert) keep_hidden();
   }
   if (!bert) {
-    x = layer_norm(x, n, h, get(w, "final_norm.weight"), get(w, "final_norm.bias"), eps);
+    if (c.final_norm) {
+      x = layer_norm(x, n, h, get(w, "final_norm.weight"), get(w, "final_norm.bias"), eps);
+    }
     keep_hidden();
   }
   if (bert && !c.lm_head) return r;

@@ -84,6 +84,10 @@ struct TransformerConfig {
   // without it forward() computes attention and hidden states but no logits. GPT models always
   // have their (tied) head.
   bool lm_head = true;
+  // GPT-2 only: false drops ln_f, so the logits are the last layer's output times the tied head.
+  // Models that attnlens/train trained that way (config.json's attnlens.finalNorm: false); no
+  // Hub checkpoint has this.
+  bool final_norm = true;
   // Storage of the weight matrices (embeddings and linear weights); vectors stay f32.
   WeightDtype matrix_dtype = WeightDtype::kF32;
 

@@ -145,6 +145,7 @@ function createBlock(module, heap, config) {
     .set('scaleAttnWeights', config.scaleAttnWeights === false ? 0 : 1)
     .set('scaleAttnByInverseLayerIdx', config.scaleAttnByInverseLayerIdx ? 1 : 0)
     .set('lmHead', config.lmHead ? 1 : 0)
+    .set('finalNorm', config.finalNorm === false ? 0 : 1)
     .set('matrixDtype', code('dtypes', config.dtype))
     .set('tieWordEmbeddings', config.tieWordEmbeddings === false ? 0 : 1);
   if (config.architecture === 'llama') {

@@ -19,6 +19,7 @@ export const LAYOUT = Object.freeze({
       'scaleAttnWeights',
       'scaleAttnByInverseLayerIdx',
       'lmHead',
+      'finalNorm',
       'matrixDtype',
       'memoryLimit',
       'kvHeads',

@@ -11,6 +11,8 @@ import {
   requireHeadsDivide,
 } from './config-fields.js';
 import { findPrefix, keyMapper } from './keys.js';
+import { typeError } from '../../argument-checks.js';
+import { describe } from '../../errors.js';
 
 /**
  * Key names GPT-2 and GPT-Neo share: the embeddings, ln_1 / ln_2, the MLP (c_fc, c_proj), ln_f,
@@ -37,6 +39,16 @@ export function gptFamilyKeys(tensors, name, attention) {
   });
 }
 
+// attnlens/train's own field: a model trained without ln_f (finalNorm: false) says so, and its
+// file has no ln_f tensors. No Hub checkpoint has it.
+function finalNorm(config) {
+  const own = config.attnlens ?? {};
+  if (typeof own !== 'object' || own === null || Array.isArray(own)) {
+    throw typeError('config.json', `attnlens must be an object, got ${describe(own)}`);
+  }
+  return booleanField({ 'attnlens.finalNorm': own.finalNorm }, 'attnlens.finalNorm', true);
+}
+
 export const gpt2 = {
   modelType: 'gpt2',
   causal: true,
@@ -58,6 +70,7 @@ export const gpt2 = {
       scaleAttnWeights: booleanField(config, 'scale_attn_weights', true),
       scaleAttnByInverseLayerIdx: booleanField(config, 'scale_attn_by_inverse_layer_idx', false),
       lmHead: true,
+      finalNorm: finalNorm(config),
     };
   },
 
