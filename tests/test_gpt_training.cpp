@@ -28,8 +28,9 @@ const Tolerance kAttention{2e-6, 0.0};
 const Tolerance kGradient{1e-6, 5e-4};
 const Tolerance kUpdate{2e-6, 1e-5};  // AdamW in float against double
 
-GptConfig tiny(bool attention_only) {
+GptConfig tiny(bool attention_only, bool final_norm = true) {
   GptConfig c;
+  c.final_norm = final_norm;
   c.layers = 2;
   c.heads = 2;
   c.width = 6;
@@ -71,10 +72,11 @@ bool same_bits(FloatView a, FloatView b) {
 
 TEST_CASE("GPT loss, attention and every gradient match the double reference", "[training][gpt]") {
   const bool attention_only = GENERATE(true, false);
+  const bool final_norm = GENERATE(true, false);
   const float temperature = GENERATE(1.0f, 0.6f);
   const KernelSet set = GENERATE(each_kernel(kernel_sets()));
-  CAPTURE(attention_only, temperature, set.name);
-  const GptConfig config = tiny(attention_only);
+  CAPTURE(attention_only, final_norm, temperature, set.name);
+  const GptConfig config = tiny(attention_only, final_norm);
   Gpt model(config, 3);
   spread_parameters(model, 5);
   const std::int64_t batch = 2;
@@ -119,9 +121,10 @@ TEST_CASE("GPT loss, attention and every gradient match the double reference", "
 
 TEST_CASE("GPT parameters in a models::Transformer give the same attention, bit for bit",
           "[training][gpt]") {
-  for (bool attention_only : {true, false}) {
-    CAPTURE(attention_only);
-    GptConfig config = tiny(attention_only);
+  for (const auto& [attention_only, final_norm] :
+       {std::pair{true, true}, std::pair{false, true}, std::pair{true, false}}) {
+    CAPTURE(attention_only, final_norm);
+    GptConfig config = tiny(attention_only, final_norm);
     config.context = 9;
     Gpt model(config, 21);
     spread_parameters(model, 22);
@@ -132,6 +135,7 @@ TEST_CASE("GPT parameters in a models::Transformer give the same attention, bit 
     t.intermediate = attention_only ? 1 : config.mlp_width;
     t.vocab = config.vocab;
     t.max_positions = config.context;
+    t.final_norm = final_norm;
     models::Transformer transformer(t);
     const auto weights = reference::gpt_weights(model);
     for (std::size_t i = 0; i < transformer.weights().size(); ++i) {
@@ -211,6 +215,28 @@ TEST_CASE("GPT initialisation: a seed gives the same parameters, GPT-2's statist
       CHECK(p.decay == (p.name.find("embedding") == std::string::npos));
     }
   }
+}
+
+TEST_CASE("GPT without ln_f has no final_norm tensors; token_embedding_std sets the embedding",
+          "[training][gpt]") {
+  GptConfig config;
+  config.vocab = 100;
+  config.final_norm = false;
+  config.token_embedding_std = 0.2f;
+  Gpt model(config, 7);
+  bool token = false;
+  for (const ParameterInfo& p : model.parameters()) {
+    INFO(p.name);
+    CHECK(p.name.rfind("final_norm", 0) == std::string::npos);
+    if (p.name != "token_embedding" && p.name != "position_embedding") continue;
+    const float* v = values_of(model).data + p.offset;
+    double squares = 0;
+    for (std::int64_t i = 0; i < p.elements; ++i) squares += double(v[i]) * v[i];
+    const double std_dev = std::sqrt(squares / static_cast<double>(p.elements));
+    CHECK(std_dev == Approx(p.name == "token_embedding" ? 0.2 : 0.02).epsilon(0.05));
+    token = token || p.name == "token_embedding";
+  }
+  CHECK(token);
 }
 
 TEST_CASE("AdamW: bias-corrected moments, decoupled decay, global-norm clipping",

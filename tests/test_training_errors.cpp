@@ -46,6 +46,10 @@ TEST_CASE("GPT config: every field is checked", "[training][errors]") {
   check_error<RangeError>(with([](GptConfig& c) { c.heads = 0; }), "heads");
   check_error<RangeError>(with([](GptConfig& c) { c.heads = 3; }), "heads", "multiple of heads");
   check_error<RangeError>(with([](GptConfig& c) { c.width = 0; }), "width");
+  for (const float std_dev : {0.0f, -0.1f, 1.5f, NAN}) {
+    check_error<RangeError>(with([=](GptConfig& c) { c.token_embedding_std = std_dev; }),
+                            "token_embedding_std");
+  }
   check_error<RangeError>(with([](GptConfig& c) { c.context = 0; }), "context");
   check_error<RangeError>(with([](GptConfig& c) { c.context = 8193; }), "context");
   check_error<RangeError>(with([](GptConfig& c) { c.vocab = 0; }), "vocab");

@@ -31,6 +31,14 @@ export interface TrainerConfig {
   attentionOnly?: boolean;
   /** Default 4 * width. */
   mlpWidth?: number;
+  /**
+   * false leaves out GPT-2's final layer norm (default true). On repeated random sequences this
+   * (with tokenEmbeddingStd 0.2) is what lets an induction head form in seconds; save() then
+   * writes a checkpoint that attnlens reads back and the transformers library does not.
+   */
+  finalNorm?: boolean;
+  /** The token embedding's initial standard deviation, in (0, 1] (default 0.02, GPT-2's). */
+  tokenEmbeddingStd?: number;
   /** The initial parameters' seed, and the batches' default (default 1). */
   seed?: number;
   /** The worker's wasm flavour (default 'wasm': the best the engine validates). */
@@ -145,6 +153,8 @@ export interface TrainerInfo {
   attentionOnly: boolean;
   /** 0 for an attention-only model. */
   mlpWidth: number;
+  finalNorm: boolean;
+  tokenEmbeddingStd: number;
   seed: number;
   vocabulary: { kind: 'bytes' | 'characters' | 'tokenizer'; size: number };
   parameters: number;

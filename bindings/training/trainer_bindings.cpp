@@ -56,6 +56,8 @@ val create(std::uintptr_t address) {
     c.vocab = block.integer(tb::kVocab, "vocab");
     c.attention_only = block.number(tb::kAttentionOnly) != 0;
     c.mlp_width = block.integer(tb::kMlpWidth, "mlpWidth");
+    c.final_norm = block.number(tb::kFinalNorm) != 0;
+    c.token_embedding_std = static_cast<float>(block.number(tb::kTokenEmbeddingStd));
     const std::int64_t seed = block.integer(tb::kSeed, "seed");
     if (seed < 0) throw attnlens::RangeError("seed", "must be an integer >= 0");
     auto trainer = std::make_unique<GptTrainer>(c, static_cast<std::uint64_t>(seed));

@@ -17,6 +17,8 @@ namespace attnlens_bindings::training {
   X(kAttentionOnly, "attentionOnly")                   \
   X(kMlpWidth, "mlpWidth") /* 0: 4 * width */          \
   X(kSeed, "seed")         /* an integer below 2^53 */ \
+  X(kFinalNorm, "finalNorm")                           \
+  X(kTokenEmbeddingStd, "tokenEmbeddingStd")           \
   /* Results. */                                       \
   X(kResultParameters, "resultParameters")
 

@@ -122,6 +122,7 @@ models::TransformerConfig gpt2_of(const training::GptConfig& c) {
   t.vocab = c.vocab;
   t.max_positions = c.context;
   t.layer_norm_eps = c.layer_norm_eps;
+  t.final_norm = c.final_norm;
   return t;
 }
 

@@ -41,6 +41,7 @@ models::TransformerConfig transformer_config(const GptConfig& c) {
   t.vocab = c.vocab;
   t.max_positions = c.context;
   t.layer_norm_eps = c.layer_norm_eps;
+  t.final_norm = c.final_norm;
   return t;
 }
 
@@ -58,6 +59,10 @@ void validate(const GptConfig& c) {
   if (!(c.layer_norm_eps > 0.0f) || !std::isfinite(c.layer_norm_eps)) {
     throw RangeError("layer_norm_eps",
                      "must be a positive finite number, got " + std::to_string(c.layer_norm_eps));
+  }
+  if (!(c.token_embedding_std > 0.0f && c.token_embedding_std <= 1.0f)) {
+    throw RangeError("token_embedding_std",
+                     "must be in (0, 1], got " + std::to_string(c.token_embedding_std));
   }
 }
 
@@ -126,7 +131,9 @@ Gpt::Gpt(const GptConfig& config, std::uint64_t seed) : config_(config) {
     float* data = values_.data() + info.offset;
     if (info.shape.size() == 2) {
       const bool residual = role == models::kAttentionOutWeight || role == models::kMlpOutWeight;
-      const double std_dev = residual ? residual_std : 0.02;
+      const double std_dev = residual                          ? residual_std
+                             : role == models::kTokenEmbedding ? config_.token_embedding_std
+                                                               : 0.02;
       for (std::int64_t i = 0; i < info.elements; ++i) {
         data[i] = static_cast<float>(std_dev * draws.standard());
       }

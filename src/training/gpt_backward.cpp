@@ -2,7 +2,7 @@
 // left in the logits buffer:
 //
 //   tied head     d ln_f = dlogits wte;  d wte = dlogits^T ln_f (then + the embedding's share)
-//   ln_f          dx  = ln_f'(d ln_f)                      (dx: the residual stream's gradient)
+//   ln_f          dx  = ln_f'(d ln_f), or d ln_f without it (dx: the residual stream's gradient)
 //   per layer, last first:
 //     MLP models  d act = dx Wp^T, d pre = gelu'(d act), d ln_2 = d pre Wfc^T, dx += ln_2'(.)
 //     attention   d merged = dx Wo^T -> d att heads -> attention_backward() -> dq, dk, dv
@@ -37,10 +37,14 @@ void GptPass::backward() {
                  nullptr, d_ln, cw);
   transposed_product(ctx, dlogits, r, c.vocab, ws.lnf.data(), cw,
                      gradient(g, models::kTokenEmbedding));
-  std::fill(dx, dx + rc, 0.0f);
-  layer_norm_backward(ctx, d_ln, ws.x_in.data() + static_cast<std::size_t>(c.layers) * rc, r, cw,
-                      value(g, models::kFinalNormWeight), c.layer_norm_eps, dx,
-                      gradient(g, models::kFinalNormWeight), gradient(g, models::kFinalNormBias));
+  if (c.final_norm) {
+    std::fill(dx, dx + rc, 0.0f);
+    layer_norm_backward(ctx, d_ln, ws.x_in.data() + static_cast<std::size_t>(c.layers) * rc, r, cw,
+                        value(g, models::kFinalNormWeight), c.layer_norm_eps, dx,
+                        gradient(g, models::kFinalNormWeight), gradient(g, models::kFinalNormBias));
+  } else {
+    std::copy(d_ln, d_ln + rc, dx);
+  }
 
   for (std::int64_t l = c.layers - 1; l >= 0; --l) {
     const auto L = static_cast<std::size_t>(l);

@@ -6,7 +6,8 @@
 //               o = attention(q, k, v, causal, logits q.k / (sqrt(d) temperature)) -> merged
 //               x = x + (merged Wo + bo)
 //               MLP models: m = gelu(ln_2(x) Wfc + bfc);  x = x + (m Wp + bp)
-//   logits = ln_f(x) wte^T;  loss = mean cross-entropy of the next token
+//   logits = ln_f(x) wte^T (x wte^T without final_norm);  loss = mean cross-entropy of the next
+//   token
 //
 // Backward, in reverse, with the residual stream's gradient in one buffer that every block's
 // backward adds into (layer_ops.h).
@@ -149,9 +150,13 @@ void GptPass::forward(MutableFloatView weights) {
     require_finite_activations(ws.x_in, (L + 1) * rc, rc, "layers." + std::to_string(l));
   }
   if (!weights.empty()) return;
-  layer_norm_forward(ctx, ws.x_in.data() + static_cast<std::size_t>(c.layers) * rc, r, cw,
-                     value(g, models::kFinalNormWeight), value(g, models::kFinalNormBias),
-                     c.layer_norm_eps, ws.lnf.data());
+  const float* last = ws.x_in.data() + static_cast<std::size_t>(c.layers) * rc;
+  if (c.final_norm) {
+    layer_norm_forward(ctx, last, r, cw, value(g, models::kFinalNormWeight),
+                       value(g, models::kFinalNormBias), c.layer_norm_eps, ws.lnf.data());
+  } else {
+    std::copy(last, last + rc, ws.lnf.data());
+  }
   // The tied head: logits = ln_f(x) wte^T.
   const PackedMatrix head =
       pack_weight_transposed(value(g, models::kTokenEmbedding), c.vocab, cw, ws.pack);

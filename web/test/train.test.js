@@ -229,6 +229,142 @@ describe('save() writes a checkpoint loadModel() reads back with the same attent
   });
 });
 
+// The logits of an attention-only GPT, in double, from the trainer's parameters (GPT-2's blocks;
+// ln_f only with finalNorm).
+function referenceLogits(parameters, ids, { heads, finalNorm }) {
+  const p = Object.fromEntries(parameters.map((t) => [t.name, t]));
+  const [vocab, width] = p.token_embedding.shape;
+  const d = width / heads;
+  const n = ids.length;
+  const norm = (x, name) =>
+    x.map((row) => {
+      const mean = row.reduce((s, v) => s + v, 0) / width;
+      const variance = row.reduce((s, v) => s + (v - mean) ** 2, 0) / width;
+      return row.map(
+        (v, j) =>
+          ((v - mean) / Math.sqrt(variance + 1e-5)) * p[`${name}.weight`].data[j] +
+          p[`${name}.bias`].data[j],
+      );
+    });
+  const linear = (x, name, out) =>
+    x.map((row) =>
+      Array.from({ length: out }, (_, j) =>
+        row.reduce(
+          (s, v, i) => s + v * p[`${name}.weight`].data[i * out + j],
+          p[`${name}.bias`].data[j],
+        ),
+      ),
+    );
+  let x = ids.map((id, t) =>
+    Array.from(
+      { length: width },
+      (_, j) => p.token_embedding.data[id * width + j] + p.position_embedding.data[t * width + j],
+    ),
+  );
+  for (let l = 0; p[`layers.${l}.attention_norm.weight`]; l++) {
+    const qkv = linear(
+      norm(x, `layers.${l}.attention_norm`),
+      `layers.${l}.attention.qkv`,
+      3 * width,
+    );
+    const merged = x.map(() => new Array(width).fill(0));
+    for (let h = 0; h < heads; h++) {
+      for (let i = 0; i < n; i++) {
+        const logits = [];
+        for (let j = 0; j <= i; j++) {
+          let dot = 0;
+          for (let e = 0; e < d; e++) dot += qkv[i][h * d + e] * qkv[j][width + h * d + e];
+          logits.push(dot / Math.sqrt(d));
+        }
+        const top = Math.max(...logits);
+        const weights = logits.map((v) => Math.exp(v - top));
+        const sum = weights.reduce((s, v) => s + v, 0);
+        for (let j = 0; j <= i; j++) {
+          for (let e = 0; e < d; e++) {
+            merged[i][h * d + e] += (weights[j] / sum) * qkv[j][2 * width + h * d + e];
+          }
+        }
+      }
+    }
+    const out = linear(merged, `layers.${l}.attention.output`, width);
+    x = x.map((row, i) => row.map((v, j) => v + out[i][j]));
+  }
+  if (finalNorm) x = norm(x, 'final_norm');
+  return x.map((row) =>
+    Array.from({ length: vocab }, (_, v) =>
+      row.reduce((s, value, j) => s + value * p.token_embedding.data[v * width + j], 0),
+    ),
+  );
+}
+
+describe('without the final layer norm (finalNorm: false)', () => {
+  for (const finalNorm of [false, true]) {
+    test(`finalNorm ${finalNorm}: save() and loadModel() give the reference logits`, async () => {
+      const trainer = await createTrainer({
+        ...SMALL,
+        vocabulary: { characters: text },
+        attentionOnly: true,
+        finalNorm,
+        tokenEmbeddingStd: 0.2,
+      });
+      try {
+        assert.equal(trainer.info.finalNorm, finalNorm);
+        assert.equal(trainer.info.tokenEmbeddingStd, 0.2);
+        await trainer.train(text, { steps: 3, batchSize: 2, snapshotEvery: 0 });
+        const parameters = await trainer.parameters();
+        const names = parameters.map((t) => t.name);
+        assert.equal(names.includes('final_norm.weight'), finalNorm);
+        const embedding = parameters.find((t) => t.name === 'token_embedding').data;
+        const rms = Math.sqrt(embedding.reduce((s, v) => s + v * v, 0) / embedding.length);
+        assert.ok(rms > 0.15 && rms < 0.25, `token embedding rms ${rms}`);
+        const files = await trainer.save();
+        const config = JSON.parse(await files.find((f) => f.name === 'config.json').text());
+        assert.equal(config.attnlens.finalNorm, finalNorm);
+        const model = await loadModel(files);
+        try {
+          const probe = 'the model';
+          const run = await model.run(probe, { returnLogits: true });
+          const ids = run.tokens.map((t) => t.id);
+          const expected = referenceLogits(parameters, ids, { heads: SMALL.heads, finalNorm });
+          let worst = 0;
+          expected.forEach((row, i) =>
+            row.forEach((v, j) => {
+              worst = Math.max(worst, Math.abs(run.logits[i * row.length + j] - v));
+            }),
+          );
+          assert.ok(worst < 1e-4, `largest logit difference ${worst}`);
+        } finally {
+          model.dispose();
+        }
+      } finally {
+        trainer.dispose();
+      }
+    });
+  }
+
+  test("config.json's attnlens.finalNorm is checked", async () => {
+    const trainer = await createTrainer({ ...SMALL, vocabulary: 'bytes', attentionOnly: true });
+    try {
+      const files = await trainer.save();
+      const config = JSON.parse(await files.find((f) => f.name === 'config.json').text());
+      for (const bad of [{ finalNorm: 'no' }, 'attnlens']) {
+        const edited = files.map((f) =>
+          f.name === 'config.json'
+            ? new File([JSON.stringify({ ...config, attnlens: bad })], 'config.json')
+            : f,
+        );
+        await assert.rejects(loadModel(edited), (error) => {
+          assert.ok(error instanceof TypeError, error.message);
+          assert.match(error.message, /attnlens/);
+          return true;
+        });
+      }
+    } finally {
+      trainer.dispose();
+    }
+  });
+});
+
 describe('repeated random sequences and head scores', () => {
   test('a seed gives the same sequences, each repeated at a random offset', () => {
     const corpus = repeatedRandomSequences({ length: { min: 4, max: 6 }, seed: 5 });
@@ -346,6 +482,21 @@ describe('option checks', () => {
     await rejectsWith(createTrainer({ backend: 'webgpu' }), RangeError, 'out_of_range', 'backend');
     await rejectsWith(createTrainer({ threads: 0 }), RangeError, 'out_of_range', 'threads');
     await rejectsWith(createTrainer({ seed: -1 }), RangeError, 'out_of_range', 'seed');
+    await rejectsWith(createTrainer({ finalNorm: 0 }), TypeError, 'invalid_argument', 'finalNorm');
+    for (const std of [0, -0.1, 2, Number.NaN]) {
+      await rejectsWith(
+        createTrainer({ tokenEmbeddingStd: std }),
+        RangeError,
+        'out_of_range',
+        'tokenEmbeddingStd',
+      );
+    }
+    await rejectsWith(
+      createTrainer({ tokenEmbeddingStd: '0.2' }),
+      TypeError,
+      'invalid_argument',
+      'tokenEmbeddingStd',
+    );
   });
 
   test('train, attention and save', async () => {

@@ -1,4 +1,5 @@
-// A small GPT to train: GPT-2's blocks (pre-LN, x += attn(ln_1(x)); x += mlp(ln_2(x)); ln_f),
+// A small GPT to train: GPT-2's blocks (pre-LN, x += attn(ln_1(x)); x += mlp(ln_2(x)); ln_f,
+// which `final_norm` can leave out),
 // causal attention scaled by 1/sqrt(head_dim) and divided by a temperature, learned absolute
 // positions, the GELU of "gelu_new" (tanh form), the LM head tied to the token embedding, and
 // the mean cross-entropy of next-token prediction as the loss. `attention_only` drops the MLP
@@ -37,6 +38,13 @@ struct GptConfig {
   bool attention_only = false;  // no MLP blocks
   std::int64_t mlp_width = 0;   // 0: 4 * width
   float layer_norm_eps = 1e-5f;
+  // false leaves out ln_f: the logits are the last layer's output times the tied head. With ln_f,
+  // on random tokens the tied head first learns to flatten every logit by shrinking ln_f's gain
+  // toward 0 (the token embedding predicts the current token, never the next one), and the
+  // gradients that would build an induction head shrink with it (docs/benchmarks.md).
+  bool final_norm = true;
+  // The token embedding's initial standard deviation (GPT-2's 0.02); in (0, 1].
+  float token_embedding_std = 0.02f;
 };
 
 // One parameter tensor: where it lies in the flat array of all parameters.
@@ -60,8 +68,9 @@ struct ForwardSettings {
 class Gpt {
  public:
   // Validates `config` (RangeError naming the field) and initialises the parameters from `seed`
-  // as GPT-2 does: matrices and embeddings with standard deviation 0.02 (the projections into
-  // the residual stream 0.02 / sqrt(2 * layers)), biases 0, layer-norm gains 1. The draws are
+  // as GPT-2 does: matrices and the position embedding with standard deviation 0.02 (the
+  // projections into the residual stream 0.02 / sqrt(2 * layers)), the token embedding with
+  // config.token_embedding_std, biases 0, layer-norm gains 1. The draws are
   // integer arithmetic, so a seed gives the same parameters on every platform.
   Gpt(const GptConfig& config, std::uint64_t seed);
   ~Gpt();

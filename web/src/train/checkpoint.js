@@ -6,7 +6,8 @@
 // renaming, with two additions: an attention-only model gets MLP blocks of width 1 whose weights
 // are zero (gelu(0) = 0, so they add nothing: the same forward pass), and a temperature other
 // than 1 is folded into the query projection (q / t gives logits q.k / t), since GPT-2's config
-// has no temperature.
+// has no temperature. A model trained without the final layer norm (finalNorm: false) says so in
+// the config's own "attnlens" block; only attnlens reads that.
 
 import { gpt2 } from '../models/architectures/gpt2.js';
 import { writeSafetensors } from '../models/files/safetensors.js';
@@ -66,6 +67,8 @@ export function gpt2Checkpoint(config, parameters, { temperature, steps, vocabul
       attnlens: {
         trainedSteps: steps,
         attentionOnly: config.attentionOnly,
+        // false: no ln_f (and no ln_f tensors), which loadModel() reads (architectures/gpt2.js).
+        finalNorm: config.finalNorm,
         temperatureFolded: temperature,
         vocabulary: vocabulary.kind,
       },

@@ -21,6 +21,8 @@ export const TRAINER_LAYOUT = Object.freeze({
       'attentionOnly',
       'mlpWidth',
       'seed',
+      'finalNorm',
+      'tokenEmbeddingStd',
       'resultParameters',
     ],
     arrays: [],
@@ -62,7 +64,8 @@ export class CoreTrainer {
 
   /**
    * @param {object} module the embind module (WasmBackend.module)
-   * @param {{ layers, heads, width, context, vocab, attentionOnly, mlpWidth, seed }} config
+   * @param {{ layers, heads, width, context, vocab, attentionOnly, mlpWidth, seed, finalNorm,
+   *   tokenEmbeddingStd }} config
    */
   constructor(module, config) {
     if (typeof module._trainerBlockLayout !== 'function') {
@@ -83,6 +86,8 @@ export class CoreTrainer {
         attentionOnly: config.attentionOnly ? 1 : 0,
         mlpWidth: config.mlpWidth,
         seed: config.seed,
+        finalNorm: config.finalNorm === false ? 0 : 1,
+        tokenEmbeddingStd: config.tokenEmbeddingStd ?? 0.02,
       });
       this.#handle = unwrap(module._trainerCreate(create.write()));
       this.parameterCount = create.result('resultParameters');

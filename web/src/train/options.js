@@ -27,6 +27,8 @@ export const TRAINER_OPTIONS = Object.freeze([
   'vocabulary',
   'attentionOnly',
   'mlpWidth',
+  'finalNorm',
+  'tokenEmbeddingStd',
   'seed',
   'backend',
   'threads',
@@ -90,6 +92,17 @@ function vocabularySpec(value) {
   return { kind: 'tokenizer', files: { json: files.json, config: files.config ?? null } };
 }
 
+function tokenEmbeddingStd(value) {
+  if (value === undefined) return 0.02; // GPT-2's
+  if (typeof value !== 'number') {
+    throw typeError('tokenEmbeddingStd', `must be a number, got ${describe(value)}`);
+  }
+  if (!(value > 0 && value <= 1)) {
+    throw rangeError('tokenEmbeddingStd', `must be above 0 and at most 1, got ${value}`);
+  }
+  return value;
+}
+
 /** createTrainer's config, checked and with its defaults. */
 export function checkTrainerConfig(config) {
   const c = optionsObject(config, 'config', TRAINER_OPTIONS);
@@ -110,6 +123,8 @@ export function checkTrainerConfig(config) {
     vocabulary: vocabularySpec(c.vocabulary),
     attentionOnly,
     mlpWidth: integerOption(c.mlpWidth, 'mlpWidth', { min: 1, max: 65536, fallback: 4 * width }),
+    finalNorm: boolean(c.finalNorm, 'finalNorm', true),
+    tokenEmbeddingStd: tokenEmbeddingStd(c.tokenEmbeddingStd),
     seed: integerOption(c.seed, 'seed', { min: 0, max: MAX_SEED, fallback: 1 }),
     backend: oneOf(c.backend, 'backend', WASM_BACKENDS, 'wasm'),
     threads: checkThreadsOption(c.threads ?? 1),

@@ -84,6 +84,8 @@ export class TrainerSession {
       context: c.context,
       attentionOnly: c.attentionOnly,
       mlpWidth: c.attentionOnly ? 0 : c.mlpWidth,
+      finalNorm: c.finalNorm,
+      tokenEmbeddingStd: c.tokenEmbeddingStd,
       seed: c.seed,
       vocabulary: { kind: this.#vocabulary.kind, size: this.#vocabulary.size },
       parameters: this.#core.parameterCount,
