@@ -16,7 +16,10 @@
 //
 //   node bench/training/induction-sweep.mjs [corpus=offset] [width=64] [heads=4] [context=32]
 //     [vocab=64] [batch=16] [lr=3e-3] [beta2=0.95] [minL=6] [maxL=16] [steps=6000] [every=500]
-//     [seconds=60] [seed=1]
+//     [seconds=60] [seed=1] [finalNorm=1] [embedding=0.02]
+//
+// finalNorm=0 embedding=0.2 are the settings that grow an induction head (createTrainer's
+// finalNorm: false, tokenEmbeddingStd: 0.2); GPT-2's own (1, 0.02) grow none in minutes.
 import { createAttention, wasmBackendOf } from '../../web/src/attention.js';
 import { CoreTrainer } from '../../web/src/train/core-trainer.js';
 import { repeatedRandomSequences } from '../../web/src/train/corpora.js';
@@ -38,6 +41,8 @@ const DEFAULTS = {
   every: 500,
   seconds: 60,
   seed: 1,
+  finalNorm: 1,
+  embedding: 0.02,
 };
 const P = { ...DEFAULTS };
 for (const argument of process.argv.slice(2)) {
@@ -104,6 +109,8 @@ const core = new CoreTrainer(wasmBackendOf(engine, 'induction-sweep').module, {
   attentionOnly: true,
   mlpWidth: 4 * P.width,
   seed: P.seed,
+  finalNorm: P.finalNorm !== 0,
+  tokenEmbeddingStd: P.embedding,
 });
 
 // Layer-2 induction scores and every head's three favourite offsets on the probes.

@@ -85,7 +85,11 @@ cores, shared), ${new Date().toISOString().slice(0, 10)}, one thread each. The m
 ${model.heads} heads, width ${model.width}, context ${model.context}, attention-only, ${model.vocabulary.characters.length}
 tokens; batch ${training.batchSize}, AdamW (lr ${training.learningRate}, beta2 ${training.beta2}, clipping at
 ${training.maxGradNorm}). Corpus: repeatedRandomSequences() with lengths ${sequences.length.min} to ${sequences.length.max},
-${sequences.repeats} copies at a random offset among random tokens.
+${sequences.repeats} copies at a random offset among random tokens. The first run keeps GPT-2's final layer
+norm and token-embedding initialisation (0.02); the others train without the final layer norm
+(\`finalNorm: false\`) from a token embedding of standard deviation 0.2 (\`tokenEmbeddingStd\`),
+which is what lets the induction head form (see "Why GPT-2's settings grow no induction head"
+below).
 
 **Induction head** (some layer-2 head puts on average more than half its weight on the token
 after the previous occurrence of the current token, on the probe, checked every snapshot):
