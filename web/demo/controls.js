@@ -108,7 +108,8 @@ export class Controls {
       input.addEventListener('input', (event) => {
         const value = Number(event.target.value);
         const patch = { [field]: value };
-        const mask = parseMask(this.getState().mask);
+        // The mask being edited: a real model's surgery, not the untrained layer's.
+        const mask = parseMask(editedMask(this.getState()));
         if (field === 'stride' && mask.summary > value) patch.summary = value;
         if (field === 'summary' && value > mask.stride) patch.summary = mask.stride;
         this.update(this.#maskPatch(patch));

@@ -223,6 +223,25 @@ describe('real models on the page and in the widget', () => {
     await waitForRuns(page, runs + 4);
   });
 
+  it("the mask sliders edit the surgery's own mask (a summary kept within its stride)", async () => {
+    const runs = Number(await page.evaluate(() => document.body.dataset.modelRuns));
+    await page.check('#surgery-input');
+    await waitForRuns(page, runs + 1);
+    await page.check('input[name="pattern"][value="fixed"]');
+    await page.fill('#stride-input', '8');
+    await page.fill('#summary-input', '6');
+    // The untrained layer's mask still has summary 1: the clamp must read the surgery's 6.
+    await page.fill('#stride-input', '4');
+    await page.waitForFunction(() =>
+      /fixed:4:4/.test(document.querySelector('#matrix-caption-b')?.textContent ?? ''),
+    );
+    await page.uncheck('#surgery-input');
+    await page.waitForFunction(
+      (count) => Number(document.body.dataset.modelRuns) > count,
+      runs + 1,
+    );
+  });
+
   it('reads subword pieces as words: sums over key pieces, means over query pieces', async () => {
     const runs = Number(await page.evaluate(() => document.body.dataset.modelRuns));
     await page.selectOption('#layer-select', '1');
