@@ -223,7 +223,7 @@ describe('real models on the page and in the widget', () => {
     await waitForRuns(page, runs + 4);
   });
 
-  it("the mask sliders edit the surgery's own mask (a summary kept within its stride)", async () => {
+  it("the mask sliders edit the surgery's own mask (summary within its stride)", async () => {
     const runs = Number(await page.evaluate(() => document.body.dataset.modelRuns));
     await page.check('#surgery-input');
     await waitForRuns(page, runs + 1);
