@@ -11,7 +11,8 @@ import { loadModelFiles } from '../src/models/files/index.js';
 import { readSafetensors, writeSafetensors } from '../src/models/files/safetensors.js';
 import { createTensorSet } from '../src/models/files/tensor-set.js';
 import { readTorchZip } from '../src/models/files/torch-zip.js';
-import { op, stateDictPickle, torchZip } from './support/torch-pickle.mjs';
+import { callBounded } from './support/bounded.mjs';
+import { op, stateDictPickle, tensorOps, torchZip } from './support/torch-pickle.mjs';
 
 const FILE = 'model.safetensors';
 const good = writeSafetensors({
@@ -512,5 +513,175 @@ describe('bad model folders and sources', () => {
     ]);
     assert.deepEqual(files.source, { kind: 'files', fromCache: false });
     assert.deepEqual(files.tensors.readFloat32('b'), Float32Array.of(1, 2));
+  });
+});
+
+// Pickles that cost the reader work or memory far beyond their size, and zips that would inflate
+// far beyond theirs: each ends quickly (in a worker stopped after a few seconds) with a named
+// error or a usable checkpoint, never a hang, a stack overflow or gigabytes of memory.
+describe('hostile pickles and zips', () => {
+  const READER = new URL('../src/models/files/torch-zip.js', import.meta.url);
+  const u32 = (n) => [...new Uint8Array(Uint32Array.of(n).buffer)];
+  const put = (k) => [0x72, ...u32(k)]; // LONG_BINPUT
+  const get = (k) => [0x6a, ...u32(k)]; // LONG_BINGET
+  const emptyDict = [0x7d];
+  const pop = [0x30];
+  // d_0 = {w: tensor}; d_k = {a: d_{k-1}, b: d_{k-1}}: 2^K paths through K + 1 dicts.
+  const sharedDicts = (K) =>
+    Uint8Array.from([
+      ...op.proto,
+      ...emptyDict,
+      ...op.mark,
+      ...op.unicode('w'),
+      ...tensorOps(),
+      ...op.setitems,
+      ...put(0),
+      ...pop,
+      ...Array.from({ length: K }, (_, k) => [
+        ...emptyDict,
+        ...op.mark,
+        ...op.unicode('a'),
+        ...get(k),
+        ...op.unicode('b'),
+        ...get(k),
+        ...op.setitems,
+        ...put(k + 1),
+        ...pop,
+      ]).flat(),
+      ...get(K),
+      ...op.stop,
+    ]);
+
+  it('dicts shared through the memo are walked once (2^40 paths)', async () => {
+    const result = await callBounded(READER, 'readTorchZip', [torchZip(sharedDicts(40))], {
+      ms: 5000,
+    });
+    assert.ok(result.ok, JSON.stringify(result.error));
+    assert.equal(result.value.length, 1, 'the one tensor, once');
+    assert.equal(result.value[0].name, `${'a.'.repeat(40)}w`);
+  });
+
+  it('a dict that holds itself, and dicts nested 200,000 deep', async () => {
+    // d = {}; d['self'] = d; d['w'] = tensor
+    const selfish = Uint8Array.from([
+      ...op.proto,
+      ...emptyDict,
+      ...put(0),
+      ...op.mark,
+      ...op.unicode('self'),
+      ...get(0),
+      ...op.unicode('w'),
+      ...tensorOps(),
+      ...op.setitems,
+      ...op.stop,
+    ]);
+    const set = createTensorSet(readTorchZip(torchZip(selfish), 'pytorch_model.bin'));
+    assert.deepEqual(set.names, ['w']);
+    assert.deepEqual(set.readFloat32('w'), storage);
+    // {'a': {'a': ... {}}}: EMPTY_DICT, then per level 'a', EMPTY_DICT ... SETITEM from inside out.
+    const depth = 200000;
+    const nested = new Uint8Array(2 + 1 + depth * 4 + depth + 1);
+    let at = 0;
+    nested.set(op.proto, at);
+    at += 2;
+    nested[at++] = 0x7d;
+    for (let i = 0; i < depth; i++) {
+      nested.set([0x8c, 1, 0x61, 0x7d], at); // 'a', EMPTY_DICT
+      at += 4;
+    }
+    for (let i = 0; i < depth; i++) nested[at++] = 0x73; // SETITEM
+    nested[at++] = 0x2e;
+    const result = await callBounded(READER, 'readTorchZip', [torchZip(nested.subarray(0, at))], {
+      ms: 5000,
+    });
+    assert.equal(result.ok, false);
+    assert.equal(result.error.name, 'TypeError');
+    assert.equal(result.error.code, 'invalid_argument');
+    assert.equal(result.error.parameter, 'pytorch_model.bin');
+    assert.match(result.error.message, /dicts nested more than 64 deep .*not a state dict/);
+    // The reader is a function of its input: the next file reads as ever.
+    assert.deepEqual(createTensorSet(readTorchZip(torchZip())).readFloat32('w'), storage);
+  });
+
+  // A checkpoint whose storage '0' is the tensor's, plus storages `extra` ({ key: bytes }) that
+  // the pickle names (in a second tensor of each, not a weight) and the zip deflates. `claim`:
+  // the size each extra storage claims (in the pickle and the zip directory), its bytes left as
+  // they are, as a zip bomb would have them.
+  function withDeflatedStorages(extra, { tensorShape = (n) => [n], claim } = {}) {
+    const pickle = [...op.proto, ...emptyDict, ...op.mark, ...op.unicode('w'), ...tensorOps()];
+    for (const [key, bytes] of Object.entries(extra)) {
+      const numel = (claim ?? bytes.length) / 4;
+      const shape = tensorShape(numel);
+      pickle.push(...op.unicode(`unused.${key}`), ...tensorOps({ key, numel, shape }));
+    }
+    pickle.push(...op.setitems, ...op.stop);
+    const files = {
+      'archive/data.pkl': Uint8Array.from(pickle),
+      'archive/data/0': new Uint8Array(storage.buffer),
+    };
+    for (const [key, bytes] of Object.entries(extra)) {
+      files[`archive/data/${key}`] = [bytes, { level: 1 }];
+    }
+    const zip = zipSync(files, { level: 0 });
+    const view = new DataView(zip.buffer);
+    for (let i = 0; claim && i + 46 <= zip.length; i++) {
+      if (view.getUint32(i, true) !== 0x02014b50) continue;
+      const name = zip.subarray(i + 46, i + 46 + view.getUint16(i + 28, true));
+      if (!/data\/0$|pkl$/.test(new TextDecoder().decode(name)))
+        view.setUint32(i + 24, claim, true);
+    }
+    return zip;
+  }
+
+  it('a zip bomb of storages no weight reads is never inflated', async () => {
+    // Four deflated storages of 1 GiB each (just under the ratio cap), in tensors that are not
+    // weights: inflating them would take 4 GiB; the weight reads at once.
+    const bomb = Object.fromEntries([1, 2, 3, 4].map((key) => [key, new Uint8Array(1 << 20)]));
+    const zip = withDeflatedStorages(bomb, { claim: 2 ** 30 - 4, tensorShape: () => [4] });
+    const result = await callBounded(
+      new URL('./support/read-tensor.mjs', import.meta.url),
+      'readTensor',
+      [zip, 'w'],
+      { ms: 5000, memoryMB: 256 },
+    );
+    assert.ok(result.ok, JSON.stringify(result.error));
+    assert.deepEqual(result.value, [...storage]);
+    const set = createTensorSet(readTorchZip(zip));
+    assert.throws(() => set.readFloat32('unused.1'), {
+      code: 'out_of_range',
+      parameter: 'pytorch_model.bin',
+      message: /storage 1 would inflate to 1073741820 bytes, but its tensors use only 16/,
+    });
+  });
+
+  it('a deflated storage larger than its tensors need is refused before inflating', () => {
+    const zip = withDeflatedStorages({ 1: new Uint8Array(1 << 20) }, { tensorShape: () => [4] });
+    const set = createTensorSet(readTorchZip(zip));
+    assert.deepEqual(set.readFloat32('w'), storage, 'the stored tensor reads');
+    assert.throws(() => set.readFloat32('unused.1'), {
+      name: 'RangeError',
+      code: 'out_of_range',
+      parameter: 'pytorch_model.bin',
+      message: /storage 1 would inflate to 1048576 bytes, but its tensors use only 16/,
+    });
+    assert.deepEqual(set.readFloat32('w'), storage, 'and the set stays usable');
+    // Used in full, the deflated storage inflates, CRC-checked.
+    const whole = createTensorSet(readTorchZip(withDeflatedStorages({ 1: new Uint8Array(64) })));
+    assert.deepEqual(whole.readFloat32('unused.1'), new Float32Array(16));
+  });
+
+  it('a storage whose bytes do not match the CRC-32 is refused when read', () => {
+    const zip = torchZip();
+    // The stored floats 1, 2, 3, 4: change the last one.
+    const at = zip.findIndex((_, i) => new DataView(zip.buffer).getFloat32(i, true) === 4);
+    new DataView(zip.buffer).setFloat32(at, 5, true);
+    const set = createTensorSet(readTorchZip(zip));
+    assert.throws(() => set.readFloat32('w'), {
+      name: 'TypeError',
+      code: 'invalid_argument',
+      parameter: 'pytorch_model.bin',
+      message:
+        /zip: entry 'archive\/data\/0' is corrupt \(CRC-32 0x[0-9a-f]{8}, the directory says/,
+    });
   });
 });
