@@ -685,3 +685,63 @@ describe('hostile pickles and zips', () => {
     });
   });
 });
+
+describe('hostile indexes and values', () => {
+  const root = mkdtempSync(join(tmpdir(), 'attnlens-hostile-'));
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  it('a shard index naming 200,000 shards is read in linear time', async () => {
+    const dir = join(root, 'many-shards');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'config.json'), '{"model_type":"gpt2"}');
+    writeFileSync(join(dir, 'tokenizer.json'), '{"model":{}}');
+    const weightMap = {};
+    for (let i = 0; i < 200000; i++) weightMap[`t${i}`] = `model-${i}.safetensors`;
+    writeFileSync(
+      join(dir, 'model.safetensors.index.json'),
+      JSON.stringify({ weight_map: weightMap }),
+    );
+    const result = await callBounded(
+      new URL('../src/models/files/index.js', import.meta.url),
+      'loadModelFiles',
+      [dir],
+      { ms: 8000 },
+    );
+    assert.equal(result.ok, false);
+    assert.equal(result.error.code, 'not_found');
+    assert.equal(result.error.parameter, 'model-0.safetensors');
+    assert.match(result.error.message, /^model-0\.safetensors: is missing from file:/);
+  });
+
+  it('an F64 weight beyond float32 says the checkpoint is broken', () => {
+    const file = writeSafetensors({
+      w: { dtype: 'F64', shape: [3], data: Float64Array.of(1, 1e300, 2) },
+    });
+    const set = createTensorSet(readSafetensors(file, FILE).entries);
+    assert.throws(() => set.readFloat32('w'), {
+      name: 'RangeError',
+      code: 'out_of_range',
+      parameter: 'w',
+      message:
+        'w: element 1 (1e+300) does not fit in float32 (at most 3.4e38), the widest type the ' +
+        'model computes in: the weight is out of range, the checkpoint is broken',
+    });
+    assert.throws(() => set.readFloat16('w'), { message: /load the model with dtype 'f32'/ });
+  });
+
+  it('GPT-Neo attention_types describing millions of layers', async () => {
+    const { gptNeo } = await import('../src/models/architectures/gpt-neo.js');
+    const config = {
+      hidden_size: 8,
+      num_heads: 2,
+      num_layers: 2,
+      attention_types: Array.from({ length: 1000 }, () => [['global', 'local'], 4096]),
+    };
+    assert.throws(() => gptNeo.coreConfig(config), {
+      name: 'TypeError',
+      code: 'invalid_argument',
+      parameter: 'config.json',
+      message: /attention_types describes more than 4096 layers/,
+    });
+  });
+});
