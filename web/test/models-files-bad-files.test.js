@@ -2,7 +2,15 @@
 // names and what the message says. Files from outside are hostile until validated.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -12,6 +20,7 @@ import { readSafetensors, writeSafetensors } from '../src/models/files/safetenso
 import { createTensorSet } from '../src/models/files/tensor-set.js';
 import { readTorchZip } from '../src/models/files/torch-zip.js';
 import { callBounded } from './support/bounded.mjs';
+import { writeTinyModel } from './support/model-fixtures.mjs';
 import { op, stateDictPickle, tensorOps, torchZip } from './support/torch-pickle.mjs';
 
 const FILE = 'model.safetensors';
@@ -743,5 +752,59 @@ describe('hostile indexes and values', () => {
       parameter: 'config.json',
       message: /attention_types describes more than 4096 layers/,
     });
+  });
+});
+
+describe('a Hugging Face cache snapshot as a folder', () => {
+  const root = mkdtempSync(join(tmpdir(), 'attnlens-hf-cache-'));
+  after(() => rmSync(root, { recursive: true, force: true }));
+  // ~/.cache/huggingface/hub/models--org--tiny/{blobs/SHA, snapshots/REV/FILE -> ../../blobs/SHA}
+  function cache(name, { outside = {} } = {}) {
+    const source = join(root, `${name}-files`);
+    const weights = writeTinyModel(source);
+    const repository = join(root, name, 'hub', 'models--org--tiny');
+    const snapshot = join(repository, 'snapshots', 'abc123');
+    mkdirSync(join(repository, 'blobs'), { recursive: true });
+    mkdirSync(snapshot, { recursive: true });
+    mkdirSync(join(repository, 'refs'));
+    writeFileSync(join(repository, 'refs', 'main'), 'abc123');
+    for (const file of readdirSync(source)) {
+      const blob = `sha-${file.replace(/\W/g, '')}`;
+      renameSync(join(source, file), join(repository, 'blobs', blob));
+      symlinkSync(outside[file] ?? join('..', '..', 'blobs', blob), join(snapshot, file));
+    }
+    return { snapshot, weights };
+  }
+
+  it('loads through its links into blobs/', async () => {
+    const { snapshot, weights } = cache('good');
+    const files = await loadModelFiles(snapshot);
+    assert.equal(files.source.kind, 'folder');
+    assert.deepEqual(files.tensors.readFloat32('wte.weight'), weights['wte.weight'].data);
+    assert.equal(files.config.model_type, 'gpt2');
+  });
+
+  it('a link that leaves the cache is refused when read, naming the file', async () => {
+    const secret = join(root, 'secret.json');
+    writeFileSync(secret, '{"model":{}}');
+    const { snapshot } = cache('escape', { outside: { 'tokenizer.json': secret } });
+    await assert.rejects(loadModelFiles(snapshot), {
+      name: 'TypeError',
+      code: 'invalid_argument',
+      parameter: 'tokenizer.json',
+      message: /^tokenizer\.json: is a link to .*secret\.json, outside the model folder and its /,
+    });
+    // A plain folder's links stay inside the folder.
+    const plain = join(root, 'plain');
+    writeTinyModel(plain);
+    renameSync(join(plain, 'config.json'), join(root, 'config.json'));
+    symlinkSync(join(root, 'config.json'), join(plain, 'config.json'));
+    await assert.rejects(loadModelFiles(plain), {
+      code: 'invalid_argument',
+      parameter: 'config.json',
+      message: /is a link to .*config\.json, outside the model folder$/,
+    });
+    // Loading goes on as before.
+    assert.equal((await loadModelFiles(cache('after').snapshot)).config.model_type, 'gpt2');
   });
 });
