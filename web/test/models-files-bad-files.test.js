@@ -92,6 +92,20 @@ const BAD_SAFETENSORS = [
     /tensors 'a' \[0, 16\] and 'b' \[8, 16\] overlap/,
   ],
   [
+    'a gap between tensors',
+    withHeader({ a: tensor('F32', [2], [0, 8]), b: tensor('F32', [2], [12, 20]) }, 20),
+    RangeError,
+    'out_of_range',
+    /bytes \[8, 12\) of the data belong to no tensor \(a gap before 'b'\)/,
+  ],
+  [
+    'trailing bytes after the last tensor',
+    withHeader({ a: tensor('F32', [2], [0, 8]) }, 12),
+    RangeError,
+    'out_of_range',
+    /4 bytes after the last tensor belong to no tensor \(the data is 12 bytes, the tensors end/,
+  ],
+  [
     'an unknown dtype',
     withHeader({ a: tensor('F4', [2], [0, 1]) }),
     TypeError,
