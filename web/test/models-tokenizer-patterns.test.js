@@ -58,6 +58,7 @@ const HOSTILE_PATTERNS = [
   ['((ab)*c)+', /nested quantifiers/],
   ['(a?){25}a{25}', /nested quantifiers/],
   ['(a)\\1', /backreference/],
+  [')(a+)+$', /nested quantifiers/],
   ['(?<x>a)\\k<x>', /backreference/],
 ];
 

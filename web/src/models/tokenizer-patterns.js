@@ -84,7 +84,13 @@ export function patternProblem(pattern) {
       i += groupPrefixLength(pattern, i);
       last = null;
     } else if (c === ')') {
-      if (groups.length === 1) return null; // unbalanced: RegExp itself refuses it
+      if (groups.length === 1) {
+        // Unbalanced: RegExp refuses it, unless the library rewrote the pattern (BLOOM's class
+        // with brackets inside); scanning goes on as if it were a literal.
+        last = { group: null };
+        i++;
+        continue;
+      }
       const group = groups.pop();
       const parent = groups.at(-1);
       parent.quantified ||= group.quantified;
