@@ -71,6 +71,33 @@ describe('typed arrays are known by their internal slots', () => {
           `${claimed}: its length was redefined`,
       );
     }
+    // multiHead's input and weights, and the backward pass's gradient, the same.
+    const w = tensor(D * D, 5);
+    const lyingX = tensor(3 * D, 6);
+    Object.defineProperty(lyingX, 'length', { value: 6 * D });
+    const weights = { wQuery: w, wKey: w, wValue: w, wOut: w };
+    await documentedError(
+      () => attn.multiHead(lyingX, weights, shape),
+      TypeError,
+      'invalid_argument',
+      'x',
+    );
+    const lyingW = Float32Array.from(w);
+    Object.defineProperty(lyingW, 'length', { get: () => 2 * D * D });
+    await documentedError(
+      () => attn.multiHead(tensor(3 * D, 6), { ...weights, wOut: lyingW }, shape),
+      TypeError,
+      'invalid_argument',
+      'wOut',
+    );
+    const dOutput = Float32Array.from(q);
+    Object.defineProperty(dOutput, 'length', { value: 0 });
+    await documentedError(
+      () => attn.attentionBackward(q, k, v, dOutput, shape),
+      TypeError,
+      'invalid_argument',
+      'dOutput',
+    );
     assert.equal(backend.heapBytesInUse(), heapBefore);
     // Still usable: the same arrays, honest, give the reference output.
     const r = await attn.attention(q, k, v, shape);
