@@ -16,7 +16,7 @@ const TOP_K = 10;
 const PROGRESS_MS = 60;
 
 const models = import('../src/models/index.js');
-let current = null; // { key, model }
+let current = null; // { key, model, scores }
 
 // The source loadModel takes: a Hub id (+ revision) or the File objects the reader picked.
 function sourceOf({ source }) {
@@ -76,6 +76,15 @@ function infoOf({ key, model }) {
 function live(key) {
   if (!current || current.key !== key) throw new Error('model: the model is not loaded');
   return current.model;
+}
+
+// Every head's scores on the model's probe (Model.headScores: random ordinary tokens repeated
+// twice), measured once per loaded model: a property of the model, not of the text.
+async function probeScores(key) {
+  const entry = current;
+  if (!entry || entry.key !== key) throw new Error('model: the model is not loaded');
+  entry.scores ??= (await entry.model.headScores()).heads;
+  return entry.scores;
 }
 
 // The text cut to PAGE_MODEL_TOKENS tokens (a pair is kept whole and must fit).
@@ -177,6 +186,7 @@ export async function runModel(params) {
   const pair = model.info.causal ? '' : params.pair;
   const fitted = fitText(model, params.text, pair);
   const texts = [fitted.text, pair];
+  const scores = await probeScores(params.key);
   const started = performance.now();
   const own = await runOnce(model, fitted.text, pair, model.info.layerMasks);
   const surgery = params.surgery
@@ -212,6 +222,7 @@ export async function runModel(params) {
     words: Boolean(groups),
     own: forPage(own, groups, model.info),
     surgery: surgery && forPage(surgery, groups, model.info),
+    scores,
     ms: performance.now() - started,
   };
 }

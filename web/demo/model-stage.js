@@ -23,9 +23,28 @@ export const HEAD_COLOURS = [
 ];
 const DEFAULT_OVERLAY = 4;
 
-/** The head label's words: 'previous token', '[CLS]/[SEP]', or '—' for none. */
+/** The head label's words: 'previous token', 'induction', '[CLS]/[SEP]', or '—' for none. */
 export function labelName(label) {
   return label ? t(`headLabel:${label}`) : t('headLabelNone');
+}
+
+/**
+ * What the model grid says of a head, for hover, focus and screen readers: the label it shows,
+ * its scores on the model's probe (null while they are measured), and its label on this text
+ * with the measure behind it.
+ */
+export function describeHead(layer, head, { label, measures }, score) {
+  const name = t('layerHeadN', { layer: layer + 1, head: head + 1 });
+  const shown = labelName(score?.label ?? label);
+  const probe = score
+    ? t('headProbeScores', {
+        induction: (score.induction ?? 0).toFixed(2),
+        previous: score.previousToken.toFixed(2),
+        sink: (score.sink ?? 0).toFixed(2),
+      })
+    : t('headProbePending');
+  const text = t('headOnText', { label: labelName(label), measure: labelMeasure(label, measures) });
+  return `${name}: ${shown} · ${probe} · ${text}`;
 }
 
 /** A head's label with the measure behind it, for hover and screen readers. */
@@ -58,9 +77,7 @@ export class ModelStage {
       strings: {
         layer: (l) => t('layerN', { n: l + 1 }),
         label: labelName,
-        describe: (l, h, { label, measures }) =>
-          `${t('layerHeadN', { layer: l + 1, head: h + 1 })}: ${labelName(label)} · ` +
-          labelMeasure(label, measures),
+        describe: describeHead,
       },
     });
     this.focus = new FocusTable(elements.focusTable, {
@@ -90,6 +107,7 @@ export class ModelStage {
         attention: run.attention,
         visible: run.visible,
         labels: run.labels,
+        scores: result.scores ?? null,
         selected: { layer, head },
         scale: state.scale,
       });
