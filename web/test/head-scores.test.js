@@ -11,7 +11,7 @@ import {
   labelOfScores,
   smoothHeadScores,
 } from '../src/interpret/head-scores.js';
-import { averageScores } from '../src/models/head-probe.js';
+import { averageScores, probeSequences } from '../src/models/head-probe.js';
 
 const close = (actual, expected, label = '') =>
   assert.ok(Math.abs(actual - expected) < 1e-6, `${label} ${actual} is not ${expected}`);
@@ -194,5 +194,78 @@ describe('smoothHeadScores', () => {
     assert.equal(next.induction, 0.8);
     const [moved] = smoothHeadScores([first], snapshots([0.4])[0]);
     close(moved.induction, 0.8 + 0.3 * (0.4 - 0.8));
+  });
+});
+
+describe('probeSequences', () => {
+  // A vocabulary of `size` pieces where only the ids in `ordinary` encode back to themselves;
+  // [BOS] (id 0) opens every text, as Llama's tokenizer does.
+  function tokenizer(size, ordinary) {
+    const piece = (id) => (ordinary.has(id) ? `w${id}` : `<0x${id.toString(16)}>`);
+    return {
+      vocabSize: size,
+      special: { bos: { id: 0 } },
+      decode: ([id]) => piece(id),
+      encode(text, { addSpecialTokens = true } = {}) {
+        const match = /^w(\d+)$/.exec(text);
+        const own = match
+          ? [{ id: Number(match[1]), special: false }]
+          : [...text].map(() => ({ id: 1, special: false }));
+        return { tokens: addSpecialTokens ? [{ id: 0, special: true }, ...own] : own };
+      },
+    };
+  }
+
+  it("draws distinct ordinary tokens, twice, after the tokenizer's BOS; seeded", () => {
+    const ordinary = new Set([3, 5, 8, 13, 21, 34, 55, 89]);
+    const probe = probeSequences(
+      tokenizer(100, ordinary),
+      { length: 4, probes: 3 },
+      {
+        vocab: 100,
+        maxPositions: 64,
+      },
+    );
+    assert.equal(probe.ids.length, 3);
+    for (const ids of probe.ids) {
+      assert.equal(ids[0], 0);
+      const body = [...ids.subarray(1)];
+      assert.deepEqual(body.slice(0, 4), body.slice(4));
+      assert.equal(new Set(body).size, 4);
+      assert.ok(body.every((id) => ordinary.has(id)));
+    }
+    assert.deepEqual(probe.special, [true, ...Array(8).fill(false)]);
+    const again = probeSequences(
+      tokenizer(100, ordinary),
+      { length: 4, probes: 3 },
+      {
+        vocab: 100,
+        maxPositions: 64,
+      },
+    );
+    assert.deepEqual(again.ids, probe.ids);
+  });
+
+  it('refuses a vocabulary with fewer ordinary tokens than the length, naming it', () => {
+    const few = tokenizer(50, new Set([7, 9, 11]));
+    assert.throws(
+      () => probeSequences(few, { length: 4 }, { vocab: 50, maxPositions: 64 }),
+      (error) =>
+        error instanceof RangeError &&
+        error.code === 'out_of_range' &&
+        error.parameter === 'length' &&
+        /gave 3 ordinary tokens of the 4/.test(error.message),
+    );
+    // A large vocabulary with none: the search stops after a bounded number of checks.
+    const none = tokenizer(1_000_000, new Set());
+    assert.throws(
+      () => probeSequences(none, {}, { vocab: 1_000_000, maxPositions: 1024 }),
+      /gave 0 ordinary tokens of the 50 a probe needs \(8192 tokens checked\)/,
+    );
+    // Positions too few for any sequence twice.
+    assert.throws(
+      () => probeSequences(few, {}, { vocab: 50, maxPositions: 4 }),
+      (error) => error.parameter === 'length' && /4 positions leave no room/.test(error.message),
+    );
   });
 });

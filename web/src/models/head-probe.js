@@ -37,10 +37,11 @@ function isOrdinary(tokenizer, id) {
   );
 }
 
-/** The special tokens the tokenizer puts before and after a text (from a text of one token). */
-function wrapping(tokenizer, id) {
-  const { tokens } = tokenizer.encode(tokenizer.decode([id]));
+/** The special tokens the tokenizer puts before and after any text (its post-processor's). */
+function wrapping(tokenizer) {
+  const { tokens } = tokenizer.encode('a');
   const content = tokens.findIndex((token) => !token.special);
+  if (content < 0) throw rangeError('tokenizer', 'gives no ordinary token for the text "a"');
   let end = tokens.length;
   while (end > content && tokens[end - 1].special) end -= 1;
   return {
@@ -87,13 +88,7 @@ export function probeSequences(tokenizer, options, { vocab, maxPositions }) {
     }
     return ordinary.get(id);
   };
-  // The wrapping is known from any ordinary token; the first of the vocabulary will do.
-  let sample = -1;
-  for (let id = 0; id < range && sample < 0 && checked < MAX_CHECKED; id++) {
-    if (check(id)) sample = id;
-  }
-  if (sample < 0) throw rangeError('tokenizer', 'has no ordinary token to build a probe from');
-  const { before, after } = wrapping(tokenizer, sample);
+  const { before, after } = wrapping(tokenizer);
   const opts = checkOptions(options, maxPositions, before.length + after.length);
   const random = mulberry32(opts.seed);
   const ids = [];
