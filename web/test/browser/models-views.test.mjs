@@ -93,6 +93,20 @@ describe('real-model views: accessibility and screenshots', () => {
     await page.close();
   });
 
+  it('refuses a model the device reports too little memory for, and says why', async () => {
+    const page = await newPage(browser.context);
+    await page.addInitScript(() =>
+      Object.defineProperty(navigator, 'deviceMemory', { get: () => 0.0001 }),
+    );
+    await page.goto(`${browser.base}/demo/?lang=en&model=${encodeURIComponent(BERT)}`);
+    const alert = page.locator('#model-details [role="alert"]');
+    await alert.waitFor();
+    assert.match(await alert.textContent(), /^Will not fit: while it loads it needs about .* GB/);
+    assert.equal(await page.$('#model-load'), null);
+    await page.close();
+  });
+
+  // After the memory check: a model once loaded comes from the cache without it.
   it('the grid says each head’s probe scores and text label, on hover and focus', async () => {
     for (const model of [NEO, BERT]) {
       const node = runInNode(fixtures.folder(model), TEXTS.en[model]);
@@ -136,19 +150,6 @@ describe('real-model views: accessibility and screenshots', () => {
       assert.deepEqual(problems(page), []);
       await page.close();
     }
-  });
-
-  it('refuses a model the device reports too little memory for, and says why', async () => {
-    const page = await newPage(browser.context);
-    await page.addInitScript(() =>
-      Object.defineProperty(navigator, 'deviceMemory', { get: () => 0.0001 }),
-    );
-    await page.goto(`${browser.base}/demo/?lang=en&model=${encodeURIComponent(BERT)}`);
-    const alert = page.locator('#model-details [role="alert"]');
-    await alert.waitFor();
-    assert.match(await alert.textContent(), /^Will not fit: while it loads it needs about .* GB/);
-    assert.equal(await page.$('#model-load'), null);
-    await page.close();
   });
 
   for (const lang of ['en', 'zh']) {
