@@ -78,13 +78,17 @@ function live(key) {
   return current.model;
 }
 
-// Every head's scores on the model's probe (Model.headScores: random ordinary tokens repeated
-// twice), measured once per loaded model: a property of the model, not of the text.
-async function probeScores(key) {
+/**
+ * Every head's scores on the model's probe (Model.headScores: random ordinary tokens repeated
+ * twice), measured once per loaded model: a property of the model, not of the text. The page
+ * asks after its first run, so the text's views never wait for it.
+ * params: { key } @returns {{ key, heads }}
+ */
+export async function scoreHeads({ key }) {
   const entry = current;
   if (!entry || entry.key !== key) throw new Error('model: the model is not loaded');
   entry.scores ??= (await entry.model.headScores()).heads;
-  return entry.scores;
+  return { key, heads: entry.scores };
 }
 
 // The text cut to PAGE_MODEL_TOKENS tokens (a pair is kept whole and must fit).
@@ -186,7 +190,6 @@ export async function runModel(params) {
   const pair = model.info.causal ? '' : params.pair;
   const fitted = fitText(model, params.text, pair);
   const texts = [fitted.text, pair];
-  const scores = await probeScores(params.key);
   const started = performance.now();
   const own = await runOnce(model, fitted.text, pair, model.info.layerMasks);
   const surgery = params.surgery
@@ -222,7 +225,6 @@ export async function runModel(params) {
     words: Boolean(groups),
     own: forPage(own, groups, model.info),
     surgery: surgery && forPage(surgery, groups, model.info),
-    scores,
     ms: performance.now() - started,
   };
 }

@@ -175,7 +175,7 @@ export class ModelPage {
     this.e.statusLine.textContent = this.#countsText(state, result);
     if (MODEL_VIEWS.includes(state.view)) {
       stage.renderChrome(state);
-      this.stage.render(state, result, info, view);
+      this.stage.render(state, result, info, view, this.session.headScores());
       this.parts.stage.renderModelLegend(state);
     } else {
       stage.render(state, view, { head, query });

@@ -33,16 +33,19 @@ export function labelName(label) {
  * its scores on the model's probe (null while they are measured), and its label on this text
  * with the measure behind it.
  */
-export function describeHead(layer, head, { label, measures }, score) {
+export function describeHead(layer, head, { label, measures }, score, probeError = null) {
   const name = t('layerHeadN', { layer: layer + 1, head: head + 1 });
   const shown = labelName(score?.label ?? label);
-  const probe = score
-    ? t('headProbeScores', {
-        induction: (score.induction ?? 0).toFixed(2),
-        previous: score.previousToken.toFixed(2),
-        sink: (score.sink ?? 0).toFixed(2),
-      })
-    : t('headProbePending');
+  let probe = t('headProbePending');
+  if (score) {
+    probe = t('headProbeScores', {
+      induction: (score.induction ?? 0).toFixed(2),
+      previous: score.previousToken.toFixed(2),
+      sink: (score.sink ?? 0).toFixed(2),
+    });
+  } else if (probeError) {
+    probe = t('headProbeFailed', { message: probeError.message });
+  }
   const text = t('headOnText', { label: labelName(label), measure: labelMeasure(label, measures) });
   return `${name}: ${shown} · ${probe} · ${text}`;
 }
@@ -77,7 +80,7 @@ export class ModelStage {
       strings: {
         layer: (l) => t('layerN', { n: l + 1 }),
         label: labelName,
-        describe: describeHead,
+        describe: (l, h, labels, score) => describeHead(l, h, labels, score, this.probeError),
       },
     });
     this.focus = new FocusTable(elements.focusTable, {
@@ -95,7 +98,10 @@ export class ModelStage {
     rovingTabindex(elements.overlayHeads, { selector: 'button' });
   }
 
-  render(state, result, info, view) {
+  // probe: the model's head scores on its probe (ModelSession.headScores: { heads } or
+  // { error }), null while they are measured.
+  render(state, result, info, view, probe = null) {
+    this.probeError = probe?.error ?? null;
     const { layer, head } = shownHead(state, info);
     const n = result.rows.length;
     const run = result.surgery ?? result.own;
@@ -107,7 +113,7 @@ export class ModelStage {
         attention: run.attention,
         visible: run.visible,
         labels: run.labels,
-        scores: result.scores ?? null,
+        scores: probe?.heads ?? null,
         selected: { layer, head },
         scale: state.scale,
       });

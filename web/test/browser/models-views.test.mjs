@@ -111,6 +111,9 @@ describe('real-model views: accessibility and screenshots', () => {
     for (const model of [NEO, BERT]) {
       const node = runInNode(fixtures.folder(model), TEXTS.en[model]);
       const page = await openModel('en', model);
+      await page.waitForFunction(
+        () => !document.querySelector('#model-grid .al-model-cell')?.title.includes('measuring'),
+      );
       const cells = await page.$$eval('#model-grid .al-model-cell', (list) =>
         list.map((cell) => ({
           cell: cell.dataset.cell,

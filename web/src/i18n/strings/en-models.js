@@ -142,6 +142,7 @@ export const enModels = {
     'on random tokens repeated twice: induction {induction} (the token after the first ' +
     'occurrence), previous token {previous}, sink {sink} (first and special tokens)',
   headProbePending: 'scores on random tokens repeated twice: measuring…',
+  headProbeFailed: 'scores on random tokens repeated twice: could not be measured ({message})',
   headOnText: 'on this text: {label}, {measure}',
   // predictions
   predictionsTitle: 'What the model predicts',

@@ -136,6 +136,7 @@ export const zhModels = {
     '在重复两遍的随机词元上：归纳 {induction}（首次出现之后的那个词元），前一个词元 {previous}，' +
     '汇聚 {sink}（第一个词元和特殊词元）',
   headProbePending: '在重复两遍的随机词元上的得分：正在测量…',
+  headProbeFailed: '在重复两遍的随机词元上的得分：无法测量（{message}）',
   headOnText: '在这段文本上：{label}，{measure}',
   // 预测
   predictionsTitle: '模型的预测',
