@@ -150,7 +150,7 @@ export class ModelPage {
     this.picker.render(state);
     const info = this.#info();
     const result = info ? this.session.result : null;
-    this.controls.sync(state, info, result);
+    this.controls.sync(state, info, result, this.session.headScores());
     const view = this.viewResult();
     controls.sync(state, view, result?.tokens ?? []);
     this.#renderMasthead(info);
