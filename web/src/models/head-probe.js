@@ -16,9 +16,11 @@ const DEFAULT_LENGTH = 50;
 const DEFAULT_PROBES = 4;
 const DEFAULT_SEED = 1;
 const MAX_PROBES = 64;
-// Each candidate token is decoded and encoded again; past this many the vocabulary is refused,
-// so a tokenizer with few ordinary tokens ends in an error rather than a long search.
+// Each candidate token is decoded and encoded again; past this many (or 8 for each token the
+// probes need, when that is more) the vocabulary is refused, so a tokenizer with few ordinary
+// tokens ends in an error rather than a long search.
 const MAX_CHECKED = 8192;
+const CHECKS_PER_TOKEN = 8;
 
 /**
  * A token the tokenizer gives back for its own text: it decodes to whole characters, and that
@@ -90,6 +92,7 @@ export function probeSequences(tokenizer, options, { vocab, maxPositions }) {
   };
   const { before, after } = wrapping(tokenizer);
   const opts = checkOptions(options, maxPositions, before.length + after.length);
+  const budget = Math.max(MAX_CHECKED, CHECKS_PER_TOKEN * opts.length * opts.probes);
   const random = mulberry32(opts.seed);
   const ids = [];
   for (let p = 0; p < opts.probes; p++) {
@@ -100,7 +103,7 @@ export function probeSequences(tokenizer, options, { vocab, maxPositions }) {
       const pick = Math.floor((random() / 2 ** 32) * left);
       const id = pool[pick];
       pool[pick] = pool[left - 1];
-      if (checked >= MAX_CHECKED && !ordinary.has(id)) break;
+      if (checked >= budget && !ordinary.has(id)) break;
       if (check(id)) drawn.push(id);
     }
     if (drawn.length < opts.length) {
