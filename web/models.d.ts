@@ -2,6 +2,7 @@
 // `tsc --noEmit --strict`). The contract they describe is docs/JS_API.md ("attnlens/models").
 
 import type { Attention, ErrorCode } from './index.js';
+import type { HeadScore } from './train.js';
 
 // ---- files ----------------------------------------------------------------------------------
 
@@ -138,6 +139,8 @@ export type ModelType = 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2';
 export declare const SUPPORTED_MODEL_TYPES: readonly ModelType[];
 export declare const MODEL_OPTIONS: readonly string[];
 export declare const RUN_OPTIONS: readonly string[];
+/** The options Model.headScores() accepts. */
+export declare const HEAD_SCORE_OPTIONS: readonly string[];
 
 export interface LoadModelOptions extends ModelFilesOptions {
   /** Storage of the weight matrices in wasm memory: 'f32' (default) or 'f16' (half the bytes). */
@@ -234,12 +237,34 @@ export interface ModelRun {
   projections?: LayerProjections;
 }
 
+export interface HeadScoresOptions {
+  /** Tokens in the repeated sequence (default 50, or what the model's positions allow). */
+  length?: number;
+  /** Probes the scores are averaged over, each its own draw (default 4, at most 64). */
+  probes?: number;
+  /** The draw's seed, a uint32 (default 1). */
+  seed?: number;
+}
+
+export interface ModelHeadScores {
+  /** Layer by layer, head by head: each score averaged over the probes, labelled from them. */
+  heads: HeadScore[];
+  /** Each probe's token ids: [special tokens before, sequence, sequence, special tokens after]. */
+  ids: Int32Array[];
+}
+
 export interface Model {
   readonly info: ModelInfo;
   /** Where the files came from (fromCache: every file came from the browser's model cache). */
   readonly source: ModelFiles['source'];
   readonly tokenizer: ModelTokenizer;
   run(text: string, options?: RunOptions): Promise<ModelRun>;
+  /**
+   * Every head's scores on seeded probes the model never saw: random ordinary tokens of its
+   * vocabulary, twice in a row, in the special tokens its tokenizer adds (docs/JS_API.md,
+   * "Head scores").
+   */
+  headScores(options?: HeadScoresOptions): Promise<ModelHeadScores>;
   /** Frees the model's wasm memory; later calls throw. */
   dispose(): void;
 }

@@ -84,17 +84,20 @@ export interface TrainToken {
   end: number | null;
 }
 
-export type HeadLabel = 'previous-token' | 'induction' | null;
+/** The first whose score passes HEAD_LABEL_THRESHOLD: induction, then previous-token, then sink. */
+export type HeadLabel = 'induction' | 'previous-token' | 'sink' | null;
 
 export interface HeadScore {
   layer: number;
   head: number;
-  /** Mean row entropy of the head's attention (nats). */
+  /** Mean row entropy of the head's attention over the keys each row sees (nats). */
   entropy: number;
   /** Mean weight on the previous token. */
   previousToken: number;
   /** Mean weight on the token after the previous occurrence of each token (null: none). */
   induction: number | null;
+  /** Mean weight on the first token and the tokenizer's special tokens (null: no row sees one). */
+  sink: number | null;
   label: HeadLabel;
 }
 

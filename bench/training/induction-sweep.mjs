@@ -23,7 +23,7 @@
 import { createAttention, wasmBackendOf } from '../../web/src/attention.js';
 import { CoreTrainer } from '../../web/src/train/core-trainer.js';
 import { repeatedRandomSequences } from '../../web/src/train/corpora.js';
-import { headScores } from '../../web/src/train/head-scores.js';
+import { headScores } from '../../web/src/interpret/head-scores.js';
 import { mulberry32 } from '../../web/src/text/hash.js';
 
 const DEFAULTS = {

@@ -5,7 +5,7 @@ import { markTabStop, rovingTabindex } from '../src/views/roving.js';
 import { DEFAULT_GRANULARITY } from '../src/vocabulary.js';
 import { EXAMPLES } from './examples.js';
 import { t } from './i18n.js';
-import { defaultState, maskInMode } from './state.js';
+import { maskInMode } from './state.js';
 
 export class Composer {
   // update(patch, { immediate }) applies a state patch; getState() returns the current state.
@@ -30,7 +30,7 @@ export class Composer {
               {
                 mode: example.mode,
                 text: example.text,
-                source: example.source ?? defaultState().source,
+                source: example.source,
                 granularity: example.granularity ?? DEFAULT_GRANULARITY,
                 mask: maskInMode(mask, example.mode),
                 compare: compare && maskInMode(compare, example.mode),

@@ -85,6 +85,7 @@ export class ComputeClient {
       modelLoad: models.loadModel,
       modelRun: models.runModel,
       modelExplain: models.explainLayer,
+      modelHeadScores: models.scoreHeads,
       modelRelease: models.releaseModel,
     };
     return local[type](params, {

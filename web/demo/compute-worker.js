@@ -16,6 +16,7 @@ const MODEL_HANDLERS = {
   modelLoad: 'loadModel',
   modelRun: 'runModel',
   modelExplain: 'explainLayer',
+  modelHeadScores: 'scoreHeads',
   modelRelease: 'releaseModel',
 };
 const running = new Map(); // id -> AbortController

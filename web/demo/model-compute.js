@@ -16,7 +16,7 @@ const TOP_K = 10;
 const PROGRESS_MS = 60;
 
 const models = import('../src/models/index.js');
-let current = null; // { key, model }
+let current = null; // { key, model, scores }
 
 // The source loadModel takes: a Hub id (+ revision) or the File objects the reader picked.
 function sourceOf({ source }) {
@@ -76,6 +76,19 @@ function infoOf({ key, model }) {
 function live(key) {
   if (!current || current.key !== key) throw new Error('model: the model is not loaded');
   return current.model;
+}
+
+/**
+ * Every head's scores on the model's probe (Model.headScores: random ordinary tokens repeated
+ * twice), measured once per loaded model: a property of the model, not of the text. The page
+ * asks after its first run, so the text's views never wait for it.
+ * params: { key } @returns {{ key, heads }}
+ */
+export async function scoreHeads({ key }) {
+  const entry = current;
+  if (!entry || entry.key !== key) throw new Error('model: the model is not loaded');
+  entry.scores ??= (await entry.model.headScores()).heads;
+  return { key, heads: entry.scores };
 }
 
 // The text cut to PAGE_MODEL_TOKENS tokens (a pair is kept whole and must fit).

@@ -5,7 +5,7 @@
 import { el, formatBytes } from '../src/views/dom.js';
 import { snapshotBytes } from '../src/snapshot/format.js';
 import { t } from './i18n.js';
-import { labelName, labelMeasure } from './model-stage.js';
+import { headMeasuresText, labelName, shownLabel, specialNames } from './model-stage.js';
 import { shownHead } from './model-view.js';
 
 export const SNAPSHOT_SCOPES = ['head', 'layer', 'all'];
@@ -69,8 +69,9 @@ export class ModelControls {
     for (const node of this.e.modelOnly) node.hidden = !real;
   }
 
-  // result: the model's last run (or null), for the head labels and the snapshot sizes.
-  sync(state, info, result) {
+  // result: the model's last run (or null), for the head labels and the snapshot sizes; probe:
+  // the model's head scores (ModelSession.headScores), for the labels heads earn there.
+  sync(state, info, result, probe = null) {
     this.showMode(state);
     const e = this.e;
     if (!state.model) return;
@@ -93,18 +94,23 @@ export class ModelControls {
       layer,
     );
     const labels = run?.labels?.[layer];
+    const scoreOf = (h) => probe?.heads?.[layer * info.heads + h] ?? null;
+    const context = { probeError: probe?.error ?? null, specials: specialNames(result) };
     fill(
       e.modelHeadSelect,
       Array.from({ length: info.heads }, (_, h) => ({
         value: h,
         text: labels
-          ? t('headOption', { n: h + 1, label: labelName(labels[h].label) })
+          ? t('headOption', {
+              n: h + 1,
+              label: labelName(shownLabel(labels[h], scoreOf(h)), context.specials),
+            })
           : t('headN', { n: h + 1 }),
       })),
       head,
     );
     e.headLabelReadout.textContent = labels
-      ? labelMeasure(labels[head].label, labels[head].measures)
+      ? headMeasuresText(labels[head], scoreOf(head), context)
       : '';
     fill(
       e.surgeryLayerSelect,

@@ -150,7 +150,7 @@ export class ModelPage {
     this.picker.render(state);
     const info = this.#info();
     const result = info ? this.session.result : null;
-    this.controls.sync(state, info, result);
+    this.controls.sync(state, info, result, this.session.headScores());
     const view = this.viewResult();
     controls.sync(state, view, result?.tokens ?? []);
     this.#renderMasthead(info);
@@ -175,7 +175,7 @@ export class ModelPage {
     this.e.statusLine.textContent = this.#countsText(state, result);
     if (MODEL_VIEWS.includes(state.view)) {
       stage.renderChrome(state);
-      this.stage.render(state, result, info, view);
+      this.stage.render(state, result, info, view, this.session.headScores());
       this.parts.stage.renderModelLegend(state);
     } else {
       stage.render(state, view, { head, query });

@@ -20,6 +20,8 @@ export class ModelSession {
     this.result = null; // the last run (model-compute.js runModel)
     this.explain = null; // the shown layer opened up (explainLayer)
     this.runError = null;
+    this.scores = null; // the loaded model's head scores on its probe ({ key, heads }), or null
+    this.scoring = null; // the key whose scores were asked for and are on their way
   }
 
   /** Picked or dropped files to run. The Hub models' descriptions stay known. */
@@ -90,6 +92,7 @@ export class ModelSession {
     this.result = null;
     this.explain = null;
     this.loaded = null;
+    this.scores = null;
     this.onChange({});
     try {
       const info = await this.client.request('model-load', 'modelLoad', params, {
@@ -120,6 +123,7 @@ export class ModelSession {
     this.loading = null;
     this.result = null;
     this.explain = null;
+    this.scores = null;
     if (this.loaded) {
       this.loaded = null;
       this.client.request('model-release', 'modelRelease', {}).catch(() => {});
@@ -146,12 +150,42 @@ export class ModelSession {
       const result = await this.client.request('model-run', 'modelRun', this.#runParams(state));
       if (!result) return false;
       this.result = result;
+      this.#scoreHeads();
       return true;
     } catch (error) {
       this.runError = error;
       this.result = null;
       return true;
     }
+  }
+
+  /**
+   * The loaded model's head scores on its probe (model-compute.js scoreHeads): { heads } once
+   * measured, { error } when that failed, null while they are measured.
+   */
+  headScores() {
+    return this.scores && this.scores.key === this.loaded?.key ? this.scores : null;
+  }
+
+  // Asks once per loaded model, after a run, so the text's first views never wait for it.
+  #scoreHeads() {
+    const key = this.loaded.key;
+    if (this.scores?.key === key || this.scoring === key) return;
+    this.scoring = key;
+    this.client.request('model-scores', 'modelHeadScores', { key }).then(
+      (scores) => {
+        if (this.scoring === key) this.scoring = null;
+        if (!scores || this.loaded?.key !== key) return;
+        this.scores = scores;
+        this.onChange({ scored: key });
+      },
+      (error) => {
+        if (this.scoring === key) this.scoring = null;
+        if (this.loaded?.key !== key) return; // replaced or released meanwhile
+        this.scores = { key, heads: null, error };
+        this.onChange({ scored: key });
+      },
+    );
   }
 
   /** Opens up the shown layer (q, k, v and raw scores) for the explain panel. */

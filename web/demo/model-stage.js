@@ -23,15 +23,60 @@ export const HEAD_COLOURS = [
 ];
 const DEFAULT_OVERLAY = 4;
 
-/** The head label's words: 'previous token', '[CLS]/[SEP]', or '—' for none. */
-export function labelName(label) {
+/** The distinct special tokens of a run ('[CLS]', '[SEP]'; '<s>'), in order. */
+export function specialNames(result) {
+  const names = (result?.tokens ?? []).filter((t) => t.special).map((t) => t.text);
+  return [...new Set(names)];
+}
+
+/**
+ * The head label's words: 'previous token', 'induction', the text's special tokens when they
+ * are one or two ('[CLS]/[SEP]', '<s>'; else 'special tokens'), or '—' for none.
+ */
+export function labelName(label, specials = []) {
+  if (label === 'special' && specials.length > 0 && specials.length <= 2) return specials.join('/');
   return label ? t(`headLabel:${label}`) : t('headLabelNone');
 }
 
-/** A head's label with the measure behind it, for hover and screen readers. */
-export function labelMeasure(label, measures) {
+/** A head's label on this text with the measure behind it, for hover and screen readers. */
+export function labelMeasure(label, measures, specials = []) {
   if (!label) return t('headLabelNoneHint');
-  return t(`headLabelHint:${label}`, { value: (measures[label] ?? 0).toFixed(2) });
+  return t(`headLabelHint:${label}`, {
+    value: (measures[label] ?? 0).toFixed(2),
+    tokens: specials.length ? specials.join(' ') : t('headLabel:special'),
+  });
+}
+
+/** The label a head shows: its job on the probe when it earns one, else its label here. */
+export const shownLabel = (labels, score) => score?.label ?? labels.label;
+
+/**
+ * The measures behind a head's label: its scores on the model's probe (score; null while they
+ * are measured, probeError when that failed), then its label on this text and why.
+ */
+export function headMeasuresText({ label, measures }, score, { probeError, specials } = {}) {
+  let probe = t('headProbePending');
+  if (score) {
+    probe = t('headProbeScores', {
+      induction: (score.induction ?? 0).toFixed(2),
+      previous: score.previousToken.toFixed(2),
+      sink: (score.sink ?? 0).toFixed(2),
+    });
+  } else if (probeError) {
+    probe = t('headProbeFailed', { message: probeError.message });
+  }
+  const text = t('headOnText', {
+    label: labelName(label, specials),
+    measure: labelMeasure(label, measures, specials),
+  });
+  return `${probe} · ${text}`;
+}
+
+/** What the model grid says of a head, for hover, focus and screen readers. */
+export function describeHead(layer, head, labels, score, context = {}) {
+  const name = t('layerHeadN', { layer: layer + 1, head: head + 1 });
+  const shown = labelName(shownLabel(labels, score), context.specials);
+  return `${name}: ${shown} · ${headMeasuresText(labels, score, context)}`;
 }
 
 /** The heads the head view overlays (0-based): the state's list, else the first few. */
@@ -52,15 +97,14 @@ export class ModelStage {
     this.e = elements;
     this.update = update;
     this.getState = getState;
+    this.context = { probeError: null, specials: [] }; // the last render's, for the grid's words
     const open = (layer, head) => update({ layer, head, view: 'matrix' });
     this.grid = new ModelGrid(elements.modelGrid, {
       onSelect: open,
       strings: {
         layer: (l) => t('layerN', { n: l + 1 }),
-        label: labelName,
-        describe: (l, h, { label, measures }) =>
-          `${t('layerHeadN', { layer: l + 1, head: h + 1 })}: ${labelName(label)} · ` +
-          labelMeasure(label, measures),
+        label: (name) => labelName(name, this.context.specials),
+        describe: (l, h, labels, score) => describeHead(l, h, labels, score, this.context),
       },
     });
     this.focus = new FocusTable(elements.focusTable, {
@@ -78,7 +122,10 @@ export class ModelStage {
     rovingTabindex(elements.overlayHeads, { selector: 'button' });
   }
 
-  render(state, result, info, view) {
+  // probe: the model's head scores on its probe (ModelSession.headScores: { heads } or
+  // { error }), null while they are measured.
+  render(state, result, info, view, probe = null) {
+    this.context = { probeError: probe?.error ?? null, specials: specialNames(result) };
     const { layer, head } = shownHead(state, info);
     const n = result.rows.length;
     const run = result.surgery ?? result.own;
@@ -90,6 +137,7 @@ export class ModelStage {
         attention: run.attention,
         visible: run.visible,
         labels: run.labels,
+        scores: probe?.heads ?? null,
         selected: { layer, head },
         scale: state.scale,
       });
@@ -106,10 +154,10 @@ export class ModelStage {
         scale: state.scale,
       });
     }
-    if (state.view === 'overlay') this.#renderOverlay(state, result, info, view);
+    if (state.view === 'overlay') this.#renderOverlay(state, result, info, view, probe);
   }
 
-  #renderOverlay(state, result, info, view) {
+  #renderOverlay(state, result, info, view, probe) {
     const { layer } = shownHead(state, info);
     const shown = overlayHeads(state, info.heads);
     const size = result.rows.length ** 2;
@@ -127,7 +175,10 @@ export class ModelStage {
           class: 'chip-button overlay-head',
           'aria-pressed': String(on),
           dataset: { head: h },
-          title: labelName(run.labels[layer][h].label),
+          title: labelName(
+            shownLabel(run.labels[layer][h], probe?.heads?.[layer * info.heads + h]),
+            this.context.specials,
+          ),
           onclick: () => {
             const next = on ? shown.filter((x) => x !== h) : [...shown, h].sort((a, b) => a - b);
             this.update({ overlay: next.map((x) => x + 1).join(',') });

@@ -36,8 +36,9 @@ export const MODEL_VIEWS = ['model', 'overlay', 'focus'];
 const MAX_LINK_LAYERS = 256;
 
 // The example the page opens on: the Chinese sentence for a reader whose language is Chinese.
+const defaultExample = (language) => (language === 'zh' ? EXAMPLES[1] : EXAMPLES[0]);
 export function defaultText(language) {
-  return language === 'zh' ? EXAMPLES[1].text : EXAMPLES[0].text;
+  return defaultExample(language).text;
 }
 
 // `language` is the page's language (the URL's lang, else the browser's); it picks the default
@@ -46,7 +47,8 @@ export function defaultState(language = 'en') {
   return {
     mode: 'self',
     text: defaultText(language),
-    source: EXAMPLES[3].source,
+    // Cross-attention pairs the text with its translation (examples.js).
+    source: defaultExample(language).source,
     heads: DEFAULT_HEADS,
     head: 0,
     dk: DEFAULT_HEAD_DIM,

@@ -89,6 +89,23 @@ describe('demo URL state', () => {
     assert.match(searchFromState({ ...defaultState(), mode: 'cross', source: 'x' }), /source=x/);
   });
 
+  it('pairs each text with its translation in cross-attention, the default text too', () => {
+    const chinese = /[\u4e00-\u9fff]/;
+    for (const example of EXAMPLES) {
+      assert.ok(example.source, `${example.id} has a source`);
+      assert.notEqual(chinese.test(example.text), chinese.test(example.source), example.id);
+    }
+    // English over its Chinese translation, and the Chinese page the other way round.
+    assert.equal(defaultState('en').source, '这只动物没有过马路，因为它太累了。');
+    assert.equal(
+      defaultState('zh').source,
+      "The kitten didn't jump onto the table because it was too tired.",
+    );
+    assert.equal(defaultState('zh').text, '小猫没有跳上桌子，因为它太累了。');
+    // Switching to cross keeps the pair out of the link: it is the default one.
+    assert.equal(searchFromState({ ...defaultState('zh'), mode: 'cross' }, 'zh'), '?mode=cross');
+  });
+
   it('uses its short parameter names', () => {
     const search = searchFromState({
       ...defaultState(),

@@ -1,9 +1,11 @@
 // "Watch it learn": a small GPT trains in this tab (attnlens/train, in its own worker) and the
 // page plays its attention back as it learns: the loss, every head's heatmap on a probe, each
 // head's mean row entropy over the steps (it falls as heads sharpen), the labels heads earn
-// (previous-token, induction) and a timeline of the snapshots. attnlens/train loads on the first
-// Train or Step, so the rest of the page never waits for it.
+// (induction, previous-token, sink: from scores smoothed over the snapshots, so that a score
+// wavering around the threshold does not flicker) and a timeline of the snapshots.
+// attnlens/train loads on the first Train or Step, so the rest of the page never waits for it.
 import { el } from '../../src/views/dom.js';
+import { smoothHeadScores } from '../../src/interpret/head-scores.js';
 import { HeadsGrid } from '../../src/views/heads-grid.js';
 import { t } from '../i18n.js';
 import { drawEntropy, drawLoss, entropyKey } from './learn-plots.js';
@@ -52,6 +54,7 @@ export class LearnPanel {
   #selected = 0;
   #previous = null; // the last run's entropy lines, to compare against
   #labelled = new Set(); // "layer/head/label" already announced
+  #smoothed = []; // smoothHeadScores() at each snapshot so far, in order
   #error = '';
   #frame = 0;
   #grid;
@@ -134,6 +137,7 @@ export class LearnPanel {
     this.#trainer = null;
     this.#shown = -1;
     this.#labelled.clear();
+    this.#smoothed = [];
   }
 
   async #run(action) {
@@ -182,7 +186,7 @@ export class LearnPanel {
   }
 
   #snapshotArrived(snapshot) {
-    for (const head of snapshot.heads) {
+    for (const head of this.#smoothedScores().at(-1) ?? []) {
       const id = `${head.layer}/${head.head}/${head.label}`;
       if (!head.label || this.#labelled.has(id)) continue;
       this.#labelled.add(id);
@@ -214,13 +218,25 @@ export class LearnPanel {
     return snapshots[this.#shown < 0 ? snapshots.length - 1 : this.#shown] ?? null;
   }
 
+  // The smoothed scores of every snapshot, extended to the newest.
+  #smoothedScores() {
+    const snapshots = this.#snapshots();
+    while (this.#smoothed.length < snapshots.length) {
+      const at = this.#smoothed.length;
+      this.#smoothed.push(smoothHeadScores(this.#smoothed[at - 1] ?? null, snapshots[at].heads));
+    }
+    return this.#smoothed;
+  }
+
   #headName(index, withLabel = true) {
     const heads = this.#trainer?.info.heads ?? 1;
     const name = t('learnHeadName', {
       layer: Math.floor(index / heads) + 1,
       head: (index % heads) + 1,
     });
-    const label = withLabel ? this.#snapshotShown()?.heads[index]?.label : null;
+    const snapshots = this.#snapshots();
+    const shown = this.#shown < 0 ? snapshots.length - 1 : this.#shown;
+    const label = withLabel ? this.#smoothedScores()[shown]?.[index]?.label : null;
     return label ? `${name} · ${t(`learnLabel:${label}`)}` : name;
   }
 
@@ -272,6 +288,7 @@ export class LearnPanel {
         first: trainer?.losses[0]?.toFixed(2) ?? '—',
         last: trainer?.loss?.toFixed(2) ?? '—',
       }),
+      empty: t('learnLossEmpty'),
     });
     const series = this.#entropySeries();
     entropyKey(els.entropyKey, series, (i) => this.#headName(i, false));
@@ -283,7 +300,7 @@ export class LearnPanel {
         selected: this.#selected,
         markStep: shown?.step ?? null,
       },
-      { label: t('learnEntropyLabel') },
+      { label: t('learnEntropyLabel'), empty: t('learnEntropyEmpty') },
     );
     els.previousNote.hidden = !this.#previous;
 

@@ -1,7 +1,8 @@
 // The two plots of "Watch it learn", drawn as SVG: the loss at every step, and every head's mean
 // row entropy at every snapshot (the sharpening: it falls as heads focus). Both mark the snapshot
 // the timeline shows; the entropy plot can carry the previous run's lines, dashed, to compare a
-// falling temperature against none. Each SVG is an image with a name that says what it shows.
+// falling temperature against none. Each SVG is an image with a name that says what it shows;
+// before there is anything to plot, an empty frame says so (no axis numbers for no data).
 import { el, svgEl } from '../../src/views/dom.js';
 
 const WIDTH = 480;
@@ -97,23 +98,63 @@ function prepare(svg, label) {
   svg.setAttribute('aria-label', label);
 }
 
+// SVG text does not wrap: lines of at most `width` units, a wide (CJK) character counting
+// twice a narrow one, broken at spaces, or anywhere in text without them.
+const EMPTY_LINE = 56;
+function wrapped(text, width = EMPTY_LINE) {
+  const units = (s) => [...s].reduce((n, c) => n + (c.codePointAt(0) > 0x2e7f ? 2 : 1), 0);
+  // Each word keeps the space after it, so the lines' text joins back into the text.
+  const pieces = text.includes(' ') ? text.split(/(?<= )/) : [...text];
+  const lines = [''];
+  for (const piece of pieces) {
+    if (lines.at(-1) && units(lines.at(-1) + piece.trimEnd()) > width) lines.push(piece);
+    else lines[lines.length - 1] += piece;
+  }
+  return lines;
+}
+
+// The plot before its first point: the axes, and in their middle what will appear there.
+function empty(svg, text) {
+  prepare(svg, text);
+  const bottom = HEIGHT - PAD.bottom;
+  const lines = wrapped(text);
+  const x = (PAD.left + WIDTH - PAD.right) / 2;
+  const top = (PAD.top + bottom) / 2 - ((lines.length - 1) * 18) / 2;
+  svg.replaceChildren(
+    svgEl(
+      'g',
+      { class: 'learn-axis' },
+      svgEl('line', { x1: PAD.left, y1: bottom, x2: WIDTH - PAD.right, y2: bottom }),
+      svgEl('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: bottom }),
+    ),
+    svgEl(
+      'text',
+      { class: 'learn-empty', 'text-anchor': 'middle', 'dominant-baseline': 'middle' },
+      ...lines.map((line, i) => svgEl('tspan', { x, y: top + i * 18, text: line })),
+    ),
+  );
+}
+
 /**
  * losses: Float64Array (step s + 1 at index s); markStep: the timeline's step or null.
- * strings: { label } (in the page's language).
+ * strings: { label, empty } (in the page's language).
  */
 export function drawLoss(svg, losses, markStep, strings) {
+  if (losses.length === 0) return empty(svg, strings.empty);
   prepare(svg, strings.label);
   const points = Array.from(losses, (loss, i) => [i + 1, loss]);
   const scale = frame(svg, { xMax: losses.length, yRange: scaleOf(losses) });
-  if (points.length) svg.append(polyline(points, scale, { class: 'learn-loss-line' }));
+  svg.append(polyline(points, scale, { class: 'learn-loss-line' }));
   marker(svg, scale, markStep);
 }
 
 /**
  * series: [{ layer, head, points: [[step, bits], ...] }] of this run; previous: the same of the
  * run before (dashed, faint) or null; selected: the index of the head to draw on top, bolder.
+ * strings: { label, empty }.
  */
 export function drawEntropy(svg, { series, previous, selected, markStep }, strings) {
+  if (!series.length && !previous?.length) return empty(svg, strings.empty);
   prepare(svg, strings.label);
   const all = [...series, ...(previous ?? [])];
   const xMax = Math.max(1, ...all.flatMap((s) => s.points.map(([step]) => step)));

@@ -8,6 +8,7 @@ import { boolean, integer, optionsObject, rangeError, typeError } from '../argum
 import { checkMaskMatrix } from '../checks.js';
 import { formatMask, maskForMode, maskOptions, parseMask } from '../mask-notation.js';
 import { MAX_TEXT_LENGTH } from '../text/limits.js';
+import { probeSequences, scoreProbes } from './head-probe.js';
 import { topPredictions } from './predictions.js';
 
 /** The options run() accepts. */
@@ -144,6 +145,33 @@ export class Model {
       };
     }
     return result;
+  }
+
+  /**
+   * What each head does, measured on probes the model never saw (head-probe.js): seeded random
+   * ordinary tokens of its vocabulary, twice in a row, in the tokenizer's special tokens. Each
+   * head's induction, previous-token and sink scores (interpret/head-scores.js) averaged over
+   * the probes, and the label they earn.
+   * @param {{ length?: number, probes?: number, seed?: number }} [options]
+   * @returns {Promise<{ heads: { layer, head, entropy, previousToken, induction, sink, label }[],
+   *   ids: Int32Array[] }>}
+   */
+  async headScores(options) {
+    this.#live('headScores');
+    const { causal } = this.#architecture;
+    const { vocab, maxPositions, layers, heads } = this.#info;
+    const probe = probeSequences(this.#tokenizer, options, { vocab, maxPositions });
+    const threads = this.#wasm('headScores').threads;
+    const forward = (ids) =>
+      this.#core.forward({
+        ids,
+        types: causal ? null : new Int32Array(ids.length),
+        masks: null,
+        logitPositions: [],
+        threads,
+        shape: this.#shape,
+      }).attention;
+    return { heads: scoreProbes(probe, forward, { layers, heads, causal }), ids: probe.ids };
   }
 
   /** Frees the model's wasm memory; later calls throw. Safe to call twice. */

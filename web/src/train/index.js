@@ -4,4 +4,4 @@
 export { createTrainer, Trainer } from './trainer.js';
 export { TRAINER_OPTIONS, TRAIN_OPTIONS } from './options.js';
 export { SAMPLE_TEXTS, repeatedRandomSequences, RepeatedSequences } from './corpora.js';
-export { headScores, HEAD_LABEL_THRESHOLD } from './head-scores.js';
+export { headScores, HEAD_LABEL_THRESHOLD } from '../interpret/head-scores.js';

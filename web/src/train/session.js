@@ -12,7 +12,7 @@ import { hashString, mulberry32 } from '../text/hash.js';
 import { gpt2Checkpoint } from './checkpoint.js';
 import { CoreTrainer } from './core-trainer.js';
 import { RepeatedSequences } from './corpora.js';
-import { headScores } from './head-scores.js';
+import { headScores } from '../interpret/head-scores.js';
 import { temperatureAt } from './options.js';
 import { createVocabulary } from './vocabularies.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openDemo } from './demo-page.mjs';
-import { openBrowser } from './harness.mjs';
+import { artifact, openBrowser } from './harness.mjs';
 
 let browser;
 before(async () => {
@@ -18,15 +18,30 @@ after(async () => {
 const steps = (page) => page.evaluate(() => Number(document.body.dataset.learnSteps));
 const tiles = (page) => page.locator('#learn-heads .al-head-tile').count();
 
+// Before training each plot says what will appear in it, and shows no numbers for no data.
+async function assertEmptyPlots(page, texts) {
+  for (const [plot, text] of Object.entries(texts)) {
+    assert.equal(await page.textContent(`${plot} .learn-empty`), text);
+    assert.equal(await page.getAttribute(plot, 'aria-label'), text);
+    assert.equal(await page.locator(`${plot} .learn-axis text`).count(), 0, `${plot} numbers`);
+  }
+}
+
 test('Step, Train, Pause, the timeline and a second run to compare', async () => {
   const page = await openDemo(browser);
   assert.equal(await page.textContent('#learn-train'), 'Train');
   assert.equal(await page.isDisabled('#learn-timeline'), true);
+  await assertEmptyPlots(page, {
+    '#learn-loss': 'No steps yet: the loss appears here once it trains.',
+    '#learn-entropy': "No snapshots yet: each head's entropy appears here once it trains.",
+  });
+  await page.locator('#learn').screenshot({ path: artifact('learn-empty-en.png') });
 
   await page.click('#learn-step');
   await page.waitForFunction(() => document.body.dataset.learnSteps === '1', null, {
     timeout: 30000,
   });
+  assert.equal(await page.locator('#learn .learn-empty').count(), 0, 'the plots are drawn');
   // 2 layers x 4 heads of the desktop model; step 0 and step 1 on the timeline.
   await page.waitForFunction(() => document.querySelectorAll('#learn-heads .al-head-tile').length);
   assert.equal(await tiles(page), 8);
@@ -76,6 +91,11 @@ test('Step, Train, Pause, the timeline and a second run to compare', async () =>
 test('own text: too short is said so; Chinese throughout; phones get 2 x 2 heads', async () => {
   const page = await openDemo(browser, '?lang=zh', { viewport: { width: 390, height: 844 } });
   assert.equal(await page.textContent('#learn-title'), '看它学习');
+  await assertEmptyPlots(page, {
+    '#learn-loss': '还没有训练步：开始训练后，损失会画在这里。',
+    '#learn-entropy': '还没有快照：开始训练后，每个头的熵会画在这里。',
+  });
+  await page.locator('.learn-plots').screenshot({ path: artifact('learn-empty-zh-phone.png') });
   await page.check('input[name="learn-corpus"][value="own"]');
   await page.fill('#learn-own-text', '好');
   await page.click('#learn-step');

@@ -73,7 +73,8 @@ export function runInNode(folder, text, options = {}) {
     const model = await loadModel(${JSON.stringify(folder)}, { attention });
     const run = await model.run(${JSON.stringify(text)}, ${JSON.stringify(options)});
     const p = run.projections;
-    console.log(JSON.stringify({ info: model.info, tokens: run.tokens,
+    const scores = (await model.headScores()).heads;
+    console.log(JSON.stringify({ info: model.info, tokens: run.tokens, scores,
       attention: [...run.attention], predictions: run.predictions,
       projections: p && { scale: p.scale, headDim: p.headDim, q: [...p.q], k: [...p.k] } }));`;
   return JSON.parse(

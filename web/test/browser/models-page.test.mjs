@@ -124,10 +124,20 @@ describe('real models on the page and in the widget', () => {
     // Half a row on token 0, but only the first rows of this local layer can see it: broad.
     assert.ok(measures.first > 0.5, `first ${measures.first}`);
     assert.equal(label, 'broad');
+    // The probe's scores (none passes the threshold in this random model), then this text's;
+    // they arrive after the first run.
+    const score = node.scores[1 * node.info.heads + 1];
+    await page.waitForFunction(
+      () => !document.querySelector('#model-grid [data-cell="1:1"]')?.title.includes('measuring'),
+    );
+    assert.equal(score.label, null);
     assert.equal(
       await page.getAttribute('#model-grid [data-cell="1:1"]', 'title'),
-      `layer 2, head 2: broad · rows spread out: entropy ${measures.broad.toFixed(2)} of the ` +
-        'most it could be',
+      `layer 2, head 2: broad · on random tokens repeated twice: induction ` +
+        `${score.induction.toFixed(2)} (the token after the first occurrence), previous token ` +
+        `${score.previousToken.toFixed(2)}, sink ${score.sink.toFixed(2)} (first and special ` +
+        `tokens) · on this text: broad, rows spread out: entropy ${measures.broad.toFixed(2)} ` +
+        'of the most it could be',
     );
     for (const [layer, head] of [
       [0, 1],

@@ -8,7 +8,15 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { blockingFindings } from './axe.mjs';
 import { artifact, newPage, openBrowser } from './harness.mjs';
-import { BERT, hubFixtures, NEO, startHub, useHub, waitForRuns } from './model-page-support.mjs';
+import {
+  BERT,
+  hubFixtures,
+  NEO,
+  runInNode,
+  startHub,
+  useHub,
+  waitForRuns,
+} from './model-page-support.mjs';
 
 const TEXTS = {
   en: { [NEO]: 'Once upon a time there was a cat', [BERT]: 'the cat [MASK] on the mat' },
@@ -96,6 +104,55 @@ describe('real-model views: accessibility and screenshots', () => {
     assert.match(await alert.textContent(), /^Will not fit: while it loads it needs about .* GB/);
     assert.equal(await page.$('#model-load'), null);
     await page.close();
+  });
+
+  // After the memory check: a model once loaded comes from the cache without it.
+  it('the grid says each head’s probe scores and text label, on hover and focus', async () => {
+    for (const model of [NEO, BERT]) {
+      const node = runInNode(fixtures.folder(model), TEXTS.en[model]);
+      const page = await openModel('en', model);
+      await page.waitForFunction(
+        () => !document.querySelector('#model-grid .al-model-cell')?.title.includes('measuring'),
+      );
+      const cells = await page.$$eval('#model-grid .al-model-cell', (list) =>
+        list.map((cell) => ({
+          cell: cell.dataset.cell,
+          label: cell.dataset.label,
+          probe: cell.dataset.probe,
+          title: cell.title,
+          name: cell.getAttribute('aria-label'),
+        })),
+      );
+      assert.equal(cells.length, node.info.layers * node.info.heads);
+      cells.forEach((cell, k) => {
+        const score = node.scores[k];
+        const scores =
+          `on random tokens repeated twice: induction ${score.induction.toFixed(2)} (the token ` +
+          `after the first occurrence), previous token ${score.previousToken.toFixed(2)}, sink ` +
+          `${score.sink.toFixed(2)} (first and special tokens)`;
+        const head = `layer ${score.layer + 1}, head ${score.head + 1}: `;
+        assert.ok(cell.title.startsWith(head), cell.title);
+        assert.ok(cell.title.includes(` · ${scores} · on this text: `), cell.title);
+        assert.equal(cell.name, cell.title, 'the button is named by the same words');
+        // The probe's label when the head earns one, else this text's.
+        if (score.label) assert.equal(cell.label, score.label);
+        assert.equal(cell.probe, String(Boolean(score.label)));
+      });
+      const detail = () => page.textContent('#model-grid .al-model-detail');
+      const title = (cell) => page.getAttribute(`#model-grid [data-cell="${cell}"]`, 'title');
+      assert.equal(await detail(), await title('0:0'), 'the selected head before any hover');
+      await page.hover('#model-grid [data-cell="1:1"]');
+      assert.equal(await detail(), await title('1:1'), 'hover');
+      await page.focus('#model-grid [data-cell="0:0"]');
+      await page.mouse.move(0, 0);
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await detail(), await title('0:1'), 'keyboard focus');
+      await page
+        .locator('#stage')
+        .screenshot({ path: artifact(`model-view-scores-${model.replace(/\W+/g, '-')}.png`) });
+      assert.deepEqual(problems(page), []);
+      await page.close();
+    }
   });
 
   for (const lang of ['en', 'zh']) {

@@ -53,7 +53,11 @@ test('examples and cards set everything they depend on; Reset undoes every setti
     ['ideaScaleTitle', '?dk=64&score=dot'],
     ['ideaTempTitle', '?t=0.2'],
     ['ideaCausalTitle', '?mask=causal'],
-    ['ideaCrossTitle', '?mode=cross&text=I+love+natural+language+processing'],
+    [
+      'ideaCrossTitle',
+      '?mode=cross&text=I+love+natural+language+processing&source=' +
+        encodeURIComponent('我爱自然语言处理'),
+    ],
     ['ideaHeadsTitle', '?heads=8&view=heads'],
   ];
   for (const [card, expected] of cards) {
@@ -67,6 +71,13 @@ test('examples and cards set everything they depend on; Reset undoes every setti
   // Back to the defaults, the Chinese sentence included; the language and colours stay.
   assert.equal(await search(page), '?colors=cividis&lang=zh');
   assert.equal(await page.inputValue('#main-text'), CHINESE);
+  // Cross-attention pairs the default sentence with its translation, not with another text.
+  await clickAndSettle(page, 'label:has(input[name="mode"][value="cross"])');
+  assert.equal(
+    await page.inputValue('#source-text'),
+    "The kitten didn't jump onto the table because it was too tired.",
+  );
+  assert.equal(await search(page), '?mode=cross&colors=cividis&lang=zh', 'the default pair');
   assert.deepEqual(page.problems, []);
   await page.close();
 });

@@ -89,8 +89,11 @@ test('explain scales every score, then masks; an empty row is zero by definition
   assert.match(mask.formula, /^street is masked: x\(street\) = −?\d+\.\d{3} becomes −∞$/);
   assert.equal(softmax.formula, 'w(street) = exp(−∞) / Σ exp(x) = 0');
 
-  // Every source key padded: no query sees anything.
-  const empty = await openDemo('?mode=cross&mask=pad:0,1,2,3,4&lang=zh', { viewport: PHONE });
+  // Every source key padded (a source of 5 words): no query sees anything.
+  const source = encodeURIComponent('我爱自然语言处理');
+  const empty = await openDemo(`?mode=cross&source=${source}&mask=pad:0,1,2,3,4&lang=zh`, {
+    viewport: PHONE,
+  });
   const steps = await explainSteps(empty);
   assert.match(steps[2].text, /全部 5 个键都被掩码/);
   assert.match(steps[3].text, /没有可归一化的东西/);

@@ -32,6 +32,8 @@ import {
   type LayerProjections,
   type MaskPrediction,
   type ModelDescription,
+  type ModelHeadScores,
+  HEAD_SCORE_OPTIONS,
   type Model,
   type ModelInfo,
   type ModelRun,
@@ -260,6 +262,13 @@ async function models(): Promise<void> {
   const projected: LayerProjections | undefined = (await model.run('x', { projections: 1 }))
     .projections;
   void [projected?.q, projected?.scale];
+  const scored: ModelHeadScores = await model.headScores({ length: 20, probes: 2, seed: 3 });
+  const sink: number | null | undefined = scored.heads[0]?.sink;
+  const probe: Int32Array | undefined = scored.ids[0];
+  const scoreOptions: readonly string[] = HEAD_SCORE_OPTIONS;
+  void [sink, probe, scoreOptions, scored.heads[0]?.label === 'sink'];
+  // @ts-expect-error the probe length is a number
+  await model.headScores({ length: '20' });
   const about: ModelDescription = await describeModel('gpt2', { dtype: 'f16', revision: 'main' });
   const needs: number = about.memoryBytes + about.loadScratchBytes;
   const why: string | null = about.fits ? null : about.reason;

@@ -101,8 +101,9 @@ export const enModels = {
   viewOverlay: 'Head view',
   viewFocus: 'Token focus',
   modelViewHint:
-    'Every layer (down) and head (across) of the model. Under each: what its weights do most ' +
-    '(hover for the measure). Pick one to open it.',
+    'Every layer (down) and head (across) of the model. Under each: the job it earns on random ' +
+    'tokens repeated twice (induction, previous token, sink), else what it does most on this ' +
+    'text (hover or focus for the measures). Pick one to open it.',
   overlayHint:
     'One layer’s heads drawn over each other, each in its colour. Choose the layer in the ' +
     'settings and the heads here.',
@@ -124,15 +125,25 @@ export const enModels = {
   'headLabel:previous': 'previous token',
   'headLabel:first': 'first-token sink',
   'headLabel:self': 'self',
-  'headLabel:special': '[CLS]/[SEP]',
+  'headLabel:special': 'special tokens',
   'headLabel:broad': 'broad',
   headLabelNone: '—',
   'headLabelHint:previous': 'on average {value} of a row goes to the token just before it',
   'headLabelHint:first': 'on average {value} of a row goes to the first token',
   'headLabelHint:self': 'on average {value} of a row stays on the token itself',
-  'headLabelHint:special': 'on average {value} of a row goes to [CLS] and [SEP]',
+  'headLabelHint:special': 'on average {value} of a row goes to {tokens}',
   'headLabelHint:broad': 'rows spread out: entropy {value} of the most it could be',
   headLabelNoneHint: 'no single pattern holds half of its attention',
+  // head scores on the model's probe (src/interpret/head-scores.js, Model.headScores)
+  'headLabel:induction': 'induction',
+  'headLabel:previous-token': 'previous token',
+  'headLabel:sink': 'sink',
+  headProbeScores:
+    'on random tokens repeated twice: induction {induction} (the token after the first ' +
+    'occurrence), previous token {previous}, sink {sink} (first and special tokens)',
+  headProbePending: 'scores on random tokens repeated twice: measuring…',
+  headProbeFailed: 'scores on random tokens repeated twice: could not be measured ({message})',
+  headOnText: 'on this text: {label}, {measure}',
   // predictions
   predictionsTitle: 'What the model predicts',
   predictionsNext: 'The next token after “{token}”:',

@@ -373,10 +373,12 @@ export const en = {
   learnError: 'Training stopped: {message}',
   learnLossTitle: 'Loss (nats)',
   learnLossLabel: 'Loss over {steps} steps: {first} at the start, {last} now',
+  learnLossEmpty: 'No steps yet: the loss appears here once it trains.',
   learnEntropyTitle: "Each head's mean row entropy (bits): it falls as the head sharpens",
   learnEntropyLabel:
     "Every head's mean row entropy over the snapshots, in bits; layer 1 dashed, layer 2 " +
     'solid, the selected head bold',
+  learnEntropyEmpty: "No snapshots yet: each head's entropy appears here once it trains.",
   learnPreviousNote:
     'Dotted: the run before, to compare (say, with and without the falling temperature).',
   learnTimeline: 'Snapshot',
@@ -386,4 +388,5 @@ export const en = {
   learnLabelEmerged: '{head} became a {label} head at step {step}',
   'learnLabel:previous-token': 'previous-token',
   'learnLabel:induction': 'induction',
+  'learnLabel:sink': 'sink',
 };

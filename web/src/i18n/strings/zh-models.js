@@ -97,8 +97,9 @@ export const zhModels = {
   viewOverlay: '头视图',
   viewFocus: '词元焦点',
   modelViewHint:
-    '模型的每一层（纵向）和每个头（横向）。每格下方是它的权重最突出的模式（悬停可看依据）。点击' +
-    '一格即可放大查看。',
+    '模型的每一层（纵向）和每个头（横向）。每格下方是它在重复两遍的随机词元上赢得的角色（归纳、' +
+    '前一个词元、汇聚），否则是它在这段文本上最突出的模式（悬停或聚焦可看依据）。点击一格即可放大' +
+    '查看。',
   overlayHint: '同一层的多个头叠加绘制，各用一种颜色。在设置里选层，在这里选头。',
   overlayHeads: '绘制的头',
   overlayLabel: '第 {layer} 层各个头的注意力连线，每个头一种颜色',
@@ -118,15 +119,25 @@ export const zhModels = {
   'headLabel:previous': '前一个词元',
   'headLabel:first': '首词元汇聚',
   'headLabel:self': '自身',
-  'headLabel:special': '[CLS]/[SEP]',
+  'headLabel:special': '特殊词元',
   'headLabel:broad': '分散',
   headLabelNone: '—',
   'headLabelHint:previous': '平均每行有 {value} 的权重落在紧挨着的前一个词元上',
   'headLabelHint:first': '平均每行有 {value} 的权重落在第一个词元上',
   'headLabelHint:self': '平均每行有 {value} 的权重留在词元自身',
-  'headLabelHint:special': '平均每行有 {value} 的权重落在 [CLS] 和 [SEP] 上',
+  'headLabelHint:special': '平均每行有 {value} 的权重落在 {tokens} 上',
   'headLabelHint:broad': '各行分布分散：熵达到最大可能值的 {value}',
   headLabelNoneHint: '没有哪一种模式占到它一半的注意力',
+  // 模型在探针上的头得分（src/interpret/head-scores.js、Model.headScores）
+  'headLabel:induction': '归纳',
+  'headLabel:previous-token': '前一个词元',
+  'headLabel:sink': '汇聚',
+  headProbeScores:
+    '在重复两遍的随机词元上：归纳 {induction}（首次出现之后的那个词元），前一个词元 {previous}，' +
+    '汇聚 {sink}（第一个词元和特殊词元）',
+  headProbePending: '在重复两遍的随机词元上的得分：正在测量…',
+  headProbeFailed: '在重复两遍的随机词元上的得分：无法测量（{message}）',
+  headOnText: '在这段文本上：{label}，{measure}',
   // 预测
   predictionsTitle: '模型的预测',
   predictionsNext: '“{token}”之后的下一个词元：',

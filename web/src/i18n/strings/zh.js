@@ -329,8 +329,10 @@ export const zh = {
   learnError: '训练停止：{message}',
   learnLossTitle: '损失（奈特）',
   learnLossLabel: '{steps} 步的损失：开始时 {first}，现在 {last}',
+  learnLossEmpty: '还没有训练步：开始训练后，损失会画在这里。',
   learnEntropyTitle: '每个头的平均行熵（比特）：头越聚焦，它越低',
   learnEntropyLabel: '每个头在各快照上的平均行熵（比特）；第 1 层虚线，第 2 层实线，选中的头加粗',
+  learnEntropyEmpty: '还没有快照：开始训练后，每个头的熵会画在这里。',
   learnPreviousNote: '点线：上一次训练，用来对比（例如有无降温）。',
   learnTimeline: '快照',
   learnAtStep: '第 {step} 步',
@@ -339,4 +341,5 @@ export const zh = {
   learnLabelEmerged: '{head} 在第 {step} 步成为{label}头',
   'learnLabel:previous-token': '前一词元',
   'learnLabel:induction': '归纳',
+  'learnLabel:sink': '汇聚',
 };
