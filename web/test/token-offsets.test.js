@@ -18,6 +18,10 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { createTokenizer } from '../src/models/tokenizer.js';
 import { alignedText, mapText, normalizeAligned } from '../src/models/aligned-text.js';
 import { encodeWithSpans } from '../src/models/token-offsets.js';
+import { tokenLabels, wordGroups } from '../src/interpret/words.js';
+import { tokenize } from '../src/text/tokenize.js';
+import { tokenLabel } from '../src/views/dom.js';
+import { predictionLabel } from '../src/views/predictions.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const out = mkdtempSync(join(tmpdir(), 'attnlens-token-offsets-'));
@@ -335,6 +339,43 @@ describe('what a token adds to the text', () => {
       }
       assert.equal(text, decode(name, ids), name);
     }
+  });
+});
+
+describe('words and labels on the page', () => {
+  const STORY = 'Once upon a time, there was a little girl named Lily. 你好 😀';
+
+  for (const name of ['llama2-legacy', 'llama2-metaspace', 'tiny-gpt2', 't5-unigram']) {
+    it(`${name}: word view groups the pieces by the text's words`, () => {
+      const { tokens } = tokenizers[name].encode(STORY);
+      const words = tokenize(STORY, { granularity: 'word' });
+      const groups = wordGroups(tokens, [words]).filter((g) => !g.special);
+      const shown = groups.map((g) => STORY.slice(g.start, g.end));
+      // Every word of the text is a group of its own, in order (punctuation included).
+      assert.deepEqual(
+        shown,
+        words.map((w) => STORY.slice(w.start, w.end)),
+      );
+      assert.ok(groups.length >= 15, `${groups.length} groups`);
+    });
+  }
+
+  it('the context line and the predictions mark a word boundary with the same ·', () => {
+    const llama = tokenizers['llama2-legacy'];
+    const text = 'Once upon';
+    const { ids, tokens } = llama.encode(text);
+    const labels = tokenLabels(tokens, [text]).map((t) => tokenLabel(t.text));
+    assert.deepEqual(labels, ['<s>', 'Once', '·upon']);
+    const id = llama.tokenToId('\u2581a');
+    const entry = { id, token: '\u2581a', ...llama.appendedText(ids, id) };
+    assert.equal(predictionLabel(entry), '·a');
+    // A piece of a character shows its vocabulary entry; so does a special token.
+    const byte = llama.tokenToId('<0xE4>');
+    assert.equal(predictionLabel({ token: '<0xE4>', ...llama.appendedText(ids, byte) }), '<0xE4>');
+    assert.equal(predictionLabel({ token: '</s>', ...llama.appendedText(ids, 2) }), '</s>');
+    // A '▁' put in front of the text reads as the space it stands for.
+    const lead = tokenLabels(llama.encode(' x').tokens, [' x']).map((t) => tokenLabel(t.text));
+    assert.deepEqual(lead, ['<s>', '·', '·', 'x']);
   });
 });
 

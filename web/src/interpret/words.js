@@ -82,9 +82,14 @@ export function aggregateGroups(weights, { rowGroups, colGroups, cols, mask = nu
   return { weights: out, mask: visible };
 }
 
+// The marks vocabularies write for a space: SentencePiece's '▁', byte-level BPE's 'Ġ'.
+const SPACE_MARKS = /[\u2581\u0120]/g;
+
 /**
- * What a model's tokens are called on screen: the text each covers ("·upon", "自"), or its
- * vocabulary entry where it covers none (the [CLS] and [SEP] a template adds).
+ * What a model's tokens are called on screen: the text each covers, its leading space included
+ * (" upon", shown "·upon"; "自"), or its vocabulary entry where it covers none (the [CLS] and
+ * [SEP] a template adds); a '▁' the tokenizer put in front of the text reads as the space it
+ * stands for.
  * @param {{ text, start, end, special, segment }[]} tokens model.run()'s tokens
  * @param {string[]} texts the text, then the pair
  * @returns {{ text, piece, start, end, special, segment }[]} piece: the vocabulary entry
@@ -92,8 +97,13 @@ export function aggregateGroups(weights, { rowGroups, colGroups, cols, mask = nu
 export function tokenLabels(tokens, texts) {
   return tokens.map((token) => {
     const span = texts[token.segment ?? 0]?.slice(token.start, token.end) ?? '';
+    const inserted = !token.special && span === '' && /^[\u2581\u0120]+$/.test(token.text);
     return {
-      text: token.special || span === '' ? token.text : span,
+      text: inserted
+        ? token.text.replace(SPACE_MARKS, ' ')
+        : token.special || span === ''
+          ? token.text
+          : span,
       piece: token.text,
       start: token.start,
       end: token.end,
