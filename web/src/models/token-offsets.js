@@ -300,13 +300,15 @@ function replay(library, json, text, options) {
       const preTokens = library.pre_tokenizer
         ? library.pre_tokenizer(piece, { section_index: sectionIndex })
         : [piece];
-      const tokens = library.model(preTokens);
+      // The model encodes each word on its own (then fuses unknowns across words, if told to).
+      const perWord = preTokens.length > 1 ? preTokens.map((word) => library.model([word])) : null;
+      const tokens = perWord && !library.model.fuse_unk ? perWord.flat() : library.model(preTokens);
       const changed = library.pre_tokenizer
         ? preTokenizeAligned(part, json.pre_tokenizer, library.pre_tokenizer, sectionIndex)
         : part;
       const bytes = { ...toBytes(changed), start: part.start, end: part.end };
       const spans =
-        alignPreTokens(text, library, preTokens, tokens, bytes, options) ??
+        (perWord && alignPreTokens(text, preTokens, perWord, tokens, bytes, options)) ??
         alignPiece(text, tokens, bytes, options);
       tokens.forEach((token, i) => out.push({ token, span: spans[i] }));
     }
@@ -318,9 +320,7 @@ function replay(library, json, text, options) {
 // bytes, so that an unknown token covers its own word and no more; null where the model's tokens
 // of the words one by one are not its tokens of them all (a fused unknown across words) or a
 // word is not found.
-function alignPreTokens(text, library, preTokens, tokens, whole, options) {
-  if (preTokens.length < 2) return null;
-  const perWord = preTokens.map((word) => library.model([word]));
+function alignPreTokens(text, preTokens, perWord, tokens, whole, options) {
   const flat = perWord.flat();
   if (flat.length !== tokens.length || flat.some((token, i) => token !== tokens[i])) return null;
   const spans = [];
