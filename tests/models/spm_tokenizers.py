@@ -11,12 +11,14 @@ references to check the files against.
   t5_unigram      a Unigram model trained here with python3-sentencepiece on a small text, as
                   the T5 converter writes it: Precompiled (its precompiled_charsmap) + Strip +
                   Replace " {2,}", Metaspace, "</s>" appended
+  albert_unigram  the same model as AlbertConverter writes it (Replace, NFKD, StripAccents,
+                  Lowercase, Precompiled, Replace; remove_space in its config)
 
 Run as a script it writes each into a folder, with expected.json beside it: for each text, the
-ids llama2.c's run.c encode gives (llama2_*) or SentencePiece itself gives (t5_unigram):
+ids llama2.c's run.c encode gives (llama2_*) or SentencePiece itself gives (*_unigram):
 
   /usr/bin/python3 tests/models/spm_tokenizers.py OUT_DIR
-      -> OUT_DIR/{llama2-legacy,llama2-metaspace,t5-unigram}/
+      -> OUT_DIR/{llama2-legacy,llama2-metaspace,t5-unigram,albert-unigram}/
 """
 
 import base64
@@ -220,7 +222,7 @@ def precompiled_charsmap(model_bytes):
     return b""
 
 
-def t5_unigram(vocab_size=80):
+def t5_unigram(vocab_size=80, texts=None, prepare=lambda text: text):
     import sentencepiece as spm
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -263,8 +265,48 @@ def t5_unigram(vocab_size=80):
     }
     config = {"eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>",
               "model_max_length": 512, "tokenizer_class": "T5Tokenizer"}
-    expected = [{"text": t, "ids": processor.encode(t) + [1]} for t in UNIGRAM_TEXTS]
+    expected = [{"text": t, "ids": processor.encode(prepare(t)) + [1]}
+                for t in (texts or UNIGRAM_TEXTS)]
     return tokenizer, config, expected
+
+
+def albert_unigram():
+    """The same trained Unigram as AlbertConverter writes it (lowercased, accents removed):
+    Replace `` and '' with ", NFKD, StripAccents, Lowercase, Precompiled, Replace " {2,}" -> " ",
+    then Metaspace. Expected ids: SentencePiece on the text as ALBERT's Python tokenizer
+    prepares it (its preprocess_text)."""
+    tokenizer, _, expected = t5_unigram(texts=ALBERT_TEXTS, prepare=albert_preprocess)
+    charsmap = tokenizer["normalizer"]["normalizers"][0]["precompiled_charsmap"]
+    tokenizer["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "Replace", "pattern": {"String": "``"}, "content": '"'},
+        {"type": "Replace", "pattern": {"String": "''"}, "content": '"'},
+        {"type": "NFKD"},
+        {"type": "StripAccents"},
+        {"type": "Lowercase"},
+        {"type": "Precompiled", "precompiled_charsmap": charsmap},
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+    tokenizer["post_processor"] = None
+    expected = [{"text": e["text"], "ids": e["ids"][:-1]} for e in expected]
+    config = {"do_lower_case": True, "keep_accents": False, "remove_space": True,
+              "unk_token": "<unk>", "model_max_length": 512, "tokenizer_class": "AlbertTokenizer"}
+    return tokenizer, config, expected
+
+
+ALBERT_TEXTS = [
+    "Once Upon a TIME, there was a little girl named Lily.",
+    "``The cat'' sat  on the mat",
+    "  café\tthe dog  ",
+]
+
+
+def albert_preprocess(text):
+    """ALBERT's preprocess_text: spaces collapsed and trimmed, `` and '' as ", accents removed
+    (NFKD without combining marks), lowercased."""
+    import unicodedata
+    out = " ".join(text.strip().split()).replace("``", '"').replace("''", '"')
+    out = unicodedata.normalize("NFKD", out)
+    out = "".join(c for c in out if not unicodedata.combining(c))
+    return out.lower()
 
 
 def write(folder, made):
@@ -280,6 +322,7 @@ def main(out_dir):
     write(os.path.join(out_dir, "llama2-legacy"), llama2(legacy=True))
     write(os.path.join(out_dir, "llama2-metaspace"), llama2(legacy=False))
     write(os.path.join(out_dir, "t5-unigram"), t5_unigram())
+    write(os.path.join(out_dir, "albert-unigram"), albert_unigram())
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 // Token spans and appended text for every tokenizer family the Hub uses, on real-format
 // tokenizer.json files: byte-level BPE (GPT-2, Qwen2, SmolLM2; tests/models/tokenizers.py),
 // SentencePiece BPE with byte fallback (Llama 2 legacy and Metaspace, from stories260K's
-// tok512.bin) and Unigram (T5, trained with SentencePiece; tests/models/spm_tokenizers.py),
+// tok512.bin) and Unigram (T5 and ALBERT conversions of a model trained with SentencePiece;
+// tests/models/spm_tokenizers.py),
 // WordPiece (BERT uncased, cased, Chinese). Each token's span is checked by re-deriving its
 // piece from the span with rules written here, apart from the code under test; ids are checked
 // against llama2.c's encode and SentencePiece itself; appending a token's text to the text gives
@@ -39,6 +40,7 @@ const FIXTURES = [
   'llama2-legacy',
   'llama2-metaspace',
   't5-unigram',
+  'albert-unigram',
 ];
 before(async () => {
   execFileSync('/usr/bin/python3', [join(repo, 'tests/models/tokenizers.py'), out]);
@@ -195,6 +197,14 @@ const RULES = {
   },
 };
 RULES['tiny-bert-chinese'] = RULES['tiny-bert-cased'];
+RULES['albert-unigram'] = {
+  ...RULES['t5-unigram'],
+  // ALBERT: `` and '' as ", accents removed (NFKD), lowercased, then as T5.
+  derive: (s) =>
+    RULES['t5-unigram'].derive(
+      stripAccents(s.replace(/``|''/g, '"').normalize('NFKD')).toLowerCase(),
+    ),
+};
 
 function check(name, text) {
   const tokenizer = tokenizers[name];
@@ -268,8 +278,8 @@ describe('every token spans its own piece of the text', () => {
 });
 
 describe('ids', () => {
-  for (const name of ['llama2-legacy', 'llama2-metaspace', 't5-unigram']) {
-    const reference = name.startsWith('t5') ? 'SentencePiece' : "llama2.c's run.c";
+  for (const name of ['llama2-legacy', 'llama2-metaspace', 't5-unigram', 'albert-unigram']) {
+    const reference = name.endsWith('unigram') ? 'SentencePiece' : "llama2.c's run.c";
     it(`${name}: as ${reference} encodes`, () => {
       for (const { text, ids } of readJson(name, 'expected.json')) {
         assert.deepEqual(tokenizers[name].encode(text).ids, ids, JSON.stringify(text));
