@@ -172,15 +172,7 @@ class ModelTokenizer {
   }
 
   decode(ids, { skipSpecialTokens = false } = {}) {
-    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
-      throw attnlensError(
-        'invalid_argument',
-        'ids',
-        `must be an array of token ids, got ${describe(ids)}`,
-      );
-    }
-    const list = Array.from(ids);
-    list.forEach((id, i) => this.#checkId(id, `ids[${i}]`));
+    const list = this.#checkIds(ids);
     if (list.length === 0) return '';
     return this.#library.decode(list, { skip_special_tokens: skipSpecialTokens });
   }
@@ -194,8 +186,7 @@ class ModelTokenizer {
    * @returns {{ text: string, partial: boolean }}
    */
   appendedText(ids, id) {
-    const list = Array.from(ids ?? []);
-    list.forEach((each, i) => this.#checkId(each, `ids[${i}]`));
+    const list = this.#checkIds(ids);
     this.#checkId(id, 'id');
     if (this.#specialIds.has(id)) return { text: '', partial: false };
     const bytes = tokenBytes(this.#surface, this.#library.id_to_token(id) ?? '');
@@ -229,6 +220,19 @@ class ModelTokenizer {
       throw attnlensError('invalid_argument', 'token', `must be a string, got ${describe(token)}`);
     }
     return this.#library.token_to_id(token);
+  }
+
+  #checkIds(ids) {
+    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
+      throw attnlensError(
+        'invalid_argument',
+        'ids',
+        `must be an array of token ids, got ${describe(ids)}`,
+      );
+    }
+    const list = Array.from(ids);
+    list.forEach((id, i) => this.#checkId(id, `ids[${i}]`));
+    return list;
   }
 
   #checkId(id, name) {
