@@ -9,13 +9,14 @@
 // 2. each other section goes through the tokenizer.json's own normalizer components and the
 //    pre-tokenizers that change text (Metaspace, ByteLevel's prefix space, Replace), each output
 //    character keeping the original range it came from (an inserted '▁' has an empty range);
-// 3. the library's own pre-tokenizer and model turn that text into tokens, and each token's bytes
-//    (GPT-2's byte alphabet, <0xNN> byte pieces, '##' and end-of-word marks undone) are found in
-//    order in the UTF-8 of the aligned text: a token spans the original ranges of its bytes.
+// 3. the library's own pre-tokenizer and model turn that text into tokens; each pre-token (word)
+//    is found in order in the UTF-8 of the aligned text, and each of its tokens' bytes (GPT-2's
+//    byte alphabet, <0xNN> byte pieces, '##' and end-of-word marks undone) in order within it:
+//    a token spans the original ranges of its bytes.
 // Byte pieces of one character share that character's span. The unknown token spans what lies
-// between its neighbours. Where a step cannot be followed exactly the spans get coarser (a
-// cluster, a word, the rest of the section), never wrong; if the replayed tokens are not the
-// library's, every token spans the whole text.
+// between its neighbours within its word. Where a step cannot be followed exactly the spans get
+// coarser (a cluster, a word, the rest of the section), never wrong; if the replayed tokens are
+// not the library's, every token spans the whole text.
 
 import {
   LOWERCASE_AND_REMOVE_ACCENTS,
@@ -69,9 +70,14 @@ export function createSurface(json) {
   const byteLevel = parts.some((p) => p.type === 'ByteLevel') ? byteLevelDecoder() : null;
   const prefix = model.continuing_subword_prefix || (model.type === 'WordPiece' ? '##' : '');
   const suffix = model.end_of_word_suffix || '';
-  const unknown = model.unk_token ?? (model.type === 'Unigram' ? null : undefined);
-  const unknownId = model.type === 'Unigram' ? model.unk_id : null;
-  const unknownPiece = unknownId != null ? model.vocab?.[unknownId]?.[0] : null;
+  // BPE and WordPiece name the unknown token; Unigram gives its index (and its library keeps
+  // the unknown text itself as the token string, which is then found like any other).
+  const unknown = new Set([model.unk_token]);
+  if (model.type === 'Unigram' && Number.isInteger(model.unk_id)) {
+    unknown.add(model.vocab?.[model.unk_id]?.[0]);
+  }
+  unknown.delete(undefined);
+  unknown.delete(null);
   const asBytes = (token) => {
     if (byteLevel) {
       const out = new Uint8Array(token.length);
@@ -86,7 +92,7 @@ export function createSurface(json) {
     return encoder.encode(token);
   };
   const surface = (token) => {
-    if (token === unknown || token === unknownPiece) return [];
+    if (unknown.has(token)) return [];
     const byte = model.byte_fallback && BYTE_PIECE.exec(token);
     if (byte) return [Uint8Array.of(parseInt(byte[1], 16))];
     const candidates = [];
@@ -114,10 +120,9 @@ export function tokenBytes(surface, token) {
 const isSpaceByte = (b) => b === 0x20 || (b >= 0x09 && b <= 0x0d);
 const MARKS = [encoder.encode('\u2581'), encoder.encode(' ')];
 
-function equalAt(haystack, at, needle, from = 0) {
-  if (at + needle.length - from > haystack.length) return false;
-  for (let i = from; i < needle.length; i++)
-    if (haystack[at + i - from] !== needle[i]) return false;
+function equalAt(haystack, at, needle) {
+  if (at + needle.length > haystack.length) return false;
+  for (let i = 0; i < needle.length; i++) if (haystack[at + i] !== needle[i]) return false;
   return true;
 }
 
