@@ -144,8 +144,22 @@ function mapPieces(aligned, normalize, pattern, whole) {
     if (first !== done) return null;
     const piece = String(normalize(match[0]));
     // Unchanged (the usual case): each character keeps its own range.
-    if (piece === match[0]) copyUnits(aligned, first, last, out);
-    else for (const ch of piece) push(out, ch, start, end);
+    if (piece === match[0]) {
+      copyUnits(aligned, first, last, out);
+      done = last;
+      continue;
+    }
+    // Each character on its own makes the same (a no-break space and a mark after it): each
+    // output keeps the range of the character it came from.
+    const each =
+      last - first > 1 ? aligned.chars.slice(first, last).map((ch) => String(normalize(ch))) : null;
+    if (each && each.join('') === piece) {
+      each.forEach((made, k) => {
+        for (const ch of made) push(out, ch, aligned.starts[first + k], aligned.ends[first + k]);
+      });
+    } else {
+      for (const ch of piece) push(out, ch, start, end);
+    }
     done = last;
   }
   return done === aligned.chars.length && joined(out) === whole ? out : null;
