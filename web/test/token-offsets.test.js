@@ -302,6 +302,35 @@ describe('every token spans its own piece of the text', () => {
     }
   });
 
+  it('byte-level BPE with add_prefix_space: the space it adds spans nothing', async () => {
+    const json = readJson('tiny-gpt2', 'tokenizer.json');
+    json.pre_tokenizer = { ...json.pre_tokenizer, add_prefix_space: true };
+    const tokenizer = await createTokenizer({ json, config: null });
+    const prefixed = {
+      chars: (text) => [
+        ...(text.startsWith(' ') || text === '' ? [] : [{ ch: ' ', start: 0, end: 0 }]),
+        ...charsOf(text),
+      ],
+      bytes: FAMILIES.byteLevel.bytes,
+    };
+    for (const text of Object.values(TEXTS)) {
+      checkByBytes(text, tokenizer.encode(text).tokens, prefixed);
+    }
+  });
+
+  it('a post-processor that trims offsets (RoBERTa) leaves the spaces out', async () => {
+    const json = readJson('tiny-gpt2', 'tokenizer.json');
+    json.post_processor = { ...json.post_processor, trim_offsets: true };
+    const tokenizer = await createTokenizer({ json, config: null });
+    const text = 'Once upon  a time';
+    const shown = tokenizer.encode(text).tokens.map((t) => text.slice(t.start, t.end));
+    assert.ok(
+      shown.every((piece) => piece === piece.trim()),
+      JSON.stringify(shown),
+    );
+    assert.ok(shown.includes('time'), JSON.stringify(shown));
+  });
+
   it('byte pieces of one character share its span (Llama 2 byte fallback)', () => {
     const text = 'a 你 😀';
     const tokens = tokenizers['llama2-legacy'].encode(text).tokens;
