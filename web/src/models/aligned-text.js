@@ -218,9 +218,11 @@ function exactStep(aligned, component) {
  */
 export function normalizeAligned(aligned, component) {
   if (!component) return aligned;
-  const whole = String(component.normalize(joined(aligned)));
   const exact = exactStep(aligned, component);
-  if (exact && joined(exact) === whole) return exact;
+  // A Sequence's parts each check themselves (checking the whole again would cost a pass per
+  // level of nesting); any other step must make what the library makes of the whole text.
+  if (exact && component.config?.type === 'Sequence') return exact;
+  if (exact && joined(exact) === String(component.normalize(joined(aligned)))) return exact;
   return mapText(aligned, (text) => component.normalize(text));
 }
 
