@@ -347,7 +347,7 @@ function alignPreTokens(text, preTokens, perWord, tokens, whole, options) {
       start,
       end,
     };
-    spans.push(...alignPiece(text, perWord[w], word, options));
+    for (const span of alignPiece(text, perWord[w], word, options)) spans.push(span);
     pos = to;
   }
   return spans;
