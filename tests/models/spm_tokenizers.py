@@ -32,10 +32,14 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 
 
 def find_tok512():
-    """stories260K's tok512.bin: $ATTNLENS_TOK512, else models/stories260K/ in the repository or
-    in a shared/ folder beside it or above it (where the original bytes are kept)."""
+    """stories260K's tok512.bin: $ATTNLENS_TOK512, else the copy the package bundles, else
+    models/stories260K/ in the repository or in a shared/ folder beside it or above it (where
+    the original bytes are kept)."""
     if os.environ.get("ATTNLENS_TOK512"):
         return os.environ["ATTNLENS_TOK512"]
+    bundled = os.path.join(REPO_ROOT, "web", "src", "models", "bundled", "stories260K", "tok512.bin")
+    if os.path.exists(bundled):
+        return bundled
     folders = [REPO_ROOT, os.path.join(REPO_ROOT, "web")]
     parent = REPO_ROOT
     while os.path.dirname(parent) != parent:
