@@ -105,8 +105,9 @@ if want web-package; then
   step "npm package (web/): wasm modules, node:test suite, types (with and without the DOM lib), npm pack test, bundles of esbuild, Rollup, Vite and webpack in Chromium, size"
   ensure_packages chromium  # the bundle smoke test runs the bundles in headless Chromium
   # The model tests make PyTorch checkpoints (torch.save, tests/models/make_tiny_models.py) and
-  # check the forward pass against tests/models/reference.py.
-  ensure_packages python3-torch
+  # check the forward pass against tests/models/reference.py; the token offset tests train a
+  # SentencePiece model (tests/models/spm_tokenizers.py).
+  ensure_packages python3-torch python3-sentencepiece
   ./scripts/build-wasm.sh
   (
     cd web

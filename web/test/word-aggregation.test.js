@@ -55,6 +55,31 @@ describe('wordGroups', () => {
   });
 });
 
+describe('wordGroups across words', () => {
+  it('a token that reaches into two words makes them one group', () => {
+    // Byte-level BPE merges '),' into one token: ')' and ',' are read as one group.
+    const text = 'f(x), y';
+    const tokens = [
+      { text: 'f', start: 0, end: 1 },
+      { text: '(', start: 1, end: 2 },
+      { text: 'x', start: 2, end: 3 },
+      { text: '),', start: 3, end: 5 },
+      { text: 'Ġy', start: 5, end: 7 },
+    ];
+    const groups = wordGroups(tokens, [words(text)]);
+    assert.deepEqual(
+      groups.map((g) => [g.tokens, text.slice(g.start, g.end)]),
+      [
+        [[0], 'f'],
+        [[1], '('],
+        [[2], 'x'],
+        [[3], '),'],
+        [[4], 'y'],
+      ],
+    );
+  });
+});
+
 describe('aggregateGroups', () => {
   it('sums over key pieces and averages over query pieces', () => {
     // Tokens: un, believ, able, cat (rows sum to 1). Words: A = {0, 1, 2}, B = {3}.

@@ -11,44 +11,55 @@
  * @param {{ start, end }[][]} words the word spans of each segment's text (tokenize(text,
  *   { granularity: 'word' }) of the text, then of the pair)
  * @returns {{ tokens: number[], segment, start, end, special }[]} one group per word the tokens
- *   reach; a token that covers no word (a space of its own, as GPT-2 has before a word it
- *   could not merge with) joins the next word of its text, else the one before; a special token
- *   is a group of its own
+ *   reach; a token that reaches into two words ('),' over ')' and ',') makes them one group; a
+ *   token that covers no word (a space of its own, as GPT-2 has before a word it could not merge
+ *   with, or a '▁' the tokenizer put in front of the text) joins the next word of its text, else
+ *   the one before; a special token is a group of its own
  */
 export function wordGroups(tokens, words) {
-  const wordOf = tokens.map((token) => {
-    if (token.special) return -1;
+  // The words each token reaches, [first, last], or null.
+  const reach = tokens.map((token) => {
+    if (token.special) return null;
     const spans = words[token.segment ?? 0] ?? [];
-    return spans.findIndex((w) => token.start < w.end && token.end > w.start);
+    let first = -1;
+    let last = -1;
+    spans.forEach((w, k) => {
+      if (token.start < w.end && token.end > w.start) {
+        if (first < 0) first = k;
+        last = k;
+      }
+    });
+    return first < 0 ? null : [first, last];
   });
   tokens.forEach((token, i) => {
-    if (token.special || wordOf[i] >= 0) return;
+    if (token.special || reach[i]) return;
     const sameText = (j) => !tokens[j].special && (tokens[j].segment ?? 0) === (token.segment ?? 0);
     let j = i + 1;
-    while (j < tokens.length && sameText(j) && wordOf[j] < 0) j++;
-    if (j < tokens.length && sameText(j)) wordOf[i] = wordOf[j];
-    else if (i > 0 && sameText(i - 1)) wordOf[i] = wordOf[i - 1];
+    while (j < tokens.length && sameText(j) && !reach[j]) j++;
+    if (j < tokens.length && sameText(j)) reach[i] = [reach[j][0], reach[j][0]];
+    else if (i > 0 && sameText(i - 1) && reach[i - 1])
+      reach[i] = [reach[i - 1][1], reach[i - 1][1]];
   });
   const groups = [];
-  let previousKey = null;
+  let open = null; // the group the next token may join: { group, first, last }
   tokens.forEach((token, index) => {
     const segment = token.segment ?? 0;
-    const spans = words[segment] ?? [];
-    const word = wordOf[index];
-    const key = word < 0 ? null : `${segment}:${word}`;
-    if (key !== null && key === previousKey) {
-      groups[groups.length - 1].tokens.push(index);
-    } else {
-      const span = word < 0 ? token : spans[word];
-      groups.push({
-        tokens: [index],
-        segment,
-        start: span.start,
-        end: span.end,
-        special: Boolean(token.special),
-      });
+    const reached = reach[index];
+    if (reached && open && open.group.segment === segment && reached[0] <= open.last) {
+      open.group.tokens.push(index);
+      open.last = Math.max(open.last, reached[1]);
+      open.group.end = words[segment][open.last].end;
+      return;
     }
-    previousKey = key;
+    const group = {
+      tokens: [index],
+      segment,
+      start: reached ? words[segment][reached[0]].start : token.start,
+      end: reached ? words[segment][reached[1]].end : token.end,
+      special: Boolean(token.special),
+    };
+    groups.push(group);
+    open = reached ? { group, first: reached[0], last: reached[1] } : null;
   });
   return groups;
 }
@@ -82,9 +93,14 @@ export function aggregateGroups(weights, { rowGroups, colGroups, cols, mask = nu
   return { weights: out, mask: visible };
 }
 
+// The marks vocabularies write for a space: SentencePiece's '▁', byte-level BPE's 'Ġ'.
+const SPACE_MARKS = /[\u2581\u0120]/g;
+
 /**
- * What a model's tokens are called on screen: the text each covers ("·upon", "自"), or its
- * vocabulary entry where it covers none (the [CLS] and [SEP] a template adds).
+ * What a model's tokens are called on screen: the text each covers, its leading space included
+ * (" upon", shown "·upon"; "自"), or its vocabulary entry where it covers none (the [CLS] and
+ * [SEP] a template adds); a '▁' the tokenizer put in front of the text reads as the space it
+ * stands for.
  * @param {{ text, start, end, special, segment }[]} tokens model.run()'s tokens
  * @param {string[]} texts the text, then the pair
  * @returns {{ text, piece, start, end, special, segment }[]} piece: the vocabulary entry
@@ -92,8 +108,13 @@ export function aggregateGroups(weights, { rowGroups, colGroups, cols, mask = nu
 export function tokenLabels(tokens, texts) {
   return tokens.map((token) => {
     const span = texts[token.segment ?? 0]?.slice(token.start, token.end) ?? '';
+    const inserted = !token.special && span === '' && /^[\u2581\u0120]+$/.test(token.text);
     return {
-      text: token.special || span === '' ? token.text : span,
+      text: inserted
+        ? token.text.replace(SPACE_MARKS, ' ')
+        : token.special || span === ''
+          ? token.text
+          : span,
       piece: token.text,
       start: token.start,
       end: token.end,

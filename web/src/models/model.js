@@ -120,7 +120,17 @@ export class Model {
     const rowOf = (position) => (opts.returnLogits ? position : logitPositions.indexOf(position));
     const top = (position) => {
       const row = rowOf(position);
-      return topPredictions(logits, row * vocab, vocab, logSumExp[row], opts.topK, this.#tokenizer);
+      const context = ids.slice(0, this.#architecture.causal ? position + 1 : position);
+      const tokenizer = this.#tokenizer;
+      return topPredictions(
+        logits,
+        row * vocab,
+        vocab,
+        logSumExp[row],
+        opts.topK,
+        tokenizer,
+        context,
+      );
     };
     let predictions = [];
     if (this.#info.predicts) {

@@ -5,14 +5,16 @@
  * @param {Float32Array} logits rows of `vocab` logits
  * @param {number} offset index of the row's first logit
  * @param {number} logSumExp log sum_v exp(logit_v) of the row
- * @returns {{ id: number, token: string, text: string, p: number }[]} best first; `token` is
- *   the vocabulary entry ('Ġthe', '##ing'), `text` what it decodes to (' the', 'ing')
+ * @param {number[]} context the ids before the predicted position
+ * @returns {{ id: number, token: string, text: string, partial: boolean, p: number }[]} best
+ *   first; `token` is the vocabulary entry ('Ġthe', '▁the', '##ing'), `text` what it adds to
+ *   the text before it (' the', ' the', 'ing'; see tokenizer.appendedText)
  */
-export function topPredictions(logits, offset, vocab, logSumExp, k, tokenizer) {
+export function topPredictions(logits, offset, vocab, logSumExp, k, tokenizer, context) {
   return topIds(logits, offset, vocab, k).map((id) => ({
     id,
     token: tokenizer.idToToken(id) ?? '',
-    text: tokenizer.decode([id]),
+    ...tokenizer.appendedText(context, id),
     p: Math.exp(logits[offset + id] - logSumExp),
   }));
 }

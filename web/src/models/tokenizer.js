@@ -3,16 +3,16 @@
 // implementation, with what a view of attention needs on top: each token's UTF-16 span in the
 // text it came from, and which tokens are special.
 //
-// The library returns ids and token strings but no offsets, so offsets are recovered by
-// aligning the tokens with the text (token-offsets.js): the text goes through the tokenizer's
-// own normalizer piece by piece (so every normalized byte knows the original characters it came
-// from), and each token's bytes are found in order in that normalized text.
+// The library returns ids and token strings but no offsets, so its encoding is replayed with an
+// alignment kept beside the text (token-offsets.js): the tokenizer.json's own normalizer and
+// pre-tokenizer components run over the whole text, each output character knowing the original
+// characters it came from, and each token's bytes are found in order in that text.
 
 import { Tokenizer } from '@huggingface/tokenizers';
 import { attnlensError, describe } from '../errors.js';
 import { optional, optionsObject } from './files/options.js';
 import { checkTokenizerPatterns } from './tokenizer-patterns.js';
-import { alignTokens, createSurface, normalizeWithMap, trimsOffsets } from './token-offsets.js';
+import { createSurface, encodeWithSpans, tokenBytes, trimsOffsets } from './token-offsets.js';
 
 const SPECIAL_ROLES = ['mask', 'cls', 'sep', 'pad', 'bos', 'eos', 'unk'];
 // Where tokenizer_config.json says nothing: the names these tokens have in common vocabularies.
@@ -75,6 +75,7 @@ export async function createTokenizer(files) {
 class ModelTokenizer {
   #library;
   #surface;
+  #json;
   #addedById;
   #specialIds;
   #trim;
@@ -84,6 +85,7 @@ class ModelTokenizer {
   constructor(library, json, config, files) {
     this.#library = library;
     this.#files = files;
+    this.#json = json;
     this.#surface = createSurface(json);
     this.#trim = trimsOffsets(json);
     this.#addedById = new Map();
@@ -91,7 +93,9 @@ class ModelTokenizer {
     for (const token of library.get_added_tokens_decoder().values()) {
       this.#addedById.set(token.id, token);
       // The unknown token stands for text that is there, so it is not marked special.
-      if (token.special && token.content !== json.model.unk_token) this.#specialIds.add(token.id);
+      if (token.special && token.content !== unknownToken(json.model)) {
+        this.#specialIds.add(token.id);
+      }
     }
     this.vocabSize = library.model.vocab.length;
     this.special = findSpecialTokens(library, config);
@@ -121,16 +125,9 @@ class ModelTokenizer {
       return_token_type_ids: true,
     });
     const segments = [text, pair].filter((s) => s !== null);
-    const content = segments.map((segment) => {
-      const own = library.encode(segment, { add_special_tokens: false });
-      const spans = alignTokens(segment, own.ids, own.tokens, {
-        normalized: normalizeWithMap(segment, library.normalizer),
-        surface: this.#surface,
-        added: this.#addedById,
-        trim: this.#trim,
-      });
-      return own.tokens.map((token, i) => ({ token, id: own.ids[i], ...spans[i] }));
-    });
+    const content = segments.map((segment) =>
+      encodeWithSpans(library, this.#json, segment, { surface: this.#surface, trim: this.#trim }),
+    );
 
     // The full encoding is the content of each segment with the template's tokens around it:
     // walk it, taking content tokens in order and marking the rest as the template's.
@@ -177,17 +174,42 @@ class ModelTokenizer {
   }
 
   decode(ids, { skipSpecialTokens = false } = {}) {
-    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
-      throw attnlensError(
-        'invalid_argument',
-        'ids',
-        `must be an array of token ids, got ${describe(ids)}`,
-      );
-    }
-    const list = Array.from(ids);
-    list.forEach((id, i) => this.#checkId(id, `ids[${i}]`));
+    const list = this.#checkIds(ids);
     if (list.length === 0) return '';
     return this.#library.decode(list, { skip_special_tokens: skipSpecialTokens });
+  }
+
+  /**
+   * What token `id` adds to the text of `ids` when appended: decode(ids + [id]) less decode(ids)
+   * (' upon' for '▁upon' or 'Ġupon', 'ing' for '##ing'; '' for a special token), decoded without
+   * special tokens and without clean_up_tokenization_spaces. A piece that
+   * ends inside a character (a byte-fallback <0xE4>, a byte-level byte of an emoji) adds what
+   * the decoder writes for it, U+FFFD, and is marked `partial`.
+   * @returns {{ text: string, partial: boolean }}
+   */
+  appendedText(ids, id) {
+    const list = this.#checkIds(ids);
+    this.#checkId(id, 'id');
+    if (this.#specialIds.has(id)) return { text: '', partial: false };
+    const bytes = tokenBytes(this.#surface, this.#library.id_to_token(id) ?? '');
+    const partial = bytes !== null && !isWholeUtf8(bytes);
+    // Decoders treat only the start of a text specially (Strip, Metaspace's prefix), so the
+    // last few ids are enough, from one that begins a character.
+    let from = Math.max(0, list.length - CONTEXT_WINDOW);
+    while (from < list.length && this.#continuesCharacter(list[from])) from++;
+    const context = list.slice(from);
+    // Without clean_up_tokenization_spaces: it rewrites text already there ('end !' -> 'end!').
+    const options = { skip_special_tokens: true, clean_up_tokenization_spaces: false };
+    const before = context.length ? this.#library.decode(context, options) : '';
+    const after = this.#library.decode([...context, id], options);
+    if (after.startsWith(before)) return { text: after.slice(before.length), partial };
+    return { text: this.#library.decode([id], options), partial };
+  }
+
+  // Whether a token's first byte is the middle of a UTF-8 character.
+  #continuesCharacter(id) {
+    const bytes = tokenBytes(this.#surface, this.#library.id_to_token(id) ?? '');
+    return bytes !== null && bytes.length > 0 && (bytes[0] & 0xc0) === 0x80;
   }
 
   idToToken(id) {
@@ -202,6 +224,19 @@ class ModelTokenizer {
     return this.#library.token_to_id(token);
   }
 
+  #checkIds(ids) {
+    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
+      throw attnlensError(
+        'invalid_argument',
+        'ids',
+        `must be an array of token ids, got ${describe(ids)}`,
+      );
+    }
+    const list = Array.from(ids);
+    list.forEach((id, i) => this.#checkId(id, `ids[${i}]`));
+    return list;
+  }
+
   #checkId(id, name) {
     if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize) {
       throw attnlensError(
@@ -210,6 +245,25 @@ class ModelTokenizer {
         `must be a token id between 0 and ${this.vocabSize - 1}, got ${describe(id)}`,
       );
     }
+  }
+}
+
+const CONTEXT_WINDOW = 16;
+
+// The unknown token's text: BPE and WordPiece name it, Unigram gives its index.
+function unknownToken(model) {
+  if (model.unk_token != null) return model.unk_token;
+  const entry = Number.isInteger(model.unk_id) ? model.vocab?.[model.unk_id] : null;
+  return Array.isArray(entry) ? entry[0] : null;
+}
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function isWholeUtf8(bytes) {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
   }
 }
 

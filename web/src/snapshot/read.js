@@ -115,6 +115,8 @@ function readPrediction(raw, field, vocabMax = 2 ** 31) {
     id: int(entry.id, `${field}.id`, 0, vocabMax),
     token: string(entry.token, `${field}.token`, SNAPSHOT_LIMITS.tokenText),
     text: string(entry.text, `${field}.text`, SNAPSHOT_LIMITS.tokenText),
+    // Snapshots written before predictions said so have no `partial`.
+    partial: entry.partial === undefined ? false : bool(entry.partial, `${field}.partial`),
     p,
   };
 }

@@ -5,11 +5,15 @@ import { el, tokenLabel } from './dom.js';
 
 const percent = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
 
-// A token that decodes to part of a character (a byte of a byte-level BPE) or a control
-// character reads as nothing useful: its vocabulary entry is shown instead.
+// What a prediction adds to the text, its word boundary shown as the token strip shows it
+// (' upon' reads '·upon', as the context's tokens do). A token that adds part of a character
+// (a byte piece), nothing (a special token) or a control character reads as nothing useful:
+// its vocabulary entry is shown instead.
 const UNREADABLE = /[\uFFFD\p{Cc}]/u;
-export function predictionLabel({ text, token }) {
-  return UNREADABLE.test(text.replace(/[\n\t]/g, '')) ? token : tokenLabel(text);
+export function predictionLabel({ text, token, partial = false }) {
+  return partial || text === '' || UNREADABLE.test(text.replace(/[\n\t]/g, ''))
+    ? token
+    : tokenLabel(text);
 }
 
 /**

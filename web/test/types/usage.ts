@@ -258,6 +258,13 @@ async function models(): Promise<void> {
   // @ts-expect-error qwen2 checkpoints run the llama architecture
   const qwen: ModelInfo['architecture'] = 'qwen2';
   void [masks, weights, logits, first, token.start, types, grouped, qwen];
+  const next = run.predictions[0] as TokenPrediction;
+  const added: { text: string; partial: boolean } = model.tokenizer.appendedText(
+    run.tokens.map((t) => t.id),
+    next.id,
+  );
+  const partial: boolean = next.partial;
+  void [added, partial];
   await model.run('the cat [MASK]', { masks: ['global', 'causal'], pair: 'a dog', truncate: true });
   const projected: LayerProjections | undefined = (await model.run('x', { projections: 1 }))
     .projections;
