@@ -130,32 +130,53 @@ export function readLlama2cHeader(bytes, file, fileBytes = bytes.byteLength) {
     groupSize,
     headerBytes,
   };
-  const layout = tensorLayout(header);
-  if (version === 2) {
-    for (const tensor of layout.quantized) {
-      if (tensor.count % groupSize !== 0) {
-        throw fail(
-          'out_of_range',
-          `${tensor.name} has ${tensor.count} values, not a multiple of group_size ${groupSize}`,
-        );
-      }
-    }
-  }
-  header.expectedBytes = layout.end;
-  if (fileBytes !== layout.end) {
+  // Checked before any per-layer list is made: a header claiming 2^24 layers is refused here.
+  header.expectedBytes = fileBytesOf(header);
+  if (fileBytes !== header.expectedBytes) {
     throw fail(
       'shape_mismatch',
       `is ${fileBytes} bytes, but its header (version ${version}, dim ${dim}, ` +
         `hidden_dim ${header.hiddenDim}, ${header.layers} layers, vocab ${header.vocab}, ` +
-        `seq_len ${header.seqLen}) implies ${layout.end} bytes`,
+        `seq_len ${header.seqLen}) implies ${bytesText(header.expectedBytes)} bytes`,
     );
   }
   return header;
 }
 
-// The tensors in file order, as { name, shape, count, offset } (offsets in bytes); `quantized`
-// lists version 2's int8 tensors, whose scales follow them all. Sizes are computed in doubles:
-// exact up to 2^53, and any header that goes past that is refused by the length check anyway.
+const bytesText = (bytes) =>
+  Number.isSafeInteger(bytes) ? String(bytes) : `about ${bytes.toExponential(2)}`;
+
+// The file length a header implies, computed in doubles: exact up to 2^53, and a header past that
+// implies more than any file holds. export.py makes version 2's group_size divide dim, and every
+// matrix has dim as one side, so every tensor is whole groups.
+function fileBytesOf({
+  version,
+  dim,
+  hiddenDim,
+  layers,
+  heads,
+  kvHeads,
+  headSize,
+  vocab,
+  seqLen,
+  sharedClassifier,
+  groupSize,
+  headerBytes,
+}) {
+  const norms = (2 * layers + 1) * dim;
+  const classifier = sharedClassifier ? 0 : vocab * dim;
+  const matrices =
+    vocab * dim +
+    layers * (2 * heads * headSize * dim + 2 * kvHeads * headSize * dim + 3 * hiddenDim * dim) +
+    classifier;
+  if (version === 2) return headerBytes + 4 * norms + matrices + (4 * matrices) / groupSize;
+  const ropeTables = version === 0 ? seqLen * headSize : 0;
+  return headerBytes + 4 * (norms + matrices + ropeTables);
+}
+
+// The tensors in file order, as { name, shape, count, offset } (offsets in bytes; version 2's
+// int8 tensors also have scaleOffset: their scales follow them all). Only for a header whose
+// length was checked.
 function tensorLayout(header) {
   const { dim, hiddenDim, layers, heads, kvHeads, headSize, vocab, seqLen } = header;
   const kvDim = kvHeads * headSize;
@@ -230,7 +251,7 @@ function tensorLayout(header) {
     tensor.scaleOffset = offset;
     offset += (tensor.count / (header.groupSize || 1)) * 4;
   }
-  return { tensors: [...order, ...quantized], quantized, end: offset };
+  return [...order, ...quantized];
 }
 
 /**
@@ -241,7 +262,7 @@ function tensorLayout(header) {
  */
 export function readLlama2cCheckpoint(bytes, file) {
   const header = readLlama2cHeader(bytes, file);
-  const { tensors } = tensorLayout(header);
+  const tensors = tensorLayout(header);
   const entries = [];
   for (const tensor of tensors) {
     if (tensor.unused) continue;
