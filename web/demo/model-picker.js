@@ -67,6 +67,8 @@ export class ModelPicker {
     }
     if (state.view === 'heads') patch.view = 'model';
     this.update(patch, { immediate: true });
+    // A bundled model downloads nothing: it loads at once, with no Load button to press.
+    if (entry?.bundled) this.session.load(this.getState());
   }
 
   #isExampleText(text) {

@@ -106,7 +106,7 @@ test('a version 2 header with a bad group size', async () => {
   }
 });
 
-test('bad tokenizers: a length past the end, too short, the wrong vocabulary, broken pieces', async () => {
+test('bad tokenizers: lengths past the end, too short, another vocabulary, broken pieces', async () => {
   // Where token `id`'s score and length are: walk the file to it.
   const view = new DataView(TOKENIZER.buffer, TOKENIZER.byteOffset);
   const offsetOf = (id) => {

@@ -7,7 +7,8 @@
 // (bundled name, path, folder, File objects, URL, Hub path).
 //
 // Tolerances (float32 against float64 through five layers; measured worst 6.4e-6 attention,
-// 1.7e-5 logits): attention abs 2e-5; logits abs 5e-5 + rel 2e-5, as models-run.test.js. The version 2 run is checked against the reference of the dequantised weights.
+// 1.7e-5 logits): attention abs 2e-5; logits abs 5e-5 + rel 2e-5, as models-run.test.js. The
+// version 2 run is checked against the reference of the dequantised weights.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -212,7 +213,7 @@ test('a path, a folder without config.json, File objects, a URL and a Hub path',
   }
 });
 
-test('the tokenizer option: only for llama2.c checkpoints, and not for a bundled model', async () => {
+test('the tokenizer option: for llama2.c checkpoints only, not for a bundled model', async () => {
   await rejectsWith(loadModelFiles('stories260K', { tokenizer: TOKENIZER }), {
     name: 'TypeError',
     code: 'invalid_argument',

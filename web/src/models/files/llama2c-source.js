@@ -14,6 +14,7 @@
 import { attnlensError, describe } from '../../errors.js';
 import { nodeBuiltin } from '../../loader.js';
 import { abortable, throwIfAborted } from './abort.js';
+import { BUNDLED, isBundledModel } from './bundled.js';
 import { cachedBytes, cachedSize, openModelCache, storeBytes } from './cache.js';
 import { download, headSize, httpError, request } from './download.js';
 import { checkHubUrl, validateHubId, validateRevision } from './hub.js';
@@ -25,25 +26,7 @@ import { createTensorSet } from './tensor-set.js';
 export const LLAMA2C_TOKENIZER_URL =
   'https://raw.githubusercontent.com/karpathy/llama2.c/master/tokenizer.bin';
 
-// The models attnlens carries, by the name loadModel() takes. Sizes are the files' own (the
-// bundled README has their sha256; a test checks both), so a page knows them with no request.
-const BUNDLED = {
-  stories260K: {
-    model: {
-      name: 'stories260K.bin',
-      bytes: 1056540,
-      url: () => new URL('../bundled/stories260K/stories260K.bin', import.meta.url),
-    },
-    tokenizer: {
-      name: 'tok512.bin',
-      bytes: 6227,
-      url: () => new URL('../bundled/stories260K/tok512.bin', import.meta.url),
-    },
-  },
-};
-
-/** The names of the bundled models ('stories260K'). */
-export const BUNDLED_MODELS = Object.freeze(Object.keys(BUNDLED));
+export { BUNDLED_MODELS } from './bundled.js';
 
 const TOKENIZER_NAME = /^(tokenizer|tok\d*)\.bin$/i;
 // A .bin that is not PyTorch's (pytorch_model.bin and its shards) nor a tokenizer.
@@ -77,7 +60,7 @@ export async function openLlama2cSource(source, options) {
 }
 
 async function findLlama2c(source, options) {
-  if (typeof source === 'string' && Object.hasOwn(BUNDLED, source)) {
+  if (isBundledModel(source)) {
     return bundledSource(source, options);
   }
   if (Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList)) {
