@@ -58,7 +58,7 @@ test('a truncated checkpoint, and one with bytes past its end', async () => {
   await refused(load(longer), 'shape_mismatch', 'model.bin', /implies 1056540 bytes/);
 });
 
-test('a header claiming huge dimensions is refused by its size, with no large allocation', async () => {
+test('a header claiming huge dimensions is refused by its size, before allocating', async () => {
   const before = process.memoryUsage().arrayBuffers;
   const cases = [
     withInts(MODEL, 0, [1 << 24, 1 << 24, 1 << 24, 1 << 12, 1 << 12, 1 << 24, 1 << 24]),
@@ -106,7 +106,7 @@ test('a version 2 header with a bad group size', async () => {
   }
 });
 
-test('bad tokenizers: lengths past the end, too short, another vocabulary, broken pieces', async () => {
+test('bad tokenizers: past the end, too short, another vocabulary, broken pieces', async () => {
   // Where token `id`'s score and length are: walk the file to it.
   const view = new DataView(TOKENIZER.buffer, TOKENIZER.byteOffset);
   const offsetOf = (id) => {

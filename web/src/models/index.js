@@ -1,5 +1,6 @@
 // attnlens/models: real transformer checkpoints (GPT-2, GPT-Neo, BERT, Llama, Qwen2, llama2.c)
-// run on attnlens' own kernels. Contract: docs/JS_API.md ("attnlens/models"); types: ../../models.d.ts.
+// run on attnlens' own kernels. Contract: docs/JS_API.md ("attnlens/models"); types:
+// ../../models.d.ts.
 
 export { loadModel, MODEL_OPTIONS } from './load-model.js';
 export { RUN_OPTIONS } from './model.js';
