@@ -3,7 +3,7 @@
 //   'stories260K'                  the model attnlens carries (bundled/stories260K/): no network
 //   File objects                   a checkpoint .bin and a tokenizer .bin, picked or dropped
 //   'https://.../stories15M.bin'   a checkpoint's URL
-//   'owner/name/path/file.bin'     a checkpoint in a Hub repo ('karpathy/tinyllamas/stories15M.bin')
+//   'owner/name/path/file.bin'     a checkpoint in a Hub repo (karpathy/tinyllamas/stories15M.bin)
 //   a Node path or file: URL       a checkpoint file, or a folder with one and no config.json
 // The tokenizer is options.tokenizer (a URL or path, resolved against the checkpoint's, a File or
 // the bytes) where given; else the files beside the checkpoint: tok{vocab_size}.bin, then

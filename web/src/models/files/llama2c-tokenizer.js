@@ -5,9 +5,9 @@
 //   int32 max_token_length, then per token: float32 score, int32 length, `length` UTF-8 bytes
 //
 // The file does not say how many tokens it holds: the model's vocab_size does (run.c reads it
-// that way). Pieces have ' ' where SentencePiece writes U+2581; ids 0, 1, 2 are unk, BOS ("\n<s>\n")
-// and EOS ("\n</s>\n"); ids 3..258 are the byte pieces <0x00>..<0xFF>, which run.c's byte
-// fallback assumes.
+// that way). Pieces have ' ' where SentencePiece writes U+2581; ids 0, 1, 2 are unk, BOS
+// ("\n<s>\n") and EOS ("\n</s>\n"); ids 3..258 are the byte pieces <0x00>..<0xFF>, which run.c's
+// byte fallback assumes.
 //
 // The result is what the transformers library makes of a Llama 2 SentencePiece model: a BPE model
 // with byte fallback whose merges come from the pieces and scores (every split of a piece into
