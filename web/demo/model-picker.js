@@ -115,6 +115,10 @@ export class ModelPicker {
     e.modelPicker.classList.toggle('is-folded', loaded && !this.expanded);
     this.session.describeCatalog(state);
     this.session.describe(state);
+    // A bundled model named by the link loads as it does when picked: there is nothing to download.
+    if (catalogEntry(state.model)?.bundled && !loaded && !this.session.loading) {
+      this.session.load(state);
+    }
     this.#renderList(state);
     this.#renderDetails(state);
   }
