@@ -59,6 +59,10 @@ describe('real models on the page and in the widget', () => {
     site = siteWithLensPages({
       'snapshot.html': lensPage(snapshotBody),
       'model.html': lensPage(modelBody),
+      'bundled.html': lensPage(
+        '<attn-lens id="story" model="stories260K" layer="5" view="heads"' +
+          ' text="Once upon a time, there was a little girl named Lily."></attn-lens>',
+      ),
       'violations.js': VIOLATIONS_JS,
     });
     browser = await openBrowser({ root: site });
@@ -318,6 +322,29 @@ describe('real models on the page and in the widget', () => {
     assert.deepEqual(drawn.rows, shown.rows);
     assert.deepEqual(drawn.values, shown.values);
     assert.deepEqual(wasm, [], 'no engine and no model were fetched');
+    assert.equal(await lens.textContent('#violations'), '0');
+    assert.deepEqual(problems(lens), []);
+    await lens.close();
+  });
+
+  it('a widget with model="stories260K" runs the bundled model at once, with no click', async () => {
+    const lens = await newPage(browser.context);
+    const hubRequests = hub.requests.length;
+    await lens.goto(`${browser.base}/lens/bundled.html`);
+    await lens.waitForFunction(
+      () => document.getElementById('story').dataset.state === 'ready',
+      null,
+      { timeout: 30000 },
+    );
+    assert.equal(await lens.locator('#story >> .load-model').count(), 0, 'no Load button');
+    assert.equal(hub.requests.length, hubRequests, 'nothing asked of the Hub');
+    // Layer 5's eight heads, drawn from the trained model.
+    const shown = await lens.evaluate(
+      () => document.getElementById('story').shadowRoot.textContent,
+    );
+    assert.match(shown, /stories260K|llama/);
+    assert.equal(await lens.locator('#story >> [data-head]').count(), 8);
+    await lens.locator('#story').screenshot({ path: artifact('widget-stories260K.png') });
     assert.equal(await lens.textContent('#violations'), '0');
     assert.deepEqual(problems(lens), []);
     await lens.close();
