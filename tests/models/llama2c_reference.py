@@ -7,10 +7,11 @@ the SiLU-gated MLP, the shared or stored classifier).
 
 Reads one JSON request on stdin, writes one JSON answer on stdout:
 
-  request  {"model": path, "tokenizer": path, "texts": [...], "greedy": steps,
+  request  {"model": path, "tokenizer": path, "texts": [...], "encode": [...], "greedy": steps,
             "write": null | {"version": 1 | 2, "path": ..., "group_size": 64}}
   answer   {"cases": [{"ids": [...], "attention": [layers * heads * N * N],
                        "logits": [N * vocab]}],
+            "encoded": [[ids of each "encode" text]],
             "greedy": {"ids": [...], "text": "..."}}
 
 `write` re-exports the model it read as a version 1 or 2 file, as llama2.c's export.py lays them
@@ -245,7 +246,8 @@ def main():
         attention, logits = forward(p, w, ids)
         cases.append({"ids": ids, "attention": attention.flatten().tolist(),
                       "logits": logits.flatten().tolist()})
-    answer = {"cases": cases}
+    answer = {"cases": cases,
+              "encoded": [encode(text, pieces, scores) for text in request.get("encode", [])]}
     steps = request.get("greedy", 0)
     if steps:
         ids = [1]

@@ -33,6 +33,22 @@ const TEXTS = [
   'Once upon a time, there was a little girl named Lily.',
   'Tom said: "Hi!"\n\nThe cat 🐱 sat   on the mat.\tThen café, naïve, 你好.',
 ];
+// run.c's encode() against the tokenizer.json made from tok512.bin: spaces in runs, tabs and
+// newlines, punctuation, accents (composed and combining), CJK and emoji (byte fallback), an
+// empty text, a lone space.
+const ENCODE_TEXTS = [
+  '',
+  ' ',
+  'Lily and Ben',
+  '  two  spaces   three',
+  'tab\there\nnewline\r\n\nend',
+  '"Wow!" she said. "It\'s big?" - yes; (ok) [no] {x} 3.14 100%',
+  'café naïve résumé e\u0301',
+  '你好，世界',
+  '🐱🐶 🦄!',
+  'ÀÉÎÕÜ ß ø Ω Ж',
+  'The the THE tHe',
+];
 const STORY =
   'Once upon a time, there was a little girl named Lily. She loved to play outside in the park';
 const GREEDY_STEPS = 32;
@@ -59,6 +75,7 @@ before(async () => {
   work = mkdtempSync(join(tmpdir(), 'attnlens-llama2c-'));
   reference = runReference({
     model: MODEL,
+    encode: ENCODE_TEXTS,
     greedy: GREEDY_STEPS,
     write: { version: 1, path: join(work, 'v1.bin') },
   });
@@ -116,6 +133,18 @@ test('stories260K by name: ids, every layer and head, logits against run.c seman
   );
   assert.equal(model.info.parameters, 260032);
   await checkAgainst(model, reference, 'stories260K');
+  model.dispose();
+});
+
+test("tok512.bin's tokenizer.json encodes as run.c's encode() does", async () => {
+  const model = await loadModel('stories260K', { attention });
+  ENCODE_TEXTS.forEach((text, i) => {
+    assert.deepEqual(
+      model.tokenizer.encode(text).ids,
+      reference.encoded[i],
+      `ids of ${JSON.stringify(text)}`,
+    );
+  });
   model.dispose();
 });
 
