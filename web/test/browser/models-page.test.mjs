@@ -327,7 +327,7 @@ describe('real models on the page and in the widget', () => {
     await lens.close();
   });
 
-  it('a widget with model="stories260K" runs the bundled model at once, with no click', async () => {
+  it('a widget with model="stories260K" runs the bundled model at once: no click', async () => {
     const lens = await newPage(browser.context);
     const hubRequests = hub.requests.length;
     await lens.goto(`${browser.base}/lens/bundled.html`);
