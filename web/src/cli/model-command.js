@@ -39,8 +39,8 @@ Options:
                      predictions as JSON
 
 Examples:
-  attnlens --model stories260K "Once upon a time, there was a little girl" --layer 4 --head all
-  attnlens --model ./stories15M.bin --tokenizer ./tokenizer.bin "Once upon a time"
+  attnlens --model stories260K "Once upon a time, there was a" --head all
+  attnlens --model stories15M.bin --tokenizer tokenizer.bin "Once upon a time"
   attnlens --model ./TinyStories-1M "Once upon a time" --layer 3 --head all`;
 
 const OPTIONS = {

@@ -32,6 +32,7 @@ const TOKENIZER_NAME = /^(tokenizer|tok\d*)\.bin$/i;
 // A .bin that is not PyTorch's (pytorch_model.bin and its shards) nor a tokenizer.
 const isCheckpointName = (name) =>
   /\.bin$/i.test(name) && !/^pytorch_model/i.test(name) && !TOKENIZER_NAME.test(name);
+const LOOKS_LIKE_PATH = /^(\.{1,2}[\\/]|[\\/]|[A-Za-z]:[\\/]|~)/;
 const inNode = () => typeof globalThis.process?.versions?.node === 'string';
 
 /**
@@ -83,6 +84,9 @@ async function findLlama2c(source, options) {
   if (inNode() && (text.startsWith('file:') || (await existsLocally(text)))) {
     return localLlama2c(text, options);
   }
+  if (inNode() && LOOKS_LIKE_PATH.test(text) && isCheckpointName(text.split(/[\\/]/).pop())) {
+    throw attnlensError('not_found', 'source', `no llama2.c checkpoint at ${text}`);
+  }
   // owner/name/path/to/file.bin: a checkpoint inside a Hub repo.
   const parts = text.split('/');
   if (parts.length >= 3 && isCheckpointName(parts[parts.length - 1])) {
@@ -99,7 +103,15 @@ async function findLlama2c(source, options) {
   return null;
 }
 
-const lastSegment = (path) => decodeURIComponent(path.split('/').pop() ?? '');
+// The file name at the end of a URL path (as written, where its %-escapes are malformed).
+function lastSegment(path) {
+  const segment = path.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 async function existsLocally(text) {
   const fs = (await nodeBuiltin('fs')).promises;
