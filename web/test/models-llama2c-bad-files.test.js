@@ -1,12 +1,16 @@
 // Hostile llama2.c files: each is refused with an error naming the file and the problem, before
 // anything the size of what the header claims is allocated (the process's ArrayBuffer memory is
-// watched while a header claims gigabytes).
+// watched while a header claims gigabytes); then seeded mutations of the header and the
+// tokenizer, each a model or a clean error.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { readLlama2cCheckpoint } from '../src/models/files/llama2c.js';
+import { llama2cTokenizerFiles } from '../src/models/files/llama2c-tokenizer.js';
 import { loadModelFiles } from '../src/models/index.js';
+import { random } from './support/helpers.js';
 import { rejectsWith } from './support/tiny-models.mjs';
 
 const BUNDLED = new URL('../src/models/bundled/stories260K/', import.meta.url);
@@ -146,4 +150,39 @@ test('bad tokenizers: past the end, too short, another vocabulary, broken pieces
       message,
     });
   }
+});
+
+test('seeded mutations of the header and the tokenizer: a model, or a clean error', () => {
+  const codes = new Set(['invalid_argument', 'out_of_range', 'shape_mismatch', 'non_finite']);
+  const next = random(260);
+  const pick = (n) => Math.floor(((next() + 1) / 2) * n);
+  const outcome = (work, file) => {
+    try {
+      work();
+      return 'read';
+    } catch (error) {
+      assert.ok(codes.has(error.code), `${file}: ${error.stack}`);
+      assert.equal(error.parameter, file, error.message);
+      return error.code;
+    }
+  };
+  const seen = new Set();
+  for (let round = 0; round < 400; round++) {
+    // The header (the first 28 bytes, or a versioned one), with bytes flipped or set to extremes.
+    const model =
+      round % 2
+        ? MODEL.slice()
+        : versioned(round % 4 === 0 ? 2 : 1, [64, 172, 5, 8, 4, 512, 512], { groupSize: 64 });
+    for (let i = 0, n = 1 + pick(4); i < n; i++) {
+      model[pick(round % 2 ? 28 : 64)] = [0x00, 0xff, 0x7f, 0x80, pick(256)][pick(5)];
+    }
+    seen.add(outcome(() => readLlama2cCheckpoint(model, 'model.bin'), 'model.bin'));
+    const tokenizer = TOKENIZER.slice();
+    for (let i = 0, n = 1 + pick(4); i < n; i++) tokenizer[pick(tokenizer.length)] ^= 1 << pick(8);
+    seen.add(outcome(() => llama2cTokenizerFiles(tokenizer, 'tok512.bin', 512, 512), 'tok512.bin'));
+  }
+  assert.ok(
+    seen.has('read') && seen.has('shape_mismatch') && seen.has('out_of_range'),
+    [...seen].join(),
+  );
 });
