@@ -337,7 +337,12 @@ function shapeValues(about) {
 }
 
 function loadedText(info) {
-  return t(info.fromCache ? 'modelLoadedOffline' : 'modelLoaded', {
+  const key = info.bundled
+    ? 'modelLoadedBundled'
+    : info.fromCache
+      ? 'modelLoadedOffline'
+      : 'modelLoaded';
+  return t(key, {
     type: info.modelType,
     layers: info.layers,
     heads: info.heads,

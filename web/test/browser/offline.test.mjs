@@ -165,7 +165,7 @@ describe('the built site offline', () => {
     });
     assert.match(
       await page.textContent('.model-status.is-ready'),
-      /^Loaded(, offline)?: llama · 5 layers × 8 heads/,
+      /^Loaded: llama · 5 layers × 8 heads .* It comes with the page: no download, offline too\.$/,
     );
     assert.equal(
       await page.inputValue('#main-text'),

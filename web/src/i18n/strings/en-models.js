@@ -60,6 +60,9 @@ export const enModels = {
   modelLoaded:
     'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}. ' +
     'Kept in this browser for next time.',
+  modelLoadedBundled:
+    'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}. ' +
+    'It comes with the page: no download, offline too.',
   modelLoadedOffline:
     'Loaded from this browser’s cache, no network needed: {type} · {layers} layers × {heads} ' +
     'heads · {parameters} parameters · {backend}.',

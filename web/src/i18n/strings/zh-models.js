@@ -55,6 +55,9 @@ export const zhModels = {
   modelLoaded:
     '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。已保存在本浏' +
     '览器中，下次可直接使用。',
+  modelLoadedBundled:
+    '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。' +
+    '它随页面附带：无需下载，离线也可用。',
   modelLoadedOffline:
     '已从本浏览器的缓存加载，无需联网：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数' +
     ' · {backend}。',
