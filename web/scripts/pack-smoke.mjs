@@ -1,7 +1,9 @@
 // The package as users get it: `npm pack`, install the tarball into an empty project, then import
 // it from Node, type-check a consumer against its .d.ts, run its CLI, and check that every module
 // the widget imports is in it, that it holds every module loader.js may load (from the loader's
-// own FLAVOURS table, read from the installed copy) and its license. Before that, `npm pack` of a
+// own FLAVOURS table, read from the installed copy) and its license, and load the widget from it
+// in headless Chromium with a snapshot= and a model= element (the model served by a local
+// server in the Hub's layout). Before that, `npm pack` of a
 // copy whose src/wasm/ is missing or stale must build it or refuse (scripts/prepack.mjs).
 // Installing it fetches its dependencies (@huggingface/tokenizers and fflate, used by the model
 // loaders) from npm.
@@ -16,6 +18,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
+import { writeSnapshot } from '../src/snapshot/write.js';
+import { startHubServer } from '../test/support/hub-server.mjs';
+import { newPage, openBrowser } from './chromium.mjs';
 
 const web = fileURLToPath(new URL('../', import.meta.url));
 const tsc = join(web, 'node_modules', '.bin', 'tsc');
@@ -78,6 +83,111 @@ function packRefusals() {
   console.log('npm pack with src/wasm/ missing: refused; stale in a checkout: ran build-wasm.sh');
 }
 
+// The installed widget in headless Chromium, its modules served from the consumer project as
+// they were installed (an import map names the two dependencies): one <attn-lens snapshot=...>
+// (a snapshot of the tiny model's run, written here) and one <attn-lens model=...> whose Load
+// button is pressed, the model served from a local server in the Hub's layout. The tarball's
+// widget imports widget-models.js for both: without it they end in "Failed to fetch".
+async function widgetFromTarball(project, modelFolder) {
+  const id = 'attnlens/tiny-gpt2';
+  const text = 'The quick brown fox';
+  const hubRoot = join(work, 'hub');
+  cpSync(modelFolder, join(hubRoot, ...id.split('/'), 'main'), { recursive: true });
+  writeFileSync(
+    join(project, 'snapshot-run.mjs'),
+    `
+    import { loadModel } from 'attnlens/models';
+    const model = await loadModel(process.argv[2]);
+    const run = await model.run(process.argv[3]);
+    console.log(JSON.stringify({ info: model.info, tokens: run.tokens,
+      attention: [...run.attention], predictions: run.predictions }));`,
+  );
+  const run = JSON.parse(
+    execFileSync('node', ['snapshot-run.mjs', modelFolder, text], {
+      cwd: project,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    }),
+  );
+  const { info, tokens } = run;
+  const n = tokens.length;
+  // A causal model's layers each see the keys up to the query.
+  const causal = Uint8Array.from({ length: n * n }, (_, i) => (i % n <= Math.floor(i / n) ? 1 : 0));
+  const all = (count) => Array.from({ length: count }, (_, i) => i);
+  const snapshot = writeSnapshot(
+    {
+      model: { id, revision: 'main', ...info },
+      text,
+      pair: null,
+      tokens,
+      attention: Float32Array.from(run.attention),
+      visible: all(info.layers).map(() => causal),
+      layerMasks: info.layerMasks,
+      surgery: null,
+      predictions: run.predictions,
+      selected: { layer: 0, head: 0 },
+    },
+    { layers: all(info.layers), heads: all(info.heads) },
+  );
+  writeFileSync(join(project, 'snapshot.json'), JSON.stringify(snapshot));
+  const modules = '/node_modules';
+  const imports = {
+    '@huggingface/tokenizers': `${modules}/@huggingface/tokenizers/dist/tokenizers.mjs`,
+    fflate: `${modules}/fflate/esm/browser.js`,
+  };
+  writeFileSync(
+    join(project, 'widget.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>widget</title>
+<link rel="icon" href="data:,">
+<script type="importmap">${JSON.stringify({ imports })}</script>
+<script type="module" src="${modules}/attnlens/widget/attnlens-widget.js"></script>
+</head><body>
+<attn-lens id="snap" snapshot="snapshot.json"></attn-lens>
+<attn-lens id="live" model="${id}" text="${text}"></attn-lens>
+</body></html>`,
+  );
+  const hub = await startHubServer({ root: hubRoot });
+  const browser = await openBrowser({ root: project });
+  try {
+    await browser.context.addInitScript((url) => {
+      globalThis.ATTNLENS_HUB_URL = url;
+    }, hub.url);
+    const page = await newPage(browser.context);
+    await page.goto(`${browser.base}/widget.html`);
+    const settled = (element, states) =>
+      page.waitForFunction(
+        ([element, states]) => states.includes(document.getElementById(element).dataset.state),
+        [element, states],
+        { timeout: 60000 },
+      );
+    const status = (element) =>
+      page.evaluate(
+        (element) => document.getElementById(element).shadowRoot.textContent.slice(0, 300),
+        element,
+      );
+    await settled('snap', ['ready', 'error']);
+    assert.equal(await page.getAttribute('#snap', 'data-state'), 'ready', await status('snap'));
+    await settled('live', ['waiting-load', 'error']);
+    assert.equal(
+      await page.getAttribute('#live', 'data-state'),
+      'waiting-load',
+      await status('live'),
+    );
+    await page.locator('#live .load-model').click();
+    await settled('live', ['ready', 'error']);
+    assert.equal(await page.getAttribute('#live', 'data-state'), 'ready', await status('live'));
+    const cells = await page.evaluate(
+      () => document.getElementById('live').shadowRoot.querySelectorAll('table td').length,
+    );
+    assert.ok(cells >= n * n, `the model's heatmap table has ${cells} cells`);
+    const problems = page.problems.filter((line) => !line.includes(new URL(hub.url).origin));
+    assert.deepEqual(problems, [], 'no console errors or failed requests');
+  } finally {
+    await browser.close();
+    await hub.close();
+  }
+}
+
 try {
   packRefusals();
   const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], web));
@@ -91,6 +201,7 @@ try {
     'src/index.js',
     'src/inline.js',
     'widget/attnlens-widget.js',
+    'widget/widget-models.js',
     'widget/widget-style.js',
     'widget.d.ts',
     'src/models/files/index.js',
@@ -112,7 +223,8 @@ try {
     (f) =>
       /^(test|scripts|node_modules|demo)\//.test(f) ||
       f.includes('-eval.') ||
-      (f.startsWith('widget/') && !/^widget\/(attnlens-widget|widget-style)\.js$/.test(f)),
+      (f.startsWith('widget/') &&
+        !/^widget\/(attnlens-widget|widget-models|widget-style)\.js$/.test(f)),
   );
   assert.deepEqual(strays, [], 'files that do not belong in the tarball');
   console.log(
@@ -320,6 +432,9 @@ try {
   );
   assert.equal(modelCli.predictions[0].position, 3);
   console.log('installed package: attnlens/models runs a tiny checkpoint, by the API and the CLI');
+
+  await widgetFromTarball(project, join(models, 'gpt2.safetensors'));
+  console.log('installed package: the widget draws a snapshot and a model in Chromium');
 
   // attnlens/train from the installed package: its worker starts from the installed files.
   writeFileSync(

@@ -55,9 +55,24 @@ export function typedArray(value, name, Type) {
   if (typedArrayName(value) !== Type.name) {
     throw typeError(name, `must be a ${Type.name}, got ${describe(value)}`);
   }
+  // What the array says its length is, against its [[ArrayLength]] slot: an own or inherited
+  // `length` that lies is refused, never believed (nor silently ignored).
+  let claimed;
+  try {
+    claimed = value.length;
+  } catch {
+    claimed = undefined;
+  }
   const view = genuineView(value, Type);
   if (view === null) {
     throw typeError(name, `must be a ${Type.name} whose ArrayBuffer is not detached (transferred)`);
+  }
+  if (claimed !== view.length) {
+    throw typeError(
+      name,
+      `is a ${Type.name} of ${view.length} elements whose length property says ` +
+        `${describe(claimed)}: its length was redefined`,
+    );
   }
   return view;
 }

@@ -47,15 +47,61 @@ async function documentedError(call, ErrorClass, code, parameter) {
 const detach = (array) => structuredClone(array.buffer, { transfer: [array.buffer] });
 
 describe('typed arrays are known by their internal slots', () => {
-  it('a redefined length does not make the engine read past the array', async () => {
+  it('a redefined length is refused, and the engine reads nothing past the array', async () => {
     const heapBefore = backend.heapBytesInUse();
-    const lying = Float32Array.from(q); // 16 elements: 4 queries of 4
-    Object.defineProperty(lying, 'length', { value: 64 }); // would be 16 queries
-    Object.defineProperty(lying, 'byteLength', { value: 256 });
-    const r = await attn.attention(lying, k, v, shape);
-    assert.equal(r.output.length, 4 * D, 'four queries, as the memory holds');
-    assertClose(r.output, referenceAttention(q, k, v, shape).output, 'output', 1e-5);
+    for (const [name, claimed] of [
+      ['q', 64], // 16 elements that would be 16 queries
+      ['k', 8],
+      ['v', 1e9],
+    ]) {
+      const lying = Float32Array.from({ q, k, v }[name]);
+      Object.defineProperty(lying, 'length', { value: claimed });
+      Object.defineProperty(lying, 'byteLength', { value: 4 * claimed });
+      const inputs = { q, k, v, [name]: lying };
+      const e = await documentedError(
+        () => attn.attention(inputs.q, inputs.k, inputs.v, shape),
+        TypeError,
+        'invalid_argument',
+        name,
+      );
+      assert.equal(
+        e.message,
+        `${name}: is a Float32Array of ${new Float32Array(lying.buffer).length} elements ` +
+          'whose length property says ' +
+          `${claimed}: its length was redefined`,
+      );
+    }
+    // multiHead's input and weights, and the backward pass's gradient, the same.
+    const w = tensor(D * D, 5);
+    const lyingX = tensor(3 * D, 6);
+    Object.defineProperty(lyingX, 'length', { value: 6 * D });
+    const weights = { wQuery: w, wKey: w, wValue: w, wOut: w };
+    await documentedError(
+      () => attn.multiHead(lyingX, weights, shape),
+      TypeError,
+      'invalid_argument',
+      'x',
+    );
+    const lyingW = Float32Array.from(w);
+    Object.defineProperty(lyingW, 'length', { get: () => 2 * D * D });
+    await documentedError(
+      () => attn.multiHead(tensor(3 * D, 6), { ...weights, wOut: lyingW }, shape),
+      TypeError,
+      'invalid_argument',
+      'wOut',
+    );
+    const dOutput = Float32Array.from(q);
+    Object.defineProperty(dOutput, 'length', { value: 0 });
+    await documentedError(
+      () => attn.attentionBackward(q, k, v, dOutput, shape),
+      TypeError,
+      'invalid_argument',
+      'dOutput',
+    );
     assert.equal(backend.heapBytesInUse(), heapBefore);
+    // Still usable: the same arrays, honest, give the reference output.
+    const r = await attn.attention(q, k, v, shape);
+    assertClose(r.output, referenceAttention(q, k, v, shape).output, 'output', 1e-5);
   });
 
   it('a subarray with a redefined byteOffset is read where it really starts', async () => {

@@ -2,7 +2,15 @@
 // names and what the message says. Files from outside are hostile until validated.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -11,7 +19,9 @@ import { loadModelFiles } from '../src/models/files/index.js';
 import { readSafetensors, writeSafetensors } from '../src/models/files/safetensors.js';
 import { createTensorSet } from '../src/models/files/tensor-set.js';
 import { readTorchZip } from '../src/models/files/torch-zip.js';
-import { op, stateDictPickle, torchZip } from './support/torch-pickle.mjs';
+import { callBounded } from './support/bounded.mjs';
+import { writeTinyModel } from './support/model-fixtures.mjs';
+import { op, stateDictPickle, tensorOps, torchZip } from './support/torch-pickle.mjs';
 
 const FILE = 'model.safetensors';
 const good = writeSafetensors({
@@ -80,6 +90,20 @@ const BAD_SAFETENSORS = [
     RangeError,
     'out_of_range',
     /tensors 'a' \[0, 16\] and 'b' \[8, 16\] overlap/,
+  ],
+  [
+    'a gap between tensors',
+    withHeader({ a: tensor('F32', [2], [0, 8]), b: tensor('F32', [2], [12, 20]) }, 20),
+    RangeError,
+    'out_of_range',
+    /bytes \[8, 12\) of the data belong to no tensor \(a gap before 'b'\)/,
+  ],
+  [
+    'trailing bytes after the last tensor',
+    withHeader({ a: tensor('F32', [2], [0, 8]) }, 12),
+    RangeError,
+    'out_of_range',
+    /4 bytes after the last tensor belong to no tensor \(the data is 12 bytes, the tensors end/,
   ],
   [
     'an unknown dtype',
@@ -512,5 +536,289 @@ describe('bad model folders and sources', () => {
     ]);
     assert.deepEqual(files.source, { kind: 'files', fromCache: false });
     assert.deepEqual(files.tensors.readFloat32('b'), Float32Array.of(1, 2));
+  });
+});
+
+// Pickles that cost the reader work or memory far beyond their size, and zips that would inflate
+// far beyond theirs: each ends quickly (in a worker stopped after a few seconds) with a named
+// error or a usable checkpoint, never a hang, a stack overflow or gigabytes of memory.
+describe('hostile pickles and zips', () => {
+  const READER = new URL('../src/models/files/torch-zip.js', import.meta.url);
+  const u32 = (n) => [...new Uint8Array(Uint32Array.of(n).buffer)];
+  const put = (k) => [0x72, ...u32(k)]; // LONG_BINPUT
+  const get = (k) => [0x6a, ...u32(k)]; // LONG_BINGET
+  const emptyDict = [0x7d];
+  const pop = [0x30];
+  // d_0 = {w: tensor}; d_k = {a: d_{k-1}, b: d_{k-1}}: 2^K paths through K + 1 dicts.
+  const sharedDicts = (K) =>
+    Uint8Array.from([
+      ...op.proto,
+      ...emptyDict,
+      ...op.mark,
+      ...op.unicode('w'),
+      ...tensorOps(),
+      ...op.setitems,
+      ...put(0),
+      ...pop,
+      ...Array.from({ length: K }, (_, k) => [
+        ...emptyDict,
+        ...op.mark,
+        ...op.unicode('a'),
+        ...get(k),
+        ...op.unicode('b'),
+        ...get(k),
+        ...op.setitems,
+        ...put(k + 1),
+        ...pop,
+      ]).flat(),
+      ...get(K),
+      ...op.stop,
+    ]);
+
+  it('dicts shared through the memo are walked once (2^40 paths)', async () => {
+    const result = await callBounded(READER, 'readTorchZip', [torchZip(sharedDicts(40))], {
+      ms: 5000,
+    });
+    assert.ok(result.ok, JSON.stringify(result.error));
+    assert.equal(result.value.length, 1, 'the one tensor, once');
+    assert.equal(result.value[0].name, `${'a.'.repeat(40)}w`);
+  });
+
+  it('a dict that holds itself, and dicts nested 200,000 deep', async () => {
+    // d = {}; d['self'] = d; d['w'] = tensor
+    const selfish = Uint8Array.from([
+      ...op.proto,
+      ...emptyDict,
+      ...put(0),
+      ...op.mark,
+      ...op.unicode('self'),
+      ...get(0),
+      ...op.unicode('w'),
+      ...tensorOps(),
+      ...op.setitems,
+      ...op.stop,
+    ]);
+    const set = createTensorSet(readTorchZip(torchZip(selfish), 'pytorch_model.bin'));
+    assert.deepEqual(set.names, ['w']);
+    assert.deepEqual(set.readFloat32('w'), storage);
+    // {'a': {'a': ... {}}}: EMPTY_DICT, then per level 'a', EMPTY_DICT ... SETITEM from inside out.
+    const depth = 200000;
+    const nested = new Uint8Array(2 + 1 + depth * 4 + depth + 1);
+    let at = 0;
+    nested.set(op.proto, at);
+    at += 2;
+    nested[at++] = 0x7d;
+    for (let i = 0; i < depth; i++) {
+      nested.set([0x8c, 1, 0x61, 0x7d], at); // 'a', EMPTY_DICT
+      at += 4;
+    }
+    for (let i = 0; i < depth; i++) nested[at++] = 0x73; // SETITEM
+    nested[at++] = 0x2e;
+    const result = await callBounded(READER, 'readTorchZip', [torchZip(nested.subarray(0, at))], {
+      ms: 5000,
+    });
+    assert.equal(result.ok, false);
+    assert.equal(result.error.name, 'TypeError');
+    assert.equal(result.error.code, 'invalid_argument');
+    assert.equal(result.error.parameter, 'pytorch_model.bin');
+    assert.match(result.error.message, /dicts nested more than 64 deep .*not a state dict/);
+    // The reader is a function of its input: the next file reads as ever.
+    assert.deepEqual(createTensorSet(readTorchZip(torchZip())).readFloat32('w'), storage);
+  });
+
+  // A checkpoint whose storage '0' is the tensor's, plus storages `extra` ({ key: bytes }) that
+  // the pickle names (in a second tensor of each, not a weight) and the zip deflates. `claim`:
+  // the size each extra storage claims (in the pickle and the zip directory), its bytes left as
+  // they are, as a zip bomb would have them.
+  function withDeflatedStorages(extra, { tensorShape = (n) => [n], claim } = {}) {
+    const pickle = [...op.proto, ...emptyDict, ...op.mark, ...op.unicode('w'), ...tensorOps()];
+    for (const [key, bytes] of Object.entries(extra)) {
+      const numel = (claim ?? bytes.length) / 4;
+      const shape = tensorShape(numel);
+      pickle.push(...op.unicode(`unused.${key}`), ...tensorOps({ key, numel, shape }));
+    }
+    pickle.push(...op.setitems, ...op.stop);
+    const files = {
+      'archive/data.pkl': Uint8Array.from(pickle),
+      'archive/data/0': new Uint8Array(storage.buffer),
+    };
+    for (const [key, bytes] of Object.entries(extra)) {
+      files[`archive/data/${key}`] = [bytes, { level: 1 }];
+    }
+    const zip = zipSync(files, { level: 0 });
+    const view = new DataView(zip.buffer);
+    for (let i = 0; claim && i + 46 <= zip.length; i++) {
+      if (view.getUint32(i, true) !== 0x02014b50) continue;
+      const name = zip.subarray(i + 46, i + 46 + view.getUint16(i + 28, true));
+      if (!/data\/0$|pkl$/.test(new TextDecoder().decode(name)))
+        view.setUint32(i + 24, claim, true);
+    }
+    return zip;
+  }
+
+  it('a zip bomb of storages no weight reads is never inflated', async () => {
+    // Four deflated storages of 1 GiB each (just under the ratio cap), in tensors that are not
+    // weights: inflating them would take 4 GiB; the weight reads at once.
+    const bomb = Object.fromEntries([1, 2, 3, 4].map((key) => [key, new Uint8Array(1 << 20)]));
+    const zip = withDeflatedStorages(bomb, { claim: 2 ** 30 - 4, tensorShape: () => [4] });
+    const result = await callBounded(
+      new URL('./support/read-tensor.mjs', import.meta.url),
+      'readTensor',
+      [zip, 'w'],
+      { ms: 5000, memoryMB: 256 },
+    );
+    assert.ok(result.ok, JSON.stringify(result.error));
+    assert.deepEqual(result.value, [...storage]);
+    const set = createTensorSet(readTorchZip(zip));
+    assert.throws(() => set.readFloat32('unused.1'), {
+      code: 'out_of_range',
+      parameter: 'pytorch_model.bin',
+      message: /storage 1 would inflate to 1073741820 bytes, but its tensors use only 16/,
+    });
+  });
+
+  it('a deflated storage larger than its tensors need is refused before inflating', () => {
+    const zip = withDeflatedStorages({ 1: new Uint8Array(1 << 20) }, { tensorShape: () => [4] });
+    const set = createTensorSet(readTorchZip(zip));
+    assert.deepEqual(set.readFloat32('w'), storage, 'the stored tensor reads');
+    assert.throws(() => set.readFloat32('unused.1'), {
+      name: 'RangeError',
+      code: 'out_of_range',
+      parameter: 'pytorch_model.bin',
+      message: /storage 1 would inflate to 1048576 bytes, but its tensors use only 16/,
+    });
+    assert.deepEqual(set.readFloat32('w'), storage, 'and the set stays usable');
+    // Used in full, the deflated storage inflates, CRC-checked.
+    const whole = createTensorSet(readTorchZip(withDeflatedStorages({ 1: new Uint8Array(64) })));
+    assert.deepEqual(whole.readFloat32('unused.1'), new Float32Array(16));
+  });
+
+  it('a storage whose bytes do not match the CRC-32 is refused when read', () => {
+    const zip = torchZip();
+    // The stored floats 1, 2, 3, 4: change the last one.
+    const at = zip.findIndex((_, i) => new DataView(zip.buffer).getFloat32(i, true) === 4);
+    new DataView(zip.buffer).setFloat32(at, 5, true);
+    const set = createTensorSet(readTorchZip(zip));
+    assert.throws(() => set.readFloat32('w'), {
+      name: 'TypeError',
+      code: 'invalid_argument',
+      parameter: 'pytorch_model.bin',
+      message:
+        /zip: entry 'archive\/data\/0' is corrupt \(CRC-32 0x[0-9a-f]{8}, the directory says/,
+    });
+  });
+});
+
+describe('hostile indexes and values', () => {
+  const root = mkdtempSync(join(tmpdir(), 'attnlens-hostile-'));
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  it('a shard index naming 200,000 shards is read in linear time', async () => {
+    const dir = join(root, 'many-shards');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'config.json'), '{"model_type":"gpt2"}');
+    writeFileSync(join(dir, 'tokenizer.json'), '{"model":{}}');
+    const weightMap = {};
+    for (let i = 0; i < 200000; i++) weightMap[`t${i}`] = `model-${i}.safetensors`;
+    writeFileSync(
+      join(dir, 'model.safetensors.index.json'),
+      JSON.stringify({ weight_map: weightMap }),
+    );
+    const result = await callBounded(
+      new URL('../src/models/files/index.js', import.meta.url),
+      'loadModelFiles',
+      [dir],
+      { ms: 8000 },
+    );
+    assert.equal(result.ok, false);
+    assert.equal(result.error.code, 'not_found');
+    assert.equal(result.error.parameter, 'model-0.safetensors');
+    assert.match(result.error.message, /^model-0\.safetensors: is missing from file:/);
+  });
+
+  it('an F64 weight beyond float32 says the checkpoint is broken', () => {
+    const file = writeSafetensors({
+      w: { dtype: 'F64', shape: [3], data: Float64Array.of(1, 1e300, 2) },
+    });
+    const set = createTensorSet(readSafetensors(file, FILE).entries);
+    assert.throws(() => set.readFloat32('w'), {
+      name: 'RangeError',
+      code: 'out_of_range',
+      parameter: 'w',
+      message:
+        'w: element 1 (1e+300) does not fit in float32 (at most 3.4e38), the widest type the ' +
+        'model computes in: the weight is out of range, the checkpoint is broken',
+    });
+    assert.throws(() => set.readFloat16('w'), { message: /load the model with dtype 'f32'/ });
+  });
+
+  it('GPT-Neo attention_types describing millions of layers', async () => {
+    const { gptNeo } = await import('../src/models/architectures/gpt-neo.js');
+    const config = {
+      hidden_size: 8,
+      num_heads: 2,
+      num_layers: 2,
+      attention_types: Array.from({ length: 1000 }, () => [['global', 'local'], 4096]),
+    };
+    assert.throws(() => gptNeo.coreConfig(config), {
+      name: 'TypeError',
+      code: 'invalid_argument',
+      parameter: 'config.json',
+      message: /attention_types describes more than 4096 layers/,
+    });
+  });
+});
+
+describe('a Hugging Face cache snapshot as a folder', () => {
+  const root = mkdtempSync(join(tmpdir(), 'attnlens-hf-cache-'));
+  after(() => rmSync(root, { recursive: true, force: true }));
+  // ~/.cache/huggingface/hub/models--org--tiny/{blobs/SHA, snapshots/REV/FILE -> ../../blobs/SHA}
+  function cache(name, { outside = {} } = {}) {
+    const source = join(root, `${name}-files`);
+    const weights = writeTinyModel(source);
+    const repository = join(root, name, 'hub', 'models--org--tiny');
+    const snapshot = join(repository, 'snapshots', 'abc123');
+    mkdirSync(join(repository, 'blobs'), { recursive: true });
+    mkdirSync(snapshot, { recursive: true });
+    mkdirSync(join(repository, 'refs'));
+    writeFileSync(join(repository, 'refs', 'main'), 'abc123');
+    for (const file of readdirSync(source)) {
+      const blob = `sha-${file.replace(/\W/g, '')}`;
+      renameSync(join(source, file), join(repository, 'blobs', blob));
+      symlinkSync(outside[file] ?? join('..', '..', 'blobs', blob), join(snapshot, file));
+    }
+    return { snapshot, weights };
+  }
+
+  it('loads through its links into blobs/', async () => {
+    const { snapshot, weights } = cache('good');
+    const files = await loadModelFiles(snapshot);
+    assert.equal(files.source.kind, 'folder');
+    assert.deepEqual(files.tensors.readFloat32('wte.weight'), weights['wte.weight'].data);
+    assert.equal(files.config.model_type, 'gpt2');
+  });
+
+  it('a link that leaves the cache is refused when read, naming the file', async () => {
+    const secret = join(root, 'secret.json');
+    writeFileSync(secret, '{"model":{}}');
+    const { snapshot } = cache('escape', { outside: { 'tokenizer.json': secret } });
+    await assert.rejects(loadModelFiles(snapshot), {
+      name: 'TypeError',
+      code: 'invalid_argument',
+      parameter: 'tokenizer.json',
+      message: /^tokenizer\.json: is a link to .*secret\.json, outside the model folder and its /,
+    });
+    // A plain folder's links stay inside the folder.
+    const plain = join(root, 'plain');
+    writeTinyModel(plain);
+    renameSync(join(plain, 'config.json'), join(root, 'config.json'));
+    symlinkSync(join(root, 'config.json'), join(plain, 'config.json'));
+    await assert.rejects(loadModelFiles(plain), {
+      code: 'invalid_argument',
+      parameter: 'config.json',
+      message: /is a link to .*config\.json, outside the model folder$/,
+    });
+    // Loading goes on as before.
+    assert.equal((await loadModelFiles(cache('after').snapshot)).config.model_type, 'gpt2');
   });
 });

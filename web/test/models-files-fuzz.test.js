@@ -1,7 +1,11 @@
-// Seeded mutations of valid safetensors, PyTorch zip and pickle files: every outcome is either a
-// TensorSet whose tensors all read, or a clean attnlens error (an Error with a code and the file
-// as its parameter) - never a hang, a crash or an exception of another kind (a RangeError from a
-// DataView, a TypeError from reading undefined, ...). The seeds are fixed: a failure reproduces.
+// Seeded fuzzing of the model-file readers: mutations of valid safetensors files, PyTorch zips
+// (stored and deflated) and pickles, random bytes, random safetensors headers, and random pickle
+// programs built from the opcodes a state dict uses (memo sharing, self-reference, nesting).
+// Every outcome is either a TensorSet whose tensors all read, or a clean attnlens error (an Error
+// with a code naming the file or the tensor) - never a hang, a crash or an exception of another
+// kind (a RangeError from a DataView, a stack overflow, a TypeError from reading undefined, ...).
+// Each case is timed and the memory the process holds is watched, so a reader whose work or
+// memory a small file can blow up fails here. The seeds are fixed: a failure reproduces.
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -9,9 +13,15 @@ import { readSafetensors, writeSafetensors } from '../src/models/files/safetenso
 import { createTensorSet } from '../src/models/files/tensor-set.js';
 import { readTorchZip } from '../src/models/files/torch-zip.js';
 import { random } from './support/helpers.js';
-import { stateDictPickle, torchZip } from './support/torch-pickle.mjs';
+import { zipSync } from 'fflate';
+import { op, stateDictPickle, tensorOps, torchZip } from './support/torch-pickle.mjs';
 
 const ROUNDS = 3000;
+// Generous bounds for one file of at most a few KiB (which reads in well under a millisecond; a
+// garbage collection or a busy machine may still pause for a while): a reader that loops or
+// allocates on a file's say-so blows through them by orders of magnitude.
+const CASE_MS = 2000;
+const MEMORY_GROWTH = 512 * 2 ** 20;
 const CODES = new Set(['invalid_argument', 'out_of_range', 'shape_mismatch', 'not_found']);
 
 // One mutation: flip bytes, overwrite a run with extreme values, cut, or duplicate a slice.
@@ -44,9 +54,11 @@ function mutate(bytes, next) {
   }
 }
 
-// A clean error: an attnlens code, naming the file (opening) or the tensor (reading).
-function checkClean(error, parameter, what) {
-  if (!(error instanceof Error) || !CODES.has(error.code) || error.parameter !== parameter) {
+// A clean error: an attnlens code, naming the file (opening) or the tensor (reading; or the file,
+// when a zip entry read then is corrupt or refused).
+function checkClean(error, parameters, what) {
+  const allowed = [parameters].flat();
+  if (!(error instanceof Error) || !CODES.has(error.code) || !allowed.includes(error.parameter)) {
     assert.fail(
       `${what}: ${error?.constructor?.name} ${error?.code}: ${error?.message}\n${error?.stack}`,
     );
@@ -69,12 +81,54 @@ function openAndRead(name, bytes, read) {
       try {
         set[method](tensor);
       } catch (error) {
-        checkClean(error, tensor, `${name} ${tensor}.${method}`);
-        assert.ok(error instanceof RangeError && /does not fit/.test(error.message), error.message);
+        checkClean(error, [tensor, name], `${name} ${tensor}.${method}`);
+        if (error.parameter === tensor) {
+          assert.ok(
+            error instanceof RangeError && /does not fit/.test(error.message),
+            error.message,
+          );
+        } else {
+          assert.match(
+            error.message,
+            /zip: entry .* (is corrupt|does not inflate|inflates to)|refusing to inflate/,
+          );
+        }
       }
     }
   }
   return true;
+}
+
+const heldBytes = () => {
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+};
+
+/**
+ * Opens `rounds` files made by `make(next, round)` (next: the seeded stream), each within
+ * CASE_MS and with the memory held staying within MEMORY_GROWTH; returns how many opened.
+ */
+function fuzzCases(name, seed, read, make, rounds = ROUNDS) {
+  const next = random(seed);
+  const baseline = heldBytes();
+  let opened = 0;
+  for (let round = 0; round < rounds; round++) {
+    const bytes = make(next, round);
+    const started = performance.now();
+    try {
+      if (openAndRead(name, bytes, read)) opened++;
+    } catch (error) {
+      error.message = `round ${round} (seed ${seed}): ${error.message}`;
+      throw error;
+    }
+    const took = performance.now() - started;
+    assert.ok(took < CASE_MS, `round ${round} (seed ${seed}) took ${took.toFixed(0)} ms`);
+    if (round % 250 === 0) {
+      const grown = heldBytes() - baseline;
+      assert.ok(grown < MEMORY_GROWTH, `round ${round} (seed ${seed}): ${grown} bytes held`);
+    }
+  }
+  return opened;
 }
 
 /**
@@ -82,18 +136,19 @@ function openAndRead(name, bytes, read) {
  * opened.
  */
 function fuzz(name, file, seed, read, wrap = (bytes) => bytes) {
-  const next = random(seed);
-  let opened = 0;
-  for (let round = 0; round < ROUNDS; round++) {
-    const bytes = wrap(mutate(file, next));
-    try {
-      if (openAndRead(name, bytes, read)) opened++;
-    } catch (error) {
-      error.message = `round ${round} (seed ${seed}): ${error.message}`;
-      throw error;
-    }
-  }
-  return opened;
+  return fuzzCases(name, seed, read, (next) => wrap(mutate(file, next)));
+}
+
+// A uniform integer in [0, n) from the seeded stream (uniform in [-1, 1)).
+const pickFrom = (next) => (n) => Math.floor(((next() + 1) / 2) * n);
+
+// Random bytes of a random length up to `max`, sometimes starting with a format's magic.
+function randomBytes(next, max, magic) {
+  const pick = pickFrom(next);
+  const out = new Uint8Array(pick(max));
+  for (let i = 0; i < out.length; i++) out[i] = pick(256);
+  if (magic && pick(2)) out.set(magic.subarray(0, out.length));
+  return out;
 }
 
 it('mutated safetensors files give a TensorSet or a clean error', () => {
@@ -124,4 +179,103 @@ it('mutated PyTorch zips and pickles give a TensorSet or a clean error', () => {
   assert.ok(fuzz('pytorch_model.bin', torchZip(pickle, values), 2, read) > 0);
   // Mutating only the pickle reaches deeper into the unpickler than mutating the whole zip.
   assert.ok(fuzz('pytorch_model.bin', pickle, 3, read, (mutant) => torchZip(mutant, values)) > 0);
+});
+
+const SAFETENSORS = 'model.safetensors';
+const readSafe = (bytes) => readSafetensors(bytes, SAFETENSORS).entries;
+const TORCH = 'pytorch_model.bin';
+const readTorch = (bytes) => readTorchZip(bytes, TORCH);
+
+it('random bytes give a clean error from each reader', () => {
+  const safetensorsMagic = writeSafetensors({
+    a: { dtype: 'F32', shape: [1], data: Float32Array.of(1) },
+  });
+  fuzzCases(SAFETENSORS, 4, readSafe, (next) => randomBytes(next, 256, safetensorsMagic), 1500);
+  const zipMagic = Uint8Array.of(0x50, 0x4b, 0x03, 0x04);
+  fuzzCases(TORCH, 5, readTorch, (next) => randomBytes(next, 512, zipMagic), 1500);
+  // A zip around random pickle bytes reaches the unpickler itself.
+  fuzzCases(
+    TORCH,
+    6,
+    readTorch,
+    (next) => torchZip(randomBytes(next, 128, Uint8Array.of(0x80, 2))),
+    1500,
+  );
+});
+
+it('random safetensors headers give a TensorSet or a clean error', () => {
+  const DTYPES = ['F32', 'F16', 'BF16', 'F64', 'I64', 'U8', 'BOOL', 'F4', '', 7, null];
+  const NUMBERS = [0, 1, 2, 3, 4, 8, 16, -1, 1.5, 2 ** 31, 2 ** 53, 1e308, '4', null];
+  const make = (next) => {
+    const pick = pickFrom(next);
+    const value = (list) => list[pick(list.length)];
+    const header = {};
+    for (let t = 0, n = pick(4); t < n; t++) {
+      const shape = Array.from({ length: pick(4) }, () => value(NUMBERS));
+      const begin = pick(3) ? pick(24) : value(NUMBERS);
+      const offsets = pick(6)
+        ? [begin, pick(3) ? begin + pick(32) : value(NUMBERS)]
+        : value(NUMBERS);
+      header[pick(5) ? `t${t}` : value(['__metadata__', '', '__proto__', 'constructor'])] = pick(8)
+        ? { dtype: value(DTYPES), shape, data_offsets: offsets }
+        : value(NUMBERS);
+    }
+    const json = new TextEncoder().encode(JSON.stringify(header));
+    const out = new Uint8Array(8 + json.length + pick(40));
+    new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+    out.set(json, 8);
+    return out;
+  };
+  assert.ok(fuzzCases(SAFETENSORS, 7, readSafe, make) > 0, 'some headers open');
+});
+
+// A random pickle program over the opcodes of a state dict: containers, strings and ints, the
+// memo (so objects are shared and may hold themselves), tensors over storage '0', SETITEMS and
+// APPENDS, then STOP. Most are malformed somewhere; many are deeply shared or nested.
+function randomPickle(next) {
+  const pick = pickFrom(next);
+  const u32 = (n) => [...new Uint8Array(Uint32Array.of(n).buffer)];
+  const pieces = [
+    () => [0x7d], // EMPTY_DICT
+    () => [0x5d], // EMPTY_LIST
+    () => op.mark,
+    () => op.unicode(['w', 'a', 'b', 'h.0', ''][pick(5)]),
+    () => op.int(pick(8)),
+    () => [0x72, ...u32(pick(6))], // LONG_BINPUT
+    () => [0x6a, ...u32(pick(6))], // LONG_BINGET
+    () => [0x94], // MEMOIZE
+    () => op.setitems,
+    () => [0x73], // SETITEM
+    () => [0x65], // APPENDS
+    () => [0x32], // DUP
+    () => [0x30], // POP
+    () => op.tuple,
+    () => tensorOps({ numel: 4, shape: [pick(5)], strides: [1], offset: pick(2) }),
+  ];
+  const body = [];
+  for (let i = 0, n = 1 + pick(60); i < n; i++) body.push(...pieces[pick(pieces.length)]());
+  return Uint8Array.from([...op.proto, 0x7d, ...op.mark, ...body, ...op.setitems, ...op.stop]);
+}
+
+it('random pickle programs give a TensorSet or a clean error, in bounded time', () => {
+  const values = Float32Array.of(1, 2, 3, 4);
+  const opened = fuzzCases(TORCH, 8, readTorch, (next) => torchZip(randomPickle(next), values));
+  assert.ok(opened > 0, 'some programs open');
+});
+
+it('mutated deflated zips give a TensorSet or a clean error', () => {
+  const values = Float32Array.from({ length: 64 }, (_, i) => i % 7);
+  const zip = zipSync(
+    {
+      'archive/data.pkl': [
+        stateDictPickle({ numel: 64, shape: [8, 8], strides: [8, 1] }),
+        { level: 6 },
+      ],
+      'archive/data/0': [new Uint8Array(values.buffer), { level: 6 }],
+      'archive/version': new TextEncoder().encode('3\n'),
+    },
+    { level: 0 },
+  );
+  assert.equal(createTensorSet(readTorch(zip)).readFloat32('w')[9], 2, 'the original reads');
+  fuzz(TORCH, zip, 9, readTorch);
 });

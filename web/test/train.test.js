@@ -560,5 +560,18 @@ describe('option checks', () => {
       () => trainer.info,
       (e) => e.code === 'disposed',
     );
+    // Every public member names itself.
+    for (const member of ['info', 'steps', 'loss', 'losses', 'snapshots', 'temperature']) {
+      assert.throws(() => trainer[member], { name: 'Error', code: 'disposed', parameter: member });
+    }
+    for (const method of ['train', 'resume', 'pause', 'step', 'attention', 'encode', 'save']) {
+      await assert.rejects(trainer[method]('a'), { code: 'disposed', parameter: method });
+    }
+    await assert.rejects(trainer.parameters(), { code: 'disposed', parameter: 'parameters' });
+    await assert.rejects(trainer.setParameters({}), {
+      code: 'disposed',
+      parameter: 'setParameters',
+    });
+    assert.equal(trainer.disposed, true);
   });
 });

@@ -4,6 +4,7 @@
 // snapshot's, so the widget draws a live model and a snapshot of it the same way. The widget
 // imports this module only when an element has a `snapshot` or `model` attribute.
 import { readClampedInteger } from '../src/argument-checks.js';
+import { attnlensError } from '../src/errors.js';
 import { layerVisibility } from '../src/interpret/layer-masks.js';
 import { tokenLabels } from '../src/interpret/words.js';
 import { readSnapshot, snapshotHead } from '../src/snapshot/read.js';
@@ -24,13 +25,34 @@ const hubOptions = (revision) => ({
 export async function fetchSnapshot(url, signal) {
   const response = await fetch(new URL(url, document.baseURI), { signal });
   if (!response.ok) throw new Error(`snapshot: ${url} answered HTTP ${response.status}`);
-  const length = Number(response.headers.get('content-length'));
-  if (length > SNAPSHOT_LIMITS.bytes) {
-    throw new RangeError(
-      `snapshot: ${url} is larger than the cap of ${SNAPSHOT_LIMITS.bytes} bytes`,
+  const tooLarge = () =>
+    attnlensError(
+      'out_of_range',
+      'snapshot',
+      `${url} is larger than the cap of ${SNAPSHOT_LIMITS.bytes} bytes`,
     );
+  if (Number(response.headers.get('content-length')) > SNAPSHOT_LIMITS.bytes) throw tooLarge();
+  // Without a Content-Length (or with a false one) the body is read up to the cap, never past.
+  const reader = response.body.getReader();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > SNAPSHOT_LIMITS.bytes) {
+      reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
   }
-  return readSnapshot(await response.text());
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return readSnapshot(new TextDecoder().decode(bytes));
 }
 
 /** The download size of a Hub model (bytes, or null when unknown or offline). */

@@ -5,7 +5,7 @@
 
 import { wasmBackendOf } from '../attention.js';
 import { oneOf, optionsObject } from '../argument-checks.js';
-import { architectureOf } from './architectures/index.js';
+import { architectureOf, configError } from './architectures/index.js';
 import { coreModelSize } from './core-model.js';
 import { listModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
 import { checkModelEngine, openModelEngine } from './model-engine.js';
@@ -42,6 +42,8 @@ export async function describeModel(source, options) {
   let size;
   try {
     size = coreModelSize(wasmBackendOf(attention, 'attention').module, core);
+  } catch (error) {
+    throw configError(error, architecture);
   } finally {
     if (opts.attention === undefined) attention.dispose();
   }

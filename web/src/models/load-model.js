@@ -5,7 +5,8 @@
 
 import { wasmBackendOf } from '../attention.js';
 import { oneOf, optionsObject, shapeError } from '../argument-checks.js';
-import { architectureOf } from './architectures/index.js';
+import { attnlensError } from '../errors.js';
+import { architectureOf, configError } from './architectures/index.js';
 import { CoreModel, shapeMismatch } from './core-model.js';
 import { loadModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
 import { Model } from './model.js';
@@ -54,11 +55,14 @@ async function build(files, engine, dtype) {
         '(vocab_size in config.json): the files come from different models',
     );
   }
-  const model = new CoreModel(wasmBackendOf(engine.attention, 'attention').module, {
-    ...core,
-    dtype,
-  });
+  let model;
   try {
+    model = new CoreModel(wasmBackendOf(engine.attention, 'attention').module, { ...core, dtype });
+  } catch (error) {
+    throw configError(error, architecture);
+  }
+  try {
+    checkNoExtraLayers(model.weights(), keyFor, core.layers, architecture);
     writeWeights(model, tensors, keyFor);
   } catch (error) {
     model.destroy();
@@ -75,6 +79,25 @@ async function build(files, engine, dtype) {
     dtype,
     source: files.source,
   });
+}
+
+// A config with fewer layers than the checkpoint holds would run a cut-down model whose
+// attention and predictions look plausible and are wrong: refused, naming a tensor past the end.
+function checkNoExtraLayers(weights, keyFor, layers, architecture) {
+  const probe = weights.find((w) => w.name.startsWith('layers.0.'));
+  if (!probe) return;
+  let extra;
+  try {
+    extra = keyFor(probe.name.replace(/^layers\.0\./, `layers.${layers}.`));
+  } catch {
+    return;
+  }
+  throw attnlensError(
+    'out_of_range',
+    'config.json',
+    `${architecture.configKeys.layers} is ${layers}, but the checkpoint holds more layers ` +
+      `('${extra}'): config.json and the weights come from different models`,
+  );
 }
 
 // Every core weight from its checkpoint tensor, checked against the shape the config implies,

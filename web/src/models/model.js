@@ -3,10 +3,11 @@
 // describes it; dispose() frees its wasm memory.
 
 import { wasmBackendOf } from '../attention.js';
-import { describe } from '../errors.js';
+import { describe, disposedError } from '../errors.js';
 import { boolean, integer, optionsObject, rangeError, typeError } from '../argument-checks.js';
 import { checkMaskMatrix } from '../checks.js';
 import { formatMask, maskForMode, maskOptions, parseMask } from '../mask-notation.js';
+import { MAX_TEXT_LENGTH } from '../text/limits.js';
 import { topPredictions } from './predictions.js';
 
 /** The options run() accepts. */
@@ -155,13 +156,13 @@ export class Model {
   }
 
   #live(what) {
-    if (this.#core === null) throw new Error(`${what}: this model was disposed`);
+    if (this.#core === null) throw disposedError(what, 'this model was disposed');
   }
 
   // The engine's wasm backend; an Error if the instance the model runs on was disposed.
   #wasm(what) {
     if (this.#engineDisposed()) {
-      throw new Error(`${what}: the attention instance this model runs on was disposed`);
+      throw disposedError(what, 'the attention instance this model runs on was disposed');
     }
     return wasmBackendOf(this.#engine.attention, what);
   }
@@ -209,9 +210,26 @@ export class Model {
   }
 
   #encode(text, { pair, truncate }) {
-    const encoding = this.#tokenizer.encode(text, pair === null ? {} : { pair });
-    let { ids, typeIds, tokens } = encoding;
     const max = this.#info.maxPositions;
+    // Like analyze(), the length is checked before anything is tokenized, and only what can be
+    // kept is: a pasted book costs as much as its first pages.
+    const kept = (segment, name) => {
+      if (segment === null || segment.length <= MAX_TEXT_LENGTH) {
+        return truncate && segment !== null
+          ? textPrefix(segment, CHARS_PER_POSITION * max)
+          : segment;
+      }
+      if (truncate) return textPrefix(segment, Math.min(MAX_TEXT_LENGTH, CHARS_PER_POSITION * max));
+      throw rangeError(
+        name,
+        `is ${segment.length} characters, more than run() reads (MAX_TEXT_LENGTH, ` +
+          `${MAX_TEXT_LENGTH} UTF-16 code units); pass { truncate: true } to keep the start`,
+      );
+    };
+    const first = kept(text, 'text');
+    const second = kept(pair, 'pair');
+    const encoding = this.#tokenizer.encode(first, second === null ? {} : { pair: second });
+    let { ids, typeIds, tokens } = encoding;
     if (ids.length === 0) throw rangeError('text', 'gives no tokens');
     if (ids.length > max) {
       if (!truncate) {
@@ -240,6 +258,18 @@ export class Model {
     ids.forEach((id, i) => id === mask.id && positions.push(i));
     return positions;
   }
+}
+
+// With { truncate: true } a text is cut to this many characters per position before it is
+// tokenized (tokens average 3 to 5 characters; even a text of long words keeps more tokens than
+// the model's positions), so tokenizing and aligning never see the rest.
+const CHARS_PER_POSITION = 16;
+
+// The first `length` UTF-16 code units of `text`, without splitting a surrogate pair.
+function textPrefix(text, length) {
+  if (text.length <= length) return text;
+  const code = text.charCodeAt(length - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
 }
 
 // run({ masks }): undefined, one notation string for every layer, or one per layer.

@@ -11,6 +11,7 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import { attnlensError, describe } from '../errors.js';
 import { optional, optionsObject } from './files/options.js';
+import { checkTokenizerPatterns } from './tokenizer-patterns.js';
 import { alignTokens, createSurface, normalizeWithMap, trimsOffsets } from './token-offsets.js';
 
 const SPECIAL_ROLES = ['mask', 'cls', 'sep', 'pad', 'bos', 'eos', 'unk'];
@@ -55,6 +56,7 @@ export async function createTokenizer(files) {
   if (!json.model || typeof json.model !== 'object') {
     throw attnlensError('invalid_argument', 'tokenizer.json', 'has no "model" object');
   }
+  checkTokenizerPatterns(json);
   let library;
   try {
     // The pipeline parts a file may leave out are null (none), as the Rust library reads them.

@@ -105,26 +105,31 @@ export class Trainer {
 
   /** Steps taken so far. */
   get steps() {
+    this.#live('steps');
     return this.#losses.length;
   }
 
   /** The last step's loss (mean cross-entropy, nats), or null before the first. */
   get loss() {
+    this.#live('loss');
     return this.#losses.length ? this.#losses[this.#losses.length - 1] : null;
   }
 
   /** Every step's loss, in order (a copy). */
   get losses() {
+    this.#live('losses');
     return Float64Array.from(this.#losses);
   }
 
   /** Every snapshot so far: { step, loss, temperature, tokens, ids, attention, heads }. */
   get snapshots() {
+    this.#live('snapshots');
     return [...this.#snapshots];
   }
 
   /** The attention temperature of the last step (1 before any). */
   get temperature() {
+    this.#live('temperature');
     return this.#temperature;
   }
 

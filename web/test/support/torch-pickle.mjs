@@ -25,9 +25,9 @@ export const op = {
   unicode,
 };
 
-/** data.pkl of { [name]: tensor } over storage '0' of `numel` floats. */
-export function stateDictPickle({
-  name = 'w',
+/** The opcodes that push one rebuilt tensor over storage `key` of `numel` floats. */
+export function tensorOps({
+  key = '0',
   numel = 4,
   offset = 0,
   shape = [4],
@@ -36,19 +36,13 @@ export function stateDictPickle({
   rebuild = ['torch._utils', '_rebuild_tensor_v2'],
 } = {}) {
   const ints = (list) => [...op.mark, ...list.flatMap(op.int), ...op.tuple];
-  return Uint8Array.from([
-    ...op.proto,
-    ...op.global('collections', 'OrderedDict'),
-    ...op.emptyTuple,
-    ...op.reduce,
-    ...op.mark,
-    ...unicode(name),
+  return [
     ...op.global(...rebuild),
     ...op.mark,
     ...op.mark,
     ...unicode('storage'),
     ...op.global(...storage),
-    ...unicode('0'),
+    ...unicode(key),
     ...unicode('cpu'),
     ...op.int(numel),
     ...op.tuple,
@@ -62,6 +56,19 @@ export function stateDictPickle({
     ...op.reduce,
     ...op.tuple,
     ...op.reduce,
+  ];
+}
+
+/** data.pkl of { [name]: tensor } over storage '0' of `numel` floats. */
+export function stateDictPickle({ name = 'w', ...tensor } = {}) {
+  return Uint8Array.from([
+    ...op.proto,
+    ...op.global('collections', 'OrderedDict'),
+    ...op.emptyTuple,
+    ...op.reduce,
+    ...op.mark,
+    ...unicode(name),
+    ...tensorOps(tensor),
     ...op.setitems,
     ...op.stop,
   ]);

@@ -20,6 +20,16 @@ const HEAD_PROBE = 'cls.predictions.transform.dense.weight';
 export const bert = {
   modelType: 'bert',
   causal: false,
+  configKeys: {
+    layers: 'num_hidden_layers',
+    heads: 'num_attention_heads',
+    hidden: 'hidden_size',
+    intermediate: 'intermediate_size',
+    vocab: 'vocab_size',
+    max_positions: 'max_position_embeddings',
+    token_types: 'type_vocab_size',
+    layer_norm_eps: 'layer_norm_eps',
+  },
 
   coreConfig(config, tensors) {
     const hidden = positiveInteger(config, 'hidden_size');

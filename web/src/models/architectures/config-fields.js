@@ -30,11 +30,22 @@ export function positiveInteger(config, keys, fallback) {
   return value;
 }
 
-/** A positive finite number (LayerNorm epsilon). */
+/**
+ * A positive finite number (LayerNorm epsilon, rope_theta) that stays one in float32, the type
+ * the core computes in: 1e-50 would become 0 there, 1e39 infinity.
+ */
 export function positiveNumber(config, key, fallback) {
   const value = config[key] ?? fallback;
   if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
     throw rangeError(FILE, `${key} must be a positive number, got ${describe(value)}`);
+  }
+  const single = Math.fround(value);
+  if (!(single > 0) || !Number.isFinite(single)) {
+    throw rangeError(
+      FILE,
+      `${key} ${value} is ${single > 0 ? 'too large' : 'too small'} for float32, which the ` +
+        'model computes in (between 1.4e-45 and 3.4e38)',
+    );
   }
   return value;
 }

@@ -34,7 +34,9 @@ function expandAttentionTypes(types) {
         throw bad(`names '${kind}' (only 'global' and 'local' exist)`);
       }
     }
-    for (let i = 0; i < count; i++) layers.push(...kinds);
+    // Bounded before it is built: a small file must not describe millions of layers.
+    if (layers.length + kinds.length * count > 4096) throw bad('describes more than 4096 layers');
+    for (let i = 0; i < count; i++) for (const kind of kinds) layers.push(kind);
   }
   return layers;
 }
@@ -42,6 +44,16 @@ function expandAttentionTypes(types) {
 export const gptNeo = {
   modelType: 'gpt_neo',
   causal: true,
+  configKeys: {
+    layers: 'num_layers',
+    heads: 'num_heads',
+    hidden: 'hidden_size',
+    intermediate: 'intermediate_size',
+    vocab: 'vocab_size',
+    max_positions: 'max_position_embeddings',
+    layer_norm_eps: 'layer_norm_epsilon',
+    local_windows: 'window_size',
+  },
 
   coreConfig(config) {
     const hidden = positiveInteger(config, 'hidden_size');

@@ -52,6 +52,16 @@ function finalNorm(config) {
 export const gpt2 = {
   modelType: 'gpt2',
   causal: true,
+  // The core's name of each config field (its errors' parameter) -> config.json's.
+  configKeys: {
+    layers: 'n_layer',
+    heads: 'n_head',
+    hidden: 'n_embd',
+    intermediate: 'n_inner',
+    vocab: 'vocab_size',
+    max_positions: 'n_positions',
+    layer_norm_eps: 'layer_norm_epsilon',
+  },
 
   coreConfig(config) {
     const hidden = positiveInteger(config, 'n_embd');

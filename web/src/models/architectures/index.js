@@ -14,10 +14,28 @@ const BY_MODEL_TYPE = { gpt2, gpt_neo: gptNeo, bert, llama, qwen2 };
 /** The model_type values loadModel accepts. */
 export const SUPPORTED_MODEL_TYPES = Object.freeze(Object.keys(BY_MODEL_TYPE));
 
+/**
+ * An error the core raised about its config (parameter 'layers', 'layer_norm_eps', ...) as one
+ * about config.json naming the checkpoint's own field (num_hidden_layers, rms_norm_eps, ...);
+ * any other error as it is.
+ */
+export function configError(error, architecture) {
+  const key = Object.hasOwn(architecture.configKeys, error?.parameter)
+    ? architecture.configKeys[error.parameter]
+    : null;
+  if (key === null) return error;
+  const detail = error.message.replace(new RegExp(`^${error.parameter}: `), '');
+  return attnlensError(error.code, 'config.json', `${key} ${detail}`);
+}
+
 /** The architecture of a config.json, or an error naming its model_type and the supported ones. */
 export function architectureOf(config) {
   const type = config.model_type;
-  const architecture = typeof type === 'string' ? BY_MODEL_TYPE[type] : undefined;
+  // Own properties only: 'constructor' or '__proto__' name no architecture.
+  const architecture =
+    typeof type === 'string' && Object.hasOwn(BY_MODEL_TYPE, type)
+      ? BY_MODEL_TYPE[type]
+      : undefined;
   if (!architecture) {
     throw attnlensError(
       'out_of_range',

@@ -157,9 +157,29 @@ export function llamaFamilyKeys(tensors, name) {
   });
 }
 
+/** The core's name of each config field (its errors' parameter) -> config.json's. */
+export const LLAMA_CONFIG_KEYS = Object.freeze({
+  layers: 'num_hidden_layers',
+  heads: 'num_attention_heads',
+  kv_heads: 'num_key_value_heads',
+  head_dim: 'head_dim',
+  hidden: 'hidden_size',
+  intermediate: 'intermediate_size',
+  vocab: 'vocab_size',
+  max_positions: 'max_position_embeddings',
+  layer_norm_eps: 'rms_norm_eps',
+  rope_theta: 'rope_theta',
+  rope_factor: 'rope_scaling.factor',
+  rope_low_freq_factor: 'rope_scaling.low_freq_factor',
+  rope_high_freq_factor: 'rope_scaling.high_freq_factor',
+  rope_original_max_positions: 'rope_scaling.original_max_position_embeddings',
+  local_windows: 'sliding_window',
+});
+
 export const llama = {
   modelType: 'llama',
   causal: true,
+  configKeys: LLAMA_CONFIG_KEYS,
 
   coreConfig(config) {
     // Llama has no sliding windows: every layer is causal over the whole text.

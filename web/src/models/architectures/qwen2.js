@@ -6,7 +6,7 @@
 import { typeError } from '../../argument-checks.js';
 import { describe } from '../../errors.js';
 import { booleanField, positiveInteger } from './config-fields.js';
-import { llamaCoreConfig, llamaFamilyKeys } from './llama.js';
+import { LLAMA_CONFIG_KEYS, llamaCoreConfig, llamaFamilyKeys } from './llama.js';
 
 const LAYER_TYPES = ['full_attention', 'sliding_attention'];
 
@@ -42,6 +42,7 @@ function slidingWindows(config, layers) {
 export const qwen2 = {
   modelType: 'qwen2',
   causal: true,
+  configKeys: LLAMA_CONFIG_KEYS,
 
   coreConfig(config) {
     return llamaCoreConfig(config, {

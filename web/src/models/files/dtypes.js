@@ -79,11 +79,18 @@ function bigEndianView(bytes, dtype, Type, count) {
   return out;
 }
 
+// A finite value the target type cannot hold: for float16 the model can be loaded in float32;
+// beyond float32 (an F64 weight of 1e300) no model can use the tensor.
 function overflow(name, index, value, target) {
+  const advice =
+    target === 'float16'
+      ? "(at most 65504); load the model with dtype 'f32'"
+      : '(at most 3.4e38), the widest type the model computes in: the weight is out of range, ' +
+        'the checkpoint is broken';
   return attnlensError(
     'out_of_range',
     name,
-    `element ${index} (${value}) does not fit in ${target}; load this tensor as float32`,
+    `element ${index} (${value}) does not fit in ${target} ${advice}`,
     { tensor: name, index },
   );
 }

@@ -28,20 +28,41 @@ export async function folderSource(location) {
   if (!stat.isDirectory()) {
     throw attnlensError('invalid_argument', 'source', `${folder} is not a folder`);
   }
+  const roots = await linkRoots(fs, path, folder);
+  // A file's real path: itself, or where its link points when that stays within `roots`.
+  const resolve = async (name) => {
+    const file = path.join(folder, name);
+    const real = await fs.realpath(file);
+    if (!roots.some((root) => real.startsWith(root + path.sep))) {
+      throw attnlensError(
+        'invalid_argument',
+        name,
+        `is a link to ${real}, outside the model folder` +
+          (roots.length > 1 ? ` and its cache's ${roots[1]}` : ''),
+      );
+    }
+    return real;
+  };
   return {
     describe: { kind: 'folder', url: pathToFileURL(folder).href },
     async list() {
       const sizes = new Map();
       for (const entry of await fs.readdir(folder, { withFileTypes: true })) {
-        if (entry.isFile())
-          sizes.set(entry.name, (await fs.stat(path.join(folder, entry.name))).size);
+        const file = path.join(folder, entry.name);
+        if (entry.isFile()) {
+          sizes.set(entry.name, (await fs.stat(file)).size);
+        } else if (entry.isSymbolicLink()) {
+          // Listed whatever it points at: reading one that leaves the tree is the error.
+          const target = await fs.stat(file).catch(() => null);
+          if (target?.isFile()) sizes.set(entry.name, target.size);
+        }
       }
       return sizes;
     },
     async read(name, { signal } = {}) {
       return abortable(signal, async () => {
         try {
-          const bytes = await fs.readFile(path.join(folder, name), { signal });
+          const bytes = await fs.readFile(await resolve(name), { signal });
           return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
         } catch (error) {
           if (error.code === 'ENOENT') return null;
@@ -50,6 +71,23 @@ export async function folderSource(location) {
       });
     },
   };
+}
+
+/**
+ * Where links in `folder` may point: the folder itself, and for a snapshot of a Hugging Face
+ * cache (models--ORG--NAME/snapshots/REV/, whose files link to ../../blobs/SHA) that repository's
+ * blobs/ folder, nothing else. Real paths, so a link cannot step out through another link.
+ */
+async function linkRoots(fs, path, folder) {
+  const real = await fs.realpath(folder);
+  const snapshots = path.dirname(real);
+  const repository = path.dirname(snapshots);
+  const roots = [real];
+  if (path.basename(snapshots) === 'snapshots' && /^models--/.test(path.basename(repository))) {
+    const blobs = await fs.realpath(path.join(repository, 'blobs')).catch(() => null);
+    if (blobs) roots.push(blobs);
+  }
+  return roots;
 }
 
 /** Is `value` a list of File objects (an array of them, or a FileList)? */

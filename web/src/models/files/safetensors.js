@@ -51,7 +51,7 @@ export function readSafetensors(data, file = 'model.safetensors') {
     entry.bytes = data.subarray(dataStart + entry.begin, dataStart + entry.end);
     entries.push(entry);
   }
-  checkNoOverlap(entries, file);
+  checkLayout(entries, file, dataLength);
   return {
     entries: entries.map(({ name, dtype, shape, bytes }) => ({ name, dtype, shape, file, bytes })),
     metadata,
@@ -167,11 +167,15 @@ function checkTensor(name, value, file, dataLength) {
   return { name, dtype, shape: [...shape], begin, end };
 }
 
-function checkNoOverlap(entries, file) {
-  const sorted = entries.filter((e) => e.end > e.begin).sort((a, b) => a.begin - b.begin);
-  for (let i = 1; i < sorted.length; i++) {
-    const [previous, next] = [sorted[i - 1], sorted[i]];
-    if (next.begin < previous.end) {
+// As the reference implementation requires: the tensors, in order of their offsets, tile the
+// data exactly, from byte 0 to its end. No overlap (two tensors sharing bytes), no gap and no
+// trailing bytes (bytes no tensor accounts for: where a tampered file would hide data).
+function checkLayout(entries, file, dataLength) {
+  const sorted = [...entries].sort((a, b) => a.begin - b.begin || a.end - b.end);
+  let end = 0;
+  let previous = null;
+  for (const next of sorted) {
+    if (next.begin < end) {
       throw outside(
         file,
         `tensors '${previous.name}' [${previous.begin}, ${previous.end}] and '${next.name}' ` +
@@ -179,6 +183,24 @@ function checkNoOverlap(entries, file) {
         { tensor: next.name },
       );
     }
+    if (next.begin > end) {
+      throw outside(
+        file,
+        `bytes [${end}, ${next.begin}) of the data belong to no tensor (a gap before ` +
+          `'${next.name}'); the reference implementation refuses such files`,
+        { tensor: next.name },
+      );
+    }
+    end = next.end;
+    previous = next;
+  }
+  if (end !== dataLength) {
+    throw outside(
+      file,
+      `${dataLength - end} bytes after the last tensor belong to no tensor (the data is ` +
+        `${dataLength} bytes, the tensors end at ${end}); the reference implementation refuses ` +
+        'such files',
+    );
   }
 }
 

@@ -2,7 +2,8 @@
 // format (safetensors, a PyTorch zip, shards of either). Formats hand it validated entries:
 //   { name, dtype, shape, file, bytes, offset?, strides? }
 // where `bytes` is a view of the file holding the elements (for a PyTorch storage, the whole
-// storage), `offset` and `strides` in elements (absent: contiguous from the start of `bytes`).
+// storage) or a function returning it (a storage inflated and checked when first read);
+// `offset` and `strides` in elements (absent: contiguous from the start of `bytes`).
 
 import { attnlensError, describe } from '../../errors.js';
 import { convertToFloat16, convertToFloat32, DTYPE_BYTES, FLOAT_DTYPES } from './dtypes.js';
@@ -98,12 +99,13 @@ class TensorSet {
 // Copies the elements of a (possibly strided) entry into `out` in row-major order, one
 // contiguous run of the innermost dimensions at a time.
 function gather(entry, out, convert) {
-  const { dtype, shape, bytes, name } = entry;
+  const { dtype, shape, name } = entry;
   const size = DTYPE_BYTES[dtype];
   const count = elementCount(shape);
   const strides = entry.strides ?? contiguousStrides(shape);
   const offset = entry.offset ?? 0;
   if (count === 0) return;
+  const bytes = typeof entry.bytes === 'function' ? entry.bytes() : entry.bytes;
   // The innermost dimensions that are laid out contiguously form one run.
   let run = 1;
   let inner = shape.length;

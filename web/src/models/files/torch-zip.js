@@ -2,6 +2,10 @@
 // pickled state dict) and one entry per storage, <archive>/data/<key>. The restricted unpickler
 // rebuilds the dict; each tensor becomes a TensorSet entry over its storage's bytes (no copy)
 // with its own offset and strides, so views, shared storages and tied weights read correctly.
+//
+// A storage's bytes are only looked at when a tensor over it is read (the TensorSet calls
+// `bytes()`), so storages no weight uses are never inflated nor checksummed; a deflated storage
+// larger than its tensors need is refused before inflating (a zip bomb of unused storages).
 
 import { attnlensError } from '../../errors.js';
 import { DTYPE_BYTES } from './dtypes.js';
@@ -60,35 +64,89 @@ export function readTorchZip(data, file = 'pytorch_model.bin') {
     const record = entries.get(`${prefix}data/${key}`);
     if (!record)
       throw attnlensError('not_found', file, `storage ${key} has no entry ${prefix}data/${key}`);
-    const bytes = zipEntryBytes(data, record, file);
-    if (bytes.byteLength !== numel * DTYPE_BYTES[dtype]) {
+    // The size the entry declares, checked before anything is inflated.
+    if (record.size !== numel * DTYPE_BYTES[dtype]) {
       throw attnlensError(
         'shape_mismatch',
         file,
         `storage ${key}: ${numel} elements of ${dtype} need ${numel * DTYPE_BYTES[dtype]} ` +
-          `bytes, its entry has ${bytes.byteLength}`,
+          `bytes, its entry has ${record.size}`,
       );
     }
-    const storage = { isStorage: true, key, dtype, numel, location, bytes };
+    const storage = { isStorage: true, key, dtype, numel, location, record, used: 0 };
+    storage.bytes = storageBytes(data, storage, file);
     storages.set(key, storage);
     return storage;
   };
   const root = unpickle(zipEntryBytes(data, entries.get(pickles[0]), file), file, persistentLoad);
   if (!(root instanceof Map))
     throw attnlensError('invalid_argument', file, 'does not hold a state dict');
-  const tensors = [];
-  collect(root, '', tensors, file);
+  const tensors = collect(root, file).map(([name, tensor]) => tensorEntry(name, tensor, file));
   return tensors;
 }
 
-// The tensors of a (possibly nested) state dict, named by their dotted path; other values
-// (numbers, strings a training script saved alongside) are not weights and are left out.
-function collect(dict, prefix, out, file) {
-  for (const [key, value] of dict) {
-    const name = `${prefix}${key}`;
-    if (value instanceof Map) collect(value, `${name}.`, out, file);
-    else if (value?.tensor) out.push(tensorEntry(name, value, file));
+// Dicts nested deeper than this are not a state dict (torch nests a few levels at most).
+const MAX_DEPTH = 64;
+
+// The tensors of a (possibly nested) state dict as [dotted name, tensor], walked without
+// recursion; a dict reached twice (the memo lets a pickle share one, or hold itself) is walked
+// once, so the work is linear in the pickle. Other values (numbers, strings a training script
+// saved alongside) are not weights and are left out.
+function collect(root, file) {
+  const out = [];
+  const seen = new Set([root]);
+  const pending = [[root, '', 0]];
+  while (pending.length) {
+    const [dict, prefix, depth] = pending.pop();
+    for (const [key, value] of dict) {
+      const name = `${prefix}${key}`;
+      if (value instanceof Map) {
+        if (seen.has(value)) continue;
+        if (depth + 1 >= MAX_DEPTH) {
+          throw attnlensError(
+            'invalid_argument',
+            file,
+            `pickle: dicts nested more than ${MAX_DEPTH} deep (at '${name.slice(0, 200)}'): ` +
+              'not a state dict',
+          );
+        }
+        seen.add(value);
+        pending.push([value, `${name}.`, depth + 1]);
+      } else if (value?.tensor) {
+        out.push([name, value]);
+      }
+    }
   }
+  return out;
+}
+
+// A deflated storage may hold at most this much more than the tensors over it reach (plus
+// SLACK_BYTES): inflating is the one place a small file turns into much memory.
+const INFLATE_SLACK = 2;
+const SLACK_BYTES = 1 << 16;
+
+// The storage's bytes, as a function the TensorSet calls when a tensor over it is read (by then
+// every tensor is known, and `used` is the furthest element they reach): stored entries are
+// views of the file, deflated ones are inflated once; either is checked against its CRC-32.
+function storageBytes(data, storage, file) {
+  let bytes = null;
+  return () => {
+    if (bytes) return bytes;
+    const { record, key, used, dtype } = storage;
+    if (
+      record.method !== 0 &&
+      record.size > INFLATE_SLACK * used * DTYPE_BYTES[dtype] + SLACK_BYTES
+    ) {
+      throw attnlensError(
+        'out_of_range',
+        file,
+        `storage ${key} would inflate to ${record.size} bytes, but its tensors use only ` +
+          `${used * DTYPE_BYTES[dtype]}: refusing to inflate it`,
+      );
+    }
+    bytes = zipEntryBytes(data, record, file);
+    return bytes;
+  };
 }
 
 function tensorEntry(name, { storage, offset, shape, strides }, file) {
@@ -108,6 +166,7 @@ function tensorEntry(name, { storage, offset, shape, strides }, file) {
         { tensor: name },
       );
     }
+    storage.used = Math.max(storage.used, last + 1);
   }
   return {
     name,

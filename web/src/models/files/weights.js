@@ -35,7 +35,7 @@ export function readShardIndex(index, file) {
     throw attnlensError('invalid_argument', file, 'has no weight_map object');
   }
   const extension = file.replace(/\.index\.json$/, '').replace(/^.*\./, '.');
-  const shards = [];
+  const shards = new Set();
   for (const [tensor, shard] of Object.entries(weightMap)) {
     if (typeof shard !== 'string' || !SHARD_NAME.test(shard) || shard.includes('..')) {
       throw attnlensError(
@@ -47,10 +47,10 @@ export function readShardIndex(index, file) {
     if (!shard.endsWith(extension)) {
       throw attnlensError('invalid_argument', file, `shard ${shard} is not a ${extension} file`);
     }
-    if (!shards.includes(shard)) shards.push(shard);
+    shards.add(shard);
   }
-  if (shards.length === 0) throw attnlensError('invalid_argument', file, 'weight_map is empty');
-  return { shards, weightMap };
+  if (shards.size === 0) throw attnlensError('invalid_argument', file, 'weight_map is empty');
+  return { shards: [...shards], weightMap };
 }
 
 /** The validated tensor entries of one weight file (safetensors or a PyTorch zip). */
