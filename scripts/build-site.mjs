@@ -59,6 +59,7 @@ const SERVED_EXTENSIONS = new Set([
   '.json',
   '.png',
   '.ico',
+  '.bin', // the bundled model (src/models/bundled/): precached, so it loads offline
 ]);
 
 function fail(message) {

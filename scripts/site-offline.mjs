@@ -2,10 +2,12 @@
 // web/site/service-worker.js, with the precache list and a version made from the files the build
 // copied, and <site>/register-sw.js, which the built demo page loads.
 //
-// Precached: every file of the site except sw.js itself, the uncompressed .wasm files (only
-// engines without DecompressionStream read those) and the models module (attnlens-models-*: about
-// 150 KiB gzipped per flavour, which only the real models and "Watch it learn" load). The worker
-// keeps those once fetched, so they too work offline after their first use.
+// Precached: every file of the site except sw.js itself and the uncompressed .wasm files (only
+// engines without DecompressionStream read those; the worker keeps them once fetched). That
+// includes the bundled model (src/models/bundled/, 1 MB) and the models module of every flavour
+// (attnlens-models-*: about 200 KiB each with its glue): the page offers stories260K first under
+// "Real model", and it must run for a visitor who comes back with no network, even one who never
+// opened a real model before.
 import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -13,8 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const site = fileURLToPath(new URL('../web/site/', import.meta.url));
 const GENERATED = new Set(['sw.js']);
-const notPrecached = (path) =>
-  GENERATED.has(path) || path.endsWith('.wasm') || /(^|\/)attnlens-models-[^/]*$/.test(path);
+const notPrecached = (path) => GENERATED.has(path) || path.endsWith('.wasm');
 
 function* walk(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -7,7 +7,8 @@ import type { HeadScore } from './train.js';
 // ---- files ----------------------------------------------------------------------------------
 
 export type ModelSource =
-  | string // a Hugging Face model id ('gpt2'), a folder URL, or in Node a folder path
+  | string // a Hub id ('gpt2'), a folder URL, a Node folder path, 'stories260K' (bundled), or a
+  // llama2.c checkpoint: a .bin URL, Node path or Hub path ('karpathy/tinyllamas/stories15M.bin')
   | URL // a folder URL (http:, https:, or file: in Node)
   | File[]
   | FileList;
@@ -32,6 +33,11 @@ export interface ModelFilesOptions {
   /** Default 'https://huggingface.co'. */
   hubUrl?: string;
   fetch?: typeof globalThis.fetch;
+  /**
+   * llama2.c checkpoints only: their tok*.bin tokenizer, as a URL or path (resolved against the
+   * checkpoint's), a File, or the bytes. Default: tok{vocab_size}.bin or tokenizer.bin beside it.
+   */
+  tokenizer?: string | URL | Blob | Uint8Array | ArrayBuffer;
 }
 
 export type TensorDtype =
@@ -48,10 +54,15 @@ export interface TensorSet {
 
 export interface ModelFiles {
   source: {
-    kind: 'hub' | 'url' | 'files' | 'folder';
+    kind: 'hub' | 'url' | 'files' | 'folder' | 'file' | 'bundled';
     id?: string;
     revision?: string;
     url?: string;
+    /** Present for llama2.c checkpoints: 'llama2.c', and the file's version (0, 1 or 2). */
+    format?: 'llama2.c';
+    version?: number;
+    /** Hub paths of llama2.c checkpoints: the file in the repo. */
+    file?: string;
     fromCache: boolean;
   };
   config: Record<string, unknown>;
@@ -69,10 +80,13 @@ export declare function loadModelFiles(
 
 export interface ModelFileListing {
   source: {
-    kind: 'hub' | 'url' | 'files' | 'folder';
+    kind: 'hub' | 'url' | 'files' | 'folder' | 'file' | 'bundled';
     id?: string;
     revision?: string;
     url?: string;
+    format?: 'llama2.c';
+    version?: number;
+    file?: string;
   };
   /** Every file a load would read, with its size (null where the source cannot say). */
   files: { name: string; size: number | null }[];
@@ -147,6 +161,10 @@ export declare function createTokenizer(files: {
 
 export type ModelType = 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2';
 export declare const SUPPORTED_MODEL_TYPES: readonly ModelType[];
+/** The models attnlens carries, loadable by name with no network: ['stories260K']. */
+export declare const BUNDLED_MODELS: readonly string[];
+/** Where llama2.c's tokenizer.bin (Llama 2's 32,000 tokens, for stories15M/42M/110M) is. */
+export declare const LLAMA2C_TOKENIZER_URL: string;
 export declare const MODEL_OPTIONS: readonly string[];
 export declare const RUN_OPTIONS: readonly string[];
 /** The options Model.headScores() accepts. */

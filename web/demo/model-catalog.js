@@ -2,8 +2,15 @@
 // come from the Hub's file listing and config.json when the picker opens (model-session.js), so
 // no number is written down that nobody checked. `note` is a key in the strings; `example` the
 // text the page puts in when the model is picked over one of the page's own examples (BERT
-// models predict the [MASK] in it); `pair` a second sentence for BERT.
+// models predict the [MASK] in it); `pair` a second sentence for BERT. The first is the model
+// attnlens carries (`bundled`: no download, so it loads as soon as it is picked, offline too).
 export const CATALOG = [
+  {
+    id: 'stories260K',
+    note: 'catalogStories260K',
+    example: 'Once upon a time, there was a little girl named Lily. She',
+    bundled: true,
+  },
   {
     id: 'roneneldan/TinyStories-1M',
     note: 'catalogTinyStories1M',

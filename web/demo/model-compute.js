@@ -69,6 +69,7 @@ function infoOf({ key, model }) {
     key,
     ...model.info,
     fromCache: model.source.fromCache,
+    bundled: model.source.kind === 'bundled',
     maskToken: model.tokenizer.special.mask?.text ?? null,
   };
 }

@@ -67,6 +67,8 @@ export class ModelPicker {
     }
     if (state.view === 'heads') patch.view = 'model';
     this.update(patch, { immediate: true });
+    // A bundled model downloads nothing: it loads at once, with no Load button to press.
+    if (entry?.bundled) this.session.load(this.getState());
   }
 
   #isExampleText(text) {
@@ -113,6 +115,10 @@ export class ModelPicker {
     e.modelPicker.classList.toggle('is-folded', loaded && !this.expanded);
     this.session.describeCatalog(state);
     this.session.describe(state);
+    // A bundled model named by the link loads as it does when picked: there is nothing to download.
+    if (catalogEntry(state.model)?.bundled && !loaded && !this.session.loading) {
+      this.session.load(state);
+    }
     this.#renderList(state);
     this.#renderDetails(state);
   }
@@ -331,7 +337,12 @@ function shapeValues(about) {
 }
 
 function loadedText(info) {
-  return t(info.fromCache ? 'modelLoadedOffline' : 'modelLoaded', {
+  const key = info.bundled
+    ? 'modelLoadedBundled'
+    : info.fromCache
+      ? 'modelLoadedOffline'
+      : 'modelLoaded';
+  return t(key, {
     type: info.modelType,
     layers: info.layers,
     heads: info.heads,

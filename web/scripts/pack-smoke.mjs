@@ -211,6 +211,10 @@ try {
     'src/train/index.js',
     'src/train/trainer-worker.js',
     'train.d.ts',
+    // The bundled model (README.md: why the package carries it), with its licence and sha256.
+    'src/models/bundled/stories260K/stories260K.bin',
+    'src/models/bundled/stories260K/tok512.bin',
+    'src/models/bundled/stories260K/README.md',
   ]) {
     assert.ok(files.includes(required), `the tarball lacks ${required}`);
   }
@@ -371,7 +375,17 @@ try {
     ),
   );
   assert.equal(cli.backend, 'wasm-simd');
-  console.log('installed package: the attnlens CLI runs');
+  // The bundled model, from the installed package, with no network.
+  const story = JSON.parse(
+    run(
+      join(project, 'node_modules', '.bin', 'attnlens'),
+      ['--model', 'stories260K', 'Once upon a time, there was a', '--json', '--top', '1'],
+      project,
+    ),
+  );
+  assert.equal(story.model.parameters, 260032);
+  assert.equal(story.predictions[0].token, '\u2581little');
+  console.log('installed package: the attnlens CLI runs, and --model stories260K from the package');
 
   // The widget is one script tag, so its whole static import graph must ship: esbuild follows
   // every import of the installed 'attnlens/widget' and fails on one the tarball lacks.

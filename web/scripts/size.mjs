@@ -2,7 +2,8 @@
 // 'attnlens'` pulls in, the Emscripten glue and the .wasm (fetched as .wasm.gz), raw and
 // gzipped, for each of the two flavours a page may pick (wasm-relaxed where relaxed SIMD
 // validates, else wasm-simd); then the same for attnlens/inline, whose wasm is a base64 module,
-// and for attnlens/models (its JS and the models' module: reported, not budgeted).
+// for attnlens/models (its JS and the models' module) and the bundled model (reported, not
+// budgeted).
 // Fails when either gzipped total of the default entry exceeds the budget, so growth is noticed.
 //
 //   node scripts/size.mjs
@@ -124,6 +125,12 @@ for (const flavour of ['relaxed', 'simd']) {
     file(`src/wasm/attnlens-models-${flavour}.wasm.gz`),
   ]);
 }
+// The bundled model (src/models/bundled/): in the package and the site, fetched only when a
+// model named 'stories260K' is loaded (the README says why the package carries it).
+table('bundled stories260K (by name only: not budgeted)', [
+  file('src/models/bundled/stories260K/stories260K.bin'),
+  file('src/models/bundled/stories260K/tok512.bin'),
+]);
 const scalar = readFileSync(new URL('src/wasm/attnlens-scalar.wasm.gz', web));
 console.log(
   `(fallback src/wasm/attnlens-scalar.wasm.gz: ${kib(scalar.length)} raw, ` +

@@ -89,3 +89,19 @@ test('a Qwen2 checkpoint: grouped K/V heads in the settings, its sliding layer a
   assert.match(settings, /qwen2 · 2 layers × 4 heads \(2 K\/V\) .* layer 1 · mask causal\+local:2/);
   assert.match(r.stdout, /next token after " time":\n {3}1\. /);
 });
+
+test('--model stories260K runs the bundled llama2.c model, with no download', () => {
+  const r = cli('--model', 'stories260K', 'Once upon a time, there was a', '--json', '--top', '3');
+  assert.equal(r.status, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.equal(report.model.modelType, 'llama');
+  assert.equal(report.model.parameters, 260032);
+  assert.deepEqual(
+    report.tokens.slice(0, 2).map((t) => t.id),
+    [1, 403], // <s>, ▁Once
+  );
+  assert.equal(report.predictions[0].token, '▁little');
+  const help = cli('--model', 'stories260K', '--help');
+  assert.match(help.stdout, /--model stories260K "Once upon a time/);
+  assert.match(help.stdout, /--tokenizer FILE/);
+});

@@ -14,8 +14,9 @@
 //
 // Real models: snapshot="attention.json" draws a snapshot exported from the demo (no model, no
 // compute); model="roneneldan/TinyStories-1M" (+ revision) shows "Load model (size)" and runs the
-// model on `text` only after that click; `layer` and `head` (1-based) pick what is shown
-// (widget-models.js, loaded only for these).
+// model on `text` only after that click; model="stories260K", the trained model attnlens carries,
+// runs at once (no download); `layer` and `head` (1-based) pick what is shown (widget-models.js,
+// loaded only for these).
 //
 // Every widget on a page shares one engine (one wasm instance), and each computes only once it
 // scrolls near the viewport. Styles live in a shadow root; the host element decides the width.

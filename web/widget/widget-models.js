@@ -10,6 +10,7 @@ import { tokenLabels } from '../src/interpret/words.js';
 import { readSnapshot, snapshotHead } from '../src/snapshot/read.js';
 import { SNAPSHOT_LIMITS } from '../src/snapshot/format.js';
 import { placeParams } from '../src/share-link.js';
+import { isBundledModel } from '../src/models/files/bundled.js';
 import { el, formatBytes } from '../src/views/dom.js';
 
 // A page script may point widgets at a Hub mirror (the browser tests' local Hub) by setting
@@ -145,7 +146,8 @@ export class LensLoader {
       return this.#keep(key, await fetchSnapshot(snapshot), isCurrent);
     }
     const model = `${id}@${revision}`;
-    if (this.clickedFor !== model) {
+    // A model attnlens carries downloads nothing from elsewhere: it runs without a Load click.
+    if (this.clickedFor !== model && !isBundledModel(id)) {
       await offerLoad(parts, {
         modelId: id,
         revision,

@@ -1,5 +1,6 @@
-// `attnlens --model <folder or id> "text"`: runs a real checkpoint (attnlens/models) and prints
-// one layer's head (or all of its heads) as a terminal heatmap, then the model's predictions.
+// `attnlens --model <stories260K, folder, file or id> "text"`: runs a real checkpoint
+// (attnlens/models) and prints one layer's head (or all of its heads) as a terminal heatmap,
+// then the model's predictions.
 // Mistakes in the command line (and texts the model refuses) are UsageErrors (exit 2); a model
 // that cannot be loaded is an ordinary error (exit 1).
 
@@ -12,15 +13,18 @@ import { COLOR_MODES, renderHeatmap } from './heatmap.js';
 import { DEFAULT_WIDTH, wrapItems } from './layout.js';
 import { sanitize } from './terminal-text.js';
 
-export const MODEL_USAGE = `Usage: attnlens --model <folder or Hugging Face id> [options] "text"
+export const MODEL_USAGE = `Usage: attnlens --model SOURCE [options] "text"
 
-Runs a real checkpoint (GPT-2, GPT-Neo such as TinyStories, BERT) over the text
-and prints one layer's attention as a heatmap, then the top predictions (the
-next token, or each [MASK]).
+Runs a real checkpoint (GPT-2, GPT-Neo such as TinyStories, Llama, Qwen2, BERT,
+llama2.c) over the text and prints one layer's attention as a heatmap, then the
+top predictions (the next token, or each [MASK]).
 
 Options:
-  --model SOURCE     a folder with config.json, tokenizer.json and the weights,
-                     or a Hugging Face model id
+  --model SOURCE     stories260K (carried by attnlens: no download), a folder
+                     with config.json, tokenizer.json and the weights, a
+                     llama2.c checkpoint (.bin) or a Hugging Face model id
+  --tokenizer FILE   llama2.c checkpoints: their tok*.bin, when it is not
+                     beside the checkpoint (a path or URL)
   --layer L          layer to show, from 0 (default 0)
   --head H|all       head to show, from 0 (default 0)
   --masks SPEC       override every layer's mask ('causal+local:2'); repeat it
@@ -34,7 +38,9 @@ Options:
   --json             print the tokens, the chosen heads' weights and the
                      predictions as JSON
 
-Example:
+Examples:
+  attnlens --model stories260K "Once upon a time, there was a" --head all
+  attnlens --model stories15M.bin --tokenizer tokenizer.bin "Once upon a time"
   attnlens --model ./TinyStories-1M "Once upon a time" --layer 3 --head all`;
 
 const OPTIONS = {
@@ -47,6 +53,7 @@ const OPTIONS = {
   truncate: { type: 'boolean' },
   dtype: { type: 'string' },
   revision: { type: 'string' },
+  tokenizer: { type: 'string' },
   color: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -75,7 +82,11 @@ export function parseModelCommand(argv) {
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
-  if (!values.model) throw new UsageError('--model: expected a folder or a model id');
+  if (!values.model) {
+    throw new UsageError(
+      '--model: expected stories260K, a folder, a checkpoint file or a model id',
+    );
+  }
   if (positionals.length === 0) throw new UsageError('missing the text to run the model on');
   if (values.dtype !== undefined && !['f32', 'f16'].includes(values.dtype)) {
     throw new UsageError(`--dtype: expected f32 or f16, got '${values.dtype}'`);
@@ -106,6 +117,7 @@ export function parseModelCommand(argv) {
     truncate: Boolean(values.truncate),
     dtype: values.dtype ?? 'f32',
     revision: values.revision,
+    tokenizer: values.tokenizer,
     color: values.color,
     json: Boolean(values.json),
   };
@@ -144,6 +156,7 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
   const model = await loadModel(command.source, {
     dtype: command.dtype,
     ...(command.revision ? { revision: command.revision } : {}),
+    ...(command.tokenizer ? { tokenizer: command.tokenizer } : {}),
     ...(onProgress ? { onProgress } : {}),
   });
   try {

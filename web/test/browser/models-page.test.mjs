@@ -59,6 +59,10 @@ describe('real models on the page and in the widget', () => {
     site = siteWithLensPages({
       'snapshot.html': lensPage(snapshotBody),
       'model.html': lensPage(modelBody),
+      'bundled.html': lensPage(
+        '<attn-lens id="story" model="stories260K" layer="5" view="heads"' +
+          ' text="Once upon a time, there was a little girl named Lily."></attn-lens>',
+      ),
       'violations.js': VIOLATIONS_JS,
     });
     browser = await openBrowser({ root: site });
@@ -78,6 +82,16 @@ describe('real models on the page and in the widget', () => {
     await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
     await page.fill('#main-text', TEXT);
     await page.click('label:has(input[name="model-kind"][value="real"])');
+    // "Real model" picks the bundled stories260K first, which runs at once (nothing to
+    // download); the reader then chooses another model.
+    await waitForRuns(page, 1);
+    assert.equal(
+      await page.getAttribute('#model-list [aria-checked="true"]', 'data-model'),
+      'stories260K',
+    );
+    await page.click('#model-change');
+    await page.click(`#model-list [data-model="${NEO}"]`);
+    const bundledRuns = Number(await page.evaluate(() => document.body.dataset.modelRuns));
     const size = formatBytes(folderBytes(fixtures.folder(NEO)));
     const option = page.locator(`#model-list [data-model="${NEO}"] .model-size`);
     await page.waitForFunction(
@@ -103,7 +117,7 @@ describe('real models on the page and in the widget', () => {
       }).observe(document.getElementById('model-details'), { childList: true, subtree: true });
     });
     await page.click('#model-load');
-    await waitForRuns(page, 1);
+    await waitForRuns(page, bundledRuns + 1);
     const seen = await page.evaluate(() => window.progressSeen);
     assert.ok(seen.length >= 2 && seen.some((f) => f > 0 && f < 1), `progress ${seen}`);
     assert.match(await page.textContent('.model-status.is-ready'), /^Loaded: gpt_neo · 3 layers/);
@@ -318,6 +332,29 @@ describe('real models on the page and in the widget', () => {
     assert.deepEqual(drawn.rows, shown.rows);
     assert.deepEqual(drawn.values, shown.values);
     assert.deepEqual(wasm, [], 'no engine and no model were fetched');
+    assert.equal(await lens.textContent('#violations'), '0');
+    assert.deepEqual(problems(lens), []);
+    await lens.close();
+  });
+
+  it('a widget with model="stories260K" runs the bundled model at once: no click', async () => {
+    const lens = await newPage(browser.context);
+    const hubRequests = hub.requests.length;
+    await lens.goto(`${browser.base}/lens/bundled.html`);
+    await lens.waitForFunction(
+      () => document.getElementById('story').dataset.state === 'ready',
+      null,
+      { timeout: 30000 },
+    );
+    assert.equal(await lens.locator('#story >> .load-model').count(), 0, 'no Load button');
+    assert.equal(hub.requests.length, hubRequests, 'nothing asked of the Hub');
+    // Layer 5's eight heads, drawn from the trained model.
+    const shown = await lens.evaluate(
+      () => document.getElementById('story').shadowRoot.textContent,
+    );
+    assert.match(shown, /stories260K|llama/);
+    assert.equal(await lens.locator('#story >> [data-head]').count(), 8);
+    await lens.locator('#story').screenshot({ path: artifact('widget-stories260K.png') });
     assert.equal(await lens.textContent('#violations'), '0');
     assert.deepEqual(problems(lens), []);
     await lens.close();

@@ -28,6 +28,9 @@ import {
   describeModel,
   listModelFiles,
   loadModel,
+  loadModelFiles,
+  BUNDLED_MODELS,
+  LLAMA2C_TOKENIZER_URL,
   SUPPORTED_MODEL_TYPES,
   type LayerProjections,
   type MaskPrediction,
@@ -236,6 +239,15 @@ void threads;
 
 // The models entry: loading options, the run result and the info.
 async function models(): Promise<void> {
+  const bundled: readonly string[] = BUNDLED_MODELS;
+  const story: Model = await loadModel(bundled[0]);
+  const stories15M = await loadModelFiles('karpathy/tinyllamas/stories15M.bin', {
+    tokenizer: LLAMA2C_TOKENIZER_URL,
+  });
+  const version: number | undefined = stories15M.source.version;
+  void version;
+  await loadModel('./stories15M.bin', { tokenizer: new Uint8Array(8) });
+  story.dispose();
   const model: Model = await loadModel('roneneldan/TinyStories-1M', {
     revision: 'main',
     dtype: 'f16',

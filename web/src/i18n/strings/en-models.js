@@ -5,16 +5,18 @@ export const enModels = {
   // the model picker
   modelBarTitle: 'Model',
   modelUntrained: 'Untrained layer (instant)',
-  modelReal: 'Real model (download)',
+  modelReal: 'Real model',
   modelKindHint:
     'The untrained layer shows how attention computes; a real model shows what a trained one ' +
-    'learned. Nothing large downloads until you press Load.',
-  modelListLabel: 'Models on the Hugging Face Hub',
+    'learned. stories260K comes with the page; nothing else downloads until you press Load.',
+  modelListLabel: 'Trained models: one bundled, the others on the Hugging Face Hub',
   modelHubLabel: 'Another Hub id',
   modelHubGo: 'Look up',
   modelDropLabel:
-    'Or your own files (config.json, tokenizer.json, model.safetensors or pytorch_model.bin): ' +
-    'drop them here or pick them',
+    'Or your own files (config.json, tokenizer.json, model.safetensors or pytorch_model.bin; ' +
+    'or a llama2.c .bin with its tok*.bin): drop them here or pick them',
+  catalogStories260K:
+    'Llama 2 architecture (llama2.c), trained on children’s stories: bundled, 1 MB, instant',
   catalogTinyStories1M: 'GPT-Neo, local and global layers in turn; trained on children’s stories',
   catalogTinyStories8M: 'the same family, wider',
   catalogDistilGpt2: 'GPT-2, distilled to fewer layers',
@@ -58,6 +60,9 @@ export const enModels = {
   modelLoaded:
     'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}. ' +
     'Kept in this browser for next time.',
+  modelLoadedBundled:
+    'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}. ' +
+    'It comes with the page: no download, offline too.',
   modelLoadedOffline:
     'Loaded from this browser’s cache, no network needed: {type} · {layers} layers × {heads} ' +
     'heads · {parameters} parameters · {backend}.',

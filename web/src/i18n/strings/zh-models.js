@@ -4,16 +4,17 @@ export const zhModels = {
   // 模型选择
   modelBarTitle: '模型',
   modelUntrained: '未训练的注意力层（即时）',
-  modelReal: '真实模型（需下载）',
+  modelReal: '真实模型',
   modelKindHint:
-    '未训练的层展示注意力如何计算；真实模型展示训练后的模型学到了什么。按下“加载”之前不会下载大' +
-    '文件。',
-  modelListLabel: 'Hugging Face Hub 上的模型',
+    '未训练的层展示注意力如何计算；真实模型展示训练后的模型学到了什么。stories260K 随页面附带；' +
+    '其他模型在按下“加载”之前不会下载。',
+  modelListLabel: '训练好的模型：一个随附，其余在 Hugging Face Hub 上',
   modelHubLabel: '其他 Hub 模型 ID',
   modelHubGo: '查询',
   modelDropLabel:
-    '或者使用你自己的文件（config.json、tokenizer.json、model.safetensors 或 pytorch_model.bin）' +
-    '：拖到这里，或点击选择',
+    '或者使用你自己的文件（config.json、tokenizer.json、model.safetensors 或 pytorch_model.bin；' +
+    '或 llama2.c 的 .bin 及其 tok*.bin）：拖到这里，或点击选择',
+  catalogStories260K: 'Llama 2 架构（llama2.c），用儿童故事训练：随附，1 MB，即时',
   catalogTinyStories1M: 'GPT-Neo，局部层与全局层交替；用儿童故事训练',
   catalogTinyStories8M: '同一系列，更宽',
   catalogDistilGpt2: 'GPT-2，蒸馏到更少的层',
@@ -54,6 +55,9 @@ export const zhModels = {
   modelLoaded:
     '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。已保存在本浏' +
     '览器中，下次可直接使用。',
+  modelLoadedBundled:
+    '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。' +
+    '它随页面附带：无需下载，离线也可用。',
   modelLoadedOffline:
     '已从本浏览器的缓存加载，无需联网：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数' +
     ' · {backend}。',

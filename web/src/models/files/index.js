@@ -1,7 +1,9 @@
 // loadModelFiles(source, options): the files of one model, wherever they are, read and
 // validated: config.json, tokenizer.json (+ tokenizer_config.json) and the weights as a
 // TensorSet. Sources: a Hugging Face model id (+ revision), the URL of a folder with the same
-// files, File objects picked or dropped in a page, and in Node a folder path or file: URL.
+// files, File objects picked or dropped in a page, and in Node a folder path or file: URL; and
+// llama2.c checkpoints with their tokenizer, the bundled stories260K among them
+// (llama2c-source.js).
 //
 // The sizes of every file are known before the first byte is read wherever the source can say
 // (a folder listing, File sizes, the Hub's file listing, HEAD), so progress has a total.
@@ -11,6 +13,7 @@ import { nodeBuiltin } from '../../loader.js';
 import { throwIfAborted } from './abort.js';
 import { optional, optionsObject } from './options.js';
 import { fileListSource, folderSource, isFileList } from './local.js';
+import { listLlama2cFiles, loadLlama2cFiles, openLlama2cSource } from './llama2c-source.js';
 import { resolveRemoteSource } from './remote.js';
 import { createTensorSet } from './tensor-set.js';
 import {
@@ -26,6 +29,7 @@ export { writeSafetensors, readSafetensors } from './safetensors.js';
 export { createTensorSet } from './tensor-set.js';
 export { validateHubId, validateRevision, hubFileUrl } from './hub.js';
 export { clearModelCache, MODEL_CACHE_NAME } from './cache.js';
+export { BUNDLED_MODELS, LLAMA2C_TOKENIZER_URL } from './llama2c-source.js';
 
 /** The options loadModelFiles takes (a caller with options of its own passes only these). */
 export const MODEL_FILES_OPTIONS = Object.freeze([
@@ -35,6 +39,7 @@ export const MODEL_FILES_OPTIONS = Object.freeze([
   'cache',
   'hubUrl',
   'fetch',
+  'tokenizer',
 ]);
 
 const REQUIRED = ['config.json', 'tokenizer.json'];
@@ -43,6 +48,9 @@ const OPTIONAL = ['tokenizer_config.json'];
 export async function loadModelFiles(source, rawOptions) {
   const options = checkOptions(rawOptions);
   throwIfAborted(options.signal);
+  // llama2.c's format (a .bin and its tok*.bin, or a bundled model): llama2c-source.js.
+  const llama2c = await openLlama2cSource(source, options);
+  if (llama2c) return loadLlama2cFiles(llama2c, createReader(llama2c, options));
   const from = await openSource(source, options);
   const reader = createReader(from, options);
   const { weightFile, weightFiles, index } = await planFiles(from, reader, options.signal);
@@ -88,6 +96,8 @@ export async function loadModelFiles(source, rawOptions) {
 export async function listModelFiles(source, rawOptions) {
   const options = checkOptions(rawOptions, LIST_OPTIONS);
   throwIfAborted(options.signal);
+  const llama2c = await openLlama2cSource(source, options);
+  if (llama2c) return listLlama2cFiles(llama2c, createReader(llama2c, options), options.signal);
   const from = await openSource(source, options);
   const reader = createReader(from, options);
   const { weightFiles } = await planFiles(from, reader, options.signal);
