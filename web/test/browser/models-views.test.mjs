@@ -18,8 +18,13 @@ import {
   waitForRuns,
 } from './model-page-support.mjs';
 
+const STORIES = 'stories260K';
 const TEXTS = {
-  en: { [NEO]: 'Once upon a time there was a cat', [BERT]: 'the cat [MASK] on the mat' },
+  en: {
+    [NEO]: 'Once upon a time there was a cat',
+    [BERT]: 'the cat [MASK] on the mat',
+    [STORIES]: 'Once upon a time, there was a little girl named Lily.',
+  },
   zh: { [NEO]: 'Once upon a time there was a cat', [BERT]: 'the cat [MASK] on the mat' },
 };
 
@@ -153,6 +158,49 @@ describe('real-model views: accessibility and screenshots', () => {
       assert.deepEqual(problems(page), []);
       await page.close();
     }
+  });
+
+  // A trained model earns labels on the probe: stories260K's previous-token heads (layers and
+  // heads counted from 1 as the page does: L2H4, L2H7, L3H1, L4H7), from Node's own scores.
+  it('the bundled stories260K shows the previous-token heads its probe scores earn', async () => {
+    const node = runInNode(STORIES, TEXTS.en[STORIES]);
+    const earned = node.scores.filter((score) => score.label).map((s) => `${s.layer}:${s.head}`);
+    assert.deepEqual(earned, ['1:3', '1:6', '2:0', '3:6']);
+    assert.ok(node.scores.every((score) => score.label !== 'induction'));
+    const page = await openModel('en', STORIES);
+    await page.waitForFunction(
+      () => !document.querySelector('#model-grid .al-model-cell')?.title.includes('measuring'),
+    );
+    const cells = await page.$$eval('#model-grid .al-model-cell', (list) =>
+      list.map((cell) => ({
+        cell: cell.dataset.cell,
+        label: cell.dataset.label,
+        probe: cell.dataset.probe,
+        tag: cell.querySelector('.al-model-tag')?.textContent,
+        title: cell.title,
+      })),
+    );
+    assert.equal(cells.length, node.info.layers * node.info.heads);
+    const probeLabelled = cells.filter((cell) => cell.probe === 'true');
+    assert.deepEqual(
+      probeLabelled.map((cell) => cell.cell),
+      earned,
+    );
+    for (const cell of probeLabelled) {
+      const score = node.scores.find((s) => `${s.layer}:${s.head}` === cell.cell);
+      assert.equal(cell.label, 'previous-token');
+      assert.equal(cell.tag, 'previous token', cell.cell);
+      assert.ok(
+        cell.title.includes(`previous token ${score.previousToken.toFixed(2)}`),
+        cell.title,
+      );
+    }
+    assert.ok(cells.every((cell) => cell.label !== 'induction'));
+    await page
+      .locator('#stage')
+      .screenshot({ path: artifact('model-view-scores-stories260K.png') });
+    assert.deepEqual(problems(page), []);
+    await page.close();
   });
 
   for (const lang of ['en', 'zh']) {
