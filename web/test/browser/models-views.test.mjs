@@ -4,7 +4,8 @@
 // fixtures under the page's ids (model-page-support.mjs); the first load of each model downloads,
 // later ones come from the cache.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { blockingFindings } from './axe.mjs';
 import { artifact, newPage, openBrowser } from './harness.mjs';
@@ -158,6 +159,45 @@ describe('real-model views: accessibility and screenshots', () => {
       assert.deepEqual(problems(page), []);
       await page.close();
     }
+  });
+
+  // A llama2.c checkpoint inside a Hub repo, typed into "Another Hub id" as loadModel() and the
+  // CLI take it (karpathy/tinyllamas/stories15M.bin is one): the box takes it, the model loads
+  // from the Hub with the tokenizer beside it, and the link names it.
+  it('"Another Hub id" takes a llama2.c checkpoint path inside a Hub repo', async () => {
+    const repo = 'attnlens/llama2c-stories';
+    const bundled = new URL('../../src/models/bundled/stories260K/', import.meta.url);
+    mkdirSync(join(fixtures.folder(repo), 'out'), { recursive: true });
+    for (const name of ['stories260K.bin', 'tok512.bin']) {
+      copyFileSync(new URL(name, bundled), join(fixtures.folder(repo), 'out', name));
+    }
+    const path = `${repo}/out/stories260K.bin`;
+    const page = await newPage(browser.context);
+    await page.goto(`${browser.base}/demo/?lang=en`);
+    await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
+    await page.click('label:has(input[name="model-kind"][value="real"])');
+    await waitForRuns(page, 1); // the bundled model, picked first
+    await page.click('#model-change');
+    // What loadModel() refuses, the box refuses too, saying why.
+    await page.fill('#model-hub-id', `${repo}/out/config.json`);
+    await page.click('#model-hub-form button[type="submit"]');
+    assert.match(await page.textContent('#model-hub-error'), /is not a Hugging Face model id/);
+    await page.fill('#model-hub-id', `${repo}/../stories260K.bin`);
+    await page.click('#model-hub-form button[type="submit"]');
+    assert.match(await page.textContent('#model-hub-error'), /a bad file path/);
+    await page.fill('#model-hub-id', path);
+    await page.click('#model-hub-form button[type="submit"]');
+    assert.equal(await page.textContent('#model-hub-error'), '');
+    await page.waitForSelector('#model-load');
+    await page.click('#model-load');
+    await waitForRuns(page, 2);
+    assert.match(await page.textContent('.model-status.is-ready'), /^Loaded: llama · 5 layers/);
+    await page.waitForFunction(
+      (path) => new URLSearchParams(location.search).get('model') === path,
+      path,
+    );
+    assert.deepEqual(problems(page), []);
+    await page.close();
   });
 
   // A trained model earns labels on the probe: stories260K's previous-token heads (layers and
