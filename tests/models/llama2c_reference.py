@@ -7,10 +7,10 @@ the SiLU-gated MLP, the shared or stored classifier).
 
 Reads one JSON request on stdin, writes one JSON answer on stdout:
 
-  request  {"model": path, "tokenizer": path, "texts": [...], "encode": [...], "greedy": steps,
-            "write": null | {"version": 1 | 2, "path": ..., "group_size": 64}}
+  request  {"model": path, "tokenizer": path, "texts": [...], "ids": [[...]], "encode": [...],
+            "greedy": steps, "write": null | {"version": 1 | 2, "path": ..., "group_size": 64}}
   answer   {"cases": [{"ids": [...], "attention": [layers * heads * N * N],
-                       "logits": [N * vocab]}],
+                       "logits": [N * vocab]}],   (one per text, then one per list of "ids")
             "encoded": [[ids of each "encode" text]],
             "greedy": {"ids": [...], "text": "..."}}
 
@@ -241,8 +241,8 @@ def main():
             p, w = read_checkpoint(spec["path"])
     pieces, scores = read_tokenizer(request["tokenizer"], p["vocab"])
     cases = []
-    for text in request.get("texts", []):
-        ids = encode(text, pieces, scores)
+    texts = [encode(text, pieces, scores) for text in request.get("texts", [])]
+    for ids in texts + request.get("ids", []):
         attention, logits = forward(p, w, ids)
         cases.append({"ids": ids, "attention": attention.flatten().tolist(),
                       "logits": logits.flatten().tolist()})

@@ -5,7 +5,7 @@
 // and what went wrong in words.
 import { el, formatBytes } from '../src/views/dom.js';
 import { markTabStop, rovingTabindex } from '../src/views/roving.js';
-import { validateHubId } from '../src/models/files/hub.js';
+import { validateHubSource } from '../src/models/files/llama2c-names.js';
 import { EXAMPLES } from './examples.js';
 import { CATALOG, catalogEntry } from './model-catalog.js';
 import { t } from './i18n.js';
@@ -81,7 +81,7 @@ export class ModelPicker {
   #pickHubId(id) {
     this.e.modelHubError.textContent = '';
     try {
-      validateHubId(id);
+      validateHubSource(id);
     } catch (error) {
       this.e.modelHubError.textContent = error.message;
       return;

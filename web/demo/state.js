@@ -8,7 +8,8 @@ import { LANGUAGES } from '../src/i18n/translate.js';
 import { fragmentParams, placeParams, readParams } from '../src/share-link.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { formatMask, maskForMode, parseMask } from '../src/mask-notation.js';
-import { validateHubId, validateRevision } from '../src/models/files/hub.js';
+import { validateRevision } from '../src/models/files/hub.js';
+import { validateHubSource } from '../src/models/files/llama2c-names.js';
 import {
   DEFAULT_GRANULARITY,
   DEFAULT_HEAD_DIM,
@@ -164,8 +165,8 @@ function valid(check, text) {
   }
 }
 
-// A Hub model id (picked files cannot travel in a link).
-const validModelId = (text) => (text === '' ? '' : valid(validateHubId, text));
+// A Hub model id or a llama2.c checkpoint in a Hub repo (picked files cannot travel in a link).
+const validModelId = (text) => (text === '' ? '' : valid(validateHubSource, text));
 
 const readFlag = (text) => ({ 1: true, 0: false })[text] ?? null;
 

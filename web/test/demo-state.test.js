@@ -229,6 +229,25 @@ describe('a real model in the link', () => {
     assert.equal(searchFromState({ ...model, model: 'files' }), '?head=8&view=model');
   });
 
+  it('keeps a llama2.c checkpoint in a Hub repo, as loadModel() takes it', () => {
+    const checkpoint = { ...model, model: 'karpathy/tinyllamas/stories15M.bin' };
+    assert.deepEqual(roundTrip(checkpoint), checkpoint);
+    const nested = { ...model, model: 'owner/name/out/stories260K.bin' };
+    assert.deepEqual(roundTrip(nested), nested);
+    // Only a checkpoint (a .bin, not a tokenizer's or PyTorch's), each path part a file name.
+    for (const path of [
+      'owner/name/config.json',
+      'owner/name/tok512.bin',
+      'owner/name/pytorch_model.bin',
+      'owner/name/../x.bin',
+      'owner/name//x.bin',
+      'owner/na--me/x.bin',
+    ]) {
+      const { problems } = readLink(`?model=${encodeURIComponent(path)}`);
+      assert.deepEqual(problems, [{ param: 'model', value: path }], path);
+    }
+  });
+
   it('reports a model id, revision, layer or surgery it cannot use', () => {
     const { state, problems } = readLink(
       '?model=..%2Fsecrets&rev=main&layer=0&surgery=sideways&surgeryLayer=x&words=2',

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { loadModel } from '../src/models/index.js';
+import { showsVocabularyEntry } from '../src/views/predictions.js';
 import { tinyModel } from './support/tiny-models.mjs';
 
 const BIN = fileURLToPath(new URL('../bin/attnlens.js', import.meta.url));
@@ -29,7 +30,9 @@ test("prints the chosen layer's head as a heatmap, then the next-token predictio
   assert.match(settings, /gpt_neo · 3 layers × 2 heads .* layer 1 · mask causal\+local:2/);
   assert.match(r.stdout, /layer 1, head 1 of 2 — rows: queries, columns: keys/);
   assert.doesNotMatch(r.stdout, /head 0 of 2/);
-  assert.match(r.stdout, /next token after " was":\n {3}1\. ".*" {2}\d+\.\d%/);
+  // The text a prediction adds, quoted, or its vocabulary entry where it adds part of a
+  // character (this random model's first guess is such a byte: see the test below).
+  assert.match(r.stdout, /next token after " was":\n {3}1\. (".*"|[^\s"]+) {2}\d+\.\d%/);
   // The local layer's window: the last query sees 3 keys, every earlier key is masked (·).
   const rows = r.stdout.split('\n').filter((line) => /^\s*\d+ \S/.test(line) && line.includes('→'));
   assert.ok(rows.length > 5);
@@ -104,4 +107,27 @@ test('--model stories260K runs the bundled llama2.c model, with no download', ()
   const help = cli('--model', 'stories260K', '--help');
   assert.match(help.stdout, /--model stories260K "Once upon a time/);
   assert.match(help.stdout, /--tokenizer FILE/);
+});
+
+test("a prediction that ends inside a character prints its vocabulary entry, as the page's", () => {
+  // All 512 of stories260K's tokens: its byte pieces among them (<0xE4> begins a character).
+  const args = ['--model', 'stories260K', 'Once', '--top', '512', '--color', 'none'];
+  const printed = cli(...args);
+  const report = cli(...args, '--json');
+  assert.equal(printed.status, 0, printed.stderr);
+  const { predictions } = JSON.parse(report.stdout);
+  const lines = printed.stdout.split('\n');
+  const list = lines.slice(lines.findIndex((line) => line.startsWith('next token after')) + 1);
+  assert.ok(predictions.some((p) => p.partial && p.token === '<0xE4>'));
+  assert.doesNotMatch(printed.stdout, /\uFFFD/);
+  predictions.forEach((p, i) => {
+    const shown = showsVocabularyEntry(p) ? p.token : JSON.stringify(p.text);
+    assert.match(list[i], new RegExp(`^ *${i + 1}\\. \\S`), `line ${i + 1}`);
+    assert.equal(list[i].replace(/^ *\d+\. (.*) {2}\d+\.\d%$/, '$1'), shown, `line ${i + 1}`);
+  });
+  // What a partial or empty piece adds is no text: its entry stands unquoted, as on the page.
+  const partial = predictions.findIndex((p) => p.token === '<0xE4>');
+  assert.match(list[partial], /^ *\d+\. <0xE4> {2}\d+\.\d%$/);
+  const end = predictions.findIndex((p) => p.token === '</s>');
+  assert.match(list[end], /^ *\d+\. <\/s> {2}\d+\.\d%$/);
 });

@@ -2,11 +2,17 @@
 // tokens of the model's own vocabulary, twice, in the tokenizer's special tokens) and the scores
 // against a double-precision computation written here from the definitions (TransformerLens'
 // diagonal form of the induction score) on the PyTorch reference forward pass of the same ids
-// (tests/models/reference.py). Then the options' errors and a disposed model.
+// (tests/models/reference.py). A trained model, the bundled stories260K, against llama2.c's
+// reference (tests/models/llama2c_reference.py): the labels its scores earn, its previous-token
+// heads named. Then the options' errors and a disposed model.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { createAttention } from '../src/index.js';
+import { HEAD_LABEL_THRESHOLD } from '../src/interpret/head-scores.js';
 import { loadModel } from '../src/models/index.js';
 import { referenceForward, rejectsWith, tinyModel } from './support/tiny-models.mjs';
 
@@ -152,6 +158,70 @@ for (const name of MODELS) {
     assert.fail(`no run of ${name}`);
   });
 }
+
+// The labels of scores, from their definition: the first of induction, previous-token and
+// sink whose score passes the threshold.
+function expectedLabel({ induction, previousToken, sink }) {
+  if (induction > HEAD_LABEL_THRESHOLD) return 'induction';
+  if (previousToken > HEAD_LABEL_THRESHOLD) return 'previous-token';
+  if (sink > HEAD_LABEL_THRESHOLD) return 'sink';
+  return null;
+}
+
+test("stories260K: its previous-token heads, scores as llama2.c's reference", async () => {
+  const repo = fileURLToPath(new URL('../../', import.meta.url));
+  const bundled = join(repo, 'web/src/models/bundled/stories260K');
+  const model = await loadModel('stories260K', { attention });
+  const { heads, ids } = await model.headScores();
+  const info = model.info;
+  model.dispose();
+  const answer = execFileSync(
+    '/usr/bin/python3',
+    [join(repo, 'tests/models/llama2c_reference.py')],
+    {
+      input: JSON.stringify({
+        model: join(bundled, 'stories260K.bin'),
+        tokenizer: join(bundled, 'tok512.bin'),
+        ids: ids.map((probe) => Array.from(probe)),
+      }),
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
+  const { cases } = JSON.parse(answer.toString('utf8'));
+  assert.equal(cases.length, ids.length);
+  // BOS, then the sequence twice: llama2.c's tokenizer adds nothing after a text.
+  const perProbe = cases.map(({ attention: weights }, p) =>
+    expectedScores(weights, info, {
+      n: ids[p].length,
+      before: 1,
+      length: (ids[p].length - 1) / 2,
+      afterCount: 0,
+    }),
+  );
+  const previousTokenHeads = [];
+  heads.forEach((score, k) => {
+    const expected = {};
+    for (const measure of ['induction', 'previousToken', 'sink']) {
+      expected[measure] = perProbe.reduce((s, scores) => s + scores[k][measure], 0) / ids.length;
+      assert.ok(
+        Math.abs(score[measure] - expected[measure]) <= SCORE_TOL,
+        `layer ${score.layer} head ${score.head} ${measure}: ${score[measure]} vs ` +
+          `${expected[measure]}`,
+      );
+    }
+    assert.equal(score.label, expectedLabel(expected), `layer ${score.layer} head ${score.head}`);
+    if (score.label === 'previous-token') previousTokenHeads.push([score.layer, score.head]);
+  });
+  // What this trained model earns (0-based layer, head; the page's L2H4, L2H7, L3H1, L4H7):
+  // four previous-token heads, and no induction head, in five layers.
+  assert.deepEqual(previousTokenHeads, [
+    [1, 3],
+    [1, 6],
+    [2, 0],
+    [3, 6],
+  ]);
+  assert.ok(heads.every((score) => score.label !== 'induction'));
+});
 
 test('options are checked; a disposed model refuses', async () => {
   const model = await loadModel(tinyModel('gpt2'), { attention });

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { createAttention } from '../attention.js';
 import { loadModel } from '../models/index.js';
 import { maskForMode, maskOptions, parseMask } from '../mask-notation.js';
+import { showsVocabularyEntry } from '../views/predictions.js';
 import { UsageError } from './arguments.js';
 import { COLOR_MODES, renderHeatmap } from './heatmap.js';
 import { DEFAULT_WIDTH, wrapItems } from './layout.js';
@@ -131,14 +132,15 @@ const tokenLabel = (token, text, pair) =>
 
 const percent = (p) => `${(100 * p).toFixed(1)}%`;
 
+// What a prediction adds to the text, quoted; where that is no readable text (part of a
+// character, nothing), its vocabulary entry unquoted (<0xE4>, </s>), as the page shows it.
+const predictionText = (p) => sanitize(showsVocabularyEntry(p) ? p.token : JSON.stringify(p.text));
+
 function predictionLines(model, run, labels, top) {
   const list = (predictions) =>
     predictions
       .slice(0, top)
-      .map(
-        (p, i) =>
-          `  ${String(i + 1).padStart(2)}. ${sanitize(JSON.stringify(p.text))}  ${percent(p.p)}`,
-      );
+      .map((p, i) => `  ${String(i + 1).padStart(2)}. ${predictionText(p)}  ${percent(p.p)}`);
   if (!model.info.predicts) return ['(this checkpoint has no masked-LM head: no predictions)'];
   if (model.info.causal) {
     const last = sanitize(JSON.stringify(labels.at(-1)));

@@ -5,15 +5,17 @@ import { el, tokenLabel } from './dom.js';
 
 const percent = (p) => `${(p * 100).toFixed(p >= 0.1 ? 0 : 1)}%`;
 
-// What a prediction adds to the text, its word boundary shown as the token strip shows it
-// (' upon' reads '·upon', as the context's tokens do). A token that adds part of a character
-// (a byte piece), nothing (a special token) or a control character reads as nothing useful:
-// its vocabulary entry is shown instead.
+// A token that adds part of a character (a byte piece), nothing (a special token) or a control
+// character reads as nothing useful: its vocabulary entry is shown instead (here and in the CLI).
 const UNREADABLE = /[\uFFFD\p{Cc}]/u;
-export function predictionLabel({ text, token, partial = false }) {
-  return partial || text === '' || UNREADABLE.test(text.replace(/[\n\t]/g, ''))
-    ? token
-    : tokenLabel(text);
+export function showsVocabularyEntry({ text, partial = false }) {
+  return partial || text === '' || UNREADABLE.test(text.replace(/[\n\t]/g, ''));
+}
+
+// What a prediction adds to the text, its word boundary shown as the token strip shows it
+// (' upon' reads '·upon', as the context's tokens do), or its vocabulary entry.
+export function predictionLabel(prediction) {
+  return showsVocabularyEntry(prediction) ? prediction.token : tokenLabel(prediction.text);
 }
 
 /**

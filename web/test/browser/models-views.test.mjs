@@ -4,7 +4,8 @@
 // fixtures under the page's ids (model-page-support.mjs); the first load of each model downloads,
 // later ones come from the cache.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { blockingFindings } from './axe.mjs';
 import { artifact, newPage, openBrowser } from './harness.mjs';
@@ -18,8 +19,13 @@ import {
   waitForRuns,
 } from './model-page-support.mjs';
 
+const STORIES = 'stories260K';
 const TEXTS = {
-  en: { [NEO]: 'Once upon a time there was a cat', [BERT]: 'the cat [MASK] on the mat' },
+  en: {
+    [NEO]: 'Once upon a time there was a cat',
+    [BERT]: 'the cat [MASK] on the mat',
+    [STORIES]: 'Once upon a time, there was a little girl named Lily.',
+  },
   zh: { [NEO]: 'Once upon a time there was a cat', [BERT]: 'the cat [MASK] on the mat' },
 };
 
@@ -153,6 +159,88 @@ describe('real-model views: accessibility and screenshots', () => {
       assert.deepEqual(problems(page), []);
       await page.close();
     }
+  });
+
+  // A llama2.c checkpoint inside a Hub repo, typed into "Another Hub id" as loadModel() and the
+  // CLI take it (karpathy/tinyllamas/stories15M.bin is one): the box takes it, the model loads
+  // from the Hub with the tokenizer beside it, and the link names it.
+  it('"Another Hub id" takes a llama2.c checkpoint path inside a Hub repo', async () => {
+    const repo = 'attnlens/llama2c-stories';
+    const bundled = new URL('../../src/models/bundled/stories260K/', import.meta.url);
+    mkdirSync(join(fixtures.folder(repo), 'out'), { recursive: true });
+    for (const name of ['stories260K.bin', 'tok512.bin']) {
+      copyFileSync(new URL(name, bundled), join(fixtures.folder(repo), 'out', name));
+    }
+    const path = `${repo}/out/stories260K.bin`;
+    const page = await newPage(browser.context);
+    await page.goto(`${browser.base}/demo/?lang=en`);
+    await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
+    await page.click('label:has(input[name="model-kind"][value="real"])');
+    await waitForRuns(page, 1); // the bundled model, picked first
+    await page.click('#model-change');
+    // What loadModel() refuses, the box refuses too, saying why.
+    await page.fill('#model-hub-id', `${repo}/out/config.json`);
+    await page.click('#model-hub-form button[type="submit"]');
+    assert.match(await page.textContent('#model-hub-error'), /is not a Hugging Face model id/);
+    await page.fill('#model-hub-id', `${repo}/../stories260K.bin`);
+    await page.click('#model-hub-form button[type="submit"]');
+    assert.match(await page.textContent('#model-hub-error'), /a bad file path/);
+    await page.fill('#model-hub-id', path);
+    await page.click('#model-hub-form button[type="submit"]');
+    assert.equal(await page.textContent('#model-hub-error'), '');
+    await page.waitForSelector('#model-load');
+    await page.click('#model-load');
+    await waitForRuns(page, 2);
+    assert.match(await page.textContent('.model-status.is-ready'), /^Loaded: llama · 5 layers/);
+    await page.waitForFunction(
+      (path) => new URLSearchParams(location.search).get('model') === path,
+      path,
+    );
+    assert.deepEqual(problems(page), []);
+    await page.close();
+  });
+
+  // A trained model earns labels on the probe: stories260K's previous-token heads (layers and
+  // heads counted from 1 as the page does: L2H4, L2H7, L3H1, L4H7), from Node's own scores.
+  it('the bundled stories260K shows the previous-token heads its probe scores earn', async () => {
+    const node = runInNode(STORIES, TEXTS.en[STORIES]);
+    const earned = node.scores.filter((score) => score.label).map((s) => `${s.layer}:${s.head}`);
+    assert.deepEqual(earned, ['1:3', '1:6', '2:0', '3:6']);
+    assert.ok(node.scores.every((score) => score.label !== 'induction'));
+    const page = await openModel('en', STORIES);
+    await page.waitForFunction(
+      () => !document.querySelector('#model-grid .al-model-cell')?.title.includes('measuring'),
+    );
+    const cells = await page.$$eval('#model-grid .al-model-cell', (list) =>
+      list.map((cell) => ({
+        cell: cell.dataset.cell,
+        label: cell.dataset.label,
+        probe: cell.dataset.probe,
+        tag: cell.querySelector('.al-model-tag')?.textContent,
+        title: cell.title,
+      })),
+    );
+    assert.equal(cells.length, node.info.layers * node.info.heads);
+    const probeLabelled = cells.filter((cell) => cell.probe === 'true');
+    assert.deepEqual(
+      probeLabelled.map((cell) => cell.cell),
+      earned,
+    );
+    for (const cell of probeLabelled) {
+      const score = node.scores.find((s) => `${s.layer}:${s.head}` === cell.cell);
+      assert.equal(cell.label, 'previous-token');
+      assert.equal(cell.tag, 'previous token', cell.cell);
+      assert.ok(
+        cell.title.includes(`previous token ${score.previousToken.toFixed(2)}`),
+        cell.title,
+      );
+    }
+    assert.ok(cells.every((cell) => cell.label !== 'induction'));
+    await page
+      .locator('#stage')
+      .screenshot({ path: artifact('model-view-scores-stories260K.png') });
+    assert.deepEqual(problems(page), []);
+    await page.close();
   });
 
   for (const lang of ['en', 'zh']) {

@@ -17,8 +17,9 @@ import { abortable, throwIfAborted } from './abort.js';
 import { BUNDLED, isBundledModel } from './bundled.js';
 import { cachedBytes, cachedSize, openModelCache, storeBytes } from './cache.js';
 import { download, headSize, httpError, request } from './download.js';
-import { checkHubUrl, validateHubId, validateRevision } from './hub.js';
+import { checkHubUrl, validateRevision } from './hub.js';
 import { llamaConfig, readLlama2cCheckpoint, readLlama2cHeader } from './llama2c.js';
+import { hubCheckpointPath, isCheckpointName, TOKENIZER_NAME } from './llama2c-names.js';
 import { llama2cTokenizerFiles } from './llama2c-tokenizer.js';
 import { createTensorSet } from './tensor-set.js';
 
@@ -28,10 +29,6 @@ export const LLAMA2C_TOKENIZER_URL =
 
 export { BUNDLED_MODELS } from './bundled.js';
 
-const TOKENIZER_NAME = /^(tokenizer|tok\d*)\.bin$/i;
-// A .bin that is not PyTorch's (pytorch_model.bin and its shards) nor a tokenizer.
-const isCheckpointName = (name) =>
-  /\.bin$/i.test(name) && !/^pytorch_model/i.test(name) && !TOKENIZER_NAME.test(name);
 const LOOKS_LIKE_PATH = /^(\.{1,2}[\\/]|[\\/]|[A-Za-z]:[\\/]|~)/;
 const inNode = () => typeof globalThis.process?.versions?.node === 'string';
 
@@ -88,17 +85,13 @@ async function findLlama2c(source, options) {
     throw attnlensError('not_found', 'source', `no llama2.c checkpoint at ${text}`);
   }
   // owner/name/path/to/file.bin: a checkpoint inside a Hub repo.
-  const parts = text.split('/');
-  if (parts.length >= 3 && isCheckpointName(parts[parts.length - 1])) {
-    const id = validateHubId(parts.slice(0, 2).join('/'));
-    const path = parts.slice(2);
-    if (path.some((part) => !/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(part) || part.includes('..'))) {
-      throw attnlensError('invalid_argument', 'source', `${describe(text)}: a bad file path`);
-    }
+  const hub = hubCheckpointPath(text);
+  if (hub) {
+    const { id, file } = hub;
     const revision = validateRevision(options.revision ?? 'main');
     const base = `${checkHubUrl(options.hubUrl)}/${id}/resolve/${encodeURIComponent(revision)}/`;
-    const url = new URL(path.map(encodeURIComponent).join('/'), base);
-    return httpLlama2c({ kind: 'hub', id, revision, file: path.join('/') }, url, options);
+    const url = new URL(file.split('/').map(encodeURIComponent).join('/'), base);
+    return httpLlama2c({ kind: 'hub', id, revision, file }, url, options);
   }
   return null;
 }

@@ -200,9 +200,11 @@ export function llama2cTokenizerFiles(bytes, file, vocab, maxLength) {
   };
 }
 
-// The transformers library's SentencePiece extractor: for every piece, each split into two
-// pieces of the vocabulary (ordered by the ids of the left, then the right part), all merges then
-// ordered by the merged piece's score, highest first (a stable sort).
+// The transformers library's SentencePiece extractor (generate_merges): for every piece, each
+// split into two pieces of the vocabulary (ordered by the ids of the left, then the right part),
+// all merges then ordered by the merged piece's score, then the left part's length, then the
+// right part's (in characters), each highest first, ties kept in that order (a stable sort). A
+// BPE tokenizer ranks merges by their place in the list, so ties must fall as the library's do.
 function mergesOf(names, scores, ids) {
   const merges = [];
   names.forEach((piece, id) => {
@@ -212,12 +214,22 @@ function mergesOf(names, scores, ids) {
       const left = chars.slice(0, split).join('');
       const right = chars.slice(split).join('');
       if (ids.has(left) && ids.has(right)) {
-        local.push({ left, right, l: ids.get(left), r: ids.get(right), score: scores[id] });
+        local.push({
+          left,
+          right,
+          l: ids.get(left),
+          r: ids.get(right),
+          score: scores[id],
+          leftChars: split,
+          rightChars: chars.length - split,
+        });
       }
     }
     local.sort((a, b) => a.l - b.l || a.r - b.r);
     merges.push(...local);
   });
-  merges.sort((a, b) => b.score - a.score);
+  merges.sort(
+    (a, b) => b.score - a.score || b.leftChars - a.leftChars || b.rightChars - a.rightChars,
+  );
   return merges.map(({ left, right }) => [left, right]);
 }
