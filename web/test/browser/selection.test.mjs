@@ -111,7 +111,7 @@ test('top-k names the keys it leaves out and explains its choice', async () => {
   await page.close();
 });
 
-test('LSH says which bucket the query and each key fell in; the matrix hatches the rest', async () => {
+test('LSH names the bucket of the query and of each key; the matrix hatches the rest', async () => {
   const page = await openDemo(`?${TEXT}&mask=lsh:4:1:0&q=7`);
   const table = await readTable(page);
   assertLeftOutIsEngineZero(table, engineWeights('lsh:4:1:0', table.cols.length), 'left out');
