@@ -55,7 +55,8 @@ export class Heatmap {
 
   // data: { rowTokens, colTokens, weights (row-major), mask (0/1 or null), leftOut? (1 where
   //         top-k or LSH dropped a key the mask allowed: hatched like masked cells, named apart),
-  //         scale, range?, rowStats?: { values, max, label }, colStats?: { values, label } (in weight units) }
+  //         scale, range?, rowStats?: { values, max, label },
+  //         colStats?: { values, label } (in weight units) }
   setData(data) {
     this.data = data;
     const rows = data.rowTokens.length;

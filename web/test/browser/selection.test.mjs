@@ -74,10 +74,10 @@ test('top-k names the keys it leaves out and explains its choice', async () => {
 
   const [, , mask, softmax] = await explainSteps(page);
   assert.match(mask.text, /Nothing is masked: this query may look at all 12 keys\./);
-  const kth =
-    /Top-k keeps the 3 largest logits of the 12 keys still in; the lowest of those kept is x\((.+?)\) = (−?\d+\.\d{3})\. The other 9 are left out/.exec(
-      mask.text,
-    );
+  const kth = new RegExp(
+    'Top-k keeps the 3 largest logits of the 12 keys still in; the lowest of those kept is ' +
+      'x\\((.+?)\\) = (−?\\d+\\.\\d{3})\\. The other 9 are left out',
+  ).exec(mask.text);
   assert.ok(kth, mask.text);
   const rows = await explainRows(page);
   const kept = rows.filter((row) => !row.leftOut);

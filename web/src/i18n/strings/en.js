@@ -230,8 +230,8 @@ export const en = {
     'Exponentiate and normalise: w_j = exp(x_j) / Σ exp(x). The weights are positive and sum to ' +
     '{sum}. Entropy {h} bits.',
   step4Kept:
-    'The sum Σ′ runs over the {n} keys left in, not all {visible} visible ones: each key left out ' +
-    'adds exp(−∞) = 0.',
+    'The sum Σ′ runs over the {n} keys left in, not all {visible} visible ones: each key left ' +
+    'out adds exp(−∞) = 0.',
   step4Empty:
     'With nothing visible there is nothing to normalise: every weight is 0 (they sum to 0, not ' +
     '1). The engine defines it so instead of dividing by zero.',

@@ -184,8 +184,9 @@ export const zh = {
   step3KeyVisible: '{key} 可见：x({key}) = {x} 保持不变',
   step3KeyMasked: '{key} 被掩码：x({key}) = {x} 变成 −∞',
   selectLsh:
-    '哈希（LSH，{buckets} 个桶，{rounds} 轮）把这个查询放进桶 {bucket}（每轮一个）。{n} 个可见键中有 ' +
-    '{same} 个至少在一轮里与它同桶，保留下来；其余 {out} 个被舍弃：logit 变成 −∞。',
+    '哈希（LSH，{buckets} 个桶，{rounds} 轮）把这个查询放进桶 {bucket}（每轮一个）。' +
+    '{n} 个可见键中有 {same} 个至少在一轮里与它同桶，保留下来；' +
+    '其余 {out} 个被舍弃：logit 变成 −∞。',
   selectLshKeyIn: '{key} 在桶 {bucket}：与查询同桶，保留',
   selectLshKeyOut: '{key} 在桶 {bucket}：没有一轮与查询同桶，它的 x 变成 −∞',
   selectTopK:
@@ -196,12 +197,13 @@ export const zh = {
   selectTopKKeyOut:
     'x({key}) = {x} 不在最大的 {k} 个之中（留下的最低为 {xk}）：{key} 被舍弃，logit 变成 −∞',
   selectGlobal:
-    '全局 token 属于掩码，而掩码先起作用：全局查询可以看所有键，全局键可以被所有查询看到；但 top-k ' +
-    '和哈希随后照常在这些键中挑选，所以全局 token 也可能被舍弃。',
+    '全局 token 属于掩码，而掩码先起作用：全局查询可以看所有键，全局键可以被所有查询看到；' +
+    '但 top-k 和哈希随后照常在这些键中挑选，所以全局 token 也可能被舍弃。',
   step4Title: 'Softmax 归一化',
   step4Text: '取指数再归一化：w_j = exp(x_j) / Σ exp(x)。权重都为正，总和为 {sum}。熵为 {h} 比特。',
   step4Kept:
-    '求和 Σ′ 只覆盖留下的 {n} 个键，而不是全部 {visible} 个可见键：每个被舍弃的键贡献 exp(−∞) = 0。',
+    '求和 Σ′ 只覆盖留下的 {n} 个键，而不是全部 {visible} 个可见键：' +
+    '每个被舍弃的键贡献 exp(−∞) = 0。',
   step4Empty:
     '没有可见的键，也就没有可归一化的东西：所有权重都是 0（总和为 0，而不是 1）。引擎这样定义，' +
     '以免除以零。',
