@@ -96,16 +96,10 @@ export class Stage {
     e.legendLo.hidden = state.view === 'overlay';
     e.legendHi.hidden = state.view === 'overlay';
     e.legendBar.style.background = cssGradient(state.scale);
-    // Top-k and LSH hatch what they leave out like masked cells: the legend says so.
-    const maskedLegend = document.querySelector('.legend-masked [data-i18n]');
-    if (maskedLegend) {
-      const selects = Boolean(result.heads[head].leftOut || compare?.heads[head].leftOut);
-      maskedLegend.dataset.i18n = selects ? 'maskedLegendSelection' : 'maskedLegend';
-      maskedLegend.textContent = t(maskedLegend.dataset.i18n);
-    }
     e.legendLo.textContent = '0';
     e.legendHi.textContent = ownMax ? t('legendOwnMax') : '1.00';
     e.legendHi.dataset.value = ownMax ? '' : '1';
+    maskedLegend(false);
   }
 
   renderEmpty() {
@@ -199,13 +193,7 @@ export class Stage {
     }
     for (const part of [e.legendBar, e.legendLo, e.legendHi]) part.hidden = false;
     e.legendBar.style.background = cssGradient(state.scale);
-    // Top-k and LSH hatch what they leave out like masked cells: the legend says so.
-    const maskedLegend = document.querySelector('.legend-masked [data-i18n]');
-    if (maskedLegend) {
-      const selects = Boolean(result.heads[head].leftOut || compare?.heads[head].leftOut);
-      maskedLegend.dataset.i18n = selects ? 'maskedLegendSelection' : 'maskedLegend';
-      maskedLegend.textContent = t(maskedLegend.dataset.i18n);
-    }
+    maskedLegend(Boolean(result.heads[head].leftOut || compare?.heads[head].leftOut));
     e.legendLo.textContent = '0';
     e.legendHi.textContent = top.toFixed(2);
     e.legendHi.dataset.value = String(top);
@@ -253,6 +241,14 @@ export class Stage {
       : t(source.heads[head].leftOut?.[i] ? 'leftOutWord' : 'maskedWord');
     return `${withPieces(result.rowTokens[row])} → ${withPieces(result.colTokens[col])}: ${value}`;
   }
+}
+
+// Top-k and LSH hatch what they leave out like masked cells: the legend says so.
+function maskedLegend(selects) {
+  const legend = document.querySelector('.legend-masked [data-i18n]');
+  if (!legend) return;
+  legend.dataset.i18n = selects ? 'maskedLegendSelection' : 'maskedLegend';
+  legend.textContent = t(legend.dataset.i18n);
 }
 
 // A token's label, with the model's pieces it stands for when the views show words.
