@@ -6,11 +6,14 @@
 import { el, formatBytes } from '../src/views/dom.js';
 import { markTabStop, rovingTabindex } from '../src/views/roving.js';
 import { validateHubId } from '../src/models/files/hub.js';
+import { loadFailure } from '../src/models/load-failure.js';
 import { EXAMPLES } from './examples.js';
 import { CATALOG, catalogEntry } from './model-catalog.js';
 import { t } from './i18n.js';
 
 const isAbort = (error) => error?.name === 'AbortError';
+// The model that ships with the site: what a failed download offers instead.
+const BUNDLED_MODEL = 'stories260K';
 
 export class ModelPicker {
   // session: the ModelSession; update(patch, options) and getState() as the other panels have.
@@ -192,18 +195,12 @@ export class ModelPicker {
       }
       parts.push(...progressParts(loading.progress), this.cancelFor.button);
     } else {
-      if (loading?.error) {
-        parts.push(
-          el('p', {
-            class: isAbort(loading.error) ? 'model-status' : 'model-status is-error',
-            role: isAbort(loading.error) ? null : 'alert',
-            text: isAbort(loading.error)
-              ? t('modelCancelled')
-              : t('modelLoadFailed', { message: loading.error.message }),
-          }),
-        );
+      if (loading?.error && isAbort(loading.error)) {
+        parts.push(el('p', { class: 'model-status', text: t('modelCancelled') }));
       }
-      parts.push(...this.#aboutParts(state, about));
+      if (loading?.error && !isAbort(loading.error))
+        parts.push(...this.#failure(state, loading.error));
+      else parts.push(...this.#aboutParts(state, about));
     }
     this.e.modelDetails.replaceChildren(...parts);
   }
@@ -217,11 +214,7 @@ export class ModelPicker {
         this.#button('modelLoadUnknown', () => this.session.load(state)),
       ];
     }
-    if (about.status === 'error') {
-      return [
-        el('p', { class: 'model-status is-error', role: 'alert', text: about.error.message }),
-      ];
-    }
+    if (about.status === 'error') return this.#failure(state, about.error);
     const parts = [
       el('p', { class: 'model-shape', text: t('modelShape', shapeValues(about)) }),
       el('p', {
@@ -289,6 +282,43 @@ export class ModelPicker {
       ' ',
       select,
     );
+  }
+
+  // What went wrong, in words, with the ways on: try again, the bundled model, one's own files.
+  #failure(state, error) {
+    let model = state.revision ? `${state.model}@${state.revision}` : state.model;
+    if (state.model === 'files') model = t('modelYourFilesShort');
+    const { reason, key, values } = loadFailure(error, model);
+    const download = state.model !== 'files' && state.model !== BUNDLED_MODEL;
+    return [
+      el('p', {
+        class: 'model-status is-error',
+        role: 'alert',
+        dataset: { reason },
+        text: t(key, values),
+      }),
+      download ? el('p', { class: 'model-next', text: t('modelFailNext') }) : null,
+      el(
+        'p',
+        { class: 'model-actions' },
+        el('button', {
+          type: 'button',
+          class: 'model-action',
+          id: 'model-retry',
+          text: t('modelRetry'),
+          onclick: () => this.session.retry(state),
+        }),
+        download
+          ? el('button', {
+              type: 'button',
+              class: 'chip-button',
+              id: 'model-use-bundled',
+              text: t('modelUseBundled'),
+              onclick: () => this.#pickModel(BUNDLED_MODEL),
+            })
+          : null,
+      ),
+    ].filter(Boolean);
   }
 
   #button(key, onclick, values) {

@@ -67,7 +67,7 @@ export class ModelSession {
       },
       (error) => {
         // Offline (nothing cached yet) is a network error: the size is unknown, not wrong.
-        const offline = error.code === 'network' || /fetch/i.test(error.message);
+        const offline = error.reason === 'unreachable';
         this.descriptions.set(params.key, { status: offline ? 'offline' : 'error', error });
         this.onChange({ described: params.key });
       },
@@ -85,7 +85,8 @@ export class ModelSession {
 
   async load(state) {
     const params = this.#params(state);
-    if (!params || this.loading?.key === params.key) return;
+    // A load that failed may be tried again; one in progress is not started twice.
+    if (!params || (this.loading?.key === params.key && !this.loading.error)) return;
     this.loading = { key: params.key, progress: null, error: null };
     this.result = null;
     this.explain = null;
@@ -112,6 +113,16 @@ export class ModelSession {
 
   cancel() {
     this.client.cancel('model-load');
+  }
+
+  /** Asks again what failed for the state's model: its description, and the load if it failed. */
+  retry(state) {
+    const params = this.#params(state);
+    if (!params) return;
+    if (this.descriptions.get(params.key)?.status !== 'ready') this.descriptions.delete(params.key);
+    if (this.loading?.key === params.key && this.loading.error) this.load(state);
+    else this.describe(state);
+    this.onChange({});
   }
 
   /** Forgets the loading state and frees the model (the reader left real models). */

@@ -328,6 +328,14 @@ export class AttnLensElement extends ElementBase {
     } catch (error) {
       if (generation !== this.#generation) return;
       this.dataset.state = 'error';
+      const model = this.getAttribute('model');
+      if (this.#lenses && model !== null && this.getAttribute('snapshot') === null) {
+        // A model that did not load: what happened, in words, and a way to try again.
+        this.#view?.destroy?.();
+        this.#view = null;
+        this.#lenses.showFailure(parts, error, { model, t, onRetry: () => this.#schedule() });
+        return;
+      }
       parts.status.textContent = this.#t('widgetError', { message: error.message });
       parts.view.replaceChildren();
       parts.header.replaceChildren();

@@ -54,7 +54,25 @@ export const enModels = {
   modelStarting: 'starting the download…',
   modelTotal: 'total',
   modelCancelled: 'Cancelled: nothing half-downloaded was kept.',
-  modelLoadFailed: 'Could not load the model: {message}',
+  modelFailUnreachable:
+    'Could not reach the Hugging Face Hub for {model}: this browser seems to be offline, or ' +
+    'something blocks the Hub here.',
+  modelFailNotFound: 'The Hub has no model {model} (not found, HTTP 404): check the id.',
+  modelFailDenied:
+    'The Hub would not give {model} (HTTP {status}): there is no such public model. It may be ' +
+    'private, gated or misspelled; attnlens reads public models only.',
+  modelFailGated:
+    '{model} is gated on the Hub (HTTP {status}): its files come only to signed-in users who ' +
+    'accepted its terms, which a page cannot do for you.',
+  modelFailServer: 'The Hub answered with an error for {model} (HTTP {status}): try again later.',
+  modelFailInterrupted: 'The download of {model} broke off before it was complete.',
+  modelFailTooLarge: '{model} is too large for this browser’s memory.',
+  modelFailOther: 'Could not load {model}: {message}',
+  modelFailNext:
+    'The bundled model needs no network. Or, if you have the model’s files (config.json, ' +
+    'tokenizer.json and the weights), drop them in the box for your own files.',
+  modelRetry: 'Try again',
+  modelUseBundled: 'Use the bundled model (stories260K)',
   modelLoaded:
     'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}. ' +
     'Kept in this browser for next time.',

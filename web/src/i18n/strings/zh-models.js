@@ -50,7 +50,24 @@ export const zhModels = {
   modelStarting: '正在开始下载…',
   modelTotal: '总计',
   modelCancelled: '已取消：没有保留下载了一半的文件。',
-  modelLoadFailed: '无法加载模型：{message}',
+  modelFailUnreachable:
+    '无法连接 Hugging Face Hub 获取 {model}：这个浏览器似乎已离线，或者这里的网络屏蔽了 Hub。',
+  modelFailNotFound: 'Hub 上没有模型 {model}（未找到，HTTP 404）：请检查 id。',
+  modelFailDenied:
+    'Hub 拒绝提供 {model}（HTTP {status}）：没有这个公开模型。它可能是私有的、需要授权的，' +
+    '或者 id 拼错了；attnlens 只读取公开模型。',
+  modelFailGated:
+    '{model} 在 Hub 上需要授权（HTTP {status}）：只有登录并接受其条款的用户才能下载，' +
+    '网页无法替你完成。',
+  modelFailServer: 'Hub 为 {model} 返回了错误（HTTP {status}）：请稍后再试。',
+  modelFailInterrupted: '{model} 的下载在完成前中断了。',
+  modelFailTooLarge: '{model} 太大，这个浏览器的内存放不下。',
+  modelFailOther: '无法加载 {model}：{message}',
+  modelFailNext:
+    '内置模型不需要网络。如果你有这个模型的文件（config.json、tokenizer.json 和权重），' +
+    '也可以把它们拖进放自己文件的框里。',
+  modelRetry: '重试',
+  modelUseBundled: '使用内置模型（stories260K）',
   modelLoaded:
     '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。已保存在本浏' +
     '览器中，下次可直接使用。',
