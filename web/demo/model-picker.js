@@ -117,7 +117,39 @@ export class ModelPicker {
     this.session.describeCatalog(state);
     this.session.describe(state);
     this.#renderList(state);
+    this.#renderKeptFiles(state);
     this.#renderDetails(state);
+  }
+
+  // Files kept from an earlier visit (the link never names them): use them again, or forget.
+  #renderKeptFiles(state) {
+    const files = this.session.files;
+    const host = this.e.modelKeptFiles;
+    host.hidden = !files || state.model === 'files' || this.session.filesKept !== 'kept';
+    if (host.hidden) return host.replaceChildren();
+    host.replaceChildren(
+      t('modelFilesKeptList', { names: files.map((file) => file.name).join(', ') }),
+      ' ',
+      el('button', {
+        type: 'button',
+        class: 'chip-button',
+        id: 'model-use-kept',
+        text: t('modelUseKeptFiles'),
+        onclick: () =>
+          this.update(
+            { model: 'files', revision: '', layer: 0, head: 0, query: -1, key: -1 },
+            { immediate: true },
+          ),
+      }),
+      ' ',
+      el('button', {
+        type: 'button',
+        class: 'chip-button',
+        id: 'model-forget-kept',
+        text: t('modelForgetFiles'),
+        onclick: () => this.session.forgetFiles(),
+      }),
+    );
   }
 
   #renderList(state) {
@@ -162,13 +194,16 @@ export class ModelPicker {
         : state.model;
     const parts = [el('h3', { class: 'model-title', text: name })];
     if (!picked) {
-      parts.push(el('p', { text: t('modelPickFilesAgain') }));
+      const looking = session.filesKept === 'looking';
+      parts.push(el('p', { text: t(looking ? 'modelFilesLooking' : 'modelPickFilesAgain') }));
       this.e.modelDetails.replaceChildren(...parts);
       return;
     }
+    if (state.model === 'files') parts.push(this.#keptFiles());
     const loading = session.loading?.key === picked.key ? session.loading : null;
     if (session.isLoaded(state)) {
-      parts.push(el('p', { class: 'model-status is-ready', text: loadedText(session.loaded) }));
+      const text = loadedText(session.loaded, state.model === 'files');
+      parts.push(el('p', { class: 'model-status is-ready', text }));
       if (!this.expanded) {
         parts.push(
           el('button', {
@@ -284,6 +319,27 @@ export class ModelPicker {
     );
   }
 
+  // Whether this browser keeps the reader's files for next time, and the way to forget them.
+  #keptFiles() {
+    const kept = this.session.filesKept;
+    const key = { saving: 'modelFilesSaving', kept: 'modelFilesKept' }[kept] ?? 'modelFilesNotKept';
+    return el(
+      'p',
+      { class: 'model-kept', dataset: { kept: kept ?? '' } },
+      t(key),
+      ' ',
+      kept === 'kept'
+        ? el('button', {
+            type: 'button',
+            class: 'chip-button',
+            id: 'model-forget-files',
+            text: t('modelForgetFiles'),
+            onclick: () => this.session.forgetFiles(),
+          })
+        : null,
+    );
+  }
+
   // What went wrong, in words, with the ways on: try again, the bundled model, one's own files.
   #failure(state, error) {
     let model = state.revision ? `${state.model}@${state.revision}` : state.model;
@@ -360,8 +416,10 @@ function shapeValues(about) {
   };
 }
 
-function loadedText(info) {
-  return t(info.fromCache ? 'modelLoadedOffline' : 'modelLoaded', {
+// Files of one's own say whether they are kept on their own line (#keptFiles).
+function loadedText(info, files) {
+  const key = files ? 'modelLoadedFiles' : info.fromCache ? 'modelLoadedOffline' : 'modelLoaded';
+  return t(key, {
     type: info.modelType,
     layers: info.layers,
     heads: info.heads,

@@ -2,6 +2,7 @@
 // compute thread when the picker opens), loading the chosen one (progress, cancel, errors),
 // running it on the page's text and opening up the shown layer for the explain panel. The model
 // itself lives in the compute thread (model-compute.js); this holds what the page draws.
+import { forgetFiles, keepFiles, keptFiles } from './kept-files.js';
 import { CATALOG } from './model-catalog.js';
 
 // A page script may point the page at a Hub mirror (the browser tests' local Hub) by setting
@@ -15,15 +16,55 @@ export class ModelSession {
     this.onChange = onChange;
     this.descriptions = new Map(); // key -> { status: 'pending' | 'ready' | 'error', ... }
     this.files = null; // File[] the reader picked or dropped
+    // Whether this browser keeps them (kept-files.js): 'looking' (reading them back at start),
+    // 'saving', 'kept', 'not-kept' (storage refused), or null (no files).
+    this.filesKept = 'looking';
     this.loaded = null; // the model's info once loaded ({ key, layers, heads, ... })
     this.loading = null; // { key, progress, error }
     this.result = null; // the last run (model-compute.js runModel)
     this.explain = null; // the shown layer opened up (explainLayer)
     this.runError = null;
+    keptFiles().then(
+      (files) => {
+        if (this.filesKept !== 'looking') return; // the reader picked others meanwhile
+        this.filesKept = files ? 'kept' : null;
+        if (files) this.#setFiles(files);
+        this.onChange({ files: true });
+      },
+      () => {
+        if (this.filesKept === 'looking') this.filesKept = null;
+        this.onChange({ files: true });
+      },
+    );
   }
 
-  /** Picked or dropped files to run. The Hub models' descriptions stay known. */
+  /** Picked or dropped files to run, kept in this browser for next time. */
   useFiles(files) {
+    this.#setFiles(files);
+    this.filesKept = 'saving';
+    keepFiles(files).then(
+      () => this.#filesSaved(files, 'kept'),
+      () => this.#filesSaved(files, 'not-kept'),
+    );
+  }
+
+  #filesSaved(files, outcome) {
+    if (this.files !== files) return;
+    this.filesKept = outcome;
+    this.onChange({ files: true });
+  }
+
+  /** Deletes the kept files from this browser and lets go of them here too. */
+  async forgetFiles() {
+    await forgetFiles().catch(() => {});
+    if (this.loaded?.key.startsWith('files:')) this.release();
+    this.files = null;
+    this.filesKept = null;
+    this.onChange({ files: true });
+  }
+
+  // The Hub models' descriptions stay known.
+  #setFiles(files) {
     this.files = files;
     // Other files may share these names and sizes: describe them afresh.
     for (const key of this.descriptions.keys()) {

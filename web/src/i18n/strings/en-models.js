@@ -76,12 +76,24 @@ export const enModels = {
   modelLoaded:
     'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}. ' +
     'Kept in this browser for next time.',
+  modelLoadedFiles:
+    'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}.',
   modelLoadedOffline:
     'Loaded from this browser’s cache, no network needed: {type} · {layers} layers × {heads} ' +
     'heads · {parameters} parameters · {backend}.',
   modelYourFiles: 'Your files ({n})',
   modelYourFilesShort: 'your files',
   modelPickFilesAgain: 'Pick or drop the model’s files again: a link cannot carry them.',
+  modelFilesLooking: 'Looking for your files kept in this browser…',
+  modelFilesSaving: 'Keeping them in this browser for next time…',
+  modelFilesKept:
+    'Kept in this browser for next time (not in the link: a link cannot carry files).',
+  modelFilesNotKept:
+    'This browser would not keep them (its storage refused or is full): next time, pick them ' +
+    'again.',
+  modelFilesKeptList: 'Your files, kept in this browser: {names}.',
+  modelUseKeptFiles: 'Use them',
+  modelForgetFiles: 'Forget these files',
   modelWaiting: 'Load the model (above) to see its attention.',
   modelLoading: 'Loading the model…',
   modelRunning: 'Running the model…',

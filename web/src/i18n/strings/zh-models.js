@@ -71,12 +71,21 @@ export const zhModels = {
   modelLoaded:
     '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。已保存在本浏' +
     '览器中，下次可直接使用。',
+  modelLoadedFiles:
+    '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。',
   modelLoadedOffline:
     '已从本浏览器的缓存加载，无需联网：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数' +
     ' · {backend}。',
   modelYourFiles: '你的文件（{n} 个）',
   modelYourFilesShort: '你的文件',
   modelPickFilesAgain: '请重新选择或拖入模型文件：链接无法携带文件。',
+  modelFilesLooking: '正在查找本浏览器保存的文件…',
+  modelFilesSaving: '正在把它们保存在本浏览器中，供下次使用…',
+  modelFilesKept: '已保存在本浏览器中，下次可直接使用（不在链接里：链接无法携带文件）。',
+  modelFilesNotKept: '这个浏览器没有保存它们（存储被拒绝或已满）：下次请重新选择。',
+  modelFilesKeptList: '本浏览器保存的你的文件：{names}。',
+  modelUseKeptFiles: '使用它们',
+  modelForgetFiles: '忘掉这些文件',
   modelWaiting: '请先在上方加载模型，才能看到它的注意力。',
   modelLoading: '正在加载模型…',
   modelRunning: '模型正在运行…',
