@@ -238,7 +238,7 @@ export class ExplainPanel {
     const sigma = leftOut ? 'Σ′ exp(x)' : 'Σ exp(x)';
     const stepFour =
       keptCount === 0
-        ? step('4', t('step4Title'), el('p', { text: t('step4Empty') }))
+        ? step('4', t('step4Title'), el('p', { text: t(seen ? 'step4NoneLeft' : 'step4Empty') }))
         : step(
             '4',
             t('step4Title'),
@@ -263,7 +263,11 @@ export class ExplainPanel {
     const stepFive = step(
       '5',
       t('step5Title'),
-      el('p', { text: keptCount === 0 ? t('step5Empty') : t('step5Text', { top: topText }) }),
+      el('p', {
+        text: keptCount
+          ? t('step5Text', { top: topText })
+          : t(seen ? 'step5NoneLeft' : 'step5Empty'),
+      }),
       keptCount === 0 || !top.length ? null : stripeNote(result, head, top[0], Boolean(model)),
       vectorRow('z', z, maxAbsOf(z.slice(0, VECTOR_DIMS))),
     );

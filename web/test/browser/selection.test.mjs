@@ -160,3 +160,18 @@ test('a global token under top-k still chooses among its keys, and the page says
   assert.deepEqual(plain.problems, []);
   await plain.close();
 });
+
+test('a query LSH leaves no key has zero weights, and the panel says so', async () => {
+  const page = await openDemo(`?${TEXT}&mask=lsh:16:1:0&view=numbers`);
+  const table = await readTable(page);
+  const row = table.cells.findIndex((cells) => cells.every((cell) => cell.leftOut));
+  assert.ok(row >= 0, 'with 16 buckets some query shares a bucket with no key');
+  await page.close();
+  const alone = await openDemo(`?${TEXT}&mask=lsh:16:1:0&q=${row}`);
+  const [, , mask, softmax, sum] = await explainSteps(alone);
+  assert.match(mask.text, /0 of the 12 visible keys share its bucket/);
+  assert.match(softmax.text, /^Hashing left this query no key/);
+  assert.match(sum.text, /^No key is left/);
+  assert.deepEqual(alone.problems, []);
+  await alone.close();
+});

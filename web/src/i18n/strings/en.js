@@ -232,6 +232,9 @@ export const en = {
   step4Kept:
     'The sum Σ′ runs over the {n} keys left in, not all {visible} visible ones: each key left ' +
     'out adds exp(−∞) = 0.',
+  step4NoneLeft:
+    'Hashing left this query no key: with nothing to normalise every weight is 0 (they sum to 0, ' +
+    'not 1), as the engine defines it.',
   step4Empty:
     'With nothing visible there is nothing to normalise: every weight is 0 (they sum to 0, not ' +
     '1). The engine defines it so instead of dividing by zero.',
@@ -240,6 +243,7 @@ export const en = {
     'The output for this query mixes the value vectors by those weights: z = Σ w_j v_j. Biggest ' +
     'contributions: {top}.',
   step5Empty: 'No key is visible, so the output z of this query is the zero vector, by definition.',
+  step5NoneLeft: 'No key is left, so the output z of this query is the zero vector, by definition.',
   stripeNote:
     'Every query of this head gives {key} {mean} on average, against {w} here: {key} is a column ' +
     'stripe (a sink every query looks at), not a match for this query. The layer is untrained.',
