@@ -6,7 +6,7 @@ import { analyze, analyzePair, createAttention, detectWebGpu, tokenize } from '.
 import { maskOptions } from '../src/mask-notation.js';
 import { DEFAULT_HEAD_DIM, DEFAULT_HEADS, DEFAULT_SCORE, DEFAULT_SEED } from '../src/vocabulary.js';
 import { headSummaries } from './head-summaries.js';
-import { keptKeys, selectsKeys } from './kept-keys.js';
+import { keptKeys, selectsKeys } from '../src/interpret/kept-keys.js';
 
 // The warm-up runs at the package's default head size; requests bring the page's d_k.
 const HEAD_DIM = DEFAULT_HEAD_DIM;

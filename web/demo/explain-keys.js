@@ -5,7 +5,7 @@
 import { el, formatNumber, formatWeight, tokenLabel } from '../src/views/dom.js';
 import { markTabStop } from '../src/views/roving.js';
 import { t } from './i18n.js';
-import { bucketsOf } from './kept-keys.js';
+import { bucketsOf } from '../src/interpret/kept-keys.js';
 
 export const TOP_ROWS = 12;
 

@@ -4,7 +4,7 @@
 // The choice itself is the engine's, read back by kept-keys.js.
 import { el, formatNumber, tokenLabel } from '../src/views/dom.js';
 import { t } from './i18n.js';
-import { bucketsOf } from './kept-keys.js';
+import { bucketsOf } from '../src/interpret/kept-keys.js';
 
 const count = (flags) => flags.reduce((n, v) => n + (v ? 1 : 0), 0);
 

@@ -14,7 +14,7 @@ import { lineLegend } from '../src/views/lineview.js';
 import { DEFAULT_THEME, visibleMax } from '../src/views/matrix-paint.js';
 import { DEFAULT_SEED } from '../src/vocabulary.js';
 import { scoreName, t } from './i18n.js';
-import { headMask } from './kept-keys.js';
+import { headMask } from '../src/interpret/kept-keys.js';
 import { currentHead } from './selection.js';
 
 // The title and subtitle every exported picture carries: a real model's names its model, layer

@@ -2,7 +2,7 @@
 // every other view.
 import { renderWeightsTable } from '../src/views/weights-table.js';
 import { t } from './i18n.js';
-import { headMask } from './kept-keys.js';
+import { headMask } from '../src/interpret/kept-keys.js';
 
 // Past this many cells the full table is built only while the Numbers view is open; otherwise
 // the background copy for screen readers holds the focused query's row (the heatmap announces

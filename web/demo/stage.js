@@ -9,7 +9,7 @@ import { markTabStop, rovingTabindex } from '../src/views/roving.js';
 import { visibleMax } from '../src/views/matrix-paint.js';
 import { GRAPHIC_VIEWS } from '../src/vocabulary.js';
 import { scoreName, t, tNodes } from './i18n.js';
-import { headMask } from './kept-keys.js';
+import { headMask } from '../src/interpret/kept-keys.js';
 import { currentHead } from './selection.js';
 import { MODEL_VIEWS } from './state.js';
 

@@ -24,6 +24,7 @@
 import { readChoice, readClampedInteger } from '../src/argument-checks.js';
 import { languageFor, translate } from '../src/i18n/translate.js';
 import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
+import { keptKeys } from '../src/interpret/kept-keys.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
 import { HeadsGrid, sharedMax } from '../src/views/heads-grid.js';
@@ -269,7 +270,23 @@ export class AttnLensElement extends ElementBase {
       if (generation !== this.#generation) return;
       const rowTokens = cross ? result.targetTokens : result.tokens;
       const colTokens = cross ? result.sourceTokens : result.tokens;
-      this.#result = { ...result, rowTokens, colTokens, settings, cross };
+      // Top-k and LSH: each head's own keys, those they left out hatched and named.
+      const selection = keptKeys({
+        mask: result.heads[0].mask,
+        heads: result.heads,
+        q: result.q,
+        k: result.k,
+        rows: rowTokens.length,
+        cols: colTokens.length,
+        headDim: DEFAULT_HEAD_DIM,
+        selection: settings.mask,
+      });
+      const heads = result.heads.map((h, i) =>
+        selection
+          ? { ...h, mask: selection.heads[i].kept, leftOut: selection.heads[i].leftOut }
+          : h,
+      );
+      this.#result = { ...result, heads, rowTokens, colTokens, settings, cross };
       this.#render();
       this.dataset.state = 'ready';
       this.dataset.renders = String(Number(this.dataset.renders ?? 0) + 1);
@@ -399,7 +416,9 @@ export class AttnLensElement extends ElementBase {
       ].filter(Boolean),
     );
 
-    const data = { rowTokens, colTokens, weights, mask, scale: settings.scale, range: [0, top] };
+    const leftOut = heads[head].leftOut;
+    const range = [0, top];
+    const data = { rowTokens, colTokens, weights, mask, leftOut, scale: settings.scale, range };
     if (this.#view?.kind !== view) {
       this.#view?.destroy?.();
       const host = el('div', { class: `view-${view}` });
@@ -460,9 +479,11 @@ export class AttnLensElement extends ElementBase {
       colTokens,
       weights,
       mask,
+      leftOut,
       caption: this.#t('widgetTableCaption', { n: headNumber(head) }),
       corner: this.#t('tableCorner'),
       masked: this.#t('maskedWord'),
+      leftOutWord: this.#t('leftOutWord'),
     });
     const demo = this.#demoLink(this.getAttribute('demo'), settings);
     parts.footer.replaceChildren(
@@ -485,7 +506,9 @@ export class AttnLensElement extends ElementBase {
     const shown = this.#openedHead >= 0 ? this.#openedHead : settings.head;
     const head = heads[Math.min(shown, heads.length - 1)];
     const i = row * colTokens.length + col;
-    const value = head.mask[i] ? formatWeight(head.weights[i]) : this.#t('maskedWord');
+    const value = head.mask[i]
+      ? formatWeight(head.weights[i])
+      : this.#t(head.leftOut?.[i] ? 'leftOutWord' : 'maskedWord');
     return `${tokenLabel(rowTokens[row].text)} → ${tokenLabel(colTokens[col].text)}: ${value}`;
   }
 

@@ -359,7 +359,7 @@ export const en = {
   exampleLong: 'Long Chinese run',
   exampleCross: 'Translation pair',
   // the <attn-lens> widget (it also uses headN, tokensCount, queries, keys, maskedWord,
-  // tableCorner and entropyColumn)
+  // leftOutWord, tableCorner and entropyColumn)
   widgetLoading: 'computing attention…',
   widgetError: 'attn-lens: {message}',
   widgetTokensCross: '{nt} × {ns} tokens',

@@ -11,7 +11,7 @@
 //          (the logit is the score times a positive factor).
 // Global tokens are part of the mask: under top-k or LSH a global query still chooses among the
 // keys it may see, and a global key is still chosen or not by each query (mask.h).
-import { lshBuckets } from '../src/webgpu/lsh-buckets.js';
+import { lshBuckets } from '../webgpu/lsh-buckets.js';
 
 /**
  * The keys head `head` of a result saw in its softmax: its own where top-k or LSH chose keys per
