@@ -139,9 +139,12 @@ export class ComputeClient {
   }
 }
 
-// An error as the worker described it: its class (AbortError included), message and code.
-function revive({ name, message, code }) {
+// An error as the worker described it: its class (AbortError included), message, code and
+// parameter, and a failed load's reason and HTTP status.
+function revive({ name, message, code, parameter, reason, status }) {
   if (name === 'AbortError') return new DOMException(message, 'AbortError');
   const Kind = { RangeError, TypeError }[name] ?? Error;
-  return Object.assign(new Kind(message), code ? { code } : {});
+  const fields = { code, parameter, reason, status };
+  const extra = Object.entries(fields).filter(([, v]) => v !== undefined);
+  return Object.assign(new Kind(message), Object.fromEntries(extra));
 }

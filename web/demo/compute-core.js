@@ -6,6 +6,7 @@ import { analyze, analyzePair, createAttention, detectWebGpu, tokenize } from '.
 import { maskOptions } from '../src/mask-notation.js';
 import { DEFAULT_HEAD_DIM, DEFAULT_HEADS, DEFAULT_SCORE, DEFAULT_SEED } from '../src/vocabulary.js';
 import { headSummaries } from './head-summaries.js';
+import { keptKeys, selectsKeys } from '../src/interpret/kept-keys.js';
 
 // The warm-up runs at the package's default head size; requests bring the page's d_k.
 const HEAD_DIM = DEFAULT_HEAD_DIM;
@@ -107,19 +108,42 @@ async function costCurve(attn, shape) {
 }
 
 // What top-k and LSH left out of the softmax, over every head: of the (query, key) pairs the
-// mask lets through, how many got any weight. null when the mask selects nothing.
-function selectionCount(mask, heads) {
-  if (!(mask.topK > 0 || mask.buckets > 0)) return null;
+// mask lets through, how many the softmax saw. null when the mask selects nothing.
+function selectionCount(mask, selection) {
+  if (!selection) return null;
   let visible = 0;
   let kept = 0;
-  for (const head of heads) {
-    for (let i = 0; i < head.mask.length; i++) {
-      if (head.mask[i] === 0) continue;
-      visible += 1;
-      if (head.weights[i] > 0) kept += 1;
+  for (const head of selection.heads) {
+    for (let i = 0; i < mask.length; i++) {
+      visible += mask[i] ? 1 : 0;
+      kept += head.kept[i];
     }
   }
   return { visible, kept };
+}
+
+// One run's heads as the views take them: the summaries, and each head's own visibility where
+// top-k or LSH chose keys per query (`mask`: what the softmax saw; `leftOut`: visible keys they
+// dropped), with the LSH buckets for the explain panel.
+function viewHeads(run, selectionMask, params, rows, cols) {
+  // Every head shares one mask here (no per-head key lengths), so head 0's stands for all.
+  const mask = run.heads[0].mask;
+  const selection = keptKeys({
+    mask,
+    heads: run.heads,
+    q: run.q,
+    k: run.k,
+    rows,
+    cols,
+    headDim: params.headDim,
+    selection: selectionMask,
+  });
+  const heads = headSummaries(run.heads, mask, rows, cols).map((head, h) => ({
+    ...head,
+    mask: selection ? selection.heads[h].kept : mask,
+    leftOut: selection ? selection.heads[h].leftOut : null,
+  }));
+  return { mask, heads, selection, buckets: selection?.buckets ?? null };
 }
 
 // params: { mode, text, source, heads, headDim, seed, granularity, score, temperature, mask,
@@ -140,14 +164,12 @@ export async function computeView(params) {
   const primary = await runOnce(params, params.mask, attn, rows, cols);
   const rowTokens = params.mode === 'cross' ? primary.targetTokens : primary.tokens;
   const colTokens = params.mode === 'cross' ? primary.sourceTokens : primary.tokens;
-  // Every head shares one mask here (no per-head key lengths), so head 0's stands for all.
-  const mask = primary.heads[0].mask;
-  const heads = headSummaries(primary.heads, mask, rows, cols);
+  const { mask, heads, selection, buckets } = viewHeads(primary, params.mask, params, rows, cols);
   let compare = null;
   if (params.compare) {
     const second = await runOnce(params, params.compare, attn, rows, cols);
-    const compareMask = second.heads[0].mask;
-    compare = { mask: compareMask, heads: headSummaries(second.heads, compareMask, rows, cols) };
+    const view = viewHeads(second, params.compare, params, rows, cols);
+    compare = { mask: view.mask, heads: view.heads, buckets: view.buckets };
   }
   const shape = {
     heads: params.heads,
@@ -160,7 +182,7 @@ export async function computeView(params) {
     materialized: await attn.workingSetBytes({ ...shape, strategy: 'materialized' }),
     streaming: await attn.workingSetBytes({ ...shape, strategy: 'streaming' }),
     curve: await costCurve(attn, shape),
-    selection: selectionCount(params.mask, primary.heads),
+    selection: selectionCount(mask, selection),
   };
   return {
     empty: false,
@@ -168,6 +190,7 @@ export async function computeView(params) {
     colTokens: colTokens.map(({ text, start, end }) => ({ text, start, end })),
     heads,
     mask,
+    buckets,
     compare,
     q: primary.q,
     k: primary.k,
@@ -226,7 +249,7 @@ export async function benchmark({ heads, headDim, length, mask, temperature, bac
       }),
     };
   }
-  const selects = mask.topK > 0 || mask.buckets > 0;
+  const selects = selectsKeys(mask);
   return { length, heads, headDim, backend: ran, selects, ...results };
 }
 

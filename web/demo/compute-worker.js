@@ -51,6 +51,10 @@ self.addEventListener('message', async (event) => {
         name: error?.name ?? 'Error',
         message: String(error?.message ?? error),
         code: error?.code,
+        parameter: error?.parameter,
+        // why a model did not load (src/models/load-failure.js)
+        reason: error?.reason,
+        status: error?.status,
       },
     });
   } finally {

@@ -34,6 +34,7 @@ export const elements = {
   modelHubId: byId('model-hub-id'),
   modelHubError: byId('model-hub-error'),
   modelDrop: byId('model-drop'),
+  modelKeptFiles: byId('model-kept-files'),
   modelFiles: byId('model-files'),
   modelDetails: byId('model-details'),
   // what shows for the untrained layer only, and for a real model only

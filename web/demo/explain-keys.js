@@ -5,6 +5,7 @@
 import { el, formatNumber, formatWeight, tokenLabel } from '../src/views/dom.js';
 import { markTabStop } from '../src/views/roving.js';
 import { t } from './i18n.js';
+import { bucketsOf } from '../src/interpret/kept-keys.js';
 
 export const TOP_ROWS = 12;
 
@@ -12,11 +13,14 @@ export const TOP_ROWS = 12;
 const SCORE_COLUMN = { cosine: 'colScoreCosine', additive: 'colScoreAdditive' };
 
 /**
- * row: { scores, logits, weights, visible, columnMeans, key } for the query shown;
+ * row: { scores, logits, weights, visible, leftOut?, buckets?, columnMeans, key } for the query
+ * shown (leftOut: keys top-k or LSH dropped; buckets: { all, head, rows, cols } under LSH);
  * options: { score, showAll, onPick(j), onToggle() }.
  */
 export function keyTable(result, row, { score, showAll, onPick, onToggle }) {
-  const { scores, logits, weights, visible, columnMeans, key } = row;
+  const { scores, logits, weights, visible, leftOut, buckets, columnMeans, key } = row;
+  const bucketOf = (j) =>
+    bucketsOf(buckets.all, buckets.head, { col: j, rows: buckets.rows, cols: buckets.cols }).key;
   const cols = result.colTokens.length;
   let order = [...Array(cols).keys()];
   const limited = !showAll && cols > TOP_ROWS + 4;
@@ -30,10 +34,12 @@ export function keyTable(result, row, { score, showAll, onPick, onToggle }) {
   const rows = order.map((j) => {
     const bar = el('span', { class: 'weight-bar' });
     bar.style.width = `${Math.round((weights[j] / (max || 1)) * 100)}%`;
+    const out = Boolean(leftOut?.[j]);
+    const state = visible[j] ? (out ? 'is-masked is-left-out' : '') : 'is-masked';
     return el(
       'tr',
       {
-        class: [visible[j] ? '' : 'is-masked', j === key ? 'is-key' : ''].join(' ').trim() || null,
+        class: [state, j === key ? 'is-key' : ''].join(' ').trim() || null,
         dataset: { key: j },
         'aria-selected': String(j === key),
         onclick: () => onPick(j),
@@ -46,17 +52,18 @@ export function keyTable(result, row, { score, showAll, onPick, onToggle }) {
       },
       el('td', { text: `${j + 1}. ${tokenLabel(result.colTokens[j].text)}` }),
       el('td', { text: formatNumber(scores[j]) }),
-      el('td', { text: visible[j] ? formatNumber(logits[j]) : '−∞' }),
+      el('td', { text: visible[j] && !out ? formatNumber(logits[j]) : '−∞' }),
+      buckets ? el('td', { text: bucketOf(j).join(' / ') }) : null,
       el(
         'td',
         { class: 'bar-cell' },
         el(
           'span',
           { class: 'weight-cell' },
-          el('span', { class: 'weight-track' }, visible[j] ? bar : null),
+          el('span', { class: 'weight-track' }, visible[j] && !out ? bar : null),
           el('span', {
             class: 'num',
-            text: visible[j] ? formatWeight(weights[j]) : t('maskedCell'),
+            text: !visible[j] ? t('maskedCell') : out ? t('leftOutWord') : formatWeight(weights[j]),
           }),
         ),
       ),
@@ -78,6 +85,7 @@ export function keyTable(result, row, { score, showAll, onPick, onToggle }) {
         header('colKey'),
         header(SCORE_COLUMN[score] ?? 'colScore'),
         header('colLogit'),
+        buckets ? header('colBucket', 'colBucketHint') : null,
         header('colWeight'),
         header('colMean', 'colMeanHint'),
       ),

@@ -3,9 +3,11 @@
 // weights and Q/K/V come from the engine; this file only rearranges them (x = scale * score / T,
 // the weighted sum of values) to show the arithmetic.
 import { topAttended } from '../src/index.js';
+import { parseMask } from '../src/mask-notation.js';
 import { el, formatNumber, formatWeight, tokenLabel } from '../src/views/dom.js';
 import { rovingTabindex } from '../src/views/roving.js';
 import { keyTable } from './explain-keys.js';
+import { selectionStep } from './explain-selection.js';
 import { language, scoreName, t } from './i18n.js';
 
 const VECTOR_DIMS = 16;
@@ -90,16 +92,20 @@ export class ExplainPanel {
     const scores = row(head.scores);
     const weights = row(head.weights);
     const visible = row(result.mask);
+    // Top-k and LSH: the keys the softmax saw (the visible ones less those they left out).
+    const leftOut = head.leftOut ? row(head.leftOut) : null;
+    const kept = head.leftOut ? row(head.mask) : visible;
     // A real model's layer says its own scale (1/sqrt(d_k), or 1 for GPT-Neo); T is 1 there.
     const model = result.model ?? null;
     const scale = model ? model.scale : state.score === 'scaled-dot' ? 1 / Math.sqrt(d) : 1;
     // Scaling and temperature come before the mask: every key has a finite x; the mask then
     // sets the hidden keys' logits to -inf.
     const scaled = Array.from(scores, (s) => (scale * s) / state.temperature);
-    const logits = scaled.map((x, j) => (visible[j] ? x : Number.NEGATIVE_INFINITY));
+    const logits = scaled.map((x, j) => (kept[j] ? x : Number.NEGATIVE_INFINITY));
     const top = topAttended(weights, 3);
     const key = state.key >= 0 && state.key < cols ? state.key : (top[0]?.index ?? 0);
     const seen = visible.reduce((n, v) => n + (v ? 1 : 0), 0);
+    const keptCount = kept.reduce((n, v) => n + (v ? 1 : 0), 0);
 
     const q = result.q.subarray(
       (state.head * rows + query) * d,
@@ -214,21 +220,36 @@ export class ExplainPanel {
         class: 'formula',
         text: visible[key] ? t('step3KeyVisible', values) : t('step3KeyMasked', values),
       }),
+      leftOut
+        ? selectionStep({
+            mask: parseMask(state.mask),
+            result,
+            head: state.head,
+            query,
+            key,
+            visible,
+            kept,
+            scaled,
+          })
+        : null,
     );
 
+    // With top-k or LSH the sum runs over the keys they kept: Σ′ says so.
+    const sigma = leftOut ? 'Σ′ exp(x)' : 'Σ exp(x)';
     const stepFour =
-      seen === 0
-        ? step('4', t('step4Title'), el('p', { text: t('step4Empty') }))
+      keptCount === 0
+        ? step('4', t('step4Title'), el('p', { text: t(seen ? 'step4NoneLeft' : 'step4Empty') }))
         : step(
             '4',
             t('step4Title'),
             el('p', { text: t('step4Text', { sum: sum.toFixed(4), h: bits.toFixed(2) }) }),
+            leftOut ? el('p', { text: t('step4Kept', { n: keptCount, visible: seen }) }) : null,
             el('span', {
               class: 'formula',
-              text: visible[key]
-                ? `w(${keyText}) = exp(${formatNumber(logits[key])}) / Σ exp(x) = ` +
+              text: kept[key]
+                ? `w(${keyText}) = exp(${formatNumber(logits[key])}) / ${sigma} = ` +
                   formatWeight(weights[key], 4)
-                : `w(${keyText}) = exp(−∞) / Σ exp(x) = 0`,
+                : `w(${keyText}) = exp(−∞) / ${sigma} = 0`,
             }),
           );
 
@@ -242,8 +263,12 @@ export class ExplainPanel {
     const stepFive = step(
       '5',
       t('step5Title'),
-      el('p', { text: seen === 0 ? t('step5Empty') : t('step5Text', { top: topText }) }),
-      seen === 0 || !top.length ? null : stripeNote(result, head, top[0], Boolean(model)),
+      el('p', {
+        text: keptCount
+          ? t('step5Text', { top: topText })
+          : t(seen ? 'step5NoneLeft' : 'step5Empty'),
+      }),
+      keptCount === 0 || !top.length ? null : stripeNote(result, head, top[0], Boolean(model)),
       vectorRow('z', z, maxAbsOf(z.slice(0, VECTOR_DIMS))),
     );
 
@@ -256,7 +281,16 @@ export class ExplainPanel {
       el('ol', { class: 'steps' }, stepOne, stepTwo, stepThree, stepFour, stepFive),
       keyTable(
         result,
-        { scores, logits, weights, visible, columnMeans: head.columnMeans, key },
+        {
+          scores,
+          logits,
+          weights,
+          visible,
+          leftOut,
+          buckets: result.buckets && { all: result.buckets, head: state.head, rows, cols },
+          columnMeans: head.columnMeans,
+          key,
+        },
         {
           score: state.score,
           showAll: this.showAll,

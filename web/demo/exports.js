@@ -14,6 +14,7 @@ import { lineLegend } from '../src/views/lineview.js';
 import { DEFAULT_THEME, visibleMax } from '../src/views/matrix-paint.js';
 import { DEFAULT_SEED } from '../src/vocabulary.js';
 import { scoreName, t } from './i18n.js';
+import { headMask } from '../src/interpret/kept-keys.js';
 import { currentHead } from './selection.js';
 
 // The title and subtitle every exported picture carries: a real model's names its model, layer
@@ -40,12 +41,14 @@ function captions(state, result, what) {
 // The matrix figure of the shown head.
 function figure(state, result) {
   const head = currentHead(state, result);
-  const top = state.range === 'unit' ? 1 : visibleMax(result.heads[head].weights, result.mask) || 1;
+  const mask = headMask(result, head);
+  const top = state.range === 'unit' ? 1 : visibleMax(result.heads[head].weights, mask) || 1;
   return {
     rowTokens: result.rowTokens,
     colTokens: result.colTokens,
     weights: result.heads[head].weights,
-    mask: result.mask,
+    mask,
+    leftOut: result.heads[head].leftOut,
     scale: state.scale,
     range: [0, top],
     // Exports use the light palette whatever the page shows: they end up in documents and slides.
@@ -56,7 +59,11 @@ function figure(state, result) {
 
 // Every head, as the Heads view shows them: one shared colour range.
 function headsFigure(state, result) {
-  const heads = result.heads.map((h) => ({ weights: h.weights, mask: result.mask }));
+  const heads = result.heads.map((h, i) => ({
+    weights: h.weights,
+    mask: headMask(result, i),
+    leftOut: h.leftOut,
+  }));
   return {
     heads,
     rowTokens: result.rowTokens,
@@ -155,6 +162,8 @@ function exportJSON(state, result) {
       scores: matrix(h.scores),
       entropy: Array.from(h.entropy),
       columnMeans: Array.from(h.columnMeans),
+      // top-k / LSH: the keys this head's softmax saw (the mask's visible keys less those left out)
+      kept: h.leftOut ? matrix(h.mask) : undefined,
     })),
   };
   downloadBlob(

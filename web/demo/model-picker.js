@@ -6,11 +6,14 @@
 import { el, formatBytes } from '../src/views/dom.js';
 import { markTabStop, rovingTabindex } from '../src/views/roving.js';
 import { validateHubSource } from '../src/models/files/llama2c-names.js';
+import { loadFailure } from '../src/models/load-failure.js';
 import { EXAMPLES } from './examples.js';
 import { CATALOG, catalogEntry } from './model-catalog.js';
 import { t } from './i18n.js';
 
 const isAbort = (error) => error?.name === 'AbortError';
+// The model that ships with the site: what a failed download offers instead.
+const BUNDLED_MODEL = 'stories260K';
 
 export class ModelPicker {
   // session: the ModelSession; update(patch, options) and getState() as the other panels have.
@@ -120,7 +123,39 @@ export class ModelPicker {
       this.session.load(state);
     }
     this.#renderList(state);
+    this.#renderKeptFiles(state);
     this.#renderDetails(state);
+  }
+
+  // Files kept from an earlier visit (the link never names them): use them again, or forget.
+  #renderKeptFiles(state) {
+    const files = this.session.files;
+    const host = this.e.modelKeptFiles;
+    host.hidden = !files || state.model === 'files' || this.session.filesKept !== 'kept';
+    if (host.hidden) return host.replaceChildren();
+    host.replaceChildren(
+      t('modelFilesKeptList', { names: files.map((file) => file.name).join(', ') }),
+      ' ',
+      el('button', {
+        type: 'button',
+        class: 'chip-button',
+        id: 'model-use-kept',
+        text: t('modelUseKeptFiles'),
+        onclick: () =>
+          this.update(
+            { model: 'files', revision: '', layer: 0, head: 0, query: -1, key: -1 },
+            { immediate: true },
+          ),
+      }),
+      ' ',
+      el('button', {
+        type: 'button',
+        class: 'chip-button',
+        id: 'model-forget-kept',
+        text: t('modelForgetFiles'),
+        onclick: () => this.session.forgetFiles(),
+      }),
+    );
   }
 
   #renderList(state) {
@@ -165,13 +200,16 @@ export class ModelPicker {
         : state.model;
     const parts = [el('h3', { class: 'model-title', text: name })];
     if (!picked) {
-      parts.push(el('p', { text: t('modelPickFilesAgain') }));
+      const looking = session.filesKept === 'looking';
+      parts.push(el('p', { text: t(looking ? 'modelFilesLooking' : 'modelPickFilesAgain') }));
       this.e.modelDetails.replaceChildren(...parts);
       return;
     }
+    if (state.model === 'files') parts.push(this.#keptFiles());
     const loading = session.loading?.key === picked.key ? session.loading : null;
     if (session.isLoaded(state)) {
-      parts.push(el('p', { class: 'model-status is-ready', text: loadedText(session.loaded) }));
+      const text = loadedText(session.loaded, state.model === 'files');
+      parts.push(el('p', { class: 'model-status is-ready', text }));
       if (!this.expanded) {
         parts.push(
           el('button', {
@@ -198,18 +236,12 @@ export class ModelPicker {
       }
       parts.push(...progressParts(loading.progress), this.cancelFor.button);
     } else {
-      if (loading?.error) {
-        parts.push(
-          el('p', {
-            class: isAbort(loading.error) ? 'model-status' : 'model-status is-error',
-            role: isAbort(loading.error) ? null : 'alert',
-            text: isAbort(loading.error)
-              ? t('modelCancelled')
-              : t('modelLoadFailed', { message: loading.error.message }),
-          }),
-        );
+      if (loading?.error && isAbort(loading.error)) {
+        parts.push(el('p', { class: 'model-status', text: t('modelCancelled') }));
       }
-      parts.push(...this.#aboutParts(state, about));
+      if (loading?.error && !isAbort(loading.error))
+        parts.push(...this.#failure(state, loading.error));
+      else parts.push(...this.#aboutParts(state, about));
     }
     this.e.modelDetails.replaceChildren(...parts);
   }
@@ -223,11 +255,7 @@ export class ModelPicker {
         this.#button('modelLoadUnknown', () => this.session.load(state)),
       ];
     }
-    if (about.status === 'error') {
-      return [
-        el('p', { class: 'model-status is-error', role: 'alert', text: about.error.message }),
-      ];
-    }
+    if (about.status === 'error') return this.#failure(state, about.error);
     const parts = [
       el('p', { class: 'model-shape', text: t('modelShape', shapeValues(about)) }),
       el('p', {
@@ -297,6 +325,64 @@ export class ModelPicker {
     );
   }
 
+  // Whether this browser keeps the reader's files for next time, and the way to forget them.
+  #keptFiles() {
+    const kept = this.session.filesKept;
+    const key = { saving: 'modelFilesSaving', kept: 'modelFilesKept' }[kept] ?? 'modelFilesNotKept';
+    return el(
+      'p',
+      { class: 'model-kept', dataset: { kept: kept ?? '' } },
+      t(key),
+      ' ',
+      kept === 'kept'
+        ? el('button', {
+            type: 'button',
+            class: 'chip-button',
+            id: 'model-forget-files',
+            text: t('modelForgetFiles'),
+            onclick: () => this.session.forgetFiles(),
+          })
+        : null,
+    );
+  }
+
+  // What went wrong, in words, with the ways on: try again, the bundled model, one's own files.
+  #failure(state, error) {
+    let model = state.revision ? `${state.model}@${state.revision}` : state.model;
+    if (state.model === 'files') model = t('modelYourFilesShort');
+    const { reason, key, values } = loadFailure(error, model);
+    const download = state.model !== 'files' && state.model !== BUNDLED_MODEL;
+    return [
+      el('p', {
+        class: 'model-status is-error',
+        role: 'alert',
+        dataset: { reason },
+        text: t(key, values),
+      }),
+      download ? el('p', { class: 'model-next', text: t('modelFailNext') }) : null,
+      el(
+        'p',
+        { class: 'model-actions' },
+        el('button', {
+          type: 'button',
+          class: 'model-action',
+          id: 'model-retry',
+          text: t('modelRetry'),
+          onclick: () => this.session.retry(state),
+        }),
+        download
+          ? el('button', {
+              type: 'button',
+              class: 'chip-button',
+              id: 'model-use-bundled',
+              text: t('modelUseBundled'),
+              onclick: () => this.#pickModel(BUNDLED_MODEL),
+            })
+          : null,
+      ),
+    ].filter(Boolean);
+  }
+
   #button(key, onclick, values) {
     return el('button', {
       type: 'button',
@@ -336,12 +422,15 @@ function shapeValues(about) {
   };
 }
 
-function loadedText(info) {
+// Files of one's own say whether they are kept on their own line (#keptFiles).
+function loadedText(info, files) {
   const key = info.bundled
     ? 'modelLoadedBundled'
-    : info.fromCache
-      ? 'modelLoadedOffline'
-      : 'modelLoaded';
+    : files
+      ? 'modelLoadedFiles'
+      : info.fromCache
+        ? 'modelLoadedOffline'
+        : 'modelLoaded';
   return t(key, {
     type: info.modelType,
     layers: info.layers,

@@ -2,6 +2,7 @@
 // compute thread when the picker opens), loading the chosen one (progress, cancel, errors),
 // running it on the page's text and opening up the shown layer for the explain panel. The model
 // itself lives in the compute thread (model-compute.js); this holds what the page draws.
+import { forgetFiles, keepFiles, keptFiles } from './kept-files.js';
 import { CATALOG } from './model-catalog.js';
 
 // A page script may point the page at a Hub mirror (the browser tests' local Hub) by setting
@@ -15,6 +16,9 @@ export class ModelSession {
     this.onChange = onChange;
     this.descriptions = new Map(); // key -> { status: 'pending' | 'ready' | 'error', ... }
     this.files = null; // File[] the reader picked or dropped
+    // Whether this browser keeps them (kept-files.js): 'looking' (reading them back at start),
+    // 'saving', 'kept', 'not-kept' (storage refused), or null (no files).
+    this.filesKept = 'looking';
     this.loaded = null; // the model's info once loaded ({ key, layers, heads, ... })
     this.loading = null; // { key, progress, error }
     this.result = null; // the last run (model-compute.js runModel)
@@ -22,10 +26,47 @@ export class ModelSession {
     this.runError = null;
     this.scores = null; // the loaded model's head scores on its probe ({ key, heads }), or null
     this.scoring = null; // the key whose scores were asked for and are on their way
+    keptFiles().then(
+      (files) => {
+        if (this.filesKept !== 'looking') return; // the reader picked others meanwhile
+        this.filesKept = files ? 'kept' : null;
+        if (files) this.#setFiles(files);
+        this.onChange({ files: true });
+      },
+      () => {
+        if (this.filesKept === 'looking') this.filesKept = null;
+        this.onChange({ files: true });
+      },
+    );
   }
 
-  /** Picked or dropped files to run. The Hub models' descriptions stay known. */
+  /** Picked or dropped files to run, kept in this browser for next time. */
   useFiles(files) {
+    this.#setFiles(files);
+    this.filesKept = 'saving';
+    keepFiles(files).then(
+      () => this.#filesSaved(files, 'kept'),
+      () => this.#filesSaved(files, 'not-kept'),
+    );
+  }
+
+  #filesSaved(files, outcome) {
+    if (this.files !== files) return;
+    this.filesKept = outcome;
+    this.onChange({ files: true });
+  }
+
+  /** Deletes the kept files from this browser and lets go of them here too. */
+  async forgetFiles() {
+    await forgetFiles().catch(() => {});
+    if (this.loaded?.key.startsWith('files:')) this.release();
+    this.files = null;
+    this.filesKept = null;
+    this.onChange({ files: true });
+  }
+
+  // The Hub models' descriptions stay known.
+  #setFiles(files) {
     this.files = files;
     // Other files may share these names and sizes: describe them afresh.
     for (const key of this.descriptions.keys()) {
@@ -69,7 +110,7 @@ export class ModelSession {
       },
       (error) => {
         // Offline (nothing cached yet) is a network error: the size is unknown, not wrong.
-        const offline = error.code === 'network' || /fetch/i.test(error.message);
+        const offline = error.reason === 'unreachable';
         this.descriptions.set(params.key, { status: offline ? 'offline' : 'error', error });
         this.onChange({ described: params.key });
       },
@@ -87,7 +128,8 @@ export class ModelSession {
 
   async load(state) {
     const params = this.#params(state);
-    if (!params || this.loading?.key === params.key) return;
+    // A load that failed may be tried again; one in progress is not started twice.
+    if (!params || (this.loading?.key === params.key && !this.loading.error)) return;
     this.loading = { key: params.key, progress: null, error: null };
     this.result = null;
     this.explain = null;
@@ -115,6 +157,16 @@ export class ModelSession {
 
   cancel() {
     this.client.cancel('model-load');
+  }
+
+  /** Asks again what failed for the state's model: its description, and the load if it failed. */
+  retry(state) {
+    const params = this.#params(state);
+    if (!params) return;
+    if (this.descriptions.get(params.key)?.status !== 'ready') this.descriptions.delete(params.key);
+    if (this.loading?.key === params.key && this.loading.error) this.load(state);
+    else this.describe(state);
+    this.onChange({});
   }
 
   /** Forgets the loading state and frees the model (the reader left real models). */

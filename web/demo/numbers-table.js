@@ -2,6 +2,7 @@
 // every other view.
 import { renderWeightsTable } from '../src/views/weights-table.js';
 import { t } from './i18n.js';
+import { headMask } from '../src/interpret/kept-keys.js';
 
 // Past this many cells the full table is built only while the Numbers view is open; otherwise
 // the background copy for screen readers holds the focused query's row (the heatmap announces
@@ -15,7 +16,9 @@ export function renderNumbersTable(table, state, result, { head, query }) {
     rowTokens: result.rowTokens,
     colTokens: result.colTokens,
     weights: result.heads[head].weights,
-    mask: result.mask,
+    mask: headMask(result, head),
+    leftOut: result.heads[head].leftOut,
+    leftOutWord: t('leftOutWord'),
     caption: t('tableCaption', { head: head + 1 }),
     corner: t('tableCorner'),
     masked: t('maskedWord'),
@@ -30,6 +33,7 @@ export function renderNumbersTable(table, state, result, { head, query }) {
       focusRow: 0,
       weights: data.weights.subarray(row * cols, (row + 1) * cols),
       mask: data.mask.subarray(row * cols, (row + 1) * cols),
+      leftOut: data.leftOut?.subarray(row * cols, (row + 1) * cols),
       caption: `${t('tableCaption', { head: head + 1 })} ${t('tablePartial', { n: row + 1 })}`,
     });
     return;

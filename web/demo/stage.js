@@ -9,6 +9,7 @@ import { markTabStop, rovingTabindex } from '../src/views/roving.js';
 import { visibleMax } from '../src/views/matrix-paint.js';
 import { GRAPHIC_VIEWS } from '../src/vocabulary.js';
 import { scoreName, t, tNodes } from './i18n.js';
+import { headMask } from '../src/interpret/kept-keys.js';
 import { currentHead } from './selection.js';
 import { MODEL_VIEWS } from './state.js';
 
@@ -98,6 +99,7 @@ export class Stage {
     e.legendLo.textContent = '0';
     e.legendHi.textContent = ownMax ? t('legendOwnMax') : '1.00';
     e.legendHi.dataset.value = ownMax ? '' : '1';
+    maskedLegend(false);
   }
 
   renderEmpty() {
@@ -142,7 +144,8 @@ export class Stage {
       this.heatmapA.setData({
         ...common,
         weights: result.heads[head].weights,
-        mask: result.mask,
+        mask: headMask(result, head),
+        leftOut: result.heads[head].leftOut,
         rowStats: rowStats(result.heads, head, cols),
         colStats: colStats(result.heads, head),
       });
@@ -153,7 +156,8 @@ export class Stage {
         this.heatmapB.setData({
           ...common,
           weights: compare.heads[head].weights,
-          mask: compare.mask,
+          mask: headMask(compare, head),
+          leftOut: compare.heads[head].leftOut,
           rowStats: rowStats(compare.heads, head, cols),
           colStats: colStats(compare.heads, head),
         });
@@ -172,13 +176,13 @@ export class Stage {
       lineView.setData({
         ...common,
         weights: result.heads[head].weights,
-        mask: result.mask,
+        mask: headMask(result, head),
         orientation: state.orientation,
       });
     }
     if (state.view === 'heads') {
       this.headsGrid.setData({
-        heads: result.heads.map((h) => ({ weights: h.weights, mask: result.mask })),
+        heads: result.heads.map((h, i) => ({ weights: h.weights, mask: headMask(result, i) })),
         rowTokens: result.rowTokens,
         colTokens: result.colTokens,
         range: [0, top],
@@ -189,6 +193,7 @@ export class Stage {
     }
     for (const part of [e.legendBar, e.legendLo, e.legendHi]) part.hidden = false;
     e.legendBar.style.background = cssGradient(state.scale);
+    maskedLegend(Boolean(result.heads[head].leftOut || compare?.heads[head].leftOut));
     e.legendLo.textContent = '0';
     e.legendHi.textContent = top.toFixed(2);
     e.legendHi.dataset.value = String(top);
@@ -229,10 +234,21 @@ export class Stage {
     const result = this.getResult();
     const source = compared ? result.compare : result;
     const i = row * result.colTokens.length + col;
-    const weights = source.heads[currentHead(this.getState(), result)].weights;
-    const value = source.mask[i] ? formatWeight(weights[i]) : t('maskedWord');
+    const head = currentHead(this.getState(), result);
+    const weights = source.heads[head].weights;
+    const value = headMask(source, head)[i]
+      ? formatWeight(weights[i])
+      : t(source.heads[head].leftOut?.[i] ? 'leftOutWord' : 'maskedWord');
     return `${withPieces(result.rowTokens[row])} → ${withPieces(result.colTokens[col])}: ${value}`;
   }
+}
+
+// Top-k and LSH hatch what they leave out like masked cells: the legend says so.
+function maskedLegend(selects) {
+  const legend = document.querySelector('.legend-masked [data-i18n]');
+  if (!legend) return;
+  legend.dataset.i18n = selects ? 'maskedLegendSelection' : 'maskedLegend';
+  legend.textContent = t(legend.dataset.i18n);
 }
 
 // A token's label, with the model's pieces it stands for when the views show words.
@@ -247,10 +263,15 @@ function withPieces(token) {
 // the matrix and its comparison share one range, the line view draws one head, and the grid of
 // heads shares one range over every head.
 function viewMax(view, result, head) {
-  if (view === 'heads') return sharedMax(result.heads.map((h) => ({ ...h, mask: result.mask })));
-  const own = visibleMax(result.heads[head].weights, result.mask);
+  if (view === 'heads') {
+    return sharedMax(result.heads.map((h, i) => ({ ...h, mask: headMask(result, i) })));
+  }
+  const own = visibleMax(result.heads[head].weights, headMask(result, head));
   if (view === 'lines' || !result.compare) return own;
-  return Math.max(own, visibleMax(result.compare.heads[head].weights, result.compare.mask));
+  return Math.max(
+    own,
+    visibleMax(result.compare.heads[head].weights, headMask(result.compare, head)),
+  );
 }
 
 // The entropy column beside a heatmap.

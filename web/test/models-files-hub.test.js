@@ -208,12 +208,16 @@ describe('loading from a Hub-layout server', () => {
   });
 
   it('names the model, revision or file the server does not have', async () => {
+    // `reason` says it for a page's own words: the Hub's 401 for a missing or private repo.
     await assert.rejects(loadModelFiles('attnlens/nothing', { hubUrl: hub.url }), {
       code: 'not_found',
+      reason: 'denied',
+      status: 401,
       message: /model 'attnlens\/nothing' is not on the Hub/,
     });
     await assert.rejects(loadModelFiles('gpt2', { hubUrl: hub.url }), {
       code: 'not_found',
+      reason: 'not_found',
       parameter: 'revision',
       message: /no revision 'main'/,
     });
@@ -232,12 +236,14 @@ describe('loading from a Hub-layout server', () => {
     });
     await assert.rejects(loadModelFiles(`${hub.url}/nope/resolve/main`), {
       code: 'http_error',
+      reason: 'denied',
       status: 401,
     });
     const dead = await startHubServer({ root });
     await dead.close();
     await assert.rejects(loadModelFiles('gpt2', { hubUrl: dead.url, revision: 'v1.0' }), {
       code: 'network',
+      reason: 'unreachable',
       message: /could not fetch http:\/\/127\.0\.0\.1:\d+\/api\/models\/gpt2\/tree\/v1\.0/,
     });
   });
@@ -247,7 +253,10 @@ describe('loading from a Hub-layout server', () => {
     try {
       await assert.rejects(
         loadModelFiles('attnlens/tiny-gpt2', { hubUrl: broken.url }),
-        (error) => error.code === 'network' && /model\.safetensors/.test(error.message),
+        (error) =>
+          error.code === 'network' &&
+          error.reason === 'interrupted' &&
+          /model\.safetensors/.test(error.message),
       );
     } finally {
       await broken.close();

@@ -25,6 +25,7 @@
 import { readChoice, readClampedInteger } from '../src/argument-checks.js';
 import { languageFor, translate } from '../src/i18n/translate.js';
 import { analyze, analyzePair, createAttention, entropy, tokenize } from '../src/index.js';
+import { keptKeys } from '../src/interpret/kept-keys.js';
 import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { el, formatWeight, tokenLabel } from '../src/views/dom.js';
 import { HeadsGrid, sharedMax } from '../src/views/heads-grid.js';
@@ -270,7 +271,23 @@ export class AttnLensElement extends ElementBase {
       if (generation !== this.#generation) return;
       const rowTokens = cross ? result.targetTokens : result.tokens;
       const colTokens = cross ? result.sourceTokens : result.tokens;
-      this.#result = { ...result, rowTokens, colTokens, settings, cross };
+      // Top-k and LSH: each head's own keys, those they left out hatched and named.
+      const selection = keptKeys({
+        mask: result.heads[0].mask,
+        heads: result.heads,
+        q: result.q,
+        k: result.k,
+        rows: rowTokens.length,
+        cols: colTokens.length,
+        headDim: DEFAULT_HEAD_DIM,
+        selection: settings.mask,
+      });
+      const heads = result.heads.map((h, i) =>
+        selection
+          ? { ...h, mask: selection.heads[i].kept, leftOut: selection.heads[i].leftOut }
+          : h,
+      );
+      this.#result = { ...result, heads, rowTokens, colTokens, settings, cross };
       this.#render();
       this.dataset.state = 'ready';
       this.dataset.renders = String(Number(this.dataset.renders ?? 0) + 1);
@@ -329,6 +346,14 @@ export class AttnLensElement extends ElementBase {
     } catch (error) {
       if (generation !== this.#generation) return;
       this.dataset.state = 'error';
+      const model = this.getAttribute('model');
+      if (this.#lenses && model !== null && this.getAttribute('snapshot') === null) {
+        // A model that did not load: what happened, in words, and a way to try again.
+        this.#view?.destroy?.();
+        this.#view = null;
+        this.#lenses.showFailure(parts, error, { model, t, onRetry: () => this.#schedule() });
+        return;
+      }
       parts.status.textContent = this.#t('widgetError', { message: error.message });
       parts.view.replaceChildren();
       parts.header.replaceChildren();
@@ -392,7 +417,9 @@ export class AttnLensElement extends ElementBase {
       ].filter(Boolean),
     );
 
-    const data = { rowTokens, colTokens, weights, mask, scale: settings.scale, range: [0, top] };
+    const leftOut = heads[head].leftOut;
+    const range = [0, top];
+    const data = { rowTokens, colTokens, weights, mask, leftOut, scale: settings.scale, range };
     if (this.#view?.kind !== view) {
       this.#view?.destroy?.();
       const host = el('div', { class: `view-${view}` });
@@ -453,9 +480,11 @@ export class AttnLensElement extends ElementBase {
       colTokens,
       weights,
       mask,
+      leftOut,
       caption: this.#t('widgetTableCaption', { n: headNumber(head) }),
       corner: this.#t('tableCorner'),
       masked: this.#t('maskedWord'),
+      leftOutWord: this.#t('leftOutWord'),
     });
     const demo = this.#demoLink(this.getAttribute('demo'), settings);
     parts.footer.replaceChildren(
@@ -478,7 +507,9 @@ export class AttnLensElement extends ElementBase {
     const shown = this.#openedHead >= 0 ? this.#openedHead : settings.head;
     const head = heads[Math.min(shown, heads.length - 1)];
     const i = row * colTokens.length + col;
-    const value = head.mask[i] ? formatWeight(head.weights[i]) : this.#t('maskedWord');
+    const value = head.mask[i]
+      ? formatWeight(head.weights[i])
+      : this.#t(head.leftOut?.[i] ? 'leftOutWord' : 'maskedWord');
     return `${tokenLabel(rowTokens[row].text)} → ${tokenLabel(colTokens[col].text)}: ${value}`;
   }
 

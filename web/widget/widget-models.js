@@ -7,6 +7,7 @@ import { readClampedInteger } from '../src/argument-checks.js';
 import { attnlensError } from '../src/errors.js';
 import { layerVisibility } from '../src/interpret/layer-masks.js';
 import { tokenLabels } from '../src/interpret/words.js';
+import { loadFailure } from '../src/models/load-failure.js';
 import { readSnapshot, snapshotHead } from '../src/snapshot/read.js';
 import { SNAPSHOT_LIMITS } from '../src/snapshot/format.js';
 import { placeParams } from '../src/share-link.js';
@@ -199,6 +200,28 @@ async function offerLoad(parts, { modelId, revision, t, onClick }) {
   if (bytes !== null && button.isConnected) {
     button.textContent = t('widgetLoadModel', { size: formatBytes(bytes) });
   }
+}
+
+/**
+ * A model that did not load: the model's name stays in the header, the status says what
+ * happened in words (src/models/load-failure.js) and the view offers to try again.
+ */
+export function showFailure(parts, error, { model, t, onRetry }) {
+  const { reason, key, values } = loadFailure(error, model);
+  parts.header.replaceChildren(el('span', { class: 'count', text: model }));
+  parts.status.textContent = t(key, values);
+  parts.status.dataset.reason = reason;
+  const retry = el('button', {
+    type: 'button',
+    class: 'load-model',
+    text: t('modelRetry'),
+    onclick: () => {
+      delete parts.status.dataset.reason;
+      parts.status.textContent = '';
+      onRetry();
+    },
+  });
+  parts.view.replaceChildren(retry);
 }
 
 /**

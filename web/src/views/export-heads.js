@@ -22,8 +22,8 @@ const TILE_CELLS_PX = 260; // the longer side of one head's matrix
 const CAPTION_HEIGHT = 20;
 const GAP = 16;
 
-// figure: { heads: [{ weights, mask }], rowTokens, colTokens, scale, range, title, subtitle,
-//   headLabel(h) -> string, theme? } -> where each head's matrix goes.
+// figure: { heads: [{ weights, mask, leftOut? }], rowTokens, colTokens, scale, range, title,
+//   subtitle, headLabel(h) -> string, theme? } -> where each head's matrix goes.
 function gridLayout(figure) {
   const { heads, rowTokens, colTokens } = figure;
   const ctx = makeCanvas(1, 1).getContext('2d');
@@ -99,6 +99,7 @@ export function headsSVG(figure) {
           ...figure,
           weights: head.weights,
           mask: head.mask,
+          leftOut: head.leftOut,
         },
         matrix,
       ),

@@ -71,8 +71,8 @@ export function canvasPNG(canvas) {
   );
 }
 
-// figure: { rowTokens, colTokens, weights, mask, scale, range?, rowStats?, title, subtitle,
-// theme? }
+// figure: { rowTokens, colTokens, weights, mask, leftOut?, scale, range?, rowStats?, title,
+// subtitle, theme? }
 export async function matrixPNG(figure, pixelRatio = 2) {
   const theme = figure.theme ?? DEFAULT_THEME;
   const { layout, width, height } = exportLayout(figure);
@@ -162,9 +162,10 @@ export function colourLegend(range, y, theme) {
 }
 
 // One matrix as SVG: a cell per weight (masked cells hatched, each with a <title>) and the token
-// labels, laid out by layoutMatrix().
+// labels, laid out by layoutMatrix(). Cells top-k or LSH left out (`leftOut`, 1 where the mask
+// allowed the key) are hatched too, and their title says so.
 export function matrixGroup(figure, layout) {
-  const { rowTokens, colTokens, weights, mask, scale } = figure;
+  const { rowTokens, colTokens, weights, mask, leftOut, scale } = figure;
   const [lo, hi] = rangeOf(figure);
   const span = hi - lo || 1;
   const { left, top, cell } = layout;
@@ -184,7 +185,7 @@ export function matrixGroup(figure, layout) {
         height: cell,
         fill: masked ? 'url(#masked)' : `rgb(${red},${green},${blue})`,
       });
-      const value = masked ? 'masked' : weights[i].toFixed(4);
+      const value = masked ? (leftOut?.[i] ? 'left out' : 'masked') : weights[i].toFixed(4);
       rect.append(node('title', {}, `${rowTokens[r].text} → ${colTokens[c].text}: ${value}`));
       cells.append(rect);
     }

@@ -27,7 +27,7 @@ const MIN_FIT_CELL = LABEL_FONT_PX + 2;
 
 export class Heatmap {
   // options: { label, onSelect(row, col), onFocus(row, col), describe(row, col) -> string,
-  //            strings: { masked, zoomHint } }
+  //            strings: { masked, leftOut, zoomHint } }
   constructor(host, options = {}) {
     this.host = host;
     this.options = options;
@@ -53,8 +53,10 @@ export class Heatmap {
     this.resizeObserver.observe(this.scroller);
   }
 
-  // data: { rowTokens, colTokens, weights (row-major), mask (0/1 or null), scale, range?,
-  //         rowStats?: { values, max, label }, colStats?: { values, label } (in weight units) }
+  // data: { rowTokens, colTokens, weights (row-major), mask (0/1 or null), leftOut? (1 where
+  //         top-k or LSH dropped a key the mask allowed: hatched like masked cells, named apart),
+  //         scale, range?, rowStats?: { values, max, label },
+  //         colStats?: { values, label } (in weight units) }
   setData(data) {
     this.data = data;
     const rows = data.rowTokens.length;
@@ -253,10 +255,15 @@ export class Heatmap {
 
   describe(row, col) {
     if (this.options.describe) return this.options.describe(row, col);
-    const { rowTokens, colTokens, weights, mask } = this.data;
+    const { rowTokens, colTokens, weights, mask, leftOut } = this.data;
     const i = row * colTokens.length + col;
+    const strings = this.options.strings ?? {};
     const value =
-      mask && !mask[i] ? (this.options.strings?.masked ?? 'masked') : formatWeight(weights[i]);
+      mask && !mask[i]
+        ? leftOut?.[i]
+          ? (strings.leftOut ?? 'left out')
+          : (strings.masked ?? 'masked')
+        : formatWeight(weights[i]);
     return `${tokenLabel(rowTokens[row].text)} → ${tokenLabel(colTokens[col].text)}: ${value}`;
   }
 

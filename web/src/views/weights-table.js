@@ -25,10 +25,19 @@ function rowElement(data, i) {
   for (let j = 0; j < cols; j++) {
     const k = i * cols + j;
     const masked = mask ? !mask[k] : false;
+    const leftOut = masked && Boolean(data.leftOut?.[k]);
     cells.push(
       el('td', {
-        dataset: masked ? { masked: '' } : { value: String(weights[k]) },
-        text: masked ? (data.masked ?? 'masked') : formatWeight(weights[k]),
+        dataset: leftOut
+          ? { leftOut: '' }
+          : masked
+            ? { masked: '' }
+            : { value: String(weights[k]) },
+        text: leftOut
+          ? (data.leftOutWord ?? 'left out')
+          : masked
+            ? (data.masked ?? 'masked')
+            : formatWeight(weights[k]),
       }),
     );
   }
@@ -36,6 +45,7 @@ function rowElement(data, i) {
 }
 
 // data: { rowTokens, colTokens, weights, mask, caption, corner, masked (word for masked cells),
+//         leftOut?, leftOutWord (cells top-k or LSH dropped though the mask allowed them),
 //         focusRow, columnMeans?: { values, label } (a footer row: the mean weight of each key) }
 export function renderWeightsTable(table, data) {
   const { rowTokens, colTokens } = data;

@@ -77,6 +77,17 @@ export function writeLshBuckets(words, at, q, k, shape, spec) {
   }
 }
 
+/**
+ * The buckets of every round as arrays: queries [heads][Nq][rounds], keys [kvHeads][Nk][rounds]
+ * (the demo's explain panel shows which bucket a query and its keys fell in).
+ */
+export function lshBuckets(q, k, shape, spec) {
+  const sizes = lshWords(spec, shape);
+  const words = new Uint32Array(sizes.queries + sizes.keys);
+  writeLshBuckets(words, 0, q, k, shape, spec);
+  return { queries: words.subarray(0, sizes.queries), keys: words.subarray(sizes.queries) };
+}
+
 /** Words of the query buckets and of the key buckets that writeLshBuckets() writes. */
 export function lshWords({ rounds }, { heads, kvHeads, queryLength, keyLength }) {
   return { queries: rounds * heads * queryLength, keys: rounds * kvHeads * keyLength };

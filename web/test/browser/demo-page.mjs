@@ -34,7 +34,7 @@ export async function waitForRecompute(page, previous) {
   });
 }
 
-// The screen-reader table as { rows, cols, cells[r][c] = { masked, value, text } }.
+// The screen-reader table as { rows, cols, cells[r][c] = { masked, leftOut, value, text } }.
 export async function readTable(page) {
   return page.evaluate(() => {
     const table = document.getElementById('weights-table');
@@ -45,7 +45,8 @@ export async function readTable(page) {
     const cells = [...table.querySelectorAll('tbody tr')].map((tr) =>
       [...tr.querySelectorAll('td')].map((td) => ({
         masked: td.hasAttribute('data-masked'),
-        value: td.hasAttribute('data-masked') ? null : Number(td.dataset.value),
+        leftOut: td.hasAttribute('data-left-out'), // top-k or LSH dropped a visible key
+        value: 'value' in td.dataset ? Number(td.dataset.value) : null,
         text: td.textContent,
       })),
     );

@@ -429,7 +429,7 @@ describe('real models on the page and in the widget', () => {
     await alert.waitFor();
     assert.match(
       await alert.textContent(),
-      /^Could not load the model: transformer\.h\.1\.attn\.c_proj\.weight: .*NaN/,
+      /^Could not load attnlens\/broken-gpt2: transformer\.h\.1\.attn\.c_proj\.weight: .*NaN/,
     );
 
     await page.fill('#model-hub-id', SLOW);

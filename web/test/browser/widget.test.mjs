@@ -142,6 +142,45 @@ test('changing an attribute re-renders the widget', async () => {
   await page.close();
 });
 
+test('a widget with top-k names the keys it leaves out', async () => {
+  const page = await newPage(browser.context);
+  await page.goto(`${browser.base}/widget/blog.html`);
+  await renderAll(page, ['widget-local']);
+  const renders = Number(await page.getAttribute('#widget-local', 'data-renders'));
+  await page.evaluate(() => {
+    const widget = document.getElementById('widget-local');
+    widget.setAttribute('mask', 'causal+topk:2');
+    widget.setAttribute('text', '注意力机制');
+  });
+  await page.waitForFunction(
+    (n) => Number(document.getElementById('widget-local').dataset.renders) > n,
+    renders,
+  );
+  const cells = await page.evaluate(() =>
+    [...document.getElementById('widget-local').shadowRoot.querySelectorAll('tbody tr')].map((tr) =>
+      [...tr.querySelectorAll('td')].map((td) =>
+        td.hasAttribute('data-left-out')
+          ? td.textContent
+          : td.hasAttribute('data-masked')
+            ? 'm'
+            : 'w',
+      ),
+    ),
+  );
+  // Causal hides the future (masked); top-k keeps 2 of the rest and leaves out the others.
+  cells.forEach((row, r) =>
+    row.forEach((cell, c) => {
+      if (c > r) assert.equal(cell, 'm', `(${r}, ${c})`);
+    }),
+  );
+  cells.forEach((row, r) =>
+    assert.equal(row.filter((cell) => cell === 'w').length, Math.min(2, r + 1)),
+  );
+  assert.ok(cells.flat().includes('已舍弃'), "named in the widget's language (zh)");
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('the strict-CSP page works and hostile text stays text', async () => {
   const page = await newPage(browser.context);
   const dialogs = [];

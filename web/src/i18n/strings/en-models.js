@@ -56,19 +56,49 @@ export const enModels = {
   modelStarting: 'starting the download…',
   modelTotal: 'total',
   modelCancelled: 'Cancelled: nothing half-downloaded was kept.',
-  modelLoadFailed: 'Could not load the model: {message}',
+  modelFailUnreachable:
+    'Could not reach the Hugging Face Hub for {model}: this browser seems to be offline, or ' +
+    'something blocks the Hub here.',
+  modelFailNotFound: 'The Hub has no model {model} (not found, HTTP 404): check the id.',
+  modelFailDenied:
+    'The Hub would not give {model} (HTTP {status}): there is no such public model. It may be ' +
+    'private, gated or misspelled; attnlens reads public models only.',
+  modelFailGated:
+    '{model} is gated on the Hub (HTTP {status}): its files come only to signed-in users who ' +
+    'accepted its terms, which a page cannot do for you.',
+  modelFailServer: 'The Hub answered with an error for {model} (HTTP {status}): try again later.',
+  modelFailInterrupted: 'The download of {model} broke off before it was complete.',
+  modelFailTooLarge: '{model} is too large for this browser’s memory.',
+  modelFailOther: 'Could not load {model}: {message}',
+  modelFailNext:
+    'The bundled model needs no network. Or, if you have the model’s files (config.json, ' +
+    'tokenizer.json and the weights), drop them in the box for your own files.',
+  modelRetry: 'Try again',
+  modelUseBundled: 'Use the bundled model (stories260K)',
   modelLoaded:
     'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}. ' +
     'Kept in this browser for next time.',
   modelLoadedBundled:
     'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}. ' +
     'It comes with the page: no download, offline too.',
+  modelLoadedFiles:
+    'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}.',
   modelLoadedOffline:
     'Loaded from this browser’s cache, no network needed: {type} · {layers} layers × {heads} ' +
     'heads · {parameters} parameters · {backend}.',
   modelYourFiles: 'Your files ({n})',
   modelYourFilesShort: 'your files',
   modelPickFilesAgain: 'Pick or drop the model’s files again: a link cannot carry them.',
+  modelFilesLooking: 'Looking for your files kept in this browser…',
+  modelFilesSaving: 'Keeping them in this browser for next time…',
+  modelFilesKept:
+    'Kept in this browser for next time (not in the link: a link cannot carry files).',
+  modelFilesNotKept:
+    'This browser would not keep them (its storage refused or is full): next time, pick them ' +
+    'again.',
+  modelFilesKeptList: 'Your files, kept in this browser: {names}.',
+  modelUseKeptFiles: 'Use them',
+  modelForgetFiles: 'Forget these files',
   modelWaiting: 'Load the model (above) to see its attention.',
   modelLoading: 'Loading the model…',
   modelRunning: 'Running the model…',

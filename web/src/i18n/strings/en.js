@@ -120,6 +120,8 @@ export const en = {
     'one to enlarge it.',
   maskedLegend: 'masked: not allowed to look',
   maskedWord: 'masked',
+  leftOutWord: 'left out',
+  maskedLegendSelection: 'hatched: masked, or left out by top-k / hashing',
   keyboardHelp: 'Arrow keys move over cells · Enter explains a row · +/− zoom',
   explainTitle: 'Step by step: one query',
   costTitle: 'What it costs',
@@ -204,10 +206,35 @@ export const en = {
   step3Empty: 'All {n} keys are masked: this query may look at nothing, so every logit becomes −∞.',
   step3KeyVisible: '{key} is visible: x({key}) = {x} stays',
   step3KeyMasked: '{key} is masked: x({key}) = {x} becomes −∞',
+  selectLsh:
+    'Hashing (LSH, {buckets} buckets, {rounds} round(s)) put this query in bucket {bucket} (one ' +
+    'per round). {same} of the {n} visible keys share its bucket in some round and stay; the ' +
+    'other {out} are left out: their logit becomes −∞.',
+  selectLshKeyIn: '{key} is in bucket {bucket}: it shares one with the query and stays',
+  selectLshKeyOut: '{key} is in bucket {bucket}: no round shares the query’s, so its x becomes −∞',
+  selectTopK:
+    'Top-k keeps the {k} largest logits of the {n} keys still in; the lowest of those kept is ' +
+    'x({kth}) = {xk}. The other {out} are left out: their logit becomes −∞ (equal logits go to ' +
+    'the earlier key).',
+  selectTopKAll: 'Top-k keeps up to {k} keys; only {n} are still in, so all of them stay.',
+  selectTopKKeyIn: 'x({key}) = {x} ≥ x({kth}) = {xk}: {key} is one of the {k} kept',
+  selectTopKKeyOut:
+    'x({key}) = {x} is not among the {k} largest (the lowest kept is {xk}): {key} is left out, ' +
+    'its logit becomes −∞',
+  selectGlobal:
+    'Global tokens belong to the mask, which comes first: a global query may look at every key ' +
+    'and a global key may be seen by every query, but top-k and hashing then choose among those ' +
+    'keys like any others, so a global token can be left out too.',
   step4Title: 'Softmax',
   step4Text:
     'Exponentiate and normalise: w_j = exp(x_j) / Σ exp(x). The weights are positive and sum to ' +
     '{sum}. Entropy {h} bits.',
+  step4Kept:
+    'The sum Σ′ runs over the {n} keys left in, not all {visible} visible ones: each key left ' +
+    'out adds exp(−∞) = 0.',
+  step4NoneLeft:
+    'Hashing left this query no key: with nothing to normalise every weight is 0 (they sum to 0, ' +
+    'not 1), as the engine defines it.',
   step4Empty:
     'With nothing visible there is nothing to normalise: every weight is 0 (they sum to 0, not ' +
     '1). The engine defines it so instead of dividing by zero.',
@@ -216,6 +243,7 @@ export const en = {
     'The output for this query mixes the value vectors by those weights: z = Σ w_j v_j. Biggest ' +
     'contributions: {top}.',
   step5Empty: 'No key is visible, so the output z of this query is the zero vector, by definition.',
+  step5NoneLeft: 'No key is left, so the output z of this query is the zero vector, by definition.',
   stripeNote:
     'Every query of this head gives {key} {mean} on average, against {w} here: {key} is a column ' +
     'stripe (a sink every query looks at), not a match for this query. The layer is untrained.',
@@ -230,6 +258,8 @@ export const en = {
   colMeanHint: 'The mean weight every query that may see this key gives it (a column stripe)',
   keyTableCaption: 'Every key of this query: raw score, logit, weight and the key mean',
   colLogit: 'logit',
+  colBucket: 'bucket',
+  colBucketHint: 'The key’s hash bucket in each round (LSH): it stays when one matches the query’s',
   colWeight: 'weight',
   maskedCell: 'masked',
   showAll: 'Show all {n} keys',
@@ -329,7 +359,7 @@ export const en = {
   exampleLong: 'Long Chinese run',
   exampleCross: 'Translation pair',
   // the <attn-lens> widget (it also uses headN, tokensCount, queries, keys, maskedWord,
-  // tableCorner and entropyColumn)
+  // leftOutWord, tableCorner and entropyColumn)
   widgetLoading: 'computing attention…',
   widgetError: 'attn-lens: {message}',
   widgetTokensCross: '{nt} × {ns} tokens',

@@ -51,19 +51,45 @@ export const zhModels = {
   modelStarting: '正在开始下载…',
   modelTotal: '总计',
   modelCancelled: '已取消：没有保留下载了一半的文件。',
-  modelLoadFailed: '无法加载模型：{message}',
+  modelFailUnreachable:
+    '无法连接 Hugging Face Hub 获取 {model}：这个浏览器似乎已离线，或者这里的网络屏蔽了 Hub。',
+  modelFailNotFound: 'Hub 上没有模型 {model}（未找到，HTTP 404）：请检查 id。',
+  modelFailDenied:
+    'Hub 拒绝提供 {model}（HTTP {status}）：没有这个公开模型。它可能是私有的、需要授权的，' +
+    '或者 id 拼错了；attnlens 只读取公开模型。',
+  modelFailGated:
+    '{model} 在 Hub 上需要授权（HTTP {status}）：只有登录并接受其条款的用户才能下载，' +
+    '网页无法替你完成。',
+  modelFailServer: 'Hub 为 {model} 返回了错误（HTTP {status}）：请稍后再试。',
+  modelFailInterrupted: '{model} 的下载在完成前中断了。',
+  modelFailTooLarge: '{model} 太大，这个浏览器的内存放不下。',
+  modelFailOther: '无法加载 {model}：{message}',
+  modelFailNext:
+    '内置模型不需要网络。如果你有这个模型的文件（config.json、tokenizer.json 和权重），' +
+    '也可以把它们拖进放自己文件的框里。',
+  modelRetry: '重试',
+  modelUseBundled: '使用内置模型（stories260K）',
   modelLoaded:
     '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。已保存在本浏' +
     '览器中，下次可直接使用。',
   modelLoadedBundled:
     '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。' +
     '它随页面附带：无需下载，离线也可用。',
+  modelLoadedFiles:
+    '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。',
   modelLoadedOffline:
     '已从本浏览器的缓存加载，无需联网：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数' +
     ' · {backend}。',
   modelYourFiles: '你的文件（{n} 个）',
   modelYourFilesShort: '你的文件',
   modelPickFilesAgain: '请重新选择或拖入模型文件：链接无法携带文件。',
+  modelFilesLooking: '正在查找本浏览器保存的文件…',
+  modelFilesSaving: '正在把它们保存在本浏览器中，供下次使用…',
+  modelFilesKept: '已保存在本浏览器中，下次可直接使用（不在链接里：链接无法携带文件）。',
+  modelFilesNotKept: '这个浏览器没有保存它们（存储被拒绝或已满）：下次请重新选择。',
+  modelFilesKeptList: '本浏览器保存的你的文件：{names}。',
+  modelUseKeptFiles: '使用它们',
+  modelForgetFiles: '忘掉这些文件',
   modelWaiting: '请先在上方加载模型，才能看到它的注意力。',
   modelLoading: '正在加载模型…',
   modelRunning: '模型正在运行…',

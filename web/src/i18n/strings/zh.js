@@ -114,6 +114,8 @@ export const zh = {
   headsHint: '每个头都有自己的查询、键、值投影，因此会形成各自的模式。点击任意一个放大查看。',
   maskedLegend: '被掩码：不允许看',
   maskedWord: '已掩码',
+  leftOutWord: '已舍弃',
+  maskedLegendSelection: '斜线：被掩码，或被 top-k／哈希舍弃',
   keyboardHelp: '方向键在格子间移动 · 回车讲解该行 · +/− 缩放',
   explainTitle: '逐步拆解：一个查询',
   costTitle: '计算代价',
@@ -181,14 +183,37 @@ export const zh = {
   step3Empty: '全部 {n} 个键都被掩码：这个查询什么也看不到，所有 logit 都变成 −∞。',
   step3KeyVisible: '{key} 可见：x({key}) = {x} 保持不变',
   step3KeyMasked: '{key} 被掩码：x({key}) = {x} 变成 −∞',
+  selectLsh:
+    '哈希（LSH，{buckets} 个桶，{rounds} 轮）把这个查询放进桶 {bucket}（每轮一个）。' +
+    '{n} 个可见键中有 {same} 个至少在一轮里与它同桶，保留下来；' +
+    '其余 {out} 个被舍弃：logit 变成 −∞。',
+  selectLshKeyIn: '{key} 在桶 {bucket}：与查询同桶，保留',
+  selectLshKeyOut: '{key} 在桶 {bucket}：没有一轮与查询同桶，它的 x 变成 −∞',
+  selectTopK:
+    'Top-k 在仍保留的 {n} 个键中只留 logit 最大的 {k} 个；留下的最低一个是 x({kth}) = {xk}。其余 ' +
+    '{out} 个被舍弃：logit 变成 −∞（logit 相同时留前面的键）。',
+  selectTopKAll: 'Top-k 最多保留 {k} 个键；现在只剩 {n} 个，全部保留。',
+  selectTopKKeyIn: 'x({key}) = {x} ≥ x({kth}) = {xk}：{key} 在保留的 {k} 个之中',
+  selectTopKKeyOut:
+    'x({key}) = {x} 不在最大的 {k} 个之中（留下的最低为 {xk}）：{key} 被舍弃，logit 变成 −∞',
+  selectGlobal:
+    '全局 token 属于掩码，而掩码先起作用：全局查询可以看所有键，全局键可以被所有查询看到；' +
+    '但 top-k 和哈希随后照常在这些键中挑选，所以全局 token 也可能被舍弃。',
   step4Title: 'Softmax 归一化',
   step4Text: '取指数再归一化：w_j = exp(x_j) / Σ exp(x)。权重都为正，总和为 {sum}。熵为 {h} 比特。',
+  step4Kept:
+    '求和 Σ′ 只覆盖留下的 {n} 个键，而不是全部 {visible} 个可见键：' +
+    '每个被舍弃的键贡献 exp(−∞) = 0。',
+  step4NoneLeft:
+    '哈希没有给这个查询留下任何键：没有可归一化的东西，所有权重都是 0' +
+    '（总和为 0，而不是 1），引擎这样定义。',
   step4Empty:
     '没有可见的键，也就没有可归一化的东西：所有权重都是 0（总和为 0，而不是 1）。引擎这样定义，' +
     '以免除以零。',
   step5Title: '对值加权求和',
   step5Text: '这个查询的输出按权重混合各个值向量：z = Σ w_j v_j。贡献最大的是：{top}。',
   step5Empty: '没有可见的键，因此按定义，这个查询的输出 z 是零向量。',
+  step5NoneLeft: '没有留下任何键，因此按定义，这个查询的输出 z 是零向量。',
   stripeNote:
     '这个头的所有查询平均给 {key} {mean}，这里是 {w}：{key} ' +
     '是一条列条纹（所有查询都看的“汇点”），' +
@@ -204,6 +229,8 @@ export const zh = {
   colMeanHint: '所有能看到这个键的查询给它的平均权重（列条纹）',
   keyTableCaption: '这个查询的每个键：原始分数、logit、权重和键均值',
   colLogit: 'logit',
+  colBucket: '桶',
+  colBucketHint: '这个键在每一轮的哈希桶（LSH）：有一轮与查询相同就保留',
   colWeight: '权重',
   maskedCell: '已掩码',
   showAll: '显示全部 {n} 个键',

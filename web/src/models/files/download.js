@@ -6,6 +6,11 @@
 import { attnlensError } from '../../errors.js';
 import { abortError, throwIfAborted } from './abort.js';
 
+// Every error here carries `reason`, which a page can put in its own words without reading the
+// message: 'unreachable' (fetch() failed: offline, blocked or no such server), 'not_found' (404),
+// 'denied' (401/403: private, gated, or not there for an anonymous visitor), 'server' (another
+// HTTP status), 'interrupted' (the body broke off or ran past its size). remote.js adds 'gated'.
+
 /**
  * fetch() that turns network failures into errors naming the URL, and cancellation into
  * AbortError.
@@ -23,6 +28,7 @@ export async function request(fetch, url, init, signal) {
       {
         url,
         cause: error,
+        reason: 'unreachable',
       },
     );
   }
@@ -34,8 +40,13 @@ export function httpError(url, response) {
     'source',
     `${url} answered HTTP ${response.status}` +
       (response.statusText ? ` ${response.statusText}` : ''),
-    { url, status: response.status },
+    { url, status: response.status, reason: httpReason(response.status) },
   );
+}
+
+function httpReason(status) {
+  if (status === 404) return 'not_found';
+  return status === 401 || status === 403 ? 'denied' : 'server';
 }
 
 /**
@@ -96,6 +107,7 @@ export async function download(fetch, url, { signal, expectedSize, onProgress })
     throw attnlensError('network', 'source', `download of ${url} failed (${error?.message})`, {
       url,
       cause: error,
+      reason: 'interrupted',
     });
   }
   if (total !== null && loaded !== total) throw sizeError(url, `ended after ${loaded} of`, total);
@@ -105,5 +117,6 @@ export async function download(fetch, url, { signal, expectedSize, onProgress })
 function sizeError(url, what, total) {
   return attnlensError('network', 'source', `the download of ${url} ${what} ${total} bytes`, {
     url,
+    reason: 'interrupted',
   });
 }

@@ -102,7 +102,7 @@ function hubListing(fetch, cache, treeUrl, id, revision) {
             'not_found',
             'source',
             `model '${id}' is not on the Hub, or is private or gated (HTTP ${response.status})`,
-            { status: response.status },
+            { status: response.status, reason: hubReason(code, response.status) },
           );
         }
         if (code === 'RevisionNotFound') {
@@ -112,6 +112,7 @@ function hubListing(fetch, cache, treeUrl, id, revision) {
             `model '${id}' has no revision '${revision}'`,
             {
               status: response.status,
+              reason: 'not_found',
             },
           );
         }
@@ -143,4 +144,11 @@ function nextPage(link, base) {
   if (!match) return null;
   const next = new URL(match[1], base);
   return next.origin === new URL(base).origin ? next.href : null;
+}
+
+// The Hub answers an anonymous visitor 401 RepoNotFound for a private repo and a missing one
+// alike; a mirror may say 404.
+function hubReason(code, status) {
+  if (code === 'GatedRepo') return 'gated';
+  return status === 404 ? 'not_found' : 'denied';
 }
