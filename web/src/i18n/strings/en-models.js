@@ -136,9 +136,9 @@ export const enModels = {
   viewOverlay: 'Head view',
   viewFocus: 'Token focus',
   modelViewHint:
-    'Every layer (down) and head (across) of the model. Under each: the job it earns on random ' +
-    'tokens repeated twice (induction, previous token, sink), else what it does most on this ' +
-    'text (hover or focus for the measures). Pick one to open it.',
+    'Every layer (down) and head (across). Under each: the job it earns on random tokens ' +
+    'repeated twice (induction, previous token, sink), else what it does most on this text; ' +
+    'hover or focus for the measures. Pick one to open it.',
   overlayHint:
     'One layer’s heads drawn over each other, each in its colour. Choose the layer in the ' +
     'settings and the heads here.',
