@@ -1,5 +1,7 @@
-// attnlens/models: real transformer checkpoints (GPT-2, GPT-Neo, BERT) run on attnlens' own
-// kernels. Contract: docs/JS_API.md ("attnlens/models"); types: ../../models.d.ts.
+// attnlens/models: real transformer checkpoints run on attnlens' own kernels, by config.json's
+// model_type: gpt2, gpt_neo, bert, llama, qwen2 (SUPPORTED_MODEL_TYPES, from
+// architectures/index.js; test/block-layouts.test.js holds this list to it).
+// Contract: docs/JS_API.md ("attnlens/models"); types: ../../models.d.ts.
 
 export { loadModel, MODEL_OPTIONS } from './load-model.js';
 export { RUN_OPTIONS } from './model.js';
