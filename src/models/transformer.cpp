@@ -145,18 +145,23 @@ const std::uint16_t* Transformer::f16_data(std::int64_t index) const {
   return infos_[i].dtype == WeightDtype::kF16 ? f16_pool_.data() + offsets_[i] : nullptr;
 }
 
-void Transformer::finalize() {
+void Transformer::finalize(const std::vector<std::string>& names) {
   if (finalized_) throw InvalidArgumentError("model", "finalize() was already called");
+  if (!names.empty() && names.size() != infos_.size()) {
+    throw InvalidArgumentError("names", "one name per weight: " + std::to_string(infos_.size()) +
+                                            ", not " + std::to_string(names.size()));
+  }
   // Every value is checked first (its index is then the checkpoint's), then the linear layers'
   // matrices are packed in place through a copy.
   for (std::size_t i = 0; i < infos_.size(); ++i) {
     const WeightInfo& w = infos_[i];
+    const std::string& name = names.empty() ? w.name : names[i];
     if (w.dtype == WeightDtype::kF32) {
       detail::require_finite(
           FloatView(f32_pool_.data() + offsets_[i], static_cast<std::size_t>(w.elements)),
-          w.name.c_str());
+          name.c_str());
     } else {
-      require_finite_halves(f16_pool_.data() + offsets_[i], w.elements, w.name);
+      require_finite_halves(f16_pool_.data() + offsets_[i], w.elements, name);
     }
   }
   std::vector<float> f32_copy;

@@ -43,8 +43,12 @@ export class CoreModel {
       : new Float32Array(buffer, w.address, w.elements);
   }
 
-  finalize() {
-    unwrap(this.#module._modelFinalize(this.#handle));
+  /**
+   * Checks every weight is finite and packs the matrices. `names` (optional): each weight's name
+   * in its source, in weights() order, which the core's errors then use.
+   */
+  finalize(names) {
+    unwrap(this.#module._modelFinalize(this.#handle, names));
   }
 
   /** A layer's own mask: { causal, windowBefore, windowAfter } (-1: no window). */
