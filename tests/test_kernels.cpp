@@ -151,6 +151,8 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
   REQUIRE(panel_gemm_kernels().size >= 1);
   REQUIRE(online_softmax_kernels().size >= 1);
   REQUIRE(panel_to_rows_kernels().size >= 1);
+  REQUIRE(softmax_backward_kernels().size >= 1);
+  REQUIRE(softcap_kernels().size >= 1);
   for (const GemmKernel& k : gemm_kernels()) {
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_gemm__");
@@ -183,6 +185,14 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_panel_to_rows__");
   }
+  for (const SoftmaxBackwardKernel& k : softmax_backward_kernels()) {
+    CHECK(k.fn != nullptr);
+    check_kernel_name(k.name, "f32_softmax_backward__");
+  }
+  for (const SoftcapKernel& k : softcap_kernels()) {
+    CHECK(k.fn != nullptr);
+    check_kernel_name(k.name, "f32_softcap__");
+  }
 
   const Span<const KernelSet> sets = kernel_sets();
   REQUIRE(sets.size >= 1);
@@ -199,6 +209,8 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(set.online_softmax != nullptr);
     CHECK(set.panel_to_rows != nullptr);
     CHECK(set.panel_gemm_strided != nullptr);
+    CHECK(set.softmax_backward != nullptr);
+    CHECK(set.softcap != nullptr);
     CHECK(find_kernel_set(set.name) == &set);
     // A set is a choice among the registered variants, so testing the registry covers it.
     bool gemm_listed = false, max_listed = false, exp_listed = false, additive_listed = false,
@@ -224,6 +236,12 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(panel_listed);
     CHECK(online_listed);
     CHECK(to_rows_listed);
+    bool backward_listed = false, softcap_listed = false;
+    for (const SoftmaxBackwardKernel& k : softmax_backward_kernels())
+      backward_listed |= k.fn == set.softmax_backward;
+    for (const SoftcapKernel& k : softcap_kernels()) softcap_listed |= k.fn == set.softcap;
+    CHECK(backward_listed);
+    CHECK(softcap_listed);
   }
   CHECK(find_kernel_set("no-such-set") == nullptr);
   CHECK(simd_enabled() == (find_kernel_set("simd128") != nullptr));
