@@ -1,5 +1,5 @@
 // The transformer forward pass (attnlens/models/transformer.h) against the double-precision
-// reference (src/reference/transformer_reference.cpp) for GPT-2, GPT-Neo and BERT, every kernel
+// reference (tests/reference/transformer_reference.cpp) for GPT-2, GPT-Neo and BERT, every kernel
 // set, storage dtype and several lengths; mask overrides; thread counts; and every error it
 // raises. The llama family's are in test_models_llama.cpp; the helpers and tolerances in
 // models_test_util.h.
