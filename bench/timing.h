@@ -37,7 +37,7 @@ Timing time_calls(const Config& cfg, const std::function<void()>& fn, double min
 std::vector<Timing> time_interleaved(const Config& cfg,
                                      const std::vector<std::function<void()>>& fns, double min_ms);
 
-// Seeded inputs: the tests' generator (src/reference/random.h).
+// Seeded inputs: the tests' generator (tests/reference/random.h).
 using attnlens::reference::random_floats;
 
 // One line: group, name, median and best ms, GFLOP/s at both, and the best as % of the peak

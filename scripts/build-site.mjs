@@ -38,7 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { packagedWasmFiles } from '../web/scripts/wasm-artifacts.mjs';
 import { writeServiceWorker } from './site-offline.mjs';
-import { CONTENT_SECURITY_POLICY } from './serve.mjs';
+import { CONTENT_SECURITY_POLICY } from '../web/scripts/static-server.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const web = join(repo, 'web');

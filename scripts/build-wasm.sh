@@ -10,6 +10,7 @@
 #                              isolated pages load them; the worker script runs each helper thread)
 # web/src/loader.js loads the first of relaxed, simd, scalar the engine validates (the threaded
 # twin of relaxed or simd where threads can run), from the gzip-compressed copy of its .wasm.
+# First, web/scripts/block-layouts.mjs writes the blocks' JavaScript lists from their headers.
 # Last, web/scripts/wasm-artifacts.mjs writes those .wasm.gz files, the modules attnlens/inline
 # embeds (web/src/wasm/inline/) and the hash of the sources they come from, which `npm pack`
 # (web/scripts/prepack.mjs) compares with the sources before packing.
@@ -22,6 +23,13 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 ensure_build_tools
+
+# The JavaScript lists and .d.ts unions of the call, model and trainer blocks come from the
+# bindings' X-macro headers the modules are compiled from (test/block-layouts.test.js checks it).
+step "generating the block layouts from the bindings' headers"
+ensure_node
+[ -x web/node_modules/.bin/prettier ] || (cd web && npm ci --no-audit --no-fund)
+node web/scripts/block-layouts.mjs
 
 build_modules() {
   local dir=$1 targets=$2; shift 2

@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "attention/lsh.h"
 #include "attnlens/errors.h"
-#include "lsh.h"
 #include "parallel.h"
 
 namespace attnlens::detail {

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
+#include "attention/logit_terms.h"
 #include "attnlens/attention.h"
 #include "attnlens/span.h"
-#include "logit_terms.h"
 
 namespace attnlens::detail {
 

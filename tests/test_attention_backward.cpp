@@ -1,4 +1,4 @@
-// attention_backward() against the double reference (src/reference/backward.h) and against
+// attention_backward() against the double reference (tests/reference/backward.h) and against
 // central differences of the forward in double: every differentiable score x mask x kernel set,
 // awkward shapes and tile sizes, temperature and scale, the forward's row log-sum-exp, rows and
 // keys that see nothing, zero vectors under the cosine score, the tile statistics, and thread

@@ -1,10 +1,12 @@
 // The transformer forward pass (attnlens/models/transformer.h) against the double-precision
-// reference (src/reference/transformer_reference.cpp) for GPT-2, GPT-Neo and BERT, every kernel
+// reference (tests/reference/transformer_reference.cpp) for GPT-2, GPT-Neo and BERT, every kernel
 // set, storage dtype and several lengths; mask overrides; thread counts; and every error it
 // raises. The llama family's are in test_models_llama.cpp; the helpers and tolerances in
 // models_test_util.h.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -345,6 +347,27 @@ TEST_CASE("bad inputs to forward() name the problem and leave the model usable",
   CHECK(message_of(ids, layer, {{}, {}, {}, {}, projections}) == "no error");
   // Still usable.
   check_against_reference(model, make_checkpoint(model, 51), ids, {}, {});
+}
+
+TEST_CASE("finalize() names a weight by the name its source gives", "[models][errors]") {
+  Transformer model(tiny(Architecture::kGpt2));
+  std::vector<std::string> names;
+  for (const WeightInfo& w : model.weights()) names.push_back("checkpoint." + w.name);
+  CHECK_THROWS_AS(model.finalize({"one"}), InvalidArgumentError);
+  for (std::size_t i = 0; i < model.weights().size(); ++i) {
+    auto* data = static_cast<float*>(model.weight_data(static_cast<std::int64_t>(i)));
+    std::fill(data, data + model.weights()[i].elements, 0.5f);
+    if (i == 3) data[2] = std::numeric_limits<float>::infinity();
+  }
+  const std::string expected = "checkpoint." + model.weights()[3].name;
+  try {
+    model.finalize(names);
+    FAIL("finalize accepted a non-finite weight");
+  } catch (const NonFiniteError& e) {
+    CHECK(e.parameter() == expected);
+    CHECK(std::string(e.what()) ==
+          expected + ": " + expected + "[2] is +Infinity; inputs must be finite");
+  }
 }
 
 TEST_CASE("weights that are not finite are refused by finalize(), naming the tensor",

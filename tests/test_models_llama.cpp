@@ -1,6 +1,6 @@
 // The llama family's forward pass (LlamaForCausalLM, Qwen2ForCausalLM: RMSNorm, rotary
 // positions, grouped K/V heads, SwiGLU, tied or separate LM head) against the double-precision
-// reference (src/reference/llama_reference.cpp): each kernel set and storage dtype, the
+// reference (tests/reference/llama_reference.cpp): each kernel set and storage dtype, the
 // variants real checkpoints have (SmolLM2's and Qwen2.5's shapes in miniature, an explicit
 // head_dim, sliding-window layers, RoPE scalings), threads, errors, and the memory decision for
 // Qwen2.5-0.5B and SmolLM2-135M's configs (checked without allocating).

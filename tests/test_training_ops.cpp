@@ -1,5 +1,5 @@
 // The training ops (src/training/layer_ops.h): every backward against the double reference
-// (src/reference/training_reference.h), the reference against central differences of the
+// (tests/reference/training_reference.h), the reference against central differences of the
 // double forward, over awkward shapes (1, 3, tile - 1, tile, tile + 1, large; the panel GEMM's
 // tiles are 4 rows by 8 columns) and every kernel set.
 //

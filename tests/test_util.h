@@ -20,7 +20,7 @@
 namespace attnlens_test {
 
 // ---------------------------------------------------------------------------------------------
-// Random data (src/reference/random.h, shared with the benchmarks)
+// Random data (tests/reference/random.h, shared with the benchmarks)
 // ---------------------------------------------------------------------------------------------
 
 using attnlens::reference::random_flags;

@@ -127,7 +127,9 @@ export declare function simdSupported(): boolean;
 /** True when it also runs relaxed SIMD's f32x4.relaxed_madd (fused multiply-add): 'wasm-relaxed'. */
 export declare function relaxedSimdSupported(): boolean;
 
+// generated from call.scores (web/scripts/block-layouts.mjs)
 export type ScoreFunction = 'scaled-dot' | 'dot' | 'cosine' | 'additive';
+// generated from call.strategies (web/scripts/block-layouts.mjs)
 export type Strategy = 'auto' | 'materialized' | 'streaming';
 
 /** Flags of key j (keyValid) or of (query i, key j) at i * keyLength + j (mask); non-zero = visible. */
@@ -143,6 +145,7 @@ export interface WindowSpec {
 }
 
 export interface SparseSpec {
+  // generated from call.sparsePatterns (web/scripts/block-layouts.mjs)
   pattern: 'strided' | 'fixed';
   /** Block length l of the Sparse Transformer. */
   stride: number;

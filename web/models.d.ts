@@ -160,6 +160,9 @@ export declare function createTokenizer(files: {
 // ---- models -----------------------------------------------------------------------------------
 
 export type ModelType = 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2';
+/** How a model's weight matrices are stored in wasm memory. */
+// generated from model.dtypes (web/scripts/block-layouts.mjs)
+export type WeightDtype = 'f32' | 'f16';
 export declare const SUPPORTED_MODEL_TYPES: readonly ModelType[];
 /** The models attnlens carries, loadable by name with no network: ['stories260K']. */
 export declare const BUNDLED_MODELS: readonly string[];
@@ -172,7 +175,7 @@ export declare const HEAD_SCORE_OPTIONS: readonly string[];
 
 export interface LoadModelOptions extends ModelFilesOptions {
   /** Storage of the weight matrices in wasm memory: 'f32' (default) or 'f16' (half the bytes). */
-  dtype?: 'f32' | 'f16';
+  dtype?: WeightDtype;
   /**
    * The engine to run on, as analyze() takes it: the weights live in its wasm memory, its wasm
    * flavour and threads run the forward pass (whatever its backend: WebGPU is not used), and it
@@ -185,7 +188,8 @@ export interface LoadModelOptions extends ModelFilesOptions {
 
 export interface ModelInfo {
   /** The forward pass that runs: 'gpt2', 'gpt_neo', 'bert' or 'llama' (for qwen2 too). */
-  readonly architecture: Exclude<ModelType, 'qwen2'>;
+  // generated from model.architectures (web/scripts/block-layouts.mjs)
+  readonly architecture: 'gpt2' | 'gpt_neo' | 'bert' | 'llama';
   /** config.json's model_type. */
   readonly modelType: string;
   readonly layers: number;
@@ -199,7 +203,7 @@ export interface ModelInfo {
   readonly parameters: number;
   /** Bytes the weights take in wasm memory. */
   readonly bytes: number;
-  readonly dtype: 'f32' | 'f16';
+  readonly dtype: WeightDtype;
   /** GPT models: each query sees only earlier tokens; predictions are next tokens. */
   readonly causal: boolean;
   /** False for a BERT checkpoint without its masked-LM head (BertModel): no predictions. */
@@ -313,7 +317,7 @@ export declare const DESCRIBE_OPTIONS: readonly string[];
 
 export interface DescribeModelOptions extends Omit<ModelFilesOptions, 'onProgress'> {
   /** The storage the memory is counted for (default 'f32'). */
-  dtype?: 'f32' | 'f16';
+  dtype?: WeightDtype;
   /** The engine whose free wasm memory `fits` is measured against (default: a fresh one). */
   attention?: Attention;
 }
@@ -326,7 +330,7 @@ export interface ModelDescription extends Omit<ModelFileListing, 'config'> {
   vocab: number;
   maxPositions: number;
   causal: boolean;
-  dtype: 'f32' | 'f16';
+  dtype: WeightDtype;
   parameters: number;
   /** Bytes the weights will take in wasm memory. */
   memoryBytes: number;

@@ -22,7 +22,7 @@ const here = new URL('./', import.meta.url);
 const build = new URL('build/', here);
 
 if (values.browser) {
-  const { REPO_ROOT, newPage, openBrowser } = await import('../../web/test/browser/harness.mjs');
+  const { REPO_ROOT, newPage, openBrowser } = await import('../../web/scripts/chromium.mjs');
   const browser = await openBrowser({ root: REPO_ROOT });
   try {
     const page = await newPage(browser.context);

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT, newPage, openBrowser } from '../../web/test/browser/harness.mjs';
+import { REPO_ROOT, newPage, openBrowser } from '../../web/scripts/chromium.mjs';
 import { entropyFigureSvg } from './entropy-figure.js';
 
 const { values } = parseArgs({

@@ -6,7 +6,7 @@
 //   _modelCreate(block)            config -> handle (a number), or { error }
 //   _modelWeights(handle)          [{ name, shape, dtype, transposed, elements, address }]: where
 //                                  JavaScript writes each tensor, straight into wasm memory
-//   _modelFinalize(handle)         after every weight is written (transposes, checks finite)
+//   _modelFinalize(handle, names)  after every weight is written (transposes, checks finite)
 //   _modelLayerMask(handle, layer) a layer's own mask: { causal, windowBefore, windowAfter }
 //   _modelLayerScale(handle, layer) the factor a layer multiplies q.k by
 //   _modelForward(handle, block)   one forward pass into the block's output arrays
@@ -186,9 +186,22 @@ val weights(double handle) {
   });
 }
 
-val finalize(double handle) {
+// `names`: undefined, or the source's name of each weight (_modelWeights() order), which the
+// errors then use: the loader's messages name the checkpoint's tensors with no rewriting.
+val finalize(double handle, val names) {
   return cb::guarded([&] {
-    model_of(handle).finalize();
+    Transformer& model = model_of(handle);
+    std::vector<std::string> source_names;
+    if (!names.isUndefined()) {
+      const double count = names["length"].as<double>();
+      if (count != static_cast<double>(model.weights().size())) {
+        throw attnlens::InvalidArgumentError("names", "one name per weight");
+      }
+      for (std::size_t i = 0; i < model.weights().size(); ++i) {
+        source_names.push_back(names[i].as<std::string>());
+      }
+    }
+    model.finalize(source_names);
     return val::undefined();
   });
 }

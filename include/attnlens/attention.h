@@ -76,7 +76,7 @@ enum class Strategy { kAuto, kMaterialized, kStreaming };
 // Query i then sees only the keys j that share its bucket in at least one round (the union of
 // the rounds, each key once), and the mask applies as always (so causal holds inside a bucket).
 // The projections are summed in double in a fixed order: the buckets are the same on every
-// platform for a seed (src/lsh.h gives the hash to the bit).
+// platform for a seed (src/attention/lsh.h gives the hash to the bit).
 struct LshSpec {
   std::int64_t buckets = 0;  // 0: no hashing; else even, 2..1024
   std::int64_t rounds = 1;   // 1..16

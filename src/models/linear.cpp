@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "attention/prepare.h"
 #include "models/packing.h"
 #include "parallel.h"
-#include "prepare.h"
 
 namespace attnlens::models {
 namespace {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "models/packing.h"
+#include "models/units/unit.h"
 #include "models/weights.h"
 #include "validate.h"
 
@@ -145,18 +146,23 @@ const std::uint16_t* Transformer::f16_data(std::int64_t index) const {
   return infos_[i].dtype == WeightDtype::kF16 ? f16_pool_.data() + offsets_[i] : nullptr;
 }
 
-void Transformer::finalize() {
+void Transformer::finalize(const std::vector<std::string>& names) {
   if (finalized_) throw InvalidArgumentError("model", "finalize() was already called");
+  if (!names.empty() && names.size() != infos_.size()) {
+    throw InvalidArgumentError("names", "one name per weight: " + std::to_string(infos_.size()) +
+                                            ", not " + std::to_string(names.size()));
+  }
   // Every value is checked first (its index is then the checkpoint's), then the linear layers'
   // matrices are packed in place through a copy.
   for (std::size_t i = 0; i < infos_.size(); ++i) {
     const WeightInfo& w = infos_[i];
+    const std::string& name = names.empty() ? w.name : names[i];
     if (w.dtype == WeightDtype::kF32) {
       detail::require_finite(
           FloatView(f32_pool_.data() + offsets_[i], static_cast<std::size_t>(w.elements)),
-          w.name.c_str());
+          name.c_str());
     } else {
-      require_finite_halves(f16_pool_.data() + offsets_[i], w.elements, w.name);
+      require_finite_halves(f16_pool_.data() + offsets_[i], w.elements, name);
     }
   }
   std::vector<float> f32_copy;
@@ -180,32 +186,12 @@ void Transformer::finalize() {
 
 MaskSpec Transformer::layer_mask(std::int64_t layer) const {
   detail::require_in_range(layer, 0, config_.layers - 1, "layer");
-  MaskSpec mask;
-  if (config_.architecture == Architecture::kBert) return mask;
-  mask.causal = true;
-  if (!config_.local_windows.empty()) {
-    const std::int64_t window = config_.local_windows[static_cast<std::size_t>(layer)];
-    // i - window < j <= i: window - 1 keys before the query, and the query itself.
-    if (window > 0) mask.window = LocalWindow{window - 1, 0, 1};
-  }
-  return mask;
+  return unit_of(config_.architecture).layer_mask(config_, layer);
 }
 
 float Transformer::attention_scale(std::int64_t layer) const {
   detail::require_in_range(layer, 0, config_.layers - 1, "layer");
-  const float d = static_cast<float>(head_dim_of(config_));
-  switch (config_.architecture) {
-    case Architecture::kGptNeo:
-      return 1.0f;
-    case Architecture::kBert:
-    case Architecture::kLlama:
-      return 1.0f / std::sqrt(d);
-    case Architecture::kGpt2:
-      break;
-  }
-  float scale = config_.scale_attn_weights ? 1.0f / std::sqrt(d) : 1.0f;
-  if (config_.scale_attn_by_inverse_layer_idx) scale /= static_cast<float>(layer + 1);
-  return scale;
+  return unit_of(config_.architecture).attention_scale(config_, layer);
 }
 
 }  // namespace attnlens::models

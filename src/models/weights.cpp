@@ -1,11 +1,11 @@
-// Config validation and the weight table: which tensors each architecture has, in the layout
-// its checkpoints store them (GPT-2's Conv1D [in, out]; nn.Linear [out, in], marked transposed).
+// Config validation, and the weight table of a config from its architecture's unit (units/).
 #include "models/weights.h"
 
 #include <cmath>
 #include <string>
 #include <utility>
 
+#include "models/units/unit.h"
 #include "validate.h"
 
 namespace attnlens::models {
@@ -19,60 +19,6 @@ constexpr std::int64_t kMaxLayers = 4096;
 void require_dimension(std::int64_t value, const char* name) {
   detail::require_in_range(value, 1, kMaxDimension, name);
 }
-
-class TableBuilder {
- public:
-  explicit TableBuilder(const TransformerConfig& config)
-      : config_(config),
-        table_{{},
-               std::vector<std::int64_t>(static_cast<std::size_t>((config.layers + 1) * kRoleCount),
-                                         -1)} {}
-
-  // A model-wide tensor (row = layers) or a layer's (row = layer).
-  void add(std::int64_t row, Role role, std::string name, std::vector<std::int64_t> shape,
-           bool transposed = false, std::int64_t column_groups = 0) {
-    WeightInfo info;
-    info.name = std::move(name);
-    info.elements = 1;
-    for (std::int64_t d : shape) info.elements = detail::checked_mul(info.elements, d, "weights");
-    info.shape = std::move(shape);
-    // Matrices (2-D) take the config's dtype; vectors stay f32.
-    info.dtype = info.shape.size() == 2 ? config_.matrix_dtype : WeightDtype::kF32;
-    info.transposed = transposed;
-    table_.role_index[static_cast<std::size_t>(row * kRoleCount + role)] =
-        static_cast<std::int64_t>(table_.infos.size());
-    table_.infos.push_back(std::move(info));
-    table_.column_groups.push_back(column_groups);
-  }
-
-  // A matrix mapping `in` to `out` features with an optional bias: Conv1D [in, out] for GPT-2,
-  // nn.Linear [out, in] (transposed at load) otherwise.
-  void linear(std::int64_t row, Role weight, Role bias, const std::string& name, std::int64_t in,
-              std::int64_t out, bool conv1d, bool has_bias = true, std::int64_t groups = 1) {
-    if (conv1d) {
-      add(row, weight, name + ".weight", {in, out}, false, groups);
-    } else {
-      add(row, weight, name + ".weight", {out, in}, /*transposed=*/true, groups);
-    }
-    if (has_bias) add(row, bias, name + ".bias", {out});
-  }
-
-  void norm(std::int64_t row, Role weight, Role bias, const std::string& name) {
-    add(row, weight, name + ".weight", {config_.hidden});
-    add(row, bias, name + ".bias", {config_.hidden});
-  }
-
-  // An RMSNorm: a weight, no bias.
-  void rms_norm(std::int64_t row, Role weight, const std::string& name) {
-    add(row, weight, name + ".weight", {config_.hidden});
-  }
-
-  WeightTable take() { return std::move(table_); }
-
- private:
-  const TransformerConfig& config_;
-  WeightTable table_;
-};
 
 // The llama family's own fields: grouped K/V heads, the head size, the gate activation, RoPE.
 void validate_llama_fields(const TransformerConfig& c) {
@@ -194,73 +140,9 @@ void validate_config(const TransformerConfig& c) {
   }
 }
 
-namespace {
-
-// LlamaForCausalLM / Qwen2ForCausalLM: nn.Linear everywhere, RMSNorms (weights only), the gated
-// MLP, and lm_head unless it is tied to the token embedding.
-void build_llama_table(const TransformerConfig& c, TableBuilder& t) {
-  const std::int64_t g = c.layers, h = c.hidden, d = head_dim_of(c);
-  const std::int64_t q_width = c.heads * d, kv_width = kv_heads_of(c) * d;
-  t.add(g, kTokenEmbedding, "token_embedding", {c.vocab, h});
-  for (std::int64_t l = 0; l < c.layers; ++l) {
-    const std::string p = "layers." + std::to_string(l) + ".";
-    t.rms_norm(l, kAttentionNormWeight, p + "attention_norm");
-    t.linear(l, kQueryWeight, kQueryBias, p + "attention.query", h, q_width, false, c.qkv_bias);
-    t.linear(l, kKeyWeight, kKeyBias, p + "attention.key", h, kv_width, false, c.qkv_bias);
-    t.linear(l, kValueWeight, kValueBias, p + "attention.value", h, kv_width, false, c.qkv_bias);
-    t.linear(l, kAttentionOutWeight, kAttentionOutBias, p + "attention.output", q_width, h, false,
-             c.output_bias);
-    t.rms_norm(l, kMlpNormWeight, p + "mlp_norm");
-    t.linear(l, kMlpGateWeight, kMlpGateBias, p + "mlp.gate", h, c.intermediate, false, c.mlp_bias);
-    t.linear(l, kMlpInWeight, kMlpInBias, p + "mlp.input", h, c.intermediate, false, c.mlp_bias);
-    t.linear(l, kMlpOutWeight, kMlpOutBias, p + "mlp.output", c.intermediate, h, false, c.mlp_bias);
-  }
-  t.rms_norm(g, kFinalNormWeight, "final_norm");
-  if (!c.tie_word_embeddings) t.add(g, kLmHead, "lm_head", {c.vocab, h});
-}
-
-}  // namespace
-
 WeightTable build_weight_table(const TransformerConfig& c) {
   TableBuilder t(c);
-  if (c.architecture == Architecture::kLlama) {
-    build_llama_table(c, t);
-    return t.take();
-  }
-  const std::int64_t g = c.layers;  // the model-wide row
-  const std::int64_t h = c.hidden;
-  const bool gpt2 = c.architecture == Architecture::kGpt2;
-  const bool bert = c.architecture == Architecture::kBert;
-  t.add(g, kTokenEmbedding, "token_embedding", {c.vocab, h});
-  t.add(g, kPositionEmbedding, "position_embedding", {c.max_positions, h});
-  if (bert) {
-    t.add(g, kTokenTypeEmbedding, "token_type_embedding", {c.token_types, h});
-    t.norm(g, kEmbeddingNormWeight, kEmbeddingNormBias, "embedding_norm");
-  }
-  for (std::int64_t l = 0; l < c.layers; ++l) {
-    const std::string p = "layers." + std::to_string(l) + ".";
-    if (!bert) t.norm(l, kAttentionNormWeight, kAttentionNormBias, p + "attention_norm");
-    if (gpt2) {
-      t.linear(l, kQkvWeight, kQkvBias, p + "attention.qkv", h, 3 * h, /*conv1d=*/true,
-               /*has_bias=*/true, /*groups=*/3);
-    } else {
-      t.linear(l, kQueryWeight, kQueryBias, p + "attention.query", h, h, false, bert);
-      t.linear(l, kKeyWeight, kKeyBias, p + "attention.key", h, h, false, bert);
-      t.linear(l, kValueWeight, kValueBias, p + "attention.value", h, h, false, bert);
-    }
-    t.linear(l, kAttentionOutWeight, kAttentionOutBias, p + "attention.output", h, h, gpt2);
-    if (bert) t.norm(l, kAttentionNormWeight, kAttentionNormBias, p + "attention_norm");
-    if (!bert) t.norm(l, kMlpNormWeight, kMlpNormBias, p + "mlp_norm");
-    t.linear(l, kMlpInWeight, kMlpInBias, p + "mlp.input", h, c.intermediate, gpt2);
-    t.linear(l, kMlpOutWeight, kMlpOutBias, p + "mlp.output", c.intermediate, h, gpt2);
-    if (bert) t.norm(l, kMlpNormWeight, kMlpNormBias, p + "mlp_norm");
-  }
-  if (!bert && c.final_norm) t.norm(g, kFinalNormWeight, kFinalNormBias, "final_norm");
-  if (bert && c.lm_head) {
-    t.linear(g, kHeadDenseWeight, kHeadDenseBias, "head.dense", h, h, false);
-    t.norm(g, kHeadNormWeight, kHeadNormBias, "head.norm");
-    t.add(g, kHeadBias, "head.bias", {c.vocab});
-  }
+  unit_of(c.architecture).add_weights(c, t);
   return t.take();
 }
 

@@ -1,11 +1,15 @@
 // The weight table of a config: every tensor the caller writes (name, checkpoint-layout shape,
-// dtype, whether it is transposed at load) and which role each plays in the forward pass.
+// dtype, whether it is transposed at load) and which role each plays in the forward pass. Each
+// architecture's unit (units/*.cpp) lists its own tensors through a TableBuilder.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "attnlens/models/transformer.h"
+#include "validate.h"
 
 namespace attnlens::models {
 
@@ -60,7 +64,64 @@ struct WeightTable {
   std::vector<std::int64_t> column_groups;
 };
 
-// Assumes a validated config (validate_config).
+// Builds a WeightTable, one tensor at a time in the order the caller writes them: what each
+// unit's add_weights() (units/unit.h) calls.
+class TableBuilder {
+ public:
+  explicit TableBuilder(const TransformerConfig& config)
+      : config_(config),
+        table_{{},
+               std::vector<std::int64_t>(static_cast<std::size_t>((config.layers + 1) * kRoleCount),
+                                         -1),
+               {}} {}
+
+  // A model-wide tensor (row = layers) or a layer's (row = layer).
+  void add(std::int64_t row, Role role, std::string name, std::vector<std::int64_t> shape,
+           bool transposed = false, std::int64_t column_groups = 0) {
+    WeightInfo info;
+    info.name = std::move(name);
+    info.elements = 1;
+    for (std::int64_t d : shape) info.elements = detail::checked_mul(info.elements, d, "weights");
+    info.shape = std::move(shape);
+    // Matrices (2-D) take the config's dtype; vectors stay f32.
+    info.dtype = info.shape.size() == 2 ? config_.matrix_dtype : WeightDtype::kF32;
+    info.transposed = transposed;
+    table_.role_index[static_cast<std::size_t>(row * kRoleCount + role)] =
+        static_cast<std::int64_t>(table_.infos.size());
+    table_.infos.push_back(std::move(info));
+    table_.column_groups.push_back(column_groups);
+  }
+
+  // A matrix mapping `in` to `out` features with an optional bias: Conv1D [in, out] for GPT-2,
+  // nn.Linear [out, in] (transposed at load) otherwise.
+  void linear(std::int64_t row, Role weight, Role bias, const std::string& name, std::int64_t in,
+              std::int64_t out, bool conv1d, bool has_bias = true, std::int64_t groups = 1) {
+    if (conv1d) {
+      add(row, weight, name + ".weight", {in, out}, false, groups);
+    } else {
+      add(row, weight, name + ".weight", {out, in}, /*transposed=*/true, groups);
+    }
+    if (has_bias) add(row, bias, name + ".bias", {out});
+  }
+
+  void norm(std::int64_t row, Role weight, Role bias, const std::string& name) {
+    add(row, weight, name + ".weight", {config_.hidden});
+    add(row, bias, name + ".bias", {config_.hidden});
+  }
+
+  // An RMSNorm: a weight, no bias.
+  void rms_norm(std::int64_t row, Role weight, const std::string& name) {
+    add(row, weight, name + ".weight", {config_.hidden});
+  }
+
+  WeightTable take() { return std::move(table_); }
+
+ private:
+  const TransformerConfig& config_;
+  WeightTable table_;
+};
+
+// Assumes a validated config (validate_config): the config's unit lists its tensors.
 WeightTable build_weight_table(const TransformerConfig& config);
 
 // RangeError / InvalidArgumentError naming the first bad field; also checks that every size

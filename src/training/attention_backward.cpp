@@ -17,12 +17,12 @@
 #include <memory>
 #include <vector>
 
-#include "attention_internal.h"
-#include "head_tasks.h"
+#include "attention/attention_internal.h"
+#include "attention/head_tasks.h"
+#include "attention/prepare.h"
+#include "attention/tile_visits.h"
 #include "key_panel.h"
 #include "parallel.h"
-#include "prepare.h"
-#include "tile_visits.h"
 #include "validate.h"
 
 namespace attnlens {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "prepare.h"
-#include "tile_visits.h"
+#include "attention/prepare.h"
+#include "attention/tile_visits.h"
 
 namespace attnlens::detail {
 

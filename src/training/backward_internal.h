@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
+#include "attention/mask_eval.h"
 #include "attnlens/kernels.h"
 #include "attnlens/training/attention_backward.h"
-#include "mask_eval.h"
 #include "validate.h"
 
 namespace attnlens::detail {

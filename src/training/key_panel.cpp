@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attention_internal.h"
+#include "attention/attention_internal.h"
 #include "validate.h"
 
 namespace attnlens::detail {

@@ -22,9 +22,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "attention/prepare.h"
 #include "backward_head.h"
 #include "backward_internal.h"
-#include "prepare.h"
 
 namespace attnlens::detail {
 

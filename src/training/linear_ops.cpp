@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "attention/prepare.h"
 #include "layer_ops.h"
 #include "models/packing.h"
-#include "prepare.h"
 
 namespace attnlens::training {
 namespace {

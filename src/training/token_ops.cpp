@@ -3,9 +3,9 @@
 #include <cmath>
 #include <vector>
 
+#include "attention/prepare.h"
 #include "layer_ops.h"
 #include "parallel.h"
-#include "prepare.h"
 
 namespace attnlens::training {
 namespace {

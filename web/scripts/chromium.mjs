@@ -1,13 +1,13 @@
 // Headless Chromium for the browser tests (web/test/browser/harness.mjs) and the browser
 // benchmarks (bench/*.mjs): Debian's /usr/bin/chromium through playwright-core, a folder served
-// by scripts/serve.mjs on a free port, a fresh profile per run, and a record of every console
+// by static-server.mjs on a free port, a fresh profile per run, and a record of every console
 // error, page error and failed request of each page. Dev tooling: not part of the package.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { startServer } from '../../scripts/serve.mjs';
+import { startServer } from './static-server.mjs';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const WEB_ROOT = resolve(REPO_ROOT, 'web');

@@ -1,7 +1,8 @@
 // The call block: one operation's shape, options and tensors as an array of doubles in wasm
-// memory, read by the bindings in one pass (bindings/call_block.h, whose lists these mirror in the
-// same order). Filling it costs a few microseconds, where the bindings used to read ~40 option
-// properties one by one through embind (~50-90 microseconds a call).
+// memory, read by the bindings in one pass (bindings/call_block.h; its lists reach this file
+// through call-block-layout.js, generated from the header). A LayoutBlock with the options'
+// writer and the stats' reader on top. Filling it costs a few microseconds, where the bindings
+// used to read ~40 option properties one by one through embind (~50-90 microseconds a call).
 //
 // The module exports its lists by name (_callBlockLayout()); checkBlockLayout() compares them
 // name by name with these when a module loads, so a .wasm built from another layout (two slots
@@ -10,10 +11,26 @@
 // Values are staged in a JavaScript Float64Array and written with one set() once every tensor has
 // been copied in: any allocation may grow wasm memory and detach older heap views.
 
-import { heapF64 } from './heap.js';
-import { SCORES, SPARSE_PATTERNS, STRATEGIES } from './vocabulary.js';
+import { CALL_BLOCK_LAYOUT as LAYOUT } from './call-block-layout.js';
+import { LayoutBlock } from './layout-block.js';
 
-const SLOTS = [
+const indexByName = (names) => Object.freeze(Object.fromEntries(names.map((name, i) => [name, i])));
+
+/** Slot index by name. */
+export const SLOT = indexByName(LAYOUT.slots);
+/** Index of an array's address slot (its element count follows) by name. */
+export const ARRAY_SLOT = Object.freeze(
+  Object.fromEntries(LAYOUT.arrays.map((name, i) => [name, LAYOUT.slots.length + 2 * i])),
+);
+/** Doubles in a block. */
+export const BLOCK_LENGTH = LAYOUT.slots.length + 2 * LAYOUT.arrays.length;
+
+// The codes of the score, strategy and sparsePattern slots (vocabulary.js's lists are these).
+const SCORE_CODES = indexByName(LAYOUT.scores);
+const STRATEGY_CODES = indexByName(LAYOUT.strategies);
+const SPARSE_CODES = indexByName(LAYOUT.sparsePatterns);
+
+const SHAPE_SLOTS = [
   'heads',
   'queryLength',
   'keyLength',
@@ -23,97 +40,7 @@ const SLOTS = [
   'keyModelDim',
   'outDim',
   'kvHeads',
-  'score',
-  'scale',
-  'temperature',
-  'strategy',
-  'causal',
-  'windowDilation',
-  'windowBefore',
-  'windowAfter',
-  'sparsePattern',
-  'sparseStride',
-  'sparseSummary',
-  'additiveHidden',
-  'head',
-  'threads',
-  'queryOffset',
-  'softcap',
-  'alibi',
-  'topK',
-  'lsh.buckets',
-  'lsh.rounds',
-  'lsh.seed',
-  'kvCapacity',
-  'resultStrategy',
-  'resultTilesVisited',
-  'resultTilesTotal',
-  'resultScratchBytes',
-  'resultBytes',
-  'resultThreads',
-  'resultPairsScored',
 ];
-const ARRAYS = [
-  'globalTokens',
-  'keyLengths',
-  'keyValid',
-  'mask',
-  'additive.wQuery',
-  'additive.wKey',
-  'additive.v',
-  'q',
-  'k',
-  'v',
-  'x',
-  'source',
-  'wQuery',
-  'wKey',
-  'wValue',
-  'wOut',
-  'bQuery',
-  'bKey',
-  'bValue',
-  'bOut',
-  'output',
-  'weights',
-  'scores',
-  'maskOut',
-  'dOutput',
-  'rowLogSumExp',
-  'dq',
-  'dk',
-  'dv',
-  'bias',
-  'alibiSlopes',
-];
-
-// The codes of the score, strategy and sparsePattern slots, in code order: the vocabulary's
-// lists (the bindings' codes follow the same order; checkBlockLayout compares them by name).
-const SPARSE_CODES_IN_ORDER = ['none', ...SPARSE_PATTERNS];
-
-/** Every list of the layout, under the names _callBlockLayout() gives them. */
-const LAYOUT = {
-  slots: SLOTS,
-  arrays: ARRAYS,
-  scores: SCORES,
-  strategies: STRATEGIES,
-  sparsePatterns: SPARSE_CODES_IN_ORDER,
-};
-
-const indexByName = (names) => Object.freeze(Object.fromEntries(names.map((name, i) => [name, i])));
-
-/** Slot index by name. */
-export const SLOT = indexByName(SLOTS);
-/** Index of an array's address slot (its element count follows) by name. */
-export const ARRAY_SLOT = Object.freeze(
-  Object.fromEntries(ARRAYS.map((name, i) => [name, SLOTS.length + 2 * i])),
-);
-/** Doubles in a block. */
-export const BLOCK_LENGTH = SLOTS.length + 2 * ARRAYS.length;
-
-const SCORE_CODES = indexByName(SCORES);
-const STRATEGY_CODES = indexByName(STRATEGIES);
-const SPARSE_CODES = indexByName(SPARSE_CODES_IN_ORDER);
 
 /**
  * The first difference between a module's layout (its _callBlockLayout()) and this file's, as a
@@ -148,32 +75,16 @@ export function checkBlockLayout(module) {
   }
 }
 
-export class CallBlock {
-  #module;
-  #ptr;
-  /** The staged values; write() copies them into wasm memory. */
-  values = new Float64Array(BLOCK_LENGTH);
-
+export class CallBlock extends LayoutBlock {
   /** @param {import('./heap.js').HeapScope} heap frees the block with the call's other memory */
   constructor(module, heap) {
-    this.#module = module;
-    this.#ptr = heap.allocate(BLOCK_LENGTH * 8, 'call block');
+    super(module, heap, LAYOUT, 'call');
     this.values[SLOT.threads] = 1; // 0 would mean "every hardware thread" to the core
   }
 
   /** Shape fields present in `shape` (multi-head widths left out stay 0: "same as"). */
   shape(shape) {
-    for (const key of [
-      'heads',
-      'queryLength',
-      'keyLength',
-      'headDim',
-      'valueDim',
-      'modelDim',
-      'keyModelDim',
-      'outDim',
-      'kvHeads',
-    ]) {
+    for (const key of SHAPE_SLOTS) {
       if (shape[key] !== undefined) this.values[SLOT[key]] = shape[key];
     }
     return this;
@@ -229,37 +140,13 @@ export class CallBlock {
     return this;
   }
 
-  /** Sets one slot by name. */
-  set(name, value) {
-    this.values[SLOT[name]] = value;
-    return this;
-  }
-
-  /** An array's { ptr, length } (from heap.js) under its name. */
-  array(name, { ptr, length }) {
-    this.values[ARRAY_SLOT[name]] = ptr;
-    this.values[ARRAY_SLOT[name] + 1] = length;
-    return this;
-  }
-
-  /** Copies the staged values into wasm memory; returns the address the bindings take. */
-  write() {
-    heapF64(this.#module).set(this.values, this.#ptr >>> 3);
-    return this.#ptr;
-  }
-
-  /** A result slot as the call left it. */
-  result(name) {
-    return heapF64(this.#module)[(this.#ptr >>> 3) + SLOT[name]];
-  }
-
   /**
    * The stats a compute call wrote: { strategy, tilesVisited, tilesTotal, pairsScored,
    * scratchBytes, threads }.
    */
   stats() {
     return {
-      strategy: STRATEGIES[this.result('resultStrategy')],
+      strategy: LAYOUT.strategies[this.result('resultStrategy')],
       tilesVisited: this.result('resultTilesVisited'),
       tilesTotal: this.result('resultTilesTotal'),
       pairsScored: this.result('resultPairsScored'),

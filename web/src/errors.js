@@ -47,6 +47,16 @@ export function coreError({ kind, parameter, message }) {
 }
 
 /**
+ * What a raw binding returned: the bindings return { error: { kind, parameter, message } }
+ * instead of throwing through C++ frames, so this throws that error as coreError() makes it and
+ * passes any other result through.
+ */
+export function unwrap(result) {
+  if (result?.error) throw coreError(result.error);
+  return result;
+}
+
+/**
  * A short description of a value for messages: 'abc', 3, 2n (a BigInt), null, an array,
  * a Float64Array, an object. It reads nothing the value could define itself (no getters), so it
  * cannot throw.

@@ -1,8 +1,10 @@
 // Blocks of named slots that a raw binding reads: scalar slots, then an (address, element count)
-// pair per array, all doubles in wasm memory (bindings/call_block.h's form). The model and
-// trainer bindings each export their blocks' names (_modelBlockLayout(), _trainerBlockLayout());
-// their JavaScript compares them with its own, name by name, so a .wasm from another build is
-// refused with the first name that differs instead of misreading a slot.
+// pair per array, all doubles in wasm memory (bindings/call_block.h's form). The call block
+// (call-block.js), the model blocks and the trainer blocks are all LayoutBlocks; their lists are
+// generated from the bindings' headers (web/scripts/block-layouts.mjs). Each binding exports its
+// blocks' names (_callBlockLayout(), _modelBlockLayout(), _trainerBlockLayout()); the JavaScript
+// compares them with its own, name by name, so a .wasm from another build is refused with the
+// first name that differs instead of misreading a slot.
 
 import { heapF64 } from './heap.js';
 
@@ -41,22 +43,38 @@ export function checkLayout(ours, theirs, what, codeLists = []) {
   }
 }
 
+// Each list's names as a Map to their index, built once per list: a call block is filled on
+// every attention call, so a name must not cost a search.
+const INDEXES = new WeakMap();
+function indexOf(list) {
+  let index = INDEXES.get(list);
+  if (index === undefined) {
+    index = new Map(list.map((name, i) => [name, i]));
+    INDEXES.set(list, index);
+  }
+  return index;
+}
+
 /** One block of a layout `{ slots, arrays }`, staged in JavaScript, then written at once. */
 export class LayoutBlock {
   #module;
   #ptr;
   #slots;
   #arrays;
+  #slotCount;
 
   /** @param {import('./heap.js').HeapScope} heap frees the block with the call's other memory */
   constructor(module, heap, { slots, arrays }, name) {
     this.#module = module;
-    this.#slots = slots;
-    this.#arrays = arrays;
+    this.#slots = indexOf(slots);
+    this.#arrays = indexOf(arrays);
+    this.#slotCount = slots.length;
+    /** The staged values; write() copies them into wasm memory. */
     this.values = new Float64Array(slots.length + 2 * arrays.length);
     this.#ptr = heap.allocate(this.values.byteLength, `${name} block`);
   }
 
+  /** Sets one slot by name. */
   set(name, value) {
     this.values[this.#index(this.#slots, name)] = value;
     return this;
@@ -64,7 +82,7 @@ export class LayoutBlock {
 
   /** An array's { ptr, length } (from heap.js) under its name. */
   array(name, { ptr, length }) {
-    const at = this.#slots.length + 2 * this.#index(this.#arrays, name);
+    const at = this.#slotCount + 2 * this.#index(this.#arrays, name);
     this.values[at] = ptr;
     this.values[at + 1] = length;
     return this;
@@ -76,13 +94,14 @@ export class LayoutBlock {
     return this.#ptr;
   }
 
+  /** A result slot as the call left it. */
   result(name) {
     return heapF64(this.#module)[(this.#ptr >>> 3) + this.#index(this.#slots, name)];
   }
 
-  #index(list, name) {
-    const index = list.indexOf(name);
-    if (index < 0) throw new Error(`attnlens: no block entry '${name}'`);
-    return index;
+  #index(index, name) {
+    const i = index.get(name);
+    if (i === undefined) throw new Error(`attnlens: no block entry '${name}'`);
+    return i;
   }
 }

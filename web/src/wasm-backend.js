@@ -7,7 +7,7 @@
 
 import { WasmBuffers } from './buffers.js';
 import { CallBlock, checkBlockLayout } from './call-block.js';
-import { coreError, disposedError } from './errors.js';
+import { disposedError, unwrap } from './errors.js';
 import { copyBytes, copyFloats, heapU8, withHeap } from './heap.js';
 import { KvCache } from './kv-cache.js';
 import { loadWasmModule } from './loader.js';
@@ -22,11 +22,6 @@ export async function openWasmBackend(flavour, where, threads = 1) {
   const module = await loadWasmModule(flavour, where, threads - 1);
   // A threaded module is its flavour with threads: same name, and `threads` says the rest.
   return new WasmBackend(module, `wasm-${flavour.replace(/-threads$/, '')}`, threads);
-}
-
-// The bindings return { error } instead of throwing through C++ frames, undefined on success.
-function unwrap(result) {
-  if (result?.error) throw coreError(result.error);
 }
 
 export class WasmBackend {

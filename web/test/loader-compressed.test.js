@@ -41,7 +41,7 @@ describe('compressed wasm modules', () => {
     delete globalThis.DecompressionStream;
     try {
       // Served over http, as a browser would fetch it (file: URLs are Node's own path).
-      const { startServer } = await import('../../scripts/serve.mjs');
+      const { startServer } = await import('../scripts/static-server.mjs');
       copyFileSync(new URL('attnlens-scalar.wasm.gz', wasmDir), join(work, 'alone.wasm.gz'));
       const server = await startServer({ root: fileURLToPath(wasmDir), port: 0 });
       const served = await startServer({ root: work, port: 0 });

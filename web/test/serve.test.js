@@ -1,14 +1,14 @@
-// scripts/serve.mjs, the static server of the demo, the widget pages and the browser tests: a
-// request it cannot read is a 400 and the server carries on; long old-style share links are
-// served; the demo and widget pages get the Content-Security-Policy header, and the production
-// build's pages carry it themselves.
+// web/scripts/static-server.mjs, the static server of the demo, the widget pages and the browser
+// tests: a request it cannot read is a 400 and the server carries on; long old-style share links
+// are served; the demo and widget pages get the Content-Security-Policy header, and the
+// production build's pages carry it themselves.
 
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CONTENT_SECURITY_POLICY, startServer } from '../../scripts/serve.mjs';
+import { CONTENT_SECURITY_POLICY, startServer } from '../scripts/static-server.mjs';
 
 const WEB = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,7 +26,7 @@ function get(port, path) {
   });
 }
 
-describe('scripts/serve.mjs', () => {
+describe('web/scripts/static-server.mjs', () => {
   let server;
   let port;
   before(async () => {

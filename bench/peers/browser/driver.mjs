@@ -1,4 +1,4 @@
-// Runs benchmark cases in headless Chromium: the repository served by scripts/serve.mjs (with
+// Runs benchmark cases in headless Chromium: the repository served by web/scripts/static-server.mjs (with
 // COOP/COEP, so pages are cross-origin isolated and libraries may use threads), one fresh page
 // per case so every case starts in a new renderer process, and that renderer's memory read from
 // /proc (its peak resident set, VmHWM, is the page's peak memory: workers are threads of it).
@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { startServer } from '../../../scripts/serve.mjs';
+import { startServer } from '../../../web/scripts/static-server.mjs';
 // The browser tests' executable and flags (scripts/bench.sh installs web/'s dependencies too).
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../../../web/scripts/chromium.mjs';
 

@@ -188,8 +188,10 @@ class Transformer {
 
   // Once every weight is written: checks that no value is NaN or Infinity (NonFiniteError naming
   // the tensor and the index as written), then packs the linear layers' matrices (src/models/
-  // packing.h). Calling it twice is an InvalidArgumentError.
-  void finalize();
+  // packing.h). Calling it twice is an InvalidArgumentError. `names`, when given, holds one name
+  // per weight in weights() order, the one its source knows it by (a checkpoint's tensor name):
+  // the errors name weight i names[i] instead of the table's own name.
+  void finalize(const std::vector<std::string>& names = {});
   bool finalized() const { return finalized_; }
 
   // The mask a layer uses unless the caller overrides it (window sizes are clamped to N inside

@@ -3,15 +3,9 @@
 // forward pass per call. Everything here is synchronous; model.js builds run() on it.
 
 import { CallBlock } from '../call-block.js';
-import { attnlensError, coreError } from '../errors.js';
+import { attnlensError, coreError, unwrap } from '../errors.js';
 import { copyFloats, heapU8, withHeap } from '../heap.js';
 import { checkModelBlockLayout, LAYOUT, ModelBlock } from './model-block.js';
-
-// The bindings return { error } instead of throwing through C++ frames.
-function unwrap(result) {
-  if (result?.error) throw coreError(result.error);
-  return result;
-}
 
 const code = (list, name) => LAYOUT[list].indexOf(name);
 
@@ -49,8 +43,12 @@ export class CoreModel {
       : new Float32Array(buffer, w.address, w.elements);
   }
 
-  finalize() {
-    unwrap(this.#module._modelFinalize(this.#handle));
+  /**
+   * Checks every weight is finite and packs the matrices. `names` (optional): each weight's name
+   * in its source, in weights() order, which the core's errors then use.
+   */
+  finalize(names) {
+    unwrap(this.#module._modelFinalize(this.#handle, names));
   }
 
   /** A layer's own mask: { causal, windowBefore, windowAfter } (-1: no window). */

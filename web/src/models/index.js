@@ -1,6 +1,8 @@
-// attnlens/models: real transformer checkpoints (GPT-2, GPT-Neo, BERT, Llama, Qwen2, llama2.c)
-// run on attnlens' own kernels. Contract: docs/JS_API.md ("attnlens/models"); types:
-// ../../models.d.ts.
+// attnlens/models: real transformer checkpoints run on attnlens' own kernels, by config.json's
+// model_type: gpt2, gpt_neo, bert, llama, qwen2 (SUPPORTED_MODEL_TYPES, from
+// architectures/index.js; test/block-layouts.test.js holds this list to it), and llama2.c
+// checkpoints (files/llama2c.js) on the llama unit.
+// Contract: docs/JS_API.md ("attnlens/models"); types: ../../models.d.ts.
 
 export { loadModel, MODEL_OPTIONS } from './load-model.js';
 export { RUN_OPTIONS } from './model.js';

@@ -117,14 +117,6 @@ function writeWeights(model, tensors, keyFor) {
     if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
     else tensors.readFloat32(keys.get(w.name), view);
   }
-  try {
-    model.finalize();
-  } catch (error) {
-    // The core names its own weights; the reader knows the checkpoint's names.
-    const key = keys.get(error.parameter);
-    if (key === undefined) throw error;
-    error.message = error.message.replaceAll(error.parameter, key);
-    error.parameter = key;
-    throw error;
-  }
+  // The core's errors (a NaN in a tensor) then name the checkpoint's tensors.
+  model.finalize(weights.map((w) => keys.get(w.name)));
 }

@@ -3,54 +3,16 @@
 // of one sequence, and its parameters read and written in wasm memory. Synchronous; it runs in
 // the trainer's worker (session.js).
 //
-// The blocks (bindings/training/trainer_block.h, in layout-block.js's form) are compared, name
-// by name, with the module's _trainerBlockLayout() when a trainer is created.
+// The blocks (bindings/training/trainer_block.h, in layout-block.js's form, their lists
+// generated into trainer-block-layout.js) are compared, name by name, with the module's
+// _trainerBlockLayout() when a trainer is created.
 
-import { coreError } from '../errors.js';
+import { unwrap } from '../errors.js';
 import { copyFloats, heapF32, withHeap } from '../heap.js';
 import { checkLayout, LayoutBlock } from '../layout-block.js';
+import { TRAINER_BLOCK_LAYOUT } from './trainer-block-layout.js';
 
-export const TRAINER_LAYOUT = Object.freeze({
-  create: {
-    slots: [
-      'layers',
-      'heads',
-      'width',
-      'context',
-      'vocab',
-      'attentionOnly',
-      'mlpWidth',
-      'seed',
-      'finalNorm',
-      'tokenEmbeddingStd',
-      'resultParameters',
-    ],
-    arrays: [],
-  },
-  step: {
-    slots: [
-      'batch',
-      'learningRate',
-      'beta1',
-      'beta2',
-      'epsilon',
-      'weightDecay',
-      'maxGradNorm',
-      'temperature',
-      'threads',
-      'resultLoss',
-      'resultGradNorm',
-      'resultClipped',
-      'resultStep',
-    ],
-    arrays: ['tokens', 'weights'],
-  },
-});
-
-function unwrap(result) {
-  if (result?.error) throw coreError(result.error);
-  return result;
-}
+export const TRAINER_LAYOUT = TRAINER_BLOCK_LAYOUT;
 
 const block = (module, heap, kind, values) => {
   const b = new LayoutBlock(module, heap, TRAINER_LAYOUT[kind], kind);

@@ -21,8 +21,8 @@ export const LOGIT_TERM_FIELDS = [
 const HIDDEN_BIAS = -1.0e38;
 
 /**
- * ALiBi's slopes for `heads` heads (Press et al.), as src/attention.cpp's alibi_slopes(): the
- * geometric sequence 2^(-8 (h + 1) / n) for n = heads a power of two; otherwise those of the
+ * ALiBi's slopes for `heads` heads (Press et al.), as src/attention/attention.cpp's alibi_slopes():
+ * the geometric sequence 2^(-8 (h + 1) / n) for n = heads a power of two; otherwise those of the
  * largest power of two n below heads, then every other slope of 2n for the rest.
  */
 export function alibiSlopes(heads) {

@@ -1,8 +1,8 @@
 // Hashed attention's buckets (LshSpec, include/attnlens/attention.h) for the GPU's mask: every
-// query's and key's bucket in every round, hashed once per call on the CPU as src/lsh.h specifies
-// them to the bit (32-bit sign hash, projections summed in double for d = 0, 1, ...: JavaScript
-// numbers are doubles), so the GPU keeps exactly the keys the wasm core keeps. The kernels then
-// only compare bucket ids (wgsl/mask.wgsl.js).
+// query's and key's bucket in every round, hashed once per call on the CPU as src/attention/lsh.h
+// specifies them to the bit (32-bit sign hash, projections summed in double for d = 0, 1, ...:
+// JavaScript numbers are doubles), so the GPU keeps exactly the keys the wasm core keeps. The
+// kernels then only compare bucket ids (wgsl/mask.wgsl.js).
 
 function mix(h) {
   h ^= h >>> 16;
@@ -13,7 +13,7 @@ function mix(h) {
   return h >>> 0;
 }
 
-// The signs of every round, [rounds][D][half], +1 / -1 (src/lsh.cpp's lsh_signs).
+// The signs of every round, [rounds][D][half], +1 / -1 (src/attention/lsh.cpp's lsh_signs).
 function lshSigns({ buckets, rounds, seed }, depth) {
   const half = buckets / 2;
   const signs = new Int8Array(rounds * depth * half);

@@ -8,7 +8,7 @@
 //   custom      one bit per (query, key), row-major
 //   globals     prefix counts of global positions: globals[p] = number of global tokens < p,
 //               longest + 1 words, so "any global in [b, e)" is one subtraction (as in
-//               src/mask.cpp's count_global)
+//               src/attention/mask.cpp's count_global)
 //   slopes      ALiBi's slope of each head, one f32 (its bits) per head (logit-terms.js)
 //   queryBuckets, keyBuckets  hashed attention's bucket of every query [H][Nq][rounds] and key
 //               [Hkv][Nk][rounds] (lsh-buckets.js); lshRounds is 0 without hashing

@@ -1,6 +1,7 @@
-// The core's cheap bound on the logits (src/attention.cpp, logits_may_overflow), in JS. The GPU
-// kernels cannot raise the core's NonFiniteError and WGSL may assume no infinities, so a problem
-// whose logits could exceed FLT_MAX / 4 is sent to wasm, which computes it or raises that error.
+// The core's cheap bound on the logits (src/attention/attention.cpp, logits_may_overflow), in JS.
+// The GPU kernels cannot raise the core's NonFiniteError and WGSL may assume no infinities, so a
+// problem whose logits could exceed FLT_MAX / 4 is sent to wasm, which computes it or raises that
+// error.
 
 const LIMIT = 3.4028234663852886e38 / 4;
 

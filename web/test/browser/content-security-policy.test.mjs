@@ -4,7 +4,7 @@
 // page, WebGPU detection, exports) without a single violation.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { CONTENT_SECURITY_POLICY } from '../../../scripts/serve.mjs';
+import { CONTENT_SECURITY_POLICY } from '../../scripts/static-server.mjs';
 import { readTable } from './demo-page.mjs';
 import { newPage, openBrowser } from './harness.mjs';
 

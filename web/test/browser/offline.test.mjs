@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
-import { startServer } from '../../../scripts/serve.mjs';
+import { startServer } from '../../scripts/static-server.mjs';
 import { writeServiceWorker } from '../../../scripts/site-offline.mjs';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH, newPage, REPO_ROOT } from '../../scripts/chromium.mjs';
 import { artifact } from './harness.mjs';

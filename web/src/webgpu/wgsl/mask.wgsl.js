@@ -1,8 +1,8 @@
 // The mask formula of include/attnlens/mask.h in WGSL, plus the per-block key ranges of
-// src/mask_eval.h (reachable, band, block_fully_visible) that let the streaming kernel skip key
-// tiles. Reads the uniforms `p` (MASK_FIELDS of mask-data.js, plus keyLength) and the storage
-// array `maskWords` laid out by mask-data.js. Query i sits at position i + p.queryOffset among
-// the keys; positions are below 2^31, spans at most 2^31 - 1, so their sums fit in u32.
+// src/attention/mask_eval.h (reachable, band, block_fully_visible) that let the streaming kernel
+// skip key tiles. Reads the uniforms `p` (MASK_FIELDS of mask-data.js, plus keyLength) and the
+// storage array `maskWords` laid out by mask-data.js. Query i sits at position i + p.queryOffset
+// among the keys; positions are below 2^31, spans at most 2^31 - 1, so their sums fit in u32.
 
 export const MASK_WGSL = /* wgsl */ `
 const ABSENT: u32 = 0xffffffffu;

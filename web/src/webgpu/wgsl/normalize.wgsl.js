@@ -1,7 +1,7 @@
-// Unit rows for the cosine score: out[r] = in[r] / |in[r]|, zero rows stay zero (their cosine is
-// 0, as in src/prepare.cpp). The norm is taken of the row divided by its largest magnitude, so
-// |x|^2 cannot overflow f32 for large finite inputs (the C++ core sums in double instead).
-// One invocation per row; workgroups are numbered over x and y (each at most 65535).
+// Unit rows for the cosine score: out[r] = in[r] / |in[r]|, zero rows stay zero (their cosine is 0,
+// as in src/attention/prepare.cpp). The norm is taken of the row divided by its largest magnitude,
+// so |x|^2 cannot overflow f32 for large finite inputs (the C++ core sums in double instead). One
+// invocation per row; workgroups are numbered over x and y (each at most 65535).
 //
 // Bindings: 0 uniforms, 1 input (element type per storage), 2 output (f32).
 

@@ -1,7 +1,8 @@
-// Streaming (Flash-style) attention: one workgroup per (head, block of `queryBlock` query rows).
-// It walks only the key tiles the mask can reach (band() plus tiles holding global keys, as
-// src/attention_streaming.cpp does), stages each key and value tile in workgroup memory, and keeps
-// an online softmax per row in f32: running max m, running sum l, unnormalised accumulator.
+// Streaming (Flash-style) attention: one workgroup per (head, block of `queryBlock` query rows). It
+// walks only the key tiles the mask can reach (band() plus tiles holding global keys, as
+// src/attention/attention_streaming.cpp does), stages each key and value tile in workgroup memory,
+// and keeps an online softmax per row in f32: running max m, running sum l, unnormalised
+// accumulator.
 //
 // Row r of the block is served by `lanes` consecutive invocations, each holding the row's query
 // in registers. Lane `lane` scores keys lane, lane + lanes, ... of the tile and owns value vec4

@@ -47,7 +47,7 @@ void keep_top_k(std::vector<double>& logits, std::int64_t k) {
 
 namespace {
 
-// The sign of R_r[d][c] as LshSpec defines it (attention.h, src/lsh.h).
+// The sign of R_r[d][c] as LshSpec defines it (attention.h, src/attention/lsh.h).
 int sign_of(std::uint32_t seed, std::uint32_t n) {
   std::uint32_t h = seed * 0x9E3779B9u + n * 0x85EBCA6Bu + 0x68E31DA4u;
   h = (h ^ (h >> 16)) * 0x7FEB352Du;

@@ -1,0 +1,207 @@
+// The shared blocks of the model units (blocks.h). Each computes exactly what the transformers
+// library's modules do, in the same order, whichever unit calls it.
+#include "models/blocks.h"
+
+#include <algorithm>
+
+#include "models/packing.h"
+#include "models/rotary.h"
+#include "models/units/unit.h"
+#include "parallel.h"
+
+namespace attnlens::models {
+namespace {
+
+// The caller's mask for layer l, or the layer's own with its window clamped to N.
+MaskSpec mask_for(const Transformer& model, const ForwardOptions& opt, std::int64_t l,
+                  std::int64_t n) {
+  if (opt.masks.size() == 1) return opt.masks[0];
+  if (!opt.masks.empty()) return opt.masks[static_cast<std::size_t>(l)];
+  MaskSpec mask = model.layer_mask(l);
+  if (mask.window) mask.window->before = std::min(mask.window->before, n);
+  return mask;
+}
+
+// q, k and v as [3][H][N][d] for the caller, grouped K/V heads repeated per query head (head h
+// reads K/V head h / (H / KV), as attention() does), so the layout never depends on kv_heads.
+void copy_projections(std::int64_t heads, std::int64_t kv_heads, std::int64_t head_block,
+                      const float* qkv, float* out) {
+  const std::int64_t group = heads / kv_heads;
+  std::copy(qkv, qkv + heads * head_block, out);
+  for (std::int64_t part = 1; part <= 2; ++part) {
+    for (std::int64_t h = 0; h < heads; ++h) {
+      const float* src = qkv + (heads + (part - 1) * kv_heads + h / group) * head_block;
+      std::copy(src, src + head_block, out + (part * heads + h) * head_block);
+    }
+  }
+}
+
+// One layer's attention over head-major q [H][N][d], then k and v [KV][N][d], in one
+// attention() call: AttentionShape::kv_heads makes query head h read K/V head h / (H / KV), the
+// order the transformers library's repeat_kv gives, with K and V never copied per query head.
+int attend_layer(std::int64_t heads, std::int64_t kv_heads, std::int64_t n, std::int64_t d,
+                 const float* qkv, const AttentionOptions& options, float* output,
+                 MutableFloatView weights) {
+  const auto floats = [&](std::int64_t head_count) {
+    return static_cast<std::size_t>(head_count * n * d);
+  };
+  const float* k = qkv + floats(heads);
+  const float* v = k + floats(kv_heads);
+  const AttentionInputs inputs{{heads, n, n, d, d, kv_heads},
+                               FloatView(qkv, floats(heads)),
+                               FloatView(k, floats(kv_heads)),
+                               FloatView(v, floats(kv_heads))};
+  const MutableFloatView out(output, floats(heads));
+  return attention(inputs, options, AttentionOutputs{out, weights, {}}).threads;
+}
+
+std::size_t floats(std::int64_t count) { return static_cast<std::size_t>(count); }
+
+}  // namespace
+
+ForwardPass::ForwardPass(const Transformer& m, const ForwardInputs& in, const ForwardOptions& opt,
+                         const ForwardOutputs& out)
+    : model(m),
+      config(m.config()),
+      options(opt),
+      outputs(out),
+      n(static_cast<std::int64_t>(in.token_ids.size)),
+      hidden(config.hidden),
+      heads(config.heads),
+      kv_heads(kv_heads_of(config)),
+      head_dim(head_dim_of(config)),
+      intermediate(config.intermediate),
+      q_width(heads * head_dim),
+      kv_width(kv_heads * head_dim),
+      qkv_width(q_width + 2 * kv_width),
+      head_block(n * head_dim),
+      kernels(opt.kernels ? *opt.kernels : default_kernel_set()),
+      ops(model_ops_for(kernels)),
+      ctx{kernels, ops, detail::resolve_threads(opt.threads)},
+      views(m),
+      x(floats(n * hidden)),
+      normed(x.size()),
+      block_out(x.size()),
+      context(floats(n * q_width)),
+      qkv(floats(n * qkv_width)),
+      heads_qkv(qkv.size()),
+      heads_out(context.size()),
+      mlp(floats(n * intermediate)),
+      gate(unit_of(config.architecture).mlp == MlpKind::kGated ? mlp.size() : 0),
+      row(floats(hidden)) {
+  if (unit_of(config.architecture).rotary) {
+    rotary_tables(inverse_frequencies(config.rotary, head_dim), n, cos, sin);
+  }
+  stats.scratch_bytes =
+      static_cast<std::int64_t>((5 * x.size() + 3 * context.size() + 2 * qkv.size() +
+                                 2 * mlp.size() + gate.size() + cos.size() + sin.size()) *
+                                sizeof(float));
+}
+
+void embed_tokens(ForwardPass& p, const ForwardInputs& in, bool token_types, bool positions) {
+  const std::int64_t h = p.hidden;
+  const EmbeddingMatrix token_embedding = p.views.embedding(kTokenEmbedding);
+  const EmbeddingMatrix position_embedding = p.views.embedding(kPositionEmbedding);
+  const EmbeddingMatrix type_embedding = p.views.embedding(kTokenTypeEmbedding);
+  for (std::int64_t i = 0; i < p.n; ++i) {
+    float* xi = p.x.data() + i * h;
+    const float* t = embedding_row(p.ops, token_embedding, in.token_ids[i], p.row.data());
+    std::copy(t, t + h, xi);
+    if (token_types) {  // BertEmbeddings: (word + token type) + position
+      const std::int64_t type = in.token_types.empty() ? 0 : in.token_types[i];
+      const float* e = embedding_row(p.ops, type_embedding, type, p.row.data());
+      for (std::int64_t j = 0; j < h; ++j) xi[j] += e[j];
+    }
+    if (!positions) continue;
+    const float* e = embedding_row(p.ops, position_embedding, i, p.row.data());
+    for (std::int64_t j = 0; j < h; ++j) xi[j] += e[j];
+  }
+}
+
+void normalize(ForwardPass& p, NormKind kind, const Norm& norm, const float* src, float* dst) {
+  const auto rows = static_cast<std::size_t>(p.n), width = static_cast<std::size_t>(p.hidden);
+  const float eps = p.config.layer_norm_eps;
+  if (kind == NormKind::kRmsNorm) {
+    p.ops.rms_norm(rows, width, src, norm.weight, eps, dst);
+  } else {
+    p.ops.layer_norm(rows, width, src, norm.weight, norm.bias, eps, dst);
+  }
+}
+
+void self_attention(ForwardPass& p, const LayerView& w, std::int64_t l, const float* input) {
+  const std::int64_t n = p.n, d = p.head_dim, head_block = p.head_block;
+  pack_rows(input, n, p.hidden, p.panels);
+  p.note_threads(linear(p.ctx, p.panels, w.q, w.bq, p.qkv.data(), p.qkv_width));
+  p.note_threads(linear(p.ctx, p.panels, w.k, w.bk, p.qkv.data() + p.q_width, p.qkv_width));
+  p.note_threads(
+      linear(p.ctx, p.panels, w.v, w.bv, p.qkv.data() + p.q_width + p.kv_width, p.qkv_width));
+  // [N][q | k | v] -> q [H][N][d], k [KV][N][d], v [KV][N][d]: head g of the row's columns
+  // starting at g * d becomes row i of head g's block.
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t g = 0; g < p.qkv_width / d; ++g) {
+      const float* src = p.qkv.data() + i * p.qkv_width + g * d;
+      std::copy(src, src + d, p.heads_qkv.data() + g * head_block + i * d);
+    }
+  }
+  if (!p.cos.empty()) {  // q and k heads, one after the other, each row i at position i
+    for (std::int64_t g = 0; g < (p.q_width + p.kv_width) / d; ++g) {
+      p.ops.rotary(static_cast<std::size_t>(n), static_cast<std::size_t>(d / 2),
+                   p.heads_qkv.data() + g * head_block, static_cast<std::size_t>(d), p.cos.data(),
+                   p.sin.data());
+    }
+  }
+  const ForwardOutputs& out = p.outputs;
+  if (l == p.options.projections_layer && !out.projections.empty()) {
+    copy_projections(p.heads, p.kv_heads, head_block, p.heads_qkv.data(), out.projections.data);
+  }
+  AttentionOptions attention_options;
+  attention_options.score = ScoreFunction::kDot;
+  attention_options.scale = p.model.attention_scale(l);
+  attention_options.mask = mask_for(p.model, p.options, l, n);
+  attention_options.threads = p.options.threads;
+  attention_options.kernels = &p.kernels;
+  attention_options.strategy = out.attention.empty() ? Strategy::kAuto : Strategy::kMaterialized;
+  MutableFloatView weights;
+  if (!out.attention.empty()) {
+    weights = MutableFloatView(out.attention.data + l * p.heads * n * n,
+                               static_cast<std::size_t>(p.heads * n * n));
+  }
+  p.note_threads(attend_layer(p.heads, p.kv_heads, n, d, p.heads_qkv.data(), attention_options,
+                              p.heads_out.data(), weights));
+  // [H][N][d] -> [N][H * d]
+  for (std::int64_t hd = 0; hd < p.heads; ++hd) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float* src = p.heads_out.data() + hd * head_block + i * d;
+      std::copy(src, src + d, p.context.data() + i * p.q_width + hd * d);
+    }
+  }
+  pack_rows(p.context.data(), n, p.q_width, p.panels);
+  p.note_threads(
+      linear(p.ctx, p.panels, w.attention_out, w.b_attention_out, p.block_out.data(), p.hidden));
+}
+
+void feed_forward(ForwardPass& p, MlpKind kind, ActivationFn activate, const LayerView& w,
+                  const float* input) {
+  const std::int64_t n = p.n, inter = p.intermediate;
+  pack_rows(input, n, p.hidden, p.panels);
+  p.note_threads(linear(p.ctx, p.panels, w.mlp_in, w.b_mlp_in, p.mlp.data(), inter));
+  if (kind == MlpKind::kGated) {  // down(silu(gate(a2)) * up(a2))
+    p.note_threads(linear(p.ctx, p.panels, w.mlp_gate, w.b_mlp_gate, p.gate.data(), inter));
+    p.ops.silu_gate(p.gate.size(), p.gate.data(), p.mlp.data());
+    pack_rows(p.gate.data(), n, inter, p.panels);
+  } else {
+    activate(p.mlp.size(), p.mlp.data());
+    pack_rows(p.mlp.data(), n, inter, p.panels);
+  }
+  p.note_threads(linear(p.ctx, p.panels, w.mlp_out, w.b_mlp_out, p.block_out.data(), p.hidden));
+}
+
+void add_block_output(ForwardPass& p) {
+  for (std::size_t j = 0; j < p.x.size(); ++j) p.x[j] += p.block_out[j];
+}
+
+ActivationFn activation_of(const ForwardPass& p) {
+  return p.config.activation == Activation::kGeluErf ? p.ops.gelu_erf : p.ops.gelu_tanh;
+}
+
+}  // namespace attnlens::models

@@ -1,0 +1,79 @@
+// The shared blocks every model unit (units/*.cpp) builds its layers from, over the state of
+// one forward() call (ForwardPass): embeddings, LayerNorm / RMSNorm, self-attention through
+// attention() (rotary optional), the MLP and the gated MLP, residuals, and the heads. A block
+// reads its input where the caller says and leaves its output in a named buffer of the pass, so
+// a unit's layer function reads as the architecture's own equations (units/bert.cpp: post-LN;
+// units/gpt2.cpp: pre-LN).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "attnlens/kernels.h"
+#include "attnlens/models/transformer.h"
+#include "models/linear.h"
+#include "models/ops.h"
+#include "models/weight_views.h"
+
+namespace attnlens::models {
+
+// One forward() call: its sizes, context and working buffers (token-major unless named).
+struct ForwardPass {
+  ForwardPass(const Transformer& model, const ForwardInputs& in, const ForwardOptions& opt,
+              const ForwardOutputs& out);
+
+  const Transformer& model;
+  const TransformerConfig& config;
+  const ForwardOptions& options;
+  const ForwardOutputs& outputs;
+  const std::int64_t n, hidden, heads, kv_heads, head_dim, intermediate;
+  const std::int64_t q_width, kv_width, qkv_width, head_block;
+  const KernelSet& kernels;
+  const ModelOps& ops;
+  const StepContext ctx;
+  const Views views;
+  ForwardStats stats;
+
+  std::vector<float> x;          // the residual stream [N, hidden]
+  std::vector<float> normed;     // a norm's output, a block's input [N, hidden]
+  std::vector<float> block_out;  // an attention or MLP block's output [N, hidden]
+  std::vector<float> context;    // merged heads [N, heads * head_dim]
+  std::vector<float> qkv;        // [N, q | k | v]
+  std::vector<float> heads_qkv;  // q [H][N][d], then k and v [KV][N][d]
+  std::vector<float> heads_out;  // [H][N][d]
+  std::vector<float> mlp;        // [N, intermediate]
+  std::vector<float> gate;       // the gated MLP's gate [N, intermediate], or empty
+  std::vector<float> row;        // one embedding row converted from halves
+  std::vector<float> cos, sin;   // rotary tables of positions 0..N-1, or empty
+  RowPanels panels;              // the current linear layers' input, packed
+
+  void note_threads(int used) { stats.threads = std::max(stats.threads, used); }
+};
+
+// The kinds of the shared blocks a unit picks.
+enum class NormKind { kLayerNorm, kRmsNorm };
+enum class MlpKind { kPlain, kGated };  // act(x Wi) Wo, or down(silu(gate(x)) * up(x))
+
+// x[i] = token embedding (+ token type embedding) (+ position embedding), in that order.
+void embed_tokens(ForwardPass& p, const ForwardInputs& in, bool token_types, bool positions);
+
+// dst = norm(src) over rows of `hidden` (dst may be src).
+void normalize(ForwardPass& p, NormKind kind, const Norm& norm, const float* src, float* dst);
+
+// Self-attention of layer `l` over `input` [N, hidden]: q, k, v projections, rotary embedding of
+// q and k when the pass has rotary tables, attention() with the layer's mask and scale (its
+// weights into the caller's buffer), merged heads, output projection into p.block_out.
+void self_attention(ForwardPass& p, const LayerView& w, std::int64_t l, const float* input);
+
+// The MLP of a layer over `input` [N, hidden] into p.block_out.
+void feed_forward(ForwardPass& p, MlpKind kind, ActivationFn activate, const LayerView& w,
+                  const float* input);
+
+// x += p.block_out.
+void add_block_output(ForwardPass& p);
+
+// The activation of a config's plain MLP (and BERT's head transform).
+ActivationFn activation_of(const ForwardPass& p);
+
+}  // namespace attnlens::models
