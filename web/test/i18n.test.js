@@ -55,7 +55,8 @@ describe('strings', () => {
     }
     for (const folder of ['demo', 'widget']) {
       const dir = new URL(`../${folder}/`, import.meta.url);
-      for (const file of readdirSync(dir).filter((name) => name.endsWith('.js'))) {
+      const files = readdirSync(dir, { recursive: true }).filter((name) => name.endsWith('.js'));
+      for (const file of files) {
         const code = readFileSync(new URL(file, dir), 'utf8');
         for (const [, key] of code.matchAll(/\bt(?:Nodes)?\(\s*'([^']+)'/g)) asked.add(key);
       }
