@@ -3,6 +3,7 @@
 // (demo/i18n/strings/) to these. Keys are the same in every language (test/i18n.test.js checks
 // it); {name} placeholders are filled by translate().
 export const en = {
+  // the views' words, which the demo's views use too
   headN: 'head {n}',
   entropyColumn: 'H (bits)',
   maskedWord: 'masked',

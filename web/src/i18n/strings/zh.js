@@ -1,6 +1,7 @@
 // Simplified Chinese strings of the <attn-lens> widget: the keys and {name} placeholders of
 // strings/en.js (test/i18n.test.js checks it).
 export const zh = {
+  // the views' words, which the demo's views use too
   headN: '第 {n} 个头',
   entropyColumn: '熵（比特）',
   maskedWord: '已掩码',
