@@ -78,7 +78,7 @@ export class ComputeClient {
     };
     if (handlers[type]) return handlers[type](params);
     // Without a worker, real models load on this thread, on demand, all the same.
-    const models = await import('./model-compute.js');
+    const models = await import('./model/compute.js');
     job.controller = new AbortController();
     const local = {
       modelDescribe: models.describeModel,

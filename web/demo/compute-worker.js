@@ -1,6 +1,6 @@
 // The demo's compute thread: receives { id, type, params } and answers { id, ok, result | error };
 // a long request (a model download) also posts { id, progress } as it goes, and { cancel: id }
-// from the page aborts it. Real models (model-compute.js) load only when the page first asks.
+// from the page aborts it. Real models (model/compute.js) load only when the page first asks.
 import {
   benchmark,
   capabilities,
@@ -24,7 +24,7 @@ const running = new Map(); // id -> AbortController
 async function handlerFor(type) {
   if (handlers[type]) return handlers[type];
   if (!MODEL_HANDLERS[type]) throw new Error(`unknown request ${type}`);
-  const models = await import('./model-compute.js');
+  const models = await import('./model/compute.js');
   return models[MODEL_HANDLERS[type]];
 }
 

@@ -26,7 +26,7 @@ export const elements = {
   engineBadge: byId('engine-badge'),
   languageButtons: all('.lang-switch button'),
 
-  // the model picker (model-picker.js)
+  // the model picker (model/picker.js)
   modelKind: all('input[type="radio"][name="model-kind"]'),
   modelPicker: byId('model-picker'),
   modelList: byId('model-list'),
@@ -94,7 +94,7 @@ export const elements = {
   paddedKeys: byId('padded-keys'),
   maskCode: byId('mask-code'),
   compareSelect: byId('compare-select'),
-  // a real model's settings (model-controls.js)
+  // a real model's settings (model/controls.js)
   layerSelect: byId('layer-select'),
   modelHeadSelect: byId('model-head-select'),
   headLabelReadout: byId('head-label-readout'),

@@ -1,7 +1,7 @@
 // The per-head summaries the views show beside the weights: each query row's entropy and each
 // key's mean weight (a key every query favours is a column stripe: a sink, not a match for any
 // one query). The untrained layer's results (compute-core.js) and a real model's layer
-// (model-view.js) are summarised alike.
+// (model/view.js) are summarised alike.
 import { entropy } from '../src/row-stats.js';
 
 // Entropy (bits) of each query row of a row-major [rows, cols] weight matrix.

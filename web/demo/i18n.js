@@ -1,8 +1,8 @@
-// The demo page in its current language: the strings and templates of src/i18n/ bound to the
-// language the reader chose (or the browser prefers). Static text in index.html carries
-// data-i18n="key" (text) or data-i18n-attr="attribute:key;..." (attributes); everything built in
-// JS asks t(key, values). Values fill {name} placeholders and are inserted as text, never as
-// markup.
+// The demo page in its current language: the widget's strings (src/i18n/) and the page's own
+// (i18n/strings/) bound to the language the reader chose (or the browser prefers). Static text in
+// index.html carries data-i18n="key" (text) or data-i18n-attr="attribute:key;..." (attributes);
+// everything built in JS asks t(key, values). Values fill {name} placeholders and are inserted as
+// text, never as markup.
 import {
   DEFAULT_LANGUAGE,
   LANGUAGES,
@@ -12,6 +12,16 @@ import {
   template,
   translate,
 } from '../src/i18n/translate.js';
+import { en } from './i18n/strings/en.js';
+import { enModels } from './i18n/strings/en-models.js';
+import { zh } from './i18n/strings/zh.js';
+import { zhModels } from './i18n/strings/zh-models.js';
+
+/** Each language's strings on the page: the widget's, the page's, then those of real models. */
+export const PAGE_STRINGS = {
+  en: { ...STRINGS.en, ...en, ...enModels },
+  zh: { ...STRINGS.zh, ...zh, ...zhModels },
+};
 
 let current = DEFAULT_LANGUAGE;
 
@@ -31,13 +41,13 @@ export function language() {
 }
 
 export function t(key, values) {
-  return translate(current, key, values);
+  return translate(current, key, values, PAGE_STRINGS);
 }
 
 // A score function's name in running text ('scaled dot', '缩放点积'); its id when it has none.
 export function scoreName(score) {
   const key = `score:${score}`;
-  return key in STRINGS[DEFAULT_LANGUAGE] ? t(key) : score;
+  return key in PAGE_STRINGS[DEFAULT_LANGUAGE] ? t(key) : score;
 }
 
 // Builds nodes from a template whose values are text and whose only markup is <b> and <code>
@@ -45,7 +55,7 @@ export function scoreName(score) {
 export function tNodes(key, values = {}) {
   const fragment = document.createDocumentFragment();
   const pattern = /<(b|code)>(.*?)<\/\1>|\{(\w+)\}|([^<{]+|[<{])/g;
-  for (const match of template(current, key).matchAll(pattern)) {
+  for (const match of template(current, key, PAGE_STRINGS).matchAll(pattern)) {
     if (match[1]) {
       const inner = document.createElement(match[1]);
       inner.textContent = fill(match[2], values);

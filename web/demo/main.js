@@ -19,7 +19,7 @@ import { currentHead, focusedQuery } from './selection.js';
 import { Stage } from './stage.js';
 import { HEAD_DIMS, addressFromState, readLink, resetState } from './state.js';
 import { TokenStrip } from './token-strip.js';
-import { ModelPage } from './model-page.js';
+import { ModelPage } from './model/page.js';
 
 const TEXT_DEBOUNCE_MS = 140;
 const URL_DEBOUNCE_MS = 300;
@@ -62,7 +62,7 @@ const composer = new Composer(elements, { update, getState });
 const tokenStrip = new TokenStrip(elements.tokenStrip, { update, getState });
 const stage = new Stage(elements, { update, getState, getResult });
 const explain = new ExplainPanel(elements.explainBody, { onPickKey: (key) => update({ key }) });
-// A real model's side of the page (model-page.js): picker, views, predictions, explain.
+// A real model's side of the page (model/page.js): picker, views, predictions, explain.
 const modelPage = new ModelPage(elements, {
   client,
   update,

@@ -3,9 +3,9 @@
 // snapshot="...">, which draws it again with no model and no compute.
 import { downloadBlob } from '../src/views/export.js';
 import { writeSnapshot } from '../src/snapshot/write.js';
-import { shownHead } from './model-view.js';
+import { shownHead } from './model/view.js';
 
-/** The snapshot of `result` (model-compute.js runModel) holding `scope`: 'head', 'layer', 'all'. */
+/** The snapshot of `result` (model/compute.js runModel) holding `scope`: 'head', 'layer', 'all'. */
 export function pageSnapshot(state, result, info, scope) {
   const run = result.surgery ?? result.own;
   const { layer, head } = shownHead(state, info);

@@ -66,7 +66,7 @@ export function defaultState(language = 'en') {
     orientation: 'auto',
     lang: '',
     backend: 'auto',
-    // A real model (model-session.js): '' for the untrained layer, a Hub id, or 'files' (picked
+    // A real model (model/session.js): '' for the untrained layer, a Hub id, or 'files' (picked
     // files: never in the link). The rest applies to a real model only.
     model: '',
     revision: '',

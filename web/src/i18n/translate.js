@@ -1,14 +1,12 @@
-// The languages of the demo and the widget, and the one way to fill a string. Each language's
-// strings are a file in strings/, with the same keys and {name} placeholders in every language.
-// Values fill placeholders as text, never as markup. The demo binds this to the page's language
-// (demo/i18n.js); each <attn-lens> to its own `language` attribute.
+// The languages of the widget and the demo, and the one way to fill a string. Each language's
+// strings are a file in strings/, with the same keys and {name} placeholders in every language:
+// the widget's, which the package ships; the demo page adds its own (demo/i18n/strings/) and
+// passes the joined table. Values fill placeholders as text, never as markup. The demo binds this
+// to the page's language (demo/i18n.js); each <attn-lens> to its own `language` attribute.
 import { en } from './strings/en.js';
-import { enModels } from './strings/en-models.js';
 import { zh } from './strings/zh.js';
-import { zhModels } from './strings/zh-models.js';
 
-// Each language: the page's strings, then those of real models (a file of their own).
-export const STRINGS = { en: { ...en, ...enModels }, zh: { ...zh, ...zhModels } };
+export const STRINGS = { en, zh };
 export const LANGUAGES = Object.keys(STRINGS);
 export const DEFAULT_LANGUAGE = 'en';
 
@@ -19,9 +17,12 @@ export function languageFor(tag) {
   return /^zh(?![a-z])/i.test(tag ?? '') ? 'zh' : DEFAULT_LANGUAGE;
 }
 
-/** `key`'s template in `language`: English where that language lacks it, else the key itself. */
-export function template(language, key) {
-  return STRINGS[language]?.[key] ?? STRINGS[DEFAULT_LANGUAGE][key] ?? key;
+/**
+ * `key`'s template in `language` of `strings` (the widget's by default): English where that
+ * language lacks it, else the key itself.
+ */
+export function template(language, key, strings = STRINGS) {
+  return strings[language]?.[key] ?? strings[DEFAULT_LANGUAGE][key] ?? key;
 }
 
 /** `text` with each {name} whose name is in `values` replaced by String(values[name]). */
@@ -31,9 +32,9 @@ export function fill(text, values = {}) {
   );
 }
 
-/** `key`'s string in `language`, placeholders filled from `values`. */
-export function translate(language, key, values) {
-  return fill(template(language, key), values);
+/** `key`'s string in `language` of `strings`, placeholders filled from `values`. */
+export function translate(language, key, values, strings = STRINGS) {
+  return fill(template(language, key, strings), values);
 }
 
 /** The names of a template's {placeholders}, in order. */

@@ -1,4 +1,4 @@
-// Why a model did not load, as a sentence of the string tables (en-models.js) with its values:
+// Why a model did not load, as a sentence of the string tables (i18n/strings/) with its values:
 // read from the error's machine-readable `reason` (files/download.js, files/remote.js) or `code`,
 // never from its message. The demo's model picker and the <attn-lens> widget both say it so.
 

@@ -1,14 +1,14 @@
 // The views a real model adds to the stage: the model view (every layer x head, labelled), the
 // head view (one layer's heads overlaid as lines, each in its colour) and token focus (where one
 // token looks in every layer and head). Each click on a head opens it in the matrix view.
-import { el } from '../src/views/dom.js';
-import { FocusTable } from '../src/views/focus-table.js';
-import { LineView } from '../src/views/lineview.js';
-import { ModelGrid } from '../src/views/model-grid.js';
-import { rovingTabindex } from '../src/views/roving.js';
-import { t } from './i18n.js';
-import { shownHead } from './model-view.js';
-import { focusedQuery } from './selection.js';
+import { el } from '../../src/views/dom.js';
+import { FocusTable } from '../../src/views/focus-table.js';
+import { LineView } from '../../src/views/lineview.js';
+import { ModelGrid } from '../../src/views/model-grid.js';
+import { rovingTabindex } from '../../src/views/roving.js';
+import { t } from '../i18n.js';
+import { shownHead } from './view.js';
+import { focusedQuery } from '../selection.js';
 
 // Okabe-Ito: eight colours told apart with every common colour-vision deficiency.
 export const HEAD_COLOURS = [

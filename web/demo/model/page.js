@@ -1,18 +1,18 @@
 // The page in real-model mode: what changes when the reader picks a model, loads it, types,
 // changes a mask or a layer, and how each result reaches the panels. The playground's own flow
-// (main.js) is untouched; main.js hands over to this while state.model is set.
-import { el } from '../src/views/dom.js';
-import { t } from './i18n.js';
-import { ModelControls } from './model-controls.js';
-import { ModelPicker } from './model-picker.js';
-import { ModelSession } from './model-session.js';
-import { ModelStage } from './model-stage.js';
-import { explainView, layerView, shownHead } from './model-view.js';
-import { renderNumbersTable } from './numbers-table.js';
-import { renderPredictions } from './predictions-panel.js';
-import { focusedQuery } from './selection.js';
-import { downloadSnapshot } from './snapshot-export.js';
-import { MODEL_VIEWS } from './state.js';
+// (../main.js) is untouched; main.js hands over to this while state.model is set.
+import { el } from '../../src/views/dom.js';
+import { t } from '../i18n.js';
+import { ModelControls } from './controls.js';
+import { ModelPicker } from './picker.js';
+import { ModelSession } from './session.js';
+import { ModelStage } from './stage.js';
+import { explainView, layerView, shownHead } from './view.js';
+import { renderNumbersTable } from '../numbers-table.js';
+import { renderPredictions } from '../predictions-panel.js';
+import { focusedQuery } from '../selection.js';
+import { downloadSnapshot } from '../snapshot-export.js';
+import { MODEL_VIEWS } from '../state.js';
 
 const TEXT_DEBOUNCE_MS = 200;
 // Changes that need the model to run again, and those that choose another model.

@@ -1,12 +1,12 @@
 // A real model's settings: which layer and head the views show (each head with the label its
 // weights earn), words instead of pieces, a sentence pair's block, mask surgery (on, and where:
 // every layer or one), what a snapshot holds, and the [MASK] button of BERT models. The mask
-// itself is edited with the page's mask controls (controls.js), which write state.surgery here.
-import { el, formatBytes } from '../src/views/dom.js';
-import { snapshotBytes } from '../src/snapshot/format.js';
-import { t } from './i18n.js';
-import { headMeasuresText, labelName, shownLabel, specialNames } from './model-stage.js';
-import { shownHead } from './model-view.js';
+// itself is edited with the page's mask controls (../controls.js), which write state.surgery here.
+import { el, formatBytes } from '../../src/views/dom.js';
+import { snapshotBytes } from '../../src/snapshot/format.js';
+import { t } from '../i18n.js';
+import { headMeasuresText, labelName, shownLabel, specialNames } from './stage.js';
+import { shownHead } from './view.js';
 
 export const SNAPSHOT_SCOPES = ['head', 'layer', 'all'];
 

@@ -1,6 +1,6 @@
-// English strings of real models on the demo page and in <attn-lens> (model picker, views,
-// predictions, mask surgery, snapshots). Merged into the language's table by translate.js; the
-// same keys and placeholders exist in zh-models.js (test/i18n.test.js checks it).
+// English strings of real models on the demo page (model picker, views, predictions, mask
+// surgery, snapshots). Merged into the page's table by demo/i18n.js; the same keys and
+// placeholders exist in zh-models.js (test/i18n.test.js checks it).
 export const enModels = {
   // the model picker
   modelBarTitle: 'Model',
@@ -56,24 +56,9 @@ export const enModels = {
   modelStarting: 'starting the download…',
   modelTotal: 'total',
   modelCancelled: 'Cancelled: nothing half-downloaded was kept.',
-  modelFailUnreachable:
-    'Could not reach the Hugging Face Hub for {model}: this browser seems to be offline, or ' +
-    'something blocks the Hub here.',
-  modelFailNotFound: 'The Hub has no model {model} (not found, HTTP 404): check the id.',
-  modelFailDenied:
-    'The Hub would not give {model} (HTTP {status}): there is no such public model. It may be ' +
-    'private, gated or misspelled; attnlens reads public models only.',
-  modelFailGated:
-    '{model} is gated on the Hub (HTTP {status}): its files come only to signed-in users who ' +
-    'accepted its terms, which a page cannot do for you.',
-  modelFailServer: 'The Hub answered with an error for {model} (HTTP {status}): try again later.',
-  modelFailInterrupted: 'The download of {model} broke off before it was complete.',
-  modelFailTooLarge: '{model} is too large for this browser’s memory.',
-  modelFailOther: 'Could not load {model}: {message}',
   modelFailNext:
     'The bundled model needs no network. Or, if you have the model’s files (config.json, ' +
     'tokenizer.json and the weights), drop them in the box for your own files.',
-  modelRetry: 'Try again',
   modelUseBundled: 'Use the bundled model (stories260K)',
   modelLoaded:
     'Loaded: {type} · {layers} layers × {heads} heads · {parameters} parameters · {backend}. ' +
@@ -147,7 +132,6 @@ export const enModels = {
   focusHint: 'Pick a token above: for every layer and head, the key it looks at most and how much.',
   focusCaption: 'Where “{query}” looks: the key each head gives it most',
   focusCell: '{key} {weight}: layer {layer}, head {head}',
-  layerN: 'layer {n}',
   layerHeadN: 'layer {layer}, head {head}',
   legendOwnMax: 'each one’s largest weight',
   captionModel:
@@ -225,11 +209,5 @@ export const enModels = {
   openReal: 'Open in {model}',
   openRealNamed: '{title}: open in {model}',
   // <attn-lens> with a model or a snapshot
-  widgetLoadModel: 'Load model ({size})',
-  widgetLoadModelUnknown: 'Load model (size unknown)',
-  widgetModelLoading: 'loading {model}… {done}',
   widgetModelAbout: '{model}: {text}',
-  widgetLayerHead: 'layer {layer} · head {head}',
-  widgetSnapshotAbout: 'snapshot of {model} · {date}',
-  widgetLayer: 'Layer',
 };

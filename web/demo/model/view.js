@@ -2,7 +2,7 @@
 // layer's results have (rowTokens, colTokens, heads with their summaries, mask, and the mask
 // surgery's run beside it as the comparison), so the matrix, line and numbers views and the
 // explain panel draw a real head as they draw the untrained one.
-import { headSummaries } from './head-summaries.js';
+import { headSummaries } from '../head-summaries.js';
 
 /** The layer and head the state asks for, within the model's. */
 export function shownHead(state, info) {
@@ -23,7 +23,7 @@ function layerOf(run, layer, { heads }, n) {
 }
 
 /**
- * The shown layer of `result` (model-compute.js runModel) as a view result; with the state's
+ * The shown layer of `result` (compute.js runModel) as a view result; with the state's
  * `block` and a sentence pair, only the first sentence's rows over the second's columns.
  */
 export function layerView(result, state, info) {
@@ -78,7 +78,7 @@ function pairBlock(view) {
 }
 
 /**
- * The explain panel's input for the shown layer (model-compute.js explainLayer): the untrained
+ * The explain panel's input for the shown layer (compute.js explainLayer): the untrained
  * layer's form plus `model` (the layer and its scale), on the model's own tokens.
  */
 export function explainView(explained, info) {

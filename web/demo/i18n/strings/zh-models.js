@@ -1,5 +1,5 @@
-// 演示页面和 <attn-lens> 中真实模型的中文文本（模型选择、视图、预测、掩码手术、快照）。
-// 由 translate.js 合并进中文表；键和占位符与 en-models.js 相同（test/i18n.test.js 会检查）。
+// 演示页面中真实模型的中文文本（模型选择、视图、预测、掩码手术、快照）。
+// 由 demo/i18n.js 合并进中文表；键和占位符与 en-models.js 相同（test/i18n.test.js 会检查）。
 export const zhModels = {
   // 模型选择
   modelBarTitle: '模型',
@@ -51,23 +51,9 @@ export const zhModels = {
   modelStarting: '正在开始下载…',
   modelTotal: '总计',
   modelCancelled: '已取消：没有保留下载了一半的文件。',
-  modelFailUnreachable:
-    '无法连接 Hugging Face Hub 获取 {model}：这个浏览器似乎已离线，或者这里的网络屏蔽了 Hub。',
-  modelFailNotFound: 'Hub 上没有模型 {model}（未找到，HTTP 404）：请检查 id。',
-  modelFailDenied:
-    'Hub 拒绝提供 {model}（HTTP {status}）：没有这个公开模型。它可能是私有的、需要授权的，' +
-    '或者 id 拼错了；attnlens 只读取公开模型。',
-  modelFailGated:
-    '{model} 在 Hub 上需要授权（HTTP {status}）：只有登录并接受其条款的用户才能下载，' +
-    '网页无法替你完成。',
-  modelFailServer: 'Hub 为 {model} 返回了错误（HTTP {status}）：请稍后再试。',
-  modelFailInterrupted: '{model} 的下载在完成前中断了。',
-  modelFailTooLarge: '{model} 太大，这个浏览器的内存放不下。',
-  modelFailOther: '无法加载 {model}：{message}',
   modelFailNext:
     '内置模型不需要网络。如果你有这个模型的文件（config.json、tokenizer.json 和权重），' +
     '也可以把它们拖进放自己文件的框里。',
-  modelRetry: '重试',
   modelUseBundled: '使用内置模型（stories260K）',
   modelLoaded:
     '已加载：{type} · {layers} 层 × {heads} 个头 · {parameters} 个参数 · {backend}。已保存在本浏' +
@@ -136,7 +122,6 @@ export const zhModels = {
   focusHint: '在上方选一个词元：每一层、每个头中它最关注哪个键，以及关注多少。',
   focusCaption: '“{query}”看向哪里：每个头给它权重最大的键',
   focusCell: '{key} {weight}：第 {layer} 层，第 {head} 个头',
-  layerN: '第 {n} 层',
   layerHeadN: '第 {layer} 层，第 {head} 个头',
   legendOwnMax: '各自的最大权重',
   captionModel:
@@ -209,11 +194,5 @@ export const zhModels = {
   openReal: '在 {model} 中打开',
   openRealNamed: '{title}：在 {model} 中打开',
   // 带模型或快照的 <attn-lens>
-  widgetLoadModel: '加载模型（{size}）',
-  widgetLoadModelUnknown: '加载模型（大小未知）',
-  widgetModelLoading: '正在加载 {model}… {done}',
   widgetModelAbout: '{model}：{text}',
-  widgetLayerHead: '第 {layer} 层 · 第 {head} 个头',
-  widgetSnapshotAbout: '{model} 的快照 · {date}',
-  widgetLayer: '层',
 };

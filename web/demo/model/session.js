@@ -1,9 +1,9 @@
 // The page's side of a real model: what each model in the picker would take (asked of the
 // compute thread when the picker opens), loading the chosen one (progress, cancel, errors),
 // running it on the page's text and opening up the shown layer for the explain panel. The model
-// itself lives in the compute thread (model-compute.js); this holds what the page draws.
-import { forgetFiles, keepFiles, keptFiles } from './kept-files.js';
-import { CATALOG } from './model-catalog.js';
+// itself lives in the compute thread (compute.js); this holds what the page draws.
+import { forgetFiles, keepFiles, keptFiles } from '../kept-files.js';
+import { CATALOG } from './catalog.js';
 
 // A page script may point the page at a Hub mirror (the browser tests' local Hub) by setting
 // this global before the page loads; the page's own address never can.
@@ -16,12 +16,12 @@ export class ModelSession {
     this.onChange = onChange;
     this.descriptions = new Map(); // key -> { status: 'pending' | 'ready' | 'error', ... }
     this.files = null; // File[] the reader picked or dropped
-    // Whether this browser keeps them (kept-files.js): 'looking' (reading them back at start),
+    // Whether this browser keeps them (../kept-files.js): 'looking' (reading them back at start),
     // 'saving', 'kept', 'not-kept' (storage refused), or null (no files).
     this.filesKept = 'looking';
     this.loaded = null; // the model's info once loaded ({ key, layers, heads, ... })
     this.loading = null; // { key, progress, error }
-    this.result = null; // the last run (model-compute.js runModel)
+    this.result = null; // the last run (compute.js runModel)
     this.explain = null; // the shown layer opened up (explainLayer)
     this.runError = null;
     this.scores = null; // the loaded model's head scores on its probe ({ key, heads }), or null
@@ -212,7 +212,7 @@ export class ModelSession {
   }
 
   /**
-   * The loaded model's head scores on its probe (model-compute.js scoreHeads): { heads } once
+   * The loaded model's head scores on its probe (compute.js scoreHeads): { heads } once
    * measured, { error } when that failed, null while they are measured.
    */
   headScores() {

@@ -1,12 +1,12 @@
 // The compute thread's real-model side: describe a model before it downloads, load it (progress
 // and cancel), run it on the page's text with the model's own masks and with the reader's mask
-// surgery, and open up one layer for the explain panel. Imported on demand (compute-worker.js),
+// surgery, and open up one layer for the explain panel. Imported on demand (../compute-worker.js),
 // so the playground never loads attnlens/models; the model lives here, never on the main thread.
-import { labelHeads } from '../src/interpret/head-labels.js';
-import { layerVisibility } from '../src/interpret/layer-masks.js';
-import { aggregateGroups, tokenLabels, wordGroups } from '../src/interpret/words.js';
-import { tokenize } from '../src/text/tokenize.js';
-import { engine } from './compute-core.js';
+import { labelHeads } from '../../src/interpret/head-labels.js';
+import { layerVisibility } from '../../src/interpret/layer-masks.js';
+import { aggregateGroups, tokenLabels, wordGroups } from '../../src/interpret/words.js';
+import { tokenize } from '../../src/text/tokenize.js';
+import { engine } from '../compute-core.js';
 
 // The page shows at most this many tokens of a text: every layer's and head's N x N weights
 // cross to the page, and 12 x 12 heads of 256 x 256 are already 38 MB.
@@ -15,7 +15,7 @@ const TOP_K = 10;
 // Progress reaches the page at most this often (a download reports every 64 KiB chunk).
 const PROGRESS_MS = 60;
 
-const models = import('../src/models/index.js');
+const models = import('../../src/models/index.js');
 let current = null; // { key, model, scores }
 
 // The source loadModel takes: a Hub id (+ revision) or the File objects the reader picked.

@@ -1,5 +1,5 @@
 // The real models the page offers by name. Nothing here is measured: download sizes and memory
-// come from the Hub's file listing and config.json when the picker opens (model-session.js), so
+// come from the Hub's file listing and config.json when the picker opens (session.js), so
 // no number is written down that nobody checked. `note` is a key in the strings; `example` the
 // text the page puts in when the model is picked over one of the page's own examples (BERT
 // models predict the [MASK] in it); `pair` a second sentence for BERT. The first is the model

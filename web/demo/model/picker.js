@@ -3,13 +3,13 @@
 // offline), a Hub id or files of one's own, and the chosen model's card: what it will take,
 // whether it fits (and why not), Load with its size, progress per file and in total, Cancel,
 // and what went wrong in words.
-import { el, formatBytes } from '../src/views/dom.js';
-import { markTabStop, rovingTabindex } from '../src/views/roving.js';
-import { validateHubSource } from '../src/models/files/llama2c-names.js';
-import { loadFailure } from '../src/models/load-failure.js';
-import { EXAMPLES } from './examples.js';
-import { CATALOG, catalogEntry } from './model-catalog.js';
-import { t } from './i18n.js';
+import { el, formatBytes } from '../../src/views/dom.js';
+import { markTabStop, rovingTabindex } from '../../src/views/roving.js';
+import { validateHubSource } from '../../src/models/files/llama2c-names.js';
+import { loadFailure } from '../../src/models/load-failure.js';
+import { EXAMPLES } from '../examples.js';
+import { CATALOG, catalogEntry } from './catalog.js';
+import { t } from '../i18n.js';
 
 const isAbort = (error) => error?.name === 'AbortError';
 // The model that ships with the site: what a failed download offers instead.
