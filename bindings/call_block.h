@@ -19,7 +19,8 @@
 
 namespace attnlens_bindings {
 
-// Scalar slots, one double each, from index 0.
+// Scalar slots, one double each, from index 0. A line `/* Word. */` opens a section that
+// web/scripts/block-layouts.mjs hands to JavaScript (CallBlock.shape() writes the Shape slots).
 #define ATTNLENS_CALL_BLOCK_SLOTS(X)                                                        \
   /* Shape. Zero in the multi-head widths means "same as" (multihead.h). */                 \
   X(kHeads, "heads")                                                                        \

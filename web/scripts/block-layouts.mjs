@@ -32,6 +32,9 @@ export const SEAMS = {
       strategies: 'ATTNLENS_CALL_BLOCK_STRATEGIES',
       sparsePatterns: 'ATTNLENS_CALL_BLOCK_SPARSE_PATTERNS',
     },
+    // Lists whose sections (macroSections) JavaScript reads: the call block's shape slots.
+    sections: { slots: 'ATTNLENS_CALL_BLOCK_SLOTS' },
+    sectionsName: 'CALL_BLOCK_SECTIONS',
   },
   model: {
     header: 'bindings/models/model_block.h',
@@ -66,8 +69,8 @@ export const SEAMS = {
 /** The type files whose marked unions are generated. */
 const TYPE_FILES = ['web/index.d.ts', 'web/models.d.ts'];
 
-/** The names of one `#define MACRO(X) X(kEnumerator, "name") ...` list of a header, in order. */
-export function macroNames(header, macro) {
+// The text of one `#define MACRO(X) X(kEnumerator, "name") ...` list of a header.
+function macroBody(header, macro) {
   const start = header.search(new RegExp(`#define ${macro}\\(X\\)`));
   if (start < 0) throw new Error(`no #define ${macro}(X)`);
   let end = start;
@@ -78,8 +81,37 @@ export function macroNames(header, macro) {
     end = next < 0 ? header.length : next + 1;
     if (!line.trimEnd().endsWith('\\')) break;
   }
-  const body = header.slice(start, end).replace(/\/\*[\s\S]*?\*\//g, '');
-  return Array.from(body.matchAll(/X\(\s*k\w+\s*,\s*"([^"]*)"\s*\)/g), (match) => match[1]);
+  return header.slice(start, end);
+}
+
+const entryNames = (text) =>
+  Array.from(
+    text.replace(/\/\*[\s\S]*?\*\//g, '').matchAll(/X\(\s*k\w+\s*,\s*"([^"]*)"\s*\)/g),
+    (match) => match[1],
+  );
+
+/** The names of one `#define MACRO(X) X(kEnumerator, "name") ...` list of a header, in order. */
+export function macroNames(header, macro) {
+  return entryNames(macroBody(header, macro));
+}
+
+// A section of a list opens with a line that is a comment of one capitalised word and a full stop
+// or comma (`/* Shape. ... */`, `/* Results, written by the call. */`) and runs to the next one.
+const SECTION = /^\s*\/\*\s*([A-Z][a-z]*)[.,]/;
+
+/**
+ * The sections of one list, by their lowercased word, each its names in order:
+ * { shape: ['heads', ...], options: [...] }. Names before the first section belong to none.
+ */
+export function macroSections(header, macro) {
+  const sections = {};
+  let current = null;
+  for (const line of macroBody(header, macro).split('\n')) {
+    const opened = line.match(SECTION);
+    if (opened) current = sections[opened[1].toLowerCase()] = [];
+    current?.push(...entryNames(line));
+  }
+  return sections;
 }
 
 /** Every list of a seam as the module's layout function names it: { slots, create: {...} }. */
@@ -102,6 +134,19 @@ const frozen = (value) =>
         .map(([key, inner]) => `${JSON.stringify(key)}: ${frozen(inner)}`)
         .join(', ')}})`;
 
+// The sections are a second export: the module's layout function answers only the lists.
+function sectionsExport(seam) {
+  if (!seam.sections) return '';
+  const header = readFileSync(join(REPO, seam.header), 'utf8');
+  const sections = Object.fromEntries(
+    Object.entries(seam.sections).map(([list, macro]) => [list, macroSections(header, macro)]),
+  );
+  return (
+    `\n/** The sections of those lists, named by the header's section comments. */\n` +
+    `export const ${seam.sectionsName} = ${frozen(sections)};\n`
+  );
+}
+
 function layoutModule(name, seam) {
   return (
     `// Generated from ${seam.header} by web/scripts/block-layouts.mjs: do not edit;\n` +
@@ -109,7 +154,8 @@ function layoutModule(name, seam) {
     `// The module's ${seam.what} answers the same lists; the JavaScript compares them\n` +
     `// name by name when it loads.\n\n` +
     `/** The ${name} seam's lists, in the header's order. */\n` +
-    `export const ${seam.exportName} = ${frozen(seamLayout(seam))};\n`
+    `export const ${seam.exportName} = ${frozen(seamLayout(seam))};\n` +
+    sectionsExport(seam)
   );
 }
 

@@ -82,3 +82,53 @@ export const CALL_BLOCK_LAYOUT = Object.freeze({
   strategies: Object.freeze(['auto', 'materialized', 'streaming']),
   sparsePatterns: Object.freeze(['none', 'strided', 'fixed']),
 });
+
+/** The sections of those lists, named by the header's section comments. */
+export const CALL_BLOCK_SECTIONS = Object.freeze({
+  slots: Object.freeze({
+    shape: Object.freeze([
+      'heads',
+      'queryLength',
+      'keyLength',
+      'headDim',
+      'valueDim',
+      'modelDim',
+      'keyModelDim',
+      'outDim',
+      'kvHeads',
+    ]),
+    options: Object.freeze([
+      'score',
+      'scale',
+      'temperature',
+      'strategy',
+      'causal',
+      'windowDilation',
+      'windowBefore',
+      'windowAfter',
+      'sparsePattern',
+      'sparseStride',
+      'sparseSummary',
+      'additiveHidden',
+      'head',
+      'threads',
+      'queryOffset',
+      'softcap',
+      'alibi',
+      'topK',
+      'lsh.buckets',
+      'lsh.rounds',
+      'lsh.seed',
+      'kvCapacity',
+    ]),
+    results: Object.freeze([
+      'resultStrategy',
+      'resultTilesVisited',
+      'resultTilesTotal',
+      'resultScratchBytes',
+      'resultBytes',
+      'resultThreads',
+      'resultPairsScored',
+    ]),
+  }),
+});

@@ -11,7 +11,10 @@
 // Values are staged in a JavaScript Float64Array and written with one set() once every tensor has
 // been copied in: any allocation may grow wasm memory and detach older heap views.
 
-import { CALL_BLOCK_LAYOUT as LAYOUT } from './call-block-layout.js';
+import {
+  CALL_BLOCK_LAYOUT as LAYOUT,
+  CALL_BLOCK_SECTIONS as SECTIONS,
+} from './call-block-layout.js';
 import { LayoutBlock } from './layout-block.js';
 
 const indexByName = (names) => Object.freeze(Object.fromEntries(names.map((name, i) => [name, i])));
@@ -30,17 +33,8 @@ const SCORE_CODES = indexByName(LAYOUT.scores);
 const STRATEGY_CODES = indexByName(LAYOUT.strategies);
 const SPARSE_CODES = indexByName(LAYOUT.sparsePatterns);
 
-const SHAPE_SLOTS = [
-  'heads',
-  'queryLength',
-  'keyLength',
-  'headDim',
-  'valueDim',
-  'modelDim',
-  'keyModelDim',
-  'outDim',
-  'kvHeads',
-];
+// The slots under the header's `Shape.` section comment.
+const SHAPE_SLOTS = SECTIONS.slots.shape;
 
 /**
  * The first difference between a module's layout (its _callBlockLayout()) and this file's, as a

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
-import { CALL_BLOCK_LAYOUT } from '../src/call-block-layout.js';
+import { CALL_BLOCK_LAYOUT, CALL_BLOCK_SECTIONS } from '../src/call-block-layout.js';
 import { loadWasmModule } from '../src/loader.js';
 import { SUPPORTED_MODEL_TYPES } from '../src/models/index.js';
 import { MODEL_BLOCK_LAYOUT } from '../src/models/model-block-layout.js';
@@ -15,7 +15,7 @@ import { TRAINER_BLOCK_LAYOUT } from '../src/train/trainer-block-layout.js';
 import { LOGIT_OPTIONS } from '../src/vocabulary.js';
 import { hasLogitTerms } from '../src/webgpu/logit-terms.js';
 import { maskData } from '../src/webgpu/mask-data.js';
-import { driftedFiles, macroNames } from '../scripts/block-layouts.mjs';
+import { driftedFiles, macroNames, macroSections } from '../scripts/block-layouts.mjs';
 
 const read = (path) => readFileSync(new URL(path, import.meta.url), 'utf8');
 // Plain copies: the generated lists are frozen, the module's come through embind.
@@ -39,6 +39,32 @@ describe('block layouts', () => {
     const swapped = header.replace('kHeads, "heads"', 'kHeads, "scale"');
     assert.notDeepEqual(macroNames(swapped, 'LIST'), macroNames(header, 'LIST'));
     assert.throws(() => macroNames(header, 'OTHER'), /no #define OTHER\(X\)/);
+  });
+
+  it('reads the sections of a list from its section comments', () => {
+    const header = [
+      '#define LIST(X)            \\',
+      '  X(kFirst, "first")       \\',
+      '  /* Shape. Zero: "same as". */ \\',
+      '  X(kHeads, "heads")       \\',
+      '  X(kKvHeads, "kvHeads") /* Grouped. not a section */ \\',
+      '  /* Results, written by the call. */ \\',
+      '  X(kQ, "q")',
+    ].join('\n');
+    assert.deepEqual(macroSections(header, 'LIST'), {
+      shape: ['heads', 'kvHeads'],
+      results: ['q'],
+    });
+  });
+
+  it("the call block's sections divide its slots in order, the shape first", () => {
+    const { shape, options, results } = CALL_BLOCK_SECTIONS.slots;
+    assert.deepEqual([...shape, ...options, ...results], [...CALL_BLOCK_LAYOUT.slots]);
+    assert.deepEqual(shape.slice(0, 2), ['heads', 'queryLength']);
+    assert.equal(shape.at(-1), 'kvHeads');
+    // call-block.js takes its shape slots from the section instead of naming them again.
+    const writer = read('../src/call-block.js');
+    for (const name of shape) assert.doesNotMatch(writer, new RegExp(`'${name}'`), name);
   });
 
   it('the generated lists are the ones the built modules export', async () => {

@@ -572,6 +572,10 @@ describe('option checks', () => {
       code: 'disposed',
       parameter: 'setParameters',
     });
+    assert.throws(() => trainer.receive('step', { loss: 1, temperature: 1 }), {
+      code: 'disposed',
+      parameter: 'receive',
+    });
     assert.equal(trainer.disposed, true);
   });
 });

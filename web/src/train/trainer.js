@@ -66,6 +66,7 @@ export class Trainer {
 
   /** Events from the worker (worker-host.js). */
   receive(event, data) {
+    this.#live('receive');
     if (event === 'step') {
       this.#losses.push(data.loss);
       this.#temperature = data.temperature;

@@ -68,7 +68,8 @@ export class WorkerHost {
     worker.release();
     worker.onMessage((message) => {
       if (message.event) {
-        this.#onEvent(message.event, message.data);
+        // A step event already queued when the trainer was disposed reaches no one.
+        if (!this.#disposed) this.#onEvent(message.event, message.data);
         return;
       }
       const call = this.#pending.get(message.id);
