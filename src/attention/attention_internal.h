@@ -50,12 +50,6 @@ float query_factor(const AttentionOptions& options, float scale);
 // headroom as the logit bound) so that the output accumulators cannot overflow.
 float value_scale_for(std::int64_t key_len, float max_abs_value);
 
-// The online-softmax kernel works in base 2 (attnlens/kernels.h), so the panels fold log2(e)
-// into the logit factor: one rounding of the product, one multiplication fewer per score.
-inline float base2_logit_factor(float logit_factor) {
-  return static_cast<float>(static_cast<double>(logit_factor) * 1.4426950408889634);
-}
-
 // Default tile sizes of the streaming strategy (rows of Q, columns of K per tile): the grid
 // on which whole tiles are skipped and AttentionStats counts. Work inside a tile is done per
 // panel of 8 queries and narrowed to what each panel can see, so these matter little.

@@ -1,11 +1,12 @@
 #include "logit_terms.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "attention_internal.h"
-#include "validate.h"
+#include "attnlens/errors.h"
+#include "checks.h"
 
 namespace attnlens::detail {
 

@@ -16,6 +16,12 @@
 
 namespace attnlens::detail {
 
+// The online-softmax kernel works in base 2 (attnlens/kernels.h), so the panels fold log2(e)
+// into the logit factor: one rounding of the product, one multiplication fewer per score.
+inline float base2_logit_factor(float logit_factor) {
+  return static_cast<float>(static_cast<double>(logit_factor) * 1.4426950408889634);
+}
+
 struct LogitTerms {
   float query_fold = 0.0f;      // what the queries are multiplied by (see above)
   float softcap_factor = 0.0f;  // 0 without a soft cap

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "attnlens/errors.h"
+#include "checks.h"
 #include "parallel.h"
-#include "validate.h"
 
 namespace attnlens::detail {
 namespace {

@@ -1,13 +1,64 @@
 #include "attnlens/mask.h"
 
 #include <algorithm>
+#include <string>
 
 #include "attnlens/attention.h"
 #include "attnlens/errors.h"
+#include "checks.h"
 #include "mask_eval.h"
-#include "validate.h"
 
 namespace attnlens {
+namespace detail {
+
+void validate_mask(const MaskSpec& mask, const AttentionShape& shape) {
+  // Positions fit in 31 bits (the WebGPU kernels' and the bindings' integers).
+  require_in_range(mask.query_offset, 0, (std::int64_t{1} << 31) - 1 - shape.query_len,
+                   "query_offset");
+  const std::int64_t longest = std::max(shape.query_len + mask.query_offset, shape.key_len);
+  if (mask.window) {
+    require_in_range(mask.window->before, 0, longest, "window.before");
+    require_in_range(mask.window->after, 0, longest, "window.after");
+    require_in_range(mask.window->dilation, 1, longest, "window.dilation");
+  }
+  if (mask.sparse.pattern != SparsePattern::kNone) {
+    require_in_range(mask.sparse.stride, 1, longest, "sparse.stride");
+    if (mask.sparse.pattern == SparsePattern::kFixed) {
+      require_in_range(mask.sparse.summary, 1, mask.sparse.stride, "sparse.summary");
+    }
+  }
+  for (std::size_t t = 0; t < mask.global_tokens.size(); ++t) {
+    const std::int64_t p = mask.global_tokens[t];
+    if (p < 0 || p >= longest) {
+      throw RangeError("global_tokens",
+                       "global_tokens[" + std::to_string(t) + "] = " + std::to_string(p) +
+                           " is not a position in 0.." + std::to_string(longest - 1));
+    }
+  }
+  if (!mask.key_lengths.empty()) {
+    require_length(mask.key_lengths.size(), shape.heads, "key_lengths",
+                   "one per head: " + std::to_string(shape.heads));
+    for (std::size_t h = 0; h < mask.key_lengths.size(); ++h) {
+      const std::int64_t len = mask.key_lengths[h];
+      if (len < 0 || len > shape.key_len) {
+        throw RangeError("key_lengths", "key_lengths[" + std::to_string(h) +
+                                            "] = " + std::to_string(len) + " is outside 0.." +
+                                            std::to_string(shape.key_len));
+      }
+    }
+  }
+  if (!mask.key_valid.empty()) {
+    require_length(mask.key_valid.size, shape.key_len, "key_valid",
+                   "key_len = " + std::to_string(shape.key_len));
+  }
+  if (!mask.custom.empty()) {
+    checked_mul(shape.query_len, shape.key_len, "custom");
+    require_product_length(mask.custom.size, "custom", "query_len*key_len",
+                           {shape.query_len, shape.key_len});
+  }
+}
+
+}  // namespace detail
 
 bool MaskSpec::is_global() const {
   return !causal && !window && sparse.pattern == SparsePattern::kNone && key_lengths.empty() &&

@@ -12,6 +12,10 @@
 
 namespace attnlens::detail {
 
+// The mask alone against a shape (RangeError, ShapeError or OverflowError naming the field);
+// validate_attention and mask_matrix call it.
+void validate_mask(const MaskSpec& mask, const AttentionShape& shape);
+
 struct KeyRange {
   std::int64_t begin = 0;
   std::int64_t end = 0;  // exclusive; empty when end <= begin

@@ -4,11 +4,17 @@
 #include <cmath>
 #include <limits>
 
+#include "checks.h"
+
 namespace attnlens::detail {
 namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr std::int64_t kCols = static_cast<std::int64_t>(kPanelCols);
 }  // namespace
+
+void validate_top_k(std::int64_t k, const AttentionShape& shape) {
+  require_in_range(k, 0, shape.key_len, "top_k");
+}
 
 TopKSelector::TopKSelector(std::int64_t k) : k_(k) {
   for (std::vector<Entry>& heap : heaps_) heap.reserve(static_cast<std::size_t>(k));

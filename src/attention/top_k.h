@@ -14,9 +14,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "attnlens/attention.h"
 #include "attnlens/kernels.h"
 
 namespace attnlens::detail {
+
+// RangeError naming top_k unless 0 (off) <= k <= key_len.
+void validate_top_k(std::int64_t k, const AttentionShape& shape);
 
 class TopKSelector {
  public:

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "attention/mask_eval.h"
 #include "backward_internal.h"
 #include "validate.h"
 
