@@ -34,7 +34,7 @@ export function attentionFlow(attention, shape, options = {}) {
   const { attention: weights, layers, heads, n } = checkAttentionShape(attention, shape);
   const position =
     options?.position === undefined ? n - 1 : integer(options.position, 'position', 0, n - 1);
-  checkFlowSize(layers, n);
+  checkFlowSize(layers, n, 'attention');
   const graph = layerGraph(
     Array.from({ length: layers }, (_, l) => residualMixed(weights, l, heads, n)),
     n,
@@ -53,10 +53,11 @@ export function attentionFlow(attention, shape, options = {}) {
   return shares;
 }
 
-function checkFlowSize(layers, n) {
+/** Refuses, naming `name`, a graph past FLOW_LIMITS. */
+export function checkFlowSize(layers, n, name) {
   const { tokens, layers: maxLayers, edges } = FLOW_LIMITS;
   if (n > tokens) {
-    throw rangeError('attention', `flow takes at most ${tokens} tokens (FLOW_LIMITS), got ${n}`);
+    throw rangeError(name, `flow takes at most ${tokens} tokens (FLOW_LIMITS), got ${n}`);
   }
   if (layers > maxLayers) {
     throw rangeError(
@@ -66,7 +67,7 @@ function checkFlowSize(layers, n) {
   }
   if (layers * n * n > edges) {
     throw rangeError(
-      'attention',
+      name,
       `flow takes at most ${edges} edges, layers x N^2 (FLOW_LIMITS), got ${layers} x ${n}^2`,
     );
   }

@@ -70,14 +70,7 @@ export function residualMixed(attention, layer, heads, n) {
 export function attentionRollout(attention, shape, options = {}) {
   const { attention: weights, layers, heads, n } = checkAttentionShape(attention, shape);
   const rows = checkRows(options?.rows, n);
-  if (rows.length * layers * n * n > MAX_ROLLOUT_WORK) {
-    throw rangeError(
-      'rows',
-      `${rows.length} rows of ${layers} layers over ${n} tokens cost ` +
-        `${rows.length * layers * n * n} multiply-adds, more than MAX_ROLLOUT_WORK ` +
-        `(${MAX_ROLLOUT_WORK}); ask for fewer rows`,
-    );
-  }
+  checkRolloutWork(rows.length, layers, n, 'rows');
   const mixed = Array.from({ length: layers }, (_, l) => residualMixed(weights, l, heads, n));
   const out = new Float32Array(rows.length * n);
   let current = new Float64Array(n);
@@ -101,6 +94,17 @@ export function attentionRollout(attention, shape, options = {}) {
     for (let j = 0; j < n; j++) out[r * n + j] = current[j];
   });
   return out;
+}
+
+/** Refuses, naming `name`, a rollout of `rows` rows that would cost more than MAX_ROLLOUT_WORK. */
+export function checkRolloutWork(rows, layers, n, name) {
+  if (rows * layers * n * n > MAX_ROLLOUT_WORK) {
+    throw rangeError(
+      name,
+      `${rows} rows of ${layers} layers over ${n} tokens cost ${rows * layers * n * n} ` +
+        `multiply-adds, more than MAX_ROLLOUT_WORK (${MAX_ROLLOUT_WORK}); ask for fewer rows`,
+    );
+  }
 }
 
 /** `rows`: undefined (every position) or a non-empty array of positions in [0, N). */
