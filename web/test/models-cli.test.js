@@ -132,7 +132,7 @@ test("a prediction that ends inside a character prints its vocabulary entry, as 
   assert.match(list[end], /^ *\d+\. <\/s> {2}\d+\.\d%$/);
 });
 
-test('--rollout prints the rollout and flow of the predicted position; --json carries them', async () => {
+test('--rollout prints rollout and flow of the predicted position; --json has them', async () => {
   const text = 'Once upon a time, there was a';
   const r = cli('--model', 'stories260K', text, '--rollout', '--color', 'none');
   assert.equal(r.status, 0, r.stderr);
