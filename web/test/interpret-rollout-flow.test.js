@@ -153,6 +153,15 @@ test('bad arguments name the problem', () => {
     parameter: 'position',
   });
   assert.throws(() => attentionSinks(attention, HAND.shape, { bos: [1] }), { parameter: 'bos' });
+  // Weights that are no probabilities: named by place, never a NaN out.
+  for (const bad of [Number.NaN, -0.25, 1.5, Infinity]) {
+    const broken = handAttention();
+    broken[(2 * 2 + 1) * 4 + 2] = bad; // layer 2, head 1, row 1, key 0
+    const where = { name: 'RangeError', parameter: 'attention', message: /\[2\]\[1\]\[1\]\[0\]/ };
+    assert.throws(() => attentionRollout(broken, HAND.shape), where);
+    assert.throws(() => attentionFlow(broken, HAND.shape), where);
+    assert.throws(() => attentionSinks(broken, HAND.shape), where);
+  }
   assert.throws(() => attentionSinks(attention, HAND.shape, { causal: 'yes' }), {
     parameter: 'causal',
   });

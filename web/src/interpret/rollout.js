@@ -40,7 +40,8 @@ export function checkAttentionShape(attention, shape, name = 'attention') {
 
 /**
  * One layer's head-averaged attention with the residual mixed in, Ã = (A + I) / rowsum(A + I),
- * in float64 (the products of many layers would lose float32's digits).
+ * in float64 (the products of many layers would lose float32's digits). Every weight must be in
+ * [0, 1] (a RangeError names the first that is not).
  * @returns {Float64Array} [N, N]
  */
 export function residualMixed(attention, layer, heads, n) {
@@ -48,7 +49,13 @@ export function residualMixed(attention, layer, heads, n) {
   const size = n * n;
   for (let h = 0; h < heads; h++) {
     const base = (layer * heads + h) * size;
-    for (let k = 0; k < size; k++) mixed[k] += attention[base + k];
+    for (let k = 0; k < size; k++) {
+      const w = attention[base + k];
+      // A NaN or a negative weight would make every later product (and flow's capacities)
+      // meaningless: refuse it by place.
+      if (!(w >= 0 && w <= 1)) throw badWeight(w, layer, h, Math.floor(k / n), k % n);
+      mixed[k] += w;
+    }
   }
   for (let i = 0; i < n; i++) {
     const row = i * n;
@@ -105,6 +112,11 @@ export function checkRolloutWork(rows, layers, n, name) {
         `multiply-adds, more than MAX_ROLLOUT_WORK (${MAX_ROLLOUT_WORK}); ask for fewer rows`,
     );
   }
+}
+
+/** The error for a weight that is no probability, naming where it is. */
+export function badWeight(w, layer, head, i, j) {
+  return rangeError('attention', `[${layer}][${head}][${i}][${j}] is ${w}, not a weight in [0, 1]`);
 }
 
 /** `rows`: undefined (every position) or a non-empty array of positions in [0, N). */

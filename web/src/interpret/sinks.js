@@ -7,7 +7,7 @@
 
 import { boolean, typeError } from '../argument-checks.js';
 import { describe } from '../errors.js';
-import { checkAttentionShape } from './rollout.js';
+import { badWeight, checkAttentionShape } from './rollout.js';
 
 /**
  * @param {Float32Array} attention [layers, heads, N, N], as Model.run() returns it
@@ -25,6 +25,12 @@ export function attentionSinks(attention, shape, options = {}) {
   if (!Array.isArray(bos) || bos.length > n || bos.some((b) => typeof b !== 'boolean')) {
     throw typeError('bos', `must be up to ${n} booleans (one per token), got ${describe(bos)}`);
   }
+  // The weights it reads, each checked: a NaN would turn a share into NaN.
+  const weight = (at, k, i, j) => {
+    const w = weights[at];
+    if (!(w >= 0 && w <= 1)) throw badWeight(w, Math.floor(k / heads), k % heads, i, j);
+    return w;
+  };
   const bosColumns = [];
   bos.forEach((isBos, j) => isBos && bosColumns.push(j));
   const firstRow = causal ? 1 : 0;
@@ -38,8 +44,8 @@ export function attentionSinks(attention, shape, options = {}) {
     let sumBos = 0;
     for (let i = firstRow; i < n; i++) {
       const row = base + i * n;
-      sumFirst += weights[row];
-      for (const j of bosColumns) sumBos += weights[row + j];
+      sumFirst += weight(row, k, i, 0);
+      for (const j of bosColumns) sumBos += weight(row + j, k, i, j);
     }
     first[k] = sumFirst / rows;
     if (onBos) onBos[k] = sumBos / rows;
