@@ -2,35 +2,83 @@
 // from each input token once every layer is counted, read two ways (Abnar and Zuidema 2020):
 // rollout (src/interpret/rollout.js) and flow (src/interpret/flow.js), side by side as bars in
 // a table, with what each assumes. Loaded on demand (model/stage.js) the first time the view
-// opens. Computed here, on the run the page already holds, for one position at a time and kept
-// per run, so switching back and forth costs nothing.
+// opens. Computed on the run the page already holds, for one position at a time and kept per
+// run, so switching back and forth costs nothing: rollout here (layers x N^2), flow in a worker.
 import { el, tokenLabel } from '../../src/views/dom.js';
 import { attentionFlow } from '../../src/interpret/flow.js';
 import { attentionRollout } from '../../src/interpret/rollout.js';
 import { t } from '../i18n.js';
 
-// run.attention -> Map(position -> { rollout, flow, refused }).
+// run.attention -> Map(position -> { rollout, flow, refused, state: 'new' | 'pending' | 'done' }).
 const cache = new WeakMap();
+let latest = null; // the last render's [host, data]: where a flow that arrives is drawn
+let worker; // undefined: not started; null: module workers unavailable here
+let running = null; // { id, entry }: the flow the worker computes now
+let requests = 0;
 
-function readings(attention, shape, position) {
+function entryFor(attention, shape, position) {
   let perRun = cache.get(attention);
   if (!perRun) cache.set(attention, (perRun = new Map()));
-  let found = perRun.get(position);
-  if (!found) {
+  let entry = perRun.get(position);
+  if (!entry) {
     const rollout = attentionRollout(attention, shape, { rows: [position] });
-    let flow = null;
-    let refused = null;
-    try {
-      flow = attentionFlow(attention, shape, { position });
-    } catch (error) {
-      // Past FLOW_LIMITS (tokens, layers, edges): rollout still shows, and the reason why not.
-      if (!(error instanceof RangeError)) throw error;
-      refused = error.message.replace(/^attention: /, '');
-    }
-    found = { rollout, flow, refused };
-    perRun.set(position, found);
+    entry = { rollout, flow: null, refused: null, state: 'new' };
+    perRun.set(position, entry);
   }
-  return found;
+  if (entry.state === 'new') requestFlow(entry, attention, shape, position);
+  return entry;
+}
+
+function settle(entry, { flow = null, refused = null }) {
+  Object.assign(entry, { flow, refused, state: 'done' });
+  if (latest) renderRolloutView(...latest);
+}
+
+// Flow runs in a module worker (flow-worker.js), one at a time: a newer request (another token,
+// another run) stops the one the reader moved away from, which starts again if shown again.
+// Where module workers cannot start, it runs here.
+function requestFlow(entry, attention, shape, position) {
+  if (running) {
+    worker?.terminate();
+    worker = undefined;
+    running.entry.state = 'new';
+    running = null;
+  }
+  if (worker === undefined) {
+    try {
+      worker = new Worker(new URL('./flow-worker.js', import.meta.url), { type: 'module' });
+    } catch {
+      worker = null;
+    }
+  }
+  if (worker === null) {
+    settle(entry, flowHere(attention, shape, position));
+    return;
+  }
+  const id = ++requests;
+  running = { id, entry };
+  entry.state = 'pending';
+  worker.onmessage = ({ data }) => {
+    if (data.id !== running?.id) return;
+    running = null;
+    settle(entry, data);
+  };
+  worker.onerror = () => {
+    worker = null;
+    running = null;
+    settle(entry, flowHere(attention, shape, position));
+  };
+  worker.postMessage({ id, attention, shape, position });
+}
+
+function flowHere(attention, shape, position) {
+  try {
+    return { flow: attentionFlow(attention, shape, { position }) };
+  } catch (error) {
+    // Past FLOW_LIMITS (tokens, layers, edges): rollout still shows, and the reason why not.
+    if (!(error instanceof RangeError)) throw error;
+    return { refused: error.message.replace(/^attention: /, '') };
+  }
 }
 
 const percent = (share) => `${(100 * share).toFixed(1)}%`;
@@ -52,14 +100,18 @@ function shareCell(share, kind) {
  * @param {{ run: { attention: Float32Array }, rows: { text: string }[], info, position: number,
  *   words: boolean }} data the shown run (own or surgery), the page's tokens, the model's info
  */
-export function renderRolloutView(host, { run, rows, info, position, words }) {
+export function renderRolloutView(host, data) {
+  latest = [host, data];
+  const { run, rows, info, position, words } = data;
   if (words) {
     host.replaceChildren(el('p', { class: 'hint', text: t('rolloutWords') }));
     return;
   }
   const n = rows.length;
   const shape = { layers: info.layers, heads: info.heads, n };
-  const { rollout, flow, refused } = readings(run.attention, shape, position);
+  const entry = entryFor(run.attention, shape, position);
+  const { rollout, flow, refused } = entry;
+  const pending = entry.state === 'pending';
   // A causal model's later tokens cannot reach this one: leave them out rather than list zeros.
   const listed = info.causal ? position + 1 : n;
   const caption = t('rolloutCaption', {
@@ -74,13 +126,15 @@ export function renderRolloutView(host, { run, rows, info, position, words }) {
         { class: j === position ? 'is-query' : null, dataset: { token: j } },
         el('th', { scope: 'row', text: tokenLabel(rows[j].text) }),
         shareCell(rollout[j], 'rollout'),
-        flow ? shareCell(flow[j], 'flow') : el('td', { class: 'rollout-share', text: '—' }),
+        flow
+          ? shareCell(flow[j], 'flow')
+          : el('td', { class: 'rollout-share', text: pending ? '…' : '—' }),
       ),
     );
   }
   const table = el(
     'table',
-    { class: 'rollout-table' },
+    { class: 'rollout-table', 'aria-busy': String(pending) },
     el('caption', { text: caption }),
     el(
       'thead',
@@ -107,6 +161,7 @@ export function renderRolloutView(host, { run, rows, info, position, words }) {
       table,
     ),
     listed < n && el('p', { class: 'hint', text: t('rolloutLater') }),
+    pending && el('p', { class: 'hint', role: 'status', text: t('flowPending') }),
     refused &&
       el('p', { class: 'hint', role: 'status', text: t('flowRefused', { message: refused }) }),
     el(

@@ -40,11 +40,16 @@ describe('rollout, flow and attention sinks on the page', () => {
 
   it('rollout and flow of the picked token equal the package’s, to the shown digit', async () => {
     const page = await openStories('en', 'rollout');
+    const workers = [];
+    page.on('worker', (worker) => workers.push(worker.url()));
     const attention = Float32Array.from(node.attention);
     for (const position of [5, 12]) {
       await page.click(`#token-strip .token-chip[data-index="${position}"]`);
+      // The flow arrives from its worker: the table is busy until then.
       await page.waitForFunction(
-        (p) => document.querySelector('#rollout-view tr.is-query')?.dataset.token === String(p),
+        (p) =>
+          document.querySelector('#rollout-view tr.is-query')?.dataset.token === String(p) &&
+          document.querySelector('#rollout-view table').getAttribute('aria-busy') === 'false',
         position,
       );
       const rows = await page.$$eval('#rollout-view tbody tr', (list) =>
@@ -68,6 +73,11 @@ describe('rollout, flow and attention sinks on the page', () => {
       /mixes linearly.*pipe capacities/s,
     );
     assert.match(await page.textContent('#rollout-view'), /Later tokens are not listed/);
+    // The flow came from its own worker, not from the page's thread.
+    assert.ok(
+      workers.some((url) => url.endsWith('/demo/model/flow-worker.js')),
+      workers.join(),
+    );
     await page.locator('#stage').screenshot({ path: artifact('rollout-flow-en.png') });
     assert.deepEqual(problems(page), []);
     await page.close();

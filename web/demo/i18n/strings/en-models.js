@@ -150,6 +150,7 @@ export const enModels = {
     'to each input, paths competing for the narrowest layer. Both leave out the values, the ' +
     'MLPs and the norms: a guide to where information can come from, not the model’s reasons.',
   rolloutLater: 'Later tokens are not listed: in a causal model they never reach this one.',
+  flowPending: 'Computing the flow…',
   flowRefused: 'No flow for this text: {message}',
   rolloutWords: 'These readings are computed over tokens: turn off “Read as words” to see them.',
   sinksHint:

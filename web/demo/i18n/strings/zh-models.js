@@ -138,6 +138,7 @@ export const zhModels = {
     '各条路径争用最窄的那一层。' +
     '两者都不计值向量、MLP 和归一化：它们指出信息可能来自哪里，而不是模型的理由。',
   rolloutLater: '后面的词元没有列出：在因果模型里它们到不了这个词元。',
+  flowPending: '正在计算流……',
   flowRefused: '这段文本没有流：{message}',
   rolloutWords: '这些读数按词元计算：关闭“按词查看”即可看到。',
   sinksHint:
