@@ -247,7 +247,73 @@ export interface RunOptions {
   truncate?: boolean;
   /** A layer index: adds that layer's q, k and v (`projections`). */
   projections?: number;
+  /** Adds the attention rollout of every position (true) or of these positions (`rollout`). */
+  rollout?: boolean | number[];
+  /**
+   * Adds the attention flow of one position (`flow`): true for the one the model predicts from
+   * (the last token; BERT's first [MASK], else [CLS]). At most FLOW_LIMITS' tokens and layers.
+   */
+  flow?: boolean | number;
+  /** Adds each head's share of attention on the first token and on BOS/[CLS] (`sinks`). */
+  sinks?: boolean;
 }
+
+/** Attention rollout (Abnar and Zuidema 2020): output positions over the input tokens. */
+export interface AttentionRolloutRows {
+  positions: number[];
+  /** [positions, N]: row r is how much positions[r] owes each input token; each sums to 1. */
+  values: Float32Array;
+}
+
+/** Attention flow (Abnar and Zuidema 2020): the max-flow of one position to each input. */
+export interface AttentionFlowRow {
+  position: number;
+  /** [N]: each input token's share of the flow (sums to 1). */
+  values: Float32Array;
+}
+
+export interface AttentionSinks {
+  /** [layers, heads]: the mean share of a row's attention on the first token. */
+  first: Float32Array;
+  /** [layers, heads]: the mean share on the BOS ([CLS]) token; null when the text has none. */
+  bos: Float32Array | null;
+  /** The rows averaged: all N, or N - 1 for causal models (row 0 sees only the first token). */
+  rows: number;
+}
+
+/** The shape of a run's attention [layers, heads, N, N]. */
+export interface AttentionShape {
+  layers: number;
+  heads: number;
+  n: number;
+}
+
+/** Rollout rows (default every position) of [layers, heads, N, N] attention: [rows, N]. */
+export declare function attentionRollout(
+  attention: Float32Array,
+  shape: AttentionShape,
+  options?: { rows?: number[] },
+): Float32Array;
+/** The most rows x layers x N^2 multiply-adds attentionRollout() takes (2^30). */
+export declare const MAX_ROLLOUT_WORK: number;
+/** The flow of one output position (default N - 1) over the input tokens: [N]. */
+export declare function attentionFlow(
+  attention: Float32Array,
+  shape: AttentionShape,
+  options?: { position?: number },
+): Float32Array;
+/** The largest graph attentionFlow() takes: tokens N, layers, and edges layers x N^2. */
+export declare const FLOW_LIMITS: {
+  readonly tokens: number;
+  readonly layers: number;
+  readonly edges: number;
+};
+/** Each head's share on the first token and on BOS/[CLS] (bos: true per BOS position). */
+export declare function attentionSinks(
+  attention: Float32Array,
+  shape: AttentionShape,
+  options?: { causal?: boolean; bos?: boolean[] },
+): AttentionSinks;
 
 export interface LayerProjections {
   layer: number;
@@ -272,6 +338,12 @@ export interface ModelRun {
   logits?: Float32Array;
   /** With `projections: layer`. */
   projections?: LayerProjections;
+  /** With `rollout`. */
+  rollout?: AttentionRolloutRows;
+  /** With `flow`. */
+  flow?: AttentionFlowRow;
+  /** With `sinks: true`. */
+  sinks?: AttentionSinks;
 }
 
 export interface HeadScoresOptions {
