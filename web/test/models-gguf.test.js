@@ -56,7 +56,9 @@ async function runAll(model, texts = TEXTS) {
   return results;
 }
 
-test('stories260K as an F32 GGUF is exactly the llama2.c model: ids, offsets, attention, logits', async () => {
+const F32_TITLE =
+  'stories260K as an F32 GGUF is the llama2.c model exactly: tokens, attention, logits';
+test(F32_TITLE, async () => {
   const fromBin = await loadModel('stories260K', { attention });
   const fromGguf = await loadModel(gguf('stories260K-f32.gguf'), { attention });
   assert.equal(fromGguf.source.format, 'gguf');
@@ -128,7 +130,7 @@ function maxAttentionDifference(a, b) {
   return worst;
 }
 
-test('Q8_0 and Q4_0 stories260K against F32: top-5 agreement and attention difference', async () => {
+test('Q8_0 and Q4_0 stories260K against F32: top-5 agreement, attention difference', async () => {
   const f32 = await loadModel(gguf('stories260K-f32.gguf'), { attention });
   const expected = await runAll(f32);
   const vocab = expected[0].logits.length / expected[0].tokens.length;
@@ -151,7 +153,7 @@ test('Q8_0 and Q4_0 stories260K against F32: top-5 agreement and attention diffe
   }
 });
 
-test('a GGUF from every source: path, File, bytes list, folder; listModelFiles reads the config', async () => {
+test('a GGUF from a path and a File; listModelFiles reads its config', async () => {
   const path = gguf('stories260K-q8_0.gguf');
   const bytes = readFileSync(path);
   const file = new File([bytes], 'stories260K-q8_0.gguf');

@@ -40,7 +40,8 @@ export function hubCheckpointPath(text) {
 
 /**
  * Returns `text` when loadModel() would fetch it from the Hub: a model id ('owner/name') or a
- * single-file model inside a repo ('owner/name/file.bin', 'owner/name/file.gguf'); else throws a TypeError saying why.
+ * single-file model inside a repo ('owner/name/file.bin', 'owner/name/file.gguf'); else throws
+ * a TypeError saying why.
  */
 export function validateHubSource(text) {
   if (typeof text === 'string' && hubCheckpointPath(text)) return text;
