@@ -88,7 +88,8 @@ export function ggufConfig(header, file) {
     throw attnlensError('not_found', file, 'holds no 2-D token_embd.weight');
   }
   const vocab = embedding.shape[0];
-  const config = arch === 'gpt2' ? gpt2Config(meta, vocab) : llamaConfig(meta, arch, byName, vocab);
+  const config =
+    arch === 'gpt2' ? gpt2Config(meta, vocab) : llamaConfig(meta, arch, byName, vocab, file);
   return { arch, config, meta, byName };
 }
 
@@ -129,7 +130,7 @@ function metadataReader(metadata, file) {
   };
 }
 
-function llamaConfig(meta, arch, byName, vocab) {
+function llamaConfig(meta, arch, byName, vocab, file) {
   const key = (name) => `${arch}.${name}`;
   const heads = meta.count(key('attention.head_count'));
   const hidden = meta.count(key('embedding_length'));
@@ -142,15 +143,15 @@ function llamaConfig(meta, arch, byName, vocab) {
   if (ropeDims !== headDim) {
     throw attnlensError(
       'out_of_range',
-      key('rope.dimension_count'),
-      `is ${ropeDims}, but heads have ${headDim} dimensions: partial rotary is not supported`,
+      file,
+      `${key('rope.dimension_count')} is ${ropeDims}, but heads have ${headDim} dimensions: partial rotary is not supported`,
     );
   }
   if (byName.has('rope_freqs.weight')) {
     throw attnlensError(
       'invalid_argument',
-      'rope_freqs.weight',
-      'per-dimension rotary frequency factors (Llama 3.1-style scaling) are not supported yet',
+      file,
+      'rope_freqs.weight: per-dimension rotary frequency factors (Llama 3.1-style scaling) are not supported yet',
     );
   }
   const config = {
@@ -164,7 +165,7 @@ function llamaConfig(meta, arch, byName, vocab) {
     max_position_embeddings: meta.count(key('context_length')),
     rms_norm_eps: meta.number(key('attention.layer_norm_rms_epsilon')),
     rope_theta: meta.number(key('rope.freq_base'), 10000),
-    rope_scaling: ropeScaling(meta, key),
+    rope_scaling: ropeScaling(meta, key, file),
     hidden_act: 'silu',
     tie_word_embeddings: !byName.has('output.weight'),
   };
@@ -175,14 +176,14 @@ function llamaConfig(meta, arch, byName, vocab) {
 }
 
 // Linear scaling maps to config.json's rope_scaling; anything else (yarn, longrope) is refused.
-function ropeScaling(meta, key) {
+function ropeScaling(meta, key, file) {
   const type = meta.has(key('rope.scaling.type')) ? meta.string(key('rope.scaling.type')) : 'none';
   if (type === 'none') return null;
   if (type === 'linear') return { type: 'linear', factor: meta.number(key('rope.scaling.factor')) };
   throw attnlensError(
     'invalid_argument',
-    key('rope.scaling.type'),
-    `${describe(type)} is not supported (supported: none, linear)`,
+    file,
+    `${key('rope.scaling.type')} ${describe(type)} is not supported (supported: none, linear)`,
   );
 }
 
@@ -240,8 +241,8 @@ function entryOf(tensor, { arch, bytes, file, config, byName }) {
   if (!GGUF_READ_TYPES.includes(tensor.type)) {
     throw attnlensError(
       'invalid_argument',
-      tensor.name,
-      `is of type ${tensor.type}; GGUF types read: ${GGUF_READ_TYPES.join(', ')}`,
+      file,
+      `tensor ${tensor.name} is of type ${tensor.type}; GGUF types read: ${GGUF_READ_TYPES.join(', ')}`,
       { tensor: tensor.name },
     );
   }
@@ -252,11 +253,11 @@ function entryOf(tensor, { arch, bytes, file, config, byName }) {
   const values = quantized ? () => floatBytes(dequantize(raw, tensor.type, tensor.count)) : null;
   if (arch === 'llama' && (mapped.part === 'attn_q' || mapped.part === 'attn_k')) {
     const headDim = config.head_dim ?? config.hidden_size / config.num_attention_heads;
-    if (shape[0] % headDim !== 0) {
+    if (!Number.isInteger(headDim) || shape[0] % headDim !== 0) {
       throw attnlensError(
         'shape_mismatch',
-        tensor.name,
-        `has ${shape[0]} rows, not whole heads of ${headDim}`,
+        file,
+        `tensor ${tensor.name} has ${shape[0]} rows, not whole heads of ${headDim} values`,
       );
     }
     entry.bytes = () => interleavedToHalves(values ? values() : raw, shape[0], headDim);

@@ -16,10 +16,10 @@ const TYPE = { normal: 1, unknown: 2, control: 3, user: 4, unused: 5, byte: 6 };
 // Longer pieces are no vocabulary's (Llama 2's longest is 16 bytes, Qwen2's 256), and merges are
 // built from every split of a piece: the cap bounds that work.
 const MAX_PIECE_CHARS = 1024;
-// GPT-2's pattern, and Qwen2's (its tokenizer.json's Split), which llama.cpp's "qwen2" names.
+// Qwen2's pattern (its tokenizer.json's Split), which llama.cpp's "qwen2" names.
 const QWEN2_PATTERN =
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*" +
-  '|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+';
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" +
+  '| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+';
 const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true };
 const PRE_TOKENIZERS = {
   default: { ...BYTE_LEVEL, use_regex: true },
