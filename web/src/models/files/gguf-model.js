@@ -242,7 +242,8 @@ function entryOf(tensor, { arch, bytes, file, config, byName }) {
     throw attnlensError(
       'invalid_argument',
       file,
-      `tensor ${tensor.name} is of type ${tensor.type}; GGUF types read: ${GGUF_READ_TYPES.join(', ')}`,
+      `tensor ${tensor.name} is of type ${tensor.type}; GGUF types read: ` +
+        GGUF_READ_TYPES.join(', '),
       { tensor: tensor.name },
     );
   }
