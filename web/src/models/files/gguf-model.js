@@ -151,7 +151,8 @@ function llamaConfig(meta, arch, byName, vocab, file) {
     throw attnlensError(
       'invalid_argument',
       file,
-      'rope_freqs.weight: per-dimension rotary frequency factors (Llama 3.1-style scaling) are not supported yet',
+      'rope_freqs.weight: per-dimension rotary frequency factors (Llama 3.1-style ' +
+        'scaling) are not supported yet',
     );
   }
   const config = {
