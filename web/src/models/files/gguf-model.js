@@ -144,7 +144,8 @@ function llamaConfig(meta, arch, byName, vocab, file) {
     throw attnlensError(
       'out_of_range',
       file,
-      `${key('rope.dimension_count')} is ${ropeDims}, but heads have ${headDim} dimensions: partial rotary is not supported`,
+      `${key('rope.dimension_count')} is ${ropeDims}, but heads have ${headDim} dimensions: ` +
+        'partial rotary is not supported',
     );
   }
   if (byName.has('rope_freqs.weight')) {
