@@ -2,7 +2,7 @@
 """GGUF files for the tests, written from llama.cpp's docs/gguf.md (version 3) with our own
 numpy quantisers, so the loader is checked against a writer that shares none of its code.
 
-  make_gguf.py OUT_DIR
+  make_gguf.py OUT_DIR [TINY_MODELS_DIR]
 
 writes
   stories260K-{f32,q8_0,q4_0}.gguf  the bundled llama2.c stories260K (web/src/models/bundled/)
@@ -13,6 +13,15 @@ writes
                                     as llama-quantize falls back for them; in the Q4_0 file the
                                     tied embedding (the output head) is Q8_0, as llama-quantize
                                     keeps a head.
+  {smollm2,qwen2,gpt2}-{f32,f16,bf16,q8_0,q4_0}.gguf
+                                    with a tiny-models folder (make_tiny_models.py's output) as
+                                    the second argument: those fixtures as llama.cpp's
+                                    convert_hf_to_gguf.py lays them out (llama's q/k rows
+                                    permuted to the interleaved rotary layout, GPT-2's Conv1D
+                                    weights transposed to [out, in], output.weight a copy of
+                                    GPT-2's wte), their tokenizer.json as "gpt2" BPE metadata.
+                                    K-quants need rows of 256 values, which these tiny models
+                                    do not have (every matrix would stay F32).
   types.gguf + types.f32            one tensor per type (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K,
                                     Q6_K) of seeded values, and the float32 values this file's
                                     dequantisers give for each, concatenated in tensor order.
@@ -23,6 +32,7 @@ ggml's block layouts and 6-bit scale packing: the dequantisation, which is what 
 is ggml's dequantize_row_* exactly, in float32.
 """
 
+import json
 import struct
 import sys
 from pathlib import Path
@@ -336,7 +346,151 @@ def write_types(out_dir):
     (out_dir / "types.f32").write_bytes(np.concatenate(reference).astype("<f4").tobytes())
 
 
-def main(out_dir):
+# --- the tiny Hugging Face fixtures --------------------------------------------------------------
+def read_safetensors(path):
+    data = Path(path).read_bytes()
+    size = struct.unpack_from("<Q", data, 0)[0]
+    header = json.loads(data[8:8 + size])
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        raw = data[8 + size + begin:8 + size + end]
+        if info["dtype"] == "BF16":
+            values = (np.frombuffer(raw, np.uint16).astype(np.uint32) << 16).view(f32)
+        else:
+            values = np.frombuffer(raw, {"F32": f32, "F16": np.float16}[info["dtype"]])
+        out[name] = values.astype(f32).reshape(info["shape"])
+    return out
+
+
+def permute(weights, heads):
+    """llama.cpp's LlamaModel.permute: each head's rows from rotate_half to interleaved pairs."""
+    shape = weights.shape
+    return (weights.reshape(heads, 2, shape[0] // heads // 2, *shape[1:])
+            .swapaxes(1, 2).reshape(shape))
+
+
+LLAMA_PARTS = {"input_layernorm": "attn_norm", "self_attn.q_proj": "attn_q",
+               "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
+               "self_attn.o_proj": "attn_output", "post_attention_layernorm": "ffn_norm",
+               "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up", "mlp.down_proj": "ffn_down"}
+GPT2_PARTS = {"ln_1": "attn_norm", "attn.c_attn": "attn_qkv", "attn.c_proj": "attn_output",
+              "ln_2": "ffn_norm", "mlp.c_fc": "ffn_up", "mlp.c_proj": "ffn_down"}
+
+
+def llama_tensors(state, config):
+    heads = config["num_attention_heads"]
+    kv = config.get("num_key_value_heads", heads)
+    named = [("token_embd.weight", state["model.embed_tokens.weight"]),
+             ("output_norm.weight", state["model.norm.weight"])]
+    if not config.get("tie_word_embeddings", False):
+        named.append(("output.weight", state["lm_head.weight"]))
+    for layer in range(config["num_hidden_layers"]):
+        for hf, gguf in LLAMA_PARTS.items():
+            for kind in ("weight", "bias"):
+                name = f"model.layers.{layer}.{hf}.{kind}"
+                if name not in state:
+                    continue
+                values = state[name]
+                if config["model_type"] == "llama" and gguf in ("attn_q", "attn_k"):
+                    values = permute(values, heads if gguf == "attn_q" else kv)
+                named.append((f"blk.{layer}.{gguf}.{kind}", values))
+    return named
+
+
+def gpt2_tensors(state, config):
+    state = {k.removeprefix("transformer."): v for k, v in state.items()}
+    named = [("token_embd.weight", state["wte.weight"]),
+             ("position_embd.weight", state["wpe.weight"]),
+             ("output_norm.weight", state["ln_f.weight"]),
+             ("output_norm.bias", state["ln_f.bias"]),
+             ("output.weight", state["wte.weight"])]  # llama.cpp's copy of the tied head
+    for layer in range(config["n_layer"]):
+        for hf, gguf in GPT2_PARTS.items():
+            weight = state[f"h.{layer}.{hf}.weight"]
+            if weight.ndim == 2:
+                weight = weight.T  # Conv1D [in, out] -> [out, in]
+            named += [(f"blk.{layer}.{gguf}.weight", np.ascontiguousarray(weight)),
+                      (f"blk.{layer}.{gguf}.bias", state[f"h.{layer}.{hf}.bias"])]
+    return named
+
+
+def hf_tokenizer_metadata(folder, pre):
+    tokenizer = json.loads((folder / "tokenizer.json").read_text())
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    vocab = dict(tokenizer["model"]["vocab"])
+    special = set()
+    for added in tokenizer["added_tokens"]:
+        vocab[added["content"]] = added["id"]
+        if added["special"]:
+            special.add(added["id"])
+    tokens = [None] * (max(vocab.values()) + 1)
+    for token, i in vocab.items():
+        tokens[i] = token
+    merges = [m if isinstance(m, str) else " ".join(m) for m in tokenizer["model"]["merges"]]
+    metadata = [
+        ("tokenizer.ggml.model", STRING, "gpt2"),
+        ("tokenizer.ggml.pre", STRING, pre),
+        ("tokenizer.ggml.tokens", ARRAY, (STRING, tokens)),
+        ("tokenizer.ggml.token_type", ARRAY, (I32, [3 if i in special else 1
+                                                    for i in range(len(tokens))])),
+        ("tokenizer.ggml.merges", ARRAY, (STRING, merges)),
+    ]
+    for field in ("bos", "eos"):
+        token = config.get(f"{field}_token")
+        if isinstance(token, str):
+            metadata.append((f"tokenizer.ggml.{field}_token_id", U32, vocab[token]))
+    return metadata
+
+
+def hf_fixture(folder, name):
+    config = json.loads((folder / "config.json").read_text())
+    state = read_safetensors(folder / "model.safetensors")
+    arch = config["model_type"]
+    if arch == "gpt2":
+        h = config["n_embd"]
+        metadata = [
+            ("general.architecture", STRING, "gpt2"),
+            ("gpt2.context_length", U32, config["n_positions"]),
+            ("gpt2.embedding_length", U32, h),
+            ("gpt2.feed_forward_length", U32, config.get("n_inner") or 4 * h),
+            ("gpt2.block_count", U32, config["n_layer"]),
+            ("gpt2.attention.head_count", U32, config["n_head"]),
+            ("gpt2.attention.layer_norm_epsilon", F32V, config["layer_norm_epsilon"]),
+        ]
+        return metadata + hf_tokenizer_metadata(folder, "gpt-2"), gpt2_tensors(state, config)
+    heads = config["num_attention_heads"]
+    metadata = [
+        ("general.architecture", STRING, arch),
+        (f"{arch}.context_length", U32, config["max_position_embeddings"]),
+        (f"{arch}.embedding_length", U32, config["hidden_size"]),
+        (f"{arch}.feed_forward_length", U32, config["intermediate_size"]),
+        (f"{arch}.block_count", U32, config["num_hidden_layers"]),
+        (f"{arch}.attention.head_count", U32, heads),
+        (f"{arch}.attention.head_count_kv", U32, config.get("num_key_value_heads", heads)),
+        (f"{arch}.rope.freq_base", F32V, config.get("rope_theta", 10000.0)),
+        (f"{arch}.attention.layer_norm_rms_epsilon", F32V, config["rms_norm_eps"]),
+    ]
+    pre = {"smollm2": "smollm", "qwen2": "qwen2"}[name]
+    return metadata + hf_tokenizer_metadata(folder, pre), llama_tensors(state, config)
+
+
+def write_fixtures(out_dir, tiny_dir):
+    for name in ["smollm2", "qwen2", "gpt2"]:
+        metadata, named = hf_fixture(Path(tiny_dir) / f"{name}.safetensors", name)
+        for kind in ["F32", "F16", "BF16", "Q8_0", "Q4_0"]:
+            tensors = []
+            for tensor_name, values in named:
+                chosen = kind if values.ndim == 2 else "F32"
+                chosen = tensor_type(values.shape, chosen)
+                tensors.append((tensor_name, list(values.shape), chosen,
+                                encode_tensor(values, chosen)))
+            write_gguf(out_dir / f"{name}-{kind.lower()}.gguf", metadata, tensors)
+
+
+def main(out_dir, tiny_dir=None):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     p, w = read_checkpoint(BUNDLED / "stories260K.bin")
@@ -345,7 +499,9 @@ def main(out_dir):
         write_gguf(out_dir / f"stories260K-{kind.lower()}.gguf", metadata,
                    stories_tensors(w, p, kind))
     write_types(out_dir)
+    if tiny_dir:
+        write_fixtures(out_dir, tiny_dir)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])
