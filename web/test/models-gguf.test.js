@@ -16,13 +16,14 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { createAttention } from '../src/index.js';
-import { listModelFiles, loadModel } from '../src/models/index.js';
+import { listModelFiles, loadModel, loadModelFiles } from '../src/models/index.js';
+import { startHubServer } from './support/hub-server.mjs';
 import { convertToFloat32 } from '../src/models/files/dtypes.js';
 import { readGgufHeader } from '../src/models/files/gguf.js';
 import { dequantize } from '../src/models/files/gguf-types.js';
@@ -153,24 +154,58 @@ test('Q8_0 and Q4_0 stories260K against F32: top-5 agreement, attention differen
   }
 });
 
-test('a GGUF from a path and a File; listModelFiles reads its config', async () => {
+test('a GGUF from a path, folder, Files, URL and Hub path; progress; cancel', async () => {
   const path = gguf('stories260K-q8_0.gguf');
   const bytes = readFileSync(path);
-  const file = new File([bytes], 'stories260K-q8_0.gguf');
-  const expected = await loadModel(path, { attention });
-  const want = await expected.run(TEXTS[0]);
-  expected.dispose();
-  const picked = await loadModel([file], { attention });
-  assert.equal(picked.source.kind, 'files');
-  assert.deepEqual((await picked.run(TEXTS[0])).attention, want.attention);
-  picked.dispose();
-  const listed = await listModelFiles(path);
-  assert.equal(listed.source.format, 'gguf');
-  assert.equal(listed.config.num_hidden_layers, 5);
-  assert.equal(listed.weightBytes, bytes.byteLength);
-  assert.deepEqual(listed.missing, []);
-  await assert.rejects(loadModel(path, { attention, tokenizer: 'tok512.bin' }), {
-    code: 'invalid_argument',
-    parameter: 'tokenizer',
-  });
+  const folder = join(work, 'folder');
+  mkdirSync(folder);
+  copyFileSync(path, join(folder, 'model.gguf'));
+  const hubRoot = join(work, 'hub');
+  const repo = join(hubRoot, 'ggml-org', 'models', 'main', 'tinyllamas');
+  mkdirSync(repo, { recursive: true });
+  copyFileSync(path, join(repo, 'stories260K-q8_0.gguf'));
+  const hub = await startHubServer({ root: hubRoot, chunkDelayMs: 2 });
+  const url = `${hub.url}/ggml-org/models/resolve/main/tinyllamas/stories260K-q8_0.gguf`;
+  const hubPath = 'ggml-org/models/tinyllamas/stories260K-q8_0.gguf';
+  try {
+    const expected = await loadModelFiles(path);
+    const embedding = expected.tensors.readFloat32('model.embed_tokens.weight');
+    const sources = [
+      [path, 'file'],
+      [folder, 'file'],
+      [[new File([bytes], 'stories260K-q8_0.gguf')], 'files'],
+      [url, 'url'],
+      [hubPath, 'hub', { hubUrl: hub.url }],
+    ];
+    for (const [source, kind, options = {}] of sources) {
+      let progress = null;
+      const onProgress = (p) => (progress = p);
+      const loaded = await loadModelFiles(source, { cache: false, onProgress, ...options });
+      assert.equal(loaded.source.kind, kind);
+      assert.equal(loaded.source.format, 'gguf');
+      assert.equal(loaded.source.version, 3);
+      assert.deepEqual(loaded.config, expected.config);
+      assert.deepEqual(loaded.tokenizer, expected.tokenizer);
+      assert.deepEqual(loaded.tensors.readFloat32('model.embed_tokens.weight'), embedding);
+      assert.equal(progress?.totalLoaded, bytes.byteLength, `progress from ${kind}`);
+    }
+    const listed = await listModelFiles(hubPath, { hubUrl: hub.url, cache: false });
+    assert.equal(listed.source.format, 'gguf');
+    assert.equal(listed.config.num_hidden_layers, 5);
+    assert.deepEqual(listed.files, [{ name: 'stories260K-q8_0.gguf', size: bytes.byteLength }]);
+    assert.deepEqual(listed.missing, []);
+    const controller = new AbortController();
+    const cancelled = loadModelFiles(url, {
+      cache: false,
+      signal: controller.signal,
+      onProgress: () => controller.abort(),
+    });
+    await assert.rejects(cancelled, { name: 'AbortError' });
+    await assert.rejects(loadModel(path, { attention, tokenizer: 'tok512.bin' }), {
+      code: 'invalid_argument',
+      parameter: 'tokenizer',
+    });
+  } finally {
+    await hub.close();
+  }
 });
