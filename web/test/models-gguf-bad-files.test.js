@@ -81,6 +81,18 @@ const HEADER_CASES = [
     /runs past the end/,
   ],
   [
+    'an array of 2^23 bytes (more elements than the metadata cap)',
+    rawHeader({ keyCount: 1 }, [
+      ggufString('k'),
+      u32(9),
+      u32(0),
+      u64(2 ** 23),
+      new Uint8Array(2 ** 23),
+    ]),
+    'out_of_range',
+    /past the cap of 4194304 elements/,
+  ],
+  [
     'an array of arrays',
     rawHeader({ keyCount: 1 }, [ggufString('k'), u32(9), u32(9), u64(1)]),
     'invalid_argument',

@@ -24,7 +24,10 @@ const DEFAULT_ALIGNMENT = 32;
 export const GGUF_LIMITS = Object.freeze({
   metadataKeys: 4096,
   tensors: 65536,
-  metadataBytes: 256 * 2 ** 20,
+  metadataBytes: 64 * 2 ** 20,
+  // Elements of all metadata arrays together (Gemma's 256,000 tokens with scores and types take
+  // under 800,000): each becomes a JS value, so the count bounds the memory the metadata takes.
+  arrayElements: 2 ** 22,
   keyBytes: 65536,
   dims: 4,
   maxAlignment: 65536,
@@ -61,6 +64,7 @@ class Cursor {
     this.data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.file = file;
     this.at = 0;
+    this.arrayElements = 0;
     this.decoder = new TextDecoder('utf-8', { fatal: true });
   }
 
@@ -172,6 +176,14 @@ function readValue(cursor, type, what) {
   // the rest of the file cannot hold is refused before the array is made.
   const least = elementType === STRING ? 8 : VALUE_TYPES[elementType][1];
   cursor.need(count * least, `${what}'s ${count} elements`);
+  cursor.arrayElements += count;
+  if (cursor.arrayElements > GGUF_LIMITS.arrayElements) {
+    throw cursor.fail(
+      'out_of_range',
+      `${what}'s ${count} elements take the metadata's arrays past the cap of ` +
+        `${GGUF_LIMITS.arrayElements} elements`,
+    );
+  }
   const values = new Array(count);
   for (let i = 0; i < count; i++) values[i] = readValue(cursor, elementType, `${what}[${i}]`);
   return values;
