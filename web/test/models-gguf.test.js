@@ -209,3 +209,24 @@ test('a GGUF from a path, folder, Files, URL and Hub path; progress; cancel', as
     await hub.close();
   }
 });
+
+test('the tokenizer from GGUF metadata: ids and offsets as the llama2.c path gives', async () => {
+  const texts = [
+    '',
+    ' ',
+    '  two  spaces   three',
+    'tab\there\nnewline\r\n\nend',
+    '"Wow!" she said. "It\'s big?" - yes; (ok) [no] {x} 3.14 100%',
+    'café naïve résumé e\u0301',
+    '你好，世界 🐱🐶 🦄!',
+    'The the THE tHe <s> </s> <unk>',
+  ];
+  const fromBin = await loadModel('stories260K', { attention });
+  const fromGguf = await loadModel(gguf('stories260K-q4_0.gguf'), { attention });
+  for (const text of texts) {
+    assert.deepEqual(fromGguf.tokenizer.encode(text), fromBin.tokenizer.encode(text), text);
+  }
+  assert.deepEqual(fromGguf.tokenizer.special, fromBin.tokenizer.special);
+  fromBin.dispose();
+  fromGguf.dispose();
+});
