@@ -22,6 +22,10 @@ writes
                                     GPT-2's wte), their tokenizer.json as "gpt2" BPE metadata.
                                     K-quants need rows of 256 values, which these tiny models
                                     do not have (every matrix would stay F32).
+  wide-{f32,q8_0,q4_k,q5_k,q6_k}.gguf
+                                    a seeded random llama whose rows are 256 values (hidden 256,
+                                    4 heads sharing 2 K/V heads, one layer) with stories260K's
+                                    tokenizer: the K-quants in a whole model.
   types.gguf + types.f32            one tensor per type (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K,
                                     Q6_K) of seeded values, and the float32 values this file's
                                     dequantisers give for each, concatenated in tensor order.
@@ -270,7 +274,7 @@ def tensor_type(shape, kind):
 
 
 # --- stories260K -----------------------------------------------------------------------------
-def stories_metadata(p):
+def stories_metadata(p, name="stories260K"):
     pieces, scores = read_tokenizer(BUNDLED / "tok512.bin", p["vocab"])
     tokens, types = [], []
     for i, piece in enumerate(pieces):
@@ -284,7 +288,7 @@ def stories_metadata(p):
     arch = "llama"
     return [
         ("general.architecture", STRING, arch),
-        ("general.name", STRING, "stories260K"),
+        ("general.name", STRING, name),
         ("general.alignment", U32, ALIGNMENT),
         (f"{arch}.context_length", U32, p["seq_len"]),
         (f"{arch}.embedding_length", U32, p["dim"]),
@@ -325,6 +329,33 @@ def stories_tensors(w, p, kind):
             chosen = tensor_type(values.shape, "Q8_0")
         out.append((name, list(values.shape), chosen, encode_tensor(values, chosen)))
     return out
+
+
+def write_wide(out_dir):
+    rng = np.random.default_rng(256)
+    p = dict(dim=256, hidden=512, layers=1, heads=4, kv_heads=2, vocab=512, seq_len=64,
+             head_size=64, shared=True)
+    matrix = lambda rows, cols: (rng.standard_normal((rows, cols)) / np.sqrt(cols)).astype(f32)
+    gain = lambda n: (1 + 0.1 * rng.standard_normal(n)).astype(f32)
+    wrap = lambda a: [_Tensor(a)]
+    w = {"emb": _Tensor(rng.standard_normal((512, 256)).astype(f32)), "norm": _Tensor(gain(256)),
+         "att_norm": wrap(gain(256)), "ffn_norm": wrap(gain(256)),
+         "wq": wrap(matrix(256, 256)), "wk": wrap(matrix(128, 256)), "wv": wrap(matrix(128, 256)),
+         "wo": wrap(matrix(256, 256)), "w1": wrap(matrix(512, 256)),
+         "w2": wrap(matrix(256, 512)), "w3": wrap(matrix(512, 256))}
+    metadata = stories_metadata(p, "wide random llama")
+    for kind in ["F32", "Q8_0", "Q4_K", "Q5_K", "Q6_K"]:
+        write_gguf(out_dir / f"wide-{kind.lower()}.gguf", metadata, stories_tensors(w, p, kind))
+
+
+class _Tensor:
+    """A numpy array where stories_tensors expects a torch tensor (it calls .numpy())."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def numpy(self):
+        return self.array
 
 
 def write_types(out_dir):
@@ -499,6 +530,7 @@ def main(out_dir, tiny_dir=None):
         write_gguf(out_dir / f"stories260K-{kind.lower()}.gguf", metadata,
                    stories_tensors(w, p, kind))
     write_types(out_dir)
+    write_wide(out_dir)
     if tiny_dir:
         write_fixtures(out_dir, tiny_dir)
 

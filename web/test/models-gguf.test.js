@@ -154,6 +154,37 @@ test('Q8_0 and Q4_0 stories260K against F32: top-5 agreement, attention differen
   }
 });
 
+// stories260K's rows (64 values) are not whole 256-value super-blocks: the K-quants run in a
+// seeded random llama of rows of 256 with the same tokenizer (make_gguf.py's wide-*.gguf).
+// Measured (top-5, attention): Q8_0 0.925, 7.2e-3; Q6_K 0.796, 2.6e-2; Q5_K 0.602, 6.1e-2;
+// Q4_K 0.344, 9.2e-2 (random weights: near-tied logits make the top-5 set fragile).
+const K_BOUNDS = {
+  q8_0: { top5: 0.8, attention: 0.05 },
+  q6_k: { top5: 0.7, attention: 0.05 },
+  q5_k: { top5: 0.5, attention: 0.12 },
+  q4_k: { top5: 0.25, attention: 0.2 },
+};
+
+test('K-quants in a model: Q6_K, Q5_K and Q4_K against F32 (and Q8_0 beside them)', async () => {
+  const f32 = await loadModel(gguf('wide-f32.gguf'), { attention });
+  const expected = await runAll(f32);
+  const vocab = expected[0].logits.length / expected[0].tokens.length;
+  f32.dispose();
+  for (const [type, bound] of Object.entries(K_BOUNDS)) {
+    const model = await loadModel(gguf(`wide-${type}.gguf`), { attention });
+    const actual = await runAll(model);
+    model.dispose();
+    const top5 = top5Agreement(actual, expected, vocab);
+    const diff = maxAttentionDifference(actual, expected);
+    console.log(
+      `random llama (rows of 256) ${type.toUpperCase()} against F32: top-5 agreement ` +
+        `${top5.toFixed(3)}, max attention difference ${diff.toExponential(2)}`,
+    );
+    assert.ok(top5 >= bound.top5, `${type} top-5 agreement ${top5} < ${bound.top5}`);
+    assert.ok(diff <= bound.attention, `${type} attention difference ${diff}`);
+  }
+});
+
 test('a GGUF from a path, folder, Files, URL and Hub path; progress; cancel', async () => {
   const path = gguf('stories260K-q8_0.gguf');
   const bytes = readFileSync(path);
