@@ -10,13 +10,15 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { createAttention } from '../src/index.js';
-import { loadModel } from '../src/models/index.js';
+import { loadModel, loadModelFiles } from '../src/models/index.js';
+import { createTokenizer } from '../src/models/tokenizer.js';
+import { parseForRewrite, writeGguf } from './support/gguf-writer.mjs';
 import { tinyModel, tinyModels } from './support/tiny-models.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -97,3 +99,21 @@ for (const name of FIXTURES) {
     }
   });
 }
+
+test("tokenizer.ggml.pre 'llama-bpe' (Llama 3): digits in runs of at most three", async () => {
+  const model = parseForRewrite(readFileSync(join(work, 'qwen2-f32.gguf')));
+  model.metadata = model.metadata.map(([k, v]) => [
+    k,
+    k === 'tokenizer.ggml.pre' ? 'llama-bpe' : v,
+  ]);
+  const files = await loadModelFiles([new File([writeGguf(model)], 'llama3-pre.gguf')]);
+  const split = files.tokenizer.json.pre_tokenizer.pretokenizers[0];
+  assert.match(split.pattern.Regex, /\|\\p\{N\}\{1,3\}\|/);
+  const tokenizer = await createTokenizer(files.tokenizer);
+  const text = '1234567 apples';
+  const { tokens } = tokenizer.encode(text);
+  assert.equal(tokens.map((t) => text.slice(t.start, t.end)).join(''), text);
+  const starts = new Set(tokens.map((t) => t.start));
+  for (const boundary of [3, 6]) assert.ok(starts.has(boundary), `a token starts at ${boundary}`);
+  assert.ok(!tokens.some((t) => t.start < 3 && t.end > 3), 'no token crosses a run of three');
+});

@@ -5,7 +5,7 @@
 //            merges from the pieces and scores, byte fallback, the U+2581 prefix unless
 //            add_space_prefix is false, BOS in front when add_bos_token says so)
 //   "gpt2"   byte-level BPE: tokens, merges, and tokenizer.ggml.pre naming the pre-tokenizer
-//            (llama.cpp's names: "default"/"gpt-2", "qwen2", "smollm")
+//            (llama.cpp's names: "default"/"gpt-2", "qwen2", "smollm", "llama-bpe" (Llama 3))
 // token_type (llama.cpp's: 1 normal, 2 unknown, 3 control, 4 user defined, 5 unused, 6 byte):
 // control and unknown tokens become special added tokens, user-defined ones added tokens.
 
@@ -20,17 +20,22 @@ const MAX_PIECE_CHARS = 1024;
 const QWEN2_PATTERN =
   "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}" +
   '| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+';
+// Llama 3's: Qwen2's with digits in runs of up to three.
+const LLAMA3_PATTERN = QWEN2_PATTERN.replace('|\\p{N}|', '|\\p{N}{1,3}|');
 const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true };
+// A Split by `pattern` before a ByteLevel that only maps bytes (Qwen2's and Llama 3's layout).
+const splitThenBytes = (pattern) => ({
+  type: 'Sequence',
+  pretokenizers: [
+    { type: 'Split', pattern: { Regex: pattern }, behavior: 'Isolated', invert: false },
+    { ...BYTE_LEVEL, trim_offsets: false, use_regex: false },
+  ],
+});
 const PRE_TOKENIZERS = {
   default: { ...BYTE_LEVEL, use_regex: true },
   'gpt-2': { ...BYTE_LEVEL, use_regex: true },
-  qwen2: {
-    type: 'Sequence',
-    pretokenizers: [
-      { type: 'Split', pattern: { Regex: QWEN2_PATTERN }, behavior: 'Isolated', invert: false },
-      { ...BYTE_LEVEL, trim_offsets: false, use_regex: false },
-    ],
-  },
+  qwen2: splitThenBytes(QWEN2_PATTERN),
+  'llama-bpe': splitThenBytes(LLAMA3_PATTERN),
   smollm: {
     type: 'Sequence',
     pretokenizers: [
