@@ -8,7 +8,8 @@ import type { HeadScore } from './train.js';
 
 export type ModelSource =
   | string // a Hub id ('gpt2'), a folder URL, a Node folder path, 'stories260K' (bundled), or a
-  // llama2.c checkpoint: a .bin URL, Node path or Hub path ('karpathy/tinyllamas/stories15M.bin')
+  // llama2.c checkpoint: a .bin URL, Node path or Hub path ('karpathy/tinyllamas/stories15M.bin'),
+  // or a GGUF file the same ways ('ggml-org/models/tinyllamas/stories260K.gguf')
   | URL // a folder URL (http:, https:, or file: in Node)
   | File[]
   | FileList;
@@ -34,8 +35,9 @@ export interface ModelFilesOptions {
   hubUrl?: string;
   fetch?: typeof globalThis.fetch;
   /**
-   * llama2.c checkpoints only: their tok*.bin tokenizer, as a URL or path (resolved against the
-   * checkpoint's), a File, or the bytes. Default: tok{vocab_size}.bin or tokenizer.bin beside it.
+   * llama2.c checkpoints only (a GGUF file carries its tokenizer): their tok*.bin tokenizer, as
+   * a URL or path (resolved against the checkpoint's), a File, or the bytes. Default:
+   * tok{vocab_size}.bin or tokenizer.bin beside it.
    */
   tokenizer?: string | URL | Blob | Uint8Array | ArrayBuffer;
 }
@@ -58,10 +60,12 @@ export interface ModelFiles {
     id?: string;
     revision?: string;
     url?: string;
-    /** Present for llama2.c checkpoints: 'llama2.c', and the file's version (0, 1 or 2). */
-    format?: 'llama2.c';
+    /**
+     * Present for single-file models: 'llama2.c' (version 0, 1 or 2) or 'gguf' (version 2 or 3).
+     */
+    format?: 'llama2.c' | 'gguf';
     version?: number;
-    /** Hub paths of llama2.c checkpoints: the file in the repo. */
+    /** Hub paths of llama2.c checkpoints and GGUF files: the file in the repo. */
     file?: string;
     fromCache: boolean;
   };
@@ -84,7 +88,7 @@ export interface ModelFileListing {
     id?: string;
     revision?: string;
     url?: string;
-    format?: 'llama2.c';
+    format?: 'llama2.c' | 'gguf';
     version?: number;
     file?: string;
   };

@@ -14,7 +14,7 @@ export const enModels = {
   modelHubGo: 'Look up',
   modelDropLabel:
     'Or your own files (config.json, tokenizer.json, model.safetensors or pytorch_model.bin; ' +
-    'or a llama2.c .bin with its tok*.bin): drop them here or pick them',
+    'a llama2.c .bin with its tok*.bin; or a .gguf): drop them here or pick them',
   catalogStories260K:
     'Llama 2 architecture (llama2.c), trained on children’s stories: bundled, 1 MB, instant',
   catalogTinyStories1M: 'GPT-Neo, local and global layers in turn; trained on children’s stories',

@@ -13,7 +13,7 @@ export const zhModels = {
   modelHubGo: '查询',
   modelDropLabel:
     '或者使用你自己的文件（config.json、tokenizer.json、model.safetensors 或 pytorch_model.bin；' +
-    '或 llama2.c 的 .bin 及其 tok*.bin）：拖到这里，或点击选择',
+    'llama2.c 的 .bin 及其 tok*.bin；或 .gguf 文件）：拖到这里，或点击选择',
   catalogStories260K: 'Llama 2 架构（llama2.c），用儿童故事训练：随附，1 MB，即时',
   catalogTinyStories1M: 'GPT-Neo，局部层与全局层交替；用儿童故事训练',
   catalogTinyStories8M: '同一系列，更宽',
