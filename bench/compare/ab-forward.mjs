@@ -37,7 +37,7 @@ if (!values.before || !values.after) {
 }
 const sizes = values.sizes.split(',').map(Number);
 /** Pairs of timed calls at n tokens: fewer where one call takes seconds. */
-const pairsFor = (n) => Number(values.pairs ?? (n <= 64 ? 21 : n <= 256 ? 9 : 3));
+const pairsFor = (n) => Number(values.pairs ?? (n <= 64 ? 21 : n <= 256 ? 9 : 5));
 
 // The first 12 hex digits of the module's sha256: which build a side really ran.
 function moduleHash(web) {
@@ -128,12 +128,13 @@ for (const model of tiny) model.dispose();
 for (const side of sides) side.attention.dispose();
 
 console.log(
-  '\n| case | before, ms | after, ms | after/before (IQR of pair ratios) | pairs | load |',
+  '\n| case | before, median ms | after, median ms | after/before (IQR of pair ratios) ' +
+    '| best before / after, ms | pairs | load |',
 );
-console.log('| --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const row of rows) {
   console.log(
     `| ${row.name} | ${row.before.toFixed(1)} | ${row.after.toFixed(1)} | ${formatRatio(row)} ` +
-      `| ${row.pairs} | ${row.load} |`,
+      `| ${row.bestBefore.toFixed(1)} / ${row.bestAfter.toFixed(1)} | ${row.pairs} | ${row.load} |`,
   );
 }
