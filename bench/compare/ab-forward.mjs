@@ -74,25 +74,38 @@ async function timePairs(name, runners, pairs) {
   const sameTop = a.predictions?.[0]?.id === b.predictions?.[0]?.id;
   first.length = 0;
   const ms = [[], []];
+  const cpuMs = [[], []];
   for (let pair = 0; pair < pairs; pair++) {
     const order = pair % 2 === 0 ? [0, 1] : [1, 0];
-    for (const side of order) ms[side].push((await runners[side]())[0]);
+    for (const side of order) {
+      const [wall, , cpu] = await runners[side]();
+      ms[side].push(wall);
+      cpuMs[side].push(cpu);
+    }
   }
   const row = { name, ...comparePairs(ms[0], ms[1]), load: `${load} -> ${await loadAverage()}` };
+  row.cpu = comparePairs(cpuMs[0], cpuMs[1]);
   console.log(
     `${name.padEnd(34)} before ${row.before.toFixed(2).padStart(8)} ms  after ` +
       `${row.after.toFixed(2).padStart(8)} ms  after/before ${formatRatio(row)}  ` +
       `(medians of ${pairs} pairs; best ${row.bestBefore.toFixed(2)} / ` +
       `${row.bestAfter.toFixed(2)} ms; outputs ${diff === 0 ? 'identical' : `max |diff| ${diff}`}` +
-      `${sameTop ? '' : ', top predictions differ'}; load ${row.load})`,
+      `${sameTop ? '' : ', top predictions differ'}; CPU time ${row.cpu.before.toFixed(2)} / ` +
+      `${row.cpu.after.toFixed(2)} ms, after/before ${formatRatio(row.cpu)}; load ${row.load})`,
   );
   return row;
 }
 
+// A call's wall time, its result, and the process's CPU time during it (user + system): on an
+// oversubscribed machine the wall time also counts the time other processes held the core, the
+// CPU time only what this call ran (plus Node's own helper threads, the GC's among them).
 const timed = (model, text, options) => async () => {
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await model.run(text, options);
-  return [performance.now() - t0, result];
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return [wall, result, (cpu.user + cpu.system) / 1000];
 };
 
 const sides = [await openSide('before', values.before), await openSide('after', values.after)];
@@ -129,12 +142,13 @@ for (const side of sides) side.attention.dispose();
 
 console.log(
   '\n| case | before, median ms | after, median ms | after/before (IQR of pair ratios) ' +
-    '| best before / after, ms | pairs | load |',
+    '| best before / after, ms | CPU time after/before (IQR) | pairs | load |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const row of rows) {
   console.log(
     `| ${row.name} | ${row.before.toFixed(1)} | ${row.after.toFixed(1)} | ${formatRatio(row)} ` +
-      `| ${row.bestBefore.toFixed(1)} / ${row.bestAfter.toFixed(1)} | ${row.pairs} | ${row.load} |`,
+      `| ${row.bestBefore.toFixed(1)} / ${row.bestAfter.toFixed(1)} | ${formatRatio(row.cpu)} ` +
+      `| ${row.pairs} | ${row.load} |`,
   );
 }
