@@ -233,6 +233,14 @@ test('bad input is refused with a named error, and the model stays usable', asyn
   for (const [args, name, code, parameter] of cases) {
     await rejectsWith(model.generate(...args), { name, code, parameter });
   }
+  // A prompt past the positions names them (run()'s truncate option is not generate()'s).
+  await rejectsWith(model.generate('Lily '.repeat(600)), {
+    name: 'RangeError',
+    code: 'out_of_range',
+    parameter: 'text',
+    message:
+      /^text: is \d+ tokens, more than the model's 512 positions \(max_position_embeddings\)$/,
+  });
   const thrown = new Error('from onToken');
   await assert.rejects(
     model.generate('Lily', {
