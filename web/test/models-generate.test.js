@@ -200,6 +200,21 @@ test('an AbortSignal cancels mid-stream; the model then generates as before', as
       error.cause === reason,
   );
   assert.deepEqual((await model.generate('Once upon a time', { maxTokens: 10 })).ids, whole.ids);
+  // Disposing the model, or the engine it runs on, mid-stream ends the generation as disposed.
+  const engine = await createAttention({ backend: 'wasm-simd', models: true });
+  const own = await loadModel('stories260K', { attention: engine });
+  await rejectsWith(own.generate('Once', { onToken: () => engine.dispose() }), {
+    name: 'Error',
+    code: 'disposed',
+    parameter: 'generate',
+  });
+  own.dispose();
+  const second = await loadModel('stories260K', { attention });
+  await rejectsWith(second.generate('Once', { onToken: () => second.dispose() }), {
+    name: 'Error',
+    code: 'disposed',
+    parameter: 'generate',
+  });
   model.dispose();
   await rejectsWith(model.generate('Once'), {
     name: 'Error',
