@@ -25,6 +25,8 @@ std::size_t aligned_offset(std::size_t offset, WeightDtype dtype) {
   return (offset + per16 - 1) / per16 * per16;
 }
 
+}  // namespace
+
 std::string format_bytes(std::int64_t bytes) {
   char text[32];
   const double b = static_cast<double>(bytes);
@@ -37,6 +39,8 @@ std::string format_bytes(std::int64_t bytes) {
   }
   return text;
 }
+
+namespace {
 
 void require_finite_halves(const std::uint16_t* bits, std::int64_t count, const std::string& name) {
   for (std::int64_t i = 0; i < count; ++i) {
@@ -108,7 +112,9 @@ ModelSize require_model_fits(const TransformerConfig& config, std::int64_t memor
 }
 
 Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
-    : config_(std::move(config)), size_(require_model_fits(config_, memory_limit)) {
+    : config_(std::move(config)),
+      memory_limit_(memory_limit == 0 ? default_memory_limit() : memory_limit),
+      size_(require_model_fits(config_, memory_limit)) {
   WeightTable table = build_weight_table(config_);
   std::size_t f32_count = 0, f16_count = 0;
   offsets_.reserve(table.infos.size());
@@ -186,12 +192,13 @@ void Transformer::finalize(const std::vector<std::string>& names) {
 
 MaskSpec Transformer::layer_mask(std::int64_t layer) const {
   detail::require_in_range(layer, 0, config_.layers - 1, "layer");
-  return unit_of(config_.architecture).layer_mask(config_, layer);
+  return unit_of(config_.architecture).stack_of_layer(config_, layer).layer_mask(config_, layer);
 }
 
 float Transformer::attention_scale(std::int64_t layer) const {
   detail::require_in_range(layer, 0, config_.layers - 1, "layer");
-  return unit_of(config_.architecture).attention_scale(config_, layer);
+  const StackUnit& stack = unit_of(config_.architecture).stack_of_layer(config_, layer);
+  return stack.attention_scale(config_, layer);
 }
 
 }  // namespace attnlens::models

@@ -44,6 +44,18 @@ enum Role : int {
   kValueBias,
   kAttentionOutWeight,  // c_proj / out_proj / attention.output.dense
   kAttentionOutBias,
+  // A decoder's cross-attention over an encoder's output (blocks.h, cross_attention): its norm
+  // (pre-LN) or the norm after it (post-LN), q from the decoder, k and v from the encoder rows.
+  kCrossNormWeight,
+  kCrossNormBias,
+  kCrossQueryWeight,
+  kCrossQueryBias,
+  kCrossKeyWeight,
+  kCrossKeyBias,
+  kCrossValueWeight,
+  kCrossValueBias,
+  kCrossOutWeight,
+  kCrossOutBias,
   kMlpNormWeight,  // GPT ln_2 (before the MLP); BERT output.LayerNorm (after); llama
                    // post_attention_layernorm
   kMlpNormBias,
@@ -127,6 +139,9 @@ WeightTable build_weight_table(const TransformerConfig& config);
 // RangeError / InvalidArgumentError naming the first bad field; also checks that every size
 // product fits in 64 bits and in size_t.
 void validate_config(const TransformerConfig& config);
+
+// A byte count as the memory errors state it ("72.0 MiB"; transformer.cpp).
+std::string format_bytes(std::int64_t bytes);
 
 inline std::int64_t role_of(const std::vector<std::int64_t>& role_index, std::int64_t row,
                             Role role) {

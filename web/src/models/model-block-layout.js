@@ -42,7 +42,14 @@ export const MODEL_BLOCK_LAYOUT = Object.freeze({
     arrays: Object.freeze(['localWindows']),
   }),
   forward: Object.freeze({
-    slots: Object.freeze(['threads', 'projectionsLayer', 'resultScratchBytes', 'resultThreads']),
+    slots: Object.freeze([
+      'threads',
+      'projectionsLayer',
+      'cache',
+      'resultScratchBytes',
+      'resultThreads',
+      'resultCacheLength',
+    ]),
     arrays: Object.freeze([
       'tokenIds',
       'tokenTypes',

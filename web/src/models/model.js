@@ -1,6 +1,7 @@
 // The Model loadModel() returns: run(text, options) tokenizes, runs the forward pass in the wasm
-// core and returns every layer's and head's attention with the model's predictions; `info`
-// describes it; dispose() frees its wasm memory.
+// core and returns every layer's and head's attention with the model's predictions;
+// generate(text, options) continues a text token by token (generate.js); `info` describes it;
+// dispose() frees its wasm memory.
 
 import { wasmBackendOf } from '../attention.js';
 import { describe, disposedError } from '../errors.js';
@@ -8,6 +9,7 @@ import { boolean, integer, optionsObject, rangeError, typeError } from '../argum
 import { checkMaskMatrix } from '../checks.js';
 import { formatMask, maskForMode, maskOptions, parseMask } from '../mask-notation.js';
 import { MAX_TEXT_LENGTH } from '../text/limits.js';
+import { checkGenerateOptions, generateTokens } from './generate.js';
 import { probeSequences, scoreProbes } from './head-probe.js';
 import { topPredictions } from './predictions.js';
 import {
@@ -172,6 +174,40 @@ export class Model {
   }
 
   /**
+   * Continues `text` (a causal model's): the prompt's forward fills a KV cache, then each new
+   * token is one step against it, streamed to `onToken` with its row of attention.
+   * @returns {Promise<{ ids: number[], text: string, tokens: object[], attention: Float32Array[],
+   *   stopped: 'eos' | 'maxTokens', seed: number, prompt: { tokens, attention: Float32Array } }>}
+   */
+  async generate(text, options) {
+    this.#live('generate');
+    if (!this.#architecture.causal) {
+      throw typeError(
+        'model',
+        `generate() continues a text with a causal language model; this ${this.#info.modelType} ` +
+          'model is bidirectional (use run() and its [MASK] predictions)',
+      );
+    }
+    if (typeof text !== 'string')
+      throw typeError('text', `must be a string, got ${describe(text)}`);
+    if (text === '') throw rangeError('text', 'is empty: generate() needs a prompt to continue');
+    const { vocab, maxPositions } = this.#info;
+    const opts = checkGenerateOptions(options, { vocab, maxPositions });
+    const { ids, tokens } = this.#encode(text, { pair: null, truncate: false }, 'generate()');
+    const lent = {
+      core: this.#core,
+      tokenizer: this.#tokenizer,
+      shape: { ...this.#shape, maxPositions },
+      threads: this.#wasm('generate').threads,
+      live: () => {
+        this.#live('generate');
+        this.#wasm('generate');
+      },
+    };
+    return generateTokens(lent, { ids, tokens }, opts);
+  }
+
+  /**
    * What each head does, measured on probes the model never saw (head-probe.js): seeded random
    * ordinary tokens of its vocabulary, twice in a row, in the tokenizer's special tokens. Each
    * head's induction, previous-token and sink scores (interpret/head-scores.js) averaged over
@@ -262,7 +298,8 @@ export class Model {
     return opts;
   }
 
-  #encode(text, { pair, truncate }) {
+  // `caller`: the method whose limits the errors name; only run() can truncate.
+  #encode(text, { pair, truncate }, caller = 'run()') {
     const max = this.#info.maxPositions;
     // Like analyze(), the length is checked before anything is tokenized, and only what can be
     // kept is: a pasted book costs as much as its first pages.
@@ -275,8 +312,9 @@ export class Model {
       if (truncate) return textPrefix(segment, Math.min(MAX_TEXT_LENGTH, CHARS_PER_POSITION * max));
       throw rangeError(
         name,
-        `is ${segment.length} characters, more than run() reads (MAX_TEXT_LENGTH, ` +
-          `${MAX_TEXT_LENGTH} UTF-16 code units); pass { truncate: true } to keep the start`,
+        `is ${segment.length} characters, more than ${caller} reads (MAX_TEXT_LENGTH, ` +
+          `${MAX_TEXT_LENGTH} UTF-16 code units)` +
+          (caller === 'run()' ? '; pass { truncate: true } to keep the start' : ''),
       );
     };
     const first = kept(text, 'text');
@@ -289,7 +327,8 @@ export class Model {
         throw rangeError(
           'text',
           `is ${ids.length} tokens, more than the model's ${max} positions ` +
-            `(max_position_embeddings); pass { truncate: true } to keep the first ${max}`,
+            '(max_position_embeddings)' +
+            (caller === 'run()' ? `; pass { truncate: true } to keep the first ${max}` : ''),
         );
       }
       // Keep the first tokens; BERT keeps its closing [SEP] so the input stays well formed.
