@@ -93,7 +93,8 @@ for n, (w, h, ow, oh) in enumerate(sizes):
     img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
     img.tofile(f"{out}/in-{n}")
     for f in (1, 2, 3, 4, 5):
-        np.array(Image.fromarray(img, "RGB").resize((ow, oh), resample=f)).tofile(f"{out}/out-{n}-{f}")
+        resized = Image.fromarray(img, "RGB").resize((ow, oh), resample=f)
+        np.array(resized).tofile(f"{out}/out-{n}-{f}")
 `;
     execFileSync('/usr/bin/python3', ['-c', script, dir, JSON.stringify(SIZES)]);
   });

@@ -84,7 +84,8 @@ export function imageProcessor(config, fallbackProcessor, name = 'preprocessor_c
   if (!kind) {
     throw typeError(
       `${name}: image_processor_type`,
-      `${describe(processor)} is not a processor attnlens reads (known: ${Object.keys(IMAGE_PROCESSORS).join(', ')})`,
+      `${describe(processor)} is not a processor attnlens reads ` +
+        `(known: ${Object.keys(IMAGE_PROCESSORS).join(', ')})`,
     );
   }
   const value = (key) => own(config, key) ?? kind.defaults[key];
@@ -162,7 +163,8 @@ function sizeOf(size, square, name) {
   }
   throw typeError(
     name,
-    `must be an integer, [height, width], { height, width } or { shortest_edge }, got ${JSON.stringify(size)}`,
+    `must be an integer, [height, width], { height, width } or { shortest_edge }, ` +
+      `got ${JSON.stringify(size)}`,
   );
 }
 
