@@ -39,6 +39,12 @@ namespace attnlens_bindings::models {
   X(kRopeLowFreqFactor, "ropeLowFreqFactor")                                            \
   X(kRopeHighFreqFactor, "ropeHighFreqFactor")                                          \
   X(kRopeOriginalMaxPositions, "ropeOriginalMaxPositions")                              \
+  /* Vision transformers (0 elsewhere). */                                              \
+  X(kPatchSize, "patchSize")                                                            \
+  X(kChannels, "channels")                                                              \
+  X(kImageGrid, "imageGrid") /* patches along a side of the trained image */            \
+  X(kLayerScale, "layerScale")                                                          \
+  X(kInterpolatePositions, "interpolatePositions")                                      \
   /* Results. */                                                                        \
   X(kResultParameters, "resultParameters")                                              \
   X(kResultWeightBytes, "resultWeightBytes")                                            \
@@ -48,11 +54,13 @@ namespace attnlens_bindings::models {
   X(kLocalWindows, "localWindows") /* float64, one per layer (GPT-Neo), or absent */
 
 // _modelForward(handle, block).
-#define ATTNLENS_MODEL_FORWARD_SLOTS(X)                                             \
-  X(kThreads, "threads")                                                            \
-  X(kProjectionsLayer, "projectionsLayer") /* -1: none; else the layer's q, k, v */ \
-  /* Results. */                                                                    \
-  X(kResultScratchBytes, "resultScratchBytes")                                      \
+#define ATTNLENS_MODEL_FORWARD_SLOTS(X)                                               \
+  X(kThreads, "threads")                                                              \
+  X(kProjectionsLayer, "projectionsLayer") /* -1: none; else the layer's q, k, v */   \
+  X(kImageHeight, "imageHeight")           /* vision: the pixels' height and width */ \
+  X(kImageWidth, "imageWidth")                                                        \
+  /* Results. */                                                                      \
+  X(kResultScratchBytes, "resultScratchBytes")                                        \
   X(kResultThreads, "resultThreads")
 
 #define ATTNLENS_MODEL_FORWARD_ARRAYS(X)                                                          \
@@ -64,13 +72,15 @@ namespace attnlens_bindings::models {
   X(kLogits, "logits")       /* float32 out [positions, vocab], or absent */                      \
   X(kHiddenStates, "hiddenStates") /* float32 out [layers + 1, N, hidden], or absent */           \
   X(kLogSumExp, "logSumExp")       /* float32 out [positions]: each logits row's log-sum-exp */   \
-  X(kProjections, "projections")   /* float32 out [3, heads, N, head_dim], or absent */
+  X(kProjections, "projections")   /* float32 out [3, heads, N, head_dim], or absent */           \
+  X(kPixels, "pixels")             /* float32 [channels, height, width] (vision), or absent */
 
 #define ATTNLENS_MODEL_ARCHITECTURES(X) \
   X(kGpt2, "gpt2")                      \
   X(kGptNeo, "gpt_neo")                 \
   X(kBert, "bert")                      \
-  X(kLlama, "llama")
+  X(kLlama, "llama")                    \
+  X(kVit, "vit")
 
 #define ATTNLENS_MODEL_ACTIVATIONS(X) \
   X(kGeluTanh, "gelu_tanh")           \

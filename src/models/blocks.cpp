@@ -104,7 +104,7 @@ ForwardPass::ForwardPass(const Transformer& m, const StackUnit& s, const Forward
       options(opt),
       outputs(out),
       first_layer(s.layers(config).first),
-      n(static_cast<std::int64_t>(in.token_ids.size)),
+      n(sequence_length(m.config(), in)),
       hidden(config.hidden),
       heads(config.heads),
       kv_heads(kv_heads_of(config)),

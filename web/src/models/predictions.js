@@ -22,8 +22,9 @@ export function topPredictions(logits, offset, vocab, logSumExp, k, tokenizer, c
 // Up to this k a running insertion into a sorted list of k beats sorting the whole vocabulary.
 const INSERTION_LIMIT = 64;
 
-// The ids of the k largest logits, largest first; ties go to the smaller id (a stable order).
-function topIds(logits, offset, vocab, k) {
+// The ids of the k largest logits, largest first; ties go to the smaller id (a stable order);
+// also a vision classifier's top labels (vision-model.js).
+export function topIds(logits, offset, vocab, k) {
   if (k > INSERTION_LIMIT) {
     const ids = Array.from({ length: vocab }, (_, v) => v);
     ids.sort((a, b) => logits[offset + b] - logits[offset + a] || a - b);
