@@ -162,7 +162,8 @@ export declare function createTokenizer(files: {
 
 // ---- models -----------------------------------------------------------------------------------
 
-export type ModelType = 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2' | 'vit' | 'dinov2';
+export type ModelType =
+  'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2' | 'vit' | 'dinov2' | 'dinov2_with_registers';
 /** How a model's weight matrices are stored in wasm memory. */
 // generated from model.dtypes (web/scripts/block-layouts.mjs)
 export type WeightDtype = 'f32' | 'f16';
@@ -335,9 +336,14 @@ export interface ImageRunOptions {
 }
 
 export interface ImageRun {
-  /** [layers, heads, tokens, tokens]: token 0 the class token, then the patches row by row. */
+  /**
+   * [layers, heads, tokens, tokens]: token 0 the class token, then the registers (DINOv2 with
+   * registers), then the patches row by row.
+   */
   attention: Float32Array;
   tokens: number;
+  /** Register tokens after the class token (0 but for DINOv2 with registers). */
+  registers: number;
   /** The patches: rows x columns. */
   grid: { rows: number; columns: number };
   /** The preprocessed picture's size, the size it was resized to, and where the crop began. */
@@ -366,6 +372,8 @@ export interface VisionModelInfo {
   readonly imageGrid: number;
   /** DINOv2: any grid (position embeddings resized); ViT: the trained one only. */
   readonly interpolatesPositions: boolean;
+  /** Register tokens (DINOv2 with registers), else 0. */
+  readonly registers: number;
   /** The classifier's label count (0 without one). */
   readonly labels: number;
   readonly parameters: number;

@@ -132,6 +132,8 @@ attnlens::models::TransformerConfig read_config(const CreateBlock& block) {
   c.image_grid = block.integer(mb::kImageGrid, "imageGrid");
   c.layer_scale = block.number(mb::kLayerScale) != 0;
   c.interpolate_positions = block.number(mb::kInterpolatePositions) != 0;
+  c.registers = block.integer(mb::kRegisters, "registers");
+  c.antialias_positions = block.number(mb::kAntialiasPositions) != 0;
   return c;
 }
 

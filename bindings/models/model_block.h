@@ -45,6 +45,8 @@ namespace attnlens_bindings::models {
   X(kImageGrid, "imageGrid") /* patches along a side of the trained image */            \
   X(kLayerScale, "layerScale")                                                          \
   X(kInterpolatePositions, "interpolatePositions")                                      \
+  X(kRegisters, "registers")                                                            \
+  X(kAntialiasPositions, "antialiasPositions")                                          \
   /* Results. */                                                                        \
   X(kResultParameters, "resultParameters")                                              \
   X(kResultWeightBytes, "resultWeightBytes")                                            \

@@ -72,7 +72,7 @@ PatchGrid patch_grid(const TransformerConfig& c, const ForwardInputs& in) {
 std::int64_t sequence_length(const TransformerConfig& c, const ForwardInputs& in) {
   if (c.architecture != Architecture::kVit) return static_cast<std::int64_t>(in.token_ids.size);
   const PatchGrid grid = patch_grid(c, in);
-  return 1 + grid.rows * grid.columns;
+  return 1 + c.registers + grid.rows * grid.columns;
 }
 
 void check_forward_inputs(const Transformer& model, const ForwardInputs& in,

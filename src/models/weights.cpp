@@ -17,6 +17,7 @@ constexpr std::int64_t kMaxDimension = 2147483647;
 constexpr std::int64_t kMaxLayers = 4096;
 // A vision model's patch side and grid: far beyond any checkpoint (DINOv2: 14 px, 37 x 37).
 constexpr std::int64_t kMaxImageSide = 4096;
+constexpr std::int64_t kMaxRegisters = 1024;  // DINOv2 has 4
 
 void require_dimension(std::int64_t value, const char* name) {
   detail::require_in_range(value, 1, kMaxDimension, name);
@@ -89,7 +90,9 @@ void validate_vision_fields(const TransformerConfig& c) {
                                                 {c.channels != 0, "channels"},
                                                 {c.image_grid != 0, "image_grid"},
                                                 {c.layer_scale, "layer_scale"},
-                                                {c.interpolate_positions, "interpolate_positions"}};
+                                                {c.interpolate_positions, "interpolate_positions"},
+                                                {c.registers != 0, "registers"},
+                                                {c.antialias_positions, "antialias_positions"}};
     for (const auto& [set, field] : own) {
       if (set) throw InvalidArgumentError(field, "only vision transformers have this setting");
     }
@@ -98,6 +101,7 @@ void validate_vision_fields(const TransformerConfig& c) {
   detail::require_in_range(c.patch_size, 1, kMaxImageSide, "patch_size");
   detail::require_in_range(c.channels, 1, 16, "channels");
   detail::require_in_range(c.image_grid, 1, kMaxImageSide, "image_grid");
+  detail::require_in_range(c.registers, 0, kMaxRegisters, "registers");
   if (c.max_positions != c.image_grid * c.image_grid + 1) {
     throw RangeError("max_positions", "a vision transformer has the class token's and " +
                                           std::to_string(c.image_grid) + " x " +

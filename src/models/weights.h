@@ -34,6 +34,7 @@ enum Role : int {
   kClassToken,   // vision: the class token [1, hidden]
   kPatchWeight,  // vision: the patch convolution as a linear layer [hidden, channels * patch^2]
   kPatchBias,
+  kRegisterTokens,  // vision: DINOv2's register tokens [1, registers, hidden]
   // Per layer.
   kAttentionNormWeight,  // GPT ln_1 (before attention); BERT attention.output.LayerNorm (after);
                          // llama input_layernorm (an RMSNorm: weight only)

@@ -20,6 +20,9 @@ model.safetensors under the key names real checkpoints use:
                   4 x 4 one, so the position embeddings are interpolated as for the real model
                   (518 px trained, 224 px run)
   dinov2-wide     the same weights with a 28 x 42 crop: a 4 x 6 grid, interpolated unevenly
+  dinov2-registers Dinov2WithRegistersModel (facebook/dinov2-with-registers-small's layout):
+                  embeddings.register_tokens [1, 3, hidden] after the class token, and its
+                  positions resized with antialiasing from a 6 x 6 grid to 4 x 5
 
 Sizes are tiny (hidden 24-32, 2-3 layers, 7-8 pixel patches). Weights are scaled so attention
 is far from uniform and layer scale is far from 1.
@@ -70,7 +73,9 @@ def vit_config(sizes, architecture, labels=None):
     return dict(sorted(config.items()))
 
 
-def dinov2_config():
+def dinov2_config(registers=0):
+    extra = {"model_type": "dinov2_with_registers", "num_register_tokens": registers,
+             "architectures": ["Dinov2WithRegistersModel"]} if registers else {}
     return dict(sorted({
         "architectures": ["Dinov2Model"],
         "attention_probs_dropout_prob": 0.0,
@@ -88,6 +93,7 @@ def dinov2_config():
         "torch_dtype": "float32",
         "transformers_version": "4.31.0.dev0",
         "use_swiglu_ffn": False,
+        **extra,
     }.items()))
 
 
@@ -183,6 +189,12 @@ def main(out_dir):
                        dinov2_preprocessor(32, {"height": 28, "width": 28}), state)
     write_vision_model(out_dir, "dinov2-wide", dinov2,
                        dinov2_preprocessor(32, {"height": 28, "width": 42}), state)
+    registers = dinov2_config(registers=3)
+    w = Weights(24)
+    state = encoder_state(w, collections.OrderedDict(), "", registers, dinov2=True)
+    state["embeddings.register_tokens"] = w.normal(1, 3, registers["hidden_size"], std=1.0)
+    write_vision_model(out_dir, "dinov2-registers", registers,
+                       dinov2_preprocessor(32, {"height": 28, "width": 35}), state)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """An independent reference forward pass for the tiny vision models (tests/models/
 make_tiny_vit.py), in plain torch ops (float64), written from the transformers library's
-modelling code (ViTForImageClassification, ViTModel, Dinov2Model), not from attnlens' C++.
+modelling code (ViTForImageClassification, ViTModel, Dinov2Model, Dinov2WithRegistersModel), not
+from attnlens' C++.
 
 The image goes through tests/vision/preprocess_reference.py (Pillow and numpy, as the library's
 image processors do) with the folder's preprocessor_config.json.
@@ -11,7 +12,8 @@ Reads one JSON request on stdin and writes one JSON answer on stdout:
   request  {"cases": [{"folder": ..., "rgba": path of RGBA bytes, "width": W, "height": H}]}
   answer   {"cases": [{"grid": [rows, cols] of patches,
                        "pixel_values": [3 * height * width floats],
-                       "attention": [layers * heads * N * N floats] (N = 1 + rows * cols),
+                       "attention": [layers * heads * N * N floats] (N = 1 + registers +
+                                     rows * cols),
                        "last_hidden_state": [N * hidden floats] (after the final layernorm),
                        "pooled": [hidden floats] | null (ViTModel's pooler: tanh(dense(class
                                  token)); Dinov2Model's: the class token),
@@ -45,15 +47,17 @@ def patch_embeddings(pixels, w, prefix, patch):
     return conv.flatten(2).transpose(1, 2)[0]
 
 
-def interpolated_positions(positions, rows, cols):
+def interpolated_positions(positions, rows, cols, antialias):
     """Dinov2Embeddings.interpolate_pos_encoding: the patch positions as a square grid, resized
-    with bicubic interpolation (align_corners=False) to rows x cols; unchanged when they match."""
+    with bicubic interpolation (align_corners=False; Dinov2WithRegistersEmbeddings' with
+    antialias=True) to rows x cols; unchanged when they match."""
     count = positions.shape[0] - 1
     if count == rows * cols and rows == cols:
         return positions
     side = int(math.sqrt(count))
     grid = positions[1:].reshape(1, side, side, -1).permute(0, 3, 1, 2)
-    grid = F.interpolate(grid, size=(rows, cols), mode="bicubic", align_corners=False)
+    grid = F.interpolate(grid, size=(rows, cols), mode="bicubic", align_corners=False,
+                         antialias=antialias)
     return torch.cat([positions[:1], grid.permute(0, 2, 3, 1).reshape(rows * cols, -1)])
 
 
@@ -70,17 +74,19 @@ def attention(x, w, prefix, heads):
     return linear(context, w, prefix + "attention.output.dense"), probs
 
 
-def encoder(config, w, prefix, pixels, dinov2):
+def encoder(config, w, prefix, pixels, dinov2, registers):
     patch, eps, heads = config["patch_size"], config["layer_norm_eps"], config["num_attention_heads"]
     rows, cols = pixels.shape[1] // patch, pixels.shape[2] // patch
     tokens = patch_embeddings(pixels, w, prefix + "embeddings.patch_embeddings.", patch)
     x = torch.cat([w[prefix + "embeddings.cls_token"][0], tokens])
     positions = w[prefix + "embeddings.position_embeddings"][0]
     if dinov2:
-        positions = interpolated_positions(positions, rows, cols)
+        positions = interpolated_positions(positions, rows, cols, antialias=registers)
     elif positions.shape[0] != x.shape[0]:
         raise ValueError("ViT runs at its trained size (interpolate_pos_encoding is off)")
     x = x + positions
+    if registers:  # after the positions, as Dinov2WithRegistersEmbeddings adds them
+        x = torch.cat([x[:1], w[prefix + "embeddings.register_tokens"][0], x[1:]])
     attentions = []
     for n in range(config["num_hidden_layers"]):
         p = f"{prefix}encoder.layer.{n}."
@@ -107,9 +113,10 @@ def run_case(case):
     _, pixel_values = preprocess(rgba, preprocessor)
     pixels = torch.from_numpy(pixel_values).double()
     state = {k: v.double() for k, v in load_state(folder).items()}
-    dinov2 = config["model_type"] == "dinov2"
+    dinov2 = config["model_type"] in ("dinov2", "dinov2_with_registers")
+    registers = config["model_type"] == "dinov2_with_registers"
     prefix = "vit." if "vit.embeddings.cls_token" in state else ""
-    grid, attentions, hidden = encoder(config, state, prefix, pixels, dinov2)
+    grid, attentions, hidden = encoder(config, state, prefix, pixels, dinov2, registers)
     pooled = logits = None
     if dinov2:
         pooled = hidden[0]

@@ -1,6 +1,7 @@
 // Vision transformers through loadModel() and model.run(image): tiny checkpoints in the Hub's
 // layouts (tests/models/make_tiny_vit.py: ViTForImageClassification, DINO's ViTModel, Dinov2Model
-// on its trained grid and on an uneven one that interpolates its position embeddings) against
+// on its trained grid and on an uneven one that interpolates its position embeddings, DINOv2
+// with register tokens and its antialiased interpolation) against
 // the torch reference (tests/models/vision_reference.py), which preprocesses each picture with
 // Pillow. Tolerances: pixel_values equal (the preprocessing is bit-exact); every layer's and
 // head's attention and every logit within 2e-5 absolute (float32 against float64; measured
@@ -42,7 +43,7 @@ before(() => {
     p.file = join(out, `${p.name}.rgba`);
     writeFileSync(p.file, p.data);
   }
-  for (const model of ['vit', 'dino-vit', 'dinov2', 'dinov2-wide']) {
+  for (const model of ['vit', 'dino-vit', 'dinov2', 'dinov2-wide', 'dinov2-registers']) {
     for (const p of PICTURES) {
       cases.push({ folder: join(out, model), rgba: p.file, width: p.width, height: p.height });
     }
@@ -83,10 +84,11 @@ describe('vision transformers against the torch reference', () => {
   assert.ok(SUPPORTED_MODEL_TYPES.includes('vit') && SUPPORTED_MODEL_TYPES.includes('dinov2'));
 
   for (const [name, expected] of Object.entries({
-    vit: { classifier: true, grids: [[4, 4]] },
-    'dino-vit': { classifier: false, grids: [[4, 4]] },
-    dinov2: { classifier: false, grids: [[4, 4]] },
-    'dinov2-wide': { classifier: false, grids: [[4, 6]] },
+    vit: { classifier: true, grids: [[4, 4]], registers: 0 },
+    'dino-vit': { classifier: false, grids: [[4, 4]], registers: 0 },
+    dinov2: { classifier: false, grids: [[4, 4]], registers: 0 },
+    'dinov2-wide': { classifier: false, grids: [[4, 6]], registers: 0 },
+    'dinov2-registers': { classifier: false, grids: [[4, 5]], registers: 3 },
   })) {
     it(`${name}: every layer's and head's attention, the grid, the labels`, async () => {
       const model = await loadModel(join(out, name));
@@ -106,7 +108,8 @@ describe('vision transformers against the torch reference', () => {
           assert.deepEqual([result.grid.rows, result.grid.columns], expected.grids[0], where);
           assert.equal(largestDifference(result.pixelValues, ref.pixel_values).difference, 0);
           const n = result.tokens;
-          assert.equal(n, 1 + ref.grid[0] * ref.grid[1]);
+          assert.equal(result.registers, expected.registers);
+          assert.equal(n, 1 + expected.registers + ref.grid[0] * ref.grid[1]);
           assert.equal(result.attention.length, layers * heads * n * n);
           assertClose(result.attention, ref.attention, `${where} attention`);
           if (expected.classifier) {

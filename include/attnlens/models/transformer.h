@@ -19,7 +19,8 @@
 //            x += mlp(ln(x)) (DINOv2: each block output times its layer scale); a final
 //            LayerNorm; no mask; scores scaled by 1/sqrt(head_dim); the classifier (lm_head,
 //            with its bias) reads the class token. DINOv2 resizes its position grid to the
-//            image's (bicubic, as torch's interpolate with align_corners=False)
+//            image's (bicubic, as torch's interpolate with align_corners=False); with registers,
+//            register tokens follow the class token and the resize is antialiased
 //
 // GPT-2, GPT-Neo and BERT tie the LM head to the token embeddings (plus cls.predictions.bias for
 // BERT). Every layer's attention runs through attention() (attention.h) with that layer's own
@@ -114,6 +115,10 @@ struct TransformerConfig {
   std::int64_t image_grid = 0;         // patches along a side of the trained image
   bool layer_scale = false;            // DINOv2: lambda1 / lambda2 scale each block's output
   bool interpolate_positions = false;  // DINOv2: any grid; ViT: only the trained one
+  // DINOv2 with registers: register tokens after the class token (no position embedding), and
+  // the position grid resized with torch's antialiased bicubic filter (a = -0.5) instead.
+  std::int64_t registers = 0;
+  bool antialias_positions = false;
 };
 
 // The head size of a config: head_dim, or hidden / heads where it is 0.
@@ -139,7 +144,7 @@ struct ForwardInputs {
   Span<const std::int32_t> token_types;  // BERT: [N] each < token_types, or empty (all 0)
   // Vision transformers, instead of tokens: pixel_values [channels, height, width], finite.
   // The patches are the whole patch_size squares from the top left (a remainder is dropped, as
-  // the patch convolution drops it); N = 1 + rows * columns.
+  // the patch convolution drops it); N = 1 + registers + rows * columns.
   Span<const float> pixels;
   std::int64_t image_height = 0;
   std::int64_t image_width = 0;
@@ -151,7 +156,8 @@ struct PatchGrid {
   std::int64_t columns = 0;
 };
 PatchGrid patch_grid(const TransformerConfig& config, const ForwardInputs& inputs);
-// The positions a forward pass runs over: the tokens, or the class token and the patches.
+// The positions a forward pass runs over: the tokens, or the class token, the registers and the
+// patches.
 std::int64_t sequence_length(const TransformerConfig& config, const ForwardInputs& inputs);
 
 struct ForwardOptions {

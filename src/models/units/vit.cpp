@@ -10,7 +10,10 @@
 // (channel, then row, then column), times the weight read as a linear layer [hidden, C*P*P].
 // DINOv2 runs at any grid: its trained grid of position embeddings is resized to the image's
 // with bicubic interpolation, as torch.nn.functional.interpolate(mode="bicubic",
-// align_corners=False) does in the transformers library's Dinov2Embeddings.
+// align_corners=False) does in the transformers library's Dinov2Embeddings; DINOv2 with
+// registers resizes with antialias=True (torch's separable filter whose support grows with the
+// downscale, a = -0.5), and puts its register tokens, which have no position, after the class
+// token: x = [cls + pos_0; registers; patches + pos].
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -26,6 +29,7 @@ void add_weights(const TransformerConfig& c, TableBuilder& t) {
   const std::int64_t patch_pixels = c.channels * c.patch_size * c.patch_size;
   t.add(g, kClassToken, "class_token", {1, 1, h});
   t.add(g, kPositionEmbedding, "position_embedding", {1, c.max_positions, h});
+  if (c.registers > 0) t.add(g, kRegisterTokens, "register_tokens", {1, c.registers, h});
   t.linear(g, kPatchWeight, kPatchBias, "patch_embedding", patch_pixels, h, false);
   for (std::int64_t l = 0; l < c.layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
@@ -74,38 +78,90 @@ void cubic_taps(std::int64_t in, std::int64_t out, std::vector<std::int64_t>& fi
   }
 }
 
-// The trained grid of patch position embeddings [grid * grid, h] resized to rows x columns.
+// One direction of a resize as dense weights [out][in] (a position grid's side is small).
+using ResizeWeights = std::vector<double>;
+
+// torch's plain bicubic: four taps around the source point, each index clamped to the edge
+// (a clamped tap adds its weight to the edge input).
+ResizeWeights cubic_resize(std::int64_t in, std::int64_t out) {
+  std::vector<std::int64_t> first;
+  std::vector<double> taps;
+  cubic_taps(in, out, first, taps);
+  ResizeWeights w(static_cast<std::size_t>(out * in), 0.0);
+  for (std::int64_t i = 0; i < out; ++i) {
+    for (std::int64_t k = 0; k < 4; ++k) {
+      const std::int64_t x =
+          std::min(std::max(first[static_cast<std::size_t>(i)] + k, std::int64_t{0}), in - 1);
+      w[static_cast<std::size_t>(i * in + x)] += taps[static_cast<std::size_t>(i * 4 + k)];
+    }
+  }
+  return w;
+}
+
+// torch's antialiased bicubic (a = -0.5): Pillow's scheme in floating point; the filter is
+// stretched by the downscale factor, taps outside the input are dropped and the weights
+// renormalised.
+ResizeWeights antialiased_resize(std::int64_t in, std::int64_t out) {
+  const double scale = static_cast<double>(in) / static_cast<double>(out);
+  const double support = scale >= 1.0 ? 2.0 * scale : 2.0;
+  const double inverse = scale >= 1.0 ? 1.0 / scale : 1.0;
+  const auto filter = [](double x) {
+    const double a = -0.5, t = std::abs(x);
+    if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+    if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
+    return 0.0;
+  };
+  ResizeWeights weights(static_cast<std::size_t>(out * in), 0.0);
+  for (std::int64_t i = 0; i < out; ++i) {
+    const double center = scale * (static_cast<double>(i) + 0.5);
+    const auto xmin = std::max(static_cast<std::int64_t>(center - support + 0.5), std::int64_t{0});
+    const std::int64_t xmax = std::min(static_cast<std::int64_t>(center + support + 0.5), in);
+    double total = 0;
+    double* w = weights.data() + i * in;
+    for (std::int64_t x = xmin; x < xmax; ++x) {
+      w[x] = filter((static_cast<double>(x) - center + 0.5) * inverse);
+      total += w[x];
+    }
+    if (total != 0) {
+      for (std::int64_t x = xmin; x < xmax; ++x) w[x] /= total;
+    }
+  }
+  return weights;
+}
+
+// The trained grid of patch position embeddings [grid * grid, h] resized to rows x columns,
+// separably (the grid is small: dense weights over its side).
 void interpolate_positions(const float* grid_rows, std::int64_t grid, std::int64_t h,
-                           std::int64_t rows, std::int64_t columns, float* out,
+                           std::int64_t rows, std::int64_t columns, bool antialias, float* out,
                            std::int64_t out_stride) {
-  std::vector<std::int64_t> y_first, x_first;
-  std::vector<double> y_weights, x_weights;
-  cubic_taps(grid, rows, y_first, y_weights);
-  cubic_taps(grid, columns, x_first, x_weights);
-  const auto clamp = [grid](std::int64_t i) { return std::min(std::max(i, std::int64_t{0}), grid - 1); };
+  const ResizeWeights y = antialias ? antialiased_resize(grid, rows) : cubic_resize(grid, rows);
+  const ResizeWeights x =
+      antialias ? antialiased_resize(grid, columns) : cubic_resize(grid, columns);
   std::vector<double> sum(static_cast<std::size_t>(h));
   for (std::int64_t r = 0; r < rows; ++r) {
     for (std::int64_t c = 0; c < columns; ++c) {
       std::fill(sum.begin(), sum.end(), 0.0);
-      for (int i = 0; i < 4; ++i) {
-        const std::int64_t y = clamp(y_first[static_cast<std::size_t>(r)] + i);
-        for (int j = 0; j < 4; ++j) {
-          const std::int64_t x = clamp(x_first[static_cast<std::size_t>(c)] + j);
-          const double w = y_weights[static_cast<std::size_t>(r * 4 + i)] *
-                           x_weights[static_cast<std::size_t>(c * 4 + j)];
-          const float* e = grid_rows + (y * grid + x) * h;
+      for (std::int64_t i = 0; i < grid; ++i) {
+        const double wy = y[static_cast<std::size_t>(r * grid + i)];
+        if (wy == 0) continue;
+        for (std::int64_t j = 0; j < grid; ++j) {
+          const double w = wy * x[static_cast<std::size_t>(c * grid + j)];
+          if (w == 0) continue;
+          const float* e = grid_rows + (i * grid + j) * h;
           for (std::int64_t k = 0; k < h; ++k) sum[static_cast<std::size_t>(k)] += w * e[k];
         }
       }
       float* dst = out + (r * columns + c) * out_stride;
-      for (std::int64_t k = 0; k < h; ++k) dst[k] = static_cast<float>(sum[static_cast<std::size_t>(k)]);
+      for (std::int64_t k = 0; k < h; ++k) {
+        dst[k] = static_cast<float>(sum[static_cast<std::size_t>(k)]);
+      }
     }
   }
 }
 
 // Patches unfolded into rows [rows * columns, C * P * P] in the weight's order (channel, row,
-// column), times the patch weight, into x's rows 1..N-1.
-void embed_patches(ForwardPass& p, const ForwardInputs& in, PatchGrid grid) {
+// column), times the patch weight, into `out` (rows of hidden).
+void embed_patches(ForwardPass& p, const ForwardInputs& in, PatchGrid grid, float* out) {
   const TransformerConfig& c = p.config;
   const std::int64_t size = c.patch_size, patches = grid.rows * grid.columns;
   const std::int64_t depth = c.channels * size * size;
@@ -126,27 +182,35 @@ void embed_patches(ForwardPass& p, const ForwardInputs& in, PatchGrid grid) {
   RowPanels panels;
   pack_rows(unfolded.data(), patches, depth, panels);
   p.note_threads(linear(p.ctx, panels, p.views.packed(c.layers, kPatchWeight),
-                        p.views.vector(c.layers, kPatchBias), p.x.data() + p.hidden, p.hidden));
+                        p.views.vector(c.layers, kPatchBias), out, p.hidden));
 }
 
 void embed(ForwardPass& p, const ForwardInputs& in) {
   const TransformerConfig& c = p.config;
-  const std::int64_t h = p.hidden;
+  const std::int64_t h = p.hidden, registers = c.registers;
   const PatchGrid grid = patch_grid(c, in);
-  embed_patches(p, in, grid);
+  float* x = p.x.data();
+  embed_patches(p, in, grid, x + (1 + registers) * h);
   const float* cls = p.views.vector(c.layers, kClassToken);
-  std::copy(cls, cls + h, p.x.data());
+  std::copy(cls, cls + h, x);
+  // Position rows: the class token's, then the patches' (the trained grid or resized).
   const float* positions = p.views.vector(c.layers, kPositionEmbedding);
-  const bool trained = grid.rows == c.image_grid && grid.columns == c.image_grid;
+  const std::int64_t patches = grid.rows * grid.columns;
   std::vector<float> resized;
-  if (!trained) {  // forward_checks: only when the config interpolates
-    resized.resize(static_cast<std::size_t>(p.n * h));
-    std::copy(positions, positions + h, resized.data());
+  const float* patch_positions = positions + h;
+  if (grid.rows != c.image_grid || grid.columns != c.image_grid) {  // only when it interpolates
+    resized.resize(static_cast<std::size_t>(patches * h));
     interpolate_positions(positions + h, c.image_grid, h, grid.rows, grid.columns,
-                          resized.data() + h, h);
-    positions = resized.data();
+                          c.antialias_positions, resized.data(), h);
+    patch_positions = resized.data();
   }
-  for (std::size_t j = 0; j < p.x.size(); ++j) p.x[j] += positions[j];
+  for (std::int64_t k = 0; k < h; ++k) x[k] += positions[k];
+  float* patch_rows = x + (1 + registers) * h;
+  for (std::int64_t j = 0; j < patches * h; ++j) patch_rows[j] += patch_positions[j];
+  if (registers > 0) {  // after the positions: registers have none
+    const float* tokens = p.views.vector(c.layers, kRegisterTokens);
+    std::copy(tokens, tokens + registers * h, x + h);
+  }
 }
 
 // x += scale * block_out (scale null: 1).

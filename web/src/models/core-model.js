@@ -206,7 +206,9 @@ function createBlock(module, heap, config) {
       .set('channels', config.channels)
       .set('imageGrid', config.imageGrid)
       .set('layerScale', config.layerScale ? 1 : 0)
-      .set('interpolatePositions', config.interpolatePositions ? 1 : 0);
+      .set('interpolatePositions', config.interpolatePositions ? 1 : 0)
+      .set('registers', config.registers ?? 0)
+      .set('antialiasPositions', config.antialiasPositions ? 1 : 0);
   }
   if (config.localWindows?.length) {
     block.array(

@@ -40,6 +40,8 @@ export const MODEL_BLOCK_LAYOUT = Object.freeze({
       'imageGrid',
       'layerScale',
       'interpolatePositions',
+      'registers',
+      'antialiasPositions',
       'resultParameters',
       'resultWeightBytes',
       'resultLoadScratchBytes',

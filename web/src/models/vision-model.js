@@ -47,6 +47,7 @@ export class VisionModel {
       patchSize: config.patchSize,
       imageGrid: config.imageGrid,
       interpolatesPositions: config.interpolatePositions,
+      registers: config.registers,
       labels: this.#labels ? this.#labels.length : 0,
       parameters: core.parameters,
       bytes: core.weightBytes,
@@ -60,8 +61,8 @@ export class VisionModel {
 
   /**
    * { architecture, modelType, vision: true, layers, heads, headDim, hidden, patchSize,
-   *   imageGrid, interpolatesPositions, labels, parameters, bytes, dtype, causal, predicts,
-   *   backend, processor }
+   *   imageGrid, interpolatesPositions, registers, labels, parameters, bytes, dtype, causal,
+   *   predicts, backend, processor }
    */
   get info() {
     this.#live('info');
@@ -81,11 +82,12 @@ export class VisionModel {
   }
 
   /**
-   * @returns {Promise<{ attention: Float32Array, tokens: number, grid: { rows, columns },
+   * @returns {Promise<{ attention: Float32Array, tokens: number, registers: number,
+   *   grid: { rows, columns },
    *   input: { height, width, resized: { height, width }, crop: { top, left } },
    *   labels: { index, label, p, logit }[] | null, logits?: Float32Array,
    *   pixelValues?: Float32Array }>} attention [layers, heads, tokens, tokens], token 0 the
-   *   class token, then the patches row by row
+   *   class token, then the registers (DINOv2 with registers), then the patches row by row
    */
   async run(image, options) {
     this.#live('run');
@@ -99,7 +101,7 @@ export class VisionModel {
       rows: Math.floor(input.height / patch),
       columns: Math.floor(input.width / patch),
     };
-    const tokens = 1 + grid.rows * grid.columns;
+    const tokens = 1 + this.#info.registers + grid.rows * grid.columns;
     const { attention, logits, logSumExp } = this.#core.forwardImage({
       pixels: input.pixelValues,
       height: input.height,
@@ -113,6 +115,7 @@ export class VisionModel {
     const result = {
       attention,
       tokens,
+      registers: this.#info.registers,
       grid,
       input: { height: input.height, width: input.width, resized: input.resized, crop: input.crop },
       labels: logits ? this.#topLabels(logits, logSumExp[0], opts.topK) : null,

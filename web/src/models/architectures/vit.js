@@ -59,12 +59,13 @@ export function labelsOf(config) {
 /**
  * The core config of a vision transformer's config.json. `classifierKey`: the tensor whose
  * presence means a classifier (null: the family's head is not read); `mlpRatio`: DINOv2's MLP
- * width as a multiple of hidden (else intermediate_size).
+ * width as a multiple of hidden (else intermediate_size); `registers`: DINOv2's register tokens,
+ * `antialias`: its resize of the position grid with antialiasing (with registers).
  */
 export function visionCoreConfig(
   config,
   tensors,
-  { classifierKey, mlpRatio, layerScale, interpolate },
+  { classifierKey, mlpRatio, layerScale, interpolate, registers = 0, antialias = false },
 ) {
   const hidden = positiveInteger(config, 'hidden_size');
   const heads = positiveInteger(config, 'num_attention_heads');
@@ -109,6 +110,8 @@ export function visionCoreConfig(
     imageGrid,
     layerScale,
     interpolatePositions: interpolate,
+    registers,
+    antialiasPositions: antialias,
   };
 }
 
