@@ -9,7 +9,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -178,6 +178,68 @@ describe('bad pictures get clear errors and leave the model usable', () => {
       );
     } finally {
       model.dispose();
+    }
+  });
+});
+
+describe('bad vision checkpoints get clear errors', () => {
+  // A copy of a fixture with one file rewritten.
+  function variant(from, name, file, edit) {
+    const folder = join(out, name);
+    execFileSync('cp', ['-r', join(out, from), folder]);
+    if (file) {
+      const path = join(folder, file);
+      writeFileSync(path, JSON.stringify(edit(JSON.parse(readFileSync(path, 'utf8')))));
+    }
+    return folder;
+  }
+
+  it('a missing or bad preprocessor_config.json, a config unlike the weights', async () => {
+    const missing = variant('dinov2', 'no-preprocessor');
+    rmSync(join(missing, 'preprocessor_config.json'));
+    await assert.rejects(loadModel(missing), (e) => e.code === 'not_found');
+    const bad = variant('vit', 'bad-preprocessor', 'preprocessor_config.json', (c) => ({
+      ...c,
+      image_std: [0.5, 0, 0.5],
+    }));
+    await assert.rejects(
+      loadModel(bad),
+      (e) => e instanceof RangeError && /image_std/.test(e.parameter),
+    );
+    const patch = variant('vit', 'bad-patch', 'config.json', (c) => ({ ...c, patch_size: 4 }));
+    await assert.rejects(loadModel(patch), (e) => e.code === 'shape_mismatch');
+    const tiny = variant('vit', 'bad-image-size', 'config.json', (c) => ({ ...c, image_size: 4 }));
+    await assert.rejects(
+      loadModel(tiny),
+      (e) => e instanceof RangeError && /image_size/.test(e.message),
+    );
+    const labels = variant('vit', 'bad-labels', 'config.json', (c) => ({
+      ...c,
+      id2label: { 0: 'a', 7: 'b' },
+    }));
+    await assert.rejects(
+      loadModel(labels),
+      (e) => e instanceof RangeError && /id2label/.test(e.message),
+    );
+    const swiglu = variant('dinov2', 'swiglu', 'config.json', (c) => ({
+      ...c,
+      use_swiglu_ffn: true,
+    }));
+    await assert.rejects(loadModel(swiglu), (e) => /use_swiglu_ffn/.test(e.message));
+  });
+
+  it('f16 weights give the same maps within half precision', async () => {
+    const [f32, f16] = await Promise.all([
+      loadModel(join(out, 'dinov2-wide')),
+      loadModel(join(out, 'dinov2-wide'), { dtype: 'f16' }),
+    ]);
+    try {
+      const a = await f32.run(PICTURES[1]);
+      const b = await f16.run(PICTURES[1]);
+      assert.ok(largestDifference(b.attention, a.attention).difference < 5e-3);
+    } finally {
+      f32.dispose();
+      f16.dispose();
     }
   });
 });
