@@ -176,6 +176,8 @@ export declare const BUNDLED_MODELS: readonly string[];
 export declare const LLAMA2C_TOKENIZER_URL: string;
 export declare const MODEL_OPTIONS: readonly string[];
 export declare const RUN_OPTIONS: readonly string[];
+/** The options Model.generate() accepts. */
+export declare const GENERATE_OPTIONS: readonly string[];
 /** The options Model.headScores() accepts. */
 export declare const HEAD_SCORE_OPTIONS: readonly string[];
 
@@ -280,6 +282,54 @@ export interface ModelRun {
   projections?: LayerProjections;
 }
 
+export interface GenerateOptions {
+  /** New tokens at most (default 20); the prompt plus maxTokens must fit maxPositions. */
+  maxTokens?: number;
+  /** 0 (default): greedy. Above 0: sampled from softmax(logits / temperature). */
+  temperature?: number;
+  /** Sampling: only the topK most likely tokens (default: all). */
+  topK?: number;
+  /** Sampling: the most likely tokens up to this probability, in (0, 1] (default 1). */
+  topP?: number;
+  /** The sampler's seed, a uint32 (default: drawn at random, returned as `seed`). */
+  seed?: number;
+  /** Cancels between two tokens: the promise rejects with an AbortError. */
+  signal?: AbortSignal;
+  /** Each new token, as soon as it has run. */
+  onToken?: (token: GeneratedToken) => void;
+  /** Adds each token's `logits`: the row it was chosen from. */
+  returnLogits?: boolean;
+}
+
+export interface GeneratedToken {
+  id: number;
+  /** What it adds to the text before it ('' for a special token such as EOS). */
+  text: string;
+  /** It ends inside a character: its text is U+FFFD. */
+  partial: boolean;
+  /** 0 for the first new token. */
+  step: number;
+  /** [layers, heads, past + 1]: its own row over every earlier token (past = prompt + step). */
+  attention: Float32Array;
+  /** With returnLogits: [vocab], the logits it was chosen from. */
+  logits?: Float32Array;
+}
+
+export interface ModelGeneration {
+  /** The new ids (EOS included when generation stopped at it). */
+  ids: number[];
+  /** What the new tokens add to the text, decoded together, without special tokens. */
+  text: string;
+  tokens: GeneratedToken[];
+  /** Each new token's attention row (tokens[i].attention). */
+  attention: Float32Array[];
+  stopped: 'eos' | 'maxTokens';
+  /** The sampler's seed (the one given, or the one drawn). */
+  seed: number;
+  /** The prompt's run: its tokens and attention [layers, heads, N, N]. */
+  prompt: { tokens: ModelToken[]; attention: Float32Array };
+}
+
 export interface HeadScoresOptions {
   /** Tokens in the repeated sequence (default 50, or what the model's positions allow). */
   length?: number;
@@ -302,6 +352,11 @@ export interface Model {
   readonly source: ModelFiles['source'];
   readonly tokenizer: ModelTokenizer;
   run(text: string, options?: RunOptions): Promise<ModelRun>;
+  /**
+   * Continues `text` (causal models): the prompt fills a KV cache, then one step per new token
+   * (docs/JS_API.md, "Generation").
+   */
+  generate(text: string, options?: GenerateOptions): Promise<ModelGeneration>;
   /**
    * Every head's scores on seeded probes the model never saw: random ordinary tokens of its
    * vocabulary, twice in a row, in the special tokens its tokenizer adds (docs/JS_API.md,

@@ -9,8 +9,13 @@
 //   _modelFinalize(handle, names)  after every weight is written (transposes, checks finite)
 //   _modelLayerMask(handle, layer) a layer's own mask: { causal, windowBefore, windowAfter }
 //   _modelLayerScale(handle, layer) the factor a layer multiplies q.k by
-//   _modelForward(handle, block)   one forward pass into the block's output arrays
-//   _modelDestroy(handle)          frees the model
+//   _modelForward(handle, block)   one forward pass into the block's output arrays (against a
+//                                  KV cache when the block names one)
+//   _modelCacheCreate(handle, capacity, memoryLimit)  a KV cache of the model (kv_cache.h):
+//                                  { cache, bytes }; memoryLimit 0: what the heap can grow into
+//   _modelCacheReset(handle, cache) empties it for a new text
+//   _modelCacheDestroy(cache)      frees it (also after its model was destroyed)
+//   _modelDestroy(handle)          frees the model (its caches are freed by their own handles)
 //
 // Handles are handle_table.h's. Errors are values as in attnlens_bindings.cpp.
 #include <emscripten/bind.h>
@@ -24,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlens/models/kv_cache.h"
 #include "attnlens/models/transformer.h"
 #include "block_reader.h"
 #include "handle_table.h"
@@ -44,6 +50,27 @@ cb::HandleTable<Transformer>& models() {
 }
 
 Transformer& model_of(double handle) { return models().get(handle); }
+
+// A KV cache and the handle of the model it was made for: a cache is only ever used with that
+// model, while the model lives (model handles are never reused).
+struct HeldCache {
+  double model;
+  attnlens::models::KvCache cache;
+};
+
+cb::HandleTable<HeldCache>& caches() {
+  static cb::HandleTable<HeldCache> table("cache");
+  return table;
+}
+
+attnlens::models::KvCache& cache_of(double model_handle, double cache_handle) {
+  model_of(model_handle);  // an error if the model was destroyed
+  HeldCache& held = caches().get(cache_handle);
+  if (held.model != model_handle) {
+    throw attnlens::InvalidArgumentError("cache", "this KV cache belongs to another model");
+  }
+  return held.cache;
+}
 
 // { create: { slots, arrays }, forward: { slots, arrays }, architectures, activations, dtypes,
 // ropeScalings }, each a list of names in index order.
@@ -238,6 +265,8 @@ val forward(double handle, std::uintptr_t address) {
     options.threads = block.integer(mb::kThreads, "threads");
     options.logit_positions = block.integers(mb::kLogitPositions, "logitPositions");
     options.projections_layer = block.integer(mb::kProjectionsLayer, "projectionsLayer");
+    const double cache = block.number(mb::kCache);
+    if (cache != 0) options.cache = &cache_of(handle, cache);
     for (std::int64_t mask_block : block.integers(mb::kMasks, "masks")) {
       options.masks.push_back(
           cb::mask_spec(cb::CallBlock(static_cast<std::uintptr_t>(mask_block))));
@@ -256,6 +285,37 @@ val forward(double handle, std::uintptr_t address) {
     const attnlens::models::ForwardStats stats = model.forward(in, options, out);
     block.set(mb::kResultScratchBytes, static_cast<double>(stats.scratch_bytes));
     block.set(mb::kResultThreads, stats.threads);
+    block.set(mb::kResultCacheLength,
+              options.cache ? static_cast<double>(options.cache->length()) : 0.0);
+    return val::undefined();
+  });
+}
+
+val cache_create(double handle, double capacity, double memory_limit) {
+  return cb::guarded([&] {
+    const Transformer& model = model_of(handle);
+    const std::int64_t limit = cb::to_int(memory_limit, "memoryLimit");
+    auto held = std::make_unique<HeldCache>(
+        HeldCache{handle, attnlens::models::KvCache(model, cb::to_int(capacity, "capacity"),
+                                                    limit > 0 ? limit : heap_room())});
+    const double bytes = static_cast<double>(held->cache.bytes());
+    val result = val::object();
+    result.set("cache", caches().add(std::move(held)));
+    result.set("bytes", bytes);
+    return result;
+  });
+}
+
+val cache_reset(double handle, double cache) {
+  return cb::guarded([&] {
+    cache_of(handle, cache).reset();
+    return val::undefined();
+  });
+}
+
+val cache_destroy(double cache) {
+  return cb::guarded([&] {
+    caches().remove(cache);
     return val::undefined();
   });
 }
@@ -278,5 +338,8 @@ EMSCRIPTEN_BINDINGS(attnlens_models) {
   emscripten::function("_modelLayerMask", &layer_mask);
   emscripten::function("_modelLayerScale", &layer_scale);
   emscripten::function("_modelForward", &forward);
+  emscripten::function("_modelCacheCreate", &cache_create);
+  emscripten::function("_modelCacheReset", &cache_reset);
+  emscripten::function("_modelCacheDestroy", &cache_destroy);
   emscripten::function("_modelDestroy", &destroy);
 }

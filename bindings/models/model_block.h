@@ -55,15 +55,19 @@ namespace attnlens_bindings::models {
 #define ATTNLENS_MODEL_CREATE_ARRAYS(X) \
   X(kLocalWindows, "localWindows") /* float64, one per layer (GPT-Neo), or absent */
 
-// _modelForward(handle, block).
+// _modelForward(handle, block). With a cache (a handle _modelCacheCreate(handle, ...) gave),
+// the tokens follow the cached ones and each N x N below is N x (past + N), past the cache's
+// length before the call (transformer.h, ForwardOptions::cache).
 #define ATTNLENS_MODEL_FORWARD_SLOTS(X)                                               \
   X(kThreads, "threads")                                                              \
   X(kProjectionsLayer, "projectionsLayer") /* -1: none; else the layer's q, k, v */   \
+  X(kCache, "cache")                       /* 0: none; else this model's KV cache */  \
   X(kImageHeight, "imageHeight")           /* vision: the pixels' height and width */ \
   X(kImageWidth, "imageWidth")                                                        \
   /* Results. */                                                                      \
   X(kResultScratchBytes, "resultScratchBytes")                                        \
-  X(kResultThreads, "resultThreads")
+  X(kResultThreads, "resultThreads")                                                  \
+  X(kResultCacheLength, "resultCacheLength") /* positions the cache holds after */
 
 #define ATTNLENS_MODEL_FORWARD_ARRAYS(X)                                                          \
   X(kTokenIds, "tokenIds")             /* int32 [N] */                                            \

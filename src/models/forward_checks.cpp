@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "attnlens/models/kv_cache.h"
 #include "parallel.h"
 #include "validate.h"
 
@@ -62,6 +63,35 @@ void check_pixels(const TransformerConfig& c, const ForwardInputs& in) {
   }
 }
 
+// The cache's length (0 without one), once the cache is this model's, its capacity takes the N
+// tokens and no mask is overridden.
+std::int64_t check_cache(const Transformer& model, const ForwardOptions& opt, std::int64_t n) {
+  if (!opt.cache) return 0;
+  const KvCache& cache = *opt.cache;
+  if (&cache.model() != &model) {
+    throw InvalidArgumentError("cache", "this KV cache was made for another model");
+  }
+  if (!opt.masks.empty()) {
+    throw InvalidArgumentError("masks",
+                               "a KV cache holds the keys each layer's own mask produced: "
+                               "masks cannot be overridden while decoding");
+  }
+  if (cache.length() + n > model.config().max_positions) {
+    throw RangeError("token_ids", std::to_string(n) + " more tokens after the " +
+                                      std::to_string(cache.length()) +
+                                      " cached are more than the model's " +
+                                      std::to_string(model.config().max_positions) +
+                                      " positions (max_position_embeddings)");
+  }
+  if (cache.length() + n > cache.capacity()) {
+    throw RangeError("capacity", std::to_string(n) + " more tokens after the " +
+                                     std::to_string(cache.length()) +
+                                     " cached need more than the KV cache's capacity of " +
+                                     std::to_string(cache.capacity()) + " positions");
+  }
+  return cache.length();
+}
+
 }  // namespace
 
 PatchGrid patch_grid(const TransformerConfig& c, const ForwardInputs& in) {
@@ -87,6 +117,10 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
     check_tokens(c, in);
   }
   const std::int64_t n = sequence_length(c, in);
+  if (c.architecture == Architecture::kVit && opt.cache) {
+    throw InvalidArgumentError("cache", "a vision transformer attends both ways: no KV cache");
+  }
+  const std::int64_t past = check_cache(model, opt, n);
   if (!in.token_types.empty()) {
     if (c.architecture != Architecture::kBert) {
       throw InvalidArgumentError("token_types", "only BERT models take token types");
@@ -127,10 +161,12 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
                            "positions*vocab = " + detail::product_text({positions, c.vocab}));
   }
   if (!out.attention.empty()) {
+    const std::int64_t keys = past + n;
     const std::int64_t count = detail::checked_mul(
-        detail::checked_mul(c.layers * c.heads, n, "attention"), n, "attention");
+        detail::checked_mul(c.layers * c.heads, n, "attention"), keys, "attention");
     detail::require_length(out.attention.size, count, "attention",
-                           "layers*heads*N*N = " + detail::product_text({c.layers, c.heads, n, n}));
+                           (past > 0 ? "layers*heads*N*(past+N) = " : "layers*heads*N*N = ") +
+                               detail::product_text({c.layers, c.heads, n, keys}));
   }
   if (!out.log_sum_exp.empty()) {
     detail::require_length(out.log_sum_exp.size, positions, "log_sum_exp",

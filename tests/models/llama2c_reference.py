@@ -8,11 +8,13 @@ the SiLU-gated MLP, the shared or stored classifier).
 Reads one JSON request on stdin, writes one JSON answer on stdout:
 
   request  {"model": path, "tokenizer": path, "texts": [...], "ids": [[...]], "encode": [...],
-            "greedy": steps, "write": null | {"version": 1 | 2, "path": ..., "group_size": 64}}
+            "greedy": steps, "greedy_from": [ids] (default [1], BOS alone),
+            "write": null | {"version": 1 | 2, "path": ..., "group_size": 64}}
   answer   {"cases": [{"ids": [...], "attention": [layers * heads * N * N],
                        "logits": [N * vocab]}],   (one per text, then one per list of "ids")
             "encoded": [[ids of each "encode" text]],
-            "greedy": {"ids": [...], "text": "..."}}
+            "greedy": {"ids": [...], "text": "..."}}   (ids: greedy_from, then the steps; each
+                                                      step re-runs the whole sequence)
 
 `write` re-exports the model it read as a version 1 or 2 file, as llama2.c's export.py lays them
 out (version 2: int8 groups with float32 scales), so the loader's other versions can be checked
@@ -250,11 +252,12 @@ def main():
               "encoded": [encode(text, pieces, scores) for text in request.get("encode", [])]}
     steps = request.get("greedy", 0)
     if steps:
-        ids = [1]
+        ids = list(request.get("greedy_from", [1]))
         for _ in range(steps):
             _, logits = forward(p, w, ids)
             ids.append(int(torch.argmax(logits[-1])))
-        text = b"".join(decode_piece(ids[i - 1], ids[i], pieces) for i in range(1, len(ids)))
+        start = len(request.get("greedy_from", [1]))
+        text = b"".join(decode_piece(ids[i - 1], ids[i], pieces) for i in range(start, len(ids)))
         answer["greedy"] = {"ids": ids, "text": text.decode("utf-8", errors="replace")}
     json.dump(answer, sys.stdout)
 

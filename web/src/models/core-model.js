@@ -1,6 +1,7 @@
 // A transformer held by the wasm core (bindings/models/model_bindings.cpp) through its handle:
-// creation from the core config, the weights written straight into wasm memory, and one
-// forward pass per call. Everything here is synchronous; model.js builds run() on it.
+// creation from the core config, the weights written straight into wasm memory, one forward
+// pass per call, and KV caches to decode against. Everything here is synchronous; model.js
+// builds run() on it, generate.js generate().
 
 import { CallBlock } from '../call-block.js';
 import { attnlensError, coreError, unwrap } from '../errors.js';
@@ -65,6 +66,9 @@ export class CoreModel {
    * One forward pass. `masks`: null (every layer its own) or a list of attention mask options
    * (checks.js form: causal, window, sparse, globalTokens), one for all layers or one per layer.
    * `projectionsLayer`: -1, or the layer whose q, k and v come back as `projections`.
+   * `cache`: 0, or a handle from createCache(): the ids then follow the `past` positions the
+   * cache holds, their keys and values are appended, and attention is [layers, heads, N,
+   * past + N].
    * @returns {{ attention?: Float32Array, logits?: Float32Array, logSumExp?: Float32Array,
    *   projections?: Float32Array }} logSumExp: each logits row's log sum exp (a token's
    *   probability is exp(logit - it)); projections: [3, heads, N, head_dim], q then k then v
@@ -78,14 +82,17 @@ export class CoreModel {
     shape,
     wantAttention = true,
     projectionsLayer = -1,
+    cache = 0,
+    past = 0,
   }) {
     const m = this.#module;
-    const { layers, heads, vocab, hidden, headDim } = shape;
+    const { layers, heads, vocab, headDim } = shape;
     const n = ids.length;
     return withHeap(m, (heap) => {
       const block = new ModelBlock(m, heap, 'forward')
         .set('threads', threads)
-        .set('projectionsLayer', projectionsLayer);
+        .set('projectionsLayer', projectionsLayer)
+        .set('cache', cache);
       block.array('tokenIds', heap.copyIn(Int32Array.from(ids), 'tokenIds'));
       if (types) block.array('tokenTypes', heap.copyIn(Int32Array.from(types), 'tokenTypes'));
       if (masks) {
@@ -94,7 +101,9 @@ export class CoreModel {
         );
         block.array('masks', heap.copyIn(Float64Array.from(addresses), 'masks'));
       }
-      const attention = wantAttention ? heap.floats(layers * heads * n * n, 'attention') : null;
+      const attention = wantAttention
+        ? heap.floats(layers * heads * n * (past + n), 'attention')
+        : null;
       if (attention) block.array('attention', attention);
       let logits = null;
       let logSumExp = null;
@@ -157,6 +166,24 @@ export class CoreModel {
         logSumExp: logSumExp ? copyFloats(m, logSumExp) : undefined,
       };
     });
+  }
+
+  /**
+   * A KV cache of `capacity` positions in wasm memory (the core refuses one the heap cannot
+   * hold, with a RangeError naming 'capacity'): { cache, bytes }. Free it with destroyCache().
+   */
+  createCache(capacity) {
+    return unwrap(this.#module._modelCacheCreate(this.#handle, capacity, 0));
+  }
+
+  /** Empties a cache of this model for a new text. */
+  resetCache(cache) {
+    unwrap(this.#module._modelCacheReset(this.#handle, cache));
+  }
+
+  /** Frees a cache (also once the model itself was destroyed). */
+  destroyCache(cache) {
+    unwrap(this.#module._modelCacheDestroy(cache));
   }
 
   destroy() {

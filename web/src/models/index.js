@@ -9,6 +9,7 @@
 export { loadModel, MODEL_OPTIONS } from './load-model.js';
 export { RUN_OPTIONS } from './model.js';
 export { IMAGE_RUN_OPTIONS } from './vision-model.js';
+export { GENERATE_OPTIONS } from './generate.js';
 export { HEAD_SCORE_OPTIONS } from './head-probe.js';
 export { SUPPORTED_MODEL_TYPES, VISION_MODEL_TYPES } from './architectures/index.js';
 export { describeModel, DESCRIBE_OPTIONS } from './describe-model.js';

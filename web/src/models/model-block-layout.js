@@ -52,10 +52,12 @@ export const MODEL_BLOCK_LAYOUT = Object.freeze({
     slots: Object.freeze([
       'threads',
       'projectionsLayer',
+      'cache',
       'imageHeight',
       'imageWidth',
       'resultScratchBytes',
       'resultThreads',
+      'resultCacheLength',
     ]),
     arrays: Object.freeze([
       'tokenIds',

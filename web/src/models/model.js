@@ -1,6 +1,7 @@
 // The Model loadModel() returns: run(text, options) tokenizes, runs the forward pass in the wasm
-// core and returns every layer's and head's attention with the model's predictions; `info`
-// describes it; dispose() frees its wasm memory.
+// core and returns every layer's and head's attention with the model's predictions;
+// generate(text, options) continues a text token by token (generate.js); `info` describes it;
+// dispose() frees its wasm memory.
 
 import { wasmBackendOf } from '../attention.js';
 import { describe, disposedError } from '../errors.js';
@@ -8,6 +9,7 @@ import { boolean, integer, optionsObject, rangeError, typeError } from '../argum
 import { checkMaskMatrix } from '../checks.js';
 import { formatMask, maskForMode, maskOptions, parseMask } from '../mask-notation.js';
 import { MAX_TEXT_LENGTH } from '../text/limits.js';
+import { checkGenerateOptions, generateTokens } from './generate.js';
 import { probeSequences, scoreProbes } from './head-probe.js';
 import { topPredictions } from './predictions.js';
 
@@ -155,6 +157,40 @@ export class Model {
       };
     }
     return result;
+  }
+
+  /**
+   * Continues `text` (a causal model's): the prompt's forward fills a KV cache, then each new
+   * token is one step against it, streamed to `onToken` with its row of attention.
+   * @returns {Promise<{ ids: number[], text: string, tokens: object[], attention: Float32Array[],
+   *   stopped: 'eos' | 'maxTokens', seed: number, prompt: { tokens, attention: Float32Array } }>}
+   */
+  async generate(text, options) {
+    this.#live('generate');
+    if (!this.#architecture.causal) {
+      throw typeError(
+        'model',
+        `generate() continues a text with a causal language model; this ${this.#info.modelType} ` +
+          'model is bidirectional (use run() and its [MASK] predictions)',
+      );
+    }
+    if (typeof text !== 'string')
+      throw typeError('text', `must be a string, got ${describe(text)}`);
+    if (text === '') throw rangeError('text', 'is empty: generate() needs a prompt to continue');
+    const { vocab, maxPositions } = this.#info;
+    const opts = checkGenerateOptions(options, { vocab, maxPositions });
+    const { ids, tokens } = this.#encode(text, { pair: null, truncate: false });
+    const lent = {
+      core: this.#core,
+      tokenizer: this.#tokenizer,
+      shape: { ...this.#shape, maxPositions },
+      threads: this.#wasm('generate').threads,
+      live: () => {
+        this.#live('generate');
+        this.#wasm('generate');
+      },
+    };
+    return generateTokens(lent, { ids, tokens }, opts);
   }
 
   /**

@@ -22,8 +22,7 @@ export function topPredictions(logits, offset, vocab, logSumExp, k, tokenizer, c
 // Up to this k a running insertion into a sorted list of k beats sorting the whole vocabulary.
 const INSERTION_LIMIT = 64;
 
-// The ids of the k largest logits, largest first; ties go to the smaller id (a stable order);
-// also a vision classifier's top labels (vision-model.js).
+/** The ids of the k largest logits, largest first; ties go to the smaller id (a stable order). */
 export function topIds(logits, offset, vocab, k) {
   if (k > INSERTION_LIMIT) {
     const ids = Array.from({ length: vocab }, (_, v) => v);

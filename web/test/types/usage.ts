@@ -37,6 +37,9 @@ import {
   type ModelDescription,
   type ModelHeadScores,
   HEAD_SCORE_OPTIONS,
+  GENERATE_OPTIONS,
+  type GeneratedToken,
+  type ModelGeneration,
   type Model,
   type ModelInfo,
   type ModelRun,
@@ -300,6 +303,22 @@ async function models(): Promise<void> {
   void [sink, probe, scoreOptions, scored.heads[0]?.label === 'sink'];
   // @ts-expect-error the probe length is a number
   await model.headScores({ length: '20' });
+  const controller = new AbortController();
+  const generation: ModelGeneration = await model.generate('Once upon a time', {
+    maxTokens: 8,
+    temperature: 0.8,
+    topK: 40,
+    topP: 0.95,
+    seed: 1,
+    signal: controller.signal,
+    onToken: (token: GeneratedToken) => void token.attention.length,
+  });
+  const rows: Float32Array | undefined = generation.attention[0];
+  const why2: 'eos' | 'maxTokens' = generation.stopped;
+  const generateOptions: readonly string[] = GENERATE_OPTIONS;
+  void [rows, why2, generation.text, generation.prompt.attention, generateOptions];
+  // @ts-expect-error maxTokens is a number
+  await model.generate('x', { maxTokens: '8' });
   const about: ModelDescription = await describeModel('gpt2', { dtype: 'f16', revision: 'main' });
   const needs: number = about.memoryBytes + about.loadScratchBytes;
   const why: string | null = about.fits ? null : about.reason;

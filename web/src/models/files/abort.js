@@ -2,11 +2,11 @@
 // file reads the same signal, so a cancelled load stops its downloads and rejects with an error
 // named 'AbortError' (whatever reason the caller aborted with, kept as its `cause`).
 
-/** The error a cancelled load rejects with. */
-export function abortError(signal) {
+/** The error a cancelled load (or, with its own message, a cancelled generation) rejects with. */
+export function abortError(signal, message = 'the model load was cancelled') {
   const reason = signal?.reason;
   if (reason instanceof Error && reason.name === 'AbortError') return reason;
-  const error = new DOMException('the model load was cancelled', 'AbortError');
+  const error = new DOMException(message, 'AbortError');
   if (reason !== undefined) Object.defineProperty(error, 'cause', { value: reason });
   return error;
 }
