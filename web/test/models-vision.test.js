@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { loadModel, SUPPORTED_MODEL_TYPES } from '../src/models/index.js';
+import { describeModel, loadModel, SUPPORTED_MODEL_TYPES } from '../src/models/index.js';
 import { mulberry32 } from '../scripts/random.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -226,6 +226,14 @@ describe('bad vision checkpoints get clear errors', () => {
       use_swiglu_ffn: true,
     }));
     await assert.rejects(loadModel(swiglu), (e) => /use_swiglu_ffn/.test(e.message));
+  });
+
+  it('describeModel lists a vision model with its preprocessor and no tokenizer', async () => {
+    const described = await describeModel(join(out, 'dinov2-registers'));
+    assert.deepEqual(described.missing, []);
+    assert.equal(described.modelType, 'dinov2_with_registers');
+    assert.ok(described.files.some((f) => f.name === 'preprocessor_config.json'));
+    assert.equal(described.fits, true);
   });
 
   it('f16 weights give the same maps within half precision', async () => {
