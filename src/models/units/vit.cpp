@@ -78,30 +78,36 @@ void cubic_taps(std::int64_t in, std::int64_t out, std::vector<std::int64_t>& fi
   }
 }
 
-// One direction of a resize as dense weights [out][in] (a position grid's side is small).
-using ResizeWeights = std::vector<double>;
+// One direction of a resize: for each output, the inputs it reads and their weights. Sparse, so
+// the work is bounded by the taps (about 4 per output up, 4 * in / out down), never in * out:
+// a checkpoint's grid may be large.
+struct Tap {
+  std::int64_t index;
+  double weight;
+};
+using ResizeTaps = std::vector<std::vector<Tap>>;
 
-// torch's plain bicubic: four taps around the source point, each index clamped to the edge
-// (a clamped tap adds its weight to the edge input).
-ResizeWeights cubic_resize(std::int64_t in, std::int64_t out) {
+// torch's plain bicubic: four taps around the source point, each index clamped to the edge.
+ResizeTaps cubic_resize(std::int64_t in, std::int64_t out) {
   std::vector<std::int64_t> first;
-  std::vector<double> taps;
-  cubic_taps(in, out, first, taps);
-  ResizeWeights w(static_cast<std::size_t>(out * in), 0.0);
+  std::vector<double> weights;
+  cubic_taps(in, out, first, weights);
+  ResizeTaps taps(static_cast<std::size_t>(out));
   for (std::int64_t i = 0; i < out; ++i) {
     for (std::int64_t k = 0; k < 4; ++k) {
       const std::int64_t x =
           std::min(std::max(first[static_cast<std::size_t>(i)] + k, std::int64_t{0}), in - 1);
-      w[static_cast<std::size_t>(i * in + x)] += taps[static_cast<std::size_t>(i * 4 + k)];
+      taps[static_cast<std::size_t>(i)].push_back(
+          {x, weights[static_cast<std::size_t>(i * 4 + k)]});
     }
   }
-  return w;
+  return taps;
 }
 
 // torch's antialiased bicubic (a = -0.5): Pillow's scheme in floating point; the filter is
 // stretched by the downscale factor, taps outside the input are dropped and the weights
 // renormalised.
-ResizeWeights antialiased_resize(std::int64_t in, std::int64_t out) {
+ResizeTaps antialiased_resize(std::int64_t in, std::int64_t out) {
   const double scale = static_cast<double>(in) / static_cast<double>(out);
   const double support = scale >= 1.0 ? 2.0 * scale : 2.0;
   const double inverse = scale >= 1.0 ? 1.0 / scale : 1.0;
@@ -111,43 +117,39 @@ ResizeWeights antialiased_resize(std::int64_t in, std::int64_t out) {
     if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
     return 0.0;
   };
-  ResizeWeights weights(static_cast<std::size_t>(out * in), 0.0);
+  ResizeTaps taps(static_cast<std::size_t>(out));
   for (std::int64_t i = 0; i < out; ++i) {
     const double center = scale * (static_cast<double>(i) + 0.5);
     const auto xmin = std::max(static_cast<std::int64_t>(center - support + 0.5), std::int64_t{0});
     const std::int64_t xmax = std::min(static_cast<std::int64_t>(center + support + 0.5), in);
+    std::vector<Tap>& row = taps[static_cast<std::size_t>(i)];
     double total = 0;
-    double* w = weights.data() + i * in;
     for (std::int64_t x = xmin; x < xmax; ++x) {
-      w[x] = filter((static_cast<double>(x) - center + 0.5) * inverse);
-      total += w[x];
+      row.push_back({x, filter((static_cast<double>(x) - center + 0.5) * inverse)});
+      total += row.back().weight;
     }
     if (total != 0) {
-      for (std::int64_t x = xmin; x < xmax; ++x) w[x] /= total;
+      for (Tap& tap : row) tap.weight /= total;
     }
   }
-  return weights;
+  return taps;
 }
 
 // The trained grid of patch position embeddings [grid * grid, h] resized to rows x columns,
-// separably (the grid is small: dense weights over its side).
+// separably.
 void interpolate_positions(const float* grid_rows, std::int64_t grid, std::int64_t h,
                            std::int64_t rows, std::int64_t columns, bool antialias, float* out,
                            std::int64_t out_stride) {
-  const ResizeWeights y = antialias ? antialiased_resize(grid, rows) : cubic_resize(grid, rows);
-  const ResizeWeights x =
-      antialias ? antialiased_resize(grid, columns) : cubic_resize(grid, columns);
+  const ResizeTaps y = antialias ? antialiased_resize(grid, rows) : cubic_resize(grid, rows);
+  const ResizeTaps x = antialias ? antialiased_resize(grid, columns) : cubic_resize(grid, columns);
   std::vector<double> sum(static_cast<std::size_t>(h));
   for (std::int64_t r = 0; r < rows; ++r) {
     for (std::int64_t c = 0; c < columns; ++c) {
       std::fill(sum.begin(), sum.end(), 0.0);
-      for (std::int64_t i = 0; i < grid; ++i) {
-        const double wy = y[static_cast<std::size_t>(r * grid + i)];
-        if (wy == 0) continue;
-        for (std::int64_t j = 0; j < grid; ++j) {
-          const double w = wy * x[static_cast<std::size_t>(c * grid + j)];
-          if (w == 0) continue;
-          const float* e = grid_rows + (i * grid + j) * h;
+      for (const Tap& ty : y[static_cast<std::size_t>(r)]) {
+        for (const Tap& tx : x[static_cast<std::size_t>(c)]) {
+          const double w = ty.weight * tx.weight;
+          const float* e = grid_rows + (ty.index * grid + tx.index) * h;
           for (std::int64_t k = 0; k < h; ++k) sum[static_cast<std::size_t>(k)] += w * e[k];
         }
       }
