@@ -56,6 +56,8 @@ export class ComparePanel {
       id: 'compare-source',
       onchange: () => this.#pickOption(this.select.value),
     });
+    // A model trained since the list was drawn shows up when the reader comes to the list.
+    this.select.addEventListener('focus', () => this.#renderOptions());
     const hubInput = el('input', {
       type: 'text',
       id: 'compare-hub-id',

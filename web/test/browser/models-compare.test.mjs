@@ -202,6 +202,35 @@ describe('two models side by side', () => {
     await page.close();
   });
 
+  it('puts the model trained in "Watch it learn" beside the page’s', async () => {
+    const page = await newPage(browser.context);
+    const link = new URLSearchParams({ lang: 'en', model: 'stories260K', text: TEXT });
+    await page.goto(`${browser.base}/demo/?${link}`);
+    await waitForRuns(page, 1);
+    await page.click('#learn-step');
+    await page.waitForFunction(() => document.body.dataset.learnSteps === '1', null, {
+      timeout: 60000,
+    });
+    await page.click('#compare-open');
+    await page.waitForSelector('#compare-source option[value="trained"]', { state: 'attached' });
+    assert.equal(
+      await page.textContent('#compare-source option[value="trained"]'),
+      'The model trained in “Watch it learn”, at step 1',
+    );
+    await page.selectOption('#compare-source', 'trained');
+    await page.waitForSelector('#compare-load', { timeout: 30000 });
+    // Files of the page's own: never in the link.
+    assert.doesNotMatch(page.url(), /second=/);
+    await page.click('#compare-load');
+    await compareRuns(page, 1);
+    assert.match(
+      await page.textContent('.compare-column[data-side="1"] .compare-title'),
+      /^Trained here \(step 1\) · gpt2, /,
+    );
+    assert.deepEqual(problems(page), []);
+    await page.close();
+  });
+
   it('phones stack the two columns', async () => {
     const page = await openStories('zh', { width: 390, height: 844 });
     await pickSecond(page, NEO);

@@ -254,8 +254,8 @@ export const enModels = {
   compareSecondLabel: 'Second model',
   compareChoose: 'Choose…',
   compareFilesLabel: 'Or your own files',
-  compareTrained: 'The model trained in “Watch it learn” ({steps} steps)',
-  compareTrainedName: 'Trained here ({steps} steps)',
+  compareTrained: 'The model trained in “Watch it learn”, at step {steps}',
+  compareTrainedName: 'Trained here (step {steps})',
   compareChecking: 'Checking what {name} would take…',
   compareMemory:
     '{first} holds {firstSize} of wasm memory; {second} would add {secondSize} (and {scratch} ' +

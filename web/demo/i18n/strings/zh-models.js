@@ -234,8 +234,8 @@ export const zhModels = {
   compareSecondLabel: '第二个模型',
   compareChoose: '请选择…',
   compareFilesLabel: '或你自己的文件',
-  compareTrained: '“看它学习”中训练的模型（{steps} 步）',
-  compareTrainedName: '在此训练（{steps} 步）',
+  compareTrained: '“看它学习”中训练的模型（第 {steps} 步）',
+  compareTrainedName: '在此训练（第 {steps} 步）',
   compareChecking: '正在查看 {name} 需要多少…',
   compareMemory:
     '{first} 占用 {firstSize} wasm 内存；{second} 将再占 {secondSize}（加载时另需 {scratch}）：' +
