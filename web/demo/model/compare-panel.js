@@ -5,15 +5,14 @@
 // (model/compare-compute.js), runs both on every change of the text, and draws them side by side
 // (compare-columns.js). Remove frees the second model. Loaded on demand by model/page.js.
 import { el, formatBytes } from '../../src/views/dom.js';
-import { validateHubSource } from '../../src/models/files/llama2c-names.js';
 import { loadFailure } from '../../src/models/load-failure.js';
 import { t } from '../i18n.js';
-import { CATALOG, catalogEntry } from './catalog.js';
+import { catalogEntry } from './catalog.js';
+import { SecondModelChooser } from './compare-chooser.js';
 import { CompareColumns } from './compare-columns.js';
 import { MAX_WASM_BYTES, pairMemory } from './compare-memory.js';
 
 const HUB_URL = typeof globalThis.ATTNLENS_HUB_URL === 'string' ? globalThis.ATTNLENS_HUB_URL : '';
-const TRAINED = 'trained';
 
 export class ComparePanel {
   // host: the panel's body; session: the page's ModelSession (its model and client);
@@ -26,19 +25,23 @@ export class ComparePanel {
     this.client = session.client;
     this.update = update;
     this.getState = getState;
-    this.trainedModel = trainedModel;
-    this.picked = null; // { name, source, key, urlId }
+    this.picked = null; // compare-chooser.js's { name, option, source, key, urlId? }
     this.about = null; // { status: 'pending' | 'ready' | 'error', ... } for `picked`
     this.loading = null; // { progress, error }
     this.loaded = null; // the second model's info
     this.runs = null; // [page model's run, second's run]
     this.runError = null;
+    this.chooser = new SecondModelChooser({
+      getState,
+      trainedModel,
+      onPick: (picked) => this.#pick(picked),
+    });
     this.details = el('div', { class: 'compare-details', 'aria-live': 'polite' });
     this.columnsHost = el('div', { class: 'compare-body' });
     this.columns = null;
-    host.replaceChildren(this.#chooser(), this.details, this.columnsHost);
+    host.replaceChildren(this.chooser.build(), this.details, this.columnsHost);
     const wanted = getState().second;
-    if (wanted) this.#pickHub(wanted);
+    if (wanted) this.chooser.pickHub(wanted);
     this.render();
   }
 
@@ -46,113 +49,8 @@ export class ComparePanel {
   relabel() {
     this.columns?.destroy();
     this.columns = null;
-    this.host.replaceChildren(this.#chooser(), this.details, this.columnsHost);
+    this.host.replaceChildren(this.chooser.build(), this.details, this.columnsHost);
     this.render();
-  }
-
-  // The ways to name a second model: the catalog and a trained model in one list, a Hub id, files.
-  #chooser() {
-    this.select = el('select', {
-      id: 'compare-source',
-      onchange: () => this.#pickOption(this.select.value),
-    });
-    // A model trained since the list was drawn shows up when the reader comes to the list.
-    this.select.addEventListener('focus', () => this.#renderOptions());
-    const hubInput = el('input', {
-      type: 'text',
-      id: 'compare-hub-id',
-      placeholder: 'owner/name',
-      spellcheck: 'false',
-      autocomplete: 'off',
-    });
-    this.hubError = el('span', { class: 'model-hub-error', role: 'status' });
-    const files = el('input', { type: 'file', id: 'compare-files', multiple: true });
-    files.addEventListener('change', () => this.#pickFiles([...files.files]));
-    return el(
-      'div',
-      { class: 'compare-chooser' },
-      el(
-        'p',
-        {},
-        el('label', { for: 'compare-source', text: t('compareSecondLabel') }),
-        ' ',
-        this.select,
-      ),
-      el(
-        'form',
-        {
-          class: 'model-hub-form',
-          onsubmit: (event) => {
-            event.preventDefault();
-            this.#pickHubId(hubInput.value.trim());
-          },
-        },
-        el('label', { for: 'compare-hub-id', text: t('modelHubLabel') }),
-        hubInput,
-        el('button', { type: 'submit', class: 'chip-button', text: t('modelHubGo') }),
-        this.hubError,
-      ),
-      el('p', {}, el('label', { for: 'compare-files', text: t('compareFilesLabel') }), ' ', files),
-    );
-  }
-
-  #renderOptions() {
-    const trained = this.trainedModel();
-    const options = [
-      el('option', { value: '', text: t('compareChoose') }),
-      ...CATALOG.map(({ id }) => el('option', { value: id, text: id })),
-    ];
-    if (trained) {
-      options.push(el('option', { value: TRAINED, text: t('compareTrained', trained) }));
-    }
-    this.select.replaceChildren(...options);
-    const value = this.picked?.option ?? '';
-    this.select.value = [...this.select.options].some((o) => o.value === value) ? value : '';
-  }
-
-  #pickOption(value) {
-    if (value === TRAINED) this.#pickTrained();
-    else if (value) this.#pickHub(value);
-  }
-
-  #pickHubId(id) {
-    this.hubError.textContent = '';
-    try {
-      validateHubSource(id);
-    } catch (error) {
-      this.hubError.textContent = error.message;
-      return;
-    }
-    this.#pickHub(id);
-  }
-
-  #pickHub(id) {
-    const dtype = this.getState().dtype;
-    const option = catalogEntry(id) ? id : '';
-    this.#pick({
-      name: id,
-      option,
-      urlId: id,
-      source: { kind: 'hub', id, revision: 'main' },
-      key: `hub:${id}@main:${dtype}`,
-    });
-  }
-
-  #pickFiles(files) {
-    if (!files.length) return;
-    const names = files.map((file) => `${file.name}:${file.size}`).join('|');
-    const name = t('modelYourFiles', { n: files.length });
-    this.#pick({ name, option: '', source: { kind: 'files', files }, key: `files:${names}` });
-  }
-
-  // The trained model is saved as checkpoint files at this moment: later steps do not change it.
-  async #pickTrained() {
-    const trained = this.trainedModel();
-    if (!trained) return;
-    const files = await trained.files();
-    const name = t('compareTrainedName', trained);
-    const key = `trained:${trained.steps}:${files.map((file) => file.size).join('|')}`;
-    this.#pick({ name, option: TRAINED, source: { kind: 'files', files }, key });
   }
 
   #pick(picked) {
@@ -216,7 +114,8 @@ export class ComparePanel {
       this.run();
     } catch (error) {
       if (this.picked !== picked) return;
-      this.loading = { progress: null, error };
+      // Cancelled: back to the memory line and its Load button.
+      this.loading = error?.name === 'AbortError' ? null : { progress: null, error };
     }
     this.render();
   }
@@ -272,7 +171,7 @@ export class ComparePanel {
   }
 
   render() {
-    this.#renderOptions();
+    this.chooser.render(this.picked);
     this.details.replaceChildren(...this.#detailParts());
     if (!this.loaded || !this.runs) {
       this.columns?.destroy();

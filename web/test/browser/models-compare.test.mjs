@@ -18,6 +18,7 @@ import {
   hubFixtures,
   NEO,
   runInNode,
+  SLOW,
   startHub,
   useHub,
   waitForRuns,
@@ -181,6 +182,20 @@ describe('two models side by side', () => {
       /^Not loaded: together the two models would need .* more than the 2\.0 GiB/,
     );
     assert.equal(await page.$('#compare-load'), null);
+    await page.close();
+  });
+
+  it('a download under way can be cancelled, back to the Load button', async () => {
+    const page = await openStories('en');
+    await page.fill('#compare-hub-id', SLOW);
+    await page.click('#compare-body .model-hub-form button[type="submit"]');
+    await page.waitForSelector('#compare-load', { timeout: 30000 });
+    await page.click('#compare-load');
+    await page.waitForSelector('#compare-cancel');
+    await page.click('#compare-cancel');
+    await page.waitForSelector('#compare-load');
+    assert.equal(await page.$('.compare-column'), null);
+    assert.deepEqual(problems(page), []);
     await page.close();
   });
 
