@@ -36,7 +36,7 @@ export class ModelPage {
     this.stage = new ModelStage(elements, { update, getState });
     this.compare = null; // the ComparePanel once opened (its code loads then)
     this.comparing = null; // its module on its way
-    elements.compareOpen.addEventListener('click', () => this.#openCompare());
+    elements.compareOpen.addEventListener('click', () => this.#openCompare({ focus: true }));
     this.timer = 0;
     this.pendingQueryText = null;
     elements.exportSnapshot.addEventListener('click', () => {
@@ -77,6 +77,7 @@ export class ModelPage {
       return;
     }
     if (changed.includes('lang')) this.compare?.relabel();
+    else if (changed.includes('scale')) this.compare?.render();
     if (changed.includes('layer')) this.#explain();
     this.render();
   }
@@ -130,8 +131,8 @@ export class ModelPage {
   }
 
   // "Compare two models" loads its code the first time it opens; a link naming a second model
-  // opens it once the page's model is loaded.
-  async #openCompare() {
+  // opens it once the page's model is loaded. focus: the reader opened it, its list takes focus.
+  async #openCompare({ focus = false } = {}) {
     if (this.compare || this.comparing) return;
     this.comparing = import('./compare-panel.js');
     const { ComparePanel } = await this.comparing;
@@ -145,9 +146,12 @@ export class ModelPage {
       update,
       getState,
       trainedModel,
-      onClose: () => this.#closeCompare(),
+      onClose: () => {
+        this.#closeCompare();
+        this.e.compareOpen.focus(); // Remove's button went with the panel
+      },
     });
-    this.e.compareBody.querySelector('select')?.focus();
+    if (focus) this.e.compareBody.querySelector('select')?.focus();
   }
 
   #closeCompare() {

@@ -93,6 +93,8 @@ describe('two models side by side', () => {
 
   it('shows the memory both take first, then both models on the same text', async () => {
     const page = await openStories('en');
+    // Opened from the keyboard or the pointer, the list of models takes focus.
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'compare-source');
     await pickSecond(page, NEO);
     const about = await describeModel(fixtures.folder(NEO));
     const total = stories.info.bytes + about.memoryBytes + about.loadScratchBytes;
@@ -207,6 +209,8 @@ describe('two models side by side', () => {
     await page.click('#compare-remove');
     await page.waitForFunction(() => document.body.dataset.compareReleased === 'true');
     assert.equal(await page.isHidden('#compare-body'), true);
+    // The keyboard lands on the button that opens a comparison again.
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'compare-open');
     assert.equal(await page.isVisible('#compare-open'), true);
     await page.waitForFunction(() => !location.search.includes('second='));
     assert.equal(await page.$('.compare-column'), null);
