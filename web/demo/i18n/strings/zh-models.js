@@ -225,4 +225,43 @@ export const zhModels = {
   openRealNamed: '{title}：在 {model} 中打开',
   // 带模型或快照的 <attn-lens>
   widgetModelAbout: '{model}：{text}',
+  // 图片模式（视觉模型：ViT、DINO、DINOv2）
+  pictureTitle: '图片',
+  pictureHint:
+    '视觉 Transformer 把图片切成方形小块；类别令牌汇集它们得出答案。看看每个头在看哪里。',
+  pictureDrop: '把图片拖到这里，或选择文件',
+  pictureSample: '示例图片',
+  pictureCamera: '摄像头',
+  pictureCameraStop: '关闭摄像头',
+  pictureTake: '拍照',
+  pictureRunning: '正在用模型处理图片…',
+  pictureDone: '{width} × {height} 像素，分成 {rows} × {columns} 个小块。',
+  pictureFailed: '图片没有运行成功：{message}',
+  pictureLayer: '层',
+  pictureHead: '头',
+  pictureHeadMean: '各头平均',
+  pictureHeadN: '头 {head}',
+  pictureOpacity: '热图不透明度',
+  pictureFocusClear: '回到类别令牌',
+  pictureFocusHint: '点击一个小块，或聚焦图片后用方向键，查看该小块在看哪里；按 Esc 回到类别令牌。',
+  pictureFromClass: '类别令牌在看哪里',
+  pictureFromPatch: '第 {row} 行第 {column} 列的小块在看哪里',
+  pictureMainCaption: '第 {layer} 层，{who}：{from}。',
+  pictureRollout: '类别令牌跨所有层的注意力展开（rollout）',
+  pictureLastLayer: '最后一层的原始注意力（各头平均）',
+  pictureGridTitle: '所有层 × 头（类别令牌）',
+  pictureGridCell: '第 {layer} 层，头 {head}',
+  pictureDistanceTitle: '各层的平均注意力距离',
+  pictureDistanceHint:
+    '每个点是一个头：按小块之间的注意力加权的距离（输入像素）。低于 {threshold} 像素' +
+    '（均匀注意力的 {uniform} 像素的一半）为局部头，否则为全局头：' +
+    '局部 {local} 个，全局 {global} 个。',
+  pictureDistanceAria: '各层每个头的平均注意力距离；低于 {threshold} 像素为局部',
+  pictureDistanceDot: '第 {layer} 层，头 {head}：{px} 像素，{label}',
+  pictureLocal: '局部',
+  pictureGlobal: '全局',
+  pictureLayerAxis: '层',
+  pictureLabel: '{label}：{p}%',
+  pictureExportPng: 'PNG',
+  pictureExportJson: 'JSON',
 };
