@@ -170,7 +170,7 @@ describe('the Picture mode with a vision transformer', () => {
     await page.close();
   });
 
-  it('a patch is focused by keyboard and by click; Escape goes back to the class token', async () => {
+  it('a patch is focused by keyboard and click; Escape goes back to the class token', async () => {
     const page = await openVit('en');
     await page.focus('.picture-main');
     await page.keyboard.press('ArrowRight');
