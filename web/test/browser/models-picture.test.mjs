@@ -2,8 +2,8 @@
 // tests/models/make_tiny_vit.py served in the Hub's layout under google/vit-base-patch16-224's
 // id. The bundled sample and a chosen file give maps equal to model.run() in Node on the same
 // pixels (the JSON export holds every head's class-token row, the rollout and the distances),
-// the patch focus moves by keyboard, both languages, phone width, and screenshots of each into
-// test-artifacts/ to look at.
+// the patch focus moves by keyboard, both languages, phone width, axe-core over the mode in
+// both languages (with a patch focused), and screenshots of each into test-artifacts/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { meanAttentionDistance } from '../../src/interpret/attention-distance.js';
 import { attentionRollout } from '../../src/interpret/rollout.js';
+import { blockingFindings } from './axe.mjs';
 import { artifact, newPage, openBrowser, REPO_ROOT } from './harness.mjs';
 import { startHub, useHub } from './model-page-support.mjs';
 
@@ -178,6 +179,7 @@ describe('the Picture mode with a vision transformer', () => {
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowDown');
     await page.screenshot({ path: artifact('picture-focus-en.png'), fullPage: true });
+    assert.deepEqual(await blockingFindings(page), [], 'axe (en)');
     await page.keyboard.press('Escape');
     assert.match(await page.textContent('.picture-figure figcaption'), /class token/);
     await page.click('.picture-main', { position: { x: 5, y: 5 } });
@@ -197,6 +199,9 @@ describe('the Picture mode with a vision transformer', () => {
     );
     assert.ok(overflow <= 0, `the page is ${overflow} px wider than the phone`);
     await page.screenshot({ path: artifact('picture-phone-zh.png'), fullPage: true });
+    await page.focus('.picture-main');
+    await page.keyboard.press('ArrowUp');
+    assert.deepEqual(await blockingFindings(page), [], 'axe (zh)');
     await page.close();
   });
 });
