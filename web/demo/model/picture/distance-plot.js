@@ -7,6 +7,7 @@ import { t } from '../../i18n.js';
 const WIDTH = 320;
 const HEIGHT = 200;
 const PAD = { left: 44, right: 10, top: 10, bottom: 34 };
+const LABEL_KEYS = { local: 'pictureLocal', global: 'pictureGlobal' };
 
 /**
  * @param {{ distances: Float32Array, threshold: number, labels: string[] }} distance
@@ -61,7 +62,7 @@ export function distancePlot(distance, layers, heads) {
               layer,
               head,
               px: px.toFixed(1),
-              label: t(label === 'local' ? 'pictureLocal' : 'pictureGlobal'),
+              label: t(LABEL_KEYS[label]),
             }),
           }),
         ),
