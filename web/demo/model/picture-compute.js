@@ -16,7 +16,9 @@ const TOP_LABELS = 5;
  */
 export async function runPicture(model, pixels) {
   const { patchSize, layers, heads, predicts } = model.info;
-  const run = await model.run(pixels, predicts ? { topK: TOP_LABELS } : {});
+  // A classifier with fewer classes than TOP_LABELS lists them all.
+  const topK = Math.min(TOP_LABELS, model.labels?.length ?? TOP_LABELS);
+  const run = await model.run(pixels, predicts ? { topK } : {});
   const shape = { layers, heads, n: run.tokens };
   const rollout = attentionRollout(run.attention, shape, { rows: [0] });
   const distance = meanAttentionDistance(run.attention, shape, {

@@ -17,6 +17,7 @@ import { artifact, newPage, openBrowser, REPO_ROOT } from './harness.mjs';
 import { startHub, useHub } from './model-page-support.mjs';
 
 const VIT = 'google/vit-base-patch16-224';
+const REGISTERS = 'facebook/dinov2-with-registers-small';
 const TOLERANCE = 1e-6; // the same wasm flavour on the same pixels: equal to float32 rounding
 
 /** model.run() in Node on the page's flavour (wasm-relaxed), on RGBA pixels from a file. */
@@ -29,7 +30,8 @@ function runPictureInNode(folder, rgbaFile, width, height) {
     const attention = await createAttention({ backend: 'wasm-relaxed', models: true });
     const model = await loadModel(${JSON.stringify(folder)}, { attention });
     const data = new Uint8Array(readFileSync(${JSON.stringify(rgbaFile)}));
-    const run = await model.run({ data, width: ${width}, height: ${height} }, { topK: 5 });
+    const options = model.info.predicts ? { topK: Math.min(5, model.labels.length) } : {};
+    const run = await model.run({ data, width: ${width}, height: ${height} }, options);
     console.log(JSON.stringify({ info: model.info, tokens: run.tokens, grid: run.grid,
       registers: run.registers, labels: run.labels, attention: [...run.attention] }));`;
   const out = execFileSync(
@@ -41,13 +43,16 @@ function runPictureInNode(folder, rgbaFile, width, height) {
 }
 
 describe('the Picture mode with a vision transformer', () => {
-  let hub, browser, folder, work;
+  let hub, browser, folder, folders, work;
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'attnlens-picture-'));
     execFileSync('/usr/bin/python3', [join(REPO_ROOT, 'tests/models/make_tiny_vit.py'), work]);
     const root = join(work, 'hub');
     folder = join(root, ...VIT.split('/'), 'main');
     cpSync(join(work, 'vit'), folder, { recursive: true });
+    const registersFolder = join(root, ...REGISTERS.split('/'), 'main');
+    cpSync(join(work, 'dinov2-registers'), registersFolder, { recursive: true });
+    folders = { [VIT]: folder, [REGISTERS]: registersFolder };
     // A chosen file unlike the sample: a portrait gradient PNG drawn by Pillow.
     execFileSync('/usr/bin/python3', [
       '-c',
@@ -65,9 +70,9 @@ describe('the Picture mode with a vision transformer', () => {
     await hub?.close?.();
   });
 
-  async function openVit(lang, viewport) {
+  async function openVit(lang, viewport, model = VIT) {
     const page = await newPage(browser.context, { viewport });
-    await page.goto(`${browser.base}/demo/?${new URLSearchParams({ lang, model: VIT })}`);
+    await page.goto(`${browser.base}/demo/?${new URLSearchParams({ lang, model })}`);
     // Once its files are in the browser's cache (after the first test) the model loads at once.
     await page.waitForSelector('#model-load, .model-status.is-ready', { timeout: 30000 });
     if (await page.$('#model-load')) await page.click('#model-load');
@@ -129,17 +134,17 @@ describe('the Picture mode with a vision transformer', () => {
     });
     assert.deepEqual(json.distance.labels, distance.labels, `${label}: local/global`);
     assert.deepEqual(
-      json.labels.map((x) => x.label),
-      node.labels.map((x) => x.label),
+      json.labels?.map((x) => x.label) ?? null,
+      node.labels?.map((x) => x.label) ?? null,
       `${label}: predicted labels`,
     );
   }
 
-  async function checkAgainstNode(page, bytes, label) {
+  async function checkAgainstNode(page, bytes, label, model = VIT) {
     const pixels = await pagePixels(page, bytes);
     const rgba = join(work, `${label}.rgba`);
     writeFileSync(rgba, Uint8Array.from(pixels.data));
-    const node = runPictureInNode(folder, rgba, pixels.width, pixels.height);
+    const node = runPictureInNode(folders[model], rgba, pixels.width, pixels.height);
     assertMatchesNode(await exportedJson(page), node, label);
     return node;
   }
@@ -168,6 +173,16 @@ describe('the Picture mode with a vision transformer', () => {
       (line) => !line.includes(hubOrigin) && !line.includes('https://huggingface.co/'),
     );
     assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('DINOv2 with registers: the maps leave the registers out and equal Node’s', async () => {
+    const page = await openVit('en', undefined, REGISTERS);
+    const sample = readFileSync(join(REPO_ROOT, 'web/demo/model/picture/sample-picture.png'));
+    const node = await checkAgainstNode(page, sample, 'registers', REGISTERS);
+    assert.ok(node.registers > 0, 'the fixture has registers');
+    assert.equal(await page.locator('.picture-labels li').count(), 0, 'no classifier');
+    await page.screenshot({ path: artifact('picture-registers-en.png'), fullPage: true });
     await page.close();
   });
 
