@@ -1,8 +1,8 @@
 // The Picture mode of the demo page with a vision transformer: the tiny ViT classifier of
 // tests/models/make_tiny_vit.py served in the Hub's layout under google/vit-base-patch16-224's
-// id. The bundled sample and a chosen file give maps equal to model.run() in Node on the same
-// pixels (the JSON export holds every head's class-token row, the rollout and the distances),
-// the patch focus moves by keyboard, both languages, phone width, axe-core over the mode in
+// id (and DINOv2 with registers under its id). The bundled sample, a chosen file and a dropped
+// one give maps equal to model.run() in Node on the same pixels (the JSON export holds every
+// head's class-token row, the rollout and the distances), the patch focus moves by keyboard, both languages, phone width, axe-core over the mode in
 // both languages (with a patch focused), and screenshots of each into test-artifacts/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -149,7 +149,7 @@ describe('the Picture mode with a vision transformer', () => {
     return node;
   }
 
-  it('the bundled sample and a chosen file give the maps model.run() gives in Node', async () => {
+  it('the sample, a chosen file and a dropped one give model.run()’s maps in Node', async () => {
     const page = await openVit('en');
     assert.equal(await page.textContent('#picture-title'), 'Picture');
     const sample = readFileSync(join(REPO_ROOT, 'web/demo/model/picture/sample-picture.png'));
@@ -166,6 +166,15 @@ describe('the Picture mode with a vision transformer', () => {
     await page.setInputFiles('.picture-file', chosen);
     await waitForPictures(page, 2);
     await checkAgainstNode(page, readFileSync(chosen), 'chosen');
+    // A dropped file: the sample again, as a drag from the desktop delivers it.
+    await page.evaluate(async (list) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(list)], 'dropped.png', { type: 'image/png' }));
+      const zone = document.querySelector('.picture-drop');
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true }));
+    }, Array.from(sample));
+    await waitForPictures(page, 3);
+    await checkAgainstNode(page, sample, 'dropped');
     // Requests to the Hub server are the design (and the catalog asks huggingface.co about
     // its other models, which this machine cannot reach); everything else must be clean.
     const hubOrigin = new URL(hub.url).origin;
