@@ -2,8 +2,9 @@
 // tests/models/make_tiny_vit.py served in the Hub's layout under google/vit-base-patch16-224's
 // id (and DINOv2 with registers under its id). The bundled sample, a chosen file and a dropped
 // one give maps equal to model.run() in Node on the same pixels (the JSON export holds every
-// head's class-token row, the rollout and the distances), the patch focus moves by keyboard, both languages, phone width, axe-core over the mode in
-// both languages (with a patch focused), and screenshots of each into test-artifacts/.
+// head's class-token row, the rollout and the distances), the patch focus moves by keyboard
+// and click, both languages, phone width, axe-core over the mode in both languages (with a
+// patch focused), and screenshots of each into test-artifacts/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
