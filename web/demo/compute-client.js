@@ -85,6 +85,7 @@ export class ComputeClient {
       modelDescribe: models.describeModel,
       modelLoad: models.loadModel,
       modelRun: models.runModel,
+      modelPicture: models.runPictureModel,
       modelExplain: models.explainLayer,
       modelHeadScores: models.scoreHeads,
       modelRelease: models.releaseModel,

@@ -15,6 +15,7 @@ const MODEL_HANDLERS = {
   modelDescribe: 'describeModel',
   modelLoad: 'loadModel',
   modelRun: 'runModel',
+  modelPicture: 'runPictureModel',
   modelExplain: 'explainLayer',
   modelHeadScores: 'scoreHeads',
   modelRelease: 'releaseModel',

@@ -78,8 +78,17 @@ export function infoOf({ key, model }) {
     ...model.info,
     fromCache: model.source.fromCache,
     bundled: model.source.kind === 'bundled',
-    maskToken: model.tokenizer.special.mask?.text ?? null,
+    // vision models have no tokenizer (and run pictures, runPictureModel)
+    maskToken: model.tokenizer?.special.mask?.text ?? null,
   };
+}
+
+/** params: { key, pixels: { data, width, height } } (RGBA): picture-compute.js runPicture. */
+export async function runPictureModel({ key, pixels }) {
+  const model = live(key);
+  if (!model.info.vision) throw new TypeError('model: this model does not take pictures');
+  const { runPicture } = await import('./picture-compute.js');
+  return runPicture(model, pixels);
 }
 
 export function live(key) {

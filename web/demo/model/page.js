@@ -115,6 +115,7 @@ export class ModelPage {
 
   async #run() {
     const state = this.parts.getState();
+    if (this.#info()?.vision) return; // pictures run from the Picture mode
     if (!(await this.session.run(state))) return;
     const result = this.session.result;
     if (result && this.pendingQueryText !== null) {
@@ -193,6 +194,8 @@ export class ModelPage {
     composer.render(state);
     this.picker.render(state);
     const info = this.#info();
+    this.#showPicture(info);
+    if (info?.vision) return;
     const result = info ? this.session.result : null;
     this.controls.sync(state, info, result, this.session.headScores());
     const view = this.viewResult();
@@ -229,6 +232,34 @@ export class ModelPage {
     renderNumbersTable(this.e.weightsTable, state, view, { head, query });
     renderPredictions(this.e.predictionsBody, state, result, info);
     this.#renderExplain(state, info, head, query);
+  }
+
+  // A vision model takes pictures, not text: while one is open the Picture mode (loaded the
+  // first time, so text pages never fetch it) stands in for the stage and the predictions.
+  #showPicture(info) {
+    const vision = Boolean(info?.vision);
+    document.body.classList.toggle('picture-on', vision);
+    this.e.stage.hidden = vision;
+    if (vision) {
+      this.e.predictions.hidden = true;
+      this.e.modelWaiting.hidden = true;
+    }
+    if (!vision) {
+      if (this.picture) this.picture.element.hidden = true;
+      this.picture?.hide();
+      return;
+    }
+    if (this.picture) {
+      this.picture.element.hidden = false;
+      this.picture.show(info);
+      return;
+    }
+    this.picturePending ??= import('./picture/picture-panel.js').then(({ PicturePanel }) => {
+      const getInfo = () => this.#info();
+      this.picture = new PicturePanel({ client: this.parts.client, getInfo });
+      this.e.stage.before(this.picture.element);
+      this.render();
+    });
   }
 
   #renderExplain(state, info, head, query) {

@@ -1,7 +1,8 @@
 // axe-core over every view of the demo (matrix, lines, heads, numbers, with the explain and cost
 // panels on the page; self- and cross-attention), in English and Chinese, over the real-model
 // views that read a whole run (rollout and flow, attention sinks) and two models side by side on
-// the bundled stories260K, and over the widget's sample blog post. A serious or critical finding
+// the bundled stories260K, and over the widget's sample blog post (the Picture mode of vision
+// models is checked on its Hub fixture in models-picture.test.mjs). A serious or critical finding
 // fails the test with its rule, the elements it names and axe's own summary of what is wrong.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
