@@ -13,12 +13,12 @@ namespace attnlens::models {
 namespace {
 
 // The caller's mask for layer l, or the layer's own with its window clamped to N.
-MaskSpec mask_for(const Transformer& model, const ForwardOptions& opt, std::int64_t l,
-                  std::int64_t n) {
+MaskSpec mask_for(const ForwardPass& p, std::int64_t l) {
+  const ForwardOptions& opt = p.options;
   if (opt.masks.size() == 1) return opt.masks[0];
   if (!opt.masks.empty()) return opt.masks[static_cast<std::size_t>(l)];
-  MaskSpec mask = model.layer_mask(l);
-  if (mask.window) mask.window->before = std::min(mask.window->before, n);
+  MaskSpec mask = p.stack.layer_mask(p.config, l);
+  if (mask.window) mask.window->before = std::min(mask.window->before, p.n);
   return mask;
 }
 
@@ -57,14 +57,53 @@ int attend_layer(std::int64_t heads, std::int64_t kv_heads, std::int64_t n, std:
 
 std::size_t floats(std::int64_t count) { return static_cast<std::size_t>(count); }
 
+// Rows [n][ld] holding `groups` heads of d columns each -> head-major [groups][n][d]: head g of
+// row i's columns starting at g * d becomes row i of head g's block.
+void split_heads(const float* rows, std::int64_t n, std::int64_t ld, std::int64_t groups,
+                 std::int64_t d, float* heads) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t g = 0; g < groups; ++g) {
+      const float* src = rows + i * ld + g * d;
+      std::copy(src, src + d, heads + (g * n + i) * d);
+    }
+  }
+}
+
+// p.heads_out [H][N][d] -> p.context [N][H * d], then the output projection into p.block_out.
+void merge_heads_and_project(ForwardPass& p, const AttentionView& w) {
+  const std::int64_t n = p.n, d = p.head_dim;
+  for (std::int64_t hd = 0; hd < p.heads; ++hd) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float* src = p.heads_out.data() + (hd * n + i) * d;
+      std::copy(src, src + d, p.context.data() + i * p.q_width + hd * d);
+    }
+  }
+  pack_rows(p.context.data(), n, p.q_width, p.panels);
+  p.note_threads(linear(p.ctx, p.panels, w.out, w.b_out, p.block_out.data(), p.hidden));
+}
+
+AttentionOptions attention_options_of(const ForwardPass& p, float scale, MaskSpec mask,
+                                      bool materialized) {
+  AttentionOptions options;
+  options.score = ScoreFunction::kDot;
+  options.scale = scale;
+  options.mask = std::move(mask);
+  options.threads = p.options.threads;
+  options.kernels = &p.kernels;
+  options.strategy = materialized ? Strategy::kMaterialized : Strategy::kAuto;
+  return options;
+}
+
 }  // namespace
 
-ForwardPass::ForwardPass(const Transformer& m, const ForwardInputs& in, const ForwardOptions& opt,
-                         const ForwardOutputs& out)
+ForwardPass::ForwardPass(const Transformer& m, const StackUnit& s, const ForwardInputs& in,
+                         const ForwardOptions& opt, const ForwardOutputs& out)
     : model(m),
+      stack(s),
       config(m.config()),
       options(opt),
       outputs(out),
+      first_layer(s.layers(config).first),
       n(static_cast<std::int64_t>(in.token_ids.size)),
       hidden(config.hidden),
       heads(config.heads),
@@ -87,9 +126,9 @@ ForwardPass::ForwardPass(const Transformer& m, const ForwardInputs& in, const Fo
       heads_qkv(qkv.size()),
       heads_out(context.size()),
       mlp(floats(n * intermediate)),
-      gate(unit_of(config.architecture).mlp == MlpKind::kGated ? mlp.size() : 0),
+      gate(s.mlp == MlpKind::kGated ? mlp.size() : 0),
       row(floats(hidden)) {
-  if (unit_of(config.architecture).rotary) {
+  if (s.rotary) {
     rotary_tables(inverse_frequencies(config.rotary, head_dim), n, cos, sin);
   }
   stats.scratch_bytes =
@@ -128,21 +167,15 @@ void normalize(ForwardPass& p, NormKind kind, const Norm& norm, const float* src
   }
 }
 
-void self_attention(ForwardPass& p, const LayerView& w, std::int64_t l, const float* input) {
+void self_attention(ForwardPass& p, const AttentionView& w, std::int64_t l, const float* input) {
   const std::int64_t n = p.n, d = p.head_dim, head_block = p.head_block;
   pack_rows(input, n, p.hidden, p.panels);
   p.note_threads(linear(p.ctx, p.panels, w.q, w.bq, p.qkv.data(), p.qkv_width));
   p.note_threads(linear(p.ctx, p.panels, w.k, w.bk, p.qkv.data() + p.q_width, p.qkv_width));
   p.note_threads(
       linear(p.ctx, p.panels, w.v, w.bv, p.qkv.data() + p.q_width + p.kv_width, p.qkv_width));
-  // [N][q | k | v] -> q [H][N][d], k [KV][N][d], v [KV][N][d]: head g of the row's columns
-  // starting at g * d becomes row i of head g's block.
-  for (std::int64_t i = 0; i < n; ++i) {
-    for (std::int64_t g = 0; g < p.qkv_width / d; ++g) {
-      const float* src = p.qkv.data() + i * p.qkv_width + g * d;
-      std::copy(src, src + d, p.heads_qkv.data() + g * head_block + i * d);
-    }
-  }
+  // [N][q | k | v] -> q [H][N][d], k [KV][N][d], v [KV][N][d].
+  split_heads(p.qkv.data(), n, p.qkv_width, p.qkv_width / d, d, p.heads_qkv.data());
   if (!p.cos.empty()) {  // q and k heads, one after the other, each row i at position i
     for (std::int64_t g = 0; g < (p.q_width + p.kv_width) / d; ++g) {
       p.ops.rotary(static_cast<std::size_t>(n), static_cast<std::size_t>(d / 2),
@@ -154,30 +187,45 @@ void self_attention(ForwardPass& p, const LayerView& w, std::int64_t l, const fl
   if (l == p.options.projections_layer && !out.projections.empty()) {
     copy_projections(p.heads, p.kv_heads, head_block, p.heads_qkv.data(), out.projections.data);
   }
-  AttentionOptions attention_options;
-  attention_options.score = ScoreFunction::kDot;
-  attention_options.scale = p.model.attention_scale(l);
-  attention_options.mask = mask_for(p.model, p.options, l, n);
-  attention_options.threads = p.options.threads;
-  attention_options.kernels = &p.kernels;
-  attention_options.strategy = out.attention.empty() ? Strategy::kAuto : Strategy::kMaterialized;
+  const AttentionOptions attention_options = attention_options_of(
+      p, p.stack.attention_scale(p.config, l), mask_for(p, l), !out.attention.empty());
   MutableFloatView weights;
   if (!out.attention.empty()) {
-    weights = MutableFloatView(out.attention.data + l * p.heads * n * n,
+    weights = MutableFloatView(out.attention.data + (l - p.first_layer) * p.heads * n * n,
                                static_cast<std::size_t>(p.heads * n * n));
   }
   p.note_threads(attend_layer(p.heads, p.kv_heads, n, d, p.heads_qkv.data(), attention_options,
                               p.heads_out.data(), weights));
-  // [H][N][d] -> [N][H * d]
-  for (std::int64_t hd = 0; hd < p.heads; ++hd) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      const float* src = p.heads_out.data() + hd * head_block + i * d;
-      std::copy(src, src + d, p.context.data() + i * p.q_width + hd * d);
-    }
-  }
-  pack_rows(p.context.data(), n, p.q_width, p.panels);
-  p.note_threads(
-      linear(p.ctx, p.panels, w.attention_out, w.b_attention_out, p.block_out.data(), p.hidden));
+  merge_heads_and_project(p, w);
+}
+
+void cross_attention(ForwardPass& p, const AttentionView& w, float scale, MaskSpec mask,
+                     const float* input, MutableFloatView weights) {
+  const EncoderOutput& encoder = p.encoder;
+  const std::int64_t n = p.n, m = encoder.n, d = p.head_dim;
+  // q from the decoder's rows, as self-attention's (heads_qkv's first H * N * d floats).
+  pack_rows(input, n, p.hidden, p.panels);
+  p.note_threads(linear(p.ctx, p.panels, w.q, w.bq, p.qkv.data(), p.qkv_width));
+  split_heads(p.qkv.data(), n, p.qkv_width, p.heads, d, p.heads_qkv.data());
+  // k | v from the encoder's rows, then head-major k [KV][M][d] and v [KV][M][d].
+  const std::int64_t kv_row = 2 * p.kv_width;
+  std::vector<float> kv(floats(m * kv_row)), kv_heads(kv.size());
+  RowPanels encoder_panels;
+  pack_rows(encoder.rows, m, encoder.width, encoder_panels);
+  p.note_threads(linear(p.ctx, encoder_panels, w.k, w.bk, kv.data(), kv_row));
+  p.note_threads(linear(p.ctx, encoder_panels, w.v, w.bv, kv.data() + p.kv_width, kv_row));
+  split_heads(kv.data(), m, kv_row, 2 * p.kv_heads, d, kv_heads.data());
+  if (!encoder.key_valid.empty()) mask.key_valid = encoder.key_valid;
+  const auto q_floats = floats(p.heads * n * d), kv_floats = floats(p.kv_heads * m * d);
+  const AttentionInputs inputs{{p.heads, n, m, d, d, p.kv_heads},
+                               FloatView(p.heads_qkv.data(), q_floats),
+                               FloatView(kv_heads.data(), kv_floats),
+                               FloatView(kv_heads.data() + kv_floats, kv_floats)};
+  const AttentionOptions options =
+      attention_options_of(p, scale, std::move(mask), !weights.empty());
+  const MutableFloatView output(p.heads_out.data(), q_floats);
+  p.note_threads(attention(inputs, options, AttentionOutputs{output, weights, {}}).threads);
+  merge_heads_and_project(p, w);
 }
 
 void feed_forward(ForwardPass& p, MlpKind kind, ActivationFn activate, const LayerView& w,

@@ -1,6 +1,7 @@
 // The shared blocks every model unit (units/*.cpp) builds its layers from, over the state of
-// one forward() call (ForwardPass): embeddings, LayerNorm / RMSNorm, self-attention through
-// attention() (rotary optional), the MLP and the gated MLP, residuals, and the heads. A block
+// one stack's run (ForwardPass): embeddings, LayerNorm / RMSNorm, self-attention through
+// attention() (rotary optional), cross-attention over an encoder's output, the MLP and the
+// gated MLP, residuals, and the heads. A block
 // reads its input where the caller says and leaves its output in a named buffer of the pass, so
 // a unit's layer function reads as the architecture's own equations (units/bert.cpp: post-LN;
 // units/gpt2.cpp: pre-LN).
@@ -18,15 +19,29 @@
 
 namespace attnlens::models {
 
-// One forward() call: its sizes, context and working buffers (token-major unless named).
+struct StackUnit;
+
+// What a decoder's cross-attention reads: an encoder's output rows [n, width] (token-major),
+// and which of them are real tokens (key padding: n flags, non-zero = real; empty = all).
+struct EncoderOutput {
+  const float* rows = nullptr;
+  std::int64_t n = 0;
+  std::int64_t width = 0;
+  ByteView key_valid;
+};
+
+// One stack's run over its input sequence: its sizes, context and working buffers (token-major
+// unless named).
 struct ForwardPass {
-  ForwardPass(const Transformer& model, const ForwardInputs& in, const ForwardOptions& opt,
-              const ForwardOutputs& out);
+  ForwardPass(const Transformer& model, const StackUnit& stack, const ForwardInputs& in,
+              const ForwardOptions& opt, const ForwardOutputs& out);
 
   const Transformer& model;
+  const StackUnit& stack;
   const TransformerConfig& config;
   const ForwardOptions& options;
   const ForwardOutputs& outputs;
+  const std::int64_t first_layer;  // the stack's first row of the weight table
   const std::int64_t n, hidden, heads, kv_heads, head_dim, intermediate;
   const std::int64_t q_width, kv_width, qkv_width, head_block;
   const KernelSet& kernels;
@@ -47,6 +62,8 @@ struct ForwardPass {
   std::vector<float> row;        // one embedding row converted from halves
   std::vector<float> cos, sin;   // rotary tables of positions 0..N-1, or empty
   RowPanels panels;              // the current linear layers' input, packed
+  // The encoder output a decoder stack's cross-attention reads; empty for other stacks.
+  EncoderOutput encoder;
 
   void note_threads(int used) { stats.threads = std::max(stats.threads, used); }
 };
@@ -64,7 +81,15 @@ void normalize(ForwardPass& p, NormKind kind, const Norm& norm, const float* src
 // Self-attention of layer `l` over `input` [N, hidden]: q, k, v projections, rotary embedding of
 // q and k when the pass has rotary tables, attention() with the layer's mask and scale (its
 // weights into the caller's buffer), merged heads, output projection into p.block_out.
-void self_attention(ForwardPass& p, const LayerView& w, std::int64_t l, const float* input);
+void self_attention(ForwardPass& p, const AttentionView& w, std::int64_t l, const float* input);
+
+// Cross-attention over p.encoder (BartAttention / MarianAttention with key_value_states): q from
+// `input` [N, hidden], k and v projected from the encoder's rows, attention() with `mask` (its
+// key_valid taken from p.encoder when it has flags) and `scale`, its weights [H, N, encoder n]
+// into `weights` when not empty, merged heads, output projection into p.block_out. Its key and
+// value heads are the config's kv_heads.
+void cross_attention(ForwardPass& p, const AttentionView& w, float scale, MaskSpec mask,
+                     const float* input, MutableFloatView weights);
 
 // The MLP of a layer over `input` [N, hidden] into p.block_out.
 void feed_forward(ForwardPass& p, MlpKind kind, ActivationFn activate, const LayerView& w,

@@ -1,12 +1,12 @@
-// The forward pass over one stack of layers (transformer.h has the semantics per architecture),
-// run by the config's unit (units/*.cpp) from the shared blocks (blocks.h):
+// The forward pass (transformer.h has the semantics per architecture), run by the config's unit
+// (units/*.cpp) from the shared blocks (blocks.h), one stack at a time (run_stack):
 //
-//   ids -> unit.embed: x [N, hidden]
-//   per layer: unit.layer: x = layer(x) (attention through attention() with the layer's mask
+//   ids -> stack.embed: x [N, hidden]
+//   per layer: stack.layer: x = layer(x) (attention through attention() with the layer's mask
 //              into the caller's weights buffer; the MLP), then a finiteness check
-//   unit.finish (GPT, llama: the final norm);  logits at the asked positions = rows . E^T
-//   (+ bias), the rows first through unit.head_transform (BERT's MLM transform), E the token
-//   embedding or llama's own lm_head.
+//   stack.finish (GPT, llama: the final norm);  then the head on the last stack's output:
+//   logits at the asked positions = rows . E^T (+ bias), the rows first through
+//   unit.head_transform (BERT's MLM transform), E the token embedding or llama's own lm_head.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -68,27 +68,36 @@ void logits(ForwardPass& p, const ModelUnit& unit) {
 
 }  // namespace
 
-ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions& opt,
-                                  const ForwardOutputs& out) const {
-  check_forward_inputs(*this, in, opt, out);
-  const ModelUnit& unit = unit_of(config_.architecture);
-  ForwardPass p(*this, in, opt, out);
-  const std::int64_t layers = config_.layers;
+void run_stack(ForwardPass& p, const ForwardInputs& in) {
+  const StackUnit& stack = p.stack;
+  const LayerRange range = stack.layers(p.config);
+  const ForwardOutputs& out = p.outputs;
   const auto save_hidden = [&](std::int64_t index) {
     if (out.hidden_states.empty()) return;
     std::copy(p.x.begin(), p.x.end(), out.hidden_states.data + index * p.n * p.hidden);
   };
-
-  unit.embed(p, in);
+  stack.embed(p, in);
   save_hidden(0);
-  for (std::int64_t l = 0; l < layers; ++l) {
-    unit.layer(p, l);
+  for (std::int64_t i = 0; i < range.count; ++i) {
+    const std::int64_t l = range.first + i;
+    stack.layer(p, l);
     const std::string where = "layers." + std::to_string(l);
     require_finite_activations(p.x, where.c_str());
-    if (l + 1 < layers || !unit.hidden_after_finish) save_hidden(l + 1);
+    if (i + 1 < range.count || !stack.hidden_after_finish) save_hidden(i + 1);
   }
-  if (unit.finish) unit.finish(p);
-  if (unit.hidden_after_finish) save_hidden(layers);
+  if (stack.finish) stack.finish(p);
+  if (stack.hidden_after_finish) save_hidden(range.count);
+}
+
+// Every unit so far has one stack, run over the inputs. A model of several stacks (an
+// encoder-decoder) runs each with run_stack, the encoder's output (its pass's x) handed to the
+// decoder's pass as ForwardPass::encoder, and the head on the last.
+ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions& opt,
+                                  const ForwardOutputs& out) const {
+  check_forward_inputs(*this, in, opt, out);
+  const ModelUnit& unit = unit_of(config_.architecture);
+  ForwardPass p(*this, unit.head_stack(), in, opt, out);
+  run_stack(p, in);
   logits(p, unit);
   return p.stats;
 }

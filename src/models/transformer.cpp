@@ -186,12 +186,13 @@ void Transformer::finalize(const std::vector<std::string>& names) {
 
 MaskSpec Transformer::layer_mask(std::int64_t layer) const {
   detail::require_in_range(layer, 0, config_.layers - 1, "layer");
-  return unit_of(config_.architecture).layer_mask(config_, layer);
+  return unit_of(config_.architecture).stack_of_layer(config_, layer).layer_mask(config_, layer);
 }
 
 float Transformer::attention_scale(std::int64_t layer) const {
   detail::require_in_range(layer, 0, config_.layers - 1, "layer");
-  return unit_of(config_.architecture).attention_scale(config_, layer);
+  const StackUnit& stack = unit_of(config_.architecture).stack_of_layer(config_, layer);
+  return stack.attention_scale(config_, layer);
 }
 
 }  // namespace attnlens::models

@@ -16,13 +16,20 @@ struct Norm {
   const float* bias = nullptr;
 };
 
-struct LayerView {
-  Norm attention_norm, mlp_norm;
-  PackedMatrix q, k, v, attention_out, mlp_gate, mlp_in, mlp_out;
+// An attention block's projections: q, k, v and the output, each with an optional bias.
+struct AttentionView {
+  PackedMatrix q, k, v, out;
   const float* bq = nullptr;
   const float* bk = nullptr;
   const float* bv = nullptr;
-  const float* b_attention_out = nullptr;
+  const float* b_out = nullptr;
+};
+
+struct LayerView {
+  Norm attention_norm, cross_norm, mlp_norm;
+  AttentionView attention;  // self-attention
+  AttentionView cross;      // cross-attention over an encoder's output (empty without one)
+  PackedMatrix mlp_gate, mlp_in, mlp_out;
   const float* b_mlp_gate = nullptr;
   const float* b_mlp_in = nullptr;
   const float* b_mlp_out = nullptr;
@@ -70,23 +77,28 @@ class Views {
         return PackedMatrix{qkv.f32 ? qkv.f32 + g * group : nullptr,
                             qkv.f16 ? qkv.f16 + g * group : nullptr, qkv.in, h};
       };
-      v.q = part(0);
-      v.k = part(1);
-      v.v = part(2);
+      v.attention.q = part(0);
+      v.attention.k = part(1);
+      v.attention.v = part(2);
       const float* b = vector(l, kQkvBias);
-      v.bq = b;
-      v.bk = b + h;
-      v.bv = b + 2 * h;
+      v.attention.bq = b;
+      v.attention.bk = b + h;
+      v.attention.bv = b + 2 * h;
     } else {
-      v.q = packed(l, kQueryWeight);
-      v.k = packed(l, kKeyWeight);
-      v.v = packed(l, kValueWeight);
-      v.bq = vector(l, kQueryBias);
-      v.bk = vector(l, kKeyBias);
-      v.bv = vector(l, kValueBias);
+      v.attention.q = packed(l, kQueryWeight);
+      v.attention.k = packed(l, kKeyWeight);
+      v.attention.v = packed(l, kValueWeight);
+      v.attention.bq = vector(l, kQueryBias);
+      v.attention.bk = vector(l, kKeyBias);
+      v.attention.bv = vector(l, kValueBias);
     }
-    v.attention_out = packed(l, kAttentionOutWeight);
-    v.b_attention_out = vector(l, kAttentionOutBias);
+    v.attention.out = packed(l, kAttentionOutWeight);
+    v.attention.b_out = vector(l, kAttentionOutBias);
+    v.cross_norm = norm(l, kCrossNormWeight, kCrossNormBias);
+    v.cross = {packed(l, kCrossQueryWeight), packed(l, kCrossKeyWeight),
+               packed(l, kCrossValueWeight), packed(l, kCrossOutWeight),
+               vector(l, kCrossQueryBias),   vector(l, kCrossKeyBias),
+               vector(l, kCrossValueBias),   vector(l, kCrossOutBias)};
     v.mlp_gate = packed(l, kMlpGateWeight);
     v.b_mlp_gate = vector(l, kMlpGateBias);
     v.mlp_in = packed(l, kMlpInWeight);

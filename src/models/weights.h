@@ -44,6 +44,18 @@ enum Role : int {
   kValueBias,
   kAttentionOutWeight,  // c_proj / out_proj / attention.output.dense
   kAttentionOutBias,
+  // A decoder's cross-attention over an encoder's output (blocks.h, cross_attention): its norm
+  // (pre-LN) or the norm after it (post-LN), q from the decoder, k and v from the encoder rows.
+  kCrossNormWeight,
+  kCrossNormBias,
+  kCrossQueryWeight,
+  kCrossQueryBias,
+  kCrossKeyWeight,
+  kCrossKeyBias,
+  kCrossValueWeight,
+  kCrossValueBias,
+  kCrossOutWeight,
+  kCrossOutBias,
   kMlpNormWeight,  // GPT ln_2 (before the MLP); BERT output.LayerNorm (after); llama
                    // post_attention_layernorm
   kMlpNormBias,

@@ -86,14 +86,15 @@ std::vector<double> layer_attention(const std::vector<double>& q, const std::vec
                                     const std::vector<double>& v, const LayerShape& s, double scale,
                                     const Visibility& visible, double* weights) {
   const std::int64_t n = s.n, d = s.head_dim, heads = s.heads, kv = s.kv_heads;
+  const std::int64_t m = s.key_len > 0 ? s.key_len : n;
   std::vector<double> context(static_cast<std::size_t>(n * heads * d));
   for (std::int64_t hd = 0; hd < heads; ++hd) {
     const std::int64_t g = hd / (heads / kv);  // the K/V head this query head reads
     for (std::int64_t i = 0; i < n; ++i) {
-      std::vector<double> logits(static_cast<std::size_t>(n));
-      std::vector<bool> seen(static_cast<std::size_t>(n));
+      std::vector<double> logits(static_cast<std::size_t>(m));
+      std::vector<bool> seen(static_cast<std::size_t>(m));
       double max = -std::numeric_limits<double>::infinity();
-      for (std::int64_t j = 0; j < n; ++j) {
+      for (std::int64_t j = 0; j < m; ++j) {
         seen[j] = visible(hd, i, j);
         if (!seen[j]) continue;
         double dot = 0;
@@ -104,13 +105,13 @@ std::vector<double> layer_attention(const std::vector<double>& q, const std::vec
         max = std::max(max, logits[j]);
       }
       double sum = 0;
-      for (std::int64_t j = 0; j < n; ++j) {
+      for (std::int64_t j = 0; j < m; ++j) {
         logits[j] = seen[j] ? std::exp(logits[j] - max) : 0.0;
         sum += logits[j];
       }
-      for (std::int64_t j = 0; j < n; ++j) {
+      for (std::int64_t j = 0; j < m; ++j) {
         const double p_ij = sum > 0 ? logits[j] / sum : 0.0;
-        weights[(hd * n + i) * n + j] = p_ij;
+        weights[(hd * n + i) * m + j] = p_ij;
         for (std::int64_t e = 0; e < d; ++e) {
           context[(i * heads + hd) * d + e] += p_ij * v[(j * kv + g) * d + e];
         }
@@ -118,6 +119,29 @@ std::vector<double> layer_attention(const std::vector<double>& q, const std::vec
     }
   }
   return context;
+}
+
+CrossAttentionResult cross_attention(const Matrix& x, std::int64_t n, std::int64_t hidden,
+                                     const Matrix& encoder, std::int64_t m, std::int64_t width,
+                                     const CrossAttentionWeights& w, const LayerShape& shape,
+                                     double scale, const std::vector<unsigned char>& key_valid) {
+  const std::int64_t d = shape.head_dim, q_width = shape.heads * d, kv_width = shape.kv_heads * d;
+  const Matrix q = linear(x, n, hidden, q_width, *w.wq, w.bq, false);
+  const Matrix k = linear(encoder, m, width, kv_width, *w.wk, w.bk, false);
+  const Matrix v = linear(encoder, m, width, kv_width, *w.wv, w.bv, false);
+  CrossAttentionResult r;
+  r.weights.resize(static_cast<std::size_t>(shape.heads * n * m));
+  LayerShape s = shape;
+  s.n = n;
+  s.key_len = m;
+  const Matrix context = layer_attention(
+      q, k, v, s, scale,
+      [&](std::int64_t, std::int64_t, std::int64_t j) {
+        return key_valid.empty() || key_valid[static_cast<std::size_t>(j)] != 0;
+      },
+      r.weights.data());
+  r.output = linear(context, n, q_width, hidden, *w.wo, w.bo, false);
+  return r;
 }
 
 TransformerResult transformer(const TransformerConfig& c,

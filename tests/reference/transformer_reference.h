@@ -44,17 +44,36 @@ TransformerResult transformer(const models::TransformerConfig& config,
                               const std::vector<std::int32_t>& token_types,
                               const std::vector<MaskSpec>& masks = {});
 
-// One layer's softmax attention in double precision, shared by both forward passes: q [N][H][d],
-// k and v [N][KV][d] token-major (query head h reads K/V head h / (H / KV)), logits
+// One layer's softmax attention in double precision, shared by the forward passes: q [N][H][d],
+// k and v [M][KV][d] token-major (query head h reads K/V head h / (H / KV)), logits
 // scale * q . k over the keys `visible(head, i, j)` lets through (a row with none is zeros).
-// Writes the weights [H][N][N] to `weights`; returns the context [N][H][d].
+// M is N for self-attention, the encoder's length for cross-attention. Writes the weights
+// [H][N][M] to `weights`; returns the context [N][H][d].
 struct LayerShape {
   std::int64_t heads, kv_heads, n, head_dim;
+  std::int64_t key_len = 0;  // M; 0: N
 };
 using Visibility = std::function<bool(std::int64_t head, std::int64_t i, std::int64_t j)>;
 std::vector<double> layer_attention(const std::vector<double>& q, const std::vector<double>& k,
                                     const std::vector<double>& v, const LayerShape& shape,
                                     double scale, const Visibility& visible, double* weights);
+
+// A decoder's cross-attention (the transformers library's BartAttention / MarianAttention given
+// key_value_states): q = x Wq^T + bq from the decoder rows x [N, hidden]; k, v from the encoder
+// rows [M, width]; attention over the keys key_valid flags (empty: all); heads merged; the
+// output projection. nn.Linear weights [out, in]; biases may be null.
+struct CrossAttentionWeights {
+  const std::vector<double>*wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo;
+};
+struct CrossAttentionResult {
+  std::vector<double> output;   // [N, hidden]
+  std::vector<double> weights;  // [H, N, M]
+};
+CrossAttentionResult cross_attention(const std::vector<double>& x, std::int64_t n,
+                                     std::int64_t hidden, const std::vector<double>& encoder,
+                                     std::int64_t m, std::int64_t width,
+                                     const CrossAttentionWeights& w, const LayerShape& shape,
+                                     double scale, const std::vector<unsigned char>& key_valid);
 
 // The llama family's, which transformer() hands a kLlama config to.
 TransformerResult llama_transformer(const models::TransformerConfig& config,

@@ -42,7 +42,7 @@ void embed(ForwardPass& pass, const ForwardInputs& inputs) {
 void post_norm_layer(ForwardPass& pass, std::int64_t l) {
   const LayerView w = pass.views.layer(l);
   float* x = pass.x.data();
-  self_attention(pass, w, l, x);
+  self_attention(pass, w.attention, l, x);
   add_block_output(pass);
   normalize(pass, NormKind::kLayerNorm, w.attention_norm, x, x);
   feed_forward(pass, MlpKind::kPlain, activation_of(pass), w, x);
@@ -70,17 +70,22 @@ MaskSpec layer_mask(const TransformerConfig&, std::int64_t) { return {}; }
 }  // namespace
 
 const ModelUnit kBertUnit = {
-    "bert",                 // name
-    MlpKind::kPlain,        // mlp
-    false,                  // rotary
-    add_weights,            // add_weights
-    embed,                  // embed
-    post_norm_layer,        // layer
-    nullptr,                // finish
-    false,                  // hidden_after_finish
-    head_transform,         // head_transform
-    layer_mask,             // layer_mask
-    inverse_sqrt_head_dim,  // attention_scale
+    "bert",       // name
+    add_weights,  // add_weights
+    {{
+        "encoder",              // name
+        all_layers,             // layers
+        MlpKind::kPlain,        // mlp
+        false,                  // rotary
+        false,                  // causal
+        embed,                  // embed
+        post_norm_layer,        // layer
+        nullptr,                // finish
+        false,                  // hidden_after_finish
+        layer_mask,             // layer_mask
+        inverse_sqrt_head_dim,  // attention_scale
+    }},
+    head_transform,  // head_transform
 };
 
 }  // namespace attnlens::models

@@ -37,17 +37,22 @@ float attention_scale(const TransformerConfig& c, std::int64_t layer) {
 }  // namespace
 
 const ModelUnit kGpt2Unit = {
-    "gpt2",           // name
-    MlpKind::kPlain,  // mlp
-    false,            // rotary
-    add_weights,      // add_weights
-    gpt_embed,        // embed
-    pre_norm_layer,   // layer
-    gpt_final_norm,   // finish
-    true,             // hidden_after_finish
-    nullptr,          // head_transform
-    causal_mask,      // layer_mask
-    attention_scale,  // attention_scale
+    "gpt2",       // name
+    add_weights,  // add_weights
+    {{
+        "decoder",        // name
+        all_layers,       // layers
+        MlpKind::kPlain,  // mlp
+        false,            // rotary
+        true,             // causal
+        gpt_embed,        // embed
+        pre_norm_layer,   // layer
+        gpt_final_norm,   // finish
+        true,             // hidden_after_finish
+        causal_mask,      // layer_mask
+        attention_scale,  // attention_scale
+    }},
+    nullptr,  // head_transform
 };
 
 }  // namespace attnlens::models

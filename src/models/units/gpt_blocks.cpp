@@ -12,7 +12,7 @@ void gpt_embed(ForwardPass& pass, const ForwardInputs& inputs) {
 void pre_norm_layer(ForwardPass& pass, std::int64_t l) {
   const LayerView w = pass.views.layer(l);
   normalize(pass, NormKind::kLayerNorm, w.attention_norm, pass.x.data(), pass.normed.data());
-  self_attention(pass, w, l, pass.normed.data());
+  self_attention(pass, w.attention, l, pass.normed.data());
   add_block_output(pass);
   normalize(pass, NormKind::kLayerNorm, w.mlp_norm, pass.x.data(), pass.normed.data());
   feed_forward(pass, MlpKind::kPlain, activation_of(pass), w, pass.normed.data());

@@ -30,17 +30,22 @@ float attention_scale(const TransformerConfig&, std::int64_t) { return 1.0f; }
 }  // namespace
 
 const ModelUnit kGptNeoUnit = {
-    "gpt_neo",        // name
-    MlpKind::kPlain,  // mlp
-    false,            // rotary
-    add_weights,      // add_weights
-    gpt_embed,        // embed
-    pre_norm_layer,   // layer
-    gpt_final_norm,   // finish
-    true,             // hidden_after_finish
-    nullptr,          // head_transform
-    causal_mask,      // layer_mask
-    attention_scale,  // attention_scale
+    "gpt_neo",    // name
+    add_weights,  // add_weights
+    {{
+        "decoder",        // name
+        all_layers,       // layers
+        MlpKind::kPlain,  // mlp
+        false,            // rotary
+        true,             // causal
+        gpt_embed,        // embed
+        pre_norm_layer,   // layer
+        gpt_final_norm,   // finish
+        true,             // hidden_after_finish
+        causal_mask,      // layer_mask
+        attention_scale,  // attention_scale
+    }},
+    nullptr,  // head_transform
 };
 
 }  // namespace attnlens::models

@@ -40,7 +40,7 @@ void embed(ForwardPass& pass, const ForwardInputs& inputs) {
 void layer(ForwardPass& pass, std::int64_t l) {
   const LayerView w = pass.views.layer(l);
   normalize(pass, NormKind::kRmsNorm, w.attention_norm, pass.x.data(), pass.normed.data());
-  self_attention(pass, w, l, pass.normed.data());
+  self_attention(pass, w.attention, l, pass.normed.data());
   add_block_output(pass);
   normalize(pass, NormKind::kRmsNorm, w.mlp_norm, pass.x.data(), pass.normed.data());
   feed_forward(pass, MlpKind::kGated, nullptr, w, pass.normed.data());
@@ -52,17 +52,22 @@ void finish(ForwardPass& pass) { final_norm(pass, NormKind::kRmsNorm); }
 }  // namespace
 
 const ModelUnit kLlamaUnit = {
-    "llama",                // name
-    MlpKind::kGated,        // mlp
-    true,                   // rotary
-    add_weights,            // add_weights
-    embed,                  // embed
-    layer,                  // layer
-    finish,                 // finish
-    true,                   // hidden_after_finish
-    nullptr,                // head_transform
-    causal_mask,            // layer_mask
-    inverse_sqrt_head_dim,  // attention_scale
+    "llama",      // name
+    add_weights,  // add_weights
+    {{
+        "decoder",              // name
+        all_layers,             // layers
+        MlpKind::kGated,        // mlp
+        true,                   // rotary
+        true,                   // causal
+        embed,                  // embed
+        layer,                  // layer
+        finish,                 // finish
+        true,                   // hidden_after_finish
+        causal_mask,            // layer_mask
+        inverse_sqrt_head_dim,  // attention_scale
+    }},
+    nullptr,  // head_transform
 };
 
 }  // namespace attnlens::models

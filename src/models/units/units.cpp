@@ -19,6 +19,17 @@ const ModelUnit& unit_of(Architecture architecture) {
   return kGpt2Unit;
 }
 
+const StackUnit& ModelUnit::stack_of_layer(const TransformerConfig& config,
+                                           std::int64_t layer) const {
+  for (const StackUnit& stack : stacks) {
+    const LayerRange range = stack.layers(config);
+    if (layer >= range.first && layer < range.first + range.count) return stack;
+  }
+  return head_stack();  // unreachable for a layer of a validated config
+}
+
+LayerRange all_layers(const TransformerConfig& config) { return {0, config.layers}; }
+
 MaskSpec causal_mask(const TransformerConfig& config, std::int64_t layer) {
   MaskSpec mask;
   mask.causal = true;
