@@ -59,8 +59,9 @@ TEST_CASE("cross-attention matches the double reference", "[models]") {
       for (const auto& [n, m] : {std::pair<std::int64_t, std::int64_t>{1, 7}, {5, 1}, {9, 13}}) {
         for (bool padded : {false, true}) {
           Rng rng(static_cast<std::uint32_t>(100 * n + m + (padded ? 7 : 0)));
-          const Linear q = random_linear(h, c.heads * d, rng), k = random_linear(width, kv * d, rng),
-                       v = random_linear(width, kv * d, rng), o = random_linear(c.heads * d, h, rng);
+          const Linear q = random_linear(h, c.heads * d, rng),
+                       k = random_linear(width, kv * d, rng), v = random_linear(width, kv * d, rng),
+                       o = random_linear(c.heads * d, h, rng);
           const std::vector<double> x = random_values(n * h, 1.0, rng);
           const std::vector<double> encoder = random_values(m * width, 1.0, rng);
           std::vector<unsigned char> key_valid;

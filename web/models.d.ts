@@ -189,7 +189,7 @@ export interface LoadModelOptions extends ModelFilesOptions {
 export interface ModelInfo {
   /** The forward pass that runs: 'gpt2', 'gpt_neo', 'bert' or 'llama' (for qwen2 too). */
   // generated from model.architectures (web/scripts/block-layouts.mjs)
-  readonly architecture: 'gpt2' | 'gpt_neo' | 'bert' | 'llama';
+  readonly architecture: 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'marian';
   /** config.json's model_type. */
   readonly modelType: string;
   readonly layers: number;

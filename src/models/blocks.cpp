@@ -249,7 +249,15 @@ void add_block_output(ForwardPass& p) {
 }
 
 ActivationFn activation_of(const ForwardPass& p) {
-  return p.config.activation == Activation::kGeluErf ? p.ops.gelu_erf : p.ops.gelu_tanh;
+  switch (p.config.activation) {
+    case Activation::kGeluErf:
+      return p.ops.gelu_erf;
+    case Activation::kSilu:  // Marian's "swish" (the llama family's gate uses silu_gate)
+      return p.ops.silu;
+    case Activation::kGeluTanh:
+      break;
+  }
+  return p.ops.gelu_tanh;
 }
 
 }  // namespace attnlens::models

@@ -89,17 +89,38 @@ void run_stack(ForwardPass& p, const ForwardInputs& in) {
   if (stack.hidden_after_finish) save_hidden(range.count);
 }
 
-// Every unit so far has one stack, run over the inputs. A model of several stacks (an
-// encoder-decoder) runs each with run_stack, the encoder's output (its pass's x) handed to the
-// decoder's pass as ForwardPass::encoder, and the head on the last.
+// A one-stack model runs its stack over the inputs. An encoder-decoder runs its encoder over
+// token_ids (its attention into outputs.attention), then its decoder over decoder_token_ids
+// with the encoder's output (that pass's x) as ForwardPass::encoder, its self-attention into
+// outputs.decoder_attention, its cross-attention into outputs.cross_attention; the head reads
+// the decoder.
 ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions& opt,
                                   const ForwardOutputs& out) const {
   check_forward_inputs(*this, in, opt, out);
   const ModelUnit& unit = unit_of(config_.architecture);
-  ForwardPass p(*this, unit.head_stack(), in, opt, out);
-  run_stack(p, in);
-  logits(p, unit);
-  return p.stats;
+  if (unit.stacks.size() == 1) {
+    ForwardPass p(*this, unit.head_stack(), in, opt, out);
+    run_stack(p, in);
+    logits(p, unit);
+    return p.stats;
+  }
+  ForwardOutputs encoder_out;
+  encoder_out.attention = out.attention;
+  ForwardPass encoder(*this, unit.stacks.front(), in, opt, encoder_out);
+  run_stack(encoder, in);
+
+  ForwardInputs decoder_in;
+  decoder_in.token_ids = in.decoder_token_ids;
+  ForwardOutputs decoder_out = out;
+  decoder_out.attention = out.decoder_attention;
+  ForwardPass decoder(*this, unit.head_stack(), decoder_in, opt, decoder_out);
+  decoder.encoder = {encoder.x.data(), encoder.n, encoder.hidden, {}};
+  run_stack(decoder, decoder_in);
+  logits(decoder, unit);
+  ForwardStats stats = decoder.stats;
+  stats.threads = std::max(stats.threads, encoder.stats.threads);
+  stats.scratch_bytes += encoder.stats.scratch_bytes;
+  return stats;
 }
 
 }  // namespace attnlens::models

@@ -3,29 +3,75 @@
 #include "models/forward_checks.h"
 
 #include <string>
+#include <utility>
 
 #include "parallel.h"
 #include "validate.h"
 
 namespace attnlens::models {
+namespace {
+
+// 1 <= count <= max_positions, every id in the vocabulary; returns the count.
+std::int64_t check_token_ids(const TransformerConfig& c, Span<const std::int32_t> ids,
+                             const char* name) {
+  const auto n = static_cast<std::int64_t>(ids.size);
+  if (n < 1) throw RangeError(name, "needs at least one token");
+  if (n > c.max_positions) {
+    throw RangeError(name, std::to_string(n) + " tokens are more than the model's " +
+                               std::to_string(c.max_positions) +
+                               " positions (max_position_embeddings)");
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t id = ids[static_cast<std::size_t>(i)];
+    if (id < 0 || id >= c.vocab) {
+      throw RangeError(name, "token " + std::to_string(i) + " is " + std::to_string(id) +
+                                 ", outside the vocabulary of " + std::to_string(c.vocab));
+    }
+  }
+  return n;
+}
+
+// An encoder-decoder's own outputs: the decoder's self- and cross-attention; no projections.
+void check_encoder_decoder_outputs(const TransformerConfig& c, std::int64_t n, std::int64_t t,
+                                   const ForwardOptions& opt, const ForwardOutputs& out) {
+  const std::int64_t decoder_layers = c.layers - c.encoder_layers;
+  if (!out.decoder_attention.empty()) {
+    detail::require_length(
+        out.decoder_attention.size,
+        detail::checked_mul(decoder_layers * c.heads, t * t, "attention"), "decoder_attention",
+        "decoder layers*heads*T*T = " + detail::product_text({decoder_layers, c.heads, t, t}));
+  }
+  if (!out.cross_attention.empty()) {
+    detail::require_length(
+        out.cross_attention.size, detail::checked_mul(decoder_layers * c.heads, t * n, "attention"),
+        "cross_attention",
+        "decoder layers*heads*T*N = " + detail::product_text({decoder_layers, c.heads, t, n}));
+  }
+  if (opt.projections_layer != -1 || !out.projections.empty()) {
+    throw InvalidArgumentError("projections", "are not offered for encoder-decoder models");
+  }
+}
+
+}  // namespace
+
 void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
                           const ForwardOptions& opt, const ForwardOutputs& out) {
   const TransformerConfig& c = model.config();
   if (!model.finalized()) {
     throw InvalidArgumentError("model", "finalize() must be called once every weight is written");
   }
-  const auto n = static_cast<std::int64_t>(in.token_ids.size);
-  if (n < 1) throw RangeError("token_ids", "needs at least one token");
-  if (n > c.max_positions) {
-    throw RangeError("token_ids", std::to_string(n) + " tokens are more than the model's " +
-                                      std::to_string(c.max_positions) +
-                                      " positions (max_position_embeddings)");
-  }
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int32_t id = in.token_ids[static_cast<std::size_t>(i)];
-    if (id < 0 || id >= c.vocab) {
-      throw RangeError("token_ids", "token " + std::to_string(i) + " is " + std::to_string(id) +
-                                        ", outside the vocabulary of " + std::to_string(c.vocab));
+  const std::int64_t n = check_token_ids(c, in.token_ids, "token_ids");
+  // The positions the head reads: the decoder's for an encoder-decoder.
+  std::int64_t head_n = n;
+  if (is_encoder_decoder(c)) {
+    head_n = check_token_ids(c, in.decoder_token_ids, "decoder_token_ids");
+    check_encoder_decoder_outputs(c, n, head_n, opt, out);
+  } else {
+    for (const auto& [given, name] :
+         {std::pair<bool, const char*>{!in.decoder_token_ids.empty(), "decoder_token_ids"},
+          {!out.decoder_attention.empty(), "decoder_attention"},
+          {!out.cross_attention.empty(), "cross_attention"}}) {
+      if (given) throw InvalidArgumentError(name, "only encoder-decoder models have a decoder");
     }
   }
   if (!in.token_types.empty()) {
@@ -48,9 +94,9 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
                                   std::to_string(c.layers) + "), got " + std::to_string(masks));
   }
   for (std::int64_t p : opt.logit_positions) {
-    if (p < 0 || p >= n) {
+    if (p < 0 || p >= head_n) {
       throw RangeError("logit_positions", "position " + std::to_string(p) + " is outside the " +
-                                              std::to_string(n) + " tokens");
+                                              std::to_string(head_n) + " tokens");
     }
   }
   detail::require_in_range(opt.threads, 0, detail::kMaxThreads, "threads");
@@ -66,10 +112,12 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
                            "positions*vocab = " + detail::product_text({positions, c.vocab}));
   }
   if (!out.attention.empty()) {
-    const std::int64_t count = detail::checked_mul(
-        detail::checked_mul(c.layers * c.heads, n, "attention"), n, "attention");
+    // An encoder-decoder's `attention` is its encoder's.
+    const std::int64_t layers = is_encoder_decoder(c) ? c.encoder_layers : c.layers;
+    const std::int64_t count =
+        detail::checked_mul(detail::checked_mul(layers * c.heads, n, "attention"), n, "attention");
     detail::require_length(out.attention.size, count, "attention",
-                           "layers*heads*N*N = " + detail::product_text({c.layers, c.heads, n, n}));
+                           "layers*heads*N*N = " + detail::product_text({layers, c.heads, n, n}));
   }
   if (!out.log_sum_exp.empty()) {
     detail::require_length(out.log_sum_exp.size, positions, "log_sum_exp",
@@ -83,9 +131,11 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
         "3*heads*N*head_dim = " + detail::product_text({3, c.heads, n, c.hidden / c.heads}));
   }
   if (!out.hidden_states.empty()) {
+    // An encoder-decoder's are its decoder's.
+    const std::int64_t layers = is_encoder_decoder(c) ? c.layers - c.encoder_layers : c.layers;
     detail::require_length(
-        out.hidden_states.size, (c.layers + 1) * n * c.hidden, "hidden_states",
-        "(layers+1)*N*hidden = " + detail::product_text({c.layers + 1, n, c.hidden}));
+        out.hidden_states.size, (layers + 1) * head_n * c.hidden, "hidden_states",
+        "(layers+1)*N*hidden = " + detail::product_text({layers + 1, head_n, c.hidden}));
   }
 }
 

@@ -14,6 +14,14 @@
 //            or a sliding window (query i sees keys i - window < j <= i) on the layers
 //            local_windows names; logits scaled by 1/sqrt(head_dim); optional biases (Qwen2:
 //            q/k/v); the LM head tied to the token embeddings or its own lm_head matrix
+//   marian   (MarianMTModel, Helsinki-NLP/opus-mt-*) an encoder-decoder: two stacks of post-LN
+//            layers, the first encoder_layers rows of the weight table the encoder's, the rest
+//            the decoder's. Both embed tokens times sqrt(hidden) (scale_embedding) plus a static
+//            sinusoidal position table (written as position_embedding: sin in the first half of
+//            the columns, cos in the second); encoder layer x = ln(x + attn(x)); x = ln(x +
+//            mlp(x)); decoder layer: causal self-attention, then x = ln(x + cross(x, encoder)),
+//            then the MLP, each followed by its LayerNorm; SiLU; no final norm on either stack;
+//            logits = rows . E^T + final_logits_bias over the decoder's positions
 //
 // GPT-2, GPT-Neo and BERT tie the LM head to the token embeddings (plus cls.predictions.bias for
 // BERT). Every layer's attention runs through attention() (attention.h) with that layer's own
@@ -37,11 +45,11 @@
 
 namespace attnlens::models {
 
-enum class Architecture { kGpt2, kGptNeo, kBert, kLlama };
+enum class Architecture { kGpt2, kGptNeo, kBert, kLlama, kMarian };
 enum class Activation {
   kGeluTanh,  // "gelu_new" (GPT-2, GPT-Neo): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   kGeluErf,   // "gelu" (BERT): 0.5 x (1 + erf(x / sqrt(2)))
-  kSilu,      // "silu" (llama's gate): x / (1 + exp(-x)); the only one llama takes
+  kSilu,  // "silu" / "swish": x / (1 + exp(-x)); llama's gate (the only one it takes), Marian's MLP
 };
 enum class WeightDtype { kF32, kF16 };
 
@@ -99,7 +107,17 @@ struct TransformerConfig {
   bool mlp_bias = false;            // gate/up/down_proj have biases (llama's mlp_bias)
   bool tie_word_embeddings = true;  // false: a separate lm_head.weight [vocab, hidden]
   RotaryConfig rotary;
+
+  // Marian only (0 / false elsewhere): the encoder's layers (1 to layers - 1; the decoder has
+  // the rest), and the embeddings times sqrt(hidden) (config.json's scale_embedding).
+  std::int64_t encoder_layers = 0;
+  bool scale_embedding = false;
 };
+
+// Whether a config's model is an encoder-decoder (two stacks: encoder, then decoder).
+inline bool is_encoder_decoder(const TransformerConfig& c) {
+  return c.architecture == Architecture::kMarian;
+}
 
 // The head size of a config: head_dim, or hidden / heads where it is 0.
 inline std::int64_t head_dim_of(const TransformerConfig& c) {
@@ -122,6 +140,9 @@ struct WeightInfo {
 struct ForwardInputs {
   Span<const std::int32_t> token_ids;    // [N], each < vocab; 1 <= N <= max_positions
   Span<const std::int32_t> token_types;  // BERT: [N] each < token_types, or empty (all 0)
+  // An encoder-decoder's decoder input [T] (1 <= T <= max_positions, from the decoder start
+  // token); token_ids are then the encoder's (the source). Empty for other models.
+  Span<const std::int32_t> decoder_token_ids = {};
 };
 
 struct ForwardOptions {
@@ -147,6 +168,11 @@ struct ForwardOutputs {
   MutableFloatView projections;    // [3, heads, N, head_dim], or empty: q, k, v of
                                    // ForwardOptions::projections_layer, head-major, as attention()
                                    // receives them (before the layer's attention_scale())
+  // An encoder-decoder's: `attention` is then the encoder's [encoder_layers, heads, N, N];
+  // `logits`, `log_sum_exp` and `hidden_states` ([decoder layers + 1, T, hidden]) are the
+  // decoder's (logit_positions < T); `projections` are not offered.
+  MutableFloatView decoder_attention = {};  // [decoder layers, heads, T, T], or empty
+  MutableFloatView cross_attention = {};    // [decoder layers, heads, T, N], or empty
 };
 
 struct ForwardStats {
