@@ -9,7 +9,8 @@
          '<unk>' 1, '<pad>' last, some pieces left out so they map to <unk>, two language
          codes), tokenizer_config.json, generation_config.json, and model.safetensors or
          pytorch_model.bin (MarianMTModel's key names, seeded random weights, the embeddings
-         shared by encoder, decoder and LM head)
+         shared by encoder, decoder and LM head); OUT_DIR/marian-no-positions/ the same without
+         the position tables
       -> OUT_DIR/marian-tokenizer.json : for each text, the ids and UTF-16 spans
          MarianTokenizer's semantics give (SentencePiece's own encode with offsets, pieces
          through vocab.json, '</s>' appended; target side with target.spm), and decodes
@@ -245,8 +246,14 @@ def main(out_dir):
                   "decoder_start_token_id": cfg["pad_token_id"], "eos_token_id": 0,
                   "forced_eos_token_id": 0, "max_length": 512, "num_beams": NUM_BEAMS,
                   "pad_token_id": cfg["pad_token_id"], "transformers_version": "4.27.0.dev0"}
-    for fmt in ("safetensors", "bin"):
-        folder = os.path.join(out_dir, f"marian.{fmt}")
+    # marian-no-positions: the same model without the position tables, which some conversions
+    # leave out (the library then computes them, as the loader must).
+    no_positions = collections.OrderedDict(
+        (k, v) for k, v in state.items() if "embed_positions" not in k)
+    for fmt, name, weights in (("safetensors", "marian.safetensors", state),
+                               ("bin", "marian.bin", state),
+                               ("safetensors", "marian-no-positions", no_positions)):
+        folder = os.path.join(out_dir, name)
         os.makedirs(folder, exist_ok=True)
         for name, data in (("source.spm", source_bytes), ("target.spm", target_bytes)):
             with open(os.path.join(folder, name), "wb") as f:
@@ -256,9 +263,9 @@ def main(out_dir):
         write_json(os.path.join(folder, "tokenizer_config.json"), tokenizer_config)
         write_json(os.path.join(folder, "generation_config.json"), generation, indent=2)
         if fmt == "safetensors":
-            write_safetensors(os.path.join(folder, "model.safetensors"), state)
+            write_safetensors(os.path.join(folder, "model.safetensors"), weights)
         else:
-            torch.save(state, os.path.join(folder, "pytorch_model.bin"))
+            torch.save(weights, os.path.join(folder, "pytorch_model.bin"))
 
     all_ids = list(range(len(vocab)))
     write_json(os.path.join(out_dir, "marian-tokenizer.json"), {

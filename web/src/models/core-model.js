@@ -120,6 +120,52 @@ export class CoreModel {
     });
   }
 
+  /**
+   * One encoder-decoder pass (Marian): the encoder over `sourceIds`, the decoder over
+   * `targetIds`, logits at `logitPositions` of the target.
+   * @returns {{ encoderAttention?: Float32Array, decoderAttention?: Float32Array,
+   *   crossAttention?: Float32Array, logits: Float32Array, logSumExp: Float32Array }}
+   *   [encoder layers, heads, N, N], [decoder layers, heads, T, T], [decoder layers, heads, T, N]
+   */
+  forwardEncoderDecoder({ sourceIds, targetIds, logitPositions, threads, shape, wantAttention }) {
+    const m = this.#module;
+    const { encoderLayers, decoderLayers, heads, vocab } = shape;
+    const n = sourceIds.length;
+    const t = targetIds.length;
+    return withHeap(m, (heap) => {
+      const block = new ModelBlock(m, heap, 'forward')
+        .set('threads', threads)
+        .set('projectionsLayer', -1);
+      block.array('tokenIds', heap.copyIn(Int32Array.from(sourceIds), 'tokenIds'));
+      block.array('decoderTokenIds', heap.copyIn(Int32Array.from(targetIds), 'decoderTokenIds'));
+      const outputs = {};
+      const output = (name, count) => {
+        outputs[name] = heap.floats(count, name);
+        block.array(name, outputs[name]);
+      };
+      if (wantAttention) {
+        output('attention', encoderLayers * heads * n * n);
+        output('decoderAttention', decoderLayers * heads * t * t);
+        output('crossAttention', decoderLayers * heads * t * n);
+      }
+      block.array(
+        'logitPositions',
+        heap.copyIn(Float64Array.from(logitPositions), 'logitPositions'),
+      );
+      output('logits', logitPositions.length * vocab);
+      output('logSumExp', logitPositions.length);
+      unwrap(m._modelForward(this.#handle, block.write()));
+      const copy = (name) => (outputs[name] ? copyFloats(m, outputs[name]) : undefined);
+      return {
+        encoderAttention: copy('attention'),
+        decoderAttention: copy('decoderAttention'),
+        crossAttention: copy('crossAttention'),
+        logits: copy('logits'),
+        logSumExp: copy('logSumExp'),
+      };
+    });
+  }
+
   destroy() {
     if (this.#handle === null) return;
     unwrap(this.#module._modelDestroy(this.#handle));
@@ -160,6 +206,11 @@ function createBlock(module, heap, config) {
       .set('ropeLowFreqFactor', rope.lowFreqFactor)
       .set('ropeHighFreqFactor', rope.highFreqFactor)
       .set('ropeOriginalMaxPositions', rope.originalMaxPositions);
+  }
+  if (config.architecture === 'marian') {
+    block
+      .set('encoderLayers', config.encoderLayers)
+      .set('scaleEmbedding', config.scaleEmbedding ? 1 : 0);
   }
   if (config.localWindows?.length) {
     block.array(

@@ -1,11 +1,12 @@
 // attnlens/models: real transformer checkpoints run on attnlens' own kernels, by config.json's
-// model_type: gpt2, gpt_neo, bert, llama, qwen2 (SUPPORTED_MODEL_TYPES, from
+// model_type: gpt2, gpt_neo, bert, llama, qwen2, marian (SUPPORTED_MODEL_TYPES, from
 // architectures/index.js; test/block-layouts.test.js holds this list to it), and llama2.c
 // checkpoints (files/llama2c.js) on the llama unit.
 // Contract: docs/JS_API.md ("attnlens/models"); types: ../../models.d.ts.
 
 export { loadModel, MODEL_OPTIONS } from './load-model.js';
 export { RUN_OPTIONS } from './model.js';
+export { TRANSLATE_OPTIONS } from './translate.js';
 export { HEAD_SCORE_OPTIONS } from './head-probe.js';
 export { SUPPORTED_MODEL_TYPES } from './architectures/index.js';
 export { describeModel, DESCRIBE_OPTIONS } from './describe-model.js';
@@ -17,3 +18,4 @@ export {
   LLAMA2C_TOKENIZER_URL,
 } from './files/index.js';
 export { createTokenizer } from './tokenizer.js';
+export { createMarianTokenizer } from './marian-tokenizer.js';

@@ -11,6 +11,8 @@ import { CoreModel, shapeMismatch } from './core-model.js';
 import { loadModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
 import { Model } from './model.js';
 import { checkModelEngine, openModelEngine } from './model-engine.js';
+import { convertToFloat16 } from './files/dtypes.js';
+import { createMarianTokenizer } from './marian-tokenizer.js';
 import { createTokenizer } from './tokenizer.js';
 
 /** The options loadModel accepts: loadModelFiles' plus dtype and attention (the engine). */
@@ -46,11 +48,13 @@ async function build(files, engine, dtype) {
   const { config, tensors } = files;
   const architecture = architectureOf(config);
   const core = architecture.coreConfig(config, tensors);
-  const keyFor = architecture.keys(tensors);
-  const tokenizer = await createTokenizer(files.tokenizer);
+  const keyFor = architecture.keys(tensors, core);
+  const tokenizer = files.tokenizer.marian
+    ? await createMarianTokenizer(files.tokenizer.marian)
+    : await createTokenizer(files.tokenizer);
   if (tokenizer.vocabSize > core.vocab) {
     throw shapeError(
-      'tokenizer.json',
+      files.tokenizer.marian ? 'vocab.json' : 'tokenizer.json',
       `has ${tokenizer.vocabSize} tokens, more than the model's vocabulary of ${core.vocab} ` +
         '(vocab_size in config.json): the files come from different models',
     );
@@ -63,7 +67,7 @@ async function build(files, engine, dtype) {
   }
   try {
     checkNoExtraLayers(model.weights(), keyFor, core.layers, architecture);
-    writeWeights(model, tensors, keyFor);
+    writeWeights(model, tensors, keyFor, (name) => architecture.computedWeight?.(name, core));
   } catch (error) {
     model.destroy();
     throw error;
@@ -101,22 +105,52 @@ function checkNoExtraLayers(weights, keyFor, layers, architecture) {
 }
 
 // Every core weight from its checkpoint tensor, checked against the shape the config implies,
-// converted as it is copied (F16/BF16/F64 to f32, or to half bits for dtype 'f16').
-function writeWeights(model, tensors, keyFor) {
+// converted as it is copied (F16/BF16/F64 to f32, or to half bits for dtype 'f16'). A weight
+// the checkpoint lacks is an error unless the architecture computes it (`computed(name)`:
+// Marian's static position table).
+function writeWeights(model, tensors, keyFor, computed) {
   const weights = model.weights();
-  const keys = new Map(weights.map((w) => [w.name, keyFor(w.name)]));
+  const keys = new Map();
+  const values = new Map();
   for (const w of weights) {
-    const key = keys.get(w.name);
-    const { shape } = tensors.info(key);
-    if (shape.length !== w.shape.length || shape.some((size, d) => size !== w.shape[d])) {
-      throw shapeMismatch(key, shape, w.shape);
+    try {
+      keys.set(w.name, keyFor(w.name));
+    } catch (error) {
+      const made = error.code === 'not_found' ? computed(w.name) : null;
+      if (!made) throw error;
+      values.set(w.name, made);
+      keys.set(w.name, w.name);
     }
   }
   for (const w of weights) {
+    if (values.has(w.name)) continue;
+    const key = keys.get(w.name);
+    const { shape } = tensors.info(key);
+    if (!sameShape(shape, w.shape)) throw shapeMismatch(key, shape, w.shape);
+  }
+  for (const w of weights) {
     const view = model.weightView(w);
-    if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
+    const made = values.get(w.name);
+    if (made) {
+      const bytes = new Uint8Array(made.buffer, made.byteOffset, made.byteLength);
+      if (w.dtype === 'f16') convertToFloat16(bytes, 'F32', view, 0, w.name);
+      else view.set(made);
+    } else if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
     else tensors.readFloat32(keys.get(w.name), view);
   }
   // The core's errors (a NaN in a tensor) then name the checkpoint's tensors.
   model.finalize(weights.map((w) => keys.get(w.name)));
+}
+
+// Leading dimensions of 1 hold the same values (Marian's final_logits_bias is [1, vocab], a
+// buffer kept 2-D to broadcast, where the core takes [vocab]).
+function sameShape(actual, expected) {
+  const squeezed = actual.slice(
+    Math.max(
+      0,
+      actual.findIndex((size) => size !== 1),
+    ),
+  );
+  const list = actual.length > expected.length ? squeezed : actual;
+  return list.length === expected.length && list.every((size, d) => size === expected[d]);
 }

@@ -110,7 +110,8 @@ class MarianTokenizer {
     const unk = vocab.ids.get(this.special.unk.text);
     const token = (piece, start, end) => {
       const id = vocab.ids.get(piece) ?? unk;
-      tokens.push({ id, text: piece, start, end, special: this.#special.has(piece) && id !== unk });
+      const special = this.#special.has(piece) && id !== unk;
+      tokens.push({ id, text: piece, start, end, special, segment: 0 });
     };
     let offset = 0;
     const end = text.startsWith('>>') ? text.indexOf('<<') : -1;
@@ -122,7 +123,15 @@ class MarianTokenizer {
       token(piece.text, piece.start + offset, piece.end + offset);
     }
     if (addSpecialTokens) {
-      tokens.push({ ...this.special.eos, start: text.length, end: text.length, special: true });
+      const { id, text: eos } = this.special.eos;
+      tokens.push({
+        id,
+        text: eos,
+        start: text.length,
+        end: text.length,
+        special: true,
+        segment: 0,
+      });
     }
     return { ids: tokens.map((t) => t.id), typeIds: tokens.map(() => 0), tokens };
   }

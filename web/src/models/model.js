@@ -10,6 +10,7 @@ import { formatMask, maskForMode, maskOptions, parseMask } from '../mask-notatio
 import { MAX_TEXT_LENGTH } from '../text/limits.js';
 import { probeSequences, scoreProbes } from './head-probe.js';
 import { topPredictions } from './predictions.js';
+import { translate } from './translate.js';
 
 /** The options run() accepts. */
 export const RUN_OPTIONS = Object.freeze([
@@ -31,6 +32,8 @@ export class Model {
   #info;
   #scales;
   #source;
+  #generation;
+  #maxPositions;
 
   /**
    * Use loadModel(); this takes the loaded parts. `engine`: { attention, owned }, the Attention
@@ -38,6 +41,8 @@ export class Model {
    */
   constructor({ core, engine, tokenizer, architecture, config, modelType, dtype, source }) {
     this.#core = core;
+    this.#generation = config.generation ?? null;
+    this.#maxPositions = config.maxPositions;
     this.#source = Object.freeze({ ...source });
     this.#engine = engine;
     this.#tokenizer = tokenizer;
@@ -45,6 +50,10 @@ export class Model {
     const { layers, heads, vocab, hidden } = config;
     // headDim: the llama family may set its own (head_dim); elsewhere hidden / heads.
     this.#shape = { layers, heads, vocab, hidden, headDim: config.headDim ?? hidden / heads };
+    if (architecture.encoderDecoder) {
+      this.#shape.encoderLayers = config.encoderLayers;
+      this.#shape.decoderLayers = layers - config.encoderLayers;
+    }
     const layerMasks = [];
     this.#scales = [];
     for (let l = 0; l < layers; l++) {
@@ -65,7 +74,8 @@ export class Model {
       bytes: core.weightBytes,
       dtype,
       causal: architecture.causal,
-      predicts: config.lmHead,
+      predicts: config.lmHead ?? architecture.encoderDecoder === true,
+      ...(architecture.encoderDecoder ? { encoderLayers: config.encoderLayers } : {}),
       backend: wasmBackendOf(engine.attention, 'attention').name,
       layerMasks: Object.freeze(layerMasks),
     });
@@ -93,11 +103,42 @@ export class Model {
   }
 
   /**
+   * An encoder-decoder's translation of `text` (translate.js): { text, source: { ids, tokens },
+   * ids, encoderAttention [encoder layers, heads, N, N], steps: [{ id, text, selfAttention
+   * [decoder layers, heads, i + 1], crossAttention [decoder layers, heads, N], logits? }],
+   * beams, score? }. Options: maxTokens, beams, signal, onToken, returnLogits.
+   */
+  async translate(text, options) {
+    this.#live('translate');
+    if (!this.#architecture.encoderDecoder) {
+      throw typeError(
+        'translate',
+        `needs an encoder-decoder model (Marian); this is a ${this.#info.modelType} model`,
+      );
+    }
+    return translate(
+      {
+        core: this.#core,
+        tokenizer: this.#tokenizer,
+        shape: this.#shape,
+        generation: this.#generation,
+        maxPositions: this.#maxPositions,
+        threads: this.#wasm('translate').threads,
+      },
+      text,
+      options,
+    );
+  }
+
+  /**
    * @returns {Promise<{ tokens, attention: Float32Array, predictions, logits?: Float32Array,
    *   projections?: { layer, scale, headDim, q, k, v } }>}
    */
   async run(text, options) {
     this.#live('run');
+    if (this.#architecture.encoderDecoder) {
+      throw typeError('run', 'an encoder-decoder model runs through translate(text, options)');
+    }
     const { vocab } = this.#shape;
     const opts = this.#checkRunOptions(text, options);
     const { ids, typeIds, tokens } = this.#encode(text, opts);

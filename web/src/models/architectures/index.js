@@ -7,9 +7,10 @@ import { bert } from './bert.js';
 import { gptNeo } from './gpt-neo.js';
 import { gpt2 } from './gpt2.js';
 import { llama } from './llama.js';
+import { marian } from './marian.js';
 import { qwen2 } from './qwen2.js';
 
-const BY_MODEL_TYPE = { gpt2, gpt_neo: gptNeo, bert, llama, qwen2 };
+const BY_MODEL_TYPE = { gpt2, gpt_neo: gptNeo, bert, llama, qwen2, marian };
 
 /** The model_type values loadModel accepts. */
 export const SUPPORTED_MODEL_TYPES = Object.freeze(Object.keys(BY_MODEL_TYPE));
