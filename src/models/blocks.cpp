@@ -12,13 +12,15 @@
 namespace attnlens::models {
 namespace {
 
-// The caller's mask for layer l, or the layer's own with its window clamped to N.
+// The caller's mask for layer l, or the layer's own with its window clamped to the keys; the
+// queries follow the cached positions.
 MaskSpec mask_for(const ForwardPass& p, std::int64_t l) {
   const ForwardOptions& opt = p.options;
   if (opt.masks.size() == 1) return opt.masks[0];
   if (!opt.masks.empty()) return opt.masks[static_cast<std::size_t>(l)];
   MaskSpec mask = p.stack.layer_mask(p.config, l);
-  if (mask.window) mask.window->before = std::min(mask.window->before, p.n);
+  if (mask.window) mask.window->before = std::min(mask.window->before, p.key_len);
+  mask.query_offset = p.past;
   return mask;
 }
 
@@ -36,23 +38,46 @@ void copy_projections(std::int64_t heads, std::int64_t kv_heads, std::int64_t he
   }
 }
 
-// One layer's attention over head-major q [H][N][d], then k and v [KV][N][d], in one
-// attention() call: AttentionShape::kv_heads makes query head h read K/V head h / (H / KV), the
-// order the transformers library's repeat_kv gives, with K and V never copied per query head.
-int attend_layer(std::int64_t heads, std::int64_t kv_heads, std::int64_t n, std::int64_t d,
-                 const float* qkv, const AttentionOptions& options, float* output,
-                 MutableFloatView weights) {
-  const auto floats = [&](std::int64_t head_count) {
-    return static_cast<std::size_t>(head_count * n * d);
-  };
-  const float* k = qkv + floats(heads);
-  const float* v = k + floats(kv_heads);
-  const AttentionInputs inputs{{heads, n, n, d, d, kv_heads},
-                               FloatView(qkv, floats(heads)),
-                               FloatView(k, floats(kv_heads)),
-                               FloatView(v, floats(kv_heads))};
-  const MutableFloatView out(output, floats(heads));
+// One layer's keys and values, head-major [KV][capacity][d]: the pass's own (capacity N) or a
+// KV cache's.
+struct KeysValues {
+  const float* k;
+  const float* v;
+  std::int64_t capacity;
+};
+
+// One layer's attention of head-major q [H][N][d] over `kv` (key_len keys) in one attention()
+// call: AttentionShape::kv_heads makes query head h read K/V head h / (H / KV), the order the
+// transformers library's repeat_kv gives, with K and V never copied per query head.
+int attend_layer(const ForwardPass& p, const float* q, const KeysValues& kv,
+                 const AttentionOptions& options, float* output, MutableFloatView weights) {
+  const std::int64_t d = p.head_dim;
+  const auto q_floats = static_cast<std::size_t>(p.heads * p.n * d);
+  const auto kv_floats = static_cast<std::size_t>(p.kv_heads * kv.capacity * d);
+  AttentionInputs inputs{{p.heads, p.n, p.key_len, d, d, p.kv_heads},
+                         FloatView(q, q_floats),
+                         FloatView(kv.k, kv_floats),
+                         FloatView(kv.v, kv_floats)};
+  inputs.kv_capacity = kv.capacity;
+  const MutableFloatView out(output, q_floats);
   return attention(inputs, options, AttentionOutputs{out, weights, {}}).threads;
+}
+
+// Appends the pass's new keys and values (head-major in p.heads_qkv, after q) to layer l's
+// cache rows past .. past + N - 1, and returns the cache's keys and values.
+KeysValues append_to_cache(ForwardPass& p, std::int64_t l) {
+  KvCache& cache = *p.cache;
+  const std::int64_t layer = l - p.first_layer, d = p.head_dim, cap = cache.capacity();
+  float* keys = cache.keys(layer);
+  float* values = cache.values(layer);
+  const float* new_k = p.heads_qkv.data() + p.heads * p.head_block;
+  const float* new_v = new_k + p.kv_heads * p.head_block;
+  for (std::int64_t g = 0; g < p.kv_heads; ++g) {
+    const std::int64_t at = (g * cap + p.past) * d;
+    std::copy(new_k + g * p.head_block, new_k + (g + 1) * p.head_block, keys + at);
+    std::copy(new_v + g * p.head_block, new_v + (g + 1) * p.head_block, values + at);
+  }
+  return {keys, values, cap};
 }
 
 std::size_t floats(std::int64_t count) { return static_cast<std::size_t>(count); }
@@ -104,7 +129,10 @@ ForwardPass::ForwardPass(const Transformer& m, const StackUnit& s, const Forward
       options(opt),
       outputs(out),
       first_layer(s.layers(config).first),
+      cache(opt.cache),
+      past(opt.cache ? opt.cache->length() : 0),
       n(static_cast<std::int64_t>(in.token_ids.size)),
+      key_len(past + n),
       hidden(config.hidden),
       heads(config.heads),
       kv_heads(kv_heads_of(config)),
@@ -129,7 +157,7 @@ ForwardPass::ForwardPass(const Transformer& m, const StackUnit& s, const Forward
       gate(s.mlp == MlpKind::kGated ? mlp.size() : 0),
       row(floats(hidden)) {
   if (s.rotary) {
-    rotary_tables(inverse_frequencies(config.rotary, head_dim), n, cos, sin);
+    rotary_tables(inverse_frequencies(config.rotary, head_dim), n, cos, sin, past);
   }
   stats.scratch_bytes =
       static_cast<std::int64_t>((5 * x.size() + 3 * context.size() + 2 * qkv.size() +
@@ -152,7 +180,7 @@ void embed_tokens(ForwardPass& p, const ForwardInputs& in, bool token_types, boo
       for (std::int64_t j = 0; j < h; ++j) xi[j] += e[j];
     }
     if (!positions) continue;
-    const float* e = embedding_row(p.ops, position_embedding, i, p.row.data());
+    const float* e = embedding_row(p.ops, position_embedding, p.past + i, p.row.data());
     for (std::int64_t j = 0; j < h; ++j) xi[j] += e[j];
   }
 }
@@ -176,7 +204,7 @@ void self_attention(ForwardPass& p, const AttentionView& w, std::int64_t l, cons
       linear(p.ctx, p.panels, w.v, w.bv, p.qkv.data() + p.q_width + p.kv_width, p.qkv_width));
   // [N][q | k | v] -> q [H][N][d], k [KV][N][d], v [KV][N][d].
   split_heads(p.qkv.data(), n, p.qkv_width, p.qkv_width / d, d, p.heads_qkv.data());
-  if (!p.cos.empty()) {  // q and k heads, one after the other, each row i at position i
+  if (!p.cos.empty()) {  // q and k heads, one after the other, row i at position past + i
     for (std::int64_t g = 0; g < (p.q_width + p.kv_width) / d; ++g) {
       p.ops.rotary(static_cast<std::size_t>(n), static_cast<std::size_t>(d / 2),
                    p.heads_qkv.data() + g * head_block, static_cast<std::size_t>(d), p.cos.data(),
@@ -191,11 +219,15 @@ void self_attention(ForwardPass& p, const AttentionView& w, std::int64_t l, cons
       p, p.stack.attention_scale(p.config, l), mask_for(p, l), !out.attention.empty());
   MutableFloatView weights;
   if (!out.attention.empty()) {
-    weights = MutableFloatView(out.attention.data + (l - p.first_layer) * p.heads * n * n,
-                               static_cast<std::size_t>(p.heads * n * n));
+    const std::int64_t per_layer = p.heads * n * p.key_len;
+    weights = MutableFloatView(out.attention.data + (l - p.first_layer) * per_layer,
+                               static_cast<std::size_t>(per_layer));
   }
-  p.note_threads(attend_layer(p.heads, p.kv_heads, n, d, p.heads_qkv.data(), attention_options,
-                              p.heads_out.data(), weights));
+  const float* k = p.heads_qkv.data() + p.heads * head_block;
+  const KeysValues kv =
+      p.cache ? append_to_cache(p, l) : KeysValues{k, k + p.kv_heads * head_block, n};
+  p.note_threads(
+      attend_layer(p, p.heads_qkv.data(), kv, attention_options, p.heads_out.data(), weights));
   merge_heads_and_project(p, w);
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attnlens/kernels.h"
+#include "attnlens/models/kv_cache.h"
 #include "attnlens/models/transformer.h"
 #include "models/linear.h"
 #include "models/ops.h"
@@ -42,7 +43,11 @@ struct ForwardPass {
   const ForwardOptions& options;
   const ForwardOutputs& outputs;
   const std::int64_t first_layer;  // the stack's first row of the weight table
-  const std::int64_t n, hidden, heads, kv_heads, head_dim, intermediate;
+  KvCache* const cache;            // ForwardOptions::cache, or null
+  // The positions before this call's N (the cache's length; 0 without one), so the tokens sit
+  // at positions past .. past + N - 1 and attend to key_len = past + N keys.
+  const std::int64_t past;
+  const std::int64_t n, key_len, hidden, heads, kv_heads, head_dim, intermediate;
   const std::int64_t q_width, kv_width, qkv_width, head_block;
   const KernelSet& kernels;
   const ModelOps& ops;
@@ -60,7 +65,7 @@ struct ForwardPass {
   std::vector<float> mlp;        // [N, intermediate]
   std::vector<float> gate;       // the gated MLP's gate [N, intermediate], or empty
   std::vector<float> row;        // one embedding row converted from halves
-  std::vector<float> cos, sin;   // rotary tables of positions 0..N-1, or empty
+  std::vector<float> cos, sin;   // rotary tables of positions past..past+N-1, or empty
   RowPanels panels;              // the current linear layers' input, packed
   // The encoder output a decoder stack's cross-attention reads; empty for other stacks.
   EncoderOutput encoder;
@@ -72,7 +77,8 @@ struct ForwardPass {
 enum class NormKind { kLayerNorm, kRmsNorm };
 enum class MlpKind { kPlain, kGated };  // act(x Wi) Wo, or down(silu(gate(x)) * up(x))
 
-// x[i] = token embedding (+ token type embedding) (+ position embedding), in that order.
+// x[i] = token embedding (+ token type embedding) (+ the embedding of position past + i), in
+// that order.
 void embed_tokens(ForwardPass& p, const ForwardInputs& in, bool token_types, bool positions);
 
 // dst = norm(src) over rows of `hidden` (dst may be src).
@@ -80,7 +86,9 @@ void normalize(ForwardPass& p, NormKind kind, const Norm& norm, const float* src
 
 // Self-attention of layer `l` over `input` [N, hidden]: q, k, v projections, rotary embedding of
 // q and k when the pass has rotary tables, attention() with the layer's mask and scale (its
-// weights into the caller's buffer), merged heads, output projection into p.block_out.
+// weights into the caller's buffer), merged heads, output projection into p.block_out. With a
+// KV cache, the new keys and values are written after the cached ones and the queries attend
+// to all of them where they lie (AttentionInputs::kv_capacity, MaskSpec::query_offset).
 void self_attention(ForwardPass& p, const AttentionView& w, std::int64_t l, const float* input);
 
 // Cross-attention over p.encoder (BartAttention / MarianAttention with key_value_states): q from

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attnlens/kernels.h"
+#include "attnlens/models/kv_cache.h"
 #include "attnlens/models/transformer.h"
 #include "models/blocks.h"
 #include "models/forward_checks.h"
@@ -102,6 +103,8 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
     ForwardPass p(*this, unit.head_stack(), in, opt, out);
     run_stack(p, in);
     logits(p, unit);
+    // Only a call that succeeded lengthens the cache: a failed one's rows are overwritten later.
+    if (opt.cache) opt.cache->append(p.n);
     return p.stats;
   }
   ForwardOutputs encoder_out;

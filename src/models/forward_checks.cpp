@@ -5,11 +5,41 @@
 #include <string>
 #include <utility>
 
+#include "attnlens/models/kv_cache.h"
 #include "parallel.h"
 #include "validate.h"
 
 namespace attnlens::models {
 namespace {
+
+// The cache's length (0 without one), once the cache is this model's, its capacity takes the N
+// tokens and no mask is overridden.
+std::int64_t check_cache(const Transformer& model, const ForwardOptions& opt, std::int64_t n) {
+  if (!opt.cache) return 0;
+  const KvCache& cache = *opt.cache;
+  if (&cache.model() != &model) {
+    throw InvalidArgumentError("cache", "this KV cache was made for another model");
+  }
+  if (!opt.masks.empty()) {
+    throw InvalidArgumentError("masks",
+                               "a KV cache holds the keys each layer's own mask produced: "
+                               "masks cannot be overridden while decoding");
+  }
+  if (cache.length() + n > model.config().max_positions) {
+    throw RangeError("token_ids", std::to_string(n) + " more tokens after the " +
+                                      std::to_string(cache.length()) +
+                                      " cached are more than the model's " +
+                                      std::to_string(model.config().max_positions) +
+                                      " positions (max_position_embeddings)");
+  }
+  if (cache.length() + n > cache.capacity()) {
+    throw RangeError("capacity", std::to_string(n) + " more tokens after the " +
+                                     std::to_string(cache.length()) +
+                                     " cached need more than the KV cache's capacity of " +
+                                     std::to_string(cache.capacity()) + " positions");
+  }
+  return cache.length();
+}
 
 // 1 <= count <= max_positions, every id in the vocabulary; returns the count.
 std::int64_t check_token_ids(const TransformerConfig& c, Span<const std::int32_t> ids,
@@ -31,7 +61,8 @@ std::int64_t check_token_ids(const TransformerConfig& c, Span<const std::int32_t
   return n;
 }
 
-// An encoder-decoder's own outputs: the decoder's self- and cross-attention; no projections.
+// An encoder-decoder's own inputs and outputs: the decoder's self- and cross-attention; no
+// projections, and no KV cache (its decoder runs the whole target each call).
 void check_encoder_decoder_outputs(const TransformerConfig& c, std::int64_t n, std::int64_t t,
                                    const ForwardOptions& opt, const ForwardOutputs& out) {
   const std::int64_t decoder_layers = c.layers - c.encoder_layers;
@@ -50,6 +81,9 @@ void check_encoder_decoder_outputs(const TransformerConfig& c, std::int64_t n, s
   if (opt.projections_layer != -1 || !out.projections.empty()) {
     throw InvalidArgumentError("projections", "are not offered for encoder-decoder models");
   }
+  if (opt.cache) {
+    throw InvalidArgumentError("cache", "encoder-decoder models do not decode against a KV cache");
+  }
 }
 
 }  // namespace
@@ -60,6 +94,10 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
   if (!model.finalized()) {
     throw InvalidArgumentError("model", "finalize() must be called once every weight is written");
   }
+  const auto given = static_cast<std::int64_t>(in.token_ids.size);
+  // The cache's checks first: with one, N more tokens must fit past the cached ones.
+  const std::int64_t past =
+      given >= 1 && given <= c.max_positions ? check_cache(model, opt, given) : 0;
   const std::int64_t n = check_token_ids(c, in.token_ids, "token_ids");
   // The positions the head reads: the decoder's for an encoder-decoder.
   std::int64_t head_n = n;
@@ -67,11 +105,11 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
     head_n = check_token_ids(c, in.decoder_token_ids, "decoder_token_ids");
     check_encoder_decoder_outputs(c, n, head_n, opt, out);
   } else {
-    for (const auto& [given, name] :
+    for (const auto& [set, name] :
          {std::pair<bool, const char*>{!in.decoder_token_ids.empty(), "decoder_token_ids"},
           {!out.decoder_attention.empty(), "decoder_attention"},
           {!out.cross_attention.empty(), "cross_attention"}}) {
-      if (given) throw InvalidArgumentError(name, "only encoder-decoder models have a decoder");
+      if (set) throw InvalidArgumentError(name, "only encoder-decoder models have a decoder");
     }
   }
   if (!in.token_types.empty()) {
@@ -114,10 +152,12 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
   if (!out.attention.empty()) {
     // An encoder-decoder's `attention` is its encoder's.
     const std::int64_t layers = is_encoder_decoder(c) ? c.encoder_layers : c.layers;
-    const std::int64_t count =
-        detail::checked_mul(detail::checked_mul(layers * c.heads, n, "attention"), n, "attention");
+    const std::int64_t keys = past + n;
+    const std::int64_t count = detail::checked_mul(
+        detail::checked_mul(layers * c.heads, n, "attention"), keys, "attention");
     detail::require_length(out.attention.size, count, "attention",
-                           "layers*heads*N*N = " + detail::product_text({layers, c.heads, n, n}));
+                           (past > 0 ? "layers*heads*N*(past+N) = " : "layers*heads*N*N = ") +
+                               detail::product_text({layers, c.heads, n, keys}));
   }
   if (!out.log_sum_exp.empty()) {
     detail::require_length(out.log_sum_exp.size, positions, "log_sum_exp",

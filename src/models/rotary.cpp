@@ -46,15 +46,15 @@ std::vector<float> inverse_frequencies(const RotaryConfig& rotary, std::int64_t 
 }
 
 void rotary_tables(const std::vector<float>& inv_freq, std::int64_t n, std::vector<float>& cos,
-                   std::vector<float>& sin) {
+                   std::vector<float>& sin, std::int64_t first) {
   const std::size_t half = inv_freq.size();
   cos.resize(static_cast<std::size_t>(n) * half);
   sin.resize(cos.size());
-  for (std::int64_t p = 0; p < n; ++p) {
+  for (std::int64_t r = 0; r < n; ++r) {
     for (std::size_t i = 0; i < half; ++i) {
-      const float angle = static_cast<float>(p) * inv_freq[i];
-      cos[static_cast<std::size_t>(p) * half + i] = static_cast<float>(std::cos(double{angle}));
-      sin[static_cast<std::size_t>(p) * half + i] = static_cast<float>(std::sin(double{angle}));
+      const float angle = static_cast<float>(first + r) * inv_freq[i];
+      cos[static_cast<std::size_t>(r) * half + i] = static_cast<float>(std::cos(double{angle}));
+      sin[static_cast<std::size_t>(r) * half + i] = static_cast<float>(std::sin(double{angle}));
     }
   }
 }

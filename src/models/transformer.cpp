@@ -25,6 +25,8 @@ std::size_t aligned_offset(std::size_t offset, WeightDtype dtype) {
   return (offset + per16 - 1) / per16 * per16;
 }
 
+}  // namespace
+
 std::string format_bytes(std::int64_t bytes) {
   char text[32];
   const double b = static_cast<double>(bytes);
@@ -37,6 +39,8 @@ std::string format_bytes(std::int64_t bytes) {
   }
   return text;
 }
+
+namespace {
 
 void require_finite_halves(const std::uint16_t* bits, std::int64_t count, const std::string& name) {
   for (std::int64_t i = 0; i < count; ++i) {
@@ -108,7 +112,9 @@ ModelSize require_model_fits(const TransformerConfig& config, std::int64_t memor
 }
 
 Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
-    : config_(std::move(config)), size_(require_model_fits(config_, memory_limit)) {
+    : config_(std::move(config)),
+      memory_limit_(memory_limit == 0 ? default_memory_limit() : memory_limit),
+      size_(require_model_fits(config_, memory_limit)) {
   WeightTable table = build_weight_table(config_);
   std::size_t f32_count = 0, f16_count = 0;
   offsets_.reserve(table.infos.size());

@@ -140,6 +140,9 @@ WeightTable build_weight_table(const TransformerConfig& config);
 // product fits in 64 bits and in size_t.
 void validate_config(const TransformerConfig& config);
 
+// A byte count as the memory errors state it ("72.0 MiB"; transformer.cpp).
+std::string format_bytes(std::int64_t bytes);
+
 inline std::int64_t role_of(const std::vector<std::int64_t>& role_index, std::int64_t row,
                             Role role) {
   return role_index[static_cast<std::size_t>(row * kRoleCount + role)];

@@ -137,8 +137,11 @@ struct WeightInfo {
   std::int64_t elements = 0;
 };
 
+class KvCache;  // kv_cache.h
+
 struct ForwardInputs {
-  Span<const std::int32_t> token_ids;    // [N], each < vocab; 1 <= N <= max_positions
+  Span<const std::int32_t> token_ids;    // [N], each < vocab; 1 <= N <= max_positions (with a
+                                         // cache: past + N, past = the cache's length)
   Span<const std::int32_t> token_types;  // BERT: [N] each < token_types, or empty (all 0)
   // An encoder-decoder's decoder input [T] (1 <= T <= max_positions, from the decoder start
   // token); token_ids are then the encoder's (the source). Empty for other models.
@@ -156,8 +159,15 @@ struct ForwardOptions {
   // The layer whose q, k and v ForwardOutputs::projections receives (what the layer's attention
   // scored and averaged), or -1 for none.
   std::int64_t projections_layer = -1;
+  // A KV cache of this model (kv_cache.h), or nullptr. With one, the N tokens are the positions
+  // past .. past + N - 1 after the cache's `past` = length() (0 after reset(): a prompt's
+  // whole-sequence forward), their queries attend to the cached keys and their own, and their
+  // keys and values are appended (past + N must fit the cache's capacity and max_positions).
+  // Every layer uses its own mask then (`masks` must be empty), as the cached keys were made.
+  KvCache* cache = nullptr;
 };
 
+// With a cache, each N x N below is N x (past + N): the new queries' rows over every key.
 struct ForwardOutputs {
   MutableFloatView attention;      // [layers, heads, N, N] weights, or empty
   MutableFloatView logits;         // [logit_positions, vocab], or empty (then none are computed)
@@ -205,6 +215,8 @@ class Transformer {
 
   const TransformerConfig& config() const { return config_; }
   const ModelSize& size() const { return size_; }
+  // The limit the constructor checked the model against, in bytes (0 resolved).
+  std::int64_t memory_limit() const { return memory_limit_; }
 
   // Every tensor to write, in a fixed order (see transformer.cpp's weight table).
   const std::vector<WeightInfo>& weights() const { return infos_; }
@@ -242,6 +254,7 @@ class Transformer {
 
  private:
   TransformerConfig config_;
+  std::int64_t memory_limit_;
   ModelSize size_;
   std::vector<WeightInfo> infos_;
   std::vector<std::int64_t> role_index_;
