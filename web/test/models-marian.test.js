@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -177,4 +177,69 @@ test("the position table is Marian's: sin in the first half, cos in the second",
     const expected = j < 3 ? Math.sin(angles[j]) : Math.cos(angles[j - 3]);
     assert.ok(Math.abs(value - expected) < 1e-7, `column ${j}`);
   });
+});
+
+test('broken Marian folders are refused naming the file and the field', async () => {
+  const variant = (edit) => {
+    const copy = mkdtempSync(join(tmpdir(), 'attnlens-marian-bad-'));
+    cpSync(join(folder, 'marian.safetensors'), copy, { recursive: true });
+    edit(copy);
+    return copy;
+  };
+  const editConfig = (edit) => (copy) => {
+    const config = JSON.parse(readFileSync(join(copy, 'config.json'), 'utf8'));
+    writeFileSync(join(copy, 'config.json'), JSON.stringify(edit(config)));
+  };
+  const refused = async (edit, parameter, message) => {
+    const copy = variant(edit);
+    try {
+      await assert.rejects(loadModel(copy), (error) => {
+        assert.equal(error.parameter, parameter, error.message);
+        assert.match(error.message, message);
+        return true;
+      });
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  };
+  await refused((copy) => rmSync(join(copy, 'target.spm')), 'target.spm', /missing/);
+  await refused(
+    (copy) => writeFileSync(join(copy, 'source.spm'), Uint8Array.of(0x0a, 0xff, 0xff, 0x7f)),
+    'source.spm',
+    /past the end/,
+  );
+  await refused(
+    (copy) => writeFileSync(join(copy, 'vocab.json'), '{"<unk>": 1e9}'),
+    'vocab.json',
+    /not an id/,
+  );
+  await refused(
+    (copy) =>
+      writeFileSync(
+        join(copy, 'vocab.json'),
+        JSON.stringify({ '</s>': 0, '<unk>': 1, '<pad>': 500 }),
+      ),
+    'vocab.json',
+    /more than the model's vocabulary/,
+  );
+  await refused(
+    editConfig((c) => ({ ...c, normalize_before: true })),
+    'config.json',
+    /normalize_before/,
+  );
+  await refused(
+    editConfig((c) => ({ ...c, decoder_attention_heads: 2 })),
+    'config.json',
+    /decoder_attention_heads \(2\) differ/,
+  );
+  await refused(
+    editConfig((c) => ({ ...c, bad_words_ids: [[9999]] })),
+    'config.json',
+    /bad_words_ids/,
+  );
+  await refused(
+    editConfig((c) => ({ ...c, decoder_start_token_id: -1 })),
+    'config.json',
+    /decoder_start_token_id/,
+  );
 });

@@ -52,11 +52,14 @@ async function build(files, engine, dtype) {
   const tokenizer = files.tokenizer.marian
     ? await createMarianTokenizer(files.tokenizer.marian)
     : await createTokenizer(files.tokenizer);
-  if (tokenizer.vocabSize > core.vocab) {
+  // Marian's vocab.json may leave ids unused: its largest id must still be the model's.
+  const ids = Math.max(tokenizer.vocabSize, tokenizer.idLimit ?? 0);
+  if (ids > core.vocab) {
     throw shapeError(
       files.tokenizer.marian ? 'vocab.json' : 'tokenizer.json',
-      `has ${tokenizer.vocabSize} tokens, more than the model's vocabulary of ${core.vocab} ` +
-        '(vocab_size in config.json): the files come from different models',
+      `${ids === tokenizer.vocabSize ? `has ${ids} tokens` : `has ids up to ${ids - 1}`}, ` +
+        `more than the model's vocabulary of ${core.vocab} (vocab_size in config.json): the ` +
+        'files come from different models',
     );
   }
   let model;

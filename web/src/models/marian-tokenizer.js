@@ -82,6 +82,8 @@ class MarianTokenizer {
     this.#special = new Set(Object.values(names));
     this.#cleanUp = config.clean_up_tokenization_spaces === true;
     this.vocabSize = vocab.size;
+    // One past the largest id either vocabulary maps to: the model's vocabulary must reach it.
+    this.idLimit = Math.max(vocab.idLimit, targetVocab.idLimit);
     const maxLength = config.model_max_length;
     this.maxLength = Number.isSafeInteger(maxLength) && maxLength > 0 ? maxLength : 512;
     // Multi-target models name their target languages in the vocabulary.
