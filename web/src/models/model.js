@@ -209,6 +209,9 @@ export class Model {
    */
   async headScores(options) {
     this.#live('headScores');
+    if (this.#architecture.encoderDecoder) {
+      throw typeError('headScores', 'probes decoder-only and encoder models, not encoder-decoders');
+    }
     const { causal } = this.#architecture;
     const { vocab, maxPositions, layers, heads } = this.#info;
     const probe = probeSequences(this.#tokenizer, options, { vocab, maxPositions });
