@@ -144,7 +144,9 @@ struct ForwardInputs {
                                          // cache: past + N, past = the cache's length)
   Span<const std::int32_t> token_types;  // BERT: [N] each < token_types, or empty (all 0)
   // An encoder-decoder's decoder input [T] (1 <= T <= max_positions, from the decoder start
-  // token); token_ids are then the encoder's (the source). Empty for other models.
+  // token); token_ids are then the encoder's (the source). Empty for other models. With a KV
+  // cache, T is the new target tokens (past + T within the cache), and a step's token_ids must
+  // be the source the cache holds.
   Span<const std::int32_t> decoder_token_ids = {};
 };
 
@@ -164,6 +166,7 @@ struct ForwardOptions {
   // whole-sequence forward), their queries attend to the cached keys and their own, and their
   // keys and values are appended (past + N must fit the cache's capacity and max_positions).
   // Every layer uses its own mask then (`masks` must be empty), as the cached keys were made.
+  // An encoder-decoder's cache is its decoder's: the encoder runs on the first call only.
   KvCache* cache = nullptr;
 };
 
@@ -181,6 +184,8 @@ struct ForwardOutputs {
   // An encoder-decoder's: `attention` is then the encoder's [encoder_layers, heads, N, N];
   // `logits`, `log_sum_exp` and `hidden_states` ([decoder layers + 1, T, hidden]) are the
   // decoder's (logit_positions < T); `projections` are not offered.
+  // With a cache: decoder_attention is [decoder layers, heads, T, past + T], and `attention`
+  // must be empty on a step (the encoder does not run).
   MutableFloatView decoder_attention = {};  // [decoder layers, heads, T, T], or empty
   MutableFloatView cross_attention = {};    // [decoder layers, heads, T, N], or empty
 };
@@ -188,6 +193,9 @@ struct ForwardOutputs {
 struct ForwardStats {
   std::int64_t scratch_bytes = 0;  // working memory the call allocated (peak estimate)
   int threads = 1;                 // threads that took part in the largest step
+  // Source tokens an encoder-decoder's encoder ran over in this call: 0 on a step against a KV
+  // cache, which reads the cross keys and values the first call kept.
+  std::int64_t encoder_tokens = 0;
 };
 
 // Bytes the weights of `config` occupy (the matrices in their dtype) and the parameter count.

@@ -51,7 +51,8 @@ LayerRange decoder_layers(const TransformerConfig& c) {
   return {c.encoder_layers, c.layers - c.encoder_layers};
 }
 
-// MarianSinusoidalPositionalEmbedding is a fixed table the caller writes as position_embedding.
+// MarianSinusoidalPositionalEmbedding is a fixed table the caller writes as position_embedding;
+// row i is position pass.past + i (after a KV cache's positions).
 void embed(ForwardPass& pass, const ForwardInputs& inputs) {
   const std::int64_t h = pass.hidden;
   const float scale = pass.config.scale_embedding ? std::sqrt(static_cast<float>(h)) : 1.0f;
@@ -61,7 +62,7 @@ void embed(ForwardPass& pass, const ForwardInputs& inputs) {
   for (std::int64_t i = 0; i < pass.n; ++i) {
     float* xi = pass.x.data() + i * h;
     const float* t = embedding_row(pass.ops, tokens, inputs.token_ids[i], pass.row.data());
-    const float* e = embedding_row(pass.ops, positions, i, position_row.data());
+    const float* e = embedding_row(pass.ops, positions, pass.past + i, position_row.data());
     for (std::int64_t j = 0; j < h; ++j) xi[j] = t[j] * scale + e[j];
   }
 }
@@ -97,7 +98,7 @@ void decoder_layer(ForwardPass& pass, std::int64_t l) {
     weights =
         MutableFloatView(all.data + (l - pass.first_layer) * size, static_cast<std::size_t>(size));
   }
-  cross_attention(pass, w.cross, inverse_sqrt_head_dim(pass.config, l), MaskSpec{}, x, weights);
+  cross_attention(pass, w.cross, l, inverse_sqrt_head_dim(pass.config, l), MaskSpec{}, x, weights);
   add_block_output(pass);
   normalize(pass, NormKind::kLayerNorm, w.cross_norm, x, x);
   post_norm_mlp(pass, w);
