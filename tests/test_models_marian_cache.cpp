@@ -4,10 +4,15 @@
 // [layers, heads, T, past + T] and cross-attention rows [layers, heads, T, N] that a full forward
 // of the whole target gives at those positions. The encoder's runs are counted (stats and the
 // cache), not timed. copy_from() (a beam taking its parent's state) continues exactly as the
-// parent would. And the errors a step can meet, after which the cache stays usable.
+// parent would. Cross-attention surgery (CrossMask): each mask's rows are what it says, steps
+// under it equal a full forward under it, and it changes the logits. And the errors a step can
+// meet, after which the cache stays usable.
 //
 // Tolerance as test_models_kv_cache.cpp: same kernels on the same rows, logits differ by the LM
 // head's rounding for fewer rows; attention abs 1e-6, logits abs 1e-5 + rel 1e-5.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include "attnlens/models/kv_cache.h"
@@ -32,7 +37,7 @@ struct Rows {
 // target[0, from + count) and its rows from `from` on).
 Rows run_rows(const Transformer& model, KvCache* cache, const std::vector<std::int32_t>& source,
               const std::vector<std::int32_t>& target, std::int64_t from, std::int64_t count,
-              const KernelSet& kernels) {
+              const KernelSet& kernels, const CrossMask& cross_mask = {}) {
   const TransformerConfig& c = model.config();
   const std::int64_t d = c.layers - c.encoder_layers, n = static_cast<std::int64_t>(source.size());
   const std::int64_t keys = from + count, first = cache ? from : 0, t = keys - first;
@@ -40,6 +45,7 @@ Rows run_rows(const Transformer& model, KvCache* cache, const std::vector<std::i
   ForwardOptions options;
   options.kernels = &kernels;
   options.cache = cache;
+  options.cross_mask = cross_mask;
   for (std::int64_t i = 0; i < t; ++i) options.logit_positions.push_back(i);
   std::vector<float> logits(static_cast<std::size_t>(t * c.vocab));
   std::vector<float> self(static_cast<std::size_t>(d * c.heads * t * keys));
@@ -63,11 +69,11 @@ Rows run_rows(const Transformer& model, KvCache* cache, const std::vector<std::i
 
 void check_step(const Transformer& model, KvCache& cache, const std::vector<std::int32_t>& source,
                 const std::vector<std::int32_t>& target, std::int64_t from, std::int64_t count,
-                const KernelSet& kernels) {
+                const KernelSet& kernels, const CrossMask& cross_mask = {}) {
   const TransformerConfig& c = model.config();
   const std::int64_t d = c.layers - c.encoder_layers, n = static_cast<std::int64_t>(source.size());
-  const Rows got = run_rows(model, &cache, source, target, from, count, kernels);
-  const Rows full = run_rows(model, nullptr, source, target, from, count, kernels);
+  const Rows got = run_rows(model, &cache, source, target, from, count, kernels, cross_mask);
+  const Rows full = run_rows(model, nullptr, source, target, from, count, kernels, cross_mask);
   INFO("past " << from << ", " << count << " new");
   CHECK(got.encoder_tokens == (from == 0 ? n : 0));
   ATTNLENS_CHECK_CLOSE(got.logits, std::vector<double>(full.logits.begin(), full.logits.end()),
@@ -76,10 +82,9 @@ void check_step(const Transformer& model, KvCache& cache, const std::vector<std:
                        kStepAttentionTol,
                        (Layout{{d, c.heads, count, from + count}, {"layer", "head", "i", "j"}}),
                        "decoder self-attention");
-  ATTNLENS_CHECK_CLOSE(got.cross, std::vector<double>(full.cross.begin(), full.cross.end()),
-                       kStepAttentionTol,
-                       (Layout{{d, c.heads, count, n}, {"layer", "head", "i", "j"}}),
-                       "cross-attention");
+  ATTNLENS_CHECK_CLOSE(
+      got.cross, std::vector<double>(full.cross.begin(), full.cross.end()), kStepAttentionTol,
+      (Layout{{d, c.heads, count, n}, {"layer", "head", "i", "j"}}), "cross-attention");
   CHECK(cache.length() == from + count);
 }
 
@@ -144,13 +149,19 @@ TEST_CASE("a Marian step's errors name the input and leave the cache usable",
   ForwardOptions options;
   options.cache = &cache;
   model.forward({source, {}, one}, options, {});
-  check_error<InvalidArgumentError>([&] { model.forward({other, {}, one}, options, {}); },
-                                    "token_ids");
+  check_error<InvalidArgumentError>(
+      [&] {
+        model.forward({other, {}, one}, options, {});
+      },
+      "token_ids");
   std::vector<float> encoder_attention(static_cast<std::size_t>(2 * c.heads * 9));
   ForwardOutputs outputs;
   outputs.attention = encoder_attention;
-  check_error<InvalidArgumentError>([&] { model.forward({source, {}, one}, options, outputs); },
-                                    "attention");
+  check_error<InvalidArgumentError>(
+      [&] {
+        model.forward({source, {}, one}, options, outputs);
+      },
+      "attention");
   const std::vector<std::int32_t> four = {1, 2, 3, 4};
   check_error<RangeError>([&] { model.forward({source, {}, four}, options, {}); }, "capacity");
   CHECK(cache.length() == 1);
@@ -161,9 +172,93 @@ TEST_CASE("a Marian step's errors name the input and leave the cache usable",
   KvCache tight(model, 4, KvCache::bytes_for(c, 4) + 2000);
   const auto long_source = random_ids(12, c.vocab, 49);
   options.cache = &tight;
-  check_error<RangeError>([&] { model.forward({long_source, {}, one}, options, {}); },
-                          "token_ids");
+  check_error<RangeError>([&] { model.forward({long_source, {}, one}, options, {}); }, "token_ids");
   CHECK(tight.length() == 0);
   model.forward({source, {}, one}, options, {});
   CHECK(tight.length() == 1);
+}
+
+namespace {
+
+// Whether source token j is visible to the target token at position t under `mask`.
+bool visible(const CrossMask& mask, std::int64_t t, std::int64_t j, std::int64_t n) {
+  switch (mask.kind) {
+    case CrossMaskKind::kLast:
+      return j == n - 1;
+    case CrossMaskKind::kLocal:
+      return std::abs(j - std::min(t, n - 1)) <= mask.radius;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Marian's cross-attention surgery: each mask's rows are what it says",
+          "[models][kv_cache]") {
+  const TransformerConfig c = tiny(Architecture::kMarian);
+  Transformer model(c);
+  write_weights(model, make_checkpoint(model, 50));
+  const auto source = random_ids(6, c.vocab, 51);
+  const auto target = random_ids(9, c.vocab, 52);
+  const std::int64_t n = 6, t = 9, layers_heads = (c.layers - c.encoder_layers) * c.heads;
+  const KernelSet& kernels = kernel_sets()[0];
+  const Rows full = run_rows(model, nullptr, source, target, 0, t, kernels);
+  for (const CrossMask& mask :
+       {CrossMask{CrossMaskKind::kLast, 0}, CrossMask{CrossMaskKind::kMean, 0},
+        CrossMask{CrossMaskKind::kLocal, 0}, CrossMask{CrossMaskKind::kLocal, 1}}) {
+    INFO("mask kind " << static_cast<int>(mask.kind) << " radius " << mask.radius);
+    const Rows rows = run_rows(model, nullptr, source, target, 0, t, kernels, mask);
+    for (std::int64_t lh = 0; lh < layers_heads; ++lh) {
+      for (std::int64_t i = 0; i < t; ++i) {
+        const float* row = rows.cross.data() + (lh * t + i) * n;
+        double sum = 0;
+        std::int64_t seen = 0;
+        for (std::int64_t j = 0; j < n; ++j) {
+          sum += row[j];
+          if (!visible(mask, i, j, n)) {
+            CHECK(row[j] == 0.0f);
+          } else {
+            ++seen;
+            if (mask.kind == CrossMaskKind::kMean) CHECK(row[j] == Approx(1.0 / n).margin(1e-6));
+          }
+        }
+        CHECK(sum == Approx(1.0).margin(1e-5));
+        CHECK(seen >= 1);
+      }
+    }
+    // The surgery changes what the decoder computes.
+    double change = 0;
+    for (std::size_t k = 0; k < full.logits.size(); ++k) {
+      change = std::max(change, static_cast<double>(std::fabs(full.logits[k] - rows.logits[k])));
+    }
+    CHECK(change > 1e-3);
+    // Decoding against a cache under the mask gives the full forward's rows under it.
+    KvCache cache(model, t);
+    std::int64_t past = 0;
+    for (std::int64_t count : {1, 1, 7}) {
+      check_step(model, cache, source, target, past, count, kernels, mask);
+      past += count;
+    }
+    // The cached keys were made with this mask: another one is refused by name.
+    check_error<InvalidArgumentError>(
+        [&] {
+          cache.reset();
+          run_rows(model, &cache, source, target, 0, 1, kernels, mask);
+          run_rows(model, &cache, source, target, 1, 1, kernels, CrossMask{});
+        },
+        "cross_mask");
+  }
+  // Bad masks: a radius past the positions, or surgery on a model without cross-attention.
+  check_error<RangeError>(
+      [&] {
+        run_rows(model, nullptr, source, target, 0, 2, kernels,
+                 CrossMask{CrossMaskKind::kLocal, -1});
+      },
+      "cross_mask");
+  Transformer gpt(tiny(Architecture::kGpt2));
+  write_weights(gpt, make_checkpoint(gpt, 53));
+  ForwardOptions options;
+  options.cross_mask.kind = CrossMaskKind::kLast;
+  check_error<InvalidArgumentError>([&] { gpt.forward({source, {}}, options, {}); }, "cross_mask");
 }

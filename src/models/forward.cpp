@@ -118,7 +118,7 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
   if (!step) {
     encoder.emplace(*this, unit.stacks.front(), in, encoder_opt, encoder_out);
     run_stack(*encoder, in);
-    if (opt.cache) opt.cache->hold_source(in.token_ids);
+    if (opt.cache) opt.cache->hold_source(in.token_ids, opt.cross_mask);
   }
 
   ForwardInputs decoder_in;

@@ -88,7 +88,16 @@ void check_encoder_decoder_outputs(const TransformerConfig& c, const ForwardInpu
   if (opt.projections_layer != -1 || !out.projections.empty()) {
     throw InvalidArgumentError("projections", "are not offered for encoder-decoder models");
   }
+  const CrossMask& mask = opt.cross_mask;
+  if (mask.kind == CrossMaskKind::kLocal) {
+    detail::require_in_range(mask.radius, 0, c.max_positions, "cross_mask");
+  }
   if (past == 0) return;
+  if (!(opt.cache->cross_mask() == mask)) {
+    throw InvalidArgumentError("cross_mask",
+                               "a step against a KV cache must use the cross mask its first "
+                               "call used (the cached keys were made with it)");
+  }
   const std::vector<std::int32_t>& source = opt.cache->source();
   if (!std::equal(in.token_ids.begin(), in.token_ids.end(), source.begin(), source.end())) {
     throw InvalidArgumentError("token_ids",
@@ -126,6 +135,7 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
   } else {
     for (const auto& [set, name] :
          {std::pair<bool, const char*>{!in.decoder_token_ids.empty(), "decoder_token_ids"},
+          {!(opt.cross_mask == CrossMask{}), "cross_mask"},
           {!out.decoder_attention.empty(), "decoder_attention"},
           {!out.cross_attention.empty(), "cross_attention"}}) {
       if (set) throw InvalidArgumentError(name, "only encoder-decoder models have a decoder");

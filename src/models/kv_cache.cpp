@@ -74,11 +74,12 @@ void KvCache::copy_from(const KvCache& other) {
   }
   length_ = other.length_;
   source_ = other.source_;
+  cross_mask_ = other.cross_mask_;
   cross_ = other.cross_;
   cross_layer_floats_ = other.cross_layer_floats_;
 }
 
-void KvCache::hold_source(Span<const std::int32_t> source) {
+void KvCache::hold_source(Span<const std::int32_t> source, const CrossMask& cross_mask) {
   const TransformerConfig& c = model_->config();
   const std::int64_t layers = decoding_stack(c).layers(c).count;
   const auto n = static_cast<std::int64_t>(source.size);
@@ -97,6 +98,7 @@ void KvCache::hold_source(Span<const std::int32_t> source) {
   cross_->assign(static_cast<std::size_t>(floats * layers), 0.0f);
   cross_layer_floats_ = static_cast<std::size_t>(floats);
   source_.assign(source.data, source.data + source.size);
+  cross_mask_ = cross_mask;
   ++encoder_runs_;
 }
 

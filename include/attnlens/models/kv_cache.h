@@ -57,6 +57,7 @@ class KvCache {
   // An encoder-decoder's source: the ids the encoder ran over (empty before the first call), and
   // how many times an encoder ran into this cache (a test's proof that steps do not re-run it).
   const std::vector<std::int32_t>& source() const { return source_; }
+  const CrossMask& cross_mask() const { return cross_mask_; }
   std::int64_t encoder_runs() const { return encoder_runs_; }
 
   // Raw access for the forward pass (src/models/): layer `layer`'s keys or values
@@ -66,9 +67,10 @@ class KvCache {
   float* values(std::int64_t layer) { return data_.data() + (2 * layer + 1) * layer_floats_; }
   void append(std::int64_t count) { length_ += count; }
   // Makes room for the cross keys and values over `source` (RangeError "token_ids" when they do
-  // not fit beside the cache in its memory limit) and remembers the source; then decoder layer
+  // not fit beside the cache in its memory limit) and remembers the source and the cross mask
+  // the decoder's keys are made with; then decoder layer
   // `layer`'s [2][kv_heads][source N][head_dim] block (keys, then values) is cross(layer).
-  void hold_source(Span<const std::int32_t> source);
+  void hold_source(Span<const std::int32_t> source, const CrossMask& cross_mask);
   float* cross(std::int64_t layer) { return cross_->data() + layer * cross_layer_floats_; }
 
  private:
@@ -79,6 +81,7 @@ class KvCache {
   std::int64_t room_;         // the bytes the cache may take in all
   std::vector<float> data_;
   std::vector<std::int32_t> source_;
+  CrossMask cross_mask_;
   std::shared_ptr<std::vector<float>> cross_;  // shared with the caches copied from this one
   std::size_t cross_layer_floats_ = 0;         // 2 * kv_heads * source N * head_dim
   std::int64_t encoder_runs_ = 0;

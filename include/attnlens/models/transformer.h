@@ -150,6 +150,22 @@ struct ForwardInputs {
   Span<const std::int32_t> decoder_token_ids = {};
 };
 
+// Surgery on an encoder-decoder's cross-attention (src/models/cross_mask.cpp): which source
+// tokens target token t (at decoder position t) may see, in every decoder layer.
+//   kFull    every source token (the model as trained)
+//   kLast    only the last source token (</s>): an RNN encoder's final state as the one vector
+//   kMean    every source token with equal weight 1/N (the scores are not used): the output is
+//            the mean of the source's value vectors, the mean of the source as one fixed vector
+//   kLocal   Luong's local-m attention: the source tokens j with |j - p_t| <= radius, at the
+//            monotonic aligned position p_t = min(t, N - 1) (the target's length is not known
+//            while decoding, so not Luong's t * N / T)
+enum class CrossMaskKind { kFull, kLast, kMean, kLocal };
+struct CrossMask {
+  CrossMaskKind kind = CrossMaskKind::kFull;
+  std::int64_t radius = 0;  // kLocal's half-width D (0 .. max_positions): 2D + 1 keys at most
+  bool operator==(const CrossMask& o) const { return kind == o.kind && radius == o.radius; }
+};
+
 struct ForwardOptions {
   // Empty: every layer uses its own mask (layer_mask()); one entry: that mask for every layer;
   // `layers` entries: one per layer. Validated against N by attention().
@@ -168,6 +184,9 @@ struct ForwardOptions {
   // Every layer uses its own mask then (`masks` must be empty), as the cached keys were made.
   // An encoder-decoder's cache is its decoder's: the encoder runs on the first call only.
   KvCache* cache = nullptr;
+  // An encoder-decoder's cross-attention surgery (CrossMask); kFull for other models. A cache
+  // keeps the one its first call used (its keys depend on it): a step must pass the same.
+  CrossMask cross_mask;
 };
 
 // With a cache, each N x N below is N x (past + N): the new queries' rows over every key.

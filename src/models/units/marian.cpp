@@ -9,7 +9,10 @@
 // Scores scaled by 1/sqrt(head_dim). The weight table's rows 0 .. encoder_layers-1 are the
 // encoder's layers, the rest the decoder's (their cross-attention in the kCross* roles).
 #include <cmath>
+#include <utility>
+#include <vector>
 
+#include "models/cross_mask.h"
 #include "models/units/unit.h"
 
 namespace attnlens::models {
@@ -98,7 +101,12 @@ void decoder_layer(ForwardPass& pass, std::int64_t l) {
     weights =
         MutableFloatView(all.data + (l - pass.first_layer) * size, static_cast<std::size_t>(size));
   }
-  cross_attention(pass, w.cross, l, inverse_sqrt_head_dim(pass.config, l), MaskSpec{}, x, weights);
+  // The caller's surgery on it (ForwardOptions::cross_mask), full attention by default.
+  std::vector<unsigned char> flags;
+  CrossAttentionMask cross =
+      cross_attention_mask(pass.options.cross_mask, pass.past, pass.n, pass.encoder.n,
+                           inverse_sqrt_head_dim(pass.config, l), flags);
+  cross_attention(pass, w.cross, l, cross.scale, std::move(cross.mask), x, weights);
   add_block_output(pass);
   normalize(pass, NormKind::kLayerNorm, w.cross_norm, x, x);
   post_norm_mlp(pass, w);
