@@ -164,10 +164,50 @@ export declare function createTokenizer(files: {
   config?: Record<string, unknown> | null;
 }): Promise<ModelTokenizer>;
 
+/** Marian's tokenizer (opus-mt's source.spm, target.spm, vocab.json): docs/MODEL_FILES.md. */
+export interface MarianTokenizer {
+  /** The source side: ids with '</s>' last, each token's span in `text`. */
+  encode(
+    text: string,
+    options?: { addSpecialTokens?: boolean },
+  ): { ids: number[]; typeIds: number[]; tokens: ModelToken[] };
+  /** A target text through target.spm (and target_vocab.json with separate_vocabs). */
+  encodeTarget(
+    text: string,
+    options?: { addSpecialTokens?: boolean },
+  ): { ids: number[]; typeIds: number[]; tokens: ModelToken[] };
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  appendedText(ids: ArrayLike<number>, id: number): { text: string; partial: boolean };
+  idToToken(id: number): string;
+  tokenToId(token: string): number | undefined;
+  readonly vocabSize: number;
+  readonly maxLength: number;
+  readonly separateVocabs: boolean;
+  /** The target languages a multi-target model names ('>>cmn_Hans<<', ...). */
+  readonly languageCodes: readonly string[];
+  readonly special: Record<'eos' | 'unk' | 'pad', { id: number; text: string }>;
+}
+
+export declare function createMarianTokenizer(files: {
+  sourceSpm: Uint8Array;
+  targetSpm: Uint8Array;
+  vocab: Record<string, number>;
+  targetVocab?: Record<string, number> | null;
+  config?: Record<string, unknown> | null;
+}): Promise<MarianTokenizer>;
+
 // ---- models -----------------------------------------------------------------------------------
 
 export type ModelType =
-  'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2' | 'vit' | 'dinov2' | 'dinov2_with_registers';
+  | 'gpt2'
+  | 'gpt_neo'
+  | 'bert'
+  | 'llama'
+  | 'qwen2'
+  | 'vit'
+  | 'dinov2'
+  | 'dinov2_with_registers'
+  | 'marian';
 /** How a model's weight matrices are stored in wasm memory. */
 // generated from model.dtypes (web/scripts/block-layouts.mjs)
 export type WeightDtype = 'f32' | 'f16';
@@ -182,6 +222,8 @@ export declare const MODEL_OPTIONS: readonly string[];
 export declare const RUN_OPTIONS: readonly string[];
 /** The options Model.generate() accepts. */
 export declare const GENERATE_OPTIONS: readonly string[];
+/** The options Model.translate() accepts. */
+export declare const TRANSLATE_OPTIONS: readonly string[];
 /** The options Model.headScores() accepts. */
 export declare const HEAD_SCORE_OPTIONS: readonly string[];
 
@@ -201,7 +243,7 @@ export interface LoadModelOptions extends ModelFilesOptions {
 export interface ModelInfo {
   /** The forward pass that runs: 'gpt2', 'gpt_neo', 'bert' or 'llama' (for qwen2 too). */
   // generated from model.architectures (web/scripts/block-layouts.mjs)
-  readonly architecture: 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'vit';
+  readonly architecture: 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'vit' | 'marian';
   /** config.json's model_type. */
   readonly modelType: string;
   readonly layers: number;
@@ -422,12 +464,49 @@ export interface ModelHeadScores {
   ids: Int32Array[];
 }
 
+export interface TranslateOptions {
+  /** Tokens to generate at most (EOS forced at the last); default max_length - 1. */
+  maxTokens?: number;
+  /** 1: greedy; more: beam search (default config.json's num_beams; at most 16). */
+  beams?: number;
+  signal?: AbortSignal;
+  /** Each new token as it is chosen (with beam search: the best's tokens once it ends). */
+  onToken?: (step: TranslationStep) => void;
+  /** Each step's logits too. */
+  returnLogits?: boolean;
+}
+
+export interface TranslationStep {
+  id: number;
+  text: string;
+  /** The new token's row of the decoder's self-attention: [decoder layers, heads, i + 1]. */
+  selfAttention: Float32Array;
+  /** Its row of the cross-attention over the source tokens: [decoder layers, heads, N]. */
+  crossAttention: Float32Array;
+  logits?: Float32Array;
+}
+
+export interface Translation {
+  text: string;
+  source: { ids: number[]; tokens: ModelToken[] };
+  /** The decoder's tokens: the start token, the translation, EOS when it ended there. */
+  ids: number[];
+  /** [encoder layers, heads, N, N]. */
+  encoderAttention: Float32Array;
+  steps: TranslationStep[];
+  beams: number;
+  /** Beam search's score of the best hypothesis. */
+  score?: number;
+}
+
 export interface Model {
   readonly info: ModelInfo;
   /** Where the files came from (fromCache: every file came from the browser's model cache). */
   readonly source: ModelFiles['source'];
   readonly tokenizer: ModelTokenizer;
   run(text: string, options?: RunOptions): Promise<ModelRun>;
+  /** An encoder-decoder's (Marian's) translation, token by token, with its attention. */
+  translate(text: string, options?: TranslateOptions): Promise<Translation>;
   /**
    * Continues `text` (causal models): the prompt fills a KV cache, then one step per new token
    * (docs/JS_API.md, "Generation").

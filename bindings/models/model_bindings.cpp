@@ -91,7 +91,7 @@ val block_layout() {
 constexpr attnlens::models::Architecture kArchitectures[] = {
     attnlens::models::Architecture::kGpt2, attnlens::models::Architecture::kGptNeo,
     attnlens::models::Architecture::kBert, attnlens::models::Architecture::kLlama,
-    attnlens::models::Architecture::kVit};
+    attnlens::models::Architecture::kVit,  attnlens::models::Architecture::kMarian};
 constexpr attnlens::models::Activation kActivations[] = {attnlens::models::Activation::kGeluTanh,
                                                          attnlens::models::Activation::kGeluErf,
                                                          attnlens::models::Activation::kSilu};
@@ -161,6 +161,8 @@ attnlens::models::TransformerConfig read_config(const CreateBlock& block) {
   c.interpolate_positions = block.number(mb::kInterpolatePositions) != 0;
   c.registers = block.integer(mb::kRegisters, "registers");
   c.antialias_positions = block.number(mb::kAntialiasPositions) != 0;
+  c.encoder_layers = block.integer(mb::kEncoderLayers, "encoderLayers");
+  c.scale_embedding = block.number(mb::kScaleEmbedding) != 0;
   return c;
 }
 
@@ -274,14 +276,18 @@ val forward(double handle, std::uintptr_t address) {
     const attnlens::models::ForwardInputs in{
         block.array<const std::int32_t>(mb::kTokenIds, "tokenIds"),
         block.array<const std::int32_t>(mb::kTokenTypes, "tokenTypes"),
+        block.array<const std::int32_t>(mb::kDecoderTokenIds, "decoderTokenIds"),
         block.array<const float>(mb::kPixels, "pixels"),
         block.integer(mb::kImageHeight, "imageHeight"),
         block.integer(mb::kImageWidth, "imageWidth")};
     const attnlens::models::ForwardOutputs out{
-        block.array<float>(mb::kAttention, "attention"), block.array<float>(mb::kLogits, "logits"),
+        block.array<float>(mb::kAttention, "attention"),
+        block.array<float>(mb::kLogits, "logits"),
         block.array<float>(mb::kHiddenStates, "hiddenStates"),
         block.array<float>(mb::kLogSumExp, "logSumExp"),
-        block.array<float>(mb::kProjections, "projections")};
+        block.array<float>(mb::kProjections, "projections"),
+        block.array<float>(mb::kDecoderAttention, "decoderAttention"),
+        block.array<float>(mb::kCrossAttention, "crossAttention")};
     const attnlens::models::ForwardStats stats = model.forward(in, options, out);
     block.set(mb::kResultScratchBytes, static_cast<double>(stats.scratch_bytes));
     block.set(mb::kResultThreads, stats.threads);

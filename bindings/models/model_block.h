@@ -47,6 +47,9 @@ namespace attnlens_bindings::models {
   X(kInterpolatePositions, "interpolatePositions")                                      \
   X(kRegisters, "registers")                                                            \
   X(kAntialiasPositions, "antialiasPositions")                                          \
+  /* Encoder-decoders (Marian; 0 elsewhere). */                                         \
+  X(kEncoderLayers, "encoderLayers")                                                    \
+  X(kScaleEmbedding, "scaleEmbedding")                                                  \
   /* Results. */                                                                        \
   X(kResultParameters, "resultParameters")                                              \
   X(kResultWeightBytes, "resultWeightBytes")                                            \
@@ -79,14 +82,19 @@ namespace attnlens_bindings::models {
   X(kHiddenStates, "hiddenStates") /* float32 out [layers + 1, N, hidden], or absent */           \
   X(kLogSumExp, "logSumExp")       /* float32 out [positions]: each logits row's log-sum-exp */   \
   X(kProjections, "projections")   /* float32 out [3, heads, N, head_dim], or absent */           \
-  X(kPixels, "pixels")             /* float32 [channels, height, width] (vision), or absent */
+  X(kPixels, "pixels")             /* float32 [channels, height, width] (vision), or absent */    \
+  /* Encoder-decoders: tokenIds are the source, attention the encoder's. */                       \
+  X(kDecoderTokenIds, "decoderTokenIds")   /* int32 [T], or absent */                             \
+  X(kDecoderAttention, "decoderAttention") /* float32 out [decoder layers, heads, T, T] */        \
+  X(kCrossAttention, "crossAttention")     /* float32 out [decoder layers, heads, T, N] */
 
 #define ATTNLENS_MODEL_ARCHITECTURES(X) \
   X(kGpt2, "gpt2")                      \
   X(kGptNeo, "gpt_neo")                 \
   X(kBert, "bert")                      \
   X(kLlama, "llama")                    \
-  X(kVit, "vit")
+  X(kVit, "vit")                        \
+  X(kMarian, "marian")
 
 #define ATTNLENS_MODEL_ACTIVATIONS(X) \
   X(kGeluTanh, "gelu_tanh")           \

@@ -169,6 +169,52 @@ export class CoreModel {
   }
 
   /**
+   * One encoder-decoder pass (Marian): the encoder over `sourceIds`, the decoder over
+   * `targetIds`, logits at `logitPositions` of the target.
+   * @returns {{ encoderAttention?: Float32Array, decoderAttention?: Float32Array,
+   *   crossAttention?: Float32Array, logits: Float32Array, logSumExp: Float32Array }}
+   *   [encoder layers, heads, N, N], [decoder layers, heads, T, T], [decoder layers, heads, T, N]
+   */
+  forwardEncoderDecoder({ sourceIds, targetIds, logitPositions, threads, shape, wantAttention }) {
+    const m = this.#module;
+    const { encoderLayers, decoderLayers, heads, vocab } = shape;
+    const n = sourceIds.length;
+    const t = targetIds.length;
+    return withHeap(m, (heap) => {
+      const block = new ModelBlock(m, heap, 'forward')
+        .set('threads', threads)
+        .set('projectionsLayer', -1);
+      block.array('tokenIds', heap.copyIn(Int32Array.from(sourceIds), 'tokenIds'));
+      block.array('decoderTokenIds', heap.copyIn(Int32Array.from(targetIds), 'decoderTokenIds'));
+      const outputs = {};
+      const output = (name, count) => {
+        outputs[name] = heap.floats(count, name);
+        block.array(name, outputs[name]);
+      };
+      if (wantAttention) {
+        output('attention', encoderLayers * heads * n * n);
+        output('decoderAttention', decoderLayers * heads * t * t);
+        output('crossAttention', decoderLayers * heads * t * n);
+      }
+      block.array(
+        'logitPositions',
+        heap.copyIn(Float64Array.from(logitPositions), 'logitPositions'),
+      );
+      output('logits', logitPositions.length * vocab);
+      output('logSumExp', logitPositions.length);
+      unwrap(m._modelForward(this.#handle, block.write()));
+      const copy = (name) => (outputs[name] ? copyFloats(m, outputs[name]) : undefined);
+      return {
+        encoderAttention: copy('attention'),
+        decoderAttention: copy('decoderAttention'),
+        crossAttention: copy('crossAttention'),
+        logits: copy('logits'),
+        logSumExp: copy('logSumExp'),
+      };
+    });
+  }
+
+  /**
    * A KV cache of `capacity` positions in wasm memory (the core refuses one the heap cannot
    * hold, with a RangeError naming 'capacity'): { cache, bytes }. Free it with destroyCache().
    */
@@ -236,6 +282,11 @@ function createBlock(module, heap, config) {
       .set('interpolatePositions', config.interpolatePositions ? 1 : 0)
       .set('registers', config.registers ?? 0)
       .set('antialiasPositions', config.antialiasPositions ? 1 : 0);
+  }
+  if (config.architecture === 'marian') {
+    block
+      .set('encoderLayers', config.encoderLayers)
+      .set('scaleEmbedding', config.scaleEmbedding ? 1 : 0);
   }
   if (config.localWindows?.length) {
     block.array(

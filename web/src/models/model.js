@@ -1,7 +1,8 @@
 // The Model loadModel() returns: run(text, options) tokenizes, runs the forward pass in the wasm
 // core and returns every layer's and head's attention with the model's predictions;
-// generate(text, options) continues a text token by token (generate.js); `info` describes it;
-// dispose() frees its wasm memory.
+// generate(text, options) continues a text token by token (generate.js); an encoder-decoder's
+// translate(text, options) translates it (translate.js); `info` describes it; dispose() frees its
+// wasm memory.
 
 import { wasmBackendOf } from '../attention.js';
 import { describe, disposedError } from '../errors.js';
@@ -18,6 +19,7 @@ import {
   interpretRun,
   planInterpret,
 } from './run-interpret.js';
+import { translate } from './translate.js';
 
 /** The options run() accepts. */
 export const RUN_OPTIONS = Object.freeze([
@@ -40,6 +42,8 @@ export class Model {
   #info;
   #scales;
   #source;
+  #generation;
+  #maxPositions;
 
   /**
    * Use loadModel(); this takes the loaded parts. `engine`: { attention, owned }, the Attention
@@ -47,6 +51,8 @@ export class Model {
    */
   constructor({ core, engine, tokenizer, architecture, config, modelType, dtype, source }) {
     this.#core = core;
+    this.#generation = config.generation ?? null;
+    this.#maxPositions = config.maxPositions;
     this.#source = Object.freeze({ ...source });
     this.#engine = engine;
     this.#tokenizer = tokenizer;
@@ -54,6 +60,10 @@ export class Model {
     const { layers, heads, vocab, hidden } = config;
     // headDim: the llama family may set its own (head_dim); elsewhere hidden / heads.
     this.#shape = { layers, heads, vocab, hidden, headDim: config.headDim ?? hidden / heads };
+    if (architecture.encoderDecoder) {
+      this.#shape.encoderLayers = config.encoderLayers;
+      this.#shape.decoderLayers = layers - config.encoderLayers;
+    }
     const layerMasks = [];
     this.#scales = [];
     for (let l = 0; l < layers; l++) {
@@ -74,7 +84,8 @@ export class Model {
       bytes: core.weightBytes,
       dtype,
       causal: architecture.causal,
-      predicts: config.lmHead,
+      predicts: config.lmHead ?? architecture.encoderDecoder === true,
+      ...(architecture.encoderDecoder ? { encoderLayers: config.encoderLayers } : {}),
       backend: wasmBackendOf(engine.attention, 'attention').name,
       layerMasks: Object.freeze(layerMasks),
     });
@@ -102,11 +113,42 @@ export class Model {
   }
 
   /**
+   * An encoder-decoder's translation of `text` (translate.js): { text, source: { ids, tokens },
+   * ids, encoderAttention [encoder layers, heads, N, N], steps: [{ id, text, selfAttention
+   * [decoder layers, heads, i + 1], crossAttention [decoder layers, heads, N], logits? }],
+   * beams, score? }. Options: maxTokens, beams, signal, onToken, returnLogits.
+   */
+  async translate(text, options) {
+    this.#live('translate');
+    if (!this.#architecture.encoderDecoder) {
+      throw typeError(
+        'translate',
+        `needs an encoder-decoder model (Marian); this is a ${this.#info.modelType} model`,
+      );
+    }
+    return translate(
+      {
+        core: this.#core,
+        tokenizer: this.#tokenizer,
+        shape: this.#shape,
+        generation: this.#generation,
+        maxPositions: this.#maxPositions,
+        threads: this.#wasm('translate').threads,
+      },
+      text,
+      options,
+    );
+  }
+
+  /**
    * @returns {Promise<{ tokens, attention: Float32Array, predictions, logits?: Float32Array,
    *   projections?: { layer, scale, headDim, q, k, v } }>}
    */
   async run(text, options) {
     this.#live('run');
+    if (this.#architecture.encoderDecoder) {
+      throw typeError('run', 'an encoder-decoder model runs through translate(text, options)');
+    }
     const { vocab } = this.#shape;
     const opts = this.#checkRunOptions(text, options);
     const { ids, typeIds, tokens } = this.#encode(text, opts);
@@ -181,6 +223,12 @@ export class Model {
    */
   async generate(text, options) {
     this.#live('generate');
+    if (this.#architecture.encoderDecoder) {
+      throw typeError(
+        'model',
+        'an encoder-decoder model generates through translate(text, options)',
+      );
+    }
     if (!this.#architecture.causal) {
       throw typeError(
         'model',
@@ -218,6 +266,9 @@ export class Model {
    */
   async headScores(options) {
     this.#live('headScores');
+    if (this.#architecture.encoderDecoder) {
+      throw typeError('headScores', 'probes decoder-only and encoder models, not encoder-decoders');
+    }
     const { causal } = this.#architecture;
     const { vocab, maxPositions, layers, heads } = this.#info;
     const probe = probeSequences(this.#tokenizer, options, { vocab, maxPositions });
