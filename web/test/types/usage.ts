@@ -54,6 +54,10 @@ import {
   type ImageRun,
   type VisionModel,
   VISION_MODEL_TYPES,
+  TRANSLATE_OPTIONS,
+  type Translation,
+  type TranslationStep,
+  type ModelType,
 } from 'attnlens/models';
 import {
   createTrainer,
@@ -330,12 +334,25 @@ async function models(): Promise<void> {
     signal: controller.signal,
     onToken: (token: GeneratedToken) => void token.attention.length,
   });
-  const rows: Float32Array | undefined = generation.attention[0];
+  const firstRow: Float32Array | undefined = generation.attention[0];
   const why2: 'eos' | 'maxTokens' = generation.stopped;
   const generateOptions: readonly string[] = GENERATE_OPTIONS;
-  void [rows, why2, generation.text, generation.prompt.attention, generateOptions];
+  void [firstRow, why2, generation.text, generation.prompt.attention, generateOptions];
   // @ts-expect-error maxTokens is a number
   await model.generate('x', { maxTokens: '8' });
+  const translation: Translation = await model.translate('我爱你', {
+    maxTokens: 16,
+    beams: 4,
+    signal: controller.signal,
+    onToken: (step: TranslationStep) => void step.crossAttention.length,
+    returnLogits: true,
+  });
+  const crossRow: Float32Array | undefined = translation.steps[0]?.crossAttention;
+  const translateOptions: readonly string[] = TRANSLATE_OPTIONS;
+  const kinds: ModelType[] = ['vit', 'dinov2_with_registers', 'marian'];
+  void [crossRow, translation.encoderAttention, translation.score, translateOptions, kinds];
+  // @ts-expect-error beams is a number
+  await model.translate('x', { beams: '4' });
   const about: ModelDescription = await describeModel('gpt2', { dtype: 'f16', revision: 'main' });
   const needs: number = about.memoryBytes + about.loadScratchBytes;
   const why: string | null = about.fits ? null : about.reason;
