@@ -5,6 +5,8 @@
 #include <string>
 
 #include "attnlens/models/kv_cache.h"
+#include "models/ablation.h"
+#include "models/lens.h"
 #include "parallel.h"
 #include "validate.h"
 
@@ -38,6 +40,21 @@ std::int64_t check_cache(const Transformer& model, const ForwardOptions& opt, st
                                      std::to_string(cache.capacity()) + " positions");
   }
   return cache.length();
+}
+
+// A resumed run (ForwardOptions::start_layer): a layer of the model, a finite state of N rows,
+// no cache (whose earlier layers would hold nothing for these tokens).
+void check_start(const TransformerConfig& c, const ForwardOptions& opt, std::int64_t n) {
+  if (opt.start_layer == 0 && opt.start_state.empty()) return;
+  detail::require_in_range(opt.start_layer, 0, c.layers - 1, "start_layer");
+  detail::require_length(opt.start_state.size, n * c.hidden, "start_state",
+                         "N*hidden = " + detail::product_text({n, c.hidden}));
+  if (detail::largest_abs_bits(opt.start_state) >= 0x7f800000u) {
+    throw NonFiniteError("start_state", "start_state: holds NaN or Infinity");
+  }
+  if (opt.cache) {
+    throw InvalidArgumentError("start_layer", "a run resumed at a layer cannot use a KV cache");
+  }
 }
 
 }  // namespace
@@ -119,6 +136,9 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
         out.projections.size, count, "projections",
         "3*heads*N*head_dim = " + detail::product_text({3, c.heads, n, c.hidden / c.heads}));
   }
+  check_ablations(c, opt);
+  check_start(c, opt, n);
+  check_lens(c, opt, out, n);
   if (!out.hidden_states.empty()) {
     detail::require_length(
         out.hidden_states.size, (c.layers + 1) * n * c.hidden, "hidden_states",

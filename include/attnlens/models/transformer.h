@@ -121,6 +121,19 @@ struct WeightInfo {
 
 class KvCache;  // kv_cache.h
 
+// Head ablation (TransformerLens-style): a head's attention output, its d columns of the merged
+// heads before the output projection, is replaced at every position of the call.
+enum class AblationMode {
+  kZero,  // by 0: the head removed
+  kMean,  // by its mean over this call's positions: the head keeps its average, loses its
+          // dependence on the token (needs the whole text in one call: no KV cache)
+};
+struct HeadAblation {
+  std::int64_t layer = 0;  // 0 .. layers - 1
+  std::int64_t head = 0;   // 0 .. heads - 1; each (layer, head) at most once
+  AblationMode mode = AblationMode::kZero;
+};
+
 struct ForwardInputs {
   Span<const std::int32_t> token_ids;    // [N], each < vocab; 1 <= N <= max_positions (with a
                                          // cache: past + N, past = the cache's length)
@@ -144,6 +157,19 @@ struct ForwardOptions {
   // keys and values are appended (past + N must fit the cache's capacity and max_positions).
   // Every layer uses its own mask then (`masks` must be empty), as the cached keys were made.
   KvCache* cache = nullptr;
+  // Heads whose output is replaced (HeadAblation); empty: none.
+  std::vector<HeadAblation> ablations;
+  // Resume a run at layer start_layer's input: start_state [N, hidden] is the residual stream
+  // there (hidden_states[start_layer] of an earlier run over the same tokens), so a caller that
+  // varies only later layers (one ablation after another) does not recompute the earlier ones.
+  // 0 with an empty state: the whole forward from the embeddings. No KV cache with it; the
+  // earlier layers' rows of attention, hidden_states and the lens are left as they were.
+  std::int64_t start_layer = 0;
+  FloatView start_state;
+  // The logit lens: for every hidden state (the embeddings', then each layer's) the top k
+  // tokens of the model's own final norm and LM head applied to it (BERT: its MLM transform
+  // too); 0 for none. At most 1024 and the vocabulary. Needs the LM head.
+  std::int64_t lens_top_k = 0;
 };
 
 // With a cache, each N x N below is N x (past + N): the new queries' rows over every key.
@@ -157,6 +183,11 @@ struct ForwardOutputs {
   MutableFloatView projections;    // [3, heads, N, head_dim], or empty: q, k, v of
                                    // ForwardOptions::projections_layer, head-major, as attention()
                                    // receives them (before the layer's attention_scale())
+  // The logit lens (ForwardOptions::lens_top_k = k): [layers + 1, N, k] token ids, best first
+  // (ties: the lower id), and their softmax probabilities over the whole vocabulary. Only the
+  // top k leave the pass: its vocabulary-wide logits exist a few rows at a time.
+  Span<std::int32_t> lens_ids{};
+  MutableFloatView lens_probabilities{};
 };
 
 struct ForwardStats {
