@@ -50,13 +50,15 @@ namespace attnlens_bindings::models {
 // _modelForward(handle, block). With a cache (a handle _modelCacheCreate(handle, ...) gave),
 // the tokens follow the cached ones and each N x N below is N x (past + N), past the cache's
 // length before the call (transformer.h, ForwardOptions::cache).
-#define ATTNLENS_MODEL_FORWARD_SLOTS(X)                                              \
-  X(kThreads, "threads")                                                             \
-  X(kProjectionsLayer, "projectionsLayer") /* -1: none; else the layer's q, k, v */  \
-  X(kCache, "cache")                       /* 0: none; else this model's KV cache */ \
-  /* Results. */                                                                     \
-  X(kResultScratchBytes, "resultScratchBytes")                                       \
-  X(kResultThreads, "resultThreads")                                                 \
+#define ATTNLENS_MODEL_FORWARD_SLOTS(X)                                                        \
+  X(kThreads, "threads")                                                                       \
+  X(kProjectionsLayer, "projectionsLayer") /* -1: none; else the layer's q, k, v */            \
+  X(kCache, "cache")                       /* 0: none; else this model's KV cache */           \
+  X(kStartLayer, "startLayer")             /* resume at this layer's input, from startState */ \
+  X(kLensTopK, "lensTopK")                 /* 0: no logit lens; else k */                      \
+  /* Results. */                                                                               \
+  X(kResultScratchBytes, "resultScratchBytes")                                                 \
+  X(kResultThreads, "resultThreads")                                                           \
   X(kResultCacheLength, "resultCacheLength") /* positions the cache holds after */
 
 #define ATTNLENS_MODEL_FORWARD_ARRAYS(X)                                                          \
@@ -68,7 +70,11 @@ namespace attnlens_bindings::models {
   X(kLogits, "logits")       /* float32 out [positions, vocab], or absent */                      \
   X(kHiddenStates, "hiddenStates") /* float32 out [layers + 1, N, hidden], or absent */           \
   X(kLogSumExp, "logSumExp")       /* float32 out [positions]: each logits row's log-sum-exp */   \
-  X(kProjections, "projections")   /* float32 out [3, heads, N, head_dim], or absent */
+  X(kProjections, "projections")   /* float32 out [3, heads, N, head_dim], or absent */           \
+  X(kAblations, "ablations")       /* float64 (layer, head, AblationModeCode) triples */          \
+  X(kStartState, "startState") /* float32 [N, hidden]: the residual at startLayer, or absent */   \
+  X(kLensIds, "lensIds")       /* int32 out [layers + 1, N, lensTopK], or absent */               \
+  X(kLensProbabilities, "lensProbabilities") /* float32 out, as lensIds */
 
 #define ATTNLENS_MODEL_ARCHITECTURES(X) \
   X(kGpt2, "gpt2")                      \
@@ -85,6 +91,10 @@ namespace attnlens_bindings::models {
   X(kRopeNone, "none")                  \
   X(kRopeLinear, "linear")              \
   X(kRopeLlama3, "llama3")
+
+#define ATTNLENS_MODEL_ABLATION_MODES(X) \
+  X(kAblateZero, "zero")                 \
+  X(kAblateMean, "mean")
 
 #define ATTNLENS_MODEL_DTYPES(X) \
   X(kF32, "f32")                 \
@@ -107,6 +117,7 @@ enum ArchitectureCode : int { ATTNLENS_MODEL_ARCHITECTURES(ATTNLENS_MODEL_ENUMER
 enum ActivationCode : int { ATTNLENS_MODEL_ACTIVATIONS(ATTNLENS_MODEL_ENUMERATOR) };
 enum DtypeCode : int { ATTNLENS_MODEL_DTYPES(ATTNLENS_MODEL_ENUMERATOR) };
 enum RopeScalingCode : int { ATTNLENS_MODEL_ROPE_SCALINGS(ATTNLENS_MODEL_ENUMERATOR) };
+enum AblationModeCode : int { ATTNLENS_MODEL_ABLATION_MODES(ATTNLENS_MODEL_ENUMERATOR) };
 
 inline constexpr const char* kCreateSlotNames[] = {
     ATTNLENS_MODEL_CREATE_SLOTS(ATTNLENS_MODEL_NAME)};
@@ -122,6 +133,8 @@ inline constexpr const char* kActivationNames[] = {ATTNLENS_MODEL_ACTIVATIONS(AT
 inline constexpr const char* kDtypeNames[] = {ATTNLENS_MODEL_DTYPES(ATTNLENS_MODEL_NAME)};
 inline constexpr const char* kRopeScalingNames[] = {
     ATTNLENS_MODEL_ROPE_SCALINGS(ATTNLENS_MODEL_NAME)};
+inline constexpr const char* kAblationModeNames[] = {
+    ATTNLENS_MODEL_ABLATION_MODES(ATTNLENS_MODEL_NAME)};
 
 #undef ATTNLENS_MODEL_ENUMERATOR
 #undef ATTNLENS_MODEL_NAME
