@@ -8,7 +8,8 @@ import type { HeadScore } from './train.js';
 
 export type ModelSource =
   | string // a Hub id ('gpt2'), a folder URL, a Node folder path, 'stories260K' (bundled), or a
-  // llama2.c checkpoint: a .bin URL, Node path or Hub path ('karpathy/tinyllamas/stories15M.bin')
+  // llama2.c checkpoint: a .bin URL, Node path or Hub path ('karpathy/tinyllamas/stories15M.bin'),
+  // or a GGUF file the same ways ('ggml-org/models/tinyllamas/stories260K.gguf')
   | URL // a folder URL (http:, https:, or file: in Node)
   | File[]
   | FileList;
@@ -34,8 +35,9 @@ export interface ModelFilesOptions {
   hubUrl?: string;
   fetch?: typeof globalThis.fetch;
   /**
-   * llama2.c checkpoints only: their tok*.bin tokenizer, as a URL or path (resolved against the
-   * checkpoint's), a File, or the bytes. Default: tok{vocab_size}.bin or tokenizer.bin beside it.
+   * llama2.c checkpoints only (a GGUF file carries its tokenizer): their tok*.bin tokenizer, as
+   * a URL or path (resolved against the checkpoint's), a File, or the bytes. Default:
+   * tok{vocab_size}.bin or tokenizer.bin beside it.
    */
   tokenizer?: string | URL | Blob | Uint8Array | ArrayBuffer;
 }
@@ -58,10 +60,12 @@ export interface ModelFiles {
     id?: string;
     revision?: string;
     url?: string;
-    /** Present for llama2.c checkpoints: 'llama2.c', and the file's version (0, 1 or 2). */
-    format?: 'llama2.c';
+    /**
+     * Present for single-file models: 'llama2.c' (version 0, 1 or 2) or 'gguf' (version 2 or 3).
+     */
+    format?: 'llama2.c' | 'gguf';
     version?: number;
-    /** Hub paths of llama2.c checkpoints: the file in the repo. */
+    /** Hub paths of llama2.c checkpoints and GGUF files: the file in the repo. */
     file?: string;
     fromCache: boolean;
   };
@@ -84,7 +88,7 @@ export interface ModelFileListing {
     id?: string;
     revision?: string;
     url?: string;
-    format?: 'llama2.c';
+    format?: 'llama2.c' | 'gguf';
     version?: number;
     file?: string;
   };
@@ -249,7 +253,73 @@ export interface RunOptions {
   truncate?: boolean;
   /** A layer index: adds that layer's q, k and v (`projections`). */
   projections?: number;
+  /** Adds the attention rollout of every position (true) or of these positions (`rollout`). */
+  rollout?: boolean | number[];
+  /**
+   * Adds the attention flow of one position (`flow`): true for the one the model predicts from
+   * (the last token; BERT's first [MASK], else [CLS]). At most FLOW_LIMITS' tokens and layers.
+   */
+  flow?: boolean | number;
+  /** Adds each head's share of attention on the first token and on BOS/[CLS] (`sinks`). */
+  sinks?: boolean;
 }
+
+/** Attention rollout (Abnar and Zuidema 2020): output positions over the input tokens. */
+export interface AttentionRolloutRows {
+  positions: number[];
+  /** [positions, N]: row r is how much positions[r] owes each input token; each sums to 1. */
+  values: Float32Array;
+}
+
+/** Attention flow (Abnar and Zuidema 2020): the max-flow of one position to each input. */
+export interface AttentionFlowRow {
+  position: number;
+  /** [N]: each input token's share of the flow (sums to 1). */
+  values: Float32Array;
+}
+
+export interface AttentionSinks {
+  /** [layers, heads]: the mean share of a row's attention on the first token. */
+  first: Float32Array;
+  /** [layers, heads]: the mean share on the BOS ([CLS]) token; null when the text has none. */
+  bos: Float32Array | null;
+  /** The rows averaged: all N, or N - 1 for causal models (row 0 sees only the first token). */
+  rows: number;
+}
+
+/** The shape of a run's attention [layers, heads, N, N]. */
+export interface AttentionShape {
+  layers: number;
+  heads: number;
+  n: number;
+}
+
+/** Rollout rows (default every position) of [layers, heads, N, N] attention: [rows, N]. */
+export declare function attentionRollout(
+  attention: Float32Array,
+  shape: AttentionShape,
+  options?: { rows?: number[] },
+): Float32Array;
+/** The most rows x layers x N^2 multiply-adds attentionRollout() takes (2^30). */
+export declare const MAX_ROLLOUT_WORK: number;
+/** The flow of one output position (default N - 1) over the input tokens: [N]. */
+export declare function attentionFlow(
+  attention: Float32Array,
+  shape: AttentionShape,
+  options?: { position?: number },
+): Float32Array;
+/** The largest graph attentionFlow() takes: tokens N, layers, and edges layers x N^2. */
+export declare const FLOW_LIMITS: {
+  readonly tokens: number;
+  readonly layers: number;
+  readonly edges: number;
+};
+/** Each head's share on the first token and on BOS/[CLS] (bos: true per BOS position). */
+export declare function attentionSinks(
+  attention: Float32Array,
+  shape: AttentionShape,
+  options?: { causal?: boolean; bos?: boolean[] },
+): AttentionSinks;
 
 export interface LayerProjections {
   layer: number;
@@ -274,6 +344,12 @@ export interface ModelRun {
   logits?: Float32Array;
   /** With `projections: layer`. */
   projections?: LayerProjections;
+  /** With `rollout`. */
+  rollout?: AttentionRolloutRows;
+  /** With `flow`. */
+  flow?: AttentionFlowRow;
+  /** With `sinks: true`. */
+  sinks?: AttentionSinks;
 }
 
 export interface GenerateOptions {

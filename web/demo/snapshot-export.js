@@ -5,8 +5,11 @@ import { downloadBlob } from '../src/views/export.js';
 import { writeSnapshot } from '../src/snapshot/write.js';
 import { shownHead } from './model/view.js';
 
-/** The snapshot of `result` (model/compute.js runModel) holding `scope`: 'head', 'layer', 'all'. */
-export function pageSnapshot(state, result, info, scope) {
+/**
+ * The snapshot of `result` (model/compute.js runModel) holding `scope`: 'head', 'layer', 'all';
+ * with `rollout` (Float32Array [N, N]) when the page computed it.
+ */
+export function pageSnapshot(state, result, info, scope, rollout = null) {
   const run = result.surgery ?? result.own;
   const { layer, head } = shownHead(state, info);
   const n = result.rows.length;
@@ -36,13 +39,29 @@ export function pageSnapshot(state, result, info, scope) {
         : null,
       predictions: run.predictions,
       selected: { layer, head },
+      rollout,
     },
     { layers, heads },
   );
 }
 
-export function downloadSnapshot(state, result, info, scope) {
-  const snapshot = pageSnapshot(state, result, info, scope);
+// The rollout of every token (one head's size), which the snapshot's layers alone could not give;
+// none over words (it is computed over tokens) or past the rollout's work cap.
+async function runRollout(result, info) {
+  if (result.words) return null;
+  const { attentionRollout } = await import('../src/interpret/rollout.js');
+  const shape = { layers: info.layers, heads: info.heads, n: result.rows.length };
+  try {
+    return attentionRollout((result.surgery ?? result.own).attention, shape);
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
+}
+
+export async function downloadSnapshot(state, result, info, scope) {
+  const rollout = await runRollout(result, info);
+  const snapshot = pageSnapshot(state, result, info, scope, rollout);
   const name = (state.model === 'files' ? 'model' : state.model).replace(/[^\w.-]+/g, '-');
   const { layer, head } = snapshot.selected;
   downloadBlob(

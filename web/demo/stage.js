@@ -85,6 +85,8 @@ export class Stage {
     if (!shown.some((b) => b.tabIndex === 0)) markTabStop(buttons, buttons.indexOf(shown[0]));
     e.legendHelp.hidden = state.view !== 'matrix'; // its keys are the heatmap's
     e.lineTools.hidden = state.view !== 'lines';
+    // Rollout, flow and sinks draw no masked cells.
+    e.legendMasked.hidden = ['rollout', 'sinks'].includes(state.view);
   }
 
   // The legend under a real model's own views: the model view draws each thumbnail to its own
@@ -92,9 +94,11 @@ export class Stage {
   renderModelLegend(state) {
     const e = this.elements;
     const ownMax = state.view === 'model';
-    e.legendBar.hidden = state.view === 'overlay';
-    e.legendLo.hidden = state.view === 'overlay';
-    e.legendHi.hidden = state.view === 'overlay';
+    // The head view colours heads; rollout, flow and sinks draw shares with their own numbers.
+    const noScale = ['overlay', 'rollout', 'sinks'].includes(state.view);
+    e.legendBar.hidden = noScale;
+    e.legendLo.hidden = noScale;
+    e.legendHi.hidden = noScale;
     e.legendBar.style.background = cssGradient(state.scale);
     e.legendLo.textContent = '0';
     e.legendHi.textContent = ownMax ? t('legendOwnMax') : '1.00';

@@ -32,7 +32,7 @@ export const TEMPERATURE_STEPS = 40;
 export const HEAD_DIMS = [2, 4, 8, 16, 32, 64, 128];
 // The views a real model adds: every layer x head, one layer's heads overlaid as lines, and
 // where one token looks in every head.
-export const MODEL_VIEWS = ['model', 'overlay', 'focus'];
+export const MODEL_VIEWS = ['model', 'overlay', 'focus', 'rollout', 'sinks'];
 // Layers and heads a link may name before the model is loaded (then clamped to the model's).
 const MAX_LINK_LAYERS = 256;
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { loadModel } from '../src/models/index.js';
+import { attentionFlow, attentionRollout, loadModel } from '../src/models/index.js';
 import { showsVocabularyEntry } from '../src/views/predictions.js';
 import { tinyModel } from './support/tiny-models.mjs';
 
@@ -130,4 +130,34 @@ test("a prediction that ends inside a character prints its vocabulary entry, as 
   assert.match(list[partial], /^ *\d+\. <0xE4> {2}\d+\.\d%$/);
   const end = predictions.findIndex((p) => p.token === '</s>');
   assert.match(list[end], /^ *\d+\. <\/s> {2}\d+\.\d%$/);
+});
+
+test('--rollout prints rollout and flow of the predicted position; --json has them', async () => {
+  const text = 'Once upon a time, there was a';
+  const r = cli('--model', 'stories260K', text, '--rollout', '--color', 'none');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /where token 8· a draws from, through all layers:/);
+  assert.match(r.stdout, /token +rollout +flow\n {2}0·<s> +█+ +\d+\.\d% +█+ +\d+\.\d%/);
+  const report = JSON.parse(cli('--model', 'stories260K', text, '--rollout', '--json').stdout);
+  const model = await loadModel('stories260K');
+  const run = await model.run(text);
+  const { layers, heads } = model.info;
+  const shape = { layers, heads, n: run.tokens.length };
+  model.dispose();
+  assert.equal(report.rollout.position, 8);
+  const rollout = attentionRollout(run.attention, shape, { rows: [8] });
+  report.rollout.values.forEach((x, j) => assert.ok(Math.abs(x - rollout[j]) < 1e-6));
+  const flow = attentionFlow(run.attention, shape, { position: 8 });
+  report.flow.values.forEach((x, j) => assert.ok(Math.abs(x - flow[j]) < 1e-6));
+  // --position picks another token; a causal model's later tokens are not listed.
+  const early = cli('--model', 'stories260K', text, '--rollout', '--position', '2');
+  assert.match(early.stdout, /where token 2· upon draws from/);
+  assert.doesNotMatch(early.stdout, /\n {2}3· a /);
+  assert.match(early.stdout, /later tokens: not visible to a causal model/);
+  const beyond = cli('--model', 'stories260K', text, '--rollout', '--position', '9');
+  assert.equal(beyond.status, 2);
+  assert.match(beyond.stderr, /--position: must be an integer between 0 and 8, got 9/);
+  const alone = cli('--model', 'stories260K', text, '--position', '1');
+  assert.equal(alone.status, 2);
+  assert.match(alone.stderr, /--position: only with --rollout/);
 });

@@ -1,5 +1,6 @@
 // Seeded fuzzing of the model-file readers: mutations of valid safetensors files, PyTorch zips
-// (stored and deflated) and pickles, random bytes, random safetensors headers, and random pickle
+// (stored and deflated) and pickles, a small GGUF model (metadata, tokenizer, tensors of the
+// block types), random bytes, random safetensors headers, and random pickle
 // programs built from the opcodes a state dict uses (memo sharing, self-reference, nesting).
 // Every outcome is either a TensorSet whose tensors all read, or a clean attnlens error (an Error
 // with a code naming the file or the tensor) - never a hang, a crash or an exception of another
@@ -12,9 +13,11 @@ import { it } from 'node:test';
 import { readSafetensors, writeSafetensors } from '../src/models/files/safetensors.js';
 import { createTensorSet } from '../src/models/files/tensor-set.js';
 import { readTorchZip } from '../src/models/files/torch-zip.js';
+import { readGgufModel } from '../src/models/files/gguf-model.js';
 import { random } from './support/helpers.js';
 import { zipSync } from 'fflate';
 import { op, stateDictPickle, tensorOps, torchZip } from './support/torch-pickle.mjs';
+import { writeGguf } from './support/gguf-writer.mjs';
 
 const ROUNDS = 3000;
 // Generous bounds for one file of at most a few KiB (which reads in well under a millisecond; a
@@ -278,4 +281,52 @@ it('mutated deflated zips give a TensorSet or a clean error', () => {
   );
   assert.equal(createTensorSet(readTorch(zip)).readFloat32('w')[9], 2, 'the original reads');
   fuzz(TORCH, zip, 9, readTorch);
+});
+
+// A tiny llama GGUF (hidden 32, one layer, five tokens) with tensors of every 32-block type and
+// the float types, so mutations reach the metadata, the tokenizer, the tensor table and the
+// dequantisers.
+function tinyGguf() {
+  const next = random(9);
+  const tensor = (name, dims, typeId, bytes) => ({
+    name,
+    dims,
+    typeId,
+    data: Uint8Array.from({ length: bytes }, () => Math.floor(((next() + 1) / 2) * 256) & 0x3b),
+  });
+  const tokens = ['<unk>', '<s>', '</s>', '\u2581a', 'b'];
+  return writeGguf({
+    metadata: [
+      ['general.architecture', 'llama'],
+      ['llama.block_count', 1],
+      ['llama.embedding_length', 32],
+      ['llama.feed_forward_length', 32],
+      ['llama.attention.head_count', 2],
+      ['llama.context_length', 16],
+      ['llama.attention.layer_norm_rms_epsilon', 1e-5],
+      ['tokenizer.ggml.model', 'llama'],
+      ['tokenizer.ggml.tokens', tokens],
+      ['tokenizer.ggml.scores', [0, 0, 0, -1.5, -2.5]],
+      ['tokenizer.ggml.token_type', [2, 3, 3, 1, 1]],
+      ['tokenizer.ggml.bos_token_id', 1],
+    ],
+    tensors: [
+      tensor('token_embd.weight', [32, 5], 8, 5 * 34),
+      tensor('output_norm.weight', [32], 0, 128),
+      tensor('blk.0.attn_norm.weight', [32], 1, 64),
+      tensor('blk.0.attn_q.weight', [32, 32], 2, 32 * 18),
+      tensor('blk.0.attn_k.weight', [32, 32], 8, 32 * 34),
+      tensor('blk.0.attn_v.weight', [32, 32], 30, 32 * 64),
+      tensor('blk.0.attn_output.weight', [32, 32], 1, 32 * 64),
+    ],
+  });
+}
+
+it('mutated GGUF files give a TensorSet or a clean error', () => {
+  const GGUF = 'model.gguf';
+  const read = (bytes) => readGgufModel(bytes, GGUF).entries;
+  const file = tinyGguf();
+  assert.ok(fuzzCases(GGUF, 10, read, (next) => mutate(file, next), 1500) > 0, 'some open');
+  const magic = new TextEncoder().encode('GGUF\x03\0\0\0');
+  fuzzCases(GGUF, 11, read, (next) => randomBytes(next, 256, magic), 1500);
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAttention } from '../src/index.js';
 import { layerVisibility } from '../src/interpret/layer-masks.js';
-import { loadModel } from '../src/models/index.js';
+import { attentionRollout, loadModel } from '../src/models/index.js';
 import { SNAPSHOT_LIMITS, snapshotBytes } from '../src/snapshot/format.js';
 import { readSnapshot, snapshotHead } from '../src/snapshot/read.js';
 import { writeSnapshot } from '../src/snapshot/write.js';
@@ -173,5 +173,48 @@ describe('bad snapshots', () => {
     refuses(withWeight(1, 0.25), 'snapshot.attention[0][0][0][1]');
     // Row 1 sees keys 0 and 1; moving weight off key 0 breaks its sum.
     refuses(withWeight(n, 0), 'snapshot.attention[0][0][1]');
+  });
+});
+
+describe('the rollout a snapshot may carry', () => {
+  const shape = () => ({ layers: 3, heads: 2, n: run.tokens.length });
+  const withRollout = () =>
+    writeSnapshot(
+      { ...run, rollout: attentionRollout(run.attention, shape()) },
+      { layers: [1], heads: [0] },
+    );
+
+  it('reads back the same bits; a snapshot without one reads null', () => {
+    const read = readSnapshot(JSON.stringify(withRollout()));
+    assert.deepEqual(read.rollout, attentionRollout(run.attention, shape()));
+    assert.equal(readSnapshot(JSON.stringify(written)).rollout, null);
+  });
+
+  it('refuses a rollout of the wrong size, values that are no shares, rows off 1', () => {
+    const edited = (change) => {
+      const copy = withRollout();
+      change(copy.rollout);
+      return JSON.stringify(copy);
+    };
+    const withValue = (index, value) =>
+      edited((field) => {
+        const bytes = Uint8Array.from(atob(field.data), (c) => c.charCodeAt(0));
+        new DataView(bytes.buffer).setFloat32(index * 4, value, true);
+        field.data = btoa(String.fromCharCode(...bytes));
+      });
+    const n = run.tokens.length;
+    refuses(
+      edited((field) => (field.data = field.data.slice(8))),
+      'snapshot.rollout.data',
+    );
+    refuses(
+      edited((field) => (field.dtype = 'float64')),
+      'snapshot.rollout',
+      'TypeError',
+    );
+    refuses(withValue(n + 1, Number.NaN), 'snapshot.rollout[1][1]');
+    refuses(withValue(n + 1, -0.5), 'snapshot.rollout[1][1]');
+    refuses(withValue(0, 0.5), 'snapshot.rollout[0]');
+    refuses(JSON.stringify({ ...withRollout(), rollout: 'x' }), 'snapshot.rollout', 'TypeError');
   });
 });

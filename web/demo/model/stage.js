@@ -120,11 +120,29 @@ export class ModelStage {
       onSelect: (row) => update({ query: row, key: -1 }),
     });
     rovingTabindex(elements.overlayHeads, { selector: 'button' });
+    this.lazy = new Map(); // the on-demand views' modules: a promise, then the module
+    this.lastRender = null;
+  }
+
+  // The rollout and sinks views load their code the first time they open, so the page that
+  // never shows them never fetches it; once loaded, the view draws with the latest render's data.
+  #lazyModule(name, load) {
+    const entry = this.lazy.get(name);
+    if (entry && !(entry instanceof Promise)) return entry;
+    if (!entry) {
+      const loading = load().then((module) => {
+        this.lazy.set(name, module);
+        if (this.lastRender) this.render(this.getState(), ...this.lastRender);
+      });
+      this.lazy.set(name, loading);
+    }
+    return null;
   }
 
   // probe: the model's head scores on its probe (ModelSession.headScores: { heads } or
   // { error }), null while they are measured.
   render(state, result, info, view, probe = null) {
+    this.lastRender = [result, info, view, probe];
     this.context = { probeError: probe?.error ?? null, specials: specialNames(result) };
     const { layer, head } = shownHead(state, info);
     const n = result.rows.length;
@@ -155,6 +173,26 @@ export class ModelStage {
       });
     }
     if (state.view === 'overlay') this.#renderOverlay(state, result, info, view, probe);
+    if (state.view === 'rollout') {
+      const module = this.#lazyModule('rollout', () => import('./rollout-view.js'));
+      module?.renderRolloutView(this.e.rolloutView, {
+        run,
+        rows: result.rows,
+        info,
+        words: result.words,
+        position: focusedQuery(state, { empty: false, rowTokens: result.rows }),
+      });
+    }
+    if (state.view === 'sinks') {
+      const module = this.#lazyModule('sinks', () => import('./sinks-plot.js'));
+      module?.renderSinksPlot(this.e.sinksPlot, {
+        run,
+        rows: result.rows,
+        info,
+        words: result.words,
+        onSelect: (layer, head) => this.update({ layer, head, view: 'matrix' }),
+      });
+    }
   }
 
   #renderOverlay(state, result, info, view, probe) {

@@ -6,12 +6,13 @@
 
 import { parseArgs } from 'node:util';
 import { createAttention } from '../attention.js';
-import { loadModel } from '../models/index.js';
+import { attentionFlow, attentionRollout, loadModel } from '../models/index.js';
 import { maskForMode, maskOptions, parseMask } from '../mask-notation.js';
 import { showsVocabularyEntry } from '../views/predictions.js';
 import { UsageError } from './arguments.js';
 import { COLOR_MODES, renderHeatmap } from './heatmap.js';
 import { DEFAULT_WIDTH, wrapItems } from './layout.js';
+import { rolloutLines } from './rollout-lines.js';
 import { sanitize } from './terminal-text.js';
 
 export const MODEL_USAGE = `Usage: attnlens --model SOURCE [options] "text"
@@ -36,13 +37,19 @@ Options:
   --dtype f32|f16    weight storage in memory (default f32)
   --revision REV     Hub ids: branch, tag or commit (default main)
   --color MODE       truecolor | 256 | none
+  --rollout          also print where a token's information comes from through
+                     all layers: attention rollout and attention flow over the
+                     input tokens (flow up to 256 tokens)
+  --position P       the token --rollout reads, from 0 (default: the one the
+                     model predicts from, the last or the first [MASK])
   --json             print the tokens, the chosen heads' weights and the
-                     predictions as JSON
+                     predictions as JSON (with --rollout, the rollout and flow)
 
 Examples:
   attnlens --model stories260K "Once upon a time, there was a" --head all
   attnlens --model stories15M.bin --tokenizer tokenizer.bin "Once upon a time"
-  attnlens --model ./TinyStories-1M "Once upon a time" --layer 3 --head all`;
+  attnlens --model ./TinyStories-1M "Once upon a time" --layer 3 --head all
+  attnlens --model stories260K "Once upon a time, there was a" --rollout`;
 
 const OPTIONS = {
   model: { type: 'string' },
@@ -57,6 +64,8 @@ const OPTIONS = {
   tokenizer: { type: 'string' },
   color: { type: 'string' },
   json: { type: 'boolean' },
+  rollout: { type: 'boolean' },
+  position: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -97,6 +106,9 @@ export function parseModelCommand(argv) {
       `--color: expected one of ${COLOR_MODES.join(', ')}, got '${values.color}'`,
     );
   }
+  if (values.position !== undefined && !values.rollout) {
+    throw new UsageError('--position: only with --rollout');
+  }
   for (const spec of values.masks ?? []) {
     try {
       parseMask(spec);
@@ -121,6 +133,8 @@ export function parseModelCommand(argv) {
     tokenizer: values.tokenizer,
     color: values.color,
     json: Boolean(values.json),
+    rollout: Boolean(values.rollout),
+    position: values.position === undefined ? null : wholeNumber('--position', values.position),
   };
 }
 
@@ -182,8 +196,12 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
         ...(command.pair !== undefined ? { pair: command.pair } : {}),
         topK: Math.max(1, Math.min(command.top, model.info.vocab)),
         truncate: command.truncate,
+        ...(command.rollout ? { rollout: [command.position ?? 0] } : {}),
       });
     } catch (error) {
+      if (error.parameter === 'rollout[0]') {
+        throw new UsageError(`--position: ${error.message.replace(/^rollout\[0\]: /, '')}`);
+      }
       if (error instanceof RangeError || error instanceof TypeError)
         throw new UsageError(error.message);
       throw error;
@@ -196,6 +214,7 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
       masks === undefined
         ? model.info.layerMasks[command.layer]
         : ([masks].flat()[command.layer] ?? [masks].flat()[0]);
+    const read = command.rollout ? readRollout(model, run, command.position) : null;
     const headWeights = (h) =>
       run.attention.subarray(
         (command.layer * heads + h) * n * n,
@@ -212,6 +231,7 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
           weights: Array.from(headWeights(h), (x) => Number(x.toPrecision(9))),
         })),
         predictions: run.predictions,
+        ...(read ? jsonRollout(read) : {}),
       });
     }
     const visibility = await maskMatrixOf(layerMask, n);
@@ -255,12 +275,44 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
         }),
       );
     }
+    if (read) lines.push('', ...rolloutLines(read, labels, model.info.causal));
     lines.push('', ...predictionLines(model, run, labels, command.top));
     return lines.join('\n');
   } finally {
     model.dispose();
   }
 }
+
+// --rollout: the rollout and flow of the asked position, or of the one the model predicts from
+// (the position is only known once the text is tokenized: the run took position 0 to check it).
+// A text past the flow's caps still gets its rollout, with the reason flow was left out.
+function readRollout(model, run, asked) {
+  const n = run.tokens.length;
+  const { layers, heads } = model.info;
+  const mask = run.tokens.findIndex((t) => t.id === model.tokenizer.special.mask?.id);
+  const position = asked ?? (model.info.causal ? n - 1 : Math.max(0, mask));
+  const shape = { layers, heads, n };
+  const rollout = {
+    positions: [position],
+    values: attentionRollout(run.attention, shape, { rows: [position] }),
+  };
+  try {
+    return {
+      rollout,
+      flow: { position, values: attentionFlow(run.attention, shape, { position }) },
+      flowRefused: null,
+    };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return { rollout, flow: null, flowRefused: error.message.replace(/^attention: /, '') };
+  }
+}
+
+const rounded = (values) => Array.from(values, (x) => Number(x.toPrecision(9)));
+const jsonRollout = ({ rollout, flow }) => ({
+  rollout: { position: rollout.positions[0], values: rounded(rollout.values) },
+  flow: flow && { position: flow.position, values: rounded(flow.values) },
+});
 
 // The [N, N] visibility of a mask in the notation, from the engine (the same mask the model ran;
 // the models module, which the model already compiled, rather than a second download).

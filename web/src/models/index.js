@@ -18,3 +18,6 @@ export {
   LLAMA2C_TOKENIZER_URL,
 } from './files/index.js';
 export { createTokenizer } from './tokenizer.js';
+export { attentionRollout, MAX_ROLLOUT_WORK } from '../interpret/rollout.js';
+export { attentionFlow, FLOW_LIMITS } from '../interpret/flow.js';
+export { attentionSinks } from '../interpret/sinks.js';

@@ -12,6 +12,12 @@ import { MAX_TEXT_LENGTH } from '../text/limits.js';
 import { checkGenerateOptions, generateTokens } from './generate.js';
 import { probeSequences, scoreProbes } from './head-probe.js';
 import { topPredictions } from './predictions.js';
+import {
+  checkInterpretOptions,
+  INTERPRET_OPTIONS,
+  interpretRun,
+  planInterpret,
+} from './run-interpret.js';
 
 /** The options run() accepts. */
 export const RUN_OPTIONS = Object.freeze([
@@ -21,6 +27,7 @@ export const RUN_OPTIONS = Object.freeze([
   'returnLogits',
   'truncate',
   'projections',
+  ...INTERPRET_OPTIONS,
 ]);
 const DEFAULT_TOP_K = 10;
 
@@ -110,6 +117,10 @@ export class Model {
       : this.#architecture.causal
         ? [n - 1]
         : maskPositions;
+    const { layers, heads } = this.#shape;
+    const causal = this.#architecture.causal;
+    const predictedAt = causal ? n - 1 : (maskPositions[0] ?? 0);
+    const plan = planInterpret(opts.interpret, { n, layers, predictedAt });
     const { attention, logits, logSumExp, projections } = this.#core.forward({
       ids,
       types: this.#architecture.causal ? null : typeIds,
@@ -142,10 +153,13 @@ export class Model {
     }
     const result = { tokens, attention, predictions };
     if (opts.returnLogits) result.logits = logits;
+    const special = this.#tokenizer.special;
+    const bosId = (causal ? special.bos : special.cls)?.id ?? null;
+    Object.assign(result, interpretRun(plan, { attention, layers, heads, tokens, causal, bosId }));
     if (projections) {
       // [3, heads, N, d]: q, k and v, each [heads, N, d], as the layer's attention took them
       // (grouped K/V heads repeated for each query head that reads them).
-      const { heads, headDim } = this.#shape;
+      const { headDim } = this.#shape;
       const part = heads * n * headDim;
       result.projections = {
         layer: opts.projections,
@@ -265,6 +279,7 @@ export class Model {
         raw.projections === undefined
           ? -1
           : integer(raw.projections, 'projections', 0, this.#shape.layers - 1),
+      interpret: checkInterpretOptions(raw),
     };
     if (opts.pair !== null) {
       if (typeof opts.pair !== 'string') {

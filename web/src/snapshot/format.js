@@ -20,6 +20,10 @@
 //     "predictions": [...]                     as model.run() gives them (next tokens, or the
 //                                              fillers of each [MASK])
 //     "selected": { "layer": 2, "head": 3 }    the view it was exported from
+//     "rollout": { "dtype": "float32", "encoding": "base64", "data": "..." }   optional
+//                  little-endian float32 [N, N], the attention rollout of every position over
+//                  every layer (interpret/rollout.js): one head's size, whatever the scope,
+//                  since the included layers alone could not give it
 //   }
 //
 // A snapshot is read like any file from elsewhere (read.js): every field's type and size, the

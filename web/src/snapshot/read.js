@@ -190,11 +190,42 @@ function readAttention(value, visibleValue, counts) {
   return { weights, visible };
 }
 
+// The optional rollout [N, N]: probabilities whose rows sum to 1 (each is a mix of the inputs).
+function readRollout(value, n) {
+  if (value === undefined || value === null) return null;
+  const field = object(value, 'rollout');
+  if (field.dtype !== 'float32' || field.encoding !== 'base64') {
+    throw fail('invalid_argument', 'rollout', "must be { dtype: 'float32', encoding: 'base64' }");
+  }
+  const bytes = fromBase64(field.data, n * n * 4);
+  if (!bytes) {
+    throw fail('shape_mismatch', 'rollout.data', `must be base64 of ${n} x ${n} float32 values`);
+  }
+  const view = new DataView(bytes.buffer);
+  const rollout = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) {
+    let sum = 0;
+    for (let j = 0; j < n; j++) {
+      const w = view.getFloat32((i * n + j) * 4, true);
+      if (!(w >= 0 && w <= 1)) {
+        throw fail('out_of_range', `rollout[${i}][${j}]`, `is ${w}, not a share in [0, 1]`);
+      }
+      rollout[i * n + j] = w;
+      sum += w;
+    }
+    if (Math.abs(sum - 1) > ROW_SUM_TOLERANCE) {
+      throw fail('out_of_range', `rollout[${i}]`, `sums to ${sum}, not 1`);
+    }
+  }
+  return rollout;
+}
+
 /**
  * A checked snapshot from its JSON text (or the parsed value).
  * @returns {{ version, created, model, text, pair, tokens, layers, heads, n, attention, visible,
- *   masks, predictions, selected }} attention: Float32Array [layers.length, heads.length, N, N];
- *   visible: Uint8Array [layers.length, N, N]
+ *   masks, predictions, selected, rollout }} attention: Float32Array [layers.length,
+ *   heads.length, N, N]; visible: Uint8Array [layers.length, N, N]; rollout: Float32Array
+ *   [N, N] or null (a snapshot written without it)
  */
 export function readSnapshot(input) {
   let value = input;
@@ -283,6 +314,7 @@ export function readSnapshot(input) {
       layer: layers.includes(selectedLayer) ? selectedLayer : layers[0],
       head: heads.includes(selectedHead) ? selectedHead : heads[0],
     },
+    rollout: readRollout(root.rollout, n),
   };
 }
 

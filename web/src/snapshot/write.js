@@ -14,6 +14,7 @@ import { float32Bytes, packBits, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, toBase64 } f
  *   surgery      { mask, layer } of a mask applied by the reader, or null
  *   predictions  as model.run() returned them
  *   selected     { layer, head }
+ *   rollout      optional Float32Array [N, N]: attentionRollout() of every position
  * @param {{ layers: number[], heads: number[], created?: Date }} pick what to include
  * @returns {object} the snapshot, ready for JSON.stringify
  */
@@ -53,7 +54,7 @@ export function writeSnapshot(run, { layers, heads, created = new Date() }) {
     })),
     layers: [...layers],
     heads: [...heads],
-    attention: { dtype: 'float32', encoding: 'base64', data: toBase64(float32Bytes(weights)) },
+    attention: float32Field(weights),
     visible: { encoding: 'base64-bits', data: toBase64(packBits(visible)) },
     masks: {
       surgery: run.surgery?.mask ?? null,
@@ -62,5 +63,12 @@ export function writeSnapshot(run, { layers, heads, created = new Date() }) {
     },
     predictions: run.predictions,
     selected: { ...run.selected },
+    ...(run.rollout ? { rollout: float32Field(run.rollout) } : {}),
   };
 }
+
+const float32Field = (values) => ({
+  dtype: 'float32',
+  encoding: 'base64',
+  data: toBase64(float32Bytes(values)),
+});

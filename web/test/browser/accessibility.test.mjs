@@ -1,7 +1,8 @@
 // axe-core over every view of the demo (matrix, lines, heads, numbers, with the explain and cost
-// panels on the page; self- and cross-attention), in English and Chinese, and over the widget's
-// sample blog post. A serious or critical finding fails the test with its rule, the elements it
-// names and axe's own summary of what is wrong.
+// panels on the page; self- and cross-attention), in English and Chinese, over the real-model
+// views that read a whole run (rollout and flow, attention sinks) on the bundled stories260K, and
+// over the widget's sample blog post. A serious or critical finding fails the test with its rule,
+// the elements it names and axe's own summary of what is wrong.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { blockingFindings } from './axe.mjs';
@@ -45,6 +46,28 @@ for (const lang of ['en', 'zh']) {
       await page.close();
     });
   }
+}
+
+// The other real-model views are checked on Hub fixtures in models-views.test.mjs.
+for (const lang of ['en', 'zh']) {
+  test(`axe finds nothing serious in rollout and flow, attention sinks (${lang})`, async () => {
+    const page = await newPage(browser.context, { viewport: { width: 1100, height: 800 } });
+    const link = new URLSearchParams({ lang, model: 'stories260K', text: 'Once upon a time' });
+    await page.goto(`${browser.base}/demo/?${link}&view=rollout`);
+    await page.waitForSelector('#model-load, .model-status.is-ready', { timeout: 30000 });
+    if (await page.$('#model-load')) await page.click('#model-load');
+    const findings = [];
+    for (const [view, drawn] of [
+      ['rollout', '#rollout-view table'],
+      ['sinks', '#sinks-plot svg'],
+    ]) {
+      await page.click(`#tab-${view}`);
+      await page.waitForSelector(drawn, { timeout: 30000 });
+      findings.push(...(await blockingFindings(page)).map((f) => `[${view}] ${f}`));
+    }
+    assert.deepEqual(findings, []);
+    await page.close();
+  });
 }
 
 test('axe finds nothing serious on the widget sample post', async () => {

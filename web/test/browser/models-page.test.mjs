@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { headMeasures } from '../../src/interpret/head-labels.js';
 import { aggregateGroups, wordGroups } from '../../src/interpret/words.js';
 import { tokenize } from '../../src/text/tokenize.js';
+import { readSnapshot } from '../../src/snapshot/read.js';
 import { formatBytes } from '../../src/views/dom.js';
 import { artifact, newPage, openBrowser } from './harness.mjs';
 import {
@@ -306,6 +307,8 @@ describe('real models on the page and in the widget', () => {
     const snapshot = JSON.parse(text);
     assert.deepEqual([snapshot.model.id, snapshot.layers, snapshot.heads], [NEO, [2], [0, 1]]);
     assert.deepEqual(snapshot.selected, { layer: 2, head: 1 });
+    // It carries the rollout of every token over all layers (the read checks each row sums to 1).
+    assert.equal(readSnapshot(text).rollout.length, shown.rows.length ** 2);
     // The view's own exports name the model, layer and head too.
     const exported = async (button) => {
       const [file] = await Promise.all([page.waitForEvent('download'), page.click(button)]);

@@ -25,8 +25,14 @@ import {
 } from 'attnlens';
 import { AttnLensElement, sharedEngine } from 'attnlens/widget';
 import {
+  attentionFlow,
+  attentionRollout,
+  attentionSinks,
   describeModel,
+  FLOW_LIMITS,
   listModelFiles,
+  MAX_ROLLOUT_WORK,
+  type AttentionSinks,
   loadModel,
   loadModelFiles,
   BUNDLED_MODELS,
@@ -284,6 +290,17 @@ async function models(): Promise<void> {
   const projected: LayerProjections | undefined = (await model.run('x', { projections: 1 }))
     .projections;
   void [projected?.q, projected?.scale];
+  const read = await model.run('x', { rollout: [0], flow: true, sinks: true });
+  const rolled: Float32Array | undefined = read.rollout?.values;
+  const flowed: number | undefined = read.flow?.position;
+  const onBos: Float32Array | null | undefined = read.sinks?.bos;
+  const shape = { layers: info.layers, heads: info.heads, n: read.tokens.length };
+  const row: Float32Array = attentionFlow(read.attention, shape, { position: 0 });
+  const rows: Float32Array = attentionRollout(read.attention, shape, { rows: [0] });
+  const sinks: AttentionSinks = attentionSinks(read.attention, shape, { causal: true });
+  void [rolled, flowed, onBos, row, rows, sinks, FLOW_LIMITS.tokens, MAX_ROLLOUT_WORK];
+  // @ts-expect-error flow takes one position
+  await model.run('x', { flow: [0] });
   const scored: ModelHeadScores = await model.headScores({ length: 20, probes: 2, seed: 3 });
   const sink: number | null | undefined = scored.heads[0]?.sink;
   const probe: Int32Array | undefined = scored.ids[0];

@@ -14,7 +14,7 @@ export const enModels = {
   modelHubGo: 'Look up',
   modelDropLabel:
     'Or your own files (config.json, tokenizer.json, model.safetensors or pytorch_model.bin; ' +
-    'or a llama2.c .bin with its tok*.bin): drop them here or pick them',
+    'a llama2.c .bin with its tok*.bin; or a .gguf): drop them here or pick them',
   catalogStories260K:
     'Llama 2 architecture (llama2.c), trained on children’s stories: bundled, 1 MB, instant',
   catalogTinyStories1M: 'GPT-Neo, local and global layers in turn; trained on children’s stories',
@@ -132,6 +132,41 @@ export const enModels = {
   focusHint: 'Pick a token above: for every layer and head, the key it looks at most and how much.',
   focusCaption: 'Where “{query}” looks: the key each head gives it most',
   focusCell: '{key} {weight}: layer {layer}, head {head}',
+  viewRollout: 'Rollout and flow',
+  viewSinks: 'Attention sinks',
+  rolloutHint:
+    'Pick a token above: how much of it comes from each input token once every layer is ' +
+    'counted, read two ways.',
+  rolloutCaption: 'Where “{query}” draws from, through all {layers} layers',
+  rolloutToken: 'Token',
+  rolloutColumn: 'Rollout',
+  flowColumn: 'Flow',
+  rolloutRegion: 'Rollout and flow of the picked token, as a table',
+  rolloutAssumes:
+    'assumes information mixes linearly: each layer’s heads averaged, half of every token kept ' +
+    'by the residual connection (0.5·A + 0.5·I), the layers multiplied one after another.',
+  flowAssumes:
+    'treats the same weights as pipe capacities: the most that can flow from this token back ' +
+    'to each input, paths competing for the narrowest layer. Both leave out the values, the ' +
+    'MLPs and the norms: a guide to where information can come from, not the model’s reasons.',
+  rolloutLater: 'Later tokens are not listed: in a causal model they never reach this one.',
+  flowPending: 'Computing the flow…',
+  flowRefused: 'No flow for this text: {message}',
+  rolloutWords: 'These readings are computed over tokens: turn off “Read as words” to see them.',
+  sinksHint:
+    'How much of each head’s attention parks on the first token, averaged over the other ' +
+    'tokens: heads with nothing to do often put it there.',
+  sinksCaption:
+    'Share of attention on the first token “{token}”, each head a dot, by layer ' +
+    '(mean over {rows} rows)',
+  sinksAxisLayer: 'layer',
+  sinksDot: 'layer {layer}, head {head}: {share} on the first token',
+  sinksLayerColumn: 'Layer',
+  sinksMeanColumn: 'Mean of its heads',
+  sinksTopColumn: 'Heads most on the first token',
+  sinksHead: 'head {head} · {share}',
+  sinksOpen: 'Open layer {layer}, head {head} ({share} on the first token) in the matrix',
+  sinksNoRows: 'One token: there is nothing to average yet.',
   layerHeadN: 'layer {layer}, head {head}',
   legendOwnMax: 'each one’s largest weight',
   captionModel:

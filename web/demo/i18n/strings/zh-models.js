@@ -13,7 +13,7 @@ export const zhModels = {
   modelHubGo: '查询',
   modelDropLabel:
     '或者使用你自己的文件（config.json、tokenizer.json、model.safetensors 或 pytorch_model.bin；' +
-    '或 llama2.c 的 .bin 及其 tok*.bin）：拖到这里，或点击选择',
+    'llama2.c 的 .bin 及其 tok*.bin；或 .gguf 文件）：拖到这里，或点击选择',
   catalogStories260K: 'Llama 2 架构（llama2.c），用儿童故事训练：随附，1 MB，即时',
   catalogTinyStories1M: 'GPT-Neo，局部层与全局层交替；用儿童故事训练',
   catalogTinyStories8M: '同一系列，更宽',
@@ -122,6 +122,36 @@ export const zhModels = {
   focusHint: '在上方选一个词元：每一层、每个头中它最关注哪个键，以及关注多少。',
   focusCaption: '“{query}”看向哪里：每个头给它权重最大的键',
   focusCell: '{key} {weight}：第 {layer} 层，第 {head} 个头',
+  viewRollout: '展开与流',
+  viewSinks: '注意力汇聚',
+  rolloutHint: '在上方选一个词元：把所有层都算上之后，它有多少来自每个输入词元，用两种方式来读。',
+  rolloutCaption: '“{query}”经过全部 {layers} 层之后从哪里取得信息',
+  rolloutToken: '词元',
+  rolloutColumn: '展开（rollout）',
+  flowColumn: '流（flow）',
+  rolloutRegion: '所选词元的展开与流（表格）',
+  rolloutAssumes:
+    '假设信息按线性方式混合：每层的各个头取平均，残差连接保留每个词元的一半（0.5·A + 0.5·I），' +
+    '再把各层依次相乘。',
+  flowAssumes:
+    '把同样的权重看作管道的容量：从这个词元回到每个输入词元最多能流过多少，' +
+    '各条路径争用最窄的那一层。' +
+    '两者都不计值向量、MLP 和归一化：它们指出信息可能来自哪里，而不是模型的理由。',
+  rolloutLater: '后面的词元没有列出：在因果模型里它们到不了这个词元。',
+  flowPending: '正在计算流……',
+  flowRefused: '这段文本没有流：{message}',
+  rolloutWords: '这些读数按词元计算：关闭“按词查看”即可看到。',
+  sinksHint:
+    '每个头有多少注意力停在第一个词元上（对其余词元取平均）：无事可做的头常把注意力放在那里。',
+  sinksCaption: '落在第一个词元“{token}”上的注意力份额，每个头一个点，按层排列（{rows} 行的平均）',
+  sinksAxisLayer: '层',
+  sinksDot: '第 {layer} 层，第 {head} 个头：{share} 落在第一个词元上',
+  sinksLayerColumn: '层',
+  sinksMeanColumn: '各头的平均',
+  sinksTopColumn: '最关注第一个词元的头',
+  sinksHead: '第 {head} 个头 · {share}',
+  sinksOpen: '在矩阵中打开第 {layer} 层第 {head} 个头（{share} 落在第一个词元上）',
+  sinksNoRows: '只有一个词元：还没有可以平均的内容。',
   layerHeadN: '第 {layer} 层，第 {head} 个头',
   legendOwnMax: '各自的最大权重',
   captionModel:

@@ -5,6 +5,8 @@
 //   'https://.../stories15M.bin'   a checkpoint's URL
 //   'owner/name/path/file.bin'     a checkpoint in a Hub repo (karpathy/tinyllamas/stories15M.bin)
 //   a Node path or file: URL       a checkpoint file, or a folder with one and no config.json
+// A GGUF file (.gguf) arrives the same ways (but for the bundled name) and is read by
+// gguf-source.js: it carries its tokenizer, so it has no tokenizer file.
 // The tokenizer is options.tokenizer (a URL or path, resolved against the checkpoint's, a File or
 // the bytes) where given; else the files beside the checkpoint: tok{vocab_size}.bin, then
 // tokenizer.bin (for a 32,000-token model, tokenizer.bin first: llama2.c's name for Llama 2's).
@@ -19,7 +21,8 @@ import { cachedBytes, cachedSize, openModelCache, storeBytes } from './cache.js'
 import { download, headSize, httpError, request } from './download.js';
 import { checkHubUrl, validateRevision } from './hub.js';
 import { llamaConfig, readLlama2cCheckpoint, readLlama2cHeader } from './llama2c.js';
-import { hubCheckpointPath, isCheckpointName, TOKENIZER_NAME } from './llama2c-names.js';
+import { loadGgufFiles, listGgufFiles } from './gguf-source.js';
+import { hubCheckpointPath, isGgufName, isModelFileName, TOKENIZER_NAME } from './llama2c-names.js';
 import { llama2cTokenizerFiles } from './llama2c-tokenizer.js';
 import { createTensorSet } from './tensor-set.js';
 
@@ -47,6 +50,13 @@ export async function openLlama2cSource(source, options) {
         'Face model has its tokenizer.json',
     );
   }
+  if (found && isGgufName(found.modelName) && options.tokenizer !== undefined) {
+    throw attnlensError(
+      'invalid_argument',
+      'tokenizer',
+      `${found.modelName} is a GGUF file, which carries its own tokenizer`,
+    );
+  }
   if (found?.kind === 'bundled' && options.tokenizer !== undefined) {
     throw attnlensError(
       'invalid_argument',
@@ -68,7 +78,7 @@ async function findLlama2c(source, options) {
   const text = String(source);
   if (/^https?:/i.test(text)) {
     const url = new URL(text);
-    if (!isCheckpointName(lastSegment(url.pathname))) return null;
+    if (!isModelFileName(lastSegment(url.pathname))) return null;
     if (options.revision !== undefined) {
       throw attnlensError(
         'invalid_argument',
@@ -81,8 +91,8 @@ async function findLlama2c(source, options) {
   if (inNode() && (text.startsWith('file:') || (await existsLocally(text)))) {
     return localLlama2c(text, options);
   }
-  if (inNode() && LOOKS_LIKE_PATH.test(text) && isCheckpointName(text.split(/[\\/]/).pop())) {
-    throw attnlensError('not_found', 'source', `no llama2.c checkpoint at ${text}`);
+  if (inNode() && LOOKS_LIKE_PATH.test(text) && isModelFileName(text.split(/[\\/]/).pop())) {
+    throw attnlensError('not_found', 'source', `no model file at ${text}`);
   }
   // owner/name/path/to/file.bin: a checkpoint inside a Hub repo.
   const hub = hubCheckpointPath(text);
@@ -119,6 +129,7 @@ async function existsLocally(text) {
  * names the vocabulary) the tokenizer. Returns loadModelFiles' result.
  */
 export async function loadLlama2cFiles(from, reader) {
+  if (isGgufName(from.modelName)) return loadGgufFiles(from, reader);
   await reader.plan([from.modelName], null);
   const modelBytes = await reader.required(from.modelName);
   const { header, config, entries } = readLlama2cCheckpoint(modelBytes, from.modelName);
@@ -167,6 +178,7 @@ const tokenizerCandidates = (from, header) =>
  * header stands for, read from the first 256 bytes only (a range request over HTTP).
  */
 export async function listLlama2cFiles(from, reader, signal) {
+  if (isGgufName(from.modelName)) return listGgufFiles(from, reader, signal);
   await reader.plan([from.modelName], null);
   const model = reader.planned().find((file) => file.name === from.modelName);
   if (!model) {
@@ -256,13 +268,14 @@ function fileListLlama2c(list, options) {
   if (list.length === 0 || !list.every((file) => file instanceof Blob)) return null;
   const byName = new Map(list.map((file) => [String(file.name).split(/[\\/]/).pop(), file]));
   if (byName.has('config.json')) return null;
-  const checkpoints = [...byName.keys()].filter(isCheckpointName);
+  const checkpoints = [...byName.keys()].filter(isModelFileName);
   if (checkpoints.length === 0) return null;
   if (checkpoints.length > 1) {
     throw attnlensError(
       'invalid_argument',
       'source',
-      `more than one llama2.c checkpoint among the files (${checkpoints.join(', ')}): pick one`,
+      `more than one model file (llama2.c or GGUF) among the files (${checkpoints.join(', ')}): ` +
+        'pick one',
     );
   }
   if (typeof options.tokenizer === 'string' || options.tokenizer instanceof URL) {
@@ -401,11 +414,11 @@ async function localLlama2c(text, options) {
   let modelName;
   if (stat.isDirectory()) {
     const names = await fs.readdir(target);
-    const checkpoints = names.filter(isCheckpointName);
+    const checkpoints = names.filter(isModelFileName);
     if (names.includes('config.json') || checkpoints.length !== 1) return null;
     modelName = checkpoints[0];
   } else {
-    if (!isCheckpointName(path.basename(target))) return null;
+    if (!isModelFileName(path.basename(target))) return null;
     folder = path.dirname(target);
     modelName = path.basename(target);
   }

@@ -131,63 +131,13 @@ export function llama2cTokenizerFiles(bytes, file, vocab, maxLength) {
     ids.set(name, id);
   });
   return {
-    json: {
-      version: '1.0',
-      truncation: null,
-      padding: null,
-      added_tokens: SPECIAL.map(({ id, content }) => ({
-        id,
-        content,
-        single_word: false,
-        lstrip: false,
-        rstrip: false,
-        normalized: false,
-        special: true,
-      })),
-      normalizer: {
-        type: 'Sequence',
-        normalizers: [
-          { type: 'Prepend', prepend: SPACE },
-          { type: 'Replace', pattern: { String: ' ' }, content: SPACE },
-        ],
-      },
-      pre_tokenizer: null,
-      post_processor: {
-        type: 'TemplateProcessing',
-        single: [
-          { SpecialToken: { id: '<s>', type_id: 0 } },
-          { Sequence: { id: 'A', type_id: 0 } },
-        ],
-        pair: [
-          { SpecialToken: { id: '<s>', type_id: 0 } },
-          { Sequence: { id: 'A', type_id: 0 } },
-          { SpecialToken: { id: '<s>', type_id: 1 } },
-          { Sequence: { id: 'B', type_id: 1 } },
-        ],
-        special_tokens: { '<s>': { id: '<s>', ids: [1], tokens: ['<s>'] } },
-      },
-      decoder: {
-        type: 'Sequence',
-        decoders: [
-          { type: 'Replace', pattern: { String: SPACE }, content: ' ' },
-          { type: 'ByteFallback' },
-          { type: 'Fuse' },
-          { type: 'Strip', content: ' ', start: 1, stop: 0 },
-        ],
-      },
-      model: {
-        type: 'BPE',
-        dropout: null,
-        unk_token: '<unk>',
-        continuing_subword_prefix: null,
-        end_of_word_suffix: null,
-        fuse_unk: true,
-        byte_fallback: true,
-        ignore_merges: false,
-        vocab: Object.fromEntries(ids),
-        merges: mergesOf(names, scores, ids),
-      },
-    },
+    json: llamaTokenizerJson({
+      added: SPECIAL.map(({ id, content }) => ({ id, content, special: true })),
+      vocab: ids,
+      merges: mergesOf(names, scores, ids),
+      bos: { id: 1, content: '<s>' },
+      unk: '<unk>',
+    }),
     config: {
       tokenizer_class: 'LlamaTokenizer',
       bos_token: '<s>',
@@ -200,12 +150,78 @@ export function llama2cTokenizerFiles(bytes, file, vocab, maxLength) {
   };
 }
 
+/**
+ * The tokenizer.json of a Llama-2-style SentencePiece BPE (the transformers library's legacy
+ * conversion): `vocab` a Map piece -> id, `merges` [[left, right]] (mergesOf), `added`
+ * [{ id, content, special }], `bos` { id, content } put in front of every text or null,
+ * `unk` the unknown piece or null, `addSpacePrefix` (default true) the U+2581 put in front.
+ * GGUF's "llama" tokenizers (gguf-tokenizer.js) are built with it too.
+ */
+export function llamaTokenizerJson({ added, vocab, merges, bos, unk, addSpacePrefix = true }) {
+  const spaces = { type: 'Replace', pattern: { String: ' ' }, content: SPACE };
+  const single = [{ Sequence: { id: 'A', type_id: 0 } }];
+  const pair = [{ Sequence: { id: 'A', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }];
+  if (bos) {
+    single.unshift({ SpecialToken: { id: bos.content, type_id: 0 } });
+    pair.splice(0, 0, { SpecialToken: { id: bos.content, type_id: 0 } });
+    pair.splice(2, 0, { SpecialToken: { id: bos.content, type_id: 1 } });
+  }
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: added.map(({ id, content, special }) => ({
+      id,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special,
+    })),
+    normalizer: {
+      type: 'Sequence',
+      normalizers: addSpacePrefix ? [{ type: 'Prepend', prepend: SPACE }, spaces] : [spaces],
+    },
+    pre_tokenizer: null,
+    post_processor: {
+      type: 'TemplateProcessing',
+      single,
+      pair,
+      special_tokens: bos
+        ? { [bos.content]: { id: bos.content, ids: [bos.id], tokens: [bos.content] } }
+        : {},
+    },
+    decoder: {
+      type: 'Sequence',
+      decoders: [
+        { type: 'Replace', pattern: { String: SPACE }, content: ' ' },
+        { type: 'ByteFallback' },
+        { type: 'Fuse' },
+        ...(addSpacePrefix ? [{ type: 'Strip', content: ' ', start: 1, stop: 0 }] : []),
+      ],
+    },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: unk,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: true,
+      byte_fallback: true,
+      ignore_merges: false,
+      vocab: Object.fromEntries(vocab),
+      merges,
+    },
+  };
+}
+
 // The transformers library's SentencePiece extractor (generate_merges): for every piece, each
 // split into two pieces of the vocabulary (ordered by the ids of the left, then the right part),
 // all merges then ordered by the merged piece's score, then the left part's length, then the
 // right part's (in characters), each highest first, ties kept in that order (a stable sort). A
 // BPE tokenizer ranks merges by their place in the list, so ties must fall as the library's do.
-function mergesOf(names, scores, ids) {
+export function mergesOf(names, scores, ids) {
   const merges = [];
   names.forEach((piece, id) => {
     const chars = Array.from(piece);
