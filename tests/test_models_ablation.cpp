@@ -2,7 +2,7 @@
 // ForwardOptions::ablations, start_layer, lens_top_k). A zeroed head equals the double reference
 // over a checkpoint whose output projection never reads that head; a mean-ablated one equals a
 // checkpoint whose output bias carries the head's mean instead. The torch reference checks every
-// architecture's ablations and lens from JavaScript (web/test/model-interpret-reference.test.js).
+// architecture's ablations and lens from JavaScript (web/test/models-ablation-lens.test.js).
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -51,10 +51,10 @@ TEST_CASE("a zero-ablated head equals the reference without that head's output",
                       [](double& w, std::int64_t, std::int64_t) { w = 0; });
     }
     const Run r = run(model, ids, {}, options);
-    const reference::TransformerResult expected = reference::transformer(c, without.values, ids, {});
+    const reference::TransformerResult expected =
+        reference::transformer(c, without.values, ids, {});
     INFO(arch_name(arch));
-    ATTNLENS_CHECK_CLOSE(r.logits, expected.logits, kLogitTol, matrix_layout(9, c.vocab),
-                         "logits");
+    ATTNLENS_CHECK_CLOSE(r.logits, expected.logits, kLogitTol, matrix_layout(9, c.vocab), "logits");
     // The ablation changes the prediction: the test could fail.
     const Run clean = run(model, ids, {}, {});
     double moved = 0;

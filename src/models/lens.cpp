@@ -82,8 +82,7 @@ void check_lens(const TransformerConfig& c, const ForwardOptions& opt, const For
                                "so there is no output layer to read its hidden states with");
   }
   const std::int64_t count = detail::checked_mul((c.layers + 1) * n, k, "lens_ids");
-  const std::string shape =
-      "(layers+1)*N*k = " + detail::product_text({c.layers + 1, n, k});
+  const std::string shape = "(layers+1)*N*k = " + detail::product_text({c.layers + 1, n, k});
   detail::require_length(out.lens_ids.size, count, "lens_ids", shape);
   detail::require_length(out.lens_probabilities.size, count, "lens_probabilities", shape);
 }
