@@ -8,6 +8,8 @@ export { loadModel, MODEL_OPTIONS } from './load-model.js';
 export { RUN_OPTIONS } from './model.js';
 export { GENERATE_OPTIONS } from './generate.js';
 export { HEAD_SCORE_OPTIONS } from './head-probe.js';
+export { HEAD_EFFECTS_OPTIONS } from './head-effects.js';
+export { ABLATION_MODES } from './ablation.js';
 export { SUPPORTED_MODEL_TYPES } from './architectures/index.js';
 export { describeModel, DESCRIBE_OPTIONS } from './describe-model.js';
 export {
