@@ -200,6 +200,21 @@ test('an AbortSignal cancels mid-stream; the model then generates as before', as
       error.cause === reason,
   );
   assert.deepEqual((await model.generate('Once upon a time', { maxTokens: 10 })).ids, whole.ids);
+  // Disposing the model, or the engine it runs on, mid-stream ends the generation as disposed.
+  const engine = await createAttention({ backend: 'wasm-simd', models: true });
+  const own = await loadModel('stories260K', { attention: engine });
+  await rejectsWith(own.generate('Once', { onToken: () => engine.dispose() }), {
+    name: 'Error',
+    code: 'disposed',
+    parameter: 'generate',
+  });
+  own.dispose();
+  const second = await loadModel('stories260K', { attention });
+  await rejectsWith(second.generate('Once', { onToken: () => second.dispose() }), {
+    name: 'Error',
+    code: 'disposed',
+    parameter: 'generate',
+  });
   model.dispose();
   await rejectsWith(model.generate('Once'), {
     name: 'Error',
@@ -233,6 +248,14 @@ test('bad input is refused with a named error, and the model stays usable', asyn
   for (const [args, name, code, parameter] of cases) {
     await rejectsWith(model.generate(...args), { name, code, parameter });
   }
+  // A prompt past the positions names them (run()'s truncate option is not generate()'s).
+  await rejectsWith(model.generate('Lily '.repeat(600)), {
+    name: 'RangeError',
+    code: 'out_of_range',
+    parameter: 'text',
+    message:
+      /^text: is \d+ tokens, more than the model's 512 positions \(max_position_embeddings\)$/,
+  });
   const thrown = new Error('from onToken');
   await assert.rejects(
     model.generate('Lily', {

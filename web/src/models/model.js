@@ -206,7 +206,7 @@ export class Model {
     if (text === '') throw rangeError('text', 'is empty: generate() needs a prompt to continue');
     const { vocab, maxPositions } = this.#info;
     const opts = checkGenerateOptions(options, { vocab, maxPositions });
-    const { ids, tokens } = this.#encode(text, { pair: null, truncate: false });
+    const { ids, tokens } = this.#encode(text, { pair: null, truncate: false }, 'generate()');
     const lent = {
       core: this.#core,
       tokenizer: this.#tokenizer,
@@ -361,7 +361,8 @@ export class Model {
     return opts;
   }
 
-  #encode(text, { pair, truncate }) {
+  // `caller`: the method whose limits the errors name; only run() can truncate.
+  #encode(text, { pair, truncate }, caller = 'run()') {
     const max = this.#info.maxPositions;
     // Like analyze(), the length is checked before anything is tokenized, and only what can be
     // kept is: a pasted book costs as much as its first pages.
@@ -374,8 +375,9 @@ export class Model {
       if (truncate) return textPrefix(segment, Math.min(MAX_TEXT_LENGTH, CHARS_PER_POSITION * max));
       throw rangeError(
         name,
-        `is ${segment.length} characters, more than run() reads (MAX_TEXT_LENGTH, ` +
-          `${MAX_TEXT_LENGTH} UTF-16 code units); pass { truncate: true } to keep the start`,
+        `is ${segment.length} characters, more than ${caller} reads (MAX_TEXT_LENGTH, ` +
+          `${MAX_TEXT_LENGTH} UTF-16 code units)` +
+          (caller === 'run()' ? '; pass { truncate: true } to keep the start' : ''),
       );
     };
     const first = kept(text, 'text');
@@ -388,7 +390,8 @@ export class Model {
         throw rangeError(
           'text',
           `is ${ids.length} tokens, more than the model's ${max} positions ` +
-            `(max_position_embeddings); pass { truncate: true } to keep the first ${max}`,
+            '(max_position_embeddings)' +
+            (caller === 'run()' ? `; pass { truncate: true } to keep the first ${max}` : ''),
         );
       }
       // Keep the first tokens; BERT keeps its closing [SEP] so the input stays well formed.
