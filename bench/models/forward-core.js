@@ -18,7 +18,23 @@ const median = (values) => {
 };
 
 // A GPT-2 text of exactly n tokens: "the" then " the" n - 1 times (one token each).
-const textOfTokens = (n) => `the${' the'.repeat(n - 1)}`;
+export const textOfTokens = (n) => `the${' the'.repeat(n - 1)}`;
+
+// The TinyStories case's text: a story's first 64 tokens, the text cut at the end of token 64
+// and checked to give 64 again.
+const STORY =
+  'Once upon a time, there was a little girl named Lily. She loved to play outside in the ' +
+  'park with her friends. One day, she saw a big red ball under a tree. She wanted to play ' +
+  'with it, but it was too high. Lily asked her mom for help, and her mom smiled and said ' +
+  'they could get it together. They found a long stick and pushed the ball down.';
+
+/** The story's first 64 tokens under `tokenizer` (a loaded model's). */
+export function storyOf64Tokens(tokenizer) {
+  const story = STORY.slice(0, tokenizer.encode(STORY).tokens[63].end);
+  const tokens = tokenizer.encode(story).ids.length;
+  if (tokens !== 64) throw new Error(`the story gave ${tokens} tokens, not 64`);
+  return story;
+}
 
 function maxDifference(a, b, length = a.length) {
   let worst = 0;
@@ -111,15 +127,8 @@ export async function runForwardBenchmark(options) {
   await session.release?.();
 
   const tiny = await loadModel(options.tinyStories, { attention });
-  // The first 64 tokens of a story: text cut at the end of token 64, checked to give 64 again.
-  const long =
-    'Once upon a time, there was a little girl named Lily. She loved to play outside in the ' +
-    'park with her friends. One day, she saw a big red ball under a tree. She wanted to play ' +
-    'with it, but it was too high. Lily asked her mom for help, and her mom smiled and said ' +
-    'they could get it together. They found a long stick and pushed the ball down.';
-  const story = long.slice(0, tiny.tokenizer.encode(long).tokens[63].end);
-  const tokens = tiny.tokenizer.encode(story).ids.length;
-  if (tokens !== 64) throw new Error(`the story gave ${tokens} tokens, not 64`);
+  const story = storyOf64Tokens(tiny.tokenizer);
+  const tokens = 64;
   const tinyMs = [];
   await tiny.run(story);
   for (let r = 0; r < 30; r++) {
