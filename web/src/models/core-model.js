@@ -71,7 +71,8 @@ export class CoreModel {
    * past + N].
    * `ablations`: [{ layer, head, mode: 'zero' | 'mean' }] (checked: ablation.js), heads whose
    * output is replaced. `startLayer` with `startState` (Float32Array [N, hidden]): resume at that
-   * layer's input (the earlier layers' attention rows stay 0). `lensTopK`: 0, or the logit lens's
+   * layer's input (the core leaves the earlier layers' rows of attention, hidden states and
+   * lens unwritten: ask for none of them then). `lensTopK`: 0, or the logit lens's
    * k. `hiddenStates`: true returns [layers + 1, N, hidden].
    * @returns {{ attention?: Float32Array, logits?: Float32Array, logSumExp?: Float32Array,
    *   projections?: Float32Array, hiddenStates?: Float32Array, lensIds?: Int32Array,
