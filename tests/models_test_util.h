@@ -187,6 +187,8 @@ inline const char* arch_name(Architecture a) {
       return "bert";
     case Architecture::kLlama:
       return "llama";
+    case Architecture::kVit:
+      return "vit";
   }
   return "?";
 }

@@ -70,7 +70,10 @@ export interface ModelFiles {
     fromCache: boolean;
   };
   config: Record<string, unknown>;
-  tokenizer: { json: Record<string, unknown>; config: Record<string, unknown> | null };
+  /** Text models; a vision model's files have `preprocessor` instead. */
+  tokenizer?: { json: Record<string, unknown>; config: Record<string, unknown> | null };
+  /** Vision models (VISION_MODEL_TYPES): preprocessor_config.json. */
+  preprocessor?: Record<string, unknown>;
   tensors: TensorSet;
   /** Total bytes of the weight files. */
   bytes: number;
@@ -163,11 +166,14 @@ export declare function createTokenizer(files: {
 
 // ---- models -----------------------------------------------------------------------------------
 
-export type ModelType = 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2';
+export type ModelType =
+  'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2' | 'vit' | 'dinov2' | 'dinov2_with_registers';
 /** How a model's weight matrices are stored in wasm memory. */
 // generated from model.dtypes (web/scripts/block-layouts.mjs)
 export type WeightDtype = 'f32' | 'f16';
 export declare const SUPPORTED_MODEL_TYPES: readonly ModelType[];
+/** The model types that read pictures: loadModel gives a VisionModel for them. */
+export declare const VISION_MODEL_TYPES: readonly ModelType[];
 /** The models attnlens carries, loadable by name with no network: ['stories260K']. */
 export declare const BUNDLED_MODELS: readonly string[];
 /** Where llama2.c's tokenizer.bin (Llama 2's 32,000 tokens, for stories15M/42M/110M) is. */
@@ -201,7 +207,7 @@ export interface LoadModelOptions extends ModelFilesOptions {
 export interface ModelInfo {
   /** The forward pass that runs: 'gpt2', 'gpt_neo', 'bert' or 'llama' (for qwen2 too). */
   // generated from model.architectures (web/scripts/block-layouts.mjs)
-  readonly architecture: 'gpt2' | 'gpt_neo' | 'bert' | 'llama';
+  readonly architecture: 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'vit';
   /** config.json's model_type. */
   readonly modelType: string;
   readonly layers: number;
@@ -523,11 +529,101 @@ export interface Model {
 }
 
 /**
- * Loads a checkpoint (config.json, tokenizer.json, model.safetensors or pytorch_model.bin) and
- * builds the model in wasm memory. Errors carry `code` (ErrorCode, or 'not_found' for a missing
- * file or tensor) and `parameter` (the option, file or tensor at fault).
+ * A picture: ImageData, ImageBitmap, HTMLImageElement, HTMLCanvasElement, OffscreenCanvas,
+ * HTMLVideoElement, a Blob or File (PNG, JPEG, GIF, WebP, BMP), or raw RGBA pixels (Node).
  */
-export declare function loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
+export type ImageInput =
+  | { data: Uint8Array | Uint8ClampedArray; width: number; height: number }
+  | ImageData
+  | ImageBitmap
+  | HTMLImageElement
+  | HTMLCanvasElement
+  | OffscreenCanvas
+  | HTMLVideoElement
+  | Blob;
+
+export interface ImageRunOptions {
+  /** Labels of a classifier's top scores (default 5, at most the label count). */
+  topK?: number;
+  /** Adds the classifier's logits over every label. */
+  returnLogits?: boolean;
+  /** Adds the model's input: Float32Array [3, height, width], as the preprocessor made it. */
+  returnPixelValues?: boolean;
+}
+
+export interface ImageRun {
+  /**
+   * [layers, heads, tokens, tokens]: token 0 the class token, then the registers (DINOv2 with
+   * registers), then the patches row by row.
+   */
+  attention: Float32Array;
+  tokens: number;
+  /** Register tokens after the class token (0 but for DINOv2 with registers). */
+  registers: number;
+  /** The patches: rows x columns. */
+  grid: { rows: number; columns: number };
+  /** The preprocessed picture's size, the size it was resized to, and where the crop began. */
+  input: {
+    height: number;
+    width: number;
+    resized: { height: number; width: number };
+    crop: { top: number; left: number };
+  };
+  /** A classifier's best labels (null without one): index, id2label's name, probability. */
+  labels: { index: number; label: string; p: number; logit: number }[] | null;
+  logits?: Float32Array;
+  pixelValues?: Float32Array;
+}
+
+export interface VisionModelInfo {
+  readonly architecture: 'vit';
+  readonly modelType: string;
+  readonly vision: true;
+  readonly layers: number;
+  readonly heads: number;
+  readonly headDim: number;
+  readonly hidden: number;
+  readonly patchSize: number;
+  /** Patches along a side of the trained picture. */
+  readonly imageGrid: number;
+  /** DINOv2: any grid (position embeddings resized); ViT: the trained one only. */
+  readonly interpolatesPositions: boolean;
+  /** Register tokens (DINOv2 with registers), else 0. */
+  readonly registers: number;
+  /** The classifier's label count (0 without one). */
+  readonly labels: number;
+  readonly parameters: number;
+  readonly bytes: number;
+  readonly dtype: WeightDtype;
+  readonly causal: false;
+  readonly predicts: boolean;
+  readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar';
+  /** The preprocessor_config.json's processor class. */
+  readonly processor: string;
+}
+
+export interface VisionModel {
+  readonly info: VisionModelInfo;
+  readonly source: ModelFiles['source'];
+  /** id2label's names by index, or null without a classifier. */
+  readonly labels: readonly string[] | null;
+  run(image: ImageInput, options?: ImageRunOptions): Promise<ImageRun>;
+  dispose(): void;
+}
+
+export declare const IMAGE_RUN_OPTIONS: readonly string[];
+
+/**
+ * Loads a checkpoint (config.json, tokenizer.json or, for vision models, preprocessor_config.json,
+ * model.safetensors or pytorch_model.bin) and builds the model in wasm memory: a Model, or a
+ * VisionModel for VISION_MODEL_TYPES (`loadModel<VisionModel>(...)`). Errors carry `code`
+ * (ErrorCode, or 'not_found' for a missing file or tensor) and `parameter` (the option, file or
+ * tensor at fault).
+ */
+export declare function loadModel<M extends Model | VisionModel = Model>(
+  source: ModelSource,
+  options?: LoadModelOptions,
+): Promise<M>;
 
 export declare const DESCRIBE_OPTIONS: readonly string[];
 

@@ -91,7 +91,8 @@ val block_layout() {
 // The core's value for each code, in the order of the code lists in model_block.h.
 constexpr attnlens::models::Architecture kArchitectures[] = {
     attnlens::models::Architecture::kGpt2, attnlens::models::Architecture::kGptNeo,
-    attnlens::models::Architecture::kBert, attnlens::models::Architecture::kLlama};
+    attnlens::models::Architecture::kBert, attnlens::models::Architecture::kLlama,
+    attnlens::models::Architecture::kVit};
 constexpr attnlens::models::Activation kActivations[] = {attnlens::models::Activation::kGeluTanh,
                                                          attnlens::models::Activation::kGeluErf,
                                                          attnlens::models::Activation::kSilu};
@@ -175,6 +176,13 @@ attnlens::models::TransformerConfig read_config(const CreateBlock& block) {
   c.rotary.high_freq_factor = block.number(mb::kRopeHighFreqFactor);
   c.rotary.original_max_positions =
       block.integer(mb::kRopeOriginalMaxPositions, "ropeOriginalMaxPositions");
+  c.patch_size = block.integer(mb::kPatchSize, "patchSize");
+  c.channels = block.integer(mb::kChannels, "channels");
+  c.image_grid = block.integer(mb::kImageGrid, "imageGrid");
+  c.layer_scale = block.number(mb::kLayerScale) != 0;
+  c.interpolate_positions = block.number(mb::kInterpolatePositions) != 0;
+  c.registers = block.integer(mb::kRegisters, "registers");
+  c.antialias_positions = block.number(mb::kAntialiasPositions) != 0;
   return c;
 }
 
@@ -291,7 +299,10 @@ val forward(double handle, std::uintptr_t address) {
     }
     const attnlens::models::ForwardInputs in{
         block.array<const std::int32_t>(mb::kTokenIds, "tokenIds"),
-        block.array<const std::int32_t>(mb::kTokenTypes, "tokenTypes")};
+        block.array<const std::int32_t>(mb::kTokenTypes, "tokenTypes"),
+        block.array<const float>(mb::kPixels, "pixels"),
+        block.integer(mb::kImageHeight, "imageHeight"),
+        block.integer(mb::kImageWidth, "imageWidth")};
     const attnlens::models::ForwardOutputs out{
         block.array<float>(mb::kAttention, "attention"),
         block.array<float>(mb::kLogits, "logits"),

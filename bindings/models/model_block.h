@@ -39,6 +39,14 @@ namespace attnlens_bindings::models {
   X(kRopeLowFreqFactor, "ropeLowFreqFactor")                                            \
   X(kRopeHighFreqFactor, "ropeHighFreqFactor")                                          \
   X(kRopeOriginalMaxPositions, "ropeOriginalMaxPositions")                              \
+  /* Vision transformers (0 elsewhere). */                                              \
+  X(kPatchSize, "patchSize")                                                            \
+  X(kChannels, "channels")                                                              \
+  X(kImageGrid, "imageGrid") /* patches along a side of the trained image */            \
+  X(kLayerScale, "layerScale")                                                          \
+  X(kInterpolatePositions, "interpolatePositions")                                      \
+  X(kRegisters, "registers")                                                            \
+  X(kAntialiasPositions, "antialiasPositions")                                          \
   /* Results. */                                                                        \
   X(kResultParameters, "resultParameters")                                              \
   X(kResultWeightBytes, "resultWeightBytes")                                            \
@@ -50,15 +58,17 @@ namespace attnlens_bindings::models {
 // _modelForward(handle, block). With a cache (a handle _modelCacheCreate(handle, ...) gave),
 // the tokens follow the cached ones and each N x N below is N x (past + N), past the cache's
 // length before the call (transformer.h, ForwardOptions::cache).
-#define ATTNLENS_MODEL_FORWARD_SLOTS(X)                                                        \
-  X(kThreads, "threads")                                                                       \
-  X(kProjectionsLayer, "projectionsLayer") /* -1: none; else the layer's q, k, v */            \
-  X(kCache, "cache")                       /* 0: none; else this model's KV cache */           \
-  X(kStartLayer, "startLayer")             /* resume at this layer's input, from startState */ \
-  X(kLensTopK, "lensTopK")                 /* 0: no logit lens; else k */                      \
-  /* Results. */                                                                               \
-  X(kResultScratchBytes, "resultScratchBytes")                                                 \
-  X(kResultThreads, "resultThreads")                                                           \
+#define ATTNLENS_MODEL_FORWARD_SLOTS(X)                                               \
+  X(kThreads, "threads")                                                              \
+  X(kProjectionsLayer, "projectionsLayer") /* -1: none; else the layer's q, k, v */   \
+  X(kCache, "cache")                       /* 0: none; else this model's KV cache */  \
+  X(kImageHeight, "imageHeight")           /* vision: the pixels' height and width */ \
+  X(kImageWidth, "imageWidth")                                                        \
+  X(kStartLayer, "startLayer") /* resume at this layer's input, from startState */    \
+  X(kLensTopK, "lensTopK")     /* 0: no logit lens; else k */                         \
+  /* Results. */                                                                      \
+  X(kResultScratchBytes, "resultScratchBytes")                                        \
+  X(kResultThreads, "resultThreads")                                                  \
   X(kResultCacheLength, "resultCacheLength") /* positions the cache holds after */
 
 #define ATTNLENS_MODEL_FORWARD_ARRAYS(X)                                                          \
@@ -71,6 +81,7 @@ namespace attnlens_bindings::models {
   X(kHiddenStates, "hiddenStates") /* float32 out [layers + 1, N, hidden], or absent */           \
   X(kLogSumExp, "logSumExp")       /* float32 out [positions]: each logits row's log-sum-exp */   \
   X(kProjections, "projections")   /* float32 out [3, heads, N, head_dim], or absent */           \
+  X(kPixels, "pixels")             /* float32 [channels, height, width] (vision), or absent */    \
   X(kAblations, "ablations")       /* float64 (layer, head, AblationModeCode) triples */          \
   X(kStartState, "startState") /* float32 [N, hidden]: the residual at startLayer, or absent */   \
   X(kLensIds, "lensIds")       /* int32 out [layers + 1, N, lensTopK], or absent */               \
@@ -80,7 +91,8 @@ namespace attnlens_bindings::models {
   X(kGpt2, "gpt2")                      \
   X(kGptNeo, "gpt_neo")                 \
   X(kBert, "bert")                      \
-  X(kLlama, "llama")
+  X(kLlama, "llama")                    \
+  X(kVit, "vit")
 
 #define ATTNLENS_MODEL_ACTIVATIONS(X) \
   X(kGeluTanh, "gelu_tanh")           \

@@ -132,7 +132,7 @@ ForwardPass::ForwardPass(const Transformer& m, const StackUnit& s, const Forward
       first_layer(s.layers(config).first),
       cache(opt.cache),
       past(opt.cache ? opt.cache->length() : 0),
-      n(static_cast<std::int64_t>(in.token_ids.size)),
+      n(sequence_length(m.config(), in)),
       key_len(past + n),
       hidden(config.hidden),
       heads(config.heads),

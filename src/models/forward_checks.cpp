@@ -13,6 +13,58 @@
 namespace attnlens::models {
 namespace {
 
+// The largest image side in pixels, and the most patches a pass may run over (DINOv2 at 518 px
+// has 1,369): bounds the pass's work and the [layers, heads, N, N] weights it writes.
+constexpr std::int64_t kMaxImageSide = 16384;
+constexpr std::int64_t kMaxPatches = 65536;
+
+void check_tokens(const TransformerConfig& c, const ForwardInputs& in) {
+  if (!in.pixels.empty()) {
+    throw InvalidArgumentError("pixels", "only vision transformers take pixels");
+  }
+  const auto n = static_cast<std::int64_t>(in.token_ids.size);
+  if (n < 1) throw RangeError("token_ids", "needs at least one token");
+  if (n > c.max_positions) {
+    throw RangeError("token_ids", std::to_string(n) + " tokens are more than the model's " +
+                                      std::to_string(c.max_positions) +
+                                      " positions (max_position_embeddings)");
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t id = in.token_ids[static_cast<std::size_t>(i)];
+    if (id < 0 || id >= c.vocab) {
+      throw RangeError("token_ids", "token " + std::to_string(i) + " is " + std::to_string(id) +
+                                        ", outside the vocabulary of " + std::to_string(c.vocab));
+    }
+  }
+}
+
+// pixel_values [channels, height, width]: sizes, length, finiteness, and a patch grid the
+// model's positions cover (the trained one, or any one when it interpolates them).
+void check_pixels(const TransformerConfig& c, const ForwardInputs& in) {
+  if (!in.token_ids.empty() || !in.token_types.empty()) {
+    throw InvalidArgumentError("token_ids", "a vision transformer takes pixels, not tokens");
+  }
+  detail::require_in_range(in.image_height, c.patch_size, kMaxImageSide, "image_height");
+  detail::require_in_range(in.image_width, c.patch_size, kMaxImageSide, "image_width");
+  detail::require_length(in.pixels.size, c.channels * in.image_height * in.image_width, "pixels",
+                         "channels*height*width = " +
+                             detail::product_text({c.channels, in.image_height, in.image_width}));
+  detail::require_finite(FloatView(in.pixels.data, in.pixels.size), "pixels");
+  const PatchGrid grid = patch_grid(c, in);
+  const std::string shape = std::to_string(grid.rows) + " x " + std::to_string(grid.columns);
+  if (grid.rows * grid.columns > kMaxPatches) {
+    throw RangeError("pixels", "the image is " + shape + " patches, more than the " +
+                                   std::to_string(kMaxPatches) + " a pass takes");
+  }
+  if (!c.interpolate_positions && (grid.rows != c.image_grid || grid.columns != c.image_grid)) {
+    const std::string side = std::to_string(c.image_grid * c.patch_size);
+    throw RangeError("pixels", "the image is " + shape + " patches, and this model runs at its " +
+                                   "trained " + std::to_string(c.image_grid) + " x " +
+                                   std::to_string(c.image_grid) + " (" + side + " x " + side +
+                                   " pixels) only");
+  }
+}
+
 // The cache's length (0 without one), once the cache is this model's, its capacity takes the N
 // tokens and no mask is overridden.
 std::int64_t check_cache(const Transformer& model, const ForwardOptions& opt, std::int64_t n) {
@@ -59,27 +111,33 @@ void check_start(const TransformerConfig& c, const ForwardOptions& opt, std::int
 
 }  // namespace
 
+PatchGrid patch_grid(const TransformerConfig& c, const ForwardInputs& in) {
+  if (c.architecture != Architecture::kVit || c.patch_size < 1) return {};
+  return {in.image_height / c.patch_size, in.image_width / c.patch_size};
+}
+
+std::int64_t sequence_length(const TransformerConfig& c, const ForwardInputs& in) {
+  if (c.architecture != Architecture::kVit) return static_cast<std::int64_t>(in.token_ids.size);
+  const PatchGrid grid = patch_grid(c, in);
+  return 1 + c.registers + grid.rows * grid.columns;
+}
+
 void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
                           const ForwardOptions& opt, const ForwardOutputs& out) {
   const TransformerConfig& c = model.config();
   if (!model.finalized()) {
     throw InvalidArgumentError("model", "finalize() must be called once every weight is written");
   }
-  const auto n = static_cast<std::int64_t>(in.token_ids.size);
-  if (n < 1) throw RangeError("token_ids", "needs at least one token");
-  if (n > c.max_positions) {
-    throw RangeError("token_ids", std::to_string(n) + " tokens are more than the model's " +
-                                      std::to_string(c.max_positions) +
-                                      " positions (max_position_embeddings)");
+  if (c.architecture == Architecture::kVit) {
+    check_pixels(c, in);
+  } else {
+    check_tokens(c, in);
+  }
+  const std::int64_t n = sequence_length(c, in);
+  if (c.architecture == Architecture::kVit && opt.cache) {
+    throw InvalidArgumentError("cache", "a vision transformer attends both ways: no KV cache");
   }
   const std::int64_t past = check_cache(model, opt, n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int32_t id = in.token_ids[static_cast<std::size_t>(i)];
-    if (id < 0 || id >= c.vocab) {
-      throw RangeError("token_ids", "token " + std::to_string(i) + " is " + std::to_string(id) +
-                                        ", outside the vocabulary of " + std::to_string(c.vocab));
-    }
-  }
   if (!in.token_types.empty()) {
     if (c.architecture != Architecture::kBert) {
       throw InvalidArgumentError("token_types", "only BERT models take token types");
@@ -110,8 +168,10 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
   if (!out.logits.empty() || positions > 0) {
     if (!c.lm_head) {
       throw InvalidArgumentError("logits",
-                                 "this checkpoint has no masked-LM head "
-                                 "(cls.predictions.*), so it predicts no tokens");
+                                 c.architecture == Architecture::kVit
+                                     ? "this checkpoint has no classifier, so it predicts no labels"
+                                     : "this checkpoint has no masked-LM head "
+                                       "(cls.predictions.*), so it predicts no tokens");
     }
     detail::require_length(out.logits.size, detail::checked_mul(positions, c.vocab, "logits"),
                            "logits",

@@ -15,6 +15,9 @@ namespace {
 constexpr std::int64_t kMaxDimension = 2147483647;
 // Far beyond any checkpoint (the largest have ~100 layers); bounds the weight table itself.
 constexpr std::int64_t kMaxLayers = 4096;
+// A vision model's patch side and grid: far beyond any checkpoint (DINOv2: 14 px, 37 x 37).
+constexpr std::int64_t kMaxImageSide = 4096;
+constexpr std::int64_t kMaxRegisters = 1024;  // DINOv2 has 4
 
 void require_dimension(std::int64_t value, const char* name) {
   detail::require_in_range(value, 1, kMaxDimension, name);
@@ -80,11 +83,40 @@ void validate_llama_fields(const TransformerConfig& c) {
   }
 }
 
+// A vision transformer's patches and position grid; none of it elsewhere.
+void validate_vision_fields(const TransformerConfig& c) {
+  if (c.architecture != Architecture::kVit) {
+    const std::pair<bool, const char*> own[] = {{c.patch_size != 0, "patch_size"},
+                                                {c.channels != 0, "channels"},
+                                                {c.image_grid != 0, "image_grid"},
+                                                {c.layer_scale, "layer_scale"},
+                                                {c.interpolate_positions, "interpolate_positions"},
+                                                {c.registers != 0, "registers"},
+                                                {c.antialias_positions, "antialias_positions"}};
+    for (const auto& [set, field] : own) {
+      if (set) throw InvalidArgumentError(field, "only vision transformers have this setting");
+    }
+    return;
+  }
+  detail::require_in_range(c.patch_size, 1, kMaxImageSide, "patch_size");
+  detail::require_in_range(c.channels, 1, 16, "channels");
+  detail::require_in_range(c.image_grid, 1, kMaxImageSide, "image_grid");
+  detail::require_in_range(c.registers, 0, kMaxRegisters, "registers");
+  if (c.max_positions != c.image_grid * c.image_grid + 1) {
+    throw RangeError("max_positions", "a vision transformer has the class token's and " +
+                                          std::to_string(c.image_grid) + " x " +
+                                          std::to_string(c.image_grid) + " patches' positions (" +
+                                          std::to_string(c.image_grid * c.image_grid + 1) +
+                                          "), got " + std::to_string(c.max_positions));
+  }
+}
+
 }  // namespace
 
 void validate_config(const TransformerConfig& c) {
   if (c.architecture != Architecture::kGpt2 && c.architecture != Architecture::kGptNeo &&
-      c.architecture != Architecture::kBert && c.architecture != Architecture::kLlama) {
+      c.architecture != Architecture::kBert && c.architecture != Architecture::kLlama &&
+      c.architecture != Architecture::kVit) {
     throw InvalidArgumentError("architecture", "unknown architecture code");
   }
   detail::require_in_range(c.layers, 1, kMaxLayers, "layers");
@@ -114,6 +146,7 @@ void validate_config(const TransformerConfig& c) {
     throw InvalidArgumentError("matrix_dtype", "unknown dtype code");
   }
   validate_llama_fields(c);
+  validate_vision_fields(c);
   if (!c.local_windows.empty()) {
     if (c.architecture != Architecture::kGptNeo && c.architecture != Architecture::kLlama) {
       throw InvalidArgumentError("local_windows",
@@ -126,7 +159,7 @@ void validate_config(const TransformerConfig& c) {
     for (std::int64_t w : c.local_windows)
       detail::require_in_range(w, 0, kMaxDimension, "local_windows");
   }
-  if (!c.lm_head && c.architecture != Architecture::kBert) {
+  if (!c.lm_head && c.architecture != Architecture::kBert && c.architecture != Architecture::kVit) {
     throw InvalidArgumentError("lm_head", "causal models always have their LM head");
   }
   // Every tensor size and the sums in model_size() fit in int64 and size_t.

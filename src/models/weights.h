@@ -29,7 +29,12 @@ enum Role : int {
   kHeadNormWeight,  // transform.LayerNorm
   kHeadNormBias,
   kHeadBias,  // cls.predictions.bias [vocab]
-  kLmHead,    // llama's untied lm_head.weight [vocab, hidden] (nn.Linear, read like an embedding)
+  kLmHead,    // llama's untied lm_head.weight [vocab, hidden] (nn.Linear, read like an embedding);
+              // a vision classifier [labels, hidden] (its bias: kHeadBias)
+  kClassToken,   // vision: the class token [1, hidden]
+  kPatchWeight,  // vision: the patch convolution as a linear layer [hidden, channels * patch^2]
+  kPatchBias,
+  kRegisterTokens,  // vision: DINOv2's register tokens [1, registers, hidden]
   // Per layer.
   kAttentionNormWeight,  // GPT ln_1 (before attention); BERT attention.output.LayerNorm (after);
                          // llama input_layernorm (an RMSNorm: weight only)
@@ -65,6 +70,8 @@ enum Role : int {
   kMlpInBias,
   kMlpOutWeight,  // c_proj / output.dense / llama down_proj: intermediate -> hidden
   kMlpOutBias,
+  kLayerScaleAttention,  // DINOv2's layer_scale1.lambda1 [hidden]: the attention block's scale
+  kLayerScaleMlp,        // layer_scale2.lambda1: the MLP block's
   kRoleCount
 };
 

@@ -82,7 +82,7 @@ describe('facts repeated from one source', () => {
     assert.ok(listed, 'src/models/index.js names its model types');
     assert.deepEqual(listed.replace(/\n\/\/ /g, ' ').split(', '), [...SUPPORTED_MODEL_TYPES]);
     const types = read('../models.d.ts');
-    const union = types.match(/export type ModelType = ([^;]+);/)?.[1];
+    const union = types.match(/export type ModelType =\s*([^;]+);/)?.[1];
     assert.deepEqual(
       Array.from(union.matchAll(/'([^']+)'/g), (match) => match[1]),
       [...SUPPORTED_MODEL_TYPES],

@@ -14,6 +14,13 @@
 //            or a sliding window (query i sees keys i - window < j <= i) on the layers
 //            local_windows names; logits scaled by 1/sqrt(head_dim); optional biases (Qwen2:
 //            q/k/v); the LM head tied to the token embeddings or its own lm_head matrix
+//   vit      (ViTForImageClassification, ViTModel, Dinov2Model) pre-LN blocks over a class token
+//            and the image's patches: x = [cls; patches W + b] + positions; x += attn(ln(x));
+//            x += mlp(ln(x)) (DINOv2: each block output times its layer scale); a final
+//            LayerNorm; no mask; scores scaled by 1/sqrt(head_dim); the classifier (lm_head,
+//            with its bias) reads the class token. DINOv2 resizes its position grid to the
+//            image's (bicubic, as torch's interpolate with align_corners=False); with registers,
+//            register tokens follow the class token and the resize is antialiased
 //
 // GPT-2, GPT-Neo and BERT tie the LM head to the token embeddings (plus cls.predictions.bias for
 // BERT). Every layer's attention runs through attention() (attention.h) with that layer's own
@@ -37,7 +44,7 @@
 
 namespace attnlens::models {
 
-enum class Architecture { kGpt2, kGptNeo, kBert, kLlama };
+enum class Architecture { kGpt2, kGptNeo, kBert, kLlama, kVit };
 enum class Activation {
   kGeluTanh,  // "gelu_new" (GPT-2, GPT-Neo): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   kGeluErf,   // "gelu" (BERT): 0.5 x (1 + erf(x / sqrt(2)))
@@ -99,6 +106,19 @@ struct TransformerConfig {
   bool mlp_bias = false;            // gate/up/down_proj have biases (llama's mlp_bias)
   bool tie_word_embeddings = true;  // false: a separate lm_head.weight [vocab, hidden]
   RotaryConfig rotary;
+
+  // Vision transformers only (0 / false elsewhere). The positions (max_positions) are the class
+  // token's and image_grid^2 patches'; vocab is the classifier's label count (lm_head: whether
+  // the checkpoint has a classifier).
+  std::int64_t patch_size = 0;         // pixels along a patch's side
+  std::int64_t channels = 0;           // num_channels
+  std::int64_t image_grid = 0;         // patches along a side of the trained image
+  bool layer_scale = false;            // DINOv2: lambda1 / lambda2 scale each block's output
+  bool interpolate_positions = false;  // DINOv2: any grid; ViT: only the trained one
+  // DINOv2 with registers: register tokens after the class token (no position embedding), and
+  // the position grid resized with torch's antialiased bicubic filter (a = -0.5) instead.
+  std::int64_t registers = 0;
+  bool antialias_positions = false;
 };
 
 // The head size of a config: head_dim, or hidden / heads where it is 0.
@@ -138,7 +158,23 @@ struct ForwardInputs {
   Span<const std::int32_t> token_ids;    // [N], each < vocab; 1 <= N <= max_positions (with a
                                          // cache: past + N, past = the cache's length)
   Span<const std::int32_t> token_types;  // BERT: [N] each < token_types, or empty (all 0)
+  // Vision transformers, instead of tokens: pixel_values [channels, height, width], finite.
+  // The patches are the whole patch_size squares from the top left (a remainder is dropped, as
+  // the patch convolution drops it); N = 1 + registers + rows * columns.
+  Span<const float> pixels;
+  std::int64_t image_height = 0;
+  std::int64_t image_width = 0;
 };
+
+// The patches of a vision model's input: rows x columns (0 x 0 for a text model).
+struct PatchGrid {
+  std::int64_t rows = 0;
+  std::int64_t columns = 0;
+};
+PatchGrid patch_grid(const TransformerConfig& config, const ForwardInputs& inputs);
+// The positions a forward pass runs over: the tokens, or the class token, the registers and the
+// patches.
+std::int64_t sequence_length(const TransformerConfig& config, const ForwardInputs& inputs);
 
 struct ForwardOptions {
   // Empty: every layer uses its own mask (layer_mask()); one entry: that mask for every layer;

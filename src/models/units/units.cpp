@@ -13,6 +13,8 @@ const ModelUnit& unit_of(Architecture architecture) {
       return kBertUnit;
     case Architecture::kLlama:
       return kLlamaUnit;
+    case Architecture::kVit:
+      return kVitUnit;
     case Architecture::kGpt2:
       break;
   }

@@ -158,6 +158,45 @@ export class CoreModel {
   }
 
   /**
+   * One forward pass of a vision transformer over `pixels` (Float32Array [channels, height,
+   * width]) whose patches make `n` positions (the class token's and the patches'). `masks` as
+   * forward()'s; `logits`: whether to compute the classifier's (over the class token).
+   * @returns {{ attention: Float32Array, logits?: Float32Array, logSumExp?: Float32Array }}
+   */
+  forwardImage({ pixels, height, width, n, masks, logits, threads, shape }) {
+    const m = this.#module;
+    const { layers, heads, vocab } = shape;
+    return withHeap(m, (heap) => {
+      const block = new ModelBlock(m, heap, 'forward')
+        .set('threads', threads)
+        .set('projectionsLayer', -1)
+        .set('imageHeight', height)
+        .set('imageWidth', width);
+      block.array('pixels', heap.copyIn(pixels, 'pixels'));
+      if (masks) {
+        const addresses = masks.map((options) =>
+          new CallBlock(m, heap).options(options, heap).write(),
+        );
+        block.array('masks', heap.copyIn(Float64Array.from(addresses), 'masks'));
+      }
+      const attention = heap.floats(layers * heads * n * n, 'attention');
+      block.array('attention', attention);
+      const outLogits = logits ? heap.floats(vocab, 'logits') : null;
+      const logSumExp = logits ? heap.floats(1, 'logSumExp') : null;
+      if (logits) {
+        block.array('logitPositions', heap.copyIn(Float64Array.of(0), 'logitPositions'));
+        block.array('logits', outLogits).array('logSumExp', logSumExp);
+      }
+      unwrap(m._modelForward(this.#handle, block.write()));
+      return {
+        attention: copyFloats(m, attention),
+        logits: outLogits ? copyFloats(m, outLogits) : undefined,
+        logSumExp: logSumExp ? copyFloats(m, logSumExp) : undefined,
+      };
+    });
+  }
+
+  /**
    * A KV cache of `capacity` positions in wasm memory (the core refuses one the heap cannot
    * hold, with a RangeError naming 'capacity'): { cache, bytes }. Free it with destroyCache().
    */
@@ -215,6 +254,16 @@ function createBlock(module, heap, config) {
       .set('ropeLowFreqFactor', rope.lowFreqFactor)
       .set('ropeHighFreqFactor', rope.highFreqFactor)
       .set('ropeOriginalMaxPositions', rope.originalMaxPositions);
+  }
+  if (config.architecture === 'vit') {
+    block
+      .set('patchSize', config.patchSize)
+      .set('channels', config.channels)
+      .set('imageGrid', config.imageGrid)
+      .set('layerScale', config.layerScale ? 1 : 0)
+      .set('interpolatePositions', config.interpolatePositions ? 1 : 0)
+      .set('registers', config.registers ?? 0)
+      .set('antialiasPositions', config.antialiasPositions ? 1 : 0);
   }
   if (config.localWindows?.length) {
     block.array(

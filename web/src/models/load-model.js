@@ -12,6 +12,8 @@ import { loadModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
 import { Model } from './model.js';
 import { checkModelEngine, openModelEngine } from './model-engine.js';
 import { createTokenizer } from './tokenizer.js';
+import { VisionModel } from './vision-model.js';
+import { imageProcessor } from '../vision/preprocessor.js';
 
 /** The options loadModel accepts: loadModelFiles' plus dtype and attention (the engine). */
 export const MODEL_OPTIONS = Object.freeze([...MODEL_FILES_OPTIONS, 'dtype', 'attention']);
@@ -47,6 +49,19 @@ async function build(files, engine, dtype) {
   const architecture = architectureOf(config);
   const core = architecture.coreConfig(config, tensors);
   const keyFor = architecture.keys(tensors);
+  if (architecture.vision) {
+    const plan = imageProcessor(files.preprocessor, architecture.processor);
+    const model = createCore(engine, architecture, core, dtype, keyFor, tensors);
+    return new VisionModel({
+      core: model,
+      engine,
+      config: core,
+      modelType: config.model_type,
+      dtype,
+      source: files.source,
+      plan,
+    });
+  }
   const tokenizer = await createTokenizer(files.tokenizer);
   if (tokenizer.vocabSize > core.vocab) {
     throw shapeError(
@@ -55,20 +70,7 @@ async function build(files, engine, dtype) {
         '(vocab_size in config.json): the files come from different models',
     );
   }
-  let model;
-  try {
-    model = new CoreModel(wasmBackendOf(engine.attention, 'attention').module, { ...core, dtype });
-  } catch (error) {
-    throw configError(error, architecture);
-  }
-  try {
-    checkNoExtraLayers(model.weights(), keyFor, core.layers, architecture);
-    writeWeights(model, tensors, keyFor);
-  } catch (error) {
-    model.destroy();
-    throw error;
-  }
-  tensors.release();
+  const model = createCore(engine, architecture, core, dtype, keyFor, tensors);
   return new Model({
     core: model,
     engine,
@@ -79,6 +81,25 @@ async function build(files, engine, dtype) {
     dtype,
     source: files.source,
   });
+}
+
+// The core model of `core` with every weight written from the tensors, which are then let go.
+function createCore(engine, architecture, core, dtype, keyFor, tensors) {
+  let model;
+  try {
+    model = new CoreModel(wasmBackendOf(engine.attention, 'attention').module, { ...core, dtype });
+  } catch (error) {
+    throw configError(error, architecture);
+  }
+  try {
+    checkNoExtraLayers(model.weights(), keyFor, core.layers, architecture);
+    writeWeights(model, tensors, keyFor, architecture.checkpointShape?.(core));
+  } catch (error) {
+    model.destroy();
+    throw error;
+  }
+  tensors.release();
+  return model;
 }
 
 // A config with fewer layers than the checkpoint holds would run a cut-down model whose
@@ -102,14 +123,17 @@ function checkNoExtraLayers(weights, keyFor, layers, architecture) {
 
 // Every core weight from its checkpoint tensor, checked against the shape the config implies,
 // converted as it is copied (F16/BF16/F64 to f32, or to half bits for dtype 'f16').
-function writeWeights(model, tensors, keyFor) {
+// `checkpointShape(name, shape)`: where the architecture stores a weight in another shape of the
+// same row-major elements (a patch convolution read as a linear layer), that shape.
+function writeWeights(model, tensors, keyFor, checkpointShape = (name, shape) => shape) {
   const weights = model.weights();
   const keys = new Map(weights.map((w) => [w.name, keyFor(w.name)]));
   for (const w of weights) {
     const key = keys.get(w.name);
     const { shape } = tensors.info(key);
-    if (shape.length !== w.shape.length || shape.some((size, d) => size !== w.shape[d])) {
-      throw shapeMismatch(key, shape, w.shape);
+    const expected = checkpointShape(w.name, w.shape);
+    if (shape.length !== expected.length || shape.some((size, d) => size !== expected[d])) {
+      throw shapeMismatch(key, shape, expected);
     }
   }
   for (const w of weights) {

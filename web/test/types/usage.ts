@@ -57,6 +57,9 @@ import {
   type ModelRun,
   type ModelToken,
   type TokenPrediction,
+  type ImageRun,
+  type VisionModel,
+  VISION_MODEL_TYPES,
 } from 'attnlens/models';
 import {
   createTrainer,
@@ -263,6 +266,15 @@ async function models(): Promise<void> {
   void version;
   await loadModel('./stories15M.bin', { tokenizer: new Uint8Array(8) });
   story.dispose();
+  const dino = await loadModel<VisionModel>('facebook/dino-vits16');
+  const picture: ImageRun = await dino.run(new ImageData(16, 16), { topK: 3 });
+  const grid: number = picture.grid.rows * picture.grid.columns;
+  const maps: Float32Array = picture.attention;
+  const raw = await dino.run({ data: new Uint8Array(4), width: 1, height: 1 });
+  const label: string | undefined = raw.labels?.[0]?.label;
+  const vision: readonly string[] = VISION_MODEL_TYPES;
+  (void grid, maps, label, vision, dino.info.patchSize);
+  dino.dispose();
   const model: Model = await loadModel('roneneldan/TinyStories-1M', {
     revision: 'main',
     dtype: 'f16',

@@ -4,15 +4,30 @@
 
 import { attnlensError, describe } from '../../errors.js';
 import { bert } from './bert.js';
+import { dinov2, dinov2WithRegisters } from './dinov2.js';
 import { gptNeo } from './gpt-neo.js';
 import { gpt2 } from './gpt2.js';
 import { llama } from './llama.js';
 import { qwen2 } from './qwen2.js';
+import { vit } from './vit.js';
 
-const BY_MODEL_TYPE = { gpt2, gpt_neo: gptNeo, bert, llama, qwen2 };
+const BY_MODEL_TYPE = {
+  gpt2,
+  gpt_neo: gptNeo,
+  bert,
+  llama,
+  qwen2,
+  vit,
+  dinov2,
+  dinov2_with_registers: dinov2WithRegisters,
+};
 
 /** The model_type values loadModel accepts. */
 export const SUPPORTED_MODEL_TYPES = Object.freeze(Object.keys(BY_MODEL_TYPE));
+/** Those whose models read pictures (preprocessor_config.json, model.run(image)). */
+export const VISION_MODEL_TYPES = Object.freeze(
+  SUPPORTED_MODEL_TYPES.filter((type) => BY_MODEL_TYPE[type].vision),
+);
 
 /**
  * An error the core raised about its config (parameter 'layers', 'layer_norm_eps', ...) as one

@@ -1,7 +1,8 @@
 // loadModelFiles(source, options): the files of one model, wherever they are, read and
-// validated: config.json, tokenizer.json (+ tokenizer_config.json) and the weights as a
-// TensorSet. Sources: a Hugging Face model id (+ revision), the URL of a folder with the same
-// files, File objects picked or dropped in a page, and in Node a folder path or file: URL; and
+// validated: config.json, tokenizer.json (+ tokenizer_config.json), or for a vision model
+// (VISION_MODEL_TYPES) preprocessor_config.json instead, and the weights as a TensorSet.
+// Sources: a Hugging Face model id (+ revision), the URL of a folder with the same files,
+// File objects picked or dropped in a page, and in Node a folder path or file: URL; and
 // llama2.c checkpoints with their tokenizer, the bundled stories260K among them
 // (llama2c-source.js).
 //
@@ -9,6 +10,7 @@
 // (a folder listing, File sizes, the Hub's file listing, HEAD), so progress has a total.
 
 import { attnlensError, describe } from '../../errors.js';
+import { VISION_MODEL_TYPES } from '../architectures/index.js';
 import { nodeBuiltin } from '../../loader.js';
 import { throwIfAborted } from './abort.js';
 import { optional, optionsObject } from './options.js';
@@ -43,7 +45,12 @@ export const MODEL_FILES_OPTIONS = Object.freeze([
 ]);
 
 const REQUIRED = ['config.json', 'tokenizer.json'];
-const OPTIONAL = ['tokenizer_config.json'];
+const OPTIONAL = ['tokenizer_config.json', 'preprocessor_config.json'];
+const VISION_REQUIRED = ['config.json', 'preprocessor_config.json'];
+
+// A vision model reads pictures, not text: its preprocessor_config.json replaces the tokenizer.
+const isVision = (config) => VISION_MODEL_TYPES.includes(config.model_type);
+const requiredFiles = (config) => (isVision(config) ? VISION_REQUIRED : REQUIRED);
 
 export async function loadModelFiles(source, rawOptions) {
   const options = checkOptions(rawOptions);
@@ -56,6 +63,17 @@ export async function loadModelFiles(source, rawOptions) {
   const { weightFile, weightFiles, index } = await planFiles(from, reader, options.signal);
 
   const config = plainObject(parseJson(await reader.required('config.json'), 'config.json'));
+  if (isVision(config)) {
+    const preprocessor = plainObject(
+      parseJson(await reader.required('preprocessor_config.json'), 'preprocessor_config.json'),
+      'preprocessor_config.json',
+    );
+    return {
+      ...(await readWeights(reader, from, weightFile, weightFiles, index)),
+      config,
+      preprocessor,
+    };
+  }
   const tokenizerJson = plainObject(
     parseJson(await reader.required('tokenizer.json'), 'tokenizer.json'),
     'tokenizer.json',
@@ -65,6 +83,15 @@ export async function loadModelFiles(source, rawOptions) {
     ? plainObject(parseJson(tokenizerConfigBytes, 'tokenizer_config.json'), 'tokenizer_config.json')
     : null;
 
+  return {
+    ...(await readWeights(reader, from, weightFile, weightFiles, index)),
+    config,
+    tokenizer: { json: tokenizerJson, config: tokenizerConfig },
+  };
+}
+
+// The weights (every shard) as a TensorSet, with the source as read.
+async function readWeights(reader, from, weightFile, weightFiles, index) {
   const entriesByShard = new Map();
   let bytes = 0;
   for (const file of weightFiles) {
@@ -75,11 +102,8 @@ export async function loadModelFiles(source, rawOptions) {
   const entries = index
     ? mergeShards(index, entriesByShard, weightFile)
     : entriesByShard.get(weightFile);
-
   return {
     source: { ...from.describe, fromCache: reader.allFromCache() },
-    config,
-    tokenizer: { json: tokenizerJson, config: tokenizerConfig },
     tensors: createTensorSet(entries),
     bytes,
   };
@@ -110,7 +134,7 @@ export async function listModelFiles(source, rawOptions) {
   return {
     source: from.describe,
     files,
-    missing: REQUIRED.filter((name) => !listedNames.has(name)),
+    missing: requiredFiles(config).filter((name) => !listedNames.has(name)),
     weightFiles,
     weightBytes: sum(files.filter((file) => weightFiles.includes(file.name))),
     downloadBytes: sum(files),

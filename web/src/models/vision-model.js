@@ -1,0 +1,178 @@
+// The model loadModel() returns for a vision transformer (model_type vit, dinov2): run(image)
+// reads the picture (vision/image-input.js), preprocesses it as its preprocessor_config.json
+// says (vision/preprocessor.js), runs the forward pass in the wasm core and returns every
+// layer's and head's attention over the class token and the patches, the patch grid, and a
+// classifier's top labels; `info` describes it; dispose() frees its wasm memory.
+
+import { wasmBackendOf } from '../attention.js';
+import { disposedError } from '../errors.js';
+import { boolean, integer, optionsObject, typeError } from '../argument-checks.js';
+import { readImage } from '../vision/image-input.js';
+import { preprocessImage } from '../vision/preprocessor.js';
+import { topIds } from './predictions.js';
+
+/** The options run(image) accepts. */
+export const IMAGE_RUN_OPTIONS = Object.freeze(['topK', 'returnLogits', 'returnPixelValues']);
+const DEFAULT_TOP_K = 5;
+
+export class VisionModel {
+  #core;
+  #engine;
+  #shape;
+  #plan;
+  #labels;
+  #info;
+  #source;
+
+  /**
+   * Use loadModel(); this takes the loaded parts. `plan`: the checked preprocessor
+   * (vision/preprocessor.js imageProcessor()); `engine` as Model's.
+   */
+  constructor({ core, engine, config, modelType, dtype, source, plan }) {
+    this.#core = core;
+    this.#engine = engine;
+    this.#plan = plan;
+    this.#source = Object.freeze({ ...source });
+    this.#labels = config.labels ? Object.freeze([...config.labels]) : null;
+    const { layers, heads, vocab, hidden } = config;
+    this.#shape = { layers, heads, vocab, hidden };
+    this.#info = Object.freeze({
+      architecture: config.architecture,
+      modelType,
+      vision: true,
+      layers,
+      heads,
+      headDim: hidden / heads,
+      hidden,
+      patchSize: config.patchSize,
+      imageGrid: config.imageGrid,
+      interpolatesPositions: config.interpolatePositions,
+      registers: config.registers,
+      labels: this.#labels ? this.#labels.length : 0,
+      parameters: core.parameters,
+      bytes: core.weightBytes,
+      dtype,
+      causal: false,
+      predicts: config.lmHead,
+      backend: wasmBackendOf(engine.attention, 'attention').name,
+      processor: plan.processor,
+    });
+  }
+
+  /**
+   * { architecture, modelType, vision: true, layers, heads, headDim, hidden, patchSize,
+   *   imageGrid, interpolatesPositions, registers, labels, parameters, bytes, dtype, causal,
+   *   predicts, backend, processor }
+   */
+  get info() {
+    this.#live('info');
+    return this.#info;
+  }
+
+  /** Where the files came from: loadModelFiles' `source`. */
+  get source() {
+    this.#live('source');
+    return this.#source;
+  }
+
+  /** The classifier's labels (config.json's id2label, by index), or null without one. */
+  get labels() {
+    this.#live('labels');
+    return this.#labels;
+  }
+
+  /**
+   * @returns {Promise<{ attention: Float32Array, tokens: number, registers: number,
+   *   grid: { rows, columns },
+   *   input: { height, width, resized: { height, width }, crop: { top, left } },
+   *   labels: { index, label, p, logit }[] | null, logits?: Float32Array,
+   *   pixelValues?: Float32Array }>} attention [layers, heads, tokens, tokens], token 0 the
+   *   class token, then the registers (DINOv2 with registers), then the patches row by row
+   */
+  async run(image, options) {
+    this.#live('run');
+    const opts = this.#checkRunOptions(options);
+    const pixels = await readImage(image, 'image');
+    this.#live('run');
+    const threads = this.#wasm('run').threads;
+    const input = preprocessImage(pixels, this.#plan, 'image');
+    const patch = this.#info.patchSize;
+    const grid = {
+      rows: Math.floor(input.height / patch),
+      columns: Math.floor(input.width / patch),
+    };
+    const tokens = 1 + this.#info.registers + grid.rows * grid.columns;
+    const { attention, logits, logSumExp } = this.#core.forwardImage({
+      pixels: input.pixelValues,
+      height: input.height,
+      width: input.width,
+      n: tokens,
+      masks: null,
+      logits: this.#info.predicts,
+      threads,
+      shape: this.#shape,
+    });
+    const result = {
+      attention,
+      tokens,
+      registers: this.#info.registers,
+      grid,
+      input: { height: input.height, width: input.width, resized: input.resized, crop: input.crop },
+      labels: logits ? this.#topLabels(logits, logSumExp[0], opts.topK) : null,
+    };
+    if (opts.returnLogits) result.logits = logits;
+    if (opts.returnPixelValues) result.pixelValues = input.pixelValues;
+    return result;
+  }
+
+  /** Frees the model's wasm memory; later calls throw. Safe to call twice. */
+  dispose() {
+    if (this.#core === null) return;
+    if (!this.#engineDisposed()) this.#core.destroy();
+    if (this.#engine.owned) this.#engine.attention.dispose();
+    this.#core = null;
+  }
+
+  #topLabels(logits, logSumExp, k) {
+    return topIds(logits, 0, this.#shape.vocab, k).map((index) => ({
+      index,
+      label: this.#labels[index],
+      p: Math.exp(logits[index] - logSumExp),
+      logit: logits[index],
+    }));
+  }
+
+  #checkRunOptions(options) {
+    const raw = optionsObject(options, 'options', IMAGE_RUN_OPTIONS);
+    const opts = {
+      topK:
+        raw.topK === undefined ? DEFAULT_TOP_K : integer(raw.topK, 'topK', 1, this.#shape.vocab),
+      returnLogits: boolean(raw.returnLogits, 'returnLogits'),
+      returnPixelValues: boolean(raw.returnPixelValues, 'returnPixelValues'),
+    };
+    if (opts.returnLogits && !this.#info.predicts) {
+      throw typeError('returnLogits', 'this checkpoint has no classifier (classifier.weight)');
+    }
+    return opts;
+  }
+
+  #live(what) {
+    if (this.#core === null) throw disposedError(what, 'this model was disposed');
+  }
+
+  #wasm(what) {
+    if (this.#engineDisposed()) {
+      throw disposedError(what, 'the attention instance this model runs on was disposed');
+    }
+    return wasmBackendOf(this.#engine.attention, what);
+  }
+
+  #engineDisposed() {
+    try {
+      wasmBackendOf(this.#engine.attention, 'attention');
+      return false;
+    } catch {
+      return true;
+    }
+  }
+}
