@@ -2,7 +2,11 @@
 // reference (reference::marian_transformer): the encoder's self-attention, the decoder's causal
 // self-attention and its cross-attention, hidden states and logits at every decoder position,
 // over every kernel set; the decoder's causality (a prefix's logits do not change as the target
-// grows); and the errors of encoder-decoder inputs and configs.
+// grows); and the errors of encoder-decoder inputs and configs; head ablation in both stacks,
+// the decoder's logit lens and the refusal of a resumed run.
+#include <algorithm>
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "error_checks.h"
@@ -129,4 +133,85 @@ TEST_CASE("encoder-decoder inputs and configs are checked by name", "[models][er
     c.encoder_layers = layers;
     check_error<RangeError>([&] { Transformer refused(c); }, "encoder_layers");
   }
+}
+
+// Head ablation names the model's layers, the encoder's first: an encoder head and a decoder
+// self-attention head zeroed equal the reference over a checkpoint whose output projections
+// never read them, cross-attention untouched (its weights are the reference's own).
+TEST_CASE("Marian's encoder and decoder self-attention heads can be ablated", "[models]") {
+  const TransformerConfig c = tiny(Architecture::kMarian);
+  Transformer model(c);
+  const Checkpoint ckpt = make_checkpoint(model, 25);
+  write_weights(model, ckpt);
+  const std::int64_t d = head_dim_of(c), t = 4;
+  const auto source = random_ids(6, c.vocab, 3);
+  const auto target = random_ids(t, c.vocab, 4);
+  ForwardOptions options;
+  options.ablations = {{0, 1, AblationMode::kZero}, {c.encoder_layers + 1, 0, AblationMode::kZero}};
+  Checkpoint without = ckpt;
+  for (const HeadAblation& a : options.ablations) {
+    std::vector<double>& w =
+        without.values.at("layers." + std::to_string(a.layer) + ".attention.output.weight");
+    for (std::int64_t o = 0; o < c.hidden; ++o) {  // nn.Linear [out, in]: head a.head's columns
+      for (std::int64_t j = a.head * d; j < (a.head + 1) * d; ++j) {
+        w[static_cast<std::size_t>(o * c.heads * d + j)] = 0;
+      }
+    }
+  }
+  const EncoderDecoderRun r = run_marian(model, source, target, options);
+  const reference::EncoderDecoderResult expected =
+      reference::marian_transformer(c, without.values, source, target);
+  ATTNLENS_CHECK_CLOSE(r.logits, expected.logits, kLogitTol, matrix_layout(t, c.vocab), "logits");
+  const auto n = static_cast<std::int64_t>(source.size());
+  ATTNLENS_CHECK_CLOSE(
+      r.cross_attention, expected.cross_attention, kAttentionTol,
+      (Layout{{c.layers - c.encoder_layers, c.heads, t, n}, {"layer", "head", "i", "j"}}),
+      "cross attention");
+  // The ablation moves the logits: the comparison could fail.
+  const EncoderDecoderRun clean = run_marian(model, source, target, {});
+  double moved = 0;
+  for (std::size_t i = 0; i < r.logits.size(); ++i) {
+    moved = std::max(moved, static_cast<double>(std::fabs(r.logits[i] - clean.logits[i])));
+  }
+  CHECK(moved > 1e-3);
+}
+
+// An encoder-decoder's lens reads its decoder's states, [decoder layers + 1, T, k]; the last is
+// the model's own prediction at every target position. A resumed run is refused by name.
+TEST_CASE("Marian's logit lens is its decoder's; a resumed run is refused", "[models]") {
+  const TransformerConfig c = tiny(Architecture::kMarian);
+  Transformer model(c);
+  write_weights(model, make_checkpoint(model, 26));
+  const std::int64_t t = 5, k = 3, decoder_layers = c.layers - c.encoder_layers;
+  const auto source = random_ids(7, c.vocab, 5);
+  const auto target = random_ids(t, c.vocab, 6);
+  const EncoderDecoderRun clean = run_marian(model, source, target, {});
+  ForwardOptions options;
+  options.lens_top_k = k;
+  std::vector<std::int32_t> lens_ids(static_cast<std::size_t>((decoder_layers + 1) * t * k));
+  std::vector<float> lens_probabilities(lens_ids.size());
+  ForwardOutputs out;
+  out.lens_ids = lens_ids;
+  out.lens_probabilities = lens_probabilities;
+  model.forward({source, {}, target}, options, out);
+  for (std::int64_t i = 0; i < t; ++i) {
+    const float* row = clean.logits.data() + i * c.vocab;
+    const auto best = static_cast<std::int32_t>(std::max_element(row, row + c.vocab) - row);
+    CHECK(lens_ids[static_cast<std::size_t>((decoder_layers * t + i) * k)] == best);
+  }
+  std::vector<std::int32_t> model_sized(static_cast<std::size_t>((c.layers + 1) * t * k));
+  std::vector<float> model_sized_probabilities(model_sized.size());
+  out.lens_ids = model_sized;
+  out.lens_probabilities = model_sized_probabilities;
+  check_error<ShapeError>([&] { model.forward({source, {}, target}, options, out); }, "lens_ids");
+
+  ForwardOptions resumed;
+  resumed.start_layer = c.encoder_layers;
+  std::vector<float> state(static_cast<std::size_t>(t * c.hidden), 0.5f);
+  resumed.start_state = state;
+  check_error<InvalidArgumentError>(
+      [&] {
+        model.forward({source, {}, target}, resumed, {});
+      },
+      "start_layer");
 }

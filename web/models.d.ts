@@ -226,6 +226,12 @@ export declare const GENERATE_OPTIONS: readonly string[];
 export declare const TRANSLATE_OPTIONS: readonly string[];
 /** The options Model.headScores() accepts. */
 export declare const HEAD_SCORE_OPTIONS: readonly string[];
+/** The options Model.headEffects() accepts. */
+export declare const HEAD_EFFECTS_OPTIONS: readonly string[];
+/** How run({ ablate }) replaces a head's output. */
+// generated from model.ablationModes (web/scripts/block-layouts.mjs)
+export type AblationMode = 'zero' | 'mean';
+export declare const ABLATION_MODES: readonly AblationMode[];
 
 export interface LoadModelOptions extends ModelFilesOptions {
   /** Storage of the weight matrices in wasm memory: 'f32' (default) or 'f16' (half the bytes). */
@@ -310,6 +316,76 @@ export interface RunOptions {
   flow?: boolean | number;
   /** Adds each head's share of attention on the first token and on BOS/[CLS] (`sinks`). */
   sinks?: boolean;
+  /**
+   * Heads whose attention output (their columns of the merged heads, before the output
+   * projection) is replaced: 'zero' (default) by 0, 'mean' by its mean over this text's
+   * positions. Each head at most once.
+   */
+  ablate?: HeadAblation[];
+  /** Adds the logit lens (`lens`): true for the top 5 tokens, or { topK } (1 to 1024). */
+  lens?: boolean | { topK?: number };
+}
+
+export interface HeadAblation {
+  layer: number;
+  head: number;
+  mode?: AblationMode;
+}
+
+/** A token the logit lens reads from one hidden state at one position. */
+export interface LensToken {
+  id: number;
+  token: string;
+  /** What it adds to the text up to its position (causal models) or before it (BERT). */
+  text: string;
+  /** Its probability under the final norm and output layer applied to that hidden state. */
+  p: number;
+}
+
+/** The logit lens: each hidden state through the model's own final norm and output layer. */
+export interface LogitLens {
+  topK: number;
+  /** [layers + 1, N, topK], best first: state 0 is the embeddings', state l + 1 layer l's. */
+  ids: Int32Array;
+  probabilities: Float32Array;
+  /** top[state][position]: the topK tokens, best first. */
+  top: LensToken[][][];
+}
+
+export interface HeadEffectsOptions {
+  /** The token whose log-probability is measured: an id or a string of one token (default:
+   * the top prediction). */
+  target?: number | string;
+  /** The position that predicts it (default: the last token; BERT: the first [MASK]). */
+  position?: number;
+  /** Cancels between two layers: the promise rejects with an AbortError. */
+  signal?: AbortSignal;
+  /** After each layer's heads. */
+  onProgress?: (progress: { done: number; total: number }) => void;
+}
+
+export interface HeadEffect {
+  layer: number;
+  head: number;
+  /** The target's log-probability with this head zero-ablated. */
+  logProb: number;
+  /** logProb minus the clean run's: negative when the head supports the target. */
+  delta: number;
+  /** The ablated run's most likely token. */
+  top: { id: number; p: number };
+}
+
+export interface ModelHeadEffects {
+  position: number;
+  target: { id: number; token: string; text: string; partial: boolean };
+  /** The clean run's log-probability of the target, and its probability. */
+  logProb: number;
+  p: number;
+  /** Every head, the most negative delta first. */
+  heads: HeadEffect[];
+  /** Forward passes run (1 + layers * heads) and the layers they ran in all. */
+  forwards: number;
+  layersRun: number;
 }
 
 /** Attention rollout (Abnar and Zuidema 2020): output positions over the input tokens. */
@@ -398,6 +474,10 @@ export interface ModelRun {
   flow?: AttentionFlowRow;
   /** With `sinks: true`. */
   sinks?: AttentionSinks;
+  /** With `ablate`: the ablations, checked, modes filled in. */
+  ablated?: Required<HeadAblation>[];
+  /** With `lens`. */
+  lens?: LogitLens;
 }
 
 export interface GenerateOptions {
@@ -518,6 +598,11 @@ export interface Model {
    * "Head scores").
    */
   headScores(options?: HeadScoresOptions): Promise<ModelHeadScores>;
+  /**
+   * Which heads matter for one prediction: every head zero-ablated in turn, ranked by the change
+   * in the target's log-probability (docs/JS_API.md, "Head ablation and the logit lens").
+   */
+  headEffects(text: string, options?: HeadEffectsOptions): Promise<ModelHeadEffects>;
   /** Frees the model's wasm memory; later calls throw. */
   dispose(): void;
 }

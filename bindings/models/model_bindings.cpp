@@ -73,7 +73,7 @@ attnlens::models::KvCache& cache_of(double model_handle, double cache_handle) {
 }
 
 // { create: { slots, arrays }, forward: { slots, arrays }, architectures, activations, dtypes,
-// ropeScalings }, each a list of names in index order.
+// ropeScalings, ablationModes }, each a list of names in index order.
 val block_layout() {
   val layout = val::object();
   layout.set("create", cb::slots_and_arrays(cb::name_list(mb::kCreateSlotNames),
@@ -84,6 +84,7 @@ val block_layout() {
   layout.set("activations", cb::name_list(mb::kActivationNames));
   layout.set("dtypes", cb::name_list(mb::kDtypeNames));
   layout.set("ropeScalings", cb::name_list(mb::kRopeScalingNames));
+  layout.set("ablationModes", cb::name_list(mb::kAblationModeNames));
   return layout;
 }
 
@@ -104,6 +105,27 @@ constexpr attnlens::models::RopeScaling kRopeScalings[] = {attnlens::models::Rop
                                                            attnlens::models::RopeScaling::kLlama3};
 static_assert(std::size(kDtypes) == std::size(mb::kDtypeNames));
 static_assert(std::size(kRopeScalings) == std::size(mb::kRopeScalingNames));
+constexpr attnlens::models::AblationMode kAblationModes[] = {attnlens::models::AblationMode::kZero,
+                                                             attnlens::models::AblationMode::kMean};
+static_assert(std::size(kAblationModes) == std::size(mb::kAblationModeNames));
+
+// The (layer, head, mode code) triples of the forward block's ablations array.
+std::vector<attnlens::models::HeadAblation> read_ablations(const ForwardBlock& block) {
+  const std::vector<std::int64_t> values = block.integers(mb::kAblations, "ablations");
+  if (values.size() % 3 != 0) {
+    throw attnlens::InvalidArgumentError("ablations", "needs (layer, head, mode) triples");
+  }
+  std::vector<attnlens::models::HeadAblation> ablations;
+  for (std::size_t i = 0; i < values.size(); i += 3) {
+    const std::int64_t mode = values[i + 2];
+    if (mode < 0 || mode >= static_cast<std::int64_t>(std::size(kAblationModes))) {
+      throw attnlens::InvalidArgumentError("ablations",
+                                           "unknown mode code " + std::to_string(mode));
+    }
+    ablations.push_back({values[i], values[i + 1], kAblationModes[mode]});
+  }
+  return ablations;
+}
 
 const char* dtype_name(attnlens::models::WeightDtype dtype) {
   for (std::size_t i = 0; i < std::size(kDtypes); ++i) {
@@ -267,6 +289,10 @@ val forward(double handle, std::uintptr_t address) {
     options.threads = block.integer(mb::kThreads, "threads");
     options.logit_positions = block.integers(mb::kLogitPositions, "logitPositions");
     options.projections_layer = block.integer(mb::kProjectionsLayer, "projectionsLayer");
+    options.ablations = read_ablations(block);
+    options.start_layer = block.integer(mb::kStartLayer, "startLayer");
+    options.start_state = block.array<const float>(mb::kStartState, "startState");
+    options.lens_top_k = block.integer(mb::kLensTopK, "lensTopK");
     const double cache = block.number(mb::kCache);
     if (cache != 0) options.cache = &cache_of(handle, cache);
     for (std::int64_t mask_block : block.integers(mb::kMasks, "masks")) {
@@ -287,7 +313,9 @@ val forward(double handle, std::uintptr_t address) {
         block.array<float>(mb::kLogSumExp, "logSumExp"),
         block.array<float>(mb::kProjections, "projections"),
         block.array<float>(mb::kDecoderAttention, "decoderAttention"),
-        block.array<float>(mb::kCrossAttention, "crossAttention")};
+        block.array<float>(mb::kCrossAttention, "crossAttention"),
+        block.array<std::int32_t>(mb::kLensIds, "lensIds"),
+        block.array<float>(mb::kLensProbabilities, "lensProbabilities")};
     const attnlens::models::ForwardStats stats = model.forward(in, options, out);
     block.set(mb::kResultScratchBytes, static_cast<double>(stats.scratch_bytes));
     block.set(mb::kResultThreads, stats.threads);

@@ -67,6 +67,8 @@ namespace attnlens_bindings::models {
   X(kCache, "cache")                       /* 0: none; else this model's KV cache */  \
   X(kImageHeight, "imageHeight")           /* vision: the pixels' height and width */ \
   X(kImageWidth, "imageWidth")                                                        \
+  X(kStartLayer, "startLayer") /* resume at this layer's input, from startState */    \
+  X(kLensTopK, "lensTopK")     /* 0: no logit lens; else k */                         \
   /* Results. */                                                                      \
   X(kResultScratchBytes, "resultScratchBytes")                                        \
   X(kResultThreads, "resultThreads")                                                  \
@@ -86,7 +88,11 @@ namespace attnlens_bindings::models {
   /* Encoder-decoders: tokenIds are the source, attention the encoder's. */                       \
   X(kDecoderTokenIds, "decoderTokenIds")   /* int32 [T], or absent */                             \
   X(kDecoderAttention, "decoderAttention") /* float32 out [decoder layers, heads, T, T] */        \
-  X(kCrossAttention, "crossAttention")     /* float32 out [decoder layers, heads, T, N] */
+  X(kCrossAttention, "crossAttention")     /* float32 out [decoder layers, heads, T, N] */        \
+  X(kAblations, "ablations")               /* float64 (layer, head, AblationModeCode) triples */  \
+  X(kStartState, "startState") /* float32 [N, hidden]: the residual at startLayer, or absent */   \
+  X(kLensIds, "lensIds")       /* int32 out [layers + 1, N, lensTopK], or absent */               \
+  X(kLensProbabilities, "lensProbabilities") /* float32 out, as lensIds */
 
 #define ATTNLENS_MODEL_ARCHITECTURES(X) \
   X(kGpt2, "gpt2")                      \
@@ -105,6 +111,10 @@ namespace attnlens_bindings::models {
   X(kRopeNone, "none")                  \
   X(kRopeLinear, "linear")              \
   X(kRopeLlama3, "llama3")
+
+#define ATTNLENS_MODEL_ABLATION_MODES(X) \
+  X(kAblateZero, "zero")                 \
+  X(kAblateMean, "mean")
 
 #define ATTNLENS_MODEL_DTYPES(X) \
   X(kF32, "f32")                 \
@@ -127,6 +137,7 @@ enum ArchitectureCode : int { ATTNLENS_MODEL_ARCHITECTURES(ATTNLENS_MODEL_ENUMER
 enum ActivationCode : int { ATTNLENS_MODEL_ACTIVATIONS(ATTNLENS_MODEL_ENUMERATOR) };
 enum DtypeCode : int { ATTNLENS_MODEL_DTYPES(ATTNLENS_MODEL_ENUMERATOR) };
 enum RopeScalingCode : int { ATTNLENS_MODEL_ROPE_SCALINGS(ATTNLENS_MODEL_ENUMERATOR) };
+enum AblationModeCode : int { ATTNLENS_MODEL_ABLATION_MODES(ATTNLENS_MODEL_ENUMERATOR) };
 
 inline constexpr const char* kCreateSlotNames[] = {
     ATTNLENS_MODEL_CREATE_SLOTS(ATTNLENS_MODEL_NAME)};
@@ -142,6 +153,8 @@ inline constexpr const char* kActivationNames[] = {ATTNLENS_MODEL_ACTIVATIONS(AT
 inline constexpr const char* kDtypeNames[] = {ATTNLENS_MODEL_DTYPES(ATTNLENS_MODEL_NAME)};
 inline constexpr const char* kRopeScalingNames[] = {
     ATTNLENS_MODEL_ROPE_SCALINGS(ATTNLENS_MODEL_NAME)};
+inline constexpr const char* kAblationModeNames[] = {
+    ATTNLENS_MODEL_ABLATION_MODES(ATTNLENS_MODEL_NAME)};
 
 #undef ATTNLENS_MODEL_ENUMERATOR
 #undef ATTNLENS_MODEL_NAME

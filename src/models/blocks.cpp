@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "models/ablation.h"
 #include "models/packing.h"
 #include "models/rotary.h"
 #include "models/units/unit.h"
@@ -228,6 +229,7 @@ void self_attention(ForwardPass& p, const AttentionView& w, std::int64_t l, cons
       p.cache ? append_to_cache(p, l) : KeysValues{k, k + p.kv_heads * head_block, n};
   p.note_threads(
       attend_layer(p, p.heads_qkv.data(), kv, attention_options, p.heads_out.data(), weights));
+  ablate_heads(p, l);
   merge_heads_and_project(p, w);
 }
 

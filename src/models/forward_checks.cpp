@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "attnlens/models/kv_cache.h"
+#include "models/ablation.h"
+#include "models/lens.h"
 #include "parallel.h"
 #include "validate.h"
 
@@ -143,6 +145,27 @@ void check_encoder_decoder_outputs(const TransformerConfig& c, const ForwardInpu
   }
 }
 
+// A resumed run (ForwardOptions::start_layer): a layer of the model, a finite state of N rows,
+// no cache (whose earlier layers would hold nothing for these tokens), not an encoder-decoder
+// (whose decoder layers read the encoder's output, which a resumed run would not have).
+void check_start(const TransformerConfig& c, const ForwardOptions& opt, std::int64_t n) {
+  if (opt.start_layer == 0 && opt.start_state.empty()) return;
+  if (is_encoder_decoder(c)) {
+    throw InvalidArgumentError("start_layer",
+                               "a run resumed at a layer is not offered for encoder-decoder "
+                               "models: run the whole forward");
+  }
+  detail::require_in_range(opt.start_layer, 0, c.layers - 1, "start_layer");
+  detail::require_length(opt.start_state.size, n * c.hidden, "start_state",
+                         "N*hidden = " + detail::product_text({n, c.hidden}));
+  if (detail::largest_abs_bits(opt.start_state) >= 0x7f800000u) {
+    throw NonFiniteError("start_state", "start_state: holds NaN or Infinity");
+  }
+  if (opt.cache) {
+    throw InvalidArgumentError("start_layer", "a run resumed at a layer cannot use a KV cache");
+  }
+}
+
 }  // namespace
 
 PatchGrid patch_grid(const TransformerConfig& c, const ForwardInputs& in) {
@@ -255,6 +278,9 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
         out.projections.size, count, "projections",
         "3*heads*N*head_dim = " + detail::product_text({3, c.heads, n, c.hidden / c.heads}));
   }
+  check_ablations(c, opt);
+  check_start(c, opt, n);
+  check_lens(c, opt, out, head_n);
   if (!out.hidden_states.empty()) {
     // An encoder-decoder's are its decoder's.
     const std::int64_t layers = is_encoder_decoder(c) ? c.layers - c.encoder_layers : c.layers;

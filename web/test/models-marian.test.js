@@ -149,6 +149,7 @@ test('bad input gets named errors', async () => {
   await fails('我爱自然语言处理'.repeat(20), {}, 'text');
   await assert.rejects(model.run('我爱'), { parameter: 'run' });
   await assert.rejects(model.headScores(), { parameter: 'headScores' });
+  await assert.rejects(model.headEffects('我爱'), { parameter: 'headEffects' });
 });
 
 test('a checkpoint without position tables gets them computed, the same results', async () => {

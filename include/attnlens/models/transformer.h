@@ -158,6 +158,19 @@ struct WeightInfo {
 
 class KvCache;  // kv_cache.h
 
+// Head ablation (TransformerLens-style): a head's attention output, its d columns of the merged
+// heads before the output projection, is replaced at every position of the call.
+enum class AblationMode {
+  kZero,  // by 0: the head removed
+  kMean,  // by its mean over this call's positions: the head keeps its average, loses its
+          // dependence on the token (needs the whole text in one call: no KV cache)
+};
+struct HeadAblation {
+  std::int64_t layer = 0;  // 0 .. layers - 1
+  std::int64_t head = 0;   // 0 .. heads - 1; each (layer, head) at most once
+  AblationMode mode = AblationMode::kZero;
+};
+
 struct ForwardInputs {
   Span<const std::int32_t> token_ids;    // [N], each < vocab; 1 <= N <= max_positions (with a
                                          // cache: past + N, past = the cache's length)
@@ -222,6 +235,23 @@ struct ForwardOptions {
   // An encoder-decoder's cross-attention surgery (CrossMask); kFull for other models. A cache
   // keeps the one its first call used (its keys depend on it): a step must pass the same.
   CrossMask cross_mask;
+  // Heads whose output is replaced (HeadAblation); empty: none. An encoder-decoder's layers are
+  // numbered as its weights are, the encoder's first: its encoder's and its decoder's
+  // self-attention heads can be ablated; cross-attention is never changed by it.
+  std::vector<HeadAblation> ablations;
+  // Resume a run at layer start_layer's input: start_state [N, hidden] is the residual stream
+  // there (hidden_states[start_layer] of an earlier run over the same tokens), so a caller that
+  // varies only later layers (one ablation after another) does not recompute the earlier ones.
+  // 0 with an empty state: the whole forward from the embeddings. No KV cache with it; the
+  // earlier layers' rows of attention, hidden_states and the lens are left as they were.
+  // Not offered for encoder-decoders (the decoder reads the whole encoder's output).
+  std::int64_t start_layer = 0;
+  FloatView start_state;
+  // The logit lens: for every hidden state (the embeddings', then each layer's) the top k
+  // tokens of the model's own final norm and LM head applied to it (BERT: its MLM transform
+  // too); 0 for none. At most 1024 and the vocabulary. Needs the LM head. An encoder-decoder's
+  // lens reads its decoder's hidden states (the only ones its LM head was trained on).
+  std::int64_t lens_top_k = 0;
 };
 
 // With a cache, each N x N below is N x (past + N): the new queries' rows over every key.
@@ -242,6 +272,12 @@ struct ForwardOutputs {
   // must be empty on a step (the encoder does not run).
   MutableFloatView decoder_attention = {};  // [decoder layers, heads, T, T], or empty
   MutableFloatView cross_attention = {};    // [decoder layers, heads, T, N], or empty
+  // The logit lens (ForwardOptions::lens_top_k = k): [layers + 1, N, k] token ids (an
+  // encoder-decoder's: [decoder layers + 1, T, k], its decoder's), best first
+  // (ties: the lower id), and their softmax probabilities over the whole vocabulary. Only the
+  // top k leave the pass: its vocabulary-wide logits exist a few rows at a time.
+  Span<std::int32_t> lens_ids{};
+  MutableFloatView lens_probabilities{};
 };
 
 struct ForwardStats {

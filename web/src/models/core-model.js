@@ -69,9 +69,16 @@ export class CoreModel {
    * `cache`: 0, or a handle from createCache(): the ids then follow the `past` positions the
    * cache holds, their keys and values are appended, and attention is [layers, heads, N,
    * past + N].
+   * `ablations`: [{ layer, head, mode: 'zero' | 'mean' }] (checked: ablation.js), heads whose
+   * output is replaced. `startLayer` with `startState` (Float32Array [N, hidden]): resume at that
+   * layer's input (the core leaves the earlier layers' rows of attention, hidden states and
+   * lens unwritten: ask for none of them then). `lensTopK`: 0, or the logit lens's
+   * k. `hiddenStates`: true returns [layers + 1, N, hidden].
    * @returns {{ attention?: Float32Array, logits?: Float32Array, logSumExp?: Float32Array,
-   *   projections?: Float32Array }} logSumExp: each logits row's log sum exp (a token's
-   *   probability is exp(logit - it)); projections: [3, heads, N, head_dim], q then k then v
+   *   projections?: Float32Array, hiddenStates?: Float32Array, lensIds?: Int32Array,
+   *   lensProbabilities?: Float32Array }} logSumExp: each logits row's log sum exp (a token's
+   *   probability is exp(logit - it)); projections: [3, heads, N, head_dim], q then k then v;
+   *   lensIds and lensProbabilities: [layers + 1, N, lensTopK], best first
    */
   forward({
     ids,
@@ -84,15 +91,22 @@ export class CoreModel {
     projectionsLayer = -1,
     cache = 0,
     past = 0,
+    ablations = [],
+    startLayer = 0,
+    startState = null,
+    lensTopK = 0,
+    hiddenStates = false,
   }) {
     const m = this.#module;
-    const { layers, heads, vocab, headDim } = shape;
+    const { layers, heads, vocab, headDim, hidden } = shape;
     const n = ids.length;
     return withHeap(m, (heap) => {
       const block = new ModelBlock(m, heap, 'forward')
         .set('threads', threads)
         .set('projectionsLayer', projectionsLayer)
-        .set('cache', cache);
+        .set('cache', cache)
+        .set('startLayer', startLayer)
+        .set('lensTopK', lensTopK);
       block.array('tokenIds', heap.copyIn(Int32Array.from(ids), 'tokenIds'));
       if (types) block.array('tokenTypes', heap.copyIn(Int32Array.from(types), 'tokenTypes'));
       if (masks) {
@@ -119,8 +133,22 @@ export class CoreModel {
       const projections =
         projectionsLayer >= 0 ? heap.floats(3 * n * heads * headDim, 'projections') : null;
       if (projections) block.array('projections', projections);
+      if (ablations.length > 0) {
+        const triples = ablations.flatMap((a) => [a.layer, a.head, code('ablationModes', a.mode)]);
+        block.array('ablations', heap.copyIn(Float64Array.from(triples), 'ablations'));
+      }
+      if (startState) block.array('startState', heap.copyIn(startState, 'startState'));
+      const states = hiddenStates ? heap.floats((layers + 1) * n * hidden, 'hiddenStates') : null;
+      if (states) block.array('hiddenStates', states);
+      const lensCount = (layers + 1) * n * lensTopK;
+      const lensIds = lensTopK > 0 ? heap.floats(lensCount, 'lensIds') : null; // int32s
+      const lensProbabilities = lensTopK > 0 ? heap.floats(lensCount, 'lensProbabilities') : null;
+      if (lensIds) block.array('lensIds', lensIds).array('lensProbabilities', lensProbabilities);
       unwrap(m._modelForward(this.#handle, block.write()));
       return {
+        hiddenStates: states ? copyFloats(m, states) : undefined,
+        lensIds: lensIds ? new Int32Array(copyFloats(m, lensIds).buffer) : undefined,
+        lensProbabilities: lensProbabilities ? copyFloats(m, lensProbabilities) : undefined,
         attention: attention ? copyFloats(m, attention) : undefined,
         logits: logits ? copyFloats(m, logits) : undefined,
         logSumExp: logSumExp ? copyFloats(m, logSumExp) : undefined,

@@ -13,6 +13,8 @@ export { IMAGE_RUN_OPTIONS } from './vision-model.js';
 export { GENERATE_OPTIONS } from './generate.js';
 export { TRANSLATE_OPTIONS } from './translate.js';
 export { HEAD_SCORE_OPTIONS } from './head-probe.js';
+export { HEAD_EFFECTS_OPTIONS } from './head-effects.js';
+export { ABLATION_MODES } from './ablation.js';
 export { SUPPORTED_MODEL_TYPES, VISION_MODEL_TYPES } from './architectures/index.js';
 export { describeModel, DESCRIBE_OPTIONS } from './describe-model.js';
 export {

@@ -13,6 +13,9 @@ import { MAX_TEXT_LENGTH } from '../text/limits.js';
 import { checkGenerateOptions, generateTokens } from './generate.js';
 import { probeSequences, scoreProbes } from './head-probe.js';
 import { topPredictions } from './predictions.js';
+import { checkAblations } from './ablation.js';
+import { checkHeadEffectsOptions, headEffects } from './head-effects.js';
+import { checkLens, lensResult } from './logit-lens.js';
 import {
   checkInterpretOptions,
   INTERPRET_OPTIONS,
@@ -29,6 +32,8 @@ export const RUN_OPTIONS = Object.freeze([
   'returnLogits',
   'truncate',
   'projections',
+  'ablate',
+  'lens',
   ...INTERPRET_OPTIONS,
 ]);
 const DEFAULT_TOP_K = 10;
@@ -163,7 +168,7 @@ export class Model {
     const causal = this.#architecture.causal;
     const predictedAt = causal ? n - 1 : (maskPositions[0] ?? 0);
     const plan = planInterpret(opts.interpret, { n, layers, predictedAt });
-    const { attention, logits, logSumExp, projections } = this.#core.forward({
+    const out = this.#core.forward({
       ids,
       types: this.#architecture.causal ? null : typeIds,
       masks: opts.masks?.map((mask) => attentionMask(mask, n)) ?? null,
@@ -171,7 +176,10 @@ export class Model {
       threads: this.#wasm('run').threads,
       shape: this.#shape,
       projectionsLayer: opts.projections,
+      ablations: opts.ablate,
+      lensTopK: opts.lens,
     });
+    const { attention, logits, logSumExp, projections } = out;
     const rowOf = (position) => (opts.returnLogits ? position : logitPositions.indexOf(position));
     const top = (position) => {
       const row = rowOf(position);
@@ -195,6 +203,11 @@ export class Model {
     }
     const result = { tokens, attention, predictions };
     if (opts.returnLogits) result.logits = logits;
+    if (opts.ablate.length > 0) result.ablated = opts.ablate;
+    if (opts.lens > 0) {
+      const tokenizer = this.#tokenizer;
+      result.lens = lensResult(out, { layers, n, topK: opts.lens, tokenizer, ids, causal });
+    }
     const special = this.#tokenizer.special;
     const bosId = (causal ? special.bos : special.cls)?.id ?? null;
     Object.assign(result, interpretRun(plan, { attention, layers, heads, tokens, causal, bosId }));
@@ -285,6 +298,57 @@ export class Model {
     return { heads: scoreProbes(probe, forward, { layers, heads, causal }), ids: probe.ids };
   }
 
+  /**
+   * Which heads matter for one prediction: each head zero-ablated in turn, and the change in the
+   * log-probability of `target` (the top prediction by default; a token id or a string of one
+   * token) at `position` (the last token; BERT: the first [MASK]), ranked (head-effects.js).
+   * @returns {Promise<object>} head-effects.js's result
+   */
+  async headEffects(text, options) {
+    this.#live('headEffects');
+    if (this.#architecture.encoderDecoder) {
+      throw typeError(
+        'headEffects',
+        'ablates heads of decoder-only and encoder models, not of encoder-decoders',
+      );
+    }
+    if (!this.#info.predicts) {
+      throw typeError('model', 'this checkpoint has no masked-LM head (cls.predictions.*)');
+    }
+    if (typeof text !== 'string')
+      throw typeError('text', `must be a string, got ${describe(text)}`);
+    const opts = checkHeadEffectsOptions(options);
+    const { ids, typeIds } = this.#encode(text, { pair: null, truncate: false });
+    const n = ids.length;
+    const causal = this.#architecture.causal;
+    let position = causal ? n - 1 : this.#maskPositions(ids)[0];
+    if (opts.position !== undefined) position = integer(opts.position, 'position', 0, n - 1);
+    if (position === undefined) {
+      throw rangeError('text', 'has no [MASK] token to predict: give `position`');
+    }
+    const threads = this.#wasm('headEffects').threads;
+    const lent = {
+      shape: this.#shape,
+      tokenizer: this.#tokenizer,
+      live: () => {
+        this.#live('headEffects');
+        this.#wasm('headEffects');
+      },
+      forward: (args) =>
+        this.#core.forward({
+          ids,
+          types: causal ? null : typeIds,
+          masks: null,
+          threads,
+          shape: this.#shape,
+          wantAttention: false,
+          ...args,
+        }),
+    };
+    const context = ids.slice(0, causal ? position + 1 : position);
+    return headEffects(lent, { ids, position, context }, opts);
+  }
+
   /** Frees the model's wasm memory; later calls throw. Safe to call twice. */
   dispose() {
     if (this.#core === null) return;
@@ -331,6 +395,8 @@ export class Model {
           ? -1
           : integer(raw.projections, 'projections', 0, this.#shape.layers - 1),
       interpret: checkInterpretOptions(raw),
+      ablate: checkAblations(raw.ablate, this.#shape),
+      lens: checkLens(raw.lens, this.#shape.vocab),
     };
     if (opts.pair !== null) {
       if (typeof opts.pair !== 'string') {
@@ -342,6 +408,9 @@ export class Model {
           `a text pair is for BERT-style models; this is ${this.#info.modelType}`,
         );
       }
+    }
+    if (opts.lens > 0 && !this.#info.predicts) {
+      throw typeError('lens', 'this checkpoint has no masked-LM head (cls.predictions.*)');
     }
     if (opts.returnLogits && !this.#info.predicts) {
       throw typeError('returnLogits', 'this checkpoint has no masked-LM head (cls.predictions.*)');

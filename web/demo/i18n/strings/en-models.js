@@ -245,4 +245,40 @@ export const enModels = {
   openRealNamed: '{title}: open in {model}',
   // <attn-lens> with a model or a snapshot
   widgetModelAbout: '{model}: {text}',
+  // "Compare two models" (model/compare-panel.js, model/compare-columns.js)
+  compareTitle: 'Two models side by side',
+  compareOpen: 'Compare with a second model',
+  compareIntro:
+    'Pick a second model: the same text runs through both, and their heads, predictions and ' +
+    'tokens show next to each other. What both take in memory shows before anything downloads.',
+  compareSecondLabel: 'Second model',
+  compareChoose: 'Choose…',
+  compareFilesLabel: 'Or your own files',
+  compareTrained: 'The model trained in “Watch it learn”, at step {steps}',
+  compareTrainedName: 'Trained here (step {steps})',
+  compareChecking: 'Checking what {name} would take…',
+  compareMemory:
+    '{first} holds {firstSize} of wasm memory; {second} would add {secondSize} (and {scratch} ' +
+    'more while it loads): {total} together, of the {limit} the page lets its models take.',
+  compareMemoryLoaded:
+    '{first} holds {firstSize} of wasm memory and {second} {secondSize}: {total} together, of ' +
+    'the {limit} the page lets its models take.',
+  compareTooLarge:
+    'Not loaded: together the two models would need {total}, more than the {limit} of wasm ' +
+    'memory the page allows. Pick a smaller second model.',
+  compareLoad: 'Load {name} beside it ({size})',
+  compareLoading: 'Loading {name}… {done}',
+  compareRemove: 'Remove the second model',
+  compareRunning: 'Running both models on the text…',
+  compareOwnSettings:
+    'Each model runs with its own tokenizer and masks, over its own tokens: mask surgery and ' +
+    'words apply to the views above only. Choosing a head in one grid selects it in the other.',
+  compareColumnTitle:
+    '{name} · {type}, {layers} layers × {heads} heads, {parameters} parameters, {memory}',
+  compareTokensLabel: 'Tokens of {name}',
+  compareTokensDiffer:
+    'The two tokenizers split this text differently: {first} reads {a} tokens, {second} {b}.',
+  compareTokensSame: 'Both tokenizers split this text into the same {n} tokens.',
+  compareHeadMissing: '{name} has no layer {layer}, head {head}.',
+  comparePredictions: 'Predictions',
 };

@@ -225,4 +225,39 @@ export const zhModels = {
   openRealNamed: '{title}：在 {model} 中打开',
   // 带模型或快照的 <attn-lens>
   widgetModelAbout: '{model}：{text}',
+  // “两个模型并排”（model/compare-panel.js、model/compare-columns.js）
+  compareTitle: '两个模型并排',
+  compareOpen: '与第二个模型比较',
+  compareIntro:
+    '选第二个模型：同一段文字同时经过两个模型，它们的注意力头、预测和词元并排显示。' +
+    '下载任何东西之前，先显示两者共需多少内存。',
+  compareSecondLabel: '第二个模型',
+  compareChoose: '请选择…',
+  compareFilesLabel: '或你自己的文件',
+  compareTrained: '“看它学习”中训练的模型（第 {steps} 步）',
+  compareTrainedName: '在此训练（第 {steps} 步）',
+  compareChecking: '正在查看 {name} 需要多少…',
+  compareMemory:
+    '{first} 占用 {firstSize} wasm 内存；{second} 将再占 {secondSize}（加载时另需 {scratch}）：' +
+    '合计 {total}，页面允许模型使用 {limit}。',
+  compareMemoryLoaded:
+    '{first} 占用 {firstSize} wasm 内存，{second} 占用 {secondSize}：' +
+    '合计 {total}，页面允许模型使用 {limit}。',
+  compareTooLarge:
+    '未加载：两个模型合计需要 {total}，超过页面允许的 {limit} wasm 内存。' +
+    '请选一个更小的第二个模型。',
+  compareLoad: '在旁边加载 {name}（{size}）',
+  compareLoading: '正在加载 {name}… {done}',
+  compareRemove: '移除第二个模型',
+  compareRunning: '两个模型正在处理这段文字…',
+  compareOwnSettings:
+    '每个模型用自己的分词器和掩码，在自己的词元上运行：掩码手术和按词显示只作用于上方的视图。' +
+    '在一个网格中选中某个头，另一个网格会选中同一层同一头。',
+  compareColumnTitle: '{name} · {type}，{layers} 层 × {heads} 头，{parameters} 参数，{memory}',
+  compareTokensLabel: '{name} 的词元',
+  compareTokensDiffer:
+    '两个分词器对这段文字的切分不同：{first} 得到 {a} 个词元，{second} 得到 {b} 个。',
+  compareTokensSame: '两个分词器把这段文字切成相同的 {n} 个词元。',
+  compareHeadMissing: '{name} 没有第 {layer} 层第 {head} 头。',
+  comparePredictions: '预测',
 };
