@@ -79,14 +79,19 @@ export class ComputeClient {
     if (handlers[type]) return handlers[type](params);
     // Without a worker, real models load on this thread, on demand, all the same.
     const models = await import('./model/compute.js');
+    const compare = type.startsWith('compare') ? await import('./model/compare-compute.js') : {};
     job.controller = new AbortController();
     const local = {
       modelDescribe: models.describeModel,
       modelLoad: models.loadModel,
       modelRun: models.runModel,
+      modelPicture: models.runPictureModel,
       modelExplain: models.explainLayer,
       modelHeadScores: models.scoreHeads,
       modelRelease: models.releaseModel,
+      compareLoad: compare.loadCompareModel,
+      compareRun: compare.runCompareModels,
+      compareRelease: compare.releaseCompareModel,
     };
     return local[type](params, {
       signal: job.controller.signal,

@@ -15,14 +15,24 @@ const MODEL_HANDLERS = {
   modelDescribe: 'describeModel',
   modelLoad: 'loadModel',
   modelRun: 'runModel',
+  modelPicture: 'runPictureModel',
   modelExplain: 'explainLayer',
   modelHeadScores: 'scoreHeads',
   modelRelease: 'releaseModel',
+};
+// The second model of a comparison: its own module, loaded when a comparison first starts.
+const COMPARE_HANDLERS = {
+  compareLoad: 'loadCompareModel',
+  compareRun: 'runCompareModels',
+  compareRelease: 'releaseCompareModel',
 };
 const running = new Map(); // id -> AbortController
 
 async function handlerFor(type) {
   if (handlers[type]) return handlers[type];
+  if (COMPARE_HANDLERS[type]) {
+    return (await import('./model/compare-compute.js'))[COMPARE_HANDLERS[type]];
+  }
   if (!MODEL_HANDLERS[type]) throw new Error(`unknown request ${type}`);
   const models = await import('./model/compute.js');
   return models[MODEL_HANDLERS[type]];

@@ -160,6 +160,9 @@ export const elements = {
   explainBody: byId('explain-body'),
   predictions: byId('predictions'),
   predictionsBody: byId('predictions-body'),
+  compare: byId('compare'),
+  compareOpen: byId('compare-open'),
+  compareBody: byId('compare-body'),
   costBody: byId('cost-body'),
   primer: byId('primer'),
 

@@ -73,6 +73,8 @@ const modelPage = new ModelPage(elements, {
   controls,
   composer,
   computePlayground: () => scheduleCompute(0),
+  // The model trained in "Watch it learn", which "Compare two models" may put beside this one.
+  trainedModel: () => learn.trainedModel(),
 });
 const learn = new LearnPanel(elements.learn);
 const cost = new CostPanel(elements.costBody, {

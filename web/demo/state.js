@@ -78,6 +78,7 @@ export function defaultState(language = 'en') {
     pair: '', // BERT: a second sentence
     block: false, // with a pair: only the block of the first sentence's rows, second's columns
     overlay: '', // the head view's heads, 1-based "1,3,4" ('' for the first four)
+    second: '', // "Compare two models": the second model's Hub id ('' for none)
   };
 }
 
@@ -103,6 +104,7 @@ const PREFERENCES = [
   'model',
   'revision',
   'dtype',
+  'second',
 ];
 
 // The default state with the reader's preferences kept: what Reset and every "Things to try"
@@ -135,6 +137,7 @@ const PARAMS = {
   lang: 'lang',
   backend: 'backend',
   model: 'model',
+  second: 'second',
   revision: 'rev',
   dtype: 'dtype',
   layer: 'layer',
@@ -203,6 +206,7 @@ export function readLink(search, hash = '', language = 'en') {
   use('source', (text) => text);
   use('heads', (text) => readIntegerIn(text, 1, MAX_PAGE_HEADS));
   use('model', validModelId);
+  use('second', (text) => (state.model ? validModelId(text) : null));
   use('revision', (text) => (state.model ? valid(validateRevision, text) : null));
   use('dtype', (text) => readChoice(text, ['f32', 'f16'], null));
   // A real model's heads are known once it loads: a link may name any, clamped then.
@@ -293,6 +297,7 @@ const MODEL_FIELDS = [
   'pair',
   'block',
   'overlay',
+  'second',
 ];
 const realModel = (state) => state.model !== '' && state.model !== 'files';
 

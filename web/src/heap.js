@@ -8,7 +8,7 @@ import { attnlensError } from './errors.js';
 import { bytesOf, lengthOf } from './typed-arrays.js';
 
 // wasm32 memory as linked (-sALLOW_MEMORY_GROWTH, default maximum).
-const MAX_WASM_BYTES = 2 ** 31;
+export const MAX_WASM_BYTES = 2 ** 31;
 
 /**
  * malloc, or an 'out_of_memory' RangeError naming `name`. Sizes are checked first: _malloc takes

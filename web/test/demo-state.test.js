@@ -211,6 +211,7 @@ describe('a real model in the link', () => {
     pair: 'I love natural language processing',
     block: true,
     overlay: '1,3',
+    second: 'stories260K',
     view: 'model',
   };
 
@@ -222,6 +223,17 @@ describe('a real model in the link', () => {
       ['roneneldan/TinyStories-1M', 'v1.0', '4', '8', 'causal+local:3', '3'],
       'one-based layers and heads, as the page shows them',
     );
+  });
+
+  it('keeps the second model of a comparison, and refuses one that is not a Hub id', () => {
+    assert.equal(new URLSearchParams(searchFromState(model)).get('second'), 'stories260K');
+    const { state, problems } = readLink('?model=stories260K&second=..%2Fx');
+    assert.equal(state.second, '');
+    assert.deepEqual(problems, [{ param: 'second', value: '../x' }]);
+    // Without a first model there is nothing to compare with.
+    assert.deepEqual(readLink('?second=stories260K').problems, [
+      { param: 'second', value: 'stories260K' },
+    ]);
   });
 
   it("leaves a model's settings out of the untrained layer's link and out of picked files'", () => {

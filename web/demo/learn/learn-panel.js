@@ -128,6 +128,16 @@ export class LearnPanel {
     return this.#trainer;
   }
 
+  /**
+   * The model trained here so far, for "Compare two models": { steps, files() } (files: its
+   * checkpoint, Trainer.save()), or null before it took a step.
+   */
+  trainedModel() {
+    const trainer = this.#trainer;
+    if (!trainer || trainer.steps === 0) return null;
+    return { steps: trainer.steps, files: () => trainer.save() };
+  }
+
   // The current run becomes the one to compare against; the page forgets its trainer.
   #retire() {
     if (!this.#trainer) return;

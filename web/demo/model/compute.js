@@ -42,13 +42,23 @@ export async function describeModel(params) {
 }
 
 /** Loads the model `params.key` names (describeModel's params); the previous one is freed. */
-export async function loadModel(params, { signal, progress }) {
+export async function loadModel(params, options) {
   if (current?.key === params.key) return infoOf(current);
-  const { loadModel: load } = await models;
   current?.model.dispose();
   current = null;
+  const model = await openModel(params, options);
+  current = { key: params.key, model };
+  return infoOf(current);
+}
+
+/**
+ * A model from describeModel's params, on its own engine (model.dispose() frees it whole), with
+ * its download's progress thinned out; shared with the second model of a comparison.
+ */
+export async function openModel(params, { signal, progress }) {
+  const { loadModel: load } = await models;
   let last = 0;
-  const model = await load(sourceOf(params), {
+  return load(sourceOf(params), {
     ...loadOptions(params),
     dtype: params.dtype ?? 'f32',
     signal,
@@ -60,21 +70,28 @@ export async function loadModel(params, { signal, progress }) {
       progress(event);
     },
   });
-  current = { key: params.key, model };
-  return infoOf(current);
 }
 
-function infoOf({ key, model }) {
+export function infoOf({ key, model }) {
   return {
     key,
     ...model.info,
     fromCache: model.source.fromCache,
     bundled: model.source.kind === 'bundled',
-    maskToken: model.tokenizer.special.mask?.text ?? null,
+    // vision models have no tokenizer (and run pictures, runPictureModel)
+    maskToken: model.tokenizer?.special.mask?.text ?? null,
   };
 }
 
-function live(key) {
+/** params: { key, pixels: { data, width, height } } (RGBA): picture-compute.js runPicture. */
+export async function runPictureModel({ key, pixels }) {
+  const model = live(key);
+  if (!model.info.vision) throw new TypeError('model: this model does not take pictures');
+  const { runPicture } = await import('./picture-compute.js');
+  return runPicture(model, pixels);
+}
+
+export function live(key) {
   if (!current || current.key !== key) throw new Error('model: the model is not loaded');
   return current.model;
 }
@@ -187,7 +204,11 @@ function aggregateRun(attention, visible, groups, { layers, heads }, n) {
  *   over the page's tokens or words (`rows`), plus the model tokens and truncation
  */
 export async function runModel(params) {
-  const model = live(params.key);
+  return runOn(live(params.key), params);
+}
+
+/** runModel on a given model (the page's, or the second of a comparison). */
+export async function runOn(model, params) {
   const pair = model.info.causal ? '' : params.pair;
   const fitted = fitText(model, params.text, pair);
   const texts = [fitted.text, pair];

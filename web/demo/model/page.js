@@ -34,6 +34,9 @@ export class ModelPage {
       getInfo: () => this.#info(),
     });
     this.stage = new ModelStage(elements, { update, getState });
+    this.compare = null; // the ComparePanel once opened (its code loads then)
+    this.comparing = null; // its module on its way
+    elements.compareOpen.addEventListener('click', () => this.#openCompare({ focus: true }));
     this.timer = 0;
     this.pendingQueryText = null;
     elements.exportSnapshot.addEventListener('click', () => {
@@ -52,12 +55,15 @@ export class ModelPage {
   changed(changed, immediate) {
     const state = this.parts.getState();
     if (!state.model) {
+      this.#closeCompare();
       this.session.release();
       this.parts.computePlayground();
       this.render();
       return;
     }
     if (changed.some((field) => SOURCE_FIELDS.includes(field))) {
+      // The comparison was of the model that is going: its second model goes with it.
+      if (!this.session.isLoaded(state)) this.#closeCompare();
       if (!this.session.isLoaded(state)) this.session.result = null;
       this.render();
       this.#autoLoad(state);
@@ -70,6 +76,8 @@ export class ModelPage {
       this.render();
       return;
     }
+    if (changed.includes('lang')) this.compare?.relabel();
+    else if (changed.includes('scale')) this.compare?.render();
     if (changed.includes('layer')) this.#explain();
     this.render();
   }
@@ -107,6 +115,7 @@ export class ModelPage {
 
   async #run() {
     const state = this.parts.getState();
+    if (this.#info()?.vision) return; // pictures run from the Picture mode
     if (!(await this.session.run(state))) return;
     const result = this.session.result;
     if (result && this.pendingQueryText !== null) {
@@ -119,6 +128,42 @@ export class ModelPage {
     document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
     this.render();
     this.#explain();
+    this.compare?.run();
+  }
+
+  // "Compare two models" loads its code the first time it opens; a link naming a second model
+  // opens it once the page's model is loaded. focus: the reader opened it, its list takes focus.
+  async #openCompare({ focus = false } = {}) {
+    if (this.compare || this.comparing) return;
+    this.comparing = import('./compare-panel.js');
+    const { ComparePanel } = await this.comparing;
+    this.comparing = null;
+    if (!this.#info()) return; // the page's model went meanwhile
+    const { update, getState, trainedModel } = this.parts;
+    this.e.compareBody.hidden = false;
+    this.e.compareOpen.hidden = true;
+    this.compare = new ComparePanel(this.e.compareBody, {
+      session: this.session,
+      update,
+      getState,
+      trainedModel,
+      onClose: () => {
+        this.#closeCompare();
+        this.e.compareOpen.focus(); // Remove's button went with the panel
+      },
+    });
+    if (focus) this.e.compareBody.querySelector('select')?.focus();
+  }
+
+  #closeCompare() {
+    const panel = this.compare;
+    this.compare = null;
+    panel?.remove({ keepPanel: true });
+    this.e.compareBody.replaceChildren();
+    this.e.compareBody.hidden = true;
+    this.e.compareOpen.hidden = false;
+    // Only a comparison that was open leaves the link: one the link names waits for its model.
+    if (panel && this.parts.getState().second) this.parts.update({ second: '' });
   }
 
   async #explain() {
@@ -149,11 +194,15 @@ export class ModelPage {
     composer.render(state);
     this.picker.render(state);
     const info = this.#info();
+    this.#showPicture(info);
+    if (info?.vision) return;
     const result = info ? this.session.result : null;
     this.controls.sync(state, info, result, this.session.headScores());
     const view = this.viewResult();
     controls.sync(state, view, result?.tokens ?? []);
     this.#renderMasthead(info);
+    this.e.compare.hidden = !info;
+    if (info && state.second && !this.compare) this.#openCompare();
     const waiting = !view;
     this.e.stage.classList.toggle('model-waiting', waiting);
     this.e.modelWaiting.hidden = !waiting;
@@ -183,6 +232,34 @@ export class ModelPage {
     renderNumbersTable(this.e.weightsTable, state, view, { head, query });
     renderPredictions(this.e.predictionsBody, state, result, info);
     this.#renderExplain(state, info, head, query);
+  }
+
+  // A vision model takes pictures, not text: while one is open the Picture mode (loaded the
+  // first time, so text pages never fetch it) stands in for the stage and the predictions.
+  #showPicture(info) {
+    const vision = Boolean(info?.vision);
+    document.body.classList.toggle('picture-on', vision);
+    this.e.stage.hidden = vision;
+    if (vision) {
+      this.e.predictions.hidden = true;
+      this.e.modelWaiting.hidden = true;
+    }
+    if (!vision) {
+      if (this.picture) this.picture.element.hidden = true;
+      this.picture?.hide();
+      return;
+    }
+    if (this.picture) {
+      this.picture.element.hidden = false;
+      this.picture.show(info);
+      return;
+    }
+    this.picturePending ??= import('./picture/picture-panel.js').then(({ PicturePanel }) => {
+      const getInfo = () => this.#info();
+      this.picture = new PicturePanel({ client: this.parts.client, getInfo });
+      this.e.stage.before(this.picture.element);
+      this.render();
+    });
   }
 
   #renderExplain(state, info, head, query) {

@@ -1,8 +1,9 @@
 // axe-core over every view of the demo (matrix, lines, heads, numbers, with the explain and cost
 // panels on the page; self- and cross-attention), in English and Chinese, over the real-model
-// views that read a whole run (rollout and flow, attention sinks) on the bundled stories260K, and
-// over the widget's sample blog post. A serious or critical finding fails the test with its rule,
-// the elements it names and axe's own summary of what is wrong.
+// views that read a whole run (rollout and flow, attention sinks) and two models side by side on
+// the bundled stories260K, and over the widget's sample blog post (the Picture mode of vision
+// models is checked on its Hub fixture in models-picture.test.mjs). A serious or critical finding
+// fails the test with its rule, the elements it names and axe's own summary of what is wrong.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { blockingFindings } from './axe.mjs';
@@ -66,6 +67,24 @@ for (const lang of ['en', 'zh']) {
       findings.push(...(await blockingFindings(page)).map((f) => `[${view}] ${f}`));
     }
     assert.deepEqual(findings, []);
+    await page.close();
+  });
+}
+
+// "Compare two models", opened by its link: stories260K beside itself (bundled, no network).
+for (const lang of ['en', 'zh']) {
+  test(`axe finds nothing serious in two models side by side (${lang})`, async () => {
+    const page = await newPage(browser.context, { viewport: { width: 1100, height: 800 } });
+    const link = new URLSearchParams({
+      lang,
+      model: 'stories260K',
+      second: 'stories260K',
+      text: 'Once upon a time',
+      view: 'model',
+    });
+    await page.goto(`${browser.base}/demo/?${link}`);
+    await page.waitForSelector('.compare-column[data-side="1"] .al-model-cell', { timeout: 30000 });
+    assert.deepEqual(await blockingFindings(page), []);
     await page.close();
   });
 }

@@ -245,4 +245,82 @@ export const enModels = {
   openRealNamed: '{title}: open in {model}',
   // <attn-lens> with a model or a snapshot
   widgetModelAbout: '{model}: {text}',
+  // "Compare two models" (model/compare-panel.js, model/compare-columns.js)
+  compareTitle: 'Two models side by side',
+  compareOpen: 'Compare with a second model',
+  compareIntro:
+    'Pick a second model: the same text runs through both, and their heads, predictions and ' +
+    'tokens show next to each other. What both take in memory shows before anything downloads.',
+  compareSecondLabel: 'Second model',
+  compareChoose: 'Choose…',
+  compareFilesLabel: 'Or your own files',
+  compareTrained: 'The model trained in “Watch it learn”, at step {steps}',
+  compareTrainedName: 'Trained here (step {steps})',
+  compareChecking: 'Checking what {name} would take…',
+  compareMemory:
+    '{first} holds {firstSize} of wasm memory; {second} would add {secondSize} (and {scratch} ' +
+    'more while it loads): {total} together, of the {limit} the page lets its models take.',
+  compareMemoryLoaded:
+    '{first} holds {firstSize} of wasm memory and {second} {secondSize}: {total} together, of ' +
+    'the {limit} the page lets its models take.',
+  compareTooLarge:
+    'Not loaded: together the two models would need {total}, more than the {limit} of wasm ' +
+    'memory the page allows. Pick a smaller second model.',
+  compareLoad: 'Load {name} beside it ({size})',
+  compareLoading: 'Loading {name}… {done}',
+  compareRemove: 'Remove the second model',
+  compareRunning: 'Running both models on the text…',
+  compareOwnSettings:
+    'Each model runs with its own tokenizer and masks, over its own tokens: mask surgery and ' +
+    'words apply to the views above only. Choosing a head in one grid selects it in the other.',
+  compareColumnTitle:
+    '{name} · {type}, {layers} layers × {heads} heads, {parameters} parameters, {memory}',
+  compareTokensLabel: 'Tokens of {name}',
+  compareTokensDiffer:
+    'The two tokenizers split this text differently: {first} reads {a} tokens, {second} {b}.',
+  compareTokensSame: 'Both tokenizers split this text into the same {n} tokens.',
+  compareHeadMissing: '{name} has no layer {layer}, head {head}.',
+  comparePredictions: 'Predictions',
+  // Picture mode (vision models: ViT, DINO, DINOv2)
+  pictureTitle: 'Picture',
+  pictureHint:
+    'A vision transformer cuts the picture into square patches; the class token gathers them ' +
+    'for the answer. See where each head looks.',
+  pictureDrop: 'Drop a picture here, or choose a file',
+  pictureSample: 'Sample picture',
+  pictureCamera: 'Camera',
+  pictureCameraStop: 'Stop camera',
+  pictureTake: 'Take picture',
+  pictureRunning: 'Running the model on the picture…',
+  pictureDone: '{width} × {height} pixels, seen as {rows} × {columns} patches.',
+  pictureFailed: 'The picture did not run: {message}',
+  pictureLayer: 'Layer',
+  pictureHead: 'Head',
+  pictureHeadMean: 'mean of heads',
+  pictureHeadN: 'head {head}',
+  pictureOpacity: 'Map opacity',
+  pictureFocusClear: 'Back to the class token',
+  pictureFocusHint:
+    'Click a patch, or focus the picture and use the arrow keys, to see where that patch ' +
+    'looks; Esc returns to the class token.',
+  pictureFromClass: 'where the class token looks',
+  pictureFromPatch: 'where the patch at row {row}, column {column} looks',
+  pictureMainCaption: 'Layer {layer}, {who}: {from}.',
+  pictureRollout: 'Rollout of the class token across all layers',
+  pictureLastLayer: 'Last layer, raw attention (mean of heads)',
+  pictureGridTitle: 'Every layer × head (class token)',
+  pictureGridCell: 'Layer {layer}, head {head}',
+  pictureDistanceTitle: 'Mean attention distance by layer',
+  pictureDistanceHint:
+    'Each dot is a head: the distance in input pixels over which it gathers, weighted by its ' +
+    'attention between patches. Below {threshold} px (half of the {uniform} px that even ' +
+    'attention gives) a head is local, otherwise global: {local} local, {global} global.',
+  pictureDistanceAria: 'Mean attention distance of every head by layer; local below {threshold} px',
+  pictureDistanceDot: 'Layer {layer}, head {head}: {px} px, {label}',
+  pictureLocal: 'local',
+  pictureGlobal: 'global',
+  pictureLayerAxis: 'layer',
+  pictureLabel: '{label}: {p}%',
+  pictureExportPng: 'PNG',
+  pictureExportJson: 'JSON',
 };

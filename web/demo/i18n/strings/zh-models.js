@@ -225,4 +225,78 @@ export const zhModels = {
   openRealNamed: '{title}：在 {model} 中打开',
   // 带模型或快照的 <attn-lens>
   widgetModelAbout: '{model}：{text}',
+  // “两个模型并排”（model/compare-panel.js、model/compare-columns.js）
+  compareTitle: '两个模型并排',
+  compareOpen: '与第二个模型比较',
+  compareIntro:
+    '选第二个模型：同一段文字同时经过两个模型，它们的注意力头、预测和词元并排显示。' +
+    '下载任何东西之前，先显示两者共需多少内存。',
+  compareSecondLabel: '第二个模型',
+  compareChoose: '请选择…',
+  compareFilesLabel: '或你自己的文件',
+  compareTrained: '“看它学习”中训练的模型（第 {steps} 步）',
+  compareTrainedName: '在此训练（第 {steps} 步）',
+  compareChecking: '正在查看 {name} 需要多少…',
+  compareMemory:
+    '{first} 占用 {firstSize} wasm 内存；{second} 将再占 {secondSize}（加载时另需 {scratch}）：' +
+    '合计 {total}，页面允许模型使用 {limit}。',
+  compareMemoryLoaded:
+    '{first} 占用 {firstSize} wasm 内存，{second} 占用 {secondSize}：' +
+    '合计 {total}，页面允许模型使用 {limit}。',
+  compareTooLarge:
+    '未加载：两个模型合计需要 {total}，超过页面允许的 {limit} wasm 内存。' +
+    '请选一个更小的第二个模型。',
+  compareLoad: '在旁边加载 {name}（{size}）',
+  compareLoading: '正在加载 {name}… {done}',
+  compareRemove: '移除第二个模型',
+  compareRunning: '两个模型正在处理这段文字…',
+  compareOwnSettings:
+    '每个模型用自己的分词器和掩码，在自己的词元上运行：掩码手术和按词显示只作用于上方的视图。' +
+    '在一个网格中选中某个头，另一个网格会选中同一层同一头。',
+  compareColumnTitle: '{name} · {type}，{layers} 层 × {heads} 头，{parameters} 参数，{memory}',
+  compareTokensLabel: '{name} 的词元',
+  compareTokensDiffer:
+    '两个分词器对这段文字的切分不同：{first} 得到 {a} 个词元，{second} 得到 {b} 个。',
+  compareTokensSame: '两个分词器把这段文字切成相同的 {n} 个词元。',
+  compareHeadMissing: '{name} 没有第 {layer} 层第 {head} 头。',
+  comparePredictions: '预测',
+  // 图片模式（视觉模型：ViT、DINO、DINOv2）
+  pictureTitle: '图片',
+  pictureHint:
+    '视觉 Transformer 把图片切成方形小块；类别令牌汇集它们得出答案。看看每个头在看哪里。',
+  pictureDrop: '把图片拖到这里，或选择文件',
+  pictureSample: '示例图片',
+  pictureCamera: '摄像头',
+  pictureCameraStop: '关闭摄像头',
+  pictureTake: '拍照',
+  pictureRunning: '正在用模型处理图片…',
+  pictureDone: '{width} × {height} 像素，分成 {rows} × {columns} 个小块。',
+  pictureFailed: '图片没有运行成功：{message}',
+  pictureLayer: '层',
+  pictureHead: '头',
+  pictureHeadMean: '各头平均',
+  pictureHeadN: '头 {head}',
+  pictureOpacity: '热图不透明度',
+  pictureFocusClear: '回到类别令牌',
+  pictureFocusHint: '点击一个小块，或聚焦图片后用方向键，查看该小块在看哪里；按 Esc 回到类别令牌。',
+  pictureFromClass: '类别令牌在看哪里',
+  pictureFromPatch: '第 {row} 行第 {column} 列的小块在看哪里',
+  pictureMainCaption: '第 {layer} 层，{who}：{from}。',
+  pictureRollout: '类别令牌跨所有层的注意力展开（rollout）',
+  pictureLastLayer: '最后一层的原始注意力（各头平均）',
+  pictureGridTitle: '所有层 × 头（类别令牌）',
+  pictureGridCell: '第 {layer} 层，头 {head}',
+  pictureDistanceTitle: '各层的平均注意力距离',
+  pictureDistanceHint:
+    '每个点是一个头：按小块之间的注意力加权的距离（输入像素）。低于 {threshold} 像素' +
+    '（均匀注意力的 {uniform} 像素的一半）为局部头，否则为全局头：' +
+    '局部 {local} 个，全局 {global} 个。',
+  pictureDistanceAria: '各层每个头的平均注意力距离；低于 {threshold} 像素为局部',
+  pictureDistanceDot: '第 {layer} 层，头 {head}：{px} 像素，{label}',
+  pictureLocal: '局部',
+  pictureGlobal: '全局',
+  pictureLayerAxis: '层',
+  pictureLabel: '{label}：{p}%',
+  pictureExportPng: 'PNG',
+  pictureExportJson: 'JSON',
 };
