@@ -87,6 +87,7 @@ export class ComputeClient {
       modelExplain: models.explainLayer,
       modelHeadScores: models.scoreHeads,
       modelRelease: models.releaseModel,
+      modelTranslate: models.translateText,
     };
     return local[type](params, {
       signal: job.controller.signal,

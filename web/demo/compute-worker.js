@@ -18,6 +18,7 @@ const MODEL_HANDLERS = {
   modelExplain: 'explainLayer',
   modelHeadScores: 'scoreHeads',
   modelRelease: 'releaseModel',
+  modelTranslate: 'translateText',
 };
 const running = new Map(); // id -> AbortController
 

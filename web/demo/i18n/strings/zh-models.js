@@ -23,6 +23,7 @@ export const zhModels = {
   catalogBertChinese: 'BERT，中文，每个汉字一个词元',
   catalogBertTiny: 'BERT，最小的一个',
   catalogBertMultilingual: 'BERT，多种语言：把一句话和它的译文作为一对输入',
+  catalogOpusZhEn: 'Marian，中译英：一边翻译，一边显示每个词看向原文的哪里',
   modelChecking: '正在查询大小…',
   modelSizeUnknown: '大小未知：浏览器处于离线状态，且没有缓存这个模型。仍可尝试加载。',
   modelSizeUnknownShort: '大小未知（离线）',
@@ -195,4 +196,30 @@ export const zhModels = {
   openRealNamed: '{title}：在 {model} 中打开',
   // 带模型或快照的 <attn-lens>
   widgetModelAbout: '{model}：{text}',
+  // 翻译模式（model/translate-panel.js）
+  translateTitle: '逐个词元的翻译',
+  translateHint:
+    '模型一次写出一个词元。每个新词元都通过交叉注意力回看原文：下面的对齐图随每个词元增长。',
+  translateRun: '翻译',
+  translateStop: '停止',
+  translateLayer: '解码器层',
+  translateHead: '头',
+  translateAllLayers: '所有层（平均）',
+  translateAllHeads: '所有头（平均）',
+  translateAlignment: '交叉注意力对齐',
+  translateMatrixCaption: '对齐：译文（行）× 原文（列）',
+  translateLinesCaption: '连线：上为原文，下为译文',
+  translateSource: '原文',
+  translateTarget: '译文',
+  translateIdle: '输入要翻译的文本。',
+  translateGoing: '翻译中…… 已有 {n} 个词元',
+  translateDone: '共 {n} 个词元，完成',
+  translateStopped: '在 {n} 个词元后停止',
+  translateHeadsTitle: '哪些头在对齐',
+  translateHeadsHint:
+    '每个头落在译词所对应原词上的注意力份额（{pairs}）；达到 {share} 及以上的头算作对齐。',
+  translateHeadsNoDictionary:
+    '这段文本没有“哪个词译成哪个词”的词典，因此不给头打分：选一个头查看它的对齐。',
+  translateShareTitle: '落在对应原词上的注意力份额：{share}',
+  translateAligns: '对齐',
 };
