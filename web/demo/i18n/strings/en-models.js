@@ -214,7 +214,8 @@ export const enModels = {
   // the Translate mode (model/translate-panel.js)
   translateTitle: 'Translation, token by token',
   translateHint:
-    'The model writes its translation one token at a time. Each new token looks back at the source through cross-attention: the alignment below grows with every token.',
+    'The model writes its translation one token at a time. Each new token looks back at the ' +
+    'source through cross-attention: the alignment below grows with every token.',
   translateRun: 'Translate',
   translateStop: 'Stop',
   translateLayer: 'Decoder layer',
@@ -232,9 +233,11 @@ export const enModels = {
   translateStopped: 'stopped after {n} tokens',
   translateHeadsTitle: 'Which heads align',
   translateHeadsHint:
-    'Each head’s share of attention on the source word a translated word comes from ({pairs}); a head at {share} or more aligns.',
+    'Each head’s share of attention on the source word a translated word comes from ' +
+    '({pairs}); a head at {share} or more aligns.',
   translateHeadsNoDictionary:
-    'This text has no dictionary of which word translates which, so no head is scored: pick a head to see its alignment.',
+    'This text has no dictionary of which word translates which, so no head is scored: ' +
+    'pick a head to see its alignment.',
   translateShareTitle: 'share of attention on the source word: {share}',
   translateAligns: 'aligns',
 };
