@@ -140,7 +140,7 @@ export class ModelPage {
           'aria-labelledby': 'translate-title',
         });
         this.e.stage.before(host);
-        return new TranslatePanel(host, this.parts);
+        return new TranslatePanel(host, { ...this.parts, getInfo: () => this.#info() });
       });
     }
     return this.translatePanel;

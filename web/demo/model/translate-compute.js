@@ -9,8 +9,8 @@ export const PAGE_TRANSLATE_TOKENS = 64;
 
 /**
  * model: the loaded Marian; params: { key, text } -> { source: [{ text, start, end, special }],
- * steps, text, decoderLayers, heads } with steps [{ id, text, special, crossAttention
- * [decoder layers, heads, source] }]. Each step also reaches progress() as it comes:
+ * steps, translation, encoderAttention, decoderLayers, heads } with steps [{ id, text, special,
+ * crossAttention [decoder layers, heads, source] }]. Each step also reaches progress() as it comes:
  * { step, index, source, decoderLayers, heads }.
  */
 export async function translateWith(model, params, { signal, progress }) {
@@ -39,9 +39,11 @@ export async function translateWith(model, params, { signal, progress }) {
   });
   return {
     key: params.key,
-    text: result.text,
+    translation: result.text,
     source: sourceTokens,
     steps,
+    // For the snapshot of a translation: the source's own attention in the encoder.
+    encoderAttention: result.encoderAttention,
     decoderLayers,
     heads,
   };

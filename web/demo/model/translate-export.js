@@ -1,6 +1,8 @@
 // The Translate mode's exports: the shown alignment as a PNG or SVG matrix (the page's own
 // drawing of exported matrices, src/views/export.js) and as JSON (tokens and weights, with the
-// model, layer and head that produced them).
+// model, layer and head that produced them), and the whole translation as a snapshot
+// (src/snapshot/: every layer and head; <attn-lens snapshot> draws it with no download).
+import { translationRun, writeSnapshot } from '../../src/snapshot/write.js';
 import { downloadBlob, matrixPNG, matrixSVG } from '../../src/views/export.js';
 import { DEFAULT_THEME } from '../../src/views/matrix-paint.js';
 import { el } from '../../src/views/dom.js';
@@ -36,8 +38,31 @@ export function alignmentJSON(figure) {
   );
 }
 
-/** Three buttons and render() (their words, disabled until there is an alignment). */
-export function alignmentExports(getFigure) {
+/**
+ * A finished translation (translate-panel.js's run) as a snapshot of every layer and head.
+ * info: the loaded model's; id, revision: where it came from (null for the reader's files).
+ */
+export function translationSnapshot(run, info, { id, revision }) {
+  const all = (count) => Array.from({ length: count }, (_, i) => i);
+  const translated = translationRun({
+    model: { ...info, id, revision },
+    text: run.text,
+    source: run.source,
+    encoderAttention: run.encoderAttention,
+    steps: run.steps,
+    translation: run.steps
+      .filter((s) => !s.special)
+      .map((s) => s.text)
+      .join(''),
+  });
+  return writeSnapshot(translated, { layers: all(info.encoderLayers), heads: all(info.heads) });
+}
+
+/**
+ * Four buttons and render() (their words; disabled until there is an alignment, the snapshot
+ * until the translation is finished). getSnapshot(): the snapshot object, or null.
+ */
+export function alignmentExports(getFigure, getSnapshot) {
   const save = (kind) => async () => {
     const figure = getFigure();
     if (!figure) return;
@@ -49,8 +74,18 @@ export function alignmentExports(getFigure) {
     if (kind === 'json') {
       downloadBlob(new Blob([alignmentJSON(figure)], { type: 'application/json' }), `${base}.json`);
     }
+    const snapshot = kind === 'snapshot' && getSnapshot();
+    if (snapshot) {
+      const text = JSON.stringify(snapshot);
+      downloadBlob(new Blob([text], { type: 'application/json' }), 'attnlens-translation.json');
+    }
   };
-  const keys = { png: 'exportPng', svg: 'exportSvg', json: 'exportJson' };
+  const keys = {
+    png: 'exportPng',
+    svg: 'exportSvg',
+    json: 'exportJson',
+    snapshot: 'exportSnapshot',
+  };
   const buttons = Object.keys(keys).map((kind) =>
     el('button', { type: 'button', id: `translate-export-${kind}`, onclick: save(kind) }),
   );
@@ -62,6 +97,7 @@ export function alignmentExports(getFigure) {
         button.textContent = t(Object.values(keys)[i]);
         button.disabled = none;
       });
+      buttons[3].disabled = !getSnapshot.ready();
     },
   };
 }

@@ -9,7 +9,7 @@ import { Heatmap } from '../../src/views/heatmap.js';
 import { LineView } from '../../src/views/lineview.js';
 import { t } from '../i18n.js';
 import { crossMatrix, dictionaryPairs, headAlignment, targetTokens } from './alignment.js';
-import { alignmentExports } from './translate-export.js';
+import { alignmentExports, translationSnapshot } from './translate-export.js';
 import { catalogEntry } from './catalog.js';
 
 // A head "aligns" when most of a dictionary word's attention lands on the word it translates.
@@ -18,10 +18,12 @@ const LANE = 'model-translate';
 
 export class TranslatePanel {
   // client: the ComputeClient; getState(): the page's state; host: the section drawn into.
-  constructor(host, { client, getState }) {
+  // getInfo(): the loaded model's info.
+  constructor(host, { client, getState, getInfo }) {
     this.host = host;
     this.client = client;
     this.getState = getState;
+    this.getInfo = getInfo;
     this.run = null; // { key, text, source, steps, done, error, decoderLayers, heads }
     this.layer = -1; // -1: averaged over the decoder's layers
     this.head = -1; // -1: averaged over heads
@@ -53,7 +55,9 @@ export class TranslatePanel {
       id: 'translate-head',
       onchange: () => this.#pick(this.layer, Number(this.headSelect.value)),
     });
-    this.exports = alignmentExports(() => this.figure());
+    const snapshot = () => (snapshot.ready() ? this.#snapshot() : null);
+    snapshot.ready = () => Boolean(this.run?.done && this.run.encoderAttention && this.getInfo());
+    this.exports = alignmentExports(() => this.figure(), snapshot);
     this.output = el('p', { class: 'translate-output', id: 'translate-output' });
     this.status = el('p', { class: 'translate-status', id: 'translate-status', role: 'status' });
     this.matrixCaption = el('figcaption');
@@ -177,6 +181,15 @@ export class TranslatePanel {
       layer: this.layer,
       head: this.head,
     };
+  }
+
+  #snapshot() {
+    const state = this.getState();
+    const hub = state.model !== 'files';
+    return translationSnapshot(this.run, this.getInfo(), {
+      id: hub ? state.model : null,
+      revision: hub ? state.revision || 'main' : null,
+    });
   }
 
   #shownName() {

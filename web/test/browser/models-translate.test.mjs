@@ -4,8 +4,9 @@
 // averages can be picked from the keyboard, the head labels score the example's dictionary,
 // English and Chinese, phone width, axe-core; screenshots into test-artifacts/.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { readSnapshot } from '../../src/snapshot/read.js';
 import { blockingFindings } from './axe.mjs';
 import { artifact, newPage, openBrowser } from './harness.mjs';
 import {
@@ -105,6 +106,16 @@ describe('Translate mode (Marian)', () => {
       );
       await page.focus('#translate-head');
       await page.selectOption('#translate-head', '-1');
+      // The whole translation as a snapshot, read back as any file from elsewhere.
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('#translate-export-snapshot'),
+      ]);
+      const snapshot = readSnapshot(readFileSync(await download.path(), 'utf8'));
+      assert.equal(snapshot.text, TEXT);
+      assert.equal(snapshot.model.id, MARIAN);
+      assert.equal(snapshot.translation.target.length, steps);
+      assert.equal(snapshot.translation.text, seen.at(-1).output);
       assert.match(await page.getAttribute('#translate-matrix canvas', 'aria-label'), /·/);
       assert.deepEqual(await blockingFindings(page), []);
       assert.deepEqual(problems(page), []);
