@@ -232,7 +232,9 @@ export class TranslatePanel {
     // The heatmap reads its label once: the shown head's name is set on its canvas.
     const label = `${t('translateMatrixCaption')} · ${this.#shownName()}`;
     this.matrix.canvas.setAttribute('aria-label', label);
-    this.matrix.setData({ ...figure, mask: null, range: [0, 1] });
+    // The page's colour range: 0 - 1, or 0 - the largest weight shown (the default).
+    const range = this.getState().range === 'unit' ? [0, 1] : undefined;
+    this.matrix.setData({ ...figure, mask: null, range });
     this.lines.options.label = `${t('translateLinesCaption')} · ${this.#shownName()}`;
     this.lines.options.strings = { queries: t('translateSource'), keys: t('translateTarget') };
     this.lines.setData({
@@ -241,7 +243,7 @@ export class TranslatePanel {
       weights: transpose(figure.weights, figure.rowTokens.length, figure.colTokens.length),
       mask: null,
       scale: figure.scale,
-      range: [0, 1],
+      range,
       orientation: 'horizontal',
     });
     this.#renderHeads(figure);
