@@ -5,7 +5,6 @@
 // grows); and the errors of encoder-decoder inputs and configs.
 #include <vector>
 
-#include "attnlens/models/kv_cache.h"
 #include "error_checks.h"
 #include "models_test_util.h"
 
@@ -109,10 +108,6 @@ TEST_CASE("encoder-decoder inputs and configs are checked by name", "[models][er
         model.forward({ids, {}, ids}, options, outputs);
       },
       "cross_attention");
-  KvCache cache(model, 8);  // the decoder stack is causal, but the pass re-runs the target
-  ForwardOptions cached;
-  cached.cache = &cache;
-  check_error<InvalidArgumentError>([&] { model.forward({ids, {}, ids}, cached, {}); }, "cache");
   options.projections_layer = 0;
   check_error<InvalidArgumentError>(
       [&] {

@@ -9,6 +9,7 @@
 //   unit.head_transform (BERT's MLM transform), E the token embedding or llama's own lm_head.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,7 +95,8 @@ void run_stack(ForwardPass& p, const ForwardInputs& in) {
 // token_ids (its attention into outputs.attention), then its decoder over decoder_token_ids
 // with the encoder's output (that pass's x) as ForwardPass::encoder, its self-attention into
 // outputs.decoder_attention, its cross-attention into outputs.cross_attention; the head reads
-// the decoder.
+// the decoder. With a KV cache the encoder runs only on the first call (an empty cache), which
+// keeps each decoder layer's cross keys and values (kv_cache.h); a later call is a decoder step.
 ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions& opt,
                                   const ForwardOutputs& out) const {
   check_forward_inputs(*this, in, opt, out);
@@ -107,22 +109,34 @@ ForwardStats Transformer::forward(const ForwardInputs& in, const ForwardOptions&
     if (opt.cache) opt.cache->append(p.n);
     return p.stats;
   }
+  const bool step = opt.cache && opt.cache->length() > 0;
+  ForwardOptions encoder_opt = opt;
+  encoder_opt.cache = nullptr;  // the cache is the decoder's; the encoder sees the whole source
   ForwardOutputs encoder_out;
   encoder_out.attention = out.attention;
-  ForwardPass encoder(*this, unit.stacks.front(), in, opt, encoder_out);
-  run_stack(encoder, in);
+  std::optional<ForwardPass> encoder;  // none on a step: the cache holds what it gave
+  if (!step) {
+    encoder.emplace(*this, unit.stacks.front(), in, encoder_opt, encoder_out);
+    run_stack(*encoder, in);
+    if (opt.cache) opt.cache->hold_source(in.token_ids, opt.cross_mask);
+  }
 
   ForwardInputs decoder_in;
   decoder_in.token_ids = in.decoder_token_ids;
   ForwardOutputs decoder_out = out;
   decoder_out.attention = out.decoder_attention;
   ForwardPass decoder(*this, unit.head_stack(), decoder_in, opt, decoder_out);
-  decoder.encoder = {encoder.x.data(), encoder.n, encoder.hidden, {}};
+  const auto source_n = static_cast<std::int64_t>(in.token_ids.size);
+  decoder.encoder = {encoder ? encoder->x.data() : nullptr, source_n, config_.hidden, {}};
   run_stack(decoder, decoder_in);
   logits(decoder, unit);
+  if (opt.cache) opt.cache->append(decoder.n);
   ForwardStats stats = decoder.stats;
-  stats.threads = std::max(stats.threads, encoder.stats.threads);
-  stats.scratch_bytes += encoder.stats.scratch_bytes;
+  if (encoder) {
+    stats.threads = std::max(stats.threads, encoder->stats.threads);
+    stats.scratch_bytes += encoder->stats.scratch_bytes;
+    stats.encoder_tokens = encoder->n;
+  }
   return stats;
 }
 

@@ -2,8 +2,10 @@
 // problem is an attnlens::Error naming the input at fault.
 #include "models/forward_checks.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "attnlens/models/kv_cache.h"
 #include "parallel.h"
@@ -61,16 +63,21 @@ std::int64_t check_token_ids(const TransformerConfig& c, Span<const std::int32_t
   return n;
 }
 
-// An encoder-decoder's own inputs and outputs: the decoder's self- and cross-attention; no
-// projections, and no KV cache (its decoder runs the whole target each call).
-void check_encoder_decoder_outputs(const TransformerConfig& c, std::int64_t n, std::int64_t t,
-                                   const ForwardOptions& opt, const ForwardOutputs& out) {
+// An encoder-decoder's own inputs and outputs: the decoder's self- and cross-attention (T new
+// target rows over past + T keys with a KV cache), no projections; a step against a cache
+// passes the source the cache holds and asks for no encoder attention (the encoder does not run).
+void check_encoder_decoder_outputs(const TransformerConfig& c, const ForwardInputs& in,
+                                   std::int64_t t, std::int64_t past, const ForwardOptions& opt,
+                                   const ForwardOutputs& out) {
   const std::int64_t decoder_layers = c.layers - c.encoder_layers;
+  const auto n = static_cast<std::int64_t>(in.token_ids.size);
   if (!out.decoder_attention.empty()) {
     detail::require_length(
         out.decoder_attention.size,
-        detail::checked_mul(decoder_layers * c.heads, t * t, "attention"), "decoder_attention",
-        "decoder layers*heads*T*T = " + detail::product_text({decoder_layers, c.heads, t, t}));
+        detail::checked_mul(decoder_layers * c.heads, t * (past + t), "attention"),
+        "decoder_attention",
+        (past > 0 ? "decoder layers*heads*T*(past+T) = " : "decoder layers*heads*T*T = ") +
+            detail::product_text({decoder_layers, c.heads, t, past + t}));
   }
   if (!out.cross_attention.empty()) {
     detail::require_length(
@@ -81,8 +88,26 @@ void check_encoder_decoder_outputs(const TransformerConfig& c, std::int64_t n, s
   if (opt.projections_layer != -1 || !out.projections.empty()) {
     throw InvalidArgumentError("projections", "are not offered for encoder-decoder models");
   }
-  if (opt.cache) {
-    throw InvalidArgumentError("cache", "encoder-decoder models do not decode against a KV cache");
+  const CrossMask& mask = opt.cross_mask;
+  if (mask.kind == CrossMaskKind::kLocal) {
+    detail::require_in_range(mask.radius, 0, c.max_positions, "cross_mask");
+  }
+  if (past == 0) return;
+  if (!(opt.cache->cross_mask() == mask)) {
+    throw InvalidArgumentError("cross_mask",
+                               "a step against a KV cache must use the cross mask its first "
+                               "call used (the cached keys were made with it)");
+  }
+  const std::vector<std::int32_t>& source = opt.cache->source();
+  if (!std::equal(in.token_ids.begin(), in.token_ids.end(), source.begin(), source.end())) {
+    throw InvalidArgumentError("token_ids",
+                               "a step against a KV cache must pass the source the cache holds "
+                               "(reset() the cache for a new source)");
+  }
+  if (!out.attention.empty()) {
+    throw InvalidArgumentError("attention",
+                               "the encoder ran on the cache's first call: a step has no "
+                               "encoder attention");
   }
 }
 
@@ -94,19 +119,23 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
   if (!model.finalized()) {
     throw InvalidArgumentError("model", "finalize() must be called once every weight is written");
   }
-  const auto given = static_cast<std::int64_t>(in.token_ids.size);
-  // The cache's checks first: with one, N more tokens must fit past the cached ones.
+  // The cache's checks first: with one, N more tokens (an encoder-decoder's T target tokens)
+  // must fit past the cached ones.
+  const bool encoder_decoder = is_encoder_decoder(c);
+  const auto given =
+      static_cast<std::int64_t>(encoder_decoder ? in.decoder_token_ids.size : in.token_ids.size);
   const std::int64_t past =
       given >= 1 && given <= c.max_positions ? check_cache(model, opt, given) : 0;
   const std::int64_t n = check_token_ids(c, in.token_ids, "token_ids");
   // The positions the head reads: the decoder's for an encoder-decoder.
   std::int64_t head_n = n;
-  if (is_encoder_decoder(c)) {
+  if (encoder_decoder) {
     head_n = check_token_ids(c, in.decoder_token_ids, "decoder_token_ids");
-    check_encoder_decoder_outputs(c, n, head_n, opt, out);
+    check_encoder_decoder_outputs(c, in, head_n, past, opt, out);
   } else {
     for (const auto& [set, name] :
          {std::pair<bool, const char*>{!in.decoder_token_ids.empty(), "decoder_token_ids"},
+          {!(opt.cross_mask == CrossMask{}), "cross_mask"},
           {!out.decoder_attention.empty(), "decoder_attention"},
           {!out.cross_attention.empty(), "cross_attention"}}) {
       if (set) throw InvalidArgumentError(name, "only encoder-decoder models have a decoder");
@@ -151,12 +180,12 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
   }
   if (!out.attention.empty()) {
     // An encoder-decoder's `attention` is its encoder's.
-    const std::int64_t layers = is_encoder_decoder(c) ? c.encoder_layers : c.layers;
-    const std::int64_t keys = past + n;
+    const std::int64_t layers = encoder_decoder ? c.encoder_layers : c.layers;
+    const std::int64_t keys = encoder_decoder ? n : past + n;
     const std::int64_t count = detail::checked_mul(
         detail::checked_mul(layers * c.heads, n, "attention"), keys, "attention");
     detail::require_length(out.attention.size, count, "attention",
-                           (past > 0 ? "layers*heads*N*(past+N) = " : "layers*heads*N*N = ") +
+                           (keys > n ? "layers*heads*N*(past+N) = " : "layers*heads*N*N = ") +
                                detail::product_text({layers, c.heads, n, keys}));
   }
   if (!out.log_sum_exp.empty()) {

@@ -144,8 +144,26 @@ struct ForwardInputs {
                                          // cache: past + N, past = the cache's length)
   Span<const std::int32_t> token_types;  // BERT: [N] each < token_types, or empty (all 0)
   // An encoder-decoder's decoder input [T] (1 <= T <= max_positions, from the decoder start
-  // token); token_ids are then the encoder's (the source). Empty for other models.
+  // token); token_ids are then the encoder's (the source). Empty for other models. With a KV
+  // cache, T is the new target tokens (past + T within the cache), and a step's token_ids must
+  // be the source the cache holds.
   Span<const std::int32_t> decoder_token_ids = {};
+};
+
+// Surgery on an encoder-decoder's cross-attention (src/models/cross_mask.cpp): which source
+// tokens target token t (at decoder position t) may see, in every decoder layer.
+//   kFull    every source token (the model as trained)
+//   kLast    only the last source token (</s>): an RNN encoder's final state as the one vector
+//   kMean    every source token with equal weight 1/N (the scores are not used): the output is
+//            the mean of the source's value vectors, the mean of the source as one fixed vector
+//   kLocal   Luong's local-m attention: the source tokens j with |j - p_t| <= radius, at the
+//            monotonic aligned position p_t = min(t, N - 1) (the target's length is not known
+//            while decoding, so not Luong's t * N / T)
+enum class CrossMaskKind { kFull, kLast, kMean, kLocal };
+struct CrossMask {
+  CrossMaskKind kind = CrossMaskKind::kFull;
+  std::int64_t radius = 0;  // kLocal's half-width D (0 .. max_positions): 2D + 1 keys at most
+  bool operator==(const CrossMask& o) const { return kind == o.kind && radius == o.radius; }
 };
 
 struct ForwardOptions {
@@ -164,7 +182,11 @@ struct ForwardOptions {
   // whole-sequence forward), their queries attend to the cached keys and their own, and their
   // keys and values are appended (past + N must fit the cache's capacity and max_positions).
   // Every layer uses its own mask then (`masks` must be empty), as the cached keys were made.
+  // An encoder-decoder's cache is its decoder's: the encoder runs on the first call only.
   KvCache* cache = nullptr;
+  // An encoder-decoder's cross-attention surgery (CrossMask); kFull for other models. A cache
+  // keeps the one its first call used (its keys depend on it): a step must pass the same.
+  CrossMask cross_mask;
 };
 
 // With a cache, each N x N below is N x (past + N): the new queries' rows over every key.
@@ -181,6 +203,8 @@ struct ForwardOutputs {
   // An encoder-decoder's: `attention` is then the encoder's [encoder_layers, heads, N, N];
   // `logits`, `log_sum_exp` and `hidden_states` ([decoder layers + 1, T, hidden]) are the
   // decoder's (logit_positions < T); `projections` are not offered.
+  // With a cache: decoder_attention is [decoder layers, heads, T, past + T], and `attention`
+  // must be empty on a step (the encoder does not run).
   MutableFloatView decoder_attention = {};  // [decoder layers, heads, T, T], or empty
   MutableFloatView cross_attention = {};    // [decoder layers, heads, T, N], or empty
 };
@@ -188,6 +212,9 @@ struct ForwardOutputs {
 struct ForwardStats {
   std::int64_t scratch_bytes = 0;  // working memory the call allocated (peak estimate)
   int threads = 1;                 // threads that took part in the largest step
+  // Source tokens an encoder-decoder's encoder ran over in this call: 0 on a step against a KV
+  // cache, which reads the cross keys and values the first call kept.
+  std::int64_t encoder_tokens = 0;
 };
 
 // Bytes the weights of `config` occupy (the matrices in their dtype) and the parameter count.

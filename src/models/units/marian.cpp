@@ -9,7 +9,10 @@
 // Scores scaled by 1/sqrt(head_dim). The weight table's rows 0 .. encoder_layers-1 are the
 // encoder's layers, the rest the decoder's (their cross-attention in the kCross* roles).
 #include <cmath>
+#include <utility>
+#include <vector>
 
+#include "models/cross_mask.h"
 #include "models/units/unit.h"
 
 namespace attnlens::models {
@@ -51,7 +54,8 @@ LayerRange decoder_layers(const TransformerConfig& c) {
   return {c.encoder_layers, c.layers - c.encoder_layers};
 }
 
-// MarianSinusoidalPositionalEmbedding is a fixed table the caller writes as position_embedding.
+// MarianSinusoidalPositionalEmbedding is a fixed table the caller writes as position_embedding;
+// row i is position pass.past + i (after a KV cache's positions).
 void embed(ForwardPass& pass, const ForwardInputs& inputs) {
   const std::int64_t h = pass.hidden;
   const float scale = pass.config.scale_embedding ? std::sqrt(static_cast<float>(h)) : 1.0f;
@@ -61,7 +65,7 @@ void embed(ForwardPass& pass, const ForwardInputs& inputs) {
   for (std::int64_t i = 0; i < pass.n; ++i) {
     float* xi = pass.x.data() + i * h;
     const float* t = embedding_row(pass.ops, tokens, inputs.token_ids[i], pass.row.data());
-    const float* e = embedding_row(pass.ops, positions, i, position_row.data());
+    const float* e = embedding_row(pass.ops, positions, pass.past + i, position_row.data());
     for (std::int64_t j = 0; j < h; ++j) xi[j] = t[j] * scale + e[j];
   }
 }
@@ -97,7 +101,12 @@ void decoder_layer(ForwardPass& pass, std::int64_t l) {
     weights =
         MutableFloatView(all.data + (l - pass.first_layer) * size, static_cast<std::size_t>(size));
   }
-  cross_attention(pass, w.cross, inverse_sqrt_head_dim(pass.config, l), MaskSpec{}, x, weights);
+  // The caller's surgery on it (ForwardOptions::cross_mask), full attention by default.
+  std::vector<unsigned char> flags;
+  CrossAttentionMask cross =
+      cross_attention_mask(pass.options.cross_mask, pass.past, pass.n, pass.encoder.n,
+                           inverse_sqrt_head_dim(pass.config, l), flags);
+  cross_attention(pass, w.cross, l, cross.scale, std::move(cross.mask), x, weights);
   add_block_output(pass);
   normalize(pass, NormKind::kLayerNorm, w.cross_norm, x, x);
   post_norm_mlp(pass, w);

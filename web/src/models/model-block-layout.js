@@ -44,7 +44,17 @@ export const MODEL_BLOCK_LAYOUT = Object.freeze({
     arrays: Object.freeze(['localWindows']),
   }),
   forward: Object.freeze({
-    slots: Object.freeze(['threads', 'projectionsLayer', 'resultScratchBytes', 'resultThreads']),
+    slots: Object.freeze([
+      'threads',
+      'projectionsLayer',
+      'caches',
+      'cacheSlot',
+      'crossMask',
+      'crossMaskRadius',
+      'resultScratchBytes',
+      'resultThreads',
+      'resultEncoderTokens',
+    ]),
     arrays: Object.freeze([
       'tokenIds',
       'tokenTypes',
@@ -64,4 +74,5 @@ export const MODEL_BLOCK_LAYOUT = Object.freeze({
   activations: Object.freeze(['gelu_tanh', 'gelu_erf', 'silu']),
   dtypes: Object.freeze(['f32', 'f16']),
   ropeScalings: Object.freeze(['none', 'linear', 'llama3']),
+  crossMasks: Object.freeze(['full', 'last', 'mean', 'local']),
 });
