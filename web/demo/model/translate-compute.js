@@ -8,10 +8,10 @@
 export const PAGE_TRANSLATE_TOKENS = 64;
 
 /**
- * model: the loaded Marian; params: { key, text } -> { source: [{ text, start, end, special }],
- * steps, translation, encoderAttention, decoderLayers, heads } with steps [{ id, text, special,
- * crossAttention [decoder layers, heads, source] }]. Each step also reaches progress() as it comes:
- * { step, index, source, decoderLayers, heads }.
+ * model: the loaded Marian; params: { key, text, crossMask? } -> { source: [{ text, start,
+ * end, special }], steps, translation, encoderAttention, decoderLayers, heads } with steps
+ * [{ id, text, special, crossAttention [decoder layers, heads, source] }]. Each step also
+ * reaches progress() as it comes: { step, index, source, decoderLayers, heads }.
  */
 export async function translateWith(model, params, { signal, progress }) {
   const { heads, layers, encoderLayers, maxPositions } = model.info;
@@ -27,6 +27,8 @@ export async function translateWith(model, params, { signal, progress }) {
   const steps = [];
   const result = await model.translate(params.text, {
     beams: 1,
+    // The cross-attention surgery the reader picked (translate()'s own names and checks).
+    ...(params.crossMask ? { crossMask: params.crossMask } : {}),
     maxTokens: Math.min(PAGE_TRANSLATE_TOKENS, maxPositions - 1),
     signal,
     onToken: ({ id, text, crossAttention }) => {

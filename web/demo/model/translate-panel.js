@@ -15,6 +15,13 @@ import { catalogEntry } from './catalog.js';
 // A head "aligns" when most of a dictionary word's attention lands on the word it translates.
 export const ALIGNING_SHARE = 0.5;
 const LANE = 'model-translate';
+// translate()'s cross-attention surgeries (src/models/translate.js), with the strings naming them.
+const CROSS_MASKS = [
+  ['full', 'translateMaskFull'],
+  ['last', 'translateMaskLast'],
+  ['mean', 'translateMaskMean'],
+  ['local:2', 'translateMaskLocal'],
+];
 
 export class TranslatePanel {
   // client: the ComputeClient; getState(): the page's state; host: the section drawn into.
@@ -27,6 +34,8 @@ export class TranslatePanel {
     this.run = null; // { key, text, source, steps, done, error, decoderLayers, heads }
     this.layer = -1; // -1: averaged over the decoder's layers
     this.head = -1; // -1: averaged over heads
+    this.crossMask = 'full';
+    this.reference = null; // the last translation with full attention: { text, translation }
     this.serial = 0;
     this.#build();
   }
@@ -57,6 +66,15 @@ export class TranslatePanel {
     });
     const snapshot = () => (snapshot.ready() ? this.#snapshot() : null);
     snapshot.ready = () => Boolean(this.run?.done && this.run.encoderAttention && this.getInfo());
+    this.maskLabel = el('label', { for: 'translate-cross-mask' });
+    this.maskSelect = el('select', {
+      id: 'translate-cross-mask',
+      onchange: () => {
+        this.crossMask = this.maskSelect.value;
+        this.start();
+      },
+    });
+    this.compare = el('p', { class: 'translate-compare', id: 'translate-compare' });
     this.exports = alignmentExports(() => this.figure(), snapshot);
     this.output = el('p', { class: 'translate-output', id: 'translate-output' });
     this.status = el('p', { class: 'translate-status', id: 'translate-status', role: 'status' });
@@ -77,9 +95,12 @@ export class TranslatePanel {
         this.layerSelect,
         this.headLabel,
         this.headSelect,
+        this.maskLabel,
+        this.maskSelect,
         ...this.exports.buttons,
       ),
       this.output,
+      this.compare,
       this.status,
       el(
         'div',
@@ -125,7 +146,7 @@ export class TranslatePanel {
       const result = await this.client.request(
         LANE,
         'modelTranslate',
-        { key, text: state.text },
+        { key, text: state.text, crossMask: this.crossMask },
         {
           onProgress: ({ step, index, source, decoderLayers, heads }) => {
             if (serial !== this.serial) return;
@@ -137,7 +158,10 @@ export class TranslatePanel {
         },
       );
       if (serial !== this.serial || !result) return;
-      Object.assign(this.run, result, { done: true });
+      Object.assign(this.run, result, { done: true, crossMask: this.crossMask });
+      if (this.crossMask === 'full') {
+        this.reference = { text: this.run.text, translation: result.translation };
+      }
     } catch (error) {
       if (serial !== this.serial) return;
       this.run.error = error;
@@ -214,6 +238,17 @@ export class TranslatePanel {
     this.stopButton.disabled = !going;
     this.host.setAttribute('aria-busy', String(going));
     this.#renderSelects();
+    this.maskLabel.textContent = t('translateCrossMask');
+    const options = CROSS_MASKS.map(([value, key]) => el('option', { value, text: t(key) }));
+    this.maskSelect.replaceChildren(...options);
+    this.maskSelect.value = this.crossMask;
+    // With a surgery, the translation with full attention beside it: what the surgery changed.
+    const reference = this.reference;
+    const compared = this.crossMask !== 'full' && reference && reference.text === run?.text;
+    this.compare.hidden = !compared;
+    this.compare.textContent = compared
+      ? t('translateCompare', { text: reference.translation })
+      : '';
     this.output.textContent = run
       ? run.steps
           .filter((s) => !s.special)

@@ -117,6 +117,24 @@ describe('Translate mode (Marian)', () => {
       assert.equal(snapshot.translation.target.length, steps);
       assert.equal(snapshot.translation.text, seen.at(-1).output);
       assert.match(await page.getAttribute('#translate-matrix canvas', 'aria-label'), /·/);
+      // Surgery: "one fixed vector" (only the last source token, </s>, can be seen). Every
+      // row of the exported alignment then sits on it, and the full translation stays beside.
+      const done = Number(await page.evaluate(() => document.body.dataset.translations));
+      await page.selectOption('#translate-cross-mask', 'last');
+      await waitForTranslations(page, done + 1);
+      assert.equal(
+        await page.textContent('#translate-compare'),
+        (lang === 'en' ? 'With full attention: ' : '完整注意力下：') + seen.at(-1).output,
+      );
+      const [json] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('#translate-export-json'),
+      ]);
+      const alignment = JSON.parse(readFileSync(await json.path(), 'utf8'));
+      const last = alignment.sourceTokens.length - 1;
+      assert.equal(alignment.sourceTokens[last].text, '</s>');
+      for (const row of alignment.weights) assert.deepEqual(row.slice(last), [1]);
+      assert.ok(alignment.weights.every((row) => row.slice(0, last).every((w) => w === 0)));
       assert.deepEqual(await blockingFindings(page), []);
       assert.deepEqual(problems(page), []);
       await page.close();

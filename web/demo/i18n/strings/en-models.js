@@ -240,4 +240,10 @@ export const enModels = {
     'pick a head to see its alignment.',
   translateShareTitle: 'share of attention on the source word: {share}',
   translateAligns: 'aligns',
+  translateCrossMask: 'Cross-attention',
+  translateMaskFull: 'full (as trained)',
+  translateMaskLast: 'last source token only: one fixed vector',
+  translateMaskMean: 'mean of the source',
+  translateMaskLocal: 'local window (±2, Luong)',
+  translateCompare: 'With full attention: {text}',
 };

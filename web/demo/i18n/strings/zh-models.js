@@ -222,4 +222,10 @@ export const zhModels = {
     '这段文本没有“哪个词译成哪个词”的词典，因此不给头打分：选一个头查看它的对齐。',
   translateShareTitle: '落在对应原词上的注意力份额：{share}',
   translateAligns: '对齐',
+  translateCrossMask: '交叉注意力',
+  translateMaskFull: '完整（训练时的样子）',
+  translateMaskLast: '只看最后一个源词元：一个固定向量',
+  translateMaskMean: '源的平均',
+  translateMaskLocal: '局部窗口（±2，Luong）',
+  translateCompare: '完整注意力下：{text}',
 };
