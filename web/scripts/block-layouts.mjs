@@ -50,6 +50,7 @@ export const SEAMS = {
       activations: 'ATTNLENS_MODEL_ACTIVATIONS',
       dtypes: 'ATTNLENS_MODEL_DTYPES',
       ropeScalings: 'ATTNLENS_MODEL_ROPE_SCALINGS',
+      crossMasks: 'ATTNLENS_MODEL_CROSS_MASKS',
     },
   },
   trainer: {

@@ -55,11 +55,16 @@ export const MODEL_BLOCK_LAYOUT = Object.freeze({
       'threads',
       'projectionsLayer',
       'cache',
+      'caches',
+      'cacheSlot',
       'imageHeight',
       'imageWidth',
+      'crossMask',
+      'crossMaskRadius',
       'resultScratchBytes',
       'resultThreads',
       'resultCacheLength',
+      'resultEncoderTokens',
     ]),
     arrays: Object.freeze([
       'tokenIds',
@@ -81,4 +86,5 @@ export const MODEL_BLOCK_LAYOUT = Object.freeze({
   activations: Object.freeze(['gelu_tanh', 'gelu_erf', 'silu']),
   dtypes: Object.freeze(['f32', 'f16']),
   ropeScalings: Object.freeze(['none', 'linear', 'llama3']),
+  crossMasks: Object.freeze(['full', 'last', 'mean', 'local']),
 });
