@@ -554,7 +554,17 @@ export interface TranslateOptions {
   onToken?: (step: TranslationStep) => void;
   /** Each step's logits too. */
   returnLogits?: boolean;
+  /**
+   * Surgery on every decoder layer's cross-attention: 'full' (default), 'last' (only the last
+   * source token, an RNN's final state), 'mean' (every source token weighted 1/N: the mean of
+   * the source), 'local:D' (Luong's local-m window of D either side of min(t, N - 1); 'local'
+   * is 'local:2').
+   */
+  crossMask?: CrossMask;
 }
+
+/** translate()'s cross-attention surgeries. */
+export type CrossMask = 'full' | 'last' | 'mean' | 'local' | `local:${number}`;
 
 export interface TranslationStep {
   id: number;
@@ -577,6 +587,13 @@ export interface Translation {
   beams: number;
   /** Beam search's score of the best hypothesis. */
   score?: number;
+  /** The cross-attention surgery applied ('local' written 'local:2'). */
+  crossMask: string;
+  /**
+   * The work done: the encoder ran once; each step ran one token per beam against that beam's
+   * KV cache (decoderTokens in all).
+   */
+  stats: { encoderRuns: number; decoderTokens: number };
 }
 
 export interface Model {

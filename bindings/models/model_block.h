@@ -58,21 +58,28 @@ namespace attnlens_bindings::models {
 #define ATTNLENS_MODEL_CREATE_ARRAYS(X) \
   X(kLocalWindows, "localWindows") /* float64, one per layer (GPT-Neo), or absent */
 
-// _modelForward(handle, block). With a cache (a handle _modelCacheCreate(handle, ...) gave),
-// the tokens follow the cached ones and each N x N below is N x (past + N), past the cache's
-// length before the call (transformer.h, ForwardOptions::cache).
-#define ATTNLENS_MODEL_FORWARD_SLOTS(X)                                               \
-  X(kThreads, "threads")                                                              \
-  X(kProjectionsLayer, "projectionsLayer") /* -1: none; else the layer's q, k, v */   \
-  X(kCache, "cache")                       /* 0: none; else this model's KV cache */  \
-  X(kImageHeight, "imageHeight")           /* vision: the pixels' height and width */ \
-  X(kImageWidth, "imageWidth")                                                        \
-  X(kStartLayer, "startLayer") /* resume at this layer's input, from startState */    \
-  X(kLensTopK, "lensTopK")     /* 0: no logit lens; else k */                         \
-  /* Results. */                                                                      \
-  X(kResultScratchBytes, "resultScratchBytes")                                        \
-  X(kResultThreads, "resultThreads")                                                  \
-  X(kResultCacheLength, "resultCacheLength") /* positions the cache holds after */
+// _modelForward(handle, block). With a cache (a handle _modelCacheCreate(handle, ...) gave, or
+// one of a _modelCachesCreate() set's), the tokens follow the cached ones and each N x N below is
+// N x (past + N), past the cache's length before the call (transformer.h, ForwardOptions::cache).
+#define ATTNLENS_MODEL_FORWARD_SLOTS(X)                                                      \
+  X(kThreads, "threads")                                                                     \
+  X(kProjectionsLayer, "projectionsLayer") /* -1: none; else the layer's q, k, v */          \
+  X(kCache, "cache")                       /* 0: none; else this model's KV cache */         \
+  /* Or a beam's: a handle of _modelCachesCreate() (0: none), and */                         \
+  X(kCaches, "caches")                                                                       \
+  X(kCacheSlot, "cacheSlot")     /* which of its caches (a beam's) */                        \
+  X(kImageHeight, "imageHeight") /* vision: the pixels' height and width */                  \
+  X(kImageWidth, "imageWidth")                                                               \
+  /* Encoder-decoders' cross-attention surgery. */                                           \
+  X(kCrossMask, "crossMask")             /* CrossMaskCode */                                 \
+  X(kCrossMaskRadius, "crossMaskRadius") /* "local": the window's half-width */              \
+  X(kStartLayer, "startLayer")           /* resume at this layer's input, from startState */ \
+  X(kLensTopK, "lensTopK")               /* 0: no logit lens; else k */                      \
+  /* Results. */                                                                             \
+  X(kResultScratchBytes, "resultScratchBytes")                                               \
+  X(kResultThreads, "resultThreads")                                                         \
+  X(kResultCacheLength, "resultCacheLength")     /* positions the cache holds after */       \
+  X(kResultEncoderTokens, "resultEncoderTokens") /* 0 on a step against a cache */
 
 #define ATTNLENS_MODEL_FORWARD_ARRAYS(X)                                                          \
   X(kTokenIds, "tokenIds")             /* int32 [N] */                                            \
@@ -116,6 +123,12 @@ namespace attnlens_bindings::models {
   X(kAblateZero, "zero")                 \
   X(kAblateMean, "mean")
 
+#define ATTNLENS_MODEL_CROSS_MASKS(X) \
+  X(kCrossFull, "full")               \
+  X(kCrossLast, "last")               \
+  X(kCrossMean, "mean")               \
+  X(kCrossLocal, "local")
+
 #define ATTNLENS_MODEL_DTYPES(X) \
   X(kF32, "f32")                 \
   X(kF16, "f16")
@@ -138,6 +151,7 @@ enum ActivationCode : int { ATTNLENS_MODEL_ACTIVATIONS(ATTNLENS_MODEL_ENUMERATOR
 enum DtypeCode : int { ATTNLENS_MODEL_DTYPES(ATTNLENS_MODEL_ENUMERATOR) };
 enum RopeScalingCode : int { ATTNLENS_MODEL_ROPE_SCALINGS(ATTNLENS_MODEL_ENUMERATOR) };
 enum AblationModeCode : int { ATTNLENS_MODEL_ABLATION_MODES(ATTNLENS_MODEL_ENUMERATOR) };
+enum CrossMaskCode : int { ATTNLENS_MODEL_CROSS_MASKS(ATTNLENS_MODEL_ENUMERATOR) };
 
 inline constexpr const char* kCreateSlotNames[] = {
     ATTNLENS_MODEL_CREATE_SLOTS(ATTNLENS_MODEL_NAME)};
@@ -155,6 +169,7 @@ inline constexpr const char* kRopeScalingNames[] = {
     ATTNLENS_MODEL_ROPE_SCALINGS(ATTNLENS_MODEL_NAME)};
 inline constexpr const char* kAblationModeNames[] = {
     ATTNLENS_MODEL_ABLATION_MODES(ATTNLENS_MODEL_NAME)};
+inline constexpr const char* kCrossMaskNames[] = {ATTNLENS_MODEL_CROSS_MASKS(ATTNLENS_MODEL_NAME)};
 
 #undef ATTNLENS_MODEL_ENUMERATOR
 #undef ATTNLENS_MODEL_NAME

@@ -40,6 +40,9 @@ I love my cat. The cat sat on the mat. The weather is nice today, let us go to t
 Attention lets every word look at the other words. The little girl played in the park.
 """
 LANGUAGE_CODES = [">>cmn_Hans<<", ">>yue_Hant<<"]
+# The cross-attention surgeries the reference also runs (attnlens's translate() crossMask).
+CROSS_MASKS = ["last", "mean", "local:1"]
+
 # Pieces of the source model left out of vocab.json: the tokenizer maps them to <unk>.
 LEFT_OUT = ["猫", "公园"]
 
@@ -283,6 +286,10 @@ def main(out_dir):
         "sources": [marian_reference.describe_translation(
             model, marian_encode(source, vocab, text)["ids"], MAX_NEW_TOKENS, NUM_BEAMS)
             | {"text": text} for text in SOURCES],
+        # Cross-attention surgery on the first source (marian_reference.py's cross masks).
+        "crossMasks": {mask: marian_reference.describe_masked(
+            cfg, state, marian_encode(source, vocab, SOURCES[0])["ids"], MAX_NEW_TOKENS,
+            NUM_BEAMS, mask) for mask in CROSS_MASKS},
     })
 
 

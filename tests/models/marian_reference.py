@@ -14,6 +14,14 @@ independent of attnlens:
 
 Every decoder step here re-runs the whole prefix (no cache), so a cached implementation is
 checked against the plain definition.
+
+Cross-attention surgery (attnlens's crossMask, not a transformers feature), on every decoder
+layer's cross-attention weights, written from its definition:
+  - "full": the model as trained;
+  - "last": every score but the last source token's is -inf (target tokens see only </s>);
+  - "mean": every weight 1/m, whatever the scores (the output is the mean of the values);
+  - "local:D": scores of source tokens j with |j - min(i, m - 1)| > D are -inf (Luong's local-m
+    window around the monotonic position of target token i).
 """
 
 import math
@@ -35,9 +43,22 @@ def sinusoidal_positions(count, dim):
     return table.float()
 
 
+def cross_visible(cross_mask, n, m):
+    """[n, m] bools: which source tokens each target row may see ("mean" sees all)."""
+    rows = torch.arange(n)[:, None]
+    cols = torch.arange(m)[None, :]
+    if cross_mask == "last":
+        return (cols == m - 1).expand(n, m)
+    if cross_mask.startswith("local:"):
+        radius = int(cross_mask.split(":")[1])
+        return (cols - torch.clamp(rows, max=m - 1)).abs() <= radius
+    return torch.ones(n, m, dtype=torch.bool)
+
+
 class Marian:
-    def __init__(self, cfg, state):
+    def __init__(self, cfg, state, cross_mask="full"):
         self.cfg = cfg
+        self.cross_mask = cross_mask
         self.w = {k: v.double() for k, v in state.items()}
         d = cfg["d_model"]
         self.scale = math.sqrt(d) if cfg.get("scale_embedding") else 1.0
@@ -50,8 +71,8 @@ class Marian:
         return torch.nn.functional.layer_norm(
             x, x.shape[-1:], self.w[name + ".weight"], self.w[name + ".bias"], 1e-5)
 
-    def _attention(self, name, x, memory, heads, causal):
-        """(output [n, d], weights [heads, n, m])."""
+    def _attention(self, name, x, memory, heads, causal, cross=False):
+        """(output [n, d], weights [heads, n, m]); `cross`: with self.cross_mask applied."""
         n, d = x.shape
         m = memory.shape[0]
         hd = d // heads
@@ -61,7 +82,11 @@ class Marian:
         scores = q @ k.transpose(1, 2)
         if causal:
             scores = scores.masked_fill(torch.ones(n, m).triu(1).bool(), float("-inf"))
+        if cross:
+            scores = scores.masked_fill(~cross_visible(self.cross_mask, n, m), float("-inf"))
         weights = scores.softmax(-1)
+        if cross and self.cross_mask == "mean":
+            weights = torch.full_like(weights, 1.0 / m)
         out = (weights @ v).transpose(0, 1).reshape(n, d)
         return self._linear(name + ".out_proj", out), weights
 
@@ -99,7 +124,8 @@ class Marian:
             heads = cfg["decoder_attention_heads"]
             out, self_w = self._attention(p + "self_attn", h, h, heads, causal=True)
             h = self._norm(p + "self_attn_layer_norm", h + out)
-            out, cross_w = self._attention(p + "encoder_attn", h, memory, heads, causal=False)
+            out, cross_w = self._attention(p + "encoder_attn", h, memory, heads, causal=False,
+                                           cross=True)
             h = self._norm(p + "encoder_attn_layer_norm", h + out)
             h = self._feed_forward(p, h)
             selfs.append(self_w)
@@ -209,6 +235,15 @@ class Hypotheses:
         return self.worst >= best_sum_logprobs / cur_len ** self.length_penalty
 
 
+def step_rows(model, memory, sequence):
+    """The self and cross rows of each step that chose a token of `sequence` after the start:
+    one decode of the whole sequence (the decoder is causal, so row i is what step i saw)."""
+    _, selfs, crosses = model.decode(memory, sequence)
+    return [{"selfAttention": [w[:, i, : i + 1].tolist() for w in selfs],
+             "crossAttention": [w[:, i, :].tolist() for w in crosses]}
+            for i in range(len(sequence) - 1)]
+
+
 def describe_translation(model, ids, max_new_tokens, num_beams):
     """Everything the tests compare for one source."""
     memory, encoder_attention = model.encode(ids)
@@ -222,4 +257,15 @@ def describe_translation(model, ids, max_new_tokens, num_beams):
         "steps": steps,
         "beam": beam,
         "beamScore": beam_score,
+        "beamSteps": step_rows(model, memory, beam),
     }
+
+
+def describe_masked(cfg, state, ids, max_new_tokens, num_beams, cross_mask):
+    """Greedy steps and the beam under a cross mask (the encoder is unchanged by it)."""
+    model = Marian(cfg, state, cross_mask)
+    memory, _ = model.encode(ids)
+    greedy, steps = model.greedy(memory, max_new_tokens + 1)
+    beam, beam_score = model.beam_search(memory, num_beams, max_new_tokens + 1)
+    return {"greedy": greedy, "steps": steps, "beam": beam, "beamScore": beam_score,
+            "beamSteps": step_rows(model, memory, beam)}

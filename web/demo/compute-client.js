@@ -85,12 +85,14 @@ export class ComputeClient {
       modelDescribe: models.describeModel,
       modelLoad: models.loadModel,
       modelRun: models.runModel,
+      modelPicture: models.runPictureModel,
       modelExplain: models.explainLayer,
       modelHeadScores: models.scoreHeads,
       modelRelease: models.releaseModel,
       compareLoad: compare.loadCompareModel,
       compareRun: compare.runCompareModels,
       compareRelease: compare.releaseCompareModel,
+      modelTranslate: models.translateText,
     };
     return local[type](params, {
       signal: job.controller.signal,

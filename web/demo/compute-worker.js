@@ -15,9 +15,11 @@ const MODEL_HANDLERS = {
   modelDescribe: 'describeModel',
   modelLoad: 'loadModel',
   modelRun: 'runModel',
+  modelPicture: 'runPictureModel',
   modelExplain: 'explainLayer',
   modelHeadScores: 'scoreHeads',
   modelRelease: 'releaseModel',
+  modelTranslate: 'translateText',
 };
 // The second model of a comparison: its own module, loaded when a comparison first starts.
 const COMPARE_HANDLERS = {

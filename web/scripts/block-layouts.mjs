@@ -51,6 +51,7 @@ export const SEAMS = {
       dtypes: 'ATTNLENS_MODEL_DTYPES',
       ropeScalings: 'ATTNLENS_MODEL_ROPE_SCALINGS',
       ablationModes: 'ATTNLENS_MODEL_ABLATION_MODES',
+      crossMasks: 'ATTNLENS_MODEL_CROSS_MASKS',
     },
   },
   trainer: {

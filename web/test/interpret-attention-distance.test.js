@@ -23,7 +23,7 @@ function attentionOf(heads) {
   return attention;
 }
 
-test('a 2x2 grid: a local head, a uniform one behind the class token, a neighbour one', () => {
+test('2x2 grid by hand: a local head, a uniform one behind the class token, a neighbour', () => {
   const attention = attentionOf([
     // 0.75 on itself, 0.25 on its side neighbour: 0.25 * 16 = 4 px
     (q) => {

@@ -198,12 +198,27 @@ export class CoreModel {
 
   /**
    * One encoder-decoder pass (Marian): the encoder over `sourceIds`, the decoder over
-   * `targetIds`, logits at `logitPositions` of the target.
+   * `targetIds`, logits at `logitPositions` of the target. With `cache` ({ caches, slot } from
+   * createCaches()), `targetIds` are the new tokens after the cache's `past` ones: the encoder
+   * runs only on an empty cache (then encoderTokens is N, otherwise 0) and the decoder's rows
+   * cover the past + T keys. `crossMask`: { code, radius } of the model block's crossMasks.
    * @returns {{ encoderAttention?: Float32Array, decoderAttention?: Float32Array,
-   *   crossAttention?: Float32Array, logits: Float32Array, logSumExp: Float32Array }}
-   *   [encoder layers, heads, N, N], [decoder layers, heads, T, T], [decoder layers, heads, T, N]
+   *   crossAttention?: Float32Array, logits: Float32Array, logSumExp: Float32Array,
+   *   encoderTokens: number }} [encoder layers, heads, N, N], [decoder layers, heads, T,
+   *   past + T], [decoder layers, heads, T, N]
    */
-  forwardEncoderDecoder({ sourceIds, targetIds, logitPositions, threads, shape, wantAttention }) {
+  forwardEncoderDecoder({
+    sourceIds,
+    targetIds,
+    logitPositions,
+    threads,
+    shape,
+    wantAttention,
+    wantEncoderAttention = wantAttention,
+    cache = null,
+    past = 0,
+    crossMask = { name: 'full', radius: 0 },
+  }) {
     const m = this.#module;
     const { encoderLayers, decoderLayers, heads, vocab } = shape;
     const n = sourceIds.length;
@@ -211,7 +226,11 @@ export class CoreModel {
     return withHeap(m, (heap) => {
       const block = new ModelBlock(m, heap, 'forward')
         .set('threads', threads)
-        .set('projectionsLayer', -1);
+        .set('projectionsLayer', -1)
+        .set('caches', cache ? cache.caches.handle : 0)
+        .set('cacheSlot', cache ? cache.slot : 0)
+        .set('crossMask', code('crossMasks', crossMask.name))
+        .set('crossMaskRadius', crossMask.radius);
       block.array('tokenIds', heap.copyIn(Int32Array.from(sourceIds), 'tokenIds'));
       block.array('decoderTokenIds', heap.copyIn(Int32Array.from(targetIds), 'decoderTokenIds'));
       const outputs = {};
@@ -219,9 +238,9 @@ export class CoreModel {
         outputs[name] = heap.floats(count, name);
         block.array(name, outputs[name]);
       };
+      if (wantEncoderAttention) output('attention', encoderLayers * heads * n * n);
       if (wantAttention) {
-        output('attention', encoderLayers * heads * n * n);
-        output('decoderAttention', decoderLayers * heads * t * t);
+        output('decoderAttention', decoderLayers * heads * t * (past + t));
         output('crossAttention', decoderLayers * heads * t * n);
       }
       block.array(
@@ -238,6 +257,7 @@ export class CoreModel {
         crossAttention: copy('crossAttention'),
         logits: copy('logits'),
         logSumExp: copy('logSumExp'),
+        encoderTokens: block.result('resultEncoderTokens'),
       };
     });
   }
@@ -258,6 +278,29 @@ export class CoreModel {
   /** Frees a cache (also once the model itself was destroyed). */
   destroyCache(cache) {
     unwrap(this.#module._modelCacheDestroy(cache));
+  }
+
+  /**
+   * `count` KV caches of `capacity` positions in wasm memory (one per beam; their bytes together
+   * checked against the memory the model leaves: RangeError 'beams'). reorder(parents): cache k
+   * takes the state of cache parents[k]; reset() empties them; destroy() frees them.
+   */
+  createCaches(capacity, count) {
+    const m = this.#module;
+    let handle = unwrap(m._modelCachesCreate(this.#handle, capacity, count));
+    return {
+      get handle() {
+        if (handle === null) throw new Error('attnlens: these KV caches were destroyed');
+        return handle;
+      },
+      reorder: (parents) => unwrap(m._modelCachesReorder(handle, parents)),
+      reset: () => unwrap(m._modelCachesReset(handle)),
+      destroy: () => {
+        if (handle === null) return;
+        unwrap(m._modelCachesDestroy(handle));
+        handle = null;
+      },
+    };
   }
 
   destroy() {

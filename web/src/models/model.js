@@ -121,7 +121,8 @@ export class Model {
    * An encoder-decoder's translation of `text` (translate.js): { text, source: { ids, tokens },
    * ids, encoderAttention [encoder layers, heads, N, N], steps: [{ id, text, selfAttention
    * [decoder layers, heads, i + 1], crossAttention [decoder layers, heads, N], logits? }],
-   * beams, score? }. Options: maxTokens, beams, signal, onToken, returnLogits.
+   * beams, score?, crossMask, stats: { encoderRuns, decoderTokens } }. Options: maxTokens,
+   * beams, signal, onToken, returnLogits, crossMask ('full', 'last', 'mean', 'local:D').
    */
   async translate(text, options) {
     this.#live('translate');

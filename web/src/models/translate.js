@@ -4,15 +4,25 @@
 // model's config: bad_words_ids (the pad token) never generated, EOS forced at the last position
 // allowed, stopping at EOS or maxTokens.
 //
-// Each step runs the decoder over the target so far and returns, for the new token, its row of
-// the decoder's self-attention [decoder layers, heads, t + 1] and of its cross-attention
-// [decoder layers, heads, source tokens]: what the new token looked at. Decided, for now: a step
-// re-runs the encoder and the whole target prefix (the core's KV cache for decoder stacks is
-// not wired to this yet), which gives the same rows and logits as a cached step, only slower.
+// The encoder runs once per source; each step runs one token of a beam against that beam's KV
+// cache in wasm memory (translate-decoder.js) and returns, for the new token, its row of the
+// decoder's self-attention [decoder layers, heads, t + 1] and of its cross-attention
+// [decoder layers, heads, source tokens]: what the new token looked at.
+//
+// crossMask: surgery on the cross-attention of every decoder layer (the core's CrossMask):
+//   'full'     the model as trained (the default)
+//   'last'     each target token sees only the last source token (</s>): "one fixed vector", as
+//              an RNN encoder-decoder passes its final state
+//   'mean'     each target token gives every source token the weight 1/N, whatever the scores:
+//              its cross-attention output is the mean of the source's value vectors
+//   'local:D'  Luong's local-m attention: target token t sees the source tokens within D of the
+//              monotonic position min(t, N - 1) ("local" alone is local:2, as the mask notation
+//              has it); the target's length is not known while decoding, so not t * N / T
 
 import { integerOption, optionsObject, rangeError, typeError } from '../argument-checks.js';
 import { describe } from '../errors.js';
 import { beamSearch } from './beam-search.js';
+import { createDecoder } from './translate-decoder.js';
 
 /** The options translate() accepts. */
 export const TRANSLATE_OPTIONS = Object.freeze([
@@ -21,13 +31,16 @@ export const TRANSLATE_OPTIONS = Object.freeze([
   'signal',
   'onToken',
   'returnLogits',
+  'crossMask',
 ]);
+/** The cross-attention surgeries translate() knows ('local' takes ':D'). */
+export const CROSS_MASKS = Object.freeze(['full', 'last', 'mean', 'local']);
 const MAX_BEAMS = 16;
 
 /**
  * @param {{ core, tokenizer, shape, generation, maxPositions, threads }} model the loaded parts
  * @returns {Promise<{ text, source: { ids, tokens }, ids, tokens, encoderAttention, steps,
- *   beams, score? }>}
+ *   beams, score?, crossMask, stats: { encoderRuns, decoderTokens } }>}
  */
 export async function translate(model, text, options) {
   const opts = checkOptions(model, text, options);
@@ -40,36 +53,37 @@ export async function translate(model, text, options) {
     );
   }
   const decoder = createDecoder(model, source.ids, opts);
-  const { generation } = model;
-  const searched =
-    opts.beams === 1
-      ? await greedy(decoder, model.tokenizer, generation, opts)
-      : await beamSearch(decoder, opts);
-  // The rows of every generated token from one pass over the final target (the decoder is
-  // causal, so these are the rows each step saw).
-  const final = decoder.run(searched.ids, rows(searched.ids));
+  let searched;
+  try {
+    searched =
+      opts.beams === 1
+        ? await greedy(decoder, model.tokenizer, opts)
+        : await beamSearch(decoder, { beams: opts.beams, turn: () => nextTurn(opts.signal) });
+  } finally {
+    decoder.dispose();
+  }
+  // Each generated token with the rows of the step that chose it (the appended EOS of a beam
+  // search's hypothesis: the step that scored it).
   const steps = searched.ids.slice(1).map((id, i) => ({
     id,
     text: model.tokenizer.appendedText(searched.ids.slice(1, i + 1), id).text,
-    selfAttention: decoder.selfRow(final, i, searched.ids.length),
-    crossAttention: decoder.crossRow(final, i, searched.ids.length),
-    ...(opts.returnLogits ? { logits: logitsRow(final.logits, i, model.shape.vocab) } : {}),
+    selfAttention: searched.steps[i].selfAttention,
+    crossAttention: searched.steps[i].crossAttention,
+    ...(opts.returnLogits ? { logits: searched.steps[i].logits } : {}),
   }));
   if (opts.beams > 1) for (const step of steps) opts.onToken?.(step);
   return {
     text: model.tokenizer.decode(searched.ids, { skipSpecialTokens: true }),
     source: { ids: source.ids, tokens: source.tokens },
     ids: searched.ids,
-    encoderAttention: final.encoderAttention,
+    encoderAttention: decoder.encoderAttention,
     steps,
     beams: opts.beams,
+    crossMask: formatCrossMask(opts.crossMask),
+    stats: { ...decoder.stats },
     ...(searched.score !== undefined ? { score: searched.score } : {}),
   };
 }
-
-// The positions whose logits chose each generated token: 0 .. T - 2.
-const rows = (ids) => ids.slice(0, -1).map((_, i) => i);
-const logitsRow = (logits, i, vocab) => logits.slice(i * vocab, (i + 1) * vocab);
 
 function checkOptions(model, text, options) {
   if (typeof text !== 'string') {
@@ -98,91 +112,62 @@ function checkOptions(model, text, options) {
   if (opts.returnLogits !== undefined && typeof opts.returnLogits !== 'boolean') {
     throw typeError('returnLogits', `must be a boolean, got ${describe(opts.returnLogits)}`);
   }
-  return { ...opts, maxTokens, beams, maxLength: maxTokens + 1 };
+  const crossMask = parseCrossMask(opts.crossMask, model.maxPositions);
+  return { ...opts, maxTokens, beams, maxLength: maxTokens + 1, crossMask };
 }
 
-// The decoder over one source: run(target, positions) and the logits processors.
-function createDecoder(model, sourceIds, opts) {
-  const { core, shape, generation, threads } = model;
-  const { decoderLayers, heads, vocab } = shape;
-  const n = sourceIds.length;
-  return {
-    generation,
-    vocab,
-    maxLength: opts.maxLength,
-    turn: () => nextTurn(opts.signal),
-    run(targetIds, logitPositions, wantAttention = true) {
-      return core.forwardEncoderDecoder({
-        sourceIds,
-        targetIds,
-        logitPositions,
-        threads,
-        shape,
-        wantAttention,
-      });
-    },
-    // Row i of every decoder layer's and head's self-attention over a target of t tokens:
-    // [layers, heads, i + 1].
-    selfRow(out, i, t) {
-      const row = new Float32Array(decoderLayers * heads * (i + 1));
-      for (let lh = 0; lh < decoderLayers * heads; lh++) {
-        const from = (lh * t + i) * t;
-        row.set(out.decoderAttention.subarray(from, from + i + 1), lh * (i + 1));
-      }
-      return row;
-    },
-    crossRow(out, i, t) {
-      const row = new Float32Array(decoderLayers * heads * n);
-      for (let lh = 0; lh < decoderLayers * heads; lh++) {
-        const from = (lh * t + i) * n;
-        row.set(out.crossAttention.subarray(from, from + n), lh * n);
-      }
-      return row;
-    },
-    // The logits processors the config asks for, in place on one row: bad words (a banned
-    // sequence's last token where the target ends with the rest), then EOS forced at the last
-    // position max_length allows.
-    process(scores, targetIds) {
-      for (const words of generation.badWordsIds) {
-        const prefix = words.slice(0, -1);
-        const at = targetIds.length - prefix.length;
-        if (at >= 0 && prefix.every((w, k) => targetIds[at + k] === w)) {
-          scores[words.at(-1)] = -Infinity;
-        }
-      }
-      const forced = generation.forcedEosTokenId;
-      if (forced !== null && targetIds.length === opts.maxLength - 1) {
-        const keep = scores[forced];
-        scores.fill(-Infinity);
-        scores[forced] = keep;
-      }
-      return scores;
-    },
-  };
+// 'full' | 'last' | 'mean' | 'local' | 'local:D' -> { name, radius }.
+function parseCrossMask(value, maxPositions) {
+  if (value === undefined) return { name: 'full', radius: 0 };
+  if (typeof value !== 'string') {
+    throw typeError('crossMask', `must be a string, got ${describe(value)}`);
+  }
+  const [name, radius, ...rest] = value.split(':');
+  if (
+    !CROSS_MASKS.includes(name) ||
+    rest.length > 0 ||
+    (radius !== undefined && name !== 'local')
+  ) {
+    throw rangeError(
+      'crossMask',
+      `must be 'full', 'last', 'mean' or 'local:D' (D a whole number), got ${describe(value)}`,
+    );
+  }
+  if (name !== 'local') return { name, radius: 0 };
+  if (radius !== undefined && !/^[0-9]{1,9}$/.test(radius)) {
+    throw rangeError('crossMask', `'local:D' needs D in digits, got ${describe(value)}`);
+  }
+  const d = radius === undefined ? 2 : Number(radius);
+  if (d > maxPositions) {
+    throw rangeError('crossMask', `D is ${d}, more than the model's ${maxPositions} positions`);
+  }
+  return { name, radius: d };
 }
 
-async function greedy(decoder, tokenizer, generation, opts) {
+const formatCrossMask = ({ name, radius }) => (name === 'local' ? `local:${radius}` : name);
+
+async function greedy(decoder, tokenizer, opts) {
+  const { generation } = decoder;
   const ids = [generation.decoderStartTokenId];
+  const steps = [];
   while (ids.length < opts.maxLength) {
     await nextTurn(opts.signal);
-    const out = decoder.run(ids, [ids.length - 1], opts.onToken !== undefined);
-    const scores = decoder.process(out.logits, ids);
+    const step = decoder.step(0, ids);
+    const scores = decoder.process(Float32Array.from(step.logits), ids);
     let best = 0;
     for (let v = 1; v < scores.length; v++) if (scores[v] > scores[best]) best = v;
     ids.push(best);
-    if (opts.onToken) {
-      const t = ids.length - 1;
-      opts.onToken({
-        id: best,
-        text: tokenizer.appendedText(ids.slice(1, -1), best).text,
-        selfAttention: decoder.selfRow(out, t - 1, t),
-        crossAttention: decoder.crossRow(out, t - 1, t),
-      });
-    }
+    steps.push(step);
+    opts.onToken?.({
+      id: best,
+      text: tokenizer.appendedText(ids.slice(1, -1), best).text,
+      selfAttention: step.selfAttention,
+      crossAttention: step.crossAttention,
+    });
     if (best === generation.eosTokenId) break;
   }
   await nextTurn(opts.signal);
-  return { ids };
+  return { ids, steps };
 }
 
 /**

@@ -25,6 +25,7 @@ export const enModels = {
   catalogBertChinese: 'BERT, Chinese, one character a token',
   catalogBertTiny: 'BERT, the smallest',
   catalogBertMultilingual: 'BERT, many languages: a sentence and its translation as a pair',
+  catalogOpusZhEn: 'Marian, Chinese to English: translates, and shows where each word looked',
   modelChecking: 'checking the size…',
   modelSizeUnknown:
     'Size unknown: this browser is offline and has not kept this model. Load tries anyway.',
@@ -281,4 +282,81 @@ export const enModels = {
   compareTokensSame: 'Both tokenizers split this text into the same {n} tokens.',
   compareHeadMissing: '{name} has no layer {layer}, head {head}.',
   comparePredictions: 'Predictions',
+  // Picture mode (vision models: ViT, DINO, DINOv2)
+  pictureTitle: 'Picture',
+  pictureHint:
+    'A vision transformer cuts the picture into square patches; the class token gathers them ' +
+    'for the answer. See where each head looks.',
+  pictureDrop: 'Drop a picture here, or choose a file',
+  pictureSample: 'Sample picture',
+  pictureCamera: 'Camera',
+  pictureCameraStop: 'Stop camera',
+  pictureTake: 'Take picture',
+  pictureRunning: 'Running the model on the picture…',
+  pictureDone: '{width} × {height} pixels, seen as {rows} × {columns} patches.',
+  pictureFailed: 'The picture did not run: {message}',
+  pictureLayer: 'Layer',
+  pictureHead: 'Head',
+  pictureHeadMean: 'mean of heads',
+  pictureHeadN: 'head {head}',
+  pictureOpacity: 'Map opacity',
+  pictureFocusClear: 'Back to the class token',
+  pictureFocusHint:
+    'Click a patch, or focus the picture and use the arrow keys, to see where that patch ' +
+    'looks; Esc returns to the class token.',
+  pictureFromClass: 'where the class token looks',
+  pictureFromPatch: 'where the patch at row {row}, column {column} looks',
+  pictureMainCaption: 'Layer {layer}, {who}: {from}.',
+  pictureRollout: 'Rollout of the class token across all layers',
+  pictureLastLayer: 'Last layer, raw attention (mean of heads)',
+  pictureGridTitle: 'Every layer × head (class token)',
+  pictureGridCell: 'Layer {layer}, head {head}',
+  pictureDistanceTitle: 'Mean attention distance by layer',
+  pictureDistanceHint:
+    'Each dot is a head: the distance in input pixels over which it gathers, weighted by its ' +
+    'attention between patches. Below {threshold} px (half of the {uniform} px that even ' +
+    'attention gives) a head is local, otherwise global: {local} local, {global} global.',
+  pictureDistanceAria: 'Mean attention distance of every head by layer; local below {threshold} px',
+  pictureDistanceDot: 'Layer {layer}, head {head}: {px} px, {label}',
+  pictureLocal: 'local',
+  pictureGlobal: 'global',
+  pictureLayerAxis: 'layer',
+  pictureLabel: '{label}: {p}%',
+  pictureExportPng: 'PNG',
+  pictureExportJson: 'JSON',
+  // the Translate mode (model/translate-panel.js)
+  translateTitle: 'Translation, token by token',
+  translateHint:
+    'The model writes its translation one token at a time. Each new token looks back at the ' +
+    'source through cross-attention: the alignment below grows with every token.',
+  translateRun: 'Translate',
+  translateStop: 'Stop',
+  translateLayer: 'Decoder layer',
+  translateHead: 'Head',
+  translateAllLayers: 'all layers (mean)',
+  translateAllHeads: 'all heads (mean)',
+  translateAlignment: 'cross-attention alignment',
+  translateMatrixCaption: 'Alignment: translation (rows) × source (columns)',
+  translateLinesCaption: 'Lines: source above, translation below',
+  translateSource: 'source',
+  translateTarget: 'translation',
+  translateIdle: 'Type a text to translate.',
+  translateGoing: 'translating… {n} tokens so far',
+  translateDone: '{n} tokens, done',
+  translateStopped: 'stopped after {n} tokens',
+  translateHeadsTitle: 'Which heads align',
+  translateHeadsHint:
+    'Each head’s share of attention on the source word a translated word comes from ' +
+    '({pairs}); a head at {share} or more aligns.',
+  translateHeadsNoDictionary:
+    'This text has no dictionary of which word translates which, so no head is scored: ' +
+    'pick a head to see its alignment.',
+  translateShareTitle: 'share of attention on the source word: {share}',
+  translateAligns: 'aligns',
+  translateCrossMask: 'Cross-attention',
+  translateMaskFull: 'full (as trained)',
+  translateMaskLast: 'last source token only: one fixed vector',
+  translateMaskMean: 'mean of the source',
+  translateMaskLocal: 'local window (±2, Luong)',
+  translateCompare: 'With full attention: {text}',
 };

@@ -1,0 +1,303 @@
+// The page's Picture mode, for a loaded vision model (ViT, DINO, DINOv2): the reader brings a
+// picture (drop, file, the bundled sample, the camera), the compute thread runs the model on it
+// (picture-compute.js), and this draws where the heads look: the shown head's class-token map
+// over the picture, a patch's own map when one is focused, rollout beside the last layer's raw
+// map, every layer x head as a small overlay, and the heads' mean attention distances.
+// Loaded by page.js the first time a vision model is open, so text pages never fetch it.
+import { el } from '../../../src/views/dom.js';
+import { downloadBlob } from '../../../src/views/export.js';
+import { t } from '../../i18n.js';
+import { distancePlot } from './distance-plot.js';
+import { drawOverlay, modelView } from './picture-draw.js';
+import { headMap, layerMeanMap, patchAt, rolloutMap } from './picture-maps.js';
+import { pictureControls, pictureSources } from './picture-parts.js';
+import { pictureCanvas, readPicture, samplePicture } from './picture-source.js';
+
+const MAIN_SIDE = 384; // CSS pixels the main overlay is drawn at (scaled down on a phone)
+const PAIR_SIDE = 224;
+const CELL_SIDE = 72;
+
+export class PicturePanel {
+  /** @param {{ client, getInfo: () => object | null }} parts */
+  constructor(parts) {
+    this.parts = parts;
+    this.run = null;
+    this.view = null; // the picture as the model saw it (a canvas)
+    this.state = { layer: 0, head: 0, opacity: 0.75, focus: -1 };
+    this.status = el('p', { class: 'hint picture-status', role: 'status' });
+    this.sources = pictureSources(
+      (source) => this.#take(source),
+      (error) => this.#fail(error),
+    );
+    this.controls = pictureControls(this.state, {
+      changed: () => this.render(),
+      exportPng: () => this.#exportPng(),
+      exportJson: () => this.#exportJson(),
+    });
+    this.main = el('canvas', {
+      class: 'picture-main',
+      tabindex: 0,
+      role: 'img',
+      onclick: (event) => this.#clickPatch(event),
+      onkeydown: (event) => this.#key(event),
+    });
+    this.caption = el('figcaption', { class: 'hint' });
+    this.rollout = el('canvas', { class: 'picture-pair-map', role: 'img' });
+    this.lastLayer = el('canvas', { class: 'picture-pair-map', role: 'img' });
+    this.labels = el('ol', { class: 'picture-labels' });
+    this.grid = el('div', { class: 'picture-grid' });
+    this.distance = el('div', { class: 'picture-distance' });
+    this.results = el(
+      'div',
+      { class: 'picture-results', hidden: true },
+      this.labels,
+      this.controls.element,
+      el('figure', { class: 'picture-figure' }, this.main, this.caption),
+      el('p', { class: 'hint' }, t('pictureFocusHint')),
+      el(
+        'div',
+        { class: 'picture-pair' },
+        el('figure', {}, this.rollout, el('figcaption', { text: t('pictureRollout') })),
+        el('figure', {}, this.lastLayer, el('figcaption', { text: t('pictureLastLayer') })),
+      ),
+      el('h3', { text: t('pictureGridTitle') }),
+      this.grid,
+      el('h3', { text: t('pictureDistanceTitle') }),
+      this.distance,
+    );
+    this.element = el(
+      'section',
+      { class: 'picture-mode card', id: 'picture-mode', 'aria-labelledby': 'picture-title' },
+      el('h2', { id: 'picture-title', text: t('pictureTitle') }),
+      el('p', { class: 'hint', text: t('pictureHint') }),
+      this.sources.element,
+      this.status,
+      this.results,
+    );
+  }
+
+  /**
+   * Shown for the loaded model `info`: a model not seen yet runs the last picture again, or the
+   * bundled sample, so a freshly loaded model shows something at once.
+   */
+  show(info) {
+    if (this.key === info.key) return;
+    this.key = info.key;
+    this.run = null;
+    this.render();
+    if (this.source) this.#take(this.source);
+    else
+      samplePicture().then(
+        (blob) => this.#take(blob),
+        (error) => this.#fail(error),
+      );
+  }
+
+  async #take(source) {
+    const info = this.parts.getInfo();
+    if (!info) return;
+    this.source = source instanceof Blob ? source : null; // a video frame is gone once taken
+    this.status.textContent = t('pictureRunning');
+    try {
+      const pixels = await readPicture(source);
+      const picture = pictureCanvas(pixels);
+      // The worker gets a copy: the page keeps its pixels to draw from.
+      const run = await this.parts.client.request('model-picture', 'modelPicture', {
+        key: info.key,
+        pixels: { ...pixels, data: pixels.data.slice() },
+      });
+      if (!run || info.key !== this.parts.getInfo()?.key) return;
+      this.run = run;
+      this.view = modelView(picture, run.input);
+      this.state.layer = Math.min(this.state.layer, run.layers - 1);
+      this.state.head = Math.min(this.state.head, run.heads - 1);
+      this.state.focus = -1;
+      this.status.textContent = t('pictureDone', {
+        width: pixels.width,
+        height: pixels.height,
+        rows: run.grid.rows,
+        columns: run.grid.columns,
+      });
+      this.controls.setShape(run.layers, run.heads);
+      this.#renderOnce();
+      this.render();
+      document.body.dataset.pictureRuns = String(
+        Number(document.body.dataset.pictureRuns ?? 0) + 1,
+      );
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #fail(error) {
+    this.status.textContent = t('pictureFailed', { message: error?.message ?? String(error) });
+  }
+
+  // What does not change with the layer, head or focus: labels, rollout, grid, distances.
+  #renderOnce() {
+    const run = this.run;
+    const common = { grid: run.grid, patchSize: run.patchSize, opacity: 0.8 };
+    this.labels.replaceChildren(
+      ...(run.labels ?? []).map(({ label, p }) =>
+        el('li', { text: t('pictureLabel', { label, p: (p * 100).toFixed(1) }) }),
+      ),
+    );
+    this.labels.hidden = !run.labels;
+    size(this.rollout, this.view, PAIR_SIDE);
+    drawOverlay(this.rollout, this.view, rolloutMap(run), common);
+    size(this.lastLayer, this.view, PAIR_SIDE);
+    drawOverlay(this.lastLayer, this.view, layerMeanMap(run, run.layers - 1), common);
+    this.rollout.setAttribute('aria-label', t('pictureRollout'));
+    this.lastLayer.setAttribute('aria-label', t('pictureLastLayer'));
+    this.grid.style.setProperty('--heads', run.heads);
+    this.grid.replaceChildren();
+    for (let layer = 0; layer < run.layers; layer++) {
+      for (let head = 0; head < run.heads; head++) {
+        const name = t('pictureGridCell', { layer, head });
+        const cell = el('canvas', { class: 'picture-cell' });
+        size(cell, this.view, CELL_SIDE);
+        drawOverlay(cell, this.view, headMap(run, layer, head), common);
+        const button = el(
+          'button',
+          { type: 'button', class: 'picture-cell-button', 'aria-label': name, title: name },
+          cell,
+        );
+        button.addEventListener('click', () => {
+          Object.assign(this.state, { layer, head });
+          this.controls.sync();
+          this.render();
+          this.main.focus();
+        });
+        this.grid.append(button);
+      }
+    }
+    const local = run.distance.labels.filter((label) => label === 'local').length;
+    this.distance.replaceChildren(
+      distancePlot(run.distance, run.layers, run.heads),
+      el('p', {
+        class: 'hint',
+        text: t('pictureDistanceHint', {
+          threshold: run.distance.threshold.toFixed(1),
+          uniform: run.distance.uniform.toFixed(1),
+          local,
+          global: run.distance.labels.length - local,
+        }),
+      }),
+    );
+  }
+
+  /** Draws what the layer, head, opacity and focus choose. */
+  render() {
+    const run = this.run;
+    this.results.hidden = !run;
+    if (!run) return;
+    const { layer, head, opacity, focus } = this.state;
+    const query = focus >= 0 ? 1 + run.registers + focus : 0;
+    const map = head < 0 ? layerMeanMap(run, layer, query) : headMap(run, layer, head, query);
+    size(this.main, this.view, MAIN_SIDE);
+    drawOverlay(this.main, this.view, map, {
+      grid: run.grid,
+      patchSize: run.patchSize,
+      opacity,
+      focus,
+    });
+    const who = head < 0 ? t('pictureHeadMean') : t('pictureHeadN', { head });
+    const from =
+      focus >= 0
+        ? t('pictureFromPatch', {
+            row: Math.floor(focus / run.grid.columns),
+            column: focus % run.grid.columns,
+          })
+        : t('pictureFromClass');
+    const caption = t('pictureMainCaption', { layer, who, from });
+    this.caption.textContent = caption;
+    this.main.setAttribute('aria-label', caption);
+  }
+
+  #clickPatch(event) {
+    if (!this.run) return;
+    const box = this.main.getBoundingClientRect();
+    const scale = this.view.width / box.width;
+    const patch = patchAt(
+      this.run,
+      (event.clientX - box.left) * scale,
+      (event.clientY - box.top) * scale,
+    );
+    this.state.focus = patch === this.state.focus ? -1 : patch;
+    this.render();
+  }
+
+  // Arrows move the focused patch (from the centre), Escape returns to the class token.
+  #key(event) {
+    if (!this.run) return;
+    const { rows, columns } = this.run.grid;
+    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    if (event.key === 'Escape') this.state.focus = -1;
+    else if (moves[event.key]) {
+      const at = this.state.focus >= 0 ? this.state.focus : (rows >> 1) * columns + (columns >> 1);
+      const [dr, dc] = this.state.focus >= 0 ? moves[event.key] : [0, 0];
+      const row = Math.min(rows - 1, Math.max(0, Math.floor(at / columns) + dr));
+      const column = Math.min(columns - 1, Math.max(0, (at % columns) + dc));
+      this.state.focus = row * columns + column;
+    } else return;
+    event.preventDefault();
+    this.render();
+  }
+
+  #exportPng() {
+    this.main.toBlob((blob) => blob && downloadBlob(blob, `${this.#fileBase()}.png`));
+  }
+
+  // The numbers behind every view: each head's class-token row over the patches, the rollout,
+  // the distances and labels; the arrays as plain lists so any tool reads them.
+  #exportJson() {
+    const run = this.run;
+    const info = this.parts.getInfo();
+    const classRows = [];
+    for (let layer = 0; layer < run.layers; layer++) {
+      const heads = [];
+      for (let head = 0; head < run.heads; head++)
+        heads.push(Array.from(headMap(run, layer, head)));
+      classRows.push(heads);
+    }
+    const json = {
+      model: info?.key ?? null,
+      grid: run.grid,
+      patchSize: run.patchSize,
+      registers: run.registers,
+      input: run.input,
+      labels: run.labels,
+      classAttention: classRows,
+      rollout: Array.from(rolloutMap(run)),
+      distance: {
+        pixels: Array.from(run.distance.distances),
+        uniform: run.distance.uniform,
+        threshold: run.distance.threshold,
+        labels: run.distance.labels,
+      },
+    };
+    const blob = new Blob([JSON.stringify(json)], { type: 'application/json' });
+    downloadBlob(blob, `${this.#fileBase()}.json`);
+  }
+
+  #fileBase() {
+    const { layer, head } = this.state;
+    return `attnlens-picture-L${layer}-${head < 0 ? 'mean' : `H${head}`}`;
+  }
+
+  /** The camera's frames stop when the panel hides. */
+  hide() {
+    this.sources.stopCamera();
+  }
+}
+
+// A canvas sized to `side` CSS pixels on its longer side, in the picture's proportions, at the
+// screen's pixel density.
+function size(canvas, view, side) {
+  const ratio = globalThis.devicePixelRatio || 1;
+  const scale = side / Math.max(view.width, view.height);
+  canvas.style.width = `${Math.round(view.width * scale)}px`;
+  canvas.style.aspectRatio = `${view.width} / ${view.height}`;
+  canvas.width = Math.round(view.width * scale * ratio);
+  canvas.height = Math.round(view.height * scale * ratio);
+}
