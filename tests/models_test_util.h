@@ -58,6 +58,12 @@ inline TransformerConfig tiny(Architecture arch) {
     c.qkv_bias = true;
     c.rotary.theta = 10000.0;
   }
+  if (arch == Architecture::kMarian) {  // two encoder layers, two decoder layers
+    c.layers = 4;
+    c.encoder_layers = 2;
+    c.activation = Activation::kSilu;
+    c.scale_embedding = true;
+  }
   return c;
 }
 
@@ -189,6 +195,8 @@ inline const char* arch_name(Architecture a) {
       return "llama";
     case Architecture::kVit:
       return "vit";
+    case Architecture::kMarian:
+      return "marian";
   }
   return "?";
 }

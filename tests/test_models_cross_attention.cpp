@@ -81,7 +81,7 @@ TEST_CASE("cross-attention matches the double reference", "[models]") {
                                    v.bias_f32.data(), o.bias_f32.data()};
           const float scale = 1.0f / std::sqrt(static_cast<float>(d));
           std::vector<float> weights(static_cast<std::size_t>(c.heads * n * m));
-          cross_attention(pass, view, scale, MaskSpec{}, x_f32.data(), weights);
+          cross_attention(pass, view, 0, scale, MaskSpec{}, x_f32.data(), weights);
 
           const reference::CrossAttentionResult expected = reference::cross_attention(
               x, n, h, encoder, m, width,

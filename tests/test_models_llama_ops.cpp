@@ -48,7 +48,7 @@ TEST_CASE("rms_norm matches double precision", "[models][ops]") {
   }
 }
 
-TEST_CASE("the SwiGLU gate matches double precision, with no overflow", "[models][ops]") {
+TEST_CASE("the SwiGLU gate and SiLU match double precision, with no overflow", "[models][ops]") {
   // |error| <= 1e-6 + 1e-6 |expected|: libm's and vec128.h's exp are within ~2e-7 relative.
   const Tolerance tol{1e-6, 1e-6};
   for (const ModelOps& ops : model_op_sets()) {
@@ -73,6 +73,16 @@ TEST_CASE("the SwiGLU gate matches double precision, with no overflow", "[models
       INFO(ops.name << " n=" << n);
       ATTNLENS_CHECK_CLOSE(y, expected, tol, Layout{}, "silu_gate");
       for (float v : y) CHECK(std::isfinite(v));
+      // silu alone (Marian's activation): the same gate with up = 1.
+      std::vector<double> expected_silu(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double g = gate[i];
+        expected_silu[i] = g < 0 ? g * std::exp(g) / (1 + std::exp(g)) : g / (1 + std::exp(-g));
+      }
+      std::vector<float> silu = gate;
+      ops.silu(n, silu.data());
+      ATTNLENS_CHECK_CLOSE(silu, expected_silu, tol, Layout{}, "silu");
+      for (float v : silu) CHECK(std::isfinite(v));
     }
   }
 }

@@ -9,6 +9,8 @@
 #include <limits>
 #include <vector>
 
+#include "attnlens/models/kv_cache.h"
+#include "error_checks.h"
 #include "models_test_util.h"
 
 using namespace attnlens;
@@ -194,4 +196,46 @@ TEST_CASE("vit: bad pixels are errors naming them", "[models]") {
   CHECK_THROWS_AS(forward(other), RangeError);
   p.pixels[17] = std::numeric_limits<float>::quiet_NaN();
   CHECK_THROWS_AS(forward(in), NonFiniteError);
+}
+
+TEST_CASE("vit and Marian: each refuses the other's inputs, settings and a KV cache by name",
+          "[models]") {
+  const TransformerConfig c = vit_config(false);
+  Transformer vit(c);
+  write_weights(vit, make_checkpoint(vit, 34));
+  const Picture p = random_picture(6, 6, 35);
+  ForwardInputs image;
+  image.pixels = FloatView(p.pixels);
+  image.image_height = 6;
+  image.image_width = 6;
+  const std::vector<std::int32_t> ids = {1, 2, 3};
+  ForwardInputs with_decoder = image;
+  with_decoder.decoder_token_ids = ids;
+  check_error<InvalidArgumentError>([&] { vit.forward(with_decoder, {}, {}); },
+                                    "decoder_token_ids");
+  ForwardOptions surgery;
+  surgery.cross_mask.kind = CrossMaskKind::kLast;
+  check_error<InvalidArgumentError>([&] { vit.forward(image, surgery, {}); }, "cross_mask");
+  check_error<InvalidArgumentError>([&] { KvCache refused(vit, 4); }, "model");
+  TransformerConfig split = c;
+  split.encoder_layers = 1;
+  check_error<InvalidArgumentError>([&] { Transformer refused(split); }, "encoder_layers");
+
+  TransformerConfig m = tiny(Architecture::kMarian);
+  Transformer marian(m);
+  write_weights(marian, make_checkpoint(marian, 36));
+  ForwardInputs text;
+  text.token_ids = ids;
+  text.decoder_token_ids = ids;
+  marian.forward(text, {}, {});  // runs
+  ForwardInputs with_pixels = text;
+  with_pixels.pixels = FloatView(p.pixels);
+  check_error<InvalidArgumentError>([&] { marian.forward(with_pixels, {}, {}); }, "pixels");
+  KvCache cache(marian, 8);  // the decoder is causal: Marian decodes against a cache
+  ForwardOptions step;
+  step.cache = &cache;
+  marian.forward(text, step, {});
+  CHECK(cache.length() == 3);
+  m.patch_size = 2;
+  check_error<InvalidArgumentError>([&] { Transformer refused(m); }, "patch_size");
 }

@@ -164,10 +164,50 @@ export declare function createTokenizer(files: {
   config?: Record<string, unknown> | null;
 }): Promise<ModelTokenizer>;
 
+/** Marian's tokenizer (opus-mt's source.spm, target.spm, vocab.json): docs/MODEL_FILES.md. */
+export interface MarianTokenizer {
+  /** The source side: ids with '</s>' last, each token's span in `text`. */
+  encode(
+    text: string,
+    options?: { addSpecialTokens?: boolean },
+  ): { ids: number[]; typeIds: number[]; tokens: ModelToken[] };
+  /** A target text through target.spm (and target_vocab.json with separate_vocabs). */
+  encodeTarget(
+    text: string,
+    options?: { addSpecialTokens?: boolean },
+  ): { ids: number[]; typeIds: number[]; tokens: ModelToken[] };
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  appendedText(ids: ArrayLike<number>, id: number): { text: string; partial: boolean };
+  idToToken(id: number): string;
+  tokenToId(token: string): number | undefined;
+  readonly vocabSize: number;
+  readonly maxLength: number;
+  readonly separateVocabs: boolean;
+  /** The target languages a multi-target model names ('>>cmn_Hans<<', ...). */
+  readonly languageCodes: readonly string[];
+  readonly special: Record<'eos' | 'unk' | 'pad', { id: number; text: string }>;
+}
+
+export declare function createMarianTokenizer(files: {
+  sourceSpm: Uint8Array;
+  targetSpm: Uint8Array;
+  vocab: Record<string, number>;
+  targetVocab?: Record<string, number> | null;
+  config?: Record<string, unknown> | null;
+}): Promise<MarianTokenizer>;
+
 // ---- models -----------------------------------------------------------------------------------
 
 export type ModelType =
-  'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'qwen2' | 'vit' | 'dinov2' | 'dinov2_with_registers';
+  | 'gpt2'
+  | 'gpt_neo'
+  | 'bert'
+  | 'llama'
+  | 'qwen2'
+  | 'vit'
+  | 'dinov2'
+  | 'dinov2_with_registers'
+  | 'marian';
 /** How a model's weight matrices are stored in wasm memory. */
 // generated from model.dtypes (web/scripts/block-layouts.mjs)
 export type WeightDtype = 'f32' | 'f16';
@@ -182,8 +222,16 @@ export declare const MODEL_OPTIONS: readonly string[];
 export declare const RUN_OPTIONS: readonly string[];
 /** The options Model.generate() accepts. */
 export declare const GENERATE_OPTIONS: readonly string[];
+/** The options Model.translate() accepts. */
+export declare const TRANSLATE_OPTIONS: readonly string[];
 /** The options Model.headScores() accepts. */
 export declare const HEAD_SCORE_OPTIONS: readonly string[];
+/** The options Model.headEffects() accepts. */
+export declare const HEAD_EFFECTS_OPTIONS: readonly string[];
+/** How run({ ablate }) replaces a head's output. */
+// generated from model.ablationModes (web/scripts/block-layouts.mjs)
+export type AblationMode = 'zero' | 'mean';
+export declare const ABLATION_MODES: readonly AblationMode[];
 
 export interface LoadModelOptions extends ModelFilesOptions {
   /** Storage of the weight matrices in wasm memory: 'f32' (default) or 'f16' (half the bytes). */
@@ -201,7 +249,7 @@ export interface LoadModelOptions extends ModelFilesOptions {
 export interface ModelInfo {
   /** The forward pass that runs: 'gpt2', 'gpt_neo', 'bert' or 'llama' (for qwen2 too). */
   // generated from model.architectures (web/scripts/block-layouts.mjs)
-  readonly architecture: 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'vit';
+  readonly architecture: 'gpt2' | 'gpt_neo' | 'bert' | 'llama' | 'vit' | 'marian';
   /** config.json's model_type. */
   readonly modelType: string;
   readonly layers: number;
@@ -268,6 +316,76 @@ export interface RunOptions {
   flow?: boolean | number;
   /** Adds each head's share of attention on the first token and on BOS/[CLS] (`sinks`). */
   sinks?: boolean;
+  /**
+   * Heads whose attention output (their columns of the merged heads, before the output
+   * projection) is replaced: 'zero' (default) by 0, 'mean' by its mean over this text's
+   * positions. Each head at most once.
+   */
+  ablate?: HeadAblation[];
+  /** Adds the logit lens (`lens`): true for the top 5 tokens, or { topK } (1 to 1024). */
+  lens?: boolean | { topK?: number };
+}
+
+export interface HeadAblation {
+  layer: number;
+  head: number;
+  mode?: AblationMode;
+}
+
+/** A token the logit lens reads from one hidden state at one position. */
+export interface LensToken {
+  id: number;
+  token: string;
+  /** What it adds to the text up to its position (causal models) or before it (BERT). */
+  text: string;
+  /** Its probability under the final norm and output layer applied to that hidden state. */
+  p: number;
+}
+
+/** The logit lens: each hidden state through the model's own final norm and output layer. */
+export interface LogitLens {
+  topK: number;
+  /** [layers + 1, N, topK], best first: state 0 is the embeddings', state l + 1 layer l's. */
+  ids: Int32Array;
+  probabilities: Float32Array;
+  /** top[state][position]: the topK tokens, best first. */
+  top: LensToken[][][];
+}
+
+export interface HeadEffectsOptions {
+  /** The token whose log-probability is measured: an id or a string of one token (default:
+   * the top prediction). */
+  target?: number | string;
+  /** The position that predicts it (default: the last token; BERT: the first [MASK]). */
+  position?: number;
+  /** Cancels between two layers: the promise rejects with an AbortError. */
+  signal?: AbortSignal;
+  /** After each layer's heads. */
+  onProgress?: (progress: { done: number; total: number }) => void;
+}
+
+export interface HeadEffect {
+  layer: number;
+  head: number;
+  /** The target's log-probability with this head zero-ablated. */
+  logProb: number;
+  /** logProb minus the clean run's: negative when the head supports the target. */
+  delta: number;
+  /** The ablated run's most likely token. */
+  top: { id: number; p: number };
+}
+
+export interface ModelHeadEffects {
+  position: number;
+  target: { id: number; token: string; text: string; partial: boolean };
+  /** The clean run's log-probability of the target, and its probability. */
+  logProb: number;
+  p: number;
+  /** Every head, the most negative delta first. */
+  heads: HeadEffect[];
+  /** Forward passes run (1 + layers * heads) and the layers they ran in all. */
+  forwards: number;
+  layersRun: number;
 }
 
 /** Attention rollout (Abnar and Zuidema 2020): output positions over the input tokens. */
@@ -356,6 +474,10 @@ export interface ModelRun {
   flow?: AttentionFlowRow;
   /** With `sinks: true`. */
   sinks?: AttentionSinks;
+  /** With `ablate`: the ablations, checked, modes filled in. */
+  ablated?: Required<HeadAblation>[];
+  /** With `lens`. */
+  lens?: LogitLens;
 }
 
 export interface GenerateOptions {
@@ -422,12 +544,66 @@ export interface ModelHeadScores {
   ids: Int32Array[];
 }
 
+export interface TranslateOptions {
+  /** Tokens to generate at most (EOS forced at the last); default max_length - 1. */
+  maxTokens?: number;
+  /** 1: greedy; more: beam search (default config.json's num_beams; at most 16). */
+  beams?: number;
+  signal?: AbortSignal;
+  /** Each new token as it is chosen (with beam search: the best's tokens once it ends). */
+  onToken?: (step: TranslationStep) => void;
+  /** Each step's logits too. */
+  returnLogits?: boolean;
+  /**
+   * Surgery on every decoder layer's cross-attention: 'full' (default), 'last' (only the last
+   * source token, an RNN's final state), 'mean' (every source token weighted 1/N: the mean of
+   * the source), 'local:D' (Luong's local-m window of D either side of min(t, N - 1); 'local'
+   * is 'local:2').
+   */
+  crossMask?: CrossMask;
+}
+
+/** translate()'s cross-attention surgeries. */
+export type CrossMask = 'full' | 'last' | 'mean' | 'local' | `local:${number}`;
+
+export interface TranslationStep {
+  id: number;
+  text: string;
+  /** The new token's row of the decoder's self-attention: [decoder layers, heads, i + 1]. */
+  selfAttention: Float32Array;
+  /** Its row of the cross-attention over the source tokens: [decoder layers, heads, N]. */
+  crossAttention: Float32Array;
+  logits?: Float32Array;
+}
+
+export interface Translation {
+  text: string;
+  source: { ids: number[]; tokens: ModelToken[] };
+  /** The decoder's tokens: the start token, the translation, EOS when it ended there. */
+  ids: number[];
+  /** [encoder layers, heads, N, N]. */
+  encoderAttention: Float32Array;
+  steps: TranslationStep[];
+  beams: number;
+  /** Beam search's score of the best hypothesis. */
+  score?: number;
+  /** The cross-attention surgery applied ('local' written 'local:2'). */
+  crossMask: string;
+  /**
+   * The work done: the encoder ran once; each step ran one token per beam against that beam's
+   * KV cache (decoderTokens in all).
+   */
+  stats: { encoderRuns: number; decoderTokens: number };
+}
+
 export interface Model {
   readonly info: ModelInfo;
   /** Where the files came from (fromCache: every file came from the browser's model cache). */
   readonly source: ModelFiles['source'];
   readonly tokenizer: ModelTokenizer;
   run(text: string, options?: RunOptions): Promise<ModelRun>;
+  /** An encoder-decoder's (Marian's) translation, token by token, with its attention. */
+  translate(text: string, options?: TranslateOptions): Promise<Translation>;
   /**
    * Continues `text` (causal models): the prompt fills a KV cache, then one step per new token
    * (docs/JS_API.md, "Generation").
@@ -439,6 +615,11 @@ export interface Model {
    * "Head scores").
    */
   headScores(options?: HeadScoresOptions): Promise<ModelHeadScores>;
+  /**
+   * Which heads matter for one prediction: every head zero-ablated in turn, ranked by the change
+   * in the target's log-probability (docs/JS_API.md, "Head ablation and the logit lens").
+   */
+  headEffects(text: string, options?: HeadEffectsOptions): Promise<ModelHeadEffects>;
   /** Frees the model's wasm memory; later calls throw. */
   dispose(): void;
 }

@@ -16,6 +16,13 @@
 //   _modelCacheReset(handle, cache) empties it for a new text
 //   _modelCacheDestroy(cache)      frees it (also after its model was destroyed)
 //   _modelDestroy(handle)          frees the model (its caches are freed by their own handles)
+//   _modelCachesCreate(handle, capacity, count)  `count` KV caches of `capacity` positions (one
+//                                  per beam), their bytes together checked against the memory
+//                                  the model leaves: RangeError "beams" stating the sizes
+//   _modelCachesReorder(caches, parents)  cache k takes the state of cache parents[k] (a beam
+//                                  search's survivors), moving storage where it can
+//   _modelCachesReset(caches)      empties every cache (a new source or prompt)
+//   _modelCachesDestroy(caches)    frees them
 //
 // Handles are handle_table.h's. Errors are values as in attnlens_bindings.cpp.
 #include <emscripten/bind.h>
@@ -23,6 +30,7 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -72,8 +80,20 @@ attnlens::models::KvCache& cache_of(double model_handle, double cache_handle) {
   return held.cache;
 }
 
+// A beam search's caches: one per beam, made together so that their memory is checked together;
+// like a HeldCache, only ever used with the model they were made for.
+struct CacheSet {
+  double model;
+  std::vector<std::unique_ptr<attnlens::models::KvCache>> caches;
+};
+
+cb::HandleTable<CacheSet>& cache_sets() {
+  static cb::HandleTable<CacheSet> table("caches");
+  return table;
+}
+
 // { create: { slots, arrays }, forward: { slots, arrays }, architectures, activations, dtypes,
-// ropeScalings }, each a list of names in index order.
+// ropeScalings, ablationModes, crossMasks }, each a list of names in index order.
 val block_layout() {
   val layout = val::object();
   layout.set("create", cb::slots_and_arrays(cb::name_list(mb::kCreateSlotNames),
@@ -84,6 +104,8 @@ val block_layout() {
   layout.set("activations", cb::name_list(mb::kActivationNames));
   layout.set("dtypes", cb::name_list(mb::kDtypeNames));
   layout.set("ropeScalings", cb::name_list(mb::kRopeScalingNames));
+  layout.set("ablationModes", cb::name_list(mb::kAblationModeNames));
+  layout.set("crossMasks", cb::name_list(mb::kCrossMaskNames));
   return layout;
 }
 
@@ -91,7 +113,7 @@ val block_layout() {
 constexpr attnlens::models::Architecture kArchitectures[] = {
     attnlens::models::Architecture::kGpt2, attnlens::models::Architecture::kGptNeo,
     attnlens::models::Architecture::kBert, attnlens::models::Architecture::kLlama,
-    attnlens::models::Architecture::kVit};
+    attnlens::models::Architecture::kVit,  attnlens::models::Architecture::kMarian};
 constexpr attnlens::models::Activation kActivations[] = {attnlens::models::Activation::kGeluTanh,
                                                          attnlens::models::Activation::kGeluErf,
                                                          attnlens::models::Activation::kSilu};
@@ -104,6 +126,31 @@ constexpr attnlens::models::RopeScaling kRopeScalings[] = {attnlens::models::Rop
                                                            attnlens::models::RopeScaling::kLlama3};
 static_assert(std::size(kDtypes) == std::size(mb::kDtypeNames));
 static_assert(std::size(kRopeScalings) == std::size(mb::kRopeScalingNames));
+constexpr attnlens::models::CrossMaskKind kCrossMasks[] = {
+    attnlens::models::CrossMaskKind::kFull, attnlens::models::CrossMaskKind::kLast,
+    attnlens::models::CrossMaskKind::kMean, attnlens::models::CrossMaskKind::kLocal};
+static_assert(std::size(kCrossMasks) == std::size(mb::kCrossMaskNames));
+constexpr attnlens::models::AblationMode kAblationModes[] = {attnlens::models::AblationMode::kZero,
+                                                             attnlens::models::AblationMode::kMean};
+static_assert(std::size(kAblationModes) == std::size(mb::kAblationModeNames));
+
+// The (layer, head, mode code) triples of the forward block's ablations array.
+std::vector<attnlens::models::HeadAblation> read_ablations(const ForwardBlock& block) {
+  const std::vector<std::int64_t> values = block.integers(mb::kAblations, "ablations");
+  if (values.size() % 3 != 0) {
+    throw attnlens::InvalidArgumentError("ablations", "needs (layer, head, mode) triples");
+  }
+  std::vector<attnlens::models::HeadAblation> ablations;
+  for (std::size_t i = 0; i < values.size(); i += 3) {
+    const std::int64_t mode = values[i + 2];
+    if (mode < 0 || mode >= static_cast<std::int64_t>(std::size(kAblationModes))) {
+      throw attnlens::InvalidArgumentError("ablations",
+                                           "unknown mode code " + std::to_string(mode));
+    }
+    ablations.push_back({values[i], values[i + 1], kAblationModes[mode]});
+  }
+  return ablations;
+}
 
 const char* dtype_name(attnlens::models::WeightDtype dtype) {
   for (std::size_t i = 0; i < std::size(kDtypes); ++i) {
@@ -112,9 +159,8 @@ const char* dtype_name(attnlens::models::WeightDtype dtype) {
   return "";
 }
 
-template <typename Enum, std::size_t N>
-Enum code(const CreateBlock& block, mb::CreateSlot slot, const char* name,
-          const Enum (&values)[N]) {
+template <typename Block, typename Slot, typename Enum, std::size_t N>
+Enum code(const Block& block, Slot slot, const char* name, const Enum (&values)[N]) {
   const std::int64_t value = block.integer(slot, name);
   if (value < 0 || value >= static_cast<std::int64_t>(N)) {
     throw attnlens::InvalidArgumentError(name, "unknown code " + std::to_string(value));
@@ -161,6 +207,8 @@ attnlens::models::TransformerConfig read_config(const CreateBlock& block) {
   c.interpolate_positions = block.number(mb::kInterpolatePositions) != 0;
   c.registers = block.integer(mb::kRegisters, "registers");
   c.antialias_positions = block.number(mb::kAntialiasPositions) != 0;
+  c.encoder_layers = block.integer(mb::kEncoderLayers, "encoderLayers");
+  c.scale_embedding = block.number(mb::kScaleEmbedding) != 0;
   return c;
 }
 
@@ -265,26 +313,54 @@ val forward(double handle, std::uintptr_t address) {
     options.threads = block.integer(mb::kThreads, "threads");
     options.logit_positions = block.integers(mb::kLogitPositions, "logitPositions");
     options.projections_layer = block.integer(mb::kProjectionsLayer, "projectionsLayer");
+    options.ablations = read_ablations(block);
+    options.start_layer = block.integer(mb::kStartLayer, "startLayer");
+    options.start_state = block.array<const float>(mb::kStartState, "startState");
+    options.lens_top_k = block.integer(mb::kLensTopK, "lensTopK");
     const double cache = block.number(mb::kCache);
     if (cache != 0) options.cache = &cache_of(handle, cache);
     for (std::int64_t mask_block : block.integers(mb::kMasks, "masks")) {
       options.masks.push_back(
           cb::mask_spec(cb::CallBlock(static_cast<std::uintptr_t>(mask_block))));
     }
+    options.cross_mask = {code(block, mb::kCrossMask, "crossMask", kCrossMasks),
+                          block.integer(mb::kCrossMaskRadius, "crossMaskRadius")};
+    if (block.integer(mb::kCaches, "caches") != 0) {
+      if (options.cache) {
+        throw attnlens::InvalidArgumentError("caches", "name a cache or a beam's, not both");
+      }
+      CacheSet& set = cache_sets().get(static_cast<double>(block.integer(mb::kCaches, "caches")));
+      if (set.model != handle) {
+        throw attnlens::InvalidArgumentError("caches", "these KV caches belong to another model");
+      }
+      const std::int64_t slot = block.integer(mb::kCacheSlot, "cacheSlot");
+      if (slot < 0 || slot >= static_cast<std::int64_t>(set.caches.size())) {
+        throw attnlens::RangeError("cacheSlot", "no cache " + std::to_string(slot) + " among " +
+                                                    std::to_string(set.caches.size()));
+      }
+      options.cache = set.caches[static_cast<std::size_t>(slot)].get();
+    }
     const attnlens::models::ForwardInputs in{
         block.array<const std::int32_t>(mb::kTokenIds, "tokenIds"),
         block.array<const std::int32_t>(mb::kTokenTypes, "tokenTypes"),
+        block.array<const std::int32_t>(mb::kDecoderTokenIds, "decoderTokenIds"),
         block.array<const float>(mb::kPixels, "pixels"),
         block.integer(mb::kImageHeight, "imageHeight"),
         block.integer(mb::kImageWidth, "imageWidth")};
     const attnlens::models::ForwardOutputs out{
-        block.array<float>(mb::kAttention, "attention"), block.array<float>(mb::kLogits, "logits"),
+        block.array<float>(mb::kAttention, "attention"),
+        block.array<float>(mb::kLogits, "logits"),
         block.array<float>(mb::kHiddenStates, "hiddenStates"),
         block.array<float>(mb::kLogSumExp, "logSumExp"),
-        block.array<float>(mb::kProjections, "projections")};
+        block.array<float>(mb::kProjections, "projections"),
+        block.array<float>(mb::kDecoderAttention, "decoderAttention"),
+        block.array<float>(mb::kCrossAttention, "crossAttention"),
+        block.array<std::int32_t>(mb::kLensIds, "lensIds"),
+        block.array<float>(mb::kLensProbabilities, "lensProbabilities")};
     const attnlens::models::ForwardStats stats = model.forward(in, options, out);
     block.set(mb::kResultScratchBytes, static_cast<double>(stats.scratch_bytes));
     block.set(mb::kResultThreads, stats.threads);
+    block.set(mb::kResultEncoderTokens, static_cast<double>(stats.encoder_tokens));
     block.set(mb::kResultCacheLength,
               options.cache ? static_cast<double>(options.cache->length()) : 0.0);
     return val::undefined();
@@ -320,6 +396,94 @@ val cache_destroy(double cache) {
   });
 }
 
+val caches_create(double handle, double capacity, double count) {
+  return cb::guarded([&] {
+    const Transformer& model = model_of(handle);
+    const std::int64_t positions = cb::to_int(capacity, "capacity");
+    const std::int64_t beams = cb::to_int(count, "beams");
+    if (beams < 1 || beams > 64) {
+      throw attnlens::RangeError("beams", "must be 1 .. 64, got " + std::to_string(beams));
+    }
+    // Every beam's cache, beside the weights, within the model's limit and what the heap has.
+    const std::int64_t each = attnlens::models::KvCache::bytes_for(model.config(), positions);
+    const std::int64_t room =
+        std::min(model.memory_limit() - model.size().weight_bytes, heap_room());
+    if (each * beams > room) {
+      throw attnlens::RangeError(
+          "beams", std::to_string(beams) + " KV caches of " + std::to_string(positions) +
+                       " positions need " + std::to_string(each * beams) +
+                       " bytes, more than the " + std::to_string(room) +
+                       " bytes of memory left; ask for fewer beams or tokens");
+    }
+    auto set = std::make_unique<CacheSet>();
+    set->model = handle;
+    for (std::int64_t b = 0; b < beams; ++b) {
+      set->caches.push_back(
+          std::make_unique<attnlens::models::KvCache>(model, positions, room / beams));
+    }
+    return val(cache_sets().add(std::move(set)));
+  });
+}
+
+// New cache k = old cache parents[k]: the first beam to keep a parent takes its storage, each
+// further one takes a cache no beam kept and copies the parent into it, so no memory is added.
+val caches_reorder(double handle, val parents) {
+  return cb::guarded([&] {
+    CacheSet& set = cache_sets().get(handle);
+    const std::size_t count = set.caches.size();
+    if (parents["length"].as<double>() != static_cast<double>(count)) {
+      throw attnlens::InvalidArgumentError("parents", "one parent per cache");
+    }
+    std::vector<std::size_t> from(count);
+    std::vector<bool> kept(count, false);
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::int64_t p = cb::to_int(parents[k].as<double>(), "parents");
+      if (p < 0 || p >= static_cast<std::int64_t>(count)) {
+        throw attnlens::RangeError("parents", "no cache " + std::to_string(p));
+      }
+      from[k] = static_cast<std::size_t>(p);
+    }
+    std::vector<std::unique_ptr<attnlens::models::KvCache>> next(count);
+    std::vector<bool> taken(count, false);
+    for (std::size_t k = 0; k < count; ++k) {
+      if (!taken[from[k]]) {
+        taken[from[k]] = true;
+        kept[k] = true;
+        next[k] = std::move(set.caches[from[k]]);
+      }
+    }
+    std::size_t spare = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      if (kept[k]) continue;
+      while (!set.caches[spare]) ++spare;
+      next[k] = std::move(set.caches[spare++]);
+      // The parent now lives at the first beam that kept it.
+      for (std::size_t j = 0; j < count; ++j) {
+        if (kept[j] && from[j] == from[k]) {
+          next[k]->copy_from(*next[j]);
+          break;
+        }
+      }
+    }
+    set.caches = std::move(next);
+    return val::undefined();
+  });
+}
+
+val caches_reset(double handle) {
+  return cb::guarded([&] {
+    for (auto& cache : cache_sets().get(handle).caches) cache->reset();
+    return val::undefined();
+  });
+}
+
+val caches_destroy(double handle) {
+  return cb::guarded([&] {
+    cache_sets().remove(handle);
+    return val::undefined();
+  });
+}
+
 val destroy(double handle) {
   return cb::guarded([&] {
     models().remove(handle);
@@ -342,4 +506,8 @@ EMSCRIPTEN_BINDINGS(attnlens_models) {
   emscripten::function("_modelCacheReset", &cache_reset);
   emscripten::function("_modelCacheDestroy", &cache_destroy);
   emscripten::function("_modelDestroy", &destroy);
+  emscripten::function("_modelCachesCreate", &caches_create);
+  emscripten::function("_modelCachesReorder", &caches_reorder);
+  emscripten::function("_modelCachesReset", &caches_reset);
+  emscripten::function("_modelCachesDestroy", &caches_destroy);
 }

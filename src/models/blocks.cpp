@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "models/ablation.h"
 #include "models/packing.h"
 #include "models/rotary.h"
 #include "models/units/unit.h"
@@ -228,31 +229,43 @@ void self_attention(ForwardPass& p, const AttentionView& w, std::int64_t l, cons
       p.cache ? append_to_cache(p, l) : KeysValues{k, k + p.kv_heads * head_block, n};
   p.note_threads(
       attend_layer(p, p.heads_qkv.data(), kv, attention_options, p.heads_out.data(), weights));
+  ablate_heads(p, l);
   merge_heads_and_project(p, w);
 }
 
-void cross_attention(ForwardPass& p, const AttentionView& w, float scale, MaskSpec mask,
-                     const float* input, MutableFloatView weights) {
+void cross_attention(ForwardPass& p, const AttentionView& w, std::int64_t l, float scale,
+                     MaskSpec mask, const float* input, MutableFloatView weights) {
   const EncoderOutput& encoder = p.encoder;
   const std::int64_t n = p.n, m = encoder.n, d = p.head_dim;
   // q from the decoder's rows, as self-attention's (heads_qkv's first H * N * d floats).
   pack_rows(input, n, p.hidden, p.panels);
   p.note_threads(linear(p.ctx, p.panels, w.q, w.bq, p.qkv.data(), p.qkv_width));
   split_heads(p.qkv.data(), n, p.qkv_width, p.heads, d, p.heads_qkv.data());
-  // k | v from the encoder's rows, then head-major k [KV][M][d] and v [KV][M][d].
-  const std::int64_t kv_row = 2 * p.kv_width;
-  std::vector<float> kv(floats(m * kv_row)), kv_heads(kv.size());
-  RowPanels encoder_panels;
-  pack_rows(encoder.rows, m, encoder.width, encoder_panels);
-  p.note_threads(linear(p.ctx, encoder_panels, w.k, w.bk, kv.data(), kv_row));
-  p.note_threads(linear(p.ctx, encoder_panels, w.v, w.bv, kv.data() + p.kv_width, kv_row));
-  split_heads(kv.data(), m, kv_row, 2 * p.kv_heads, d, kv_heads.data());
+  // Head-major k [KV][M][d], then v [KV][M][d]: the cache's, kept by the call that ran the
+  // encoder (a step has no encoder rows), or projected from the encoder's rows now.
+  const auto kv_floats = floats(p.kv_heads * m * d);
+  std::vector<float> own;
+  const float* kv_heads = nullptr;
+  if (p.cache && p.past > 0) {
+    kv_heads = p.cache->cross(l - p.first_layer);
+  } else {
+    const std::int64_t kv_row = 2 * p.kv_width;
+    std::vector<float> kv(floats(m * kv_row));
+    own.resize(kv.size());
+    RowPanels encoder_panels;
+    pack_rows(encoder.rows, m, encoder.width, encoder_panels);
+    p.note_threads(linear(p.ctx, encoder_panels, w.k, w.bk, kv.data(), kv_row));
+    p.note_threads(linear(p.ctx, encoder_panels, w.v, w.bv, kv.data() + p.kv_width, kv_row));
+    split_heads(kv.data(), m, kv_row, 2 * p.kv_heads, d, own.data());
+    if (p.cache) std::copy(own.begin(), own.end(), p.cache->cross(l - p.first_layer));
+    kv_heads = own.data();
+  }
   if (!encoder.key_valid.empty()) mask.key_valid = encoder.key_valid;
-  const auto q_floats = floats(p.heads * n * d), kv_floats = floats(p.kv_heads * m * d);
+  const auto q_floats = floats(p.heads * n * d);
   const AttentionInputs inputs{{p.heads, n, m, d, d, p.kv_heads},
                                FloatView(p.heads_qkv.data(), q_floats),
-                               FloatView(kv_heads.data(), kv_floats),
-                               FloatView(kv_heads.data() + kv_floats, kv_floats)};
+                               FloatView(kv_heads, kv_floats),
+                               FloatView(kv_heads + kv_floats, kv_floats)};
   const AttentionOptions options =
       attention_options_of(p, scale, std::move(mask), !weights.empty());
   const MutableFloatView output(p.heads_out.data(), q_floats);
@@ -281,7 +294,15 @@ void add_block_output(ForwardPass& p) {
 }
 
 ActivationFn activation_of(const ForwardPass& p) {
-  return p.config.activation == Activation::kGeluErf ? p.ops.gelu_erf : p.ops.gelu_tanh;
+  switch (p.config.activation) {
+    case Activation::kGeluErf:
+      return p.ops.gelu_erf;
+    case Activation::kSilu:  // Marian's "swish" (the llama family's gate uses silu_gate)
+      return p.ops.silu;
+    case Activation::kGeluTanh:
+      break;
+  }
+  return p.ops.gelu_tanh;
 }
 
 }  // namespace attnlens::models

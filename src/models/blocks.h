@@ -91,13 +91,14 @@ void normalize(ForwardPass& p, NormKind kind, const Norm& norm, const float* src
 // to all of them where they lie (AttentionInputs::kv_capacity, MaskSpec::query_offset).
 void self_attention(ForwardPass& p, const AttentionView& w, std::int64_t l, const float* input);
 
-// Cross-attention over p.encoder (BartAttention / MarianAttention with key_value_states): q from
-// `input` [N, hidden], k and v projected from the encoder's rows, attention() with `mask` (its
-// key_valid taken from p.encoder when it has flags) and `scale`, its weights [H, N, encoder n]
-// into `weights` when not empty, merged heads, output projection into p.block_out. Its key and
-// value heads are the config's kv_heads.
-void cross_attention(ForwardPass& p, const AttentionView& w, float scale, MaskSpec mask,
-                     const float* input, MutableFloatView weights);
+// Cross-attention of layer `l` over p.encoder (BartAttention / MarianAttention with
+// key_value_states): q from `input` [N, hidden], k and v projected from the encoder's rows,
+// attention() with `mask` (its key_valid taken from p.encoder when it has flags) and `scale`,
+// its weights [H, N, encoder n] into `weights` when not empty, merged heads, output projection
+// into p.block_out. Its key and value heads are the config's kv_heads. With a KV cache, the call
+// that runs the encoder keeps k and v in the cache and a step reads them from there.
+void cross_attention(ForwardPass& p, const AttentionView& w, std::int64_t l, float scale,
+                     MaskSpec mask, const float* input, MutableFloatView weights);
 
 // The MLP of a layer over `input` [N, hidden] into p.block_out.
 void feed_forward(ForwardPass& p, MlpKind kind, ActivationFn activate, const LayerView& w,

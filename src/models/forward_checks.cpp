@@ -2,9 +2,14 @@
 // problem is an attnlens::Error naming the input at fault.
 #include "models/forward_checks.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attnlens/models/kv_cache.h"
+#include "models/ablation.h"
+#include "models/lens.h"
 #include "parallel.h"
 #include "validate.h"
 
@@ -15,26 +20,6 @@ namespace {
 // has 1,369): bounds the pass's work and the [layers, heads, N, N] weights it writes.
 constexpr std::int64_t kMaxImageSide = 16384;
 constexpr std::int64_t kMaxPatches = 65536;
-
-void check_tokens(const TransformerConfig& c, const ForwardInputs& in) {
-  if (!in.pixels.empty()) {
-    throw InvalidArgumentError("pixels", "only vision transformers take pixels");
-  }
-  const auto n = static_cast<std::int64_t>(in.token_ids.size);
-  if (n < 1) throw RangeError("token_ids", "needs at least one token");
-  if (n > c.max_positions) {
-    throw RangeError("token_ids", std::to_string(n) + " tokens are more than the model's " +
-                                      std::to_string(c.max_positions) +
-                                      " positions (max_position_embeddings)");
-  }
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int32_t id = in.token_ids[static_cast<std::size_t>(i)];
-    if (id < 0 || id >= c.vocab) {
-      throw RangeError("token_ids", "token " + std::to_string(i) + " is " + std::to_string(id) +
-                                        ", outside the vocabulary of " + std::to_string(c.vocab));
-    }
-  }
-}
 
 // pixel_values [channels, height, width]: sizes, length, finiteness, and a patch grid the
 // model's positions cover (the trained one, or any one when it interpolates them).
@@ -92,6 +77,95 @@ std::int64_t check_cache(const Transformer& model, const ForwardOptions& opt, st
   return cache.length();
 }
 
+// 1 <= count <= max_positions, every id in the vocabulary; returns the count.
+std::int64_t check_token_ids(const TransformerConfig& c, Span<const std::int32_t> ids,
+                             const char* name) {
+  const auto n = static_cast<std::int64_t>(ids.size);
+  if (n < 1) throw RangeError(name, "needs at least one token");
+  if (n > c.max_positions) {
+    throw RangeError(name, std::to_string(n) + " tokens are more than the model's " +
+                               std::to_string(c.max_positions) +
+                               " positions (max_position_embeddings)");
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t id = ids[static_cast<std::size_t>(i)];
+    if (id < 0 || id >= c.vocab) {
+      throw RangeError(name, "token " + std::to_string(i) + " is " + std::to_string(id) +
+                                 ", outside the vocabulary of " + std::to_string(c.vocab));
+    }
+  }
+  return n;
+}
+
+// An encoder-decoder's own inputs and outputs: the decoder's self- and cross-attention (T new
+// target rows over past + T keys with a KV cache), no projections; a step against a cache
+// passes the source the cache holds and asks for no encoder attention (the encoder does not run).
+void check_encoder_decoder_outputs(const TransformerConfig& c, const ForwardInputs& in,
+                                   std::int64_t t, std::int64_t past, const ForwardOptions& opt,
+                                   const ForwardOutputs& out) {
+  const std::int64_t decoder_layers = c.layers - c.encoder_layers;
+  const auto n = static_cast<std::int64_t>(in.token_ids.size);
+  if (!out.decoder_attention.empty()) {
+    detail::require_length(
+        out.decoder_attention.size,
+        detail::checked_mul(decoder_layers * c.heads, t * (past + t), "attention"),
+        "decoder_attention",
+        (past > 0 ? "decoder layers*heads*T*(past+T) = " : "decoder layers*heads*T*T = ") +
+            detail::product_text({decoder_layers, c.heads, t, past + t}));
+  }
+  if (!out.cross_attention.empty()) {
+    detail::require_length(
+        out.cross_attention.size, detail::checked_mul(decoder_layers * c.heads, t * n, "attention"),
+        "cross_attention",
+        "decoder layers*heads*T*N = " + detail::product_text({decoder_layers, c.heads, t, n}));
+  }
+  if (opt.projections_layer != -1 || !out.projections.empty()) {
+    throw InvalidArgumentError("projections", "are not offered for encoder-decoder models");
+  }
+  const CrossMask& mask = opt.cross_mask;
+  if (mask.kind == CrossMaskKind::kLocal) {
+    detail::require_in_range(mask.radius, 0, c.max_positions, "cross_mask");
+  }
+  if (past == 0) return;
+  if (!(opt.cache->cross_mask() == mask)) {
+    throw InvalidArgumentError("cross_mask",
+                               "a step against a KV cache must use the cross mask its first "
+                               "call used (the cached keys were made with it)");
+  }
+  const std::vector<std::int32_t>& source = opt.cache->source();
+  if (!std::equal(in.token_ids.begin(), in.token_ids.end(), source.begin(), source.end())) {
+    throw InvalidArgumentError("token_ids",
+                               "a step against a KV cache must pass the source the cache holds "
+                               "(reset() the cache for a new source)");
+  }
+  if (!out.attention.empty()) {
+    throw InvalidArgumentError("attention",
+                               "the encoder ran on the cache's first call: a step has no "
+                               "encoder attention");
+  }
+}
+
+// A resumed run (ForwardOptions::start_layer): a layer of the model, a finite state of N rows,
+// no cache (whose earlier layers would hold nothing for these tokens), not an encoder-decoder
+// (whose decoder layers read the encoder's output, which a resumed run would not have).
+void check_start(const TransformerConfig& c, const ForwardOptions& opt, std::int64_t n) {
+  if (opt.start_layer == 0 && opt.start_state.empty()) return;
+  if (is_encoder_decoder(c)) {
+    throw InvalidArgumentError("start_layer",
+                               "a run resumed at a layer is not offered for encoder-decoder "
+                               "models: run the whole forward");
+  }
+  detail::require_in_range(opt.start_layer, 0, c.layers - 1, "start_layer");
+  detail::require_length(opt.start_state.size, n * c.hidden, "start_state",
+                         "N*hidden = " + detail::product_text({n, c.hidden}));
+  if (detail::largest_abs_bits(opt.start_state) >= 0x7f800000u) {
+    throw NonFiniteError("start_state", "start_state: holds NaN or Infinity");
+  }
+  if (opt.cache) {
+    throw InvalidArgumentError("start_layer", "a run resumed at a layer cannot use a KV cache");
+  }
+}
+
 }  // namespace
 
 PatchGrid patch_grid(const TransformerConfig& c, const ForwardInputs& in) {
@@ -111,16 +185,39 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
   if (!model.finalized()) {
     throw InvalidArgumentError("model", "finalize() must be called once every weight is written");
   }
-  if (c.architecture == Architecture::kVit) {
+  // Pixels for a vision transformer, tokens for every other model.
+  const bool vision = c.architecture == Architecture::kVit;
+  if (vision) {
     check_pixels(c, in);
+    if (opt.cache) {
+      throw InvalidArgumentError("cache", "a vision transformer attends both ways: no KV cache");
+    }
+  } else if (!in.pixels.empty()) {
+    throw InvalidArgumentError("pixels", "only vision transformers take pixels");
+  }
+  // The cache's checks first: with one, N more tokens (an encoder-decoder's T target tokens)
+  // must fit past the cached ones.
+  const bool encoder_decoder = is_encoder_decoder(c);
+  const auto given =
+      static_cast<std::int64_t>(encoder_decoder ? in.decoder_token_ids.size : in.token_ids.size);
+  const std::int64_t past =
+      given >= 1 && given <= c.max_positions ? check_cache(model, opt, given) : 0;
+  const std::int64_t n =
+      vision ? sequence_length(c, in) : check_token_ids(c, in.token_ids, "token_ids");
+  // The positions the head reads: the decoder's for an encoder-decoder.
+  std::int64_t head_n = n;
+  if (encoder_decoder) {
+    head_n = check_token_ids(c, in.decoder_token_ids, "decoder_token_ids");
+    check_encoder_decoder_outputs(c, in, head_n, past, opt, out);
   } else {
-    check_tokens(c, in);
+    for (const auto& [set, name] :
+         {std::pair<bool, const char*>{!in.decoder_token_ids.empty(), "decoder_token_ids"},
+          {!(opt.cross_mask == CrossMask{}), "cross_mask"},
+          {!out.decoder_attention.empty(), "decoder_attention"},
+          {!out.cross_attention.empty(), "cross_attention"}}) {
+      if (set) throw InvalidArgumentError(name, "only encoder-decoder models have a decoder");
+    }
   }
-  const std::int64_t n = sequence_length(c, in);
-  if (c.architecture == Architecture::kVit && opt.cache) {
-    throw InvalidArgumentError("cache", "a vision transformer attends both ways: no KV cache");
-  }
-  const std::int64_t past = check_cache(model, opt, n);
   if (!in.token_types.empty()) {
     if (c.architecture != Architecture::kBert) {
       throw InvalidArgumentError("token_types", "only BERT models take token types");
@@ -141,9 +238,9 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
                                   std::to_string(c.layers) + "), got " + std::to_string(masks));
   }
   for (std::int64_t p : opt.logit_positions) {
-    if (p < 0 || p >= n) {
+    if (p < 0 || p >= head_n) {
       throw RangeError("logit_positions", "position " + std::to_string(p) + " is outside the " +
-                                              std::to_string(n) + " tokens");
+                                              std::to_string(head_n) + " tokens");
     }
   }
   detail::require_in_range(opt.threads, 0, detail::kMaxThreads, "threads");
@@ -161,12 +258,14 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
                            "positions*vocab = " + detail::product_text({positions, c.vocab}));
   }
   if (!out.attention.empty()) {
-    const std::int64_t keys = past + n;
+    // An encoder-decoder's `attention` is its encoder's.
+    const std::int64_t layers = encoder_decoder ? c.encoder_layers : c.layers;
+    const std::int64_t keys = encoder_decoder ? n : past + n;
     const std::int64_t count = detail::checked_mul(
-        detail::checked_mul(c.layers * c.heads, n, "attention"), keys, "attention");
+        detail::checked_mul(layers * c.heads, n, "attention"), keys, "attention");
     detail::require_length(out.attention.size, count, "attention",
-                           (past > 0 ? "layers*heads*N*(past+N) = " : "layers*heads*N*N = ") +
-                               detail::product_text({c.layers, c.heads, n, keys}));
+                           (keys > n ? "layers*heads*N*(past+N) = " : "layers*heads*N*N = ") +
+                               detail::product_text({layers, c.heads, n, keys}));
   }
   if (!out.log_sum_exp.empty()) {
     detail::require_length(out.log_sum_exp.size, positions, "log_sum_exp",
@@ -179,10 +278,15 @@ void check_forward_inputs(const Transformer& model, const ForwardInputs& in,
         out.projections.size, count, "projections",
         "3*heads*N*head_dim = " + detail::product_text({3, c.heads, n, c.hidden / c.heads}));
   }
+  check_ablations(c, opt);
+  check_start(c, opt, n);
+  check_lens(c, opt, out, head_n);
   if (!out.hidden_states.empty()) {
+    // An encoder-decoder's are its decoder's.
+    const std::int64_t layers = is_encoder_decoder(c) ? c.layers - c.encoder_layers : c.layers;
     detail::require_length(
-        out.hidden_states.size, (c.layers + 1) * n * c.hidden, "hidden_states",
-        "(layers+1)*N*hidden = " + detail::product_text({c.layers + 1, n, c.hidden}));
+        out.hidden_states.size, (layers + 1) * head_n * c.hidden, "hidden_states",
+        "(layers+1)*N*hidden = " + detail::product_text({layers + 1, head_n, c.hidden}));
   }
 }
 

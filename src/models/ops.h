@@ -55,6 +55,7 @@ struct ModelOps {
   ActivationFn gelu_tanh;
   ActivationFn gelu_erf;
   GatedFn silu_gate;
+  ActivationFn silu;  // x / (1 + exp(-x)), as silu_gate's gate
   RotaryFn rotary;
   HalfToFloatFn half_to_float;
   DotRowsFn dot_rows;
@@ -73,6 +74,7 @@ void f32_rms_norm__scalar(std::size_t rows, std::size_t n, const float* x, const
 void f32_gelu_tanh__scalar(std::size_t n, float* x) noexcept;
 void f32_gelu_erf__scalar(std::size_t n, float* x) noexcept;
 void f32_silu_gate__scalar(std::size_t n, float* gate, const float* up) noexcept;
+void f32_silu__scalar(std::size_t n, float* x) noexcept;
 void f32_rotary__scalar(std::size_t rows, std::size_t half, float* x, std::size_t ldx,
                         const float* cos, const float* sin) noexcept;
 void f16_to_f32__scalar(std::size_t n, const std::uint16_t* bits, float* out) noexcept;
@@ -87,6 +89,7 @@ void f32_rms_norm__simd128_x4(std::size_t rows, std::size_t n, const float* x, c
 void f32_gelu_tanh__simd128_x4(std::size_t n, float* x) noexcept;
 void f32_gelu_erf__simd128_x4(std::size_t n, float* x) noexcept;
 void f32_silu_gate__simd128_x4(std::size_t n, float* gate, const float* up) noexcept;
+void f32_silu__simd128_x4(std::size_t n, float* x) noexcept;
 void f32_rotary__simd128_x4(std::size_t rows, std::size_t half, float* x, std::size_t ldx,
                             const float* cos, const float* sin) noexcept;
 void f16_to_f32__simd128_x8(std::size_t n, const std::uint16_t* bits, float* out) noexcept;

@@ -34,7 +34,8 @@ void validate_llama_fields(const TransformerConfig& c) {
         {c.output_bias, "output_bias"},
         {c.mlp_bias, "mlp_bias"},
         {!c.tie_word_embeddings, "tie_word_embeddings"},
-        {c.activation == Activation::kSilu, "activation"}};
+        {c.activation == Activation::kSilu && c.architecture != Architecture::kMarian,
+         "activation"}};
     for (const auto& [set, field] : own) {
       if (set) throw InvalidArgumentError(field, "only the llama family has this setting");
     }
@@ -111,12 +112,29 @@ void validate_vision_fields(const TransformerConfig& c) {
   }
 }
 
+// An encoder-decoder's split of its layers, and the embedding scale only Marian has.
+void validate_encoder_decoder_fields(const TransformerConfig& c) {
+  if (!is_encoder_decoder(c)) {
+    if (c.encoder_layers != 0) {
+      throw InvalidArgumentError("encoder_layers", "only encoder-decoder models have an encoder");
+    }
+    if (c.scale_embedding) {
+      throw InvalidArgumentError("scale_embedding", "only Marian models scale their embeddings");
+    }
+    return;
+  }
+  if (c.layers < 2) {
+    throw RangeError("layers", "an encoder-decoder needs at least one layer in each stack");
+  }
+  detail::require_in_range(c.encoder_layers, 1, c.layers - 1, "encoder_layers");
+}
+
 }  // namespace
 
 void validate_config(const TransformerConfig& c) {
   if (c.architecture != Architecture::kGpt2 && c.architecture != Architecture::kGptNeo &&
       c.architecture != Architecture::kBert && c.architecture != Architecture::kLlama &&
-      c.architecture != Architecture::kVit) {
+      c.architecture != Architecture::kVit && c.architecture != Architecture::kMarian) {
     throw InvalidArgumentError("architecture", "unknown architecture code");
   }
   detail::require_in_range(c.layers, 1, kMaxLayers, "layers");
@@ -147,6 +165,7 @@ void validate_config(const TransformerConfig& c) {
   }
   validate_llama_fields(c);
   validate_vision_fields(c);
+  validate_encoder_decoder_fields(c);
   if (!c.local_windows.empty()) {
     if (c.architecture != Architecture::kGptNeo && c.architecture != Architecture::kLlama) {
       throw InvalidArgumentError("local_windows",

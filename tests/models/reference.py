@@ -7,11 +7,20 @@ Reads one JSON request on stdin and writes one JSON answer on stdout:
 
   request  {"cases": [{"folder": ..., "ids": [...], "types": [...] | null,
                        "masks": null | ["causal+local:2", ...] (one per layer),
-                       "projections": null | layer}]}
+                       "projections": null | layer,
+                       "ablate": null | [[layer, head, "zero" | "mean"], ...],
+                       "lens": false | true}]}
   answer   {"cases": [{"attention": [layers * heads * N * N floats],
                        "logits": [N * vocab floats] | null,
-                       "projections": [3 * heads * N * head_dim floats] | null}]}
-                       (that layer's q, k and v, each head-major [heads, N, head_dim])
+                       "projections": [3 * heads * N * head_dim floats] | null,
+                       "lens": [(layers + 1) * N * vocab floats] | null}]}
+                       (projections: that layer's q, k and v, each head-major [heads, N, head_dim];
+                       lens: the logits of each hidden state, the embeddings' then each layer's
+                       output, through the model's final norm and LM head)
+
+An ablated head's output (its head_dim columns of the merged heads, the output projection's
+input) is set to 0 ("zero") or to its mean over the N positions ("mean"), as TransformerLens's
+hook on hook_z does.
 
 Weights come from the folder's pytorch_model.bin (torch.load) or model.safetensors (read here).
 """
@@ -122,6 +131,18 @@ def visible_from_notation(text, n):
     return mask
 
 
+def ablated(context, layer, heads, extra):
+    """The merged heads [N, heads * d] with the case's ablations of this layer applied."""
+    d = context.shape[1] // heads
+    context = context.clone()
+    for at_layer, head, mode in extra["ablate"]:
+        if at_layer != layer:
+            continue
+        part = context[:, head * d:(head + 1) * d]
+        context[:, head * d:(head + 1) * d] = 0.0 if mode == "zero" else part.mean(0, keepdim=True)
+    return context
+
+
 def attend(q, k, v, heads, scale, visible, projections):
     """Multi-head attention over [N, hidden] projections; returns (context, weights [H, N, N]).
     Appends the layer's head-major q, k, v ([3, H, N, d]) to `projections`."""
@@ -138,10 +159,11 @@ def attend(q, k, v, heads, scale, visible, projections):
     return context, probs
 
 
-def gpt2(config, w, ids, masks, projections):
+def gpt2(config, w, ids, masks, projections, extra):
     n, h, heads = len(ids), config["n_embd"], config["n_head"]
     causal = torch.tril(torch.ones(n, n, dtype=torch.bool))
     x = w["wte.weight"][ids] + w["wpe.weight"][torch.arange(n)]
+    extra["states"].append(x)
     attentions = []
     for layer in range(config["n_layer"]):
         p = f"h.{layer}."
@@ -156,12 +178,16 @@ def gpt2(config, w, ids, masks, projections):
         visible = causal if masks is None else masks[layer]
         context, probs = attend(q, k, v, heads, scale, visible, projections)
         attentions.append(probs)
+        context = ablated(context, layer, heads, extra)
         x = x + context @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
         m = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"], config["layer_norm_epsilon"])
         m = gelu_new(m @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"])
         x = x + m @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
-    x = layer_norm(x, w["ln_f.weight"], w["ln_f.bias"], config["layer_norm_epsilon"])
-    return attentions, x @ w["wte.weight"].T  # the LM head is tied to wte
+        extra["states"].append(x)
+    # ln_f, then the LM head tied to wte.
+    extra["head"] = lambda x: layer_norm(x, w["ln_f.weight"], w["ln_f.bias"],
+                                         config["layer_norm_epsilon"]) @ w["wte.weight"].T
+    return attentions, extra["head"](x)
 
 
 def expand_attention_types(types):
@@ -172,10 +198,11 @@ def expand_attention_types(types):
     return layers
 
 
-def gpt_neo(config, w, ids, masks, projections):
+def gpt_neo(config, w, ids, masks, projections, extra):
     n, heads = len(ids), config["num_heads"]
     eps = config["layer_norm_epsilon"]
     x = w["wte.weight"][ids] + w["wpe.weight"][torch.arange(n)]
+    extra["states"].append(x)
     attentions = []
     for layer, kind in enumerate(expand_attention_types(config["attention_types"])):
         p = f"h.{layer}."
@@ -189,16 +216,19 @@ def gpt_neo(config, w, ids, masks, projections):
         context, probs = attend(linear("q_proj"), linear("k_proj"), linear("v_proj"), heads, 1.0,
                                 visible, projections)
         attentions.append(probs)
+        context = ablated(context, layer, heads, extra)
         x = x + context @ w[p + "attn.attention.out_proj.weight"].T + w[
             p + "attn.attention.out_proj.bias"]
         m = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
         m = gelu_new(m @ w[p + "mlp.c_fc.weight"].T + w[p + "mlp.c_fc.bias"])
         x = x + m @ w[p + "mlp.c_proj.weight"].T + w[p + "mlp.c_proj.bias"]
-    x = layer_norm(x, w["ln_f.weight"], w["ln_f.bias"], eps)
-    return attentions, x @ w["wte.weight"].T
+        extra["states"].append(x)
+    extra["head"] = lambda x: layer_norm(x, w["ln_f.weight"], w["ln_f.bias"], eps) @ w[
+        "wte.weight"].T
+    return attentions, extra["head"](x)
 
 
-def bert(config, w, ids, types, masks, projections):
+def bert(config, w, ids, types, masks, projections, extra):
     n, h, heads = len(ids), config["hidden_size"], config["num_attention_heads"]
     eps = config["layer_norm_eps"]
     linear = lambda x, name: x @ w[name + ".weight"].T + w[name + ".bias"]
@@ -207,6 +237,7 @@ def bert(config, w, ids, types, masks, projections):
     e = "embeddings."
     x = w[e + "word_embeddings.weight"][ids] + w[e + "token_type_embeddings.weight"][types]
     x = norm(x + w[e + "position_embeddings.weight"][torch.arange(n)], e + "LayerNorm")
+    extra["states"].append(x)
     attentions = []
     for layer in range(config["num_hidden_layers"]):
         p = f"encoder.layer.{layer}."
@@ -215,14 +246,21 @@ def bert(config, w, ids, types, masks, projections):
         context, probs = attend(q, k, v, heads, 1.0 / math.sqrt(h // heads), visible,
                                 projections)
         attentions.append(probs)
+        context = ablated(context, layer, heads, extra)
         x = norm(linear(context, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
         m = gelu(linear(x, p + "intermediate.dense"))
         x = norm(linear(m, p + "output.dense") + x, p + "output.LayerNorm")
+        extra["states"].append(x)
     if "cls.predictions.bias" not in w:
         return attentions, None
-    t = norm(gelu(linear(x, "cls.predictions.transform.dense")), "cls.predictions.transform.LayerNorm")
-    # The decoder is tied to the word embeddings, plus its own bias.
-    return attentions, t @ w[e + "word_embeddings.weight"].T + w["cls.predictions.bias"]
+
+    def head(x):
+        t = norm(gelu(linear(x, "cls.predictions.transform.dense")),
+                 "cls.predictions.transform.LayerNorm")
+        # The decoder is tied to the word embeddings, plus its own bias.
+        return t @ w[e + "word_embeddings.weight"].T + w["cls.predictions.bias"]
+    extra["head"] = head
+    return attentions, head(x)
 
 
 def rms_norm(x, w, eps):
@@ -269,7 +307,7 @@ def llama_layer_windows(config):
     return [config["sliding_window"] if t == "sliding_attention" else None for t in types]
 
 
-def llama(config, w, ids, masks):
+def llama(config, w, ids, masks, extra):
     """LlamaForCausalLM and Qwen2ForCausalLM (which has q/k/v biases, none on o_proj)."""
     n, h = len(ids), config["hidden_size"]
     heads = config["num_attention_heads"]
@@ -282,6 +320,7 @@ def llama(config, w, ids, masks):
     emb = torch.cat((freqs, freqs), dim=-1)
     cos, sin = emb.cos(), emb.sin()  # [N, d]
     x = w["embed_tokens.weight"][ids]
+    extra["states"].append(x)
     attentions = []
     for layer, window in enumerate(llama_layer_windows(config)):
         p = f"layers.{layer}."
@@ -303,15 +342,17 @@ def llama(config, w, ids, masks):
                                                            dtype=scores.dtype))
         probs = torch.softmax(scores, dim=-1)
         attentions.append(probs)
-        context = (probs @ v).transpose(0, 1).reshape(n, heads * d)
+        context = ablated((probs @ v).transpose(0, 1).reshape(n, heads * d), layer, heads, extra)
         x = x + linear(context, p + "self_attn.o_proj")
         m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
         gate = linear(m, p + "mlp.gate_proj")
         x = x + linear(torch.nn.functional.silu(gate) * linear(m, p + "mlp.up_proj"),
                        p + "mlp.down_proj")
-    x = rms_norm(x, w["norm.weight"], eps)
+        extra["states"].append(x)
     tied = config.get("tie_word_embeddings", False)
-    return attentions, x @ (w["embed_tokens.weight"] if tied else w["lm_head.weight"]).T
+    output = w["embed_tokens.weight"] if tied else w["lm_head.weight"]
+    extra["head"] = lambda x: rms_norm(x, w["norm.weight"], eps) @ output.T
+    return attentions, extra["head"](x)
 
 
 def run_case(case):
@@ -328,23 +369,29 @@ def run_case(case):
         masks = [visible_from_notation(m, len(ids)) for m in case["masks"]]
         assert len(masks) == config[layers]
     projections = []  # per layer: [3, heads, N, head_dim]
+    # What the passes share: the ablations, each hidden state, the head that reads them.
+    extra = {"ablate": case.get("ablate") or [], "states": [], "head": None}
     if kind == "gpt2":
         attentions, logits = gpt2(config, weights(state, ["transformer."]), ids, masks,
-                                  projections)
+                                  projections, extra)
     elif kind == "gpt_neo":
         attentions, logits = gpt_neo(config, weights(state, ["transformer."]), ids, masks,
-                                     projections)
+                                     projections, extra)
     elif kind in ("llama", "qwen2"):
         # lm_head.weight keeps its name: "model." is the prefix of everything else.
-        attentions, logits = llama(config, weights(state, ["model."]), ids, masks)
+        attentions, logits = llama(config, weights(state, ["model."]), ids, masks, extra)
     else:
         attentions, logits = bert(config, weights(state, ["bert."]), ids, case.get("types"), masks,
-                                  projections)
+                                  projections, extra)
     attention = torch.stack(attentions)  # [layers, heads, N, N]
     layer = case.get("projections")
+    lens = None
+    if case.get("lens"):
+        lens = torch.stack([extra["head"](x) for x in extra["states"]]).flatten().tolist()
     return {"attention": attention.flatten().tolist(),
             "logits": None if logits is None else logits.flatten().tolist(),
-            "projections": None if layer is None else projections[layer].flatten().tolist()}
+            "projections": None if layer is None else projections[layer].flatten().tolist(),
+            "lens": lens}
 
 
 def main():

@@ -75,6 +75,20 @@ CrossAttentionResult cross_attention(const std::vector<double>& x, std::int64_t 
                                      const CrossAttentionWeights& w, const LayerShape& shape,
                                      double scale, const std::vector<unsigned char>& key_valid);
 
+// Marian (MarianMTModel): the encoder over `source`, the decoder over `target`
+// (marian_reference.cpp).
+struct EncoderDecoderResult {
+  std::vector<double> encoder_attention;  // [encoder layers, heads, N, N]
+  std::vector<double> decoder_attention;  // [decoder layers, heads, T, T]
+  std::vector<double> cross_attention;    // [decoder layers, heads, T, N]
+  std::vector<double> logits;             // [T, vocab]
+  std::vector<double> hidden;             // [decoder layers + 1, T, hidden]
+};
+EncoderDecoderResult marian_transformer(const models::TransformerConfig& config,
+                                        const std::map<std::string, std::vector<double>>& weights,
+                                        const std::vector<std::int32_t>& source,
+                                        const std::vector<std::int32_t>& target);
+
 // The llama family's, which transformer() hands a kLlama config to.
 TransformerResult llama_transformer(const models::TransformerConfig& config,
                                     const std::map<std::string, std::vector<double>>& weights,

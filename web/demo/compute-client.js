@@ -92,6 +92,7 @@ export class ComputeClient {
       compareLoad: compare.loadCompareModel,
       compareRun: compare.runCompareModels,
       compareRelease: compare.releaseCompareModel,
+      modelTranslate: models.translateText,
     };
     return local[type](params, {
       signal: job.controller.signal,

@@ -19,6 +19,7 @@ const MODEL_HANDLERS = {
   modelExplain: 'explainLayer',
   modelHeadScores: 'scoreHeads',
   modelRelease: 'releaseModel',
+  modelTranslate: 'translateText',
 };
 // The second model of a comparison: its own module, loaded when a comparison first starts.
 const COMPARE_HANDLERS = {

@@ -158,6 +158,7 @@ export const elements = {
 
   // insights and primer
   explainBody: byId('explain-body'),
+  explainCard: byId('explain'),
   predictions: byId('predictions'),
   predictionsBody: byId('predictions-body'),
   compare: byId('compare'),

@@ -50,6 +50,8 @@ export const SEAMS = {
       activations: 'ATTNLENS_MODEL_ACTIVATIONS',
       dtypes: 'ATTNLENS_MODEL_DTYPES',
       ropeScalings: 'ATTNLENS_MODEL_ROPE_SCALINGS',
+      ablationModes: 'ATTNLENS_MODEL_ABLATION_MODES',
+      crossMasks: 'ATTNLENS_MODEL_CROSS_MASKS',
     },
   },
   trainer: {

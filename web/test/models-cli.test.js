@@ -161,3 +161,40 @@ test('--rollout prints rollout and flow of the predicted position; --json has th
   assert.equal(alone.status, 2);
   assert.match(alone.stderr, /--position: only with --rollout/);
 });
+
+test('--ablate runs with those heads removed and --lens prints the logit lens', async () => {
+  const text = 'Once upon a time, there was a';
+  const args = ['--model', 'stories260K', text, '--ablate', '0.1,3.2:mean', '--lens'];
+  const r = cli(...args, '--color', 'none');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /ablated 0\.1:zero,3\.2:mean/);
+  assert.match(r.stdout, /logit lens: /);
+  assert.match(r.stdout, /token +emb +L0 +L1 +L2 +L3 +L4\n {2}0·<s> /);
+  const report = JSON.parse(cli(...args, '--json').stdout);
+  const model = await loadModel('stories260K');
+  const ablate = [
+    { layer: 0, head: 1, mode: 'zero' },
+    { layer: 3, head: 2, mode: 'mean' },
+  ];
+  const run = await model.run(text, { ablate, lens: true });
+  const { layers } = model.info;
+  model.dispose();
+  assert.deepEqual(report.ablated, ablate);
+  assert.deepEqual(
+    report.predictions.map((p) => p.id),
+    run.predictions.slice(0, 5).map((p) => p.id),
+  );
+  assert.equal(report.lens.top.length, layers + 1);
+  report.lens.top.forEach((rows, state) =>
+    rows.forEach((row, i) => assert.equal(row[0].id, run.lens.top[state][i][0].id)),
+  );
+  for (const [flag, message] of [
+    ['9.1', /--ablate\[0\]\.layer: must be an integer between 0 and 4, got 9/],
+    ['1.1,1.1', /--ablate\[1\]: layer 1 head 1 is listed twice/],
+    ['1-1', /--ablate: expected layer\.head\[:mean\] items/],
+  ]) {
+    const bad = cli('--model', 'stories260K', text, '--ablate', flag);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, message);
+  }
+});

@@ -13,6 +13,7 @@ import { SNAPSHOT_LIMITS } from '../src/snapshot/format.js';
 import { placeParams } from '../src/share-link.js';
 import { isBundledModel } from '../src/models/files/bundled.js';
 import { el, formatBytes } from '../src/views/dom.js';
+import { translationLens, translationResult } from './widget-translation.js';
 
 // A page script may point widgets at a Hub mirror (the browser tests' local Hub) by setting
 // this global before the widget loads; no attribute and no address can.
@@ -83,6 +84,8 @@ export async function runModel({ id, revision, text, attention, onProgress }) {
     promise.catch(() => loaded.delete(key));
   }
   const model = await loaded.get(key);
+  // An encoder-decoder (Marian) translates: its alignment is what it shows.
+  if (model.info.encoderLayers !== undefined) return translationLens(model, { id, revision, text });
   const run = await model.run(text, { truncate: true });
   const { info } = model;
   const n = run.tokens.length;
@@ -229,6 +232,7 @@ export function showFailure(parts, error, { model, t, onRetry }) {
  * attributes, else the lens's own choice), its tokens, the settings.
  */
 export function lensResult(lens, { layer, head, settings, t }) {
+  if (lens.translation) return translationResult(lens, { layer, head, settings, t });
   const asked = readClampedInteger(layer, 1, lens.model.layers, 0) - 1;
   const shown = lens.layers.includes(asked) ? asked : lens.selected.layer;
   const { indices, heads, mask } = lensLayer(lens, shown);
@@ -267,6 +271,7 @@ export function lensHeader({ lens }, head, { t, onLayer }) {
       text: t('widgetLayerHead', { layer: lens.layer + 1, head: lens.indices[head] + 1 }),
     }),
     el('code', { text: lens.mask }),
+    lens.translation ? el('span', { class: 'translation', text: lens.translation }) : null,
   ];
 }
 

@@ -21,6 +21,14 @@
 //            with its bias) reads the class token. DINOv2 resizes its position grid to the
 //            image's (bicubic, as torch's interpolate with align_corners=False); with registers,
 //            register tokens follow the class token and the resize is antialiased
+//   marian   (MarianMTModel, Helsinki-NLP/opus-mt-*) an encoder-decoder: two stacks of post-LN
+//            layers, the first encoder_layers rows of the weight table the encoder's, the rest
+//            the decoder's. Both embed tokens times sqrt(hidden) (scale_embedding) plus a static
+//            sinusoidal position table (written as position_embedding: sin in the first half of
+//            the columns, cos in the second); encoder layer x = ln(x + attn(x)); x = ln(x +
+//            mlp(x)); decoder layer: causal self-attention, then x = ln(x + cross(x, encoder)),
+//            then the MLP, each followed by its LayerNorm; SiLU; no final norm on either stack;
+//            logits = rows . E^T + final_logits_bias over the decoder's positions
 //
 // GPT-2, GPT-Neo and BERT tie the LM head to the token embeddings (plus cls.predictions.bias for
 // BERT). Every layer's attention runs through attention() (attention.h) with that layer's own
@@ -44,11 +52,11 @@
 
 namespace attnlens::models {
 
-enum class Architecture { kGpt2, kGptNeo, kBert, kLlama, kVit };
+enum class Architecture { kGpt2, kGptNeo, kBert, kLlama, kVit, kMarian };
 enum class Activation {
   kGeluTanh,  // "gelu_new" (GPT-2, GPT-Neo): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   kGeluErf,   // "gelu" (BERT): 0.5 x (1 + erf(x / sqrt(2)))
-  kSilu,      // "silu" (llama's gate): x / (1 + exp(-x)); the only one llama takes
+  kSilu,  // "silu" / "swish": x / (1 + exp(-x)); llama's gate (the only one it takes), Marian's MLP
 };
 enum class WeightDtype { kF32, kF16 };
 
@@ -119,7 +127,16 @@ struct TransformerConfig {
   // the position grid resized with torch's antialiased bicubic filter (a = -0.5) instead.
   std::int64_t registers = 0;
   bool antialias_positions = false;
+  // Marian only (0 / false elsewhere): the encoder's layers (1 to layers - 1; the decoder has
+  // the rest), and the embeddings times sqrt(hidden) (config.json's scale_embedding).
+  std::int64_t encoder_layers = 0;
+  bool scale_embedding = false;
 };
+
+// Whether a config's model is an encoder-decoder (two stacks: encoder, then decoder).
+inline bool is_encoder_decoder(const TransformerConfig& c) {
+  return c.architecture == Architecture::kMarian;
+}
 
 // The head size of a config: head_dim, or hidden / heads where it is 0.
 inline std::int64_t head_dim_of(const TransformerConfig& c) {
@@ -141,16 +158,50 @@ struct WeightInfo {
 
 class KvCache;  // kv_cache.h
 
+// Head ablation (TransformerLens-style): a head's attention output, its d columns of the merged
+// heads before the output projection, is replaced at every position of the call.
+enum class AblationMode {
+  kZero,  // by 0: the head removed
+  kMean,  // by its mean over this call's positions: the head keeps its average, loses its
+          // dependence on the token (needs the whole text in one call: no KV cache)
+};
+struct HeadAblation {
+  std::int64_t layer = 0;  // 0 .. layers - 1
+  std::int64_t head = 0;   // 0 .. heads - 1; each (layer, head) at most once
+  AblationMode mode = AblationMode::kZero;
+};
+
 struct ForwardInputs {
   Span<const std::int32_t> token_ids;    // [N], each < vocab; 1 <= N <= max_positions (with a
                                          // cache: past + N, past = the cache's length)
   Span<const std::int32_t> token_types;  // BERT: [N] each < token_types, or empty (all 0)
+  // An encoder-decoder's decoder input [T] (1 <= T <= max_positions, from the decoder start
+  // token); token_ids are then the encoder's (the source). Empty for other models. With a KV
+  // cache, T is the new target tokens (past + T within the cache), and a step's token_ids must
+  // be the source the cache holds.
+  Span<const std::int32_t> decoder_token_ids = {};
   // Vision transformers, instead of tokens: pixel_values [channels, height, width], finite.
   // The patches are the whole patch_size squares from the top left (a remainder is dropped, as
   // the patch convolution drops it); N = 1 + registers + rows * columns.
   Span<const float> pixels;
   std::int64_t image_height = 0;
   std::int64_t image_width = 0;
+};
+
+// Surgery on an encoder-decoder's cross-attention (src/models/cross_mask.cpp): which source
+// tokens target token t (at decoder position t) may see, in every decoder layer.
+//   kFull    every source token (the model as trained)
+//   kLast    only the last source token (</s>): an RNN encoder's final state as the one vector
+//   kMean    every source token with equal weight 1/N (the scores are not used): the output is
+//            the mean of the source's value vectors, the mean of the source as one fixed vector
+//   kLocal   Luong's local-m attention: the source tokens j with |j - p_t| <= radius, at the
+//            monotonic aligned position p_t = min(t, N - 1) (the target's length is not known
+//            while decoding, so not Luong's t * N / T)
+enum class CrossMaskKind { kFull, kLast, kMean, kLocal };
+struct CrossMask {
+  CrossMaskKind kind = CrossMaskKind::kFull;
+  std::int64_t radius = 0;  // kLocal's half-width D (0 .. max_positions): 2D + 1 keys at most
+  bool operator==(const CrossMask& o) const { return kind == o.kind && radius == o.radius; }
 };
 
 // The patches of a vision model's input: rows x columns (0 x 0 for a text model).
@@ -179,7 +230,28 @@ struct ForwardOptions {
   // whole-sequence forward), their queries attend to the cached keys and their own, and their
   // keys and values are appended (past + N must fit the cache's capacity and max_positions).
   // Every layer uses its own mask then (`masks` must be empty), as the cached keys were made.
+  // An encoder-decoder's cache is its decoder's: the encoder runs on the first call only.
   KvCache* cache = nullptr;
+  // An encoder-decoder's cross-attention surgery (CrossMask); kFull for other models. A cache
+  // keeps the one its first call used (its keys depend on it): a step must pass the same.
+  CrossMask cross_mask;
+  // Heads whose output is replaced (HeadAblation); empty: none. An encoder-decoder's layers are
+  // numbered as its weights are, the encoder's first: its encoder's and its decoder's
+  // self-attention heads can be ablated; cross-attention is never changed by it.
+  std::vector<HeadAblation> ablations;
+  // Resume a run at layer start_layer's input: start_state [N, hidden] is the residual stream
+  // there (hidden_states[start_layer] of an earlier run over the same tokens), so a caller that
+  // varies only later layers (one ablation after another) does not recompute the earlier ones.
+  // 0 with an empty state: the whole forward from the embeddings. No KV cache with it; the
+  // earlier layers' rows of attention, hidden_states and the lens are left as they were.
+  // Not offered for encoder-decoders (the decoder reads the whole encoder's output).
+  std::int64_t start_layer = 0;
+  FloatView start_state;
+  // The logit lens: for every hidden state (the embeddings', then each layer's) the top k
+  // tokens of the model's own final norm and LM head applied to it (BERT: its MLM transform
+  // too); 0 for none. At most 1024 and the vocabulary. Needs the LM head. An encoder-decoder's
+  // lens reads its decoder's hidden states (the only ones its LM head was trained on).
+  std::int64_t lens_top_k = 0;
 };
 
 // With a cache, each N x N below is N x (past + N): the new queries' rows over every key.
@@ -193,11 +265,27 @@ struct ForwardOutputs {
   MutableFloatView projections;    // [3, heads, N, head_dim], or empty: q, k, v of
                                    // ForwardOptions::projections_layer, head-major, as attention()
                                    // receives them (before the layer's attention_scale())
+  // An encoder-decoder's: `attention` is then the encoder's [encoder_layers, heads, N, N];
+  // `logits`, `log_sum_exp` and `hidden_states` ([decoder layers + 1, T, hidden]) are the
+  // decoder's (logit_positions < T); `projections` are not offered.
+  // With a cache: decoder_attention is [decoder layers, heads, T, past + T], and `attention`
+  // must be empty on a step (the encoder does not run).
+  MutableFloatView decoder_attention = {};  // [decoder layers, heads, T, T], or empty
+  MutableFloatView cross_attention = {};    // [decoder layers, heads, T, N], or empty
+  // The logit lens (ForwardOptions::lens_top_k = k): [layers + 1, N, k] token ids (an
+  // encoder-decoder's: [decoder layers + 1, T, k], its decoder's), best first
+  // (ties: the lower id), and their softmax probabilities over the whole vocabulary. Only the
+  // top k leave the pass: its vocabulary-wide logits exist a few rows at a time.
+  Span<std::int32_t> lens_ids{};
+  MutableFloatView lens_probabilities{};
 };
 
 struct ForwardStats {
   std::int64_t scratch_bytes = 0;  // working memory the call allocated (peak estimate)
   int threads = 1;                 // threads that took part in the largest step
+  // Source tokens an encoder-decoder's encoder ran over in this call: 0 on a step against a KV
+  // cache, which reads the cross keys and values the first call kept.
+  std::int64_t encoder_tokens = 0;
 };
 
 // Bytes the weights of `config` occupy (the matrices in their dtype) and the parameter count.

@@ -75,7 +75,7 @@ void run_stack(ForwardPass& pass, const ForwardInputs& inputs);
 const ModelUnit& unit_of(Architecture architecture);
 
 // The units, and what several of them share.
-extern const ModelUnit kGpt2Unit, kGptNeoUnit, kBertUnit, kLlamaUnit, kVitUnit;
+extern const ModelUnit kGpt2Unit, kGptNeoUnit, kBertUnit, kLlamaUnit, kVitUnit, kMarianUnit;
 
 // Every layer of the config: the one stack of a decoder-only model or an encoder.
 LayerRange all_layers(const TransformerConfig& config);

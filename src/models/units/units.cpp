@@ -15,6 +15,8 @@ const ModelUnit& unit_of(Architecture architecture) {
       return kLlamaUnit;
     case Architecture::kVit:
       return kVitUnit;
+    case Architecture::kMarian:
+      return kMarianUnit;
     case Architecture::kGpt2:
       break;
   }

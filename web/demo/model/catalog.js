@@ -2,7 +2,8 @@
 // come from the Hub's file listing and config.json when the picker opens (session.js), so
 // no number is written down that nobody checked. `note` is a key in the strings; `example` the
 // text the page puts in when the model is picked over one of the page's own examples (BERT
-// models predict the [MASK] in it); `pair` a second sentence for BERT. The first is the model
+// models predict the [MASK] in it); `pair` a second sentence for BERT; `dictionary` the source
+// words of a translation model's example and the words they become. The first is the model
 // attnlens carries (`bundled`: no download, so it loads as soon as it is picked, offline too).
 export const CATALOG = [
   {
@@ -51,6 +52,20 @@ export const CATALOG = [
     note: 'catalogBertMultilingual',
     example: '我爱自然语言处理',
     pair: 'I love natural language processing',
+  },
+  {
+    id: 'Helsinki-NLP/opus-mt-zh-en',
+    note: 'catalogOpusZhEn',
+    example: '我爱自然语言处理',
+    // Which source word each English word translates: the Translate mode measures how much of
+    // each head's attention lands there (model/alignment.js).
+    dictionary: {
+      我: 'I',
+      爱: 'love',
+      自然: 'natural',
+      语言: 'language',
+      处理: 'processing',
+    },
   },
 ];
 

@@ -7,6 +7,7 @@ import { layerVisibility } from '../../src/interpret/layer-masks.js';
 import { aggregateGroups, tokenLabels, wordGroups } from '../../src/interpret/words.js';
 import { tokenize } from '../../src/text/tokenize.js';
 import { engine } from '../compute-core.js';
+import { translateWith } from './translate-compute.js';
 
 // The page shows at most this many tokens of a text: every layer's and head's N x N weights
 // cross to the page, and 12 x 12 heads of 256 x 256 are already 38 MB.
@@ -298,6 +299,11 @@ export async function explainLayer(params) {
     mask,
     tokens: tokenLabels(run.tokens, [text, pair]),
   };
+}
+
+/** The loaded Marian's translation of params.text, streamed (translate-compute.js). */
+export function translateText(params, context) {
+  return translateWith(live(params.key), params, context);
 }
 
 /** Frees the loaded model (the reader went back to the untrained layer). */

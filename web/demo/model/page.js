@@ -19,6 +19,9 @@ const TEXT_DEBOUNCE_MS = 200;
 const RUN_FIELDS = ['text', 'pair', 'surgery', 'surgeryLayer', 'words'];
 const SOURCE_FIELDS = ['model', 'revision', 'dtype'];
 
+// An encoder-decoder (Marian) translates instead of running: the Translate mode shows it.
+const translates = (info) => info?.encoderLayers !== undefined;
+
 export class ModelPage {
   constructor(elements, parts) {
     this.e = elements;
@@ -39,6 +42,8 @@ export class ModelPage {
     elements.compareOpen.addEventListener('click', () => this.#openCompare({ focus: true }));
     this.timer = 0;
     this.pendingQueryText = null;
+    this.translatePanel = null; // translate-panel.js, loaded with the first encoder-decoder
+
     elements.exportSnapshot.addEventListener('click', () => {
       const state = getState();
       const info = this.#info();
@@ -116,6 +121,10 @@ export class ModelPage {
   async #run() {
     const state = this.parts.getState();
     if (this.#info()?.vision) return; // pictures run from the Picture mode
+    if (translates(this.#info())) {
+      (await this.#translator()).start(this.session.loaded.key);
+      return;
+    }
     if (!(await this.session.run(state))) return;
     const result = this.session.result;
     if (result && this.pendingQueryText !== null) {
@@ -166,8 +175,39 @@ export class ModelPage {
     if (panel && this.parts.getState().second) this.parts.update({ second: '' });
   }
 
+  // The Translate mode's code loads only when a model that translates is loaded.
+  async #translator() {
+    if (!this.translatePanel) {
+      this.translatePanel = import('./translate-panel.js').then(({ TranslatePanel }) => {
+        const host = el('section', {
+          class: 'translate card',
+          id: 'translate',
+          'aria-labelledby': 'translate-title',
+        });
+        this.e.stage.before(host);
+        return new TranslatePanel(host, { ...this.parts, getInfo: () => this.#info() });
+      });
+    }
+    return this.translatePanel;
+  }
+
+  // Shows the Translate mode in the stage's place for a model that translates, else hides it.
+  #showTranslate(info) {
+    const on = translates(info);
+    this.e.stage.hidden = on || Boolean(info?.vision); // the Picture mode hides it too
+    this.e.explainCard.hidden = on;
+    if (!this.translatePanel) return on;
+    this.translatePanel.then((panel) => {
+      panel.host.hidden = !translates(this.#info());
+      if (!panel.host.hidden) panel.render();
+      else panel.stop();
+    });
+    return on;
+  }
+
   async #explain() {
     const state = this.parts.getState();
+    if (translates(this.#info())) return;
     if (await this.session.explainLayer(state)) this.render();
   }
 
@@ -180,6 +220,7 @@ export class ModelPage {
 
   /** Back on the untrained layer: the model's panels hide, the playground's show. */
   showPlayground() {
+    this.#showTranslate(null);
     this.controls.showMode(this.parts.getState());
     this.picker.render(this.parts.getState());
     this.e.predictions.hidden = true;
@@ -195,7 +236,17 @@ export class ModelPage {
     this.picker.render(state);
     const info = this.#info();
     this.#showPicture(info);
+    const translating = this.#showTranslate(info);
     if (info?.vision) return;
+    if (translating) {
+      this.e.compare.hidden = true; // a translation has no second model to stand beside
+      this.controls.sync(state, null, null);
+      controls.sync(state, null, []);
+      this.#renderMasthead(info);
+      this.e.modelWaiting.hidden = true;
+      this.e.predictions.hidden = true;
+      return;
+    }
     const result = info ? this.session.result : null;
     this.controls.sync(state, info, result, this.session.headScores());
     const view = this.viewResult();

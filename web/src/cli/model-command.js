@@ -12,6 +12,7 @@ import { showsVocabularyEntry } from '../views/predictions.js';
 import { UsageError } from './arguments.js';
 import { COLOR_MODES, renderHeatmap } from './heatmap.js';
 import { DEFAULT_WIDTH, wrapItems } from './layout.js';
+import { lensLines } from './lens-lines.js';
 import { rolloutLines } from './rollout-lines.js';
 import { sanitize } from './terminal-text.js';
 
@@ -42,14 +43,20 @@ Options:
                      input tokens (flow up to 256 tokens)
   --position P       the token --rollout reads, from 0 (default: the one the
                      model predicts from, the last or the first [MASK])
+  --ablate L.H,...   remove these heads (layer.head, from 0; L.H:mean replaces
+                     the head by its mean over the text instead of zero)
+  --lens             also print the logit lens: each layer's top token at each
+                     position, through the final norm and output layer
   --json             print the tokens, the chosen heads' weights and the
-                     predictions as JSON (with --rollout, the rollout and flow)
+                     predictions as JSON (with --rollout, the rollout and flow;
+                     with --lens, the lens; with --ablate, the ablations)
 
 Examples:
   attnlens --model stories260K "Once upon a time, there was a" --head all
   attnlens --model stories15M.bin --tokenizer tokenizer.bin "Once upon a time"
   attnlens --model ./TinyStories-1M "Once upon a time" --layer 3 --head all
-  attnlens --model stories260K "Once upon a time, there was a" --rollout`;
+  attnlens --model stories260K "Once upon a time, there was a" --rollout
+  attnlens --model stories260K "Once upon a time, there was a" --ablate 0.1,4.0 --lens`;
 
 const OPTIONS = {
   model: { type: 'string' },
@@ -66,6 +73,8 @@ const OPTIONS = {
   json: { type: 'boolean' },
   rollout: { type: 'boolean' },
   position: { type: 'string' },
+  ablate: { type: 'string' },
+  lens: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -80,6 +89,19 @@ function wholeNumber(flag, text, max = Infinity) {
     );
   }
   return Number(text);
+}
+
+// --ablate 0.1,2.3:mean -> [{ layer, head, mode }]; the model checks the ranges.
+function parseAblate(text) {
+  return text.split(',').map((item) => {
+    const match = /^(\d+)\.(\d+)(?::(zero|mean))?$/.exec(item.trim());
+    if (!match) {
+      throw new UsageError(
+        `--ablate: expected layer.head[:mean] items like 0.1,2.3:mean, got '${item}'`,
+      );
+    }
+    return { layer: Number(match[1]), head: Number(match[2]), mode: match[3] ?? 'zero' };
+  });
 }
 
 /** argv (without node and the script) -> the command; UsageError for every mistake. */
@@ -135,6 +157,8 @@ export function parseModelCommand(argv) {
     json: Boolean(values.json),
     rollout: Boolean(values.rollout),
     position: values.position === undefined ? null : wholeNumber('--position', values.position),
+    ablate: values.ablate === undefined ? [] : parseAblate(values.ablate),
+    lens: Boolean(values.lens),
   };
 }
 
@@ -197,11 +221,15 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
         topK: Math.max(1, Math.min(command.top, model.info.vocab)),
         truncate: command.truncate,
         ...(command.rollout ? { rollout: [command.position ?? 0] } : {}),
+        ...(command.ablate.length ? { ablate: command.ablate } : {}),
+        ...(command.lens ? { lens: true } : {}),
       });
     } catch (error) {
       if (error.parameter === 'rollout[0]') {
         throw new UsageError(`--position: ${error.message.replace(/^rollout\[0\]: /, '')}`);
       }
+      if (error.parameter?.startsWith('ablate')) throw new UsageError(`--${error.message}`);
+      if (error.parameter === 'lens') throw new UsageError(`--${error.message}`);
       if (error instanceof RangeError || error instanceof TypeError)
         throw new UsageError(error.message);
       throw error;
@@ -232,6 +260,8 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
         })),
         predictions: run.predictions,
         ...(read ? jsonRollout(read) : {}),
+        ...(run.ablated ? { ablated: run.ablated } : {}),
+        ...(run.lens ? { lens: jsonLens(run.lens) } : {}),
       });
     }
     const visibility = await maskMatrixOf(layerMask, n);
@@ -248,6 +278,9 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
       `mask ${layerMask}`,
       info.backend,
       `${ms.toFixed(1)} ms`,
+      ...(run.ablated
+        ? [`ablated ${run.ablated.map((a) => `${a.layer}.${a.head}:${a.mode}`).join(',')}`]
+        : []),
     ];
     const lines = [
       ...wrapItems(settings, ' · ', listWidth),
@@ -276,6 +309,7 @@ export async function runModelCommand(command, { colorMode, width, onProgress })
       );
     }
     if (read) lines.push('', ...rolloutLines(read, labels, model.info.causal));
+    if (run.lens) lines.push('', ...lensLines(run.lens, labels));
     lines.push('', ...predictionLines(model, run, labels, command.top));
     return lines.join('\n');
   } finally {
@@ -312,6 +346,16 @@ const rounded = (values) => Array.from(values, (x) => Number(x.toPrecision(9)));
 const jsonRollout = ({ rollout, flow }) => ({
   rollout: { position: rollout.positions[0], values: rounded(rollout.values) },
   flow: flow && { position: flow.position, values: rounded(flow.values) },
+});
+
+// The lens as [state][position] lists of { id, token, text, p }.
+const jsonLens = (lens) => ({
+  topK: lens.topK,
+  top: lens.top.map((rows) =>
+    rows.map((row) =>
+      row.map(({ id, token, text, p }) => ({ id, token, text, p: Number(p.toPrecision(6)) })),
+    ),
+  ),
 });
 
 // The [N, N] visibility of a mask in the notation, from the engine (the same mask the model ran;

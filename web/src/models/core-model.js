@@ -69,9 +69,16 @@ export class CoreModel {
    * `cache`: 0, or a handle from createCache(): the ids then follow the `past` positions the
    * cache holds, their keys and values are appended, and attention is [layers, heads, N,
    * past + N].
+   * `ablations`: [{ layer, head, mode: 'zero' | 'mean' }] (checked: ablation.js), heads whose
+   * output is replaced. `startLayer` with `startState` (Float32Array [N, hidden]): resume at that
+   * layer's input (the core leaves the earlier layers' rows of attention, hidden states and
+   * lens unwritten: ask for none of them then). `lensTopK`: 0, or the logit lens's
+   * k. `hiddenStates`: true returns [layers + 1, N, hidden].
    * @returns {{ attention?: Float32Array, logits?: Float32Array, logSumExp?: Float32Array,
-   *   projections?: Float32Array }} logSumExp: each logits row's log sum exp (a token's
-   *   probability is exp(logit - it)); projections: [3, heads, N, head_dim], q then k then v
+   *   projections?: Float32Array, hiddenStates?: Float32Array, lensIds?: Int32Array,
+   *   lensProbabilities?: Float32Array }} logSumExp: each logits row's log sum exp (a token's
+   *   probability is exp(logit - it)); projections: [3, heads, N, head_dim], q then k then v;
+   *   lensIds and lensProbabilities: [layers + 1, N, lensTopK], best first
    */
   forward({
     ids,
@@ -84,15 +91,22 @@ export class CoreModel {
     projectionsLayer = -1,
     cache = 0,
     past = 0,
+    ablations = [],
+    startLayer = 0,
+    startState = null,
+    lensTopK = 0,
+    hiddenStates = false,
   }) {
     const m = this.#module;
-    const { layers, heads, vocab, headDim } = shape;
+    const { layers, heads, vocab, headDim, hidden } = shape;
     const n = ids.length;
     return withHeap(m, (heap) => {
       const block = new ModelBlock(m, heap, 'forward')
         .set('threads', threads)
         .set('projectionsLayer', projectionsLayer)
-        .set('cache', cache);
+        .set('cache', cache)
+        .set('startLayer', startLayer)
+        .set('lensTopK', lensTopK);
       block.array('tokenIds', heap.copyIn(Int32Array.from(ids), 'tokenIds'));
       if (types) block.array('tokenTypes', heap.copyIn(Int32Array.from(types), 'tokenTypes'));
       if (masks) {
@@ -119,8 +133,22 @@ export class CoreModel {
       const projections =
         projectionsLayer >= 0 ? heap.floats(3 * n * heads * headDim, 'projections') : null;
       if (projections) block.array('projections', projections);
+      if (ablations.length > 0) {
+        const triples = ablations.flatMap((a) => [a.layer, a.head, code('ablationModes', a.mode)]);
+        block.array('ablations', heap.copyIn(Float64Array.from(triples), 'ablations'));
+      }
+      if (startState) block.array('startState', heap.copyIn(startState, 'startState'));
+      const states = hiddenStates ? heap.floats((layers + 1) * n * hidden, 'hiddenStates') : null;
+      if (states) block.array('hiddenStates', states);
+      const lensCount = (layers + 1) * n * lensTopK;
+      const lensIds = lensTopK > 0 ? heap.floats(lensCount, 'lensIds') : null; // int32s
+      const lensProbabilities = lensTopK > 0 ? heap.floats(lensCount, 'lensProbabilities') : null;
+      if (lensIds) block.array('lensIds', lensIds).array('lensProbabilities', lensProbabilities);
       unwrap(m._modelForward(this.#handle, block.write()));
       return {
+        hiddenStates: states ? copyFloats(m, states) : undefined,
+        lensIds: lensIds ? new Int32Array(copyFloats(m, lensIds).buffer) : undefined,
+        lensProbabilities: lensProbabilities ? copyFloats(m, lensProbabilities) : undefined,
         attention: attention ? copyFloats(m, attention) : undefined,
         logits: logits ? copyFloats(m, logits) : undefined,
         logSumExp: logSumExp ? copyFloats(m, logSumExp) : undefined,
@@ -169,6 +197,72 @@ export class CoreModel {
   }
 
   /**
+   * One encoder-decoder pass (Marian): the encoder over `sourceIds`, the decoder over
+   * `targetIds`, logits at `logitPositions` of the target. With `cache` ({ caches, slot } from
+   * createCaches()), `targetIds` are the new tokens after the cache's `past` ones: the encoder
+   * runs only on an empty cache (then encoderTokens is N, otherwise 0) and the decoder's rows
+   * cover the past + T keys. `crossMask`: { code, radius } of the model block's crossMasks.
+   * @returns {{ encoderAttention?: Float32Array, decoderAttention?: Float32Array,
+   *   crossAttention?: Float32Array, logits: Float32Array, logSumExp: Float32Array,
+   *   encoderTokens: number }} [encoder layers, heads, N, N], [decoder layers, heads, T,
+   *   past + T], [decoder layers, heads, T, N]
+   */
+  forwardEncoderDecoder({
+    sourceIds,
+    targetIds,
+    logitPositions,
+    threads,
+    shape,
+    wantAttention,
+    wantEncoderAttention = wantAttention,
+    cache = null,
+    past = 0,
+    crossMask = { name: 'full', radius: 0 },
+  }) {
+    const m = this.#module;
+    const { encoderLayers, decoderLayers, heads, vocab } = shape;
+    const n = sourceIds.length;
+    const t = targetIds.length;
+    return withHeap(m, (heap) => {
+      const block = new ModelBlock(m, heap, 'forward')
+        .set('threads', threads)
+        .set('projectionsLayer', -1)
+        .set('caches', cache ? cache.caches.handle : 0)
+        .set('cacheSlot', cache ? cache.slot : 0)
+        .set('crossMask', code('crossMasks', crossMask.name))
+        .set('crossMaskRadius', crossMask.radius);
+      block.array('tokenIds', heap.copyIn(Int32Array.from(sourceIds), 'tokenIds'));
+      block.array('decoderTokenIds', heap.copyIn(Int32Array.from(targetIds), 'decoderTokenIds'));
+      const outputs = {};
+      const output = (name, count) => {
+        outputs[name] = heap.floats(count, name);
+        block.array(name, outputs[name]);
+      };
+      if (wantEncoderAttention) output('attention', encoderLayers * heads * n * n);
+      if (wantAttention) {
+        output('decoderAttention', decoderLayers * heads * t * (past + t));
+        output('crossAttention', decoderLayers * heads * t * n);
+      }
+      block.array(
+        'logitPositions',
+        heap.copyIn(Float64Array.from(logitPositions), 'logitPositions'),
+      );
+      output('logits', logitPositions.length * vocab);
+      output('logSumExp', logitPositions.length);
+      unwrap(m._modelForward(this.#handle, block.write()));
+      const copy = (name) => (outputs[name] ? copyFloats(m, outputs[name]) : undefined);
+      return {
+        encoderAttention: copy('attention'),
+        decoderAttention: copy('decoderAttention'),
+        crossAttention: copy('crossAttention'),
+        logits: copy('logits'),
+        logSumExp: copy('logSumExp'),
+        encoderTokens: block.result('resultEncoderTokens'),
+      };
+    });
+  }
+
+  /**
    * A KV cache of `capacity` positions in wasm memory (the core refuses one the heap cannot
    * hold, with a RangeError naming 'capacity'): { cache, bytes }. Free it with destroyCache().
    */
@@ -184,6 +278,29 @@ export class CoreModel {
   /** Frees a cache (also once the model itself was destroyed). */
   destroyCache(cache) {
     unwrap(this.#module._modelCacheDestroy(cache));
+  }
+
+  /**
+   * `count` KV caches of `capacity` positions in wasm memory (one per beam; their bytes together
+   * checked against the memory the model leaves: RangeError 'beams'). reorder(parents): cache k
+   * takes the state of cache parents[k]; reset() empties them; destroy() frees them.
+   */
+  createCaches(capacity, count) {
+    const m = this.#module;
+    let handle = unwrap(m._modelCachesCreate(this.#handle, capacity, count));
+    return {
+      get handle() {
+        if (handle === null) throw new Error('attnlens: these KV caches were destroyed');
+        return handle;
+      },
+      reorder: (parents) => unwrap(m._modelCachesReorder(handle, parents)),
+      reset: () => unwrap(m._modelCachesReset(handle)),
+      destroy: () => {
+        if (handle === null) return;
+        unwrap(m._modelCachesDestroy(handle));
+        handle = null;
+      },
+    };
   }
 
   destroy() {
@@ -236,6 +353,11 @@ function createBlock(module, heap, config) {
       .set('interpolatePositions', config.interpolatePositions ? 1 : 0)
       .set('registers', config.registers ?? 0)
       .set('antialiasPositions', config.antialiasPositions ? 1 : 0);
+  }
+  if (config.architecture === 'marian') {
+    block
+      .set('encoderLayers', config.encoderLayers)
+      .set('scaleEmbedding', config.scaleEmbedding ? 1 : 0);
   }
   if (config.localWindows?.length) {
     block.array(

@@ -152,7 +152,7 @@ function appendedText(tokenizer, promptIds, ids) {
 
 // One turn of the event loop (setImmediate in Node, a message in browsers: unlike setTimeout,
 // neither is clamped to 4 ms after a few nested calls).
-function nextTurn() {
+export function nextTurn() {
   if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
   return new Promise((resolve) => {
     const channel = new MessageChannel();

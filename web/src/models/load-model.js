@@ -11,6 +11,8 @@ import { CoreModel, shapeMismatch } from './core-model.js';
 import { loadModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
 import { Model } from './model.js';
 import { checkModelEngine, openModelEngine } from './model-engine.js';
+import { convertToFloat16 } from './files/dtypes.js';
+import { createMarianTokenizer } from './marian-tokenizer.js';
 import { createTokenizer } from './tokenizer.js';
 import { VisionModel } from './vision-model.js';
 import { imageProcessor } from '../vision/preprocessor.js';
@@ -48,7 +50,7 @@ async function build(files, engine, dtype) {
   const { config, tensors } = files;
   const architecture = architectureOf(config);
   const core = architecture.coreConfig(config, tensors);
-  const keyFor = architecture.keys(tensors);
+  const keyFor = architecture.keys(tensors, core);
   if (architecture.vision) {
     const plan = imageProcessor(files.preprocessor, architecture.processor);
     const model = createCore(engine, architecture, core, dtype, keyFor, tensors);
@@ -62,12 +64,17 @@ async function build(files, engine, dtype) {
       plan,
     });
   }
-  const tokenizer = await createTokenizer(files.tokenizer);
-  if (tokenizer.vocabSize > core.vocab) {
+  const tokenizer = files.tokenizer.marian
+    ? await createMarianTokenizer(files.tokenizer.marian)
+    : await createTokenizer(files.tokenizer);
+  // Marian's vocab.json may leave ids unused: its largest id must still be the model's.
+  const ids = Math.max(tokenizer.vocabSize, tokenizer.idLimit ?? 0);
+  if (ids > core.vocab) {
     throw shapeError(
-      'tokenizer.json',
-      `has ${tokenizer.vocabSize} tokens, more than the model's vocabulary of ${core.vocab} ` +
-        '(vocab_size in config.json): the files come from different models',
+      files.tokenizer.marian ? 'vocab.json' : 'tokenizer.json',
+      `${ids === tokenizer.vocabSize ? `has ${ids} tokens` : `has ids up to ${ids - 1}`}, ` +
+        `more than the model's vocabulary of ${core.vocab} (vocab_size in config.json): the ` +
+        'files come from different models',
     );
   }
   const model = createCore(engine, architecture, core, dtype, keyFor, tensors);
@@ -93,7 +100,10 @@ function createCore(engine, architecture, core, dtype, keyFor, tensors) {
   }
   try {
     checkNoExtraLayers(model.weights(), keyFor, core.layers, architecture);
-    writeWeights(model, tensors, keyFor, architecture.checkpointShape?.(core));
+    writeWeights(model, tensors, keyFor, {
+      checkpointShape: architecture.checkpointShape?.(core),
+      computed: (name) => architecture.computedWeight?.(name, core),
+    });
   } catch (error) {
     model.destroy();
     throw error;
@@ -124,23 +134,54 @@ function checkNoExtraLayers(weights, keyFor, layers, architecture) {
 // Every core weight from its checkpoint tensor, checked against the shape the config implies,
 // converted as it is copied (F16/BF16/F64 to f32, or to half bits for dtype 'f16').
 // `checkpointShape(name, shape)`: where the architecture stores a weight in another shape of the
-// same row-major elements (a patch convolution read as a linear layer), that shape.
-function writeWeights(model, tensors, keyFor, checkpointShape = (name, shape) => shape) {
+// same row-major elements (a patch convolution read as a linear layer), that shape. A weight
+// the checkpoint lacks is an error unless the architecture computes it (`computed(name)`:
+// Marian's static position table).
+function writeWeights(model, tensors, keyFor, { checkpointShape, computed }) {
+  const shapeOf = checkpointShape ?? ((name, shape) => shape);
   const weights = model.weights();
-  const keys = new Map(weights.map((w) => [w.name, keyFor(w.name)]));
+  const keys = new Map();
+  const values = new Map();
   for (const w of weights) {
-    const key = keys.get(w.name);
-    const { shape } = tensors.info(key);
-    const expected = checkpointShape(w.name, w.shape);
-    if (shape.length !== expected.length || shape.some((size, d) => size !== expected[d])) {
-      throw shapeMismatch(key, shape, expected);
+    try {
+      keys.set(w.name, keyFor(w.name));
+    } catch (error) {
+      const made = error.code === 'not_found' ? computed(w.name) : null;
+      if (!made) throw error;
+      values.set(w.name, made);
+      keys.set(w.name, w.name);
     }
   }
   for (const w of weights) {
+    if (values.has(w.name)) continue;
+    const key = keys.get(w.name);
+    const { shape } = tensors.info(key);
+    const expected = shapeOf(w.name, w.shape);
+    if (!sameShape(shape, expected)) throw shapeMismatch(key, shape, expected);
+  }
+  for (const w of weights) {
     const view = model.weightView(w);
-    if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
+    const made = values.get(w.name);
+    if (made) {
+      const bytes = new Uint8Array(made.buffer, made.byteOffset, made.byteLength);
+      if (w.dtype === 'f16') convertToFloat16(bytes, 'F32', view, 0, w.name);
+      else view.set(made);
+    } else if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
     else tensors.readFloat32(keys.get(w.name), view);
   }
   // The core's errors (a NaN in a tensor) then name the checkpoint's tensors.
   model.finalize(weights.map((w) => keys.get(w.name)));
+}
+
+// Leading dimensions of 1 hold the same values (Marian's final_logits_bias is [1, vocab], a
+// buffer kept 2-D to broadcast, where the core takes [vocab]).
+function sameShape(actual, expected) {
+  const squeezed = actual.slice(
+    Math.max(
+      0,
+      actual.findIndex((size) => size !== 1),
+    ),
+  );
+  const list = actual.length > expected.length ? squeezed : actual;
+  return list.length === expected.length && list.every((size, d) => size === expected[d]);
 }

@@ -20,6 +20,7 @@ export function checkModelBlockLayout(module) {
     'activations',
     'dtypes',
     'ropeScalings',
+    'crossMasks',
   ]);
 }
 

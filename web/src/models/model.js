@@ -1,7 +1,8 @@
 // The Model loadModel() returns: run(text, options) tokenizes, runs the forward pass in the wasm
 // core and returns every layer's and head's attention with the model's predictions;
-// generate(text, options) continues a text token by token (generate.js); `info` describes it;
-// dispose() frees its wasm memory.
+// generate(text, options) continues a text token by token (generate.js); an encoder-decoder's
+// translate(text, options) translates it (translate.js); `info` describes it; dispose() frees its
+// wasm memory.
 
 import { wasmBackendOf } from '../attention.js';
 import { describe, disposedError } from '../errors.js';
@@ -12,12 +13,16 @@ import { MAX_TEXT_LENGTH } from '../text/limits.js';
 import { checkGenerateOptions, generateTokens } from './generate.js';
 import { probeSequences, scoreProbes } from './head-probe.js';
 import { topPredictions } from './predictions.js';
+import { checkAblations } from './ablation.js';
+import { checkHeadEffectsOptions, headEffects } from './head-effects.js';
+import { checkLens, lensResult } from './logit-lens.js';
 import {
   checkInterpretOptions,
   INTERPRET_OPTIONS,
   interpretRun,
   planInterpret,
 } from './run-interpret.js';
+import { translate } from './translate.js';
 
 /** The options run() accepts. */
 export const RUN_OPTIONS = Object.freeze([
@@ -27,6 +32,8 @@ export const RUN_OPTIONS = Object.freeze([
   'returnLogits',
   'truncate',
   'projections',
+  'ablate',
+  'lens',
   ...INTERPRET_OPTIONS,
 ]);
 const DEFAULT_TOP_K = 10;
@@ -40,6 +47,8 @@ export class Model {
   #info;
   #scales;
   #source;
+  #generation;
+  #maxPositions;
 
   /**
    * Use loadModel(); this takes the loaded parts. `engine`: { attention, owned }, the Attention
@@ -47,6 +56,8 @@ export class Model {
    */
   constructor({ core, engine, tokenizer, architecture, config, modelType, dtype, source }) {
     this.#core = core;
+    this.#generation = config.generation ?? null;
+    this.#maxPositions = config.maxPositions;
     this.#source = Object.freeze({ ...source });
     this.#engine = engine;
     this.#tokenizer = tokenizer;
@@ -54,6 +65,10 @@ export class Model {
     const { layers, heads, vocab, hidden } = config;
     // headDim: the llama family may set its own (head_dim); elsewhere hidden / heads.
     this.#shape = { layers, heads, vocab, hidden, headDim: config.headDim ?? hidden / heads };
+    if (architecture.encoderDecoder) {
+      this.#shape.encoderLayers = config.encoderLayers;
+      this.#shape.decoderLayers = layers - config.encoderLayers;
+    }
     const layerMasks = [];
     this.#scales = [];
     for (let l = 0; l < layers; l++) {
@@ -74,7 +89,8 @@ export class Model {
       bytes: core.weightBytes,
       dtype,
       causal: architecture.causal,
-      predicts: config.lmHead,
+      predicts: config.lmHead ?? architecture.encoderDecoder === true,
+      ...(architecture.encoderDecoder ? { encoderLayers: config.encoderLayers } : {}),
       backend: wasmBackendOf(engine.attention, 'attention').name,
       layerMasks: Object.freeze(layerMasks),
     });
@@ -102,11 +118,43 @@ export class Model {
   }
 
   /**
+   * An encoder-decoder's translation of `text` (translate.js): { text, source: { ids, tokens },
+   * ids, encoderAttention [encoder layers, heads, N, N], steps: [{ id, text, selfAttention
+   * [decoder layers, heads, i + 1], crossAttention [decoder layers, heads, N], logits? }],
+   * beams, score?, crossMask, stats: { encoderRuns, decoderTokens } }. Options: maxTokens,
+   * beams, signal, onToken, returnLogits, crossMask ('full', 'last', 'mean', 'local:D').
+   */
+  async translate(text, options) {
+    this.#live('translate');
+    if (!this.#architecture.encoderDecoder) {
+      throw typeError(
+        'translate',
+        `needs an encoder-decoder model (Marian); this is a ${this.#info.modelType} model`,
+      );
+    }
+    return translate(
+      {
+        core: this.#core,
+        tokenizer: this.#tokenizer,
+        shape: this.#shape,
+        generation: this.#generation,
+        maxPositions: this.#maxPositions,
+        threads: this.#wasm('translate').threads,
+      },
+      text,
+      options,
+    );
+  }
+
+  /**
    * @returns {Promise<{ tokens, attention: Float32Array, predictions, logits?: Float32Array,
    *   projections?: { layer, scale, headDim, q, k, v } }>}
    */
   async run(text, options) {
     this.#live('run');
+    if (this.#architecture.encoderDecoder) {
+      throw typeError('run', 'an encoder-decoder model runs through translate(text, options)');
+    }
     const { vocab } = this.#shape;
     const opts = this.#checkRunOptions(text, options);
     const { ids, typeIds, tokens } = this.#encode(text, opts);
@@ -121,7 +169,7 @@ export class Model {
     const causal = this.#architecture.causal;
     const predictedAt = causal ? n - 1 : (maskPositions[0] ?? 0);
     const plan = planInterpret(opts.interpret, { n, layers, predictedAt });
-    const { attention, logits, logSumExp, projections } = this.#core.forward({
+    const out = this.#core.forward({
       ids,
       types: this.#architecture.causal ? null : typeIds,
       masks: opts.masks?.map((mask) => attentionMask(mask, n)) ?? null,
@@ -129,7 +177,10 @@ export class Model {
       threads: this.#wasm('run').threads,
       shape: this.#shape,
       projectionsLayer: opts.projections,
+      ablations: opts.ablate,
+      lensTopK: opts.lens,
     });
+    const { attention, logits, logSumExp, projections } = out;
     const rowOf = (position) => (opts.returnLogits ? position : logitPositions.indexOf(position));
     const top = (position) => {
       const row = rowOf(position);
@@ -153,6 +204,11 @@ export class Model {
     }
     const result = { tokens, attention, predictions };
     if (opts.returnLogits) result.logits = logits;
+    if (opts.ablate.length > 0) result.ablated = opts.ablate;
+    if (opts.lens > 0) {
+      const tokenizer = this.#tokenizer;
+      result.lens = lensResult(out, { layers, n, topK: opts.lens, tokenizer, ids, causal });
+    }
     const special = this.#tokenizer.special;
     const bosId = (causal ? special.bos : special.cls)?.id ?? null;
     Object.assign(result, interpretRun(plan, { attention, layers, heads, tokens, causal, bosId }));
@@ -181,6 +237,12 @@ export class Model {
    */
   async generate(text, options) {
     this.#live('generate');
+    if (this.#architecture.encoderDecoder) {
+      throw typeError(
+        'model',
+        'an encoder-decoder model generates through translate(text, options)',
+      );
+    }
     if (!this.#architecture.causal) {
       throw typeError(
         'model',
@@ -218,6 +280,9 @@ export class Model {
    */
   async headScores(options) {
     this.#live('headScores');
+    if (this.#architecture.encoderDecoder) {
+      throw typeError('headScores', 'probes decoder-only and encoder models, not encoder-decoders');
+    }
     const { causal } = this.#architecture;
     const { vocab, maxPositions, layers, heads } = this.#info;
     const probe = probeSequences(this.#tokenizer, options, { vocab, maxPositions });
@@ -232,6 +297,57 @@ export class Model {
         shape: this.#shape,
       }).attention;
     return { heads: scoreProbes(probe, forward, { layers, heads, causal }), ids: probe.ids };
+  }
+
+  /**
+   * Which heads matter for one prediction: each head zero-ablated in turn, and the change in the
+   * log-probability of `target` (the top prediction by default; a token id or a string of one
+   * token) at `position` (the last token; BERT: the first [MASK]), ranked (head-effects.js).
+   * @returns {Promise<object>} head-effects.js's result
+   */
+  async headEffects(text, options) {
+    this.#live('headEffects');
+    if (this.#architecture.encoderDecoder) {
+      throw typeError(
+        'headEffects',
+        'ablates heads of decoder-only and encoder models, not of encoder-decoders',
+      );
+    }
+    if (!this.#info.predicts) {
+      throw typeError('model', 'this checkpoint has no masked-LM head (cls.predictions.*)');
+    }
+    if (typeof text !== 'string')
+      throw typeError('text', `must be a string, got ${describe(text)}`);
+    const opts = checkHeadEffectsOptions(options);
+    const { ids, typeIds } = this.#encode(text, { pair: null, truncate: false });
+    const n = ids.length;
+    const causal = this.#architecture.causal;
+    let position = causal ? n - 1 : this.#maskPositions(ids)[0];
+    if (opts.position !== undefined) position = integer(opts.position, 'position', 0, n - 1);
+    if (position === undefined) {
+      throw rangeError('text', 'has no [MASK] token to predict: give `position`');
+    }
+    const threads = this.#wasm('headEffects').threads;
+    const lent = {
+      shape: this.#shape,
+      tokenizer: this.#tokenizer,
+      live: () => {
+        this.#live('headEffects');
+        this.#wasm('headEffects');
+      },
+      forward: (args) =>
+        this.#core.forward({
+          ids,
+          types: causal ? null : typeIds,
+          masks: null,
+          threads,
+          shape: this.#shape,
+          wantAttention: false,
+          ...args,
+        }),
+    };
+    const context = ids.slice(0, causal ? position + 1 : position);
+    return headEffects(lent, { ids, position, context }, opts);
   }
 
   /** Frees the model's wasm memory; later calls throw. Safe to call twice. */
@@ -280,6 +396,8 @@ export class Model {
           ? -1
           : integer(raw.projections, 'projections', 0, this.#shape.layers - 1),
       interpret: checkInterpretOptions(raw),
+      ablate: checkAblations(raw.ablate, this.#shape),
+      lens: checkLens(raw.lens, this.#shape.vocab),
     };
     if (opts.pair !== null) {
       if (typeof opts.pair !== 'string') {
@@ -291,6 +409,9 @@ export class Model {
           `a text pair is for BERT-style models; this is ${this.#info.modelType}`,
         );
       }
+    }
+    if (opts.lens > 0 && !this.#info.predicts) {
+      throw typeError('lens', 'this checkpoint has no masked-LM head (cls.predictions.*)');
     }
     if (opts.returnLogits && !this.#info.predicts) {
       throw typeError('returnLogits', 'this checkpoint has no masked-LM head (cls.predictions.*)');

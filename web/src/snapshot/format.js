@@ -24,7 +24,19 @@
 //                  little-endian float32 [N, N], the attention rollout of every position over
 //                  every layer (interpret/rollout.js): one head's size, whatever the scope,
 //                  since the included layers alone could not give it
+//     "translation": { ... }                   only in a translation's snapshot (below)
 //   }
+//
+// A translation's snapshot (an encoder-decoder such as Marian) holds the source as `text` and
+// `tokens`, the encoder's self-attention as `layers`, `heads`, `attention` and `visible` (model
+// `layers` counts the encoder's), and the decoder's side:
+//
+//     "translation": { "text": "I love ...", "decoderLayers": 6,
+//       "target": [{ "text": "▁I", "special": false }],       the T tokens it generated
+//       "layers": [0, 5], "heads": [0, 1, 2, 3, 4, 5, 6, 7],  the decoder layers and heads kept
+//       "cross": { "dtype": "float32", "encoding": "base64", "data": "..." } }
+//                  little-endian float32 [layers.length, heads.length, T, N]: row t the weights
+//                  target token t gave each source token (cross-attention)
 //
 // A snapshot is read like any file from elsewhere (read.js): every field's type and size, the
 // counts against each other, and caps on everything, before anything is drawn.

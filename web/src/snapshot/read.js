@@ -190,42 +190,91 @@ function readAttention(value, visibleValue, counts) {
   return { weights, visible };
 }
 
-// The optional rollout [N, N]: probabilities whose rows sum to 1 (each is a mix of the inputs).
-function readRollout(value, n) {
-  if (value === undefined || value === null) return null;
-  const field = object(value, 'rollout');
-  if (field.dtype !== 'float32' || field.encoding !== 'base64') {
-    throw fail('invalid_argument', 'rollout', "must be { dtype: 'float32', encoding: 'base64' }");
+// Little-endian float32 weights [blocks, rows, cols] from a base64 field: every one a weight
+// in [0, 1] and every row summing to 1 (nothing is masked in these).
+function readRows(value, field, { blocks, rows, cols }) {
+  const block = object(value, field);
+  if (block.dtype !== 'float32' || block.encoding !== 'base64') {
+    throw fail('invalid_argument', field, "must be { dtype: 'float32', encoding: 'base64' }");
   }
-  const bytes = fromBase64(field.data, n * n * 4);
+  const bytes = fromBase64(block.data, blocks * rows * cols * 4);
   if (!bytes) {
-    throw fail('shape_mismatch', 'rollout.data', `must be base64 of ${n} x ${n} float32 values`);
+    throw fail(
+      'shape_mismatch',
+      `${field}.data`,
+      `must be base64 of ${blocks} x ${rows} x ${cols} float32 values`,
+    );
   }
   const view = new DataView(bytes.buffer);
-  const rollout = new Float32Array(n * n);
-  for (let i = 0; i < n; i++) {
+  const weights = new Float32Array(blocks * rows * cols);
+  for (let r = 0; r < blocks * rows; r++) {
     let sum = 0;
-    for (let j = 0; j < n; j++) {
-      const w = view.getFloat32((i * n + j) * 4, true);
+    for (let j = 0; j < cols; j++) {
+      const w = view.getFloat32((r * cols + j) * 4, true);
       if (!(w >= 0 && w <= 1)) {
-        throw fail('out_of_range', `rollout[${i}][${j}]`, `is ${w}, not a share in [0, 1]`);
+        throw fail('out_of_range', `${field}[${r}][${j}]`, `is ${w}, not a weight in [0, 1]`);
       }
-      rollout[i * n + j] = w;
+      weights[r * cols + j] = w;
       sum += w;
     }
     if (Math.abs(sum - 1) > ROW_SUM_TOLERANCE) {
-      throw fail('out_of_range', `rollout[${i}]`, `sums to ${sum}, not 1`);
+      throw fail('out_of_range', `${field}[${r}]`, `sums to ${sum}, not 1`);
     }
   }
-  return rollout;
+  return weights;
+}
+
+// A translation's decoder side (format.js): its tokens and the cross-attention over the n
+// source tokens, checked like the rest.
+function readTranslation(value, model, n) {
+  if (value === undefined || value === null) return null;
+  const translation = object(value, 'translation');
+  const L = SNAPSHOT_LIMITS;
+  const decoderLayers = int(translation.decoderLayers, 'translation.decoderLayers', 1, L.layers);
+  const target = array(translation.target, 'translation.target', L.tokens);
+  if (target.length === 0) {
+    throw fail('out_of_range', 'translation.target', 'must hold at least one token');
+  }
+  const tokens = target.map((raw, i) => {
+    const token = object(raw, `translation.target[${i}]`);
+    return {
+      text: string(token.text, `translation.target[${i}].text`, L.tokenText),
+      special: bool(token.special, `translation.target[${i}].special`),
+    };
+  });
+  const layers = indexList(translation.layers, 'translation.layers', decoderLayers);
+  const heads = indexList(translation.heads, 'translation.heads', model.heads);
+  const blocks = layers.length * heads.length;
+  if (blocks * tokens.length * n > L.weights) {
+    throw fail('out_of_range', 'translation.cross', `is more than the cap of ${L.weights} weights`);
+  }
+  return {
+    text: string(translation.text, 'translation.text', L.textLength),
+    decoderLayers,
+    target: tokens,
+    layers,
+    heads,
+    cross: readRows(translation.cross, 'translation.cross', {
+      blocks,
+      rows: tokens.length,
+      cols: n,
+    }),
+  };
+}
+
+// The optional rollout [N, N]: probabilities whose rows sum to 1 (each is a mix of the inputs).
+function readRollout(value, n) {
+  if (value === undefined || value === null) return null;
+  return readRows(value, 'rollout', { blocks: 1, rows: n, cols: n });
 }
 
 /**
  * A checked snapshot from its JSON text (or the parsed value).
  * @returns {{ version, created, model, text, pair, tokens, layers, heads, n, attention, visible,
- *   masks, predictions, selected, rollout }} attention: Float32Array [layers.length,
- *   heads.length, N, N]; visible: Uint8Array [layers.length, N, N]; rollout: Float32Array
- *   [N, N] or null (a snapshot written without it)
+ *   masks, predictions, selected, rollout, translation }} attention: Float32Array
+ *   [layers.length, heads.length, N, N]; visible: Uint8Array [layers.length, N, N]; rollout:
+ *   Float32Array [N, N] or null (a snapshot written without it); translation: null, or { text,
+ *   decoderLayers, target, layers, heads, cross: Float32Array [layers.length, heads.length, T, N] }
  */
 export function readSnapshot(input) {
   let value = input;
@@ -315,7 +364,19 @@ export function readSnapshot(input) {
       head: heads.includes(selectedHead) ? selectedHead : heads[0],
     },
     rollout: readRollout(root.rollout, n),
+    translation: readTranslation(root.translation, model, n),
   };
+}
+
+/** One decoder head of a translation's snapshot: { weights, mask } [T, N] (nothing masked). */
+export function translationHead(snapshot, layer, head) {
+  const { translation, n } = snapshot;
+  const a = translation.layers.indexOf(layer);
+  const b = translation.heads.indexOf(head);
+  if (a < 0 || b < 0) return null;
+  const size = translation.target.length * n;
+  const at = (a * translation.heads.length + b) * size;
+  return { weights: translation.cross.subarray(at, at + size), mask: new Uint8Array(size).fill(1) };
 }
 
 /** One head of a read snapshot by its model indices: { weights, mask } [N, N] views. */

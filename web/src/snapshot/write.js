@@ -15,6 +15,9 @@ import { float32Bytes, packBits, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, toBase64 } f
  *   predictions  as model.run() returned them
  *   selected     { layer, head }
  *   rollout      optional Float32Array [N, N]: attentionRollout() of every position
+ *   translation  for a translation only: { text, decoderLayers, target: [{ text, special }],
+ *                cross: Float32Array [decoderLayers, model.heads, T, N] } (every layer and head
+ *                of the decoder is kept)
  * @param {{ layers: number[], heads: number[], created?: Date }} pick what to include
  * @returns {object} the snapshot, ready for JSON.stringify
  */
@@ -64,6 +67,66 @@ export function writeSnapshot(run, { layers, heads, created = new Date() }) {
     predictions: run.predictions,
     selected: { ...run.selected },
     ...(run.rollout ? { rollout: float32Field(run.rollout) } : {}),
+    ...(run.translation ? { translation: writeTranslation(run.translation, model.heads, n) } : {}),
+  };
+}
+
+function writeTranslation({ text, decoderLayers, target, cross }, heads, n) {
+  const all = (count) => Array.from({ length: count }, (_, i) => i);
+  if (cross.length !== decoderLayers * heads * target.length * n) {
+    throw new RangeError('translation.cross must be [decoderLayers, heads, target tokens, N]');
+  }
+  return {
+    text,
+    decoderLayers,
+    target: target.map((token) => ({ text: token.text, special: Boolean(token.special) })),
+    layers: all(decoderLayers),
+    heads: all(heads),
+    cross: float32Field(cross),
+  };
+}
+
+/**
+ * The run writeSnapshot() takes for a translation (Model.translate()'s result, or the pieces
+ * of it a page kept): the source's tokens and the encoder's self-attention (nothing masked), and
+ * the generated tokens with every decoder layer's and head's cross-attention rows.
+ * @param {object} parts
+ *   model             { id, revision, modelType, layers, heads, encoderLayers, layerMasks? }
+ *                     as Model.info has them (layers counts both stacks)
+ *   text, source      the source text and its tokens [{ text, start, end, special }]
+ *   encoderAttention  Float32Array [encoder layers, heads, N, N]
+ *   steps             [{ text, special, crossAttention [decoder layers, heads, N] }]
+ *   translation       the translated text
+ */
+export function translationRun({ model, text, source, encoderAttention, steps, translation }) {
+  const n = source.length;
+  const { heads, encoderLayers } = model;
+  const decoderLayers = model.layers - encoderLayers;
+  const t = steps.length;
+  const cross = new Float32Array(decoderLayers * heads * t * n);
+  steps.forEach((step, i) => {
+    for (let lh = 0; lh < decoderLayers * heads; lh++) {
+      cross.set(step.crossAttention.subarray(lh * n, (lh + 1) * n), (lh * t + i) * n);
+    }
+  });
+  const layers = Array.from({ length: encoderLayers }, (_, l) => l);
+  return {
+    model: { ...model, layers: encoderLayers, causal: false },
+    text,
+    pair: null,
+    tokens: source.map((token) => ({ ...token, segment: 0 })),
+    attention: encoderAttention,
+    visible: layers.map(() => new Uint8Array(n * n).fill(1)),
+    layerMasks: layers.map((l) => model.layerMasks?.[l] ?? 'full'),
+    surgery: null,
+    predictions: [],
+    selected: { layer: 0, head: 0 },
+    translation: {
+      text: translation,
+      decoderLayers,
+      target: steps.map(({ text: piece, special }) => ({ text: piece, special })),
+      cross,
+    },
   };
 }
 

@@ -227,13 +227,15 @@ export class LineView {
     tokens.forEach((token, index) => {
       const box = boxes[index];
       const label = horizontal ? shortLabel(token.text, 8) : shortLabel(token.text, 18);
+      const name = `${tokenLabel(token.text)} (${index + 1})`;
       const item = svgEl(
         'g',
         {
           class: 'al-token',
           tabindex: index === 0 ? 0 : -1,
           role: 'button',
-          'aria-label': `${tokenLabel(token.text)} (${index + 1})`,
+          // A shortened label ('process…') leads the name, so what is seen is what is named.
+          'aria-label': label === token.text ? name : `${label} ${name}`,
           dataset: { side, index },
         },
         svgEl('rect', { x: box.x, y: box.y, width: box.w, height: box.h, rx: 5 }),

@@ -5,10 +5,14 @@
 // models is checked on its Hub fixture in models-picture.test.mjs). A serious or critical finding
 // fails the test with its rule, the elements it names and axe's own summary of what is wrong.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { blockingFindings } from './axe.mjs';
 import { computedCount, openDemo, waitForRecompute } from './demo-page.mjs';
 import { newPage, openBrowser } from './harness.mjs';
+import { addMarian, MARIAN, startHub, useHub, waitForTranslations } from './model-page-support.mjs';
 
 const VIEWS = ['matrix', 'lines', 'heads', 'numbers'];
 // A mask in each mode, so masked cells (and their text in the Numbers view) are checked too.
@@ -101,4 +105,28 @@ test('axe finds nothing serious on the widget sample post', async () => {
   assert.deepEqual(await blockingFindings(page), []);
   assert.deepEqual(page.problems, []);
   await page.close();
+});
+
+// The Translate mode (a tiny Marian served as the Hub holds opus-mt-zh-en), once translated.
+test('axe finds nothing serious in the Translate mode (en, zh)', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'attnlens-axe-hub-'));
+  addMarian(root);
+  const hub = await startHub(root);
+  try {
+    // Last in this file: every later page of the shared context would ask this Hub.
+    await useHub(browser.context, hub.url);
+    for (const lang of ['en', 'zh']) {
+      const page = await newPage(browser.context);
+      const link = new URLSearchParams({ lang, model: MARIAN, text: '我爱自然语言处理' });
+      await page.goto(`${browser.base}/demo/?${link}`);
+      await page.waitForSelector('#model-load, .model-status.is-ready', { timeout: 30000 });
+      if (await page.$('#model-load')) await page.click('#model-load');
+      await waitForTranslations(page, 1);
+      assert.deepEqual(await blockingFindings(page), [], lang);
+      await page.close();
+    }
+  } finally {
+    await hub.close();
+    rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -167,3 +167,27 @@ export async function waitForRuns(page, count) {
     timeout: 30000,
   });
 }
+
+export const MARIAN = 'Helsinki-NLP/opus-mt-zh-en';
+
+/**
+ * The tiny Marian of tests/models/make_tiny_marian.py (opus-mt-zh-en's files and fields, random
+ * weights) under `root` as the Hub holds MARIAN; returns its folder.
+ */
+export function addMarian(root) {
+  const made = mkdtempSync(join(tmpdir(), 'attnlens-page-marian-'));
+  execFileSync('/usr/bin/python3', [
+    join(WEB_ROOT, '..', 'tests/models/make_tiny_marian.py'),
+    made,
+  ]);
+  const folder = join(root, ...MARIAN.split('/'), 'main');
+  cpSync(join(made, 'marian.safetensors'), folder, { recursive: true });
+  return folder;
+}
+
+/** Waits until the page has finished `count` translations in all. */
+export async function waitForTranslations(page, count) {
+  await page.waitForFunction((n) => Number(document.body.dataset.translations ?? 0) >= n, count, {
+    timeout: 60000,
+  });
+}

@@ -47,18 +47,24 @@ export const rejectsWith = (promise, { name, code, parameter, message }) =>
 
 /**
  * The reference forward pass of every case at once (one Python process):
- * cases [{ folder, ids, types?, masks?, projections? (a layer) }] ->
- * [{ attention: number[], logits: number[] | null, projections: number[] | null }].
+ * cases [{ folder, ids, types?, masks?, projections? (a layer), ablate? ([[layer, head,
+ * mode]]), lens? (true: every hidden state's logits) }] ->
+ * [{ attention: number[], logits: number[] | null, projections: number[] | null,
+ *    lens: number[] | null ([layers + 1, N, vocab]) }].
  */
 export function referenceForward(cases) {
   const request = JSON.stringify({
-    cases: cases.map(({ folder: f, ids, types = null, masks = null, projections = null }) => ({
-      folder: f,
-      ids,
-      types,
-      masks,
-      projections,
-    })),
+    cases: cases.map(
+      ({ folder: f, ids, types = null, masks = null, projections = null, ablate, lens }) => ({
+        folder: f,
+        ids,
+        types,
+        masks,
+        projections,
+        ablate: ablate ?? null,
+        lens: lens ?? false,
+      }),
+    ),
   });
   const answer = execFileSync(PYTHON, [join(REPO, 'tests/models/reference.py')], {
     input: request,

@@ -42,7 +42,13 @@ import {
   type MaskPrediction,
   type ModelDescription,
   type ModelHeadScores,
+  type ModelHeadEffects,
+  type HeadEffect,
+  type LensToken,
+  type AblationMode,
   HEAD_SCORE_OPTIONS,
+  HEAD_EFFECTS_OPTIONS,
+  ABLATION_MODES,
   GENERATE_OPTIONS,
   type GeneratedToken,
   type ModelGeneration,
@@ -54,6 +60,10 @@ import {
   type ImageRun,
   type VisionModel,
   VISION_MODEL_TYPES,
+  TRANSLATE_OPTIONS,
+  type Translation,
+  type TranslationStep,
+  type ModelType,
 } from 'attnlens/models';
 import {
   createTrainer,
@@ -320,6 +330,23 @@ async function models(): Promise<void> {
   void [sink, probe, scoreOptions, scored.heads[0]?.label === 'sink'];
   // @ts-expect-error the probe length is a number
   await model.headScores({ length: '20' });
+  const lensed = await model.run('x', {
+    ablate: [{ layer: 0, head: 1, mode: 'mean' }],
+    lens: true,
+  });
+  const lensTop: LensToken | undefined = lensed.lens?.top[0]?.[0]?.[0];
+  const lensIds: Int32Array | undefined = lensed.lens?.ids;
+  const ablatedMode: AblationMode | undefined = lensed.ablated?.[0]?.mode;
+  await model.run('x', { lens: { topK: 3 }, ablate: [{ layer: 0, head: 0 }] });
+  // @ts-expect-error an ablation mode is 'zero' or 'mean'
+  await model.run('x', { ablate: [{ layer: 0, head: 0, mode: 'half' }] });
+  const effects: ModelHeadEffects = await model.headEffects('x', { target: ' the', position: 0 });
+  const effect: HeadEffect | undefined = effects.heads[0];
+  const effectOptions: readonly string[] = HEAD_EFFECTS_OPTIONS;
+  const modes: readonly AblationMode[] = ABLATION_MODES;
+  void [lensTop, lensIds, ablatedMode, effect?.delta, effectOptions, modes, effects.layersRun];
+  // @ts-expect-error a target is an id or a string
+  await model.headEffects('x', { target: [1] });
   const controller = new AbortController();
   const generation: ModelGeneration = await model.generate('Once upon a time', {
     maxTokens: 8,
@@ -330,12 +357,25 @@ async function models(): Promise<void> {
     signal: controller.signal,
     onToken: (token: GeneratedToken) => void token.attention.length,
   });
-  const rows: Float32Array | undefined = generation.attention[0];
+  const stepRows: Float32Array | undefined = generation.attention[0];
   const why2: 'eos' | 'maxTokens' = generation.stopped;
   const generateOptions: readonly string[] = GENERATE_OPTIONS;
-  void [rows, why2, generation.text, generation.prompt.attention, generateOptions];
+  void [stepRows, why2, generation.text, generation.prompt.attention, generateOptions];
   // @ts-expect-error maxTokens is a number
   await model.generate('x', { maxTokens: '8' });
+  const translation: Translation = await model.translate('我爱你', {
+    maxTokens: 16,
+    beams: 4,
+    signal: controller.signal,
+    onToken: (step: TranslationStep) => void step.crossAttention.length,
+    returnLogits: true,
+  });
+  const crossRow: Float32Array | undefined = translation.steps[0]?.crossAttention;
+  const translateOptions: readonly string[] = TRANSLATE_OPTIONS;
+  const kinds: ModelType[] = ['vit', 'dinov2_with_registers', 'marian'];
+  void [crossRow, translation.encoderAttention, translation.score, translateOptions, kinds];
+  // @ts-expect-error beams is a number
+  await model.translate('x', { beams: '4' });
   const about: ModelDescription = await describeModel('gpt2', { dtype: 'f16', revision: 'main' });
   const needs: number = about.memoryBytes + about.loadScratchBytes;
   const why: string | null = about.fits ? null : about.reason;

@@ -25,6 +25,7 @@ export const enModels = {
   catalogBertChinese: 'BERT, Chinese, one character a token',
   catalogBertTiny: 'BERT, the smallest',
   catalogBertMultilingual: 'BERT, many languages: a sentence and its translation as a pair',
+  catalogOpusZhEn: 'Marian, Chinese to English: translates, and shows where each word looked',
   modelChecking: 'checking the size…',
   modelSizeUnknown:
     'Size unknown: this browser is offline and has not kept this model. Load tries anyway.',
@@ -323,4 +324,39 @@ export const enModels = {
   pictureLabel: '{label}: {p}%',
   pictureExportPng: 'PNG',
   pictureExportJson: 'JSON',
+  // the Translate mode (model/translate-panel.js)
+  translateTitle: 'Translation, token by token',
+  translateHint:
+    'The model writes its translation one token at a time. Each new token looks back at the ' +
+    'source through cross-attention: the alignment below grows with every token.',
+  translateRun: 'Translate',
+  translateStop: 'Stop',
+  translateLayer: 'Decoder layer',
+  translateHead: 'Head',
+  translateAllLayers: 'all layers (mean)',
+  translateAllHeads: 'all heads (mean)',
+  translateAlignment: 'cross-attention alignment',
+  translateMatrixCaption: 'Alignment: translation (rows) × source (columns)',
+  translateLinesCaption: 'Lines: source above, translation below',
+  translateSource: 'source',
+  translateTarget: 'translation',
+  translateIdle: 'Type a text to translate.',
+  translateGoing: 'translating… {n} tokens so far',
+  translateDone: '{n} tokens, done',
+  translateStopped: 'stopped after {n} tokens',
+  translateHeadsTitle: 'Which heads align',
+  translateHeadsHint:
+    'Each head’s share of attention on the source word a translated word comes from ' +
+    '({pairs}); a head at {share} or more aligns.',
+  translateHeadsNoDictionary:
+    'This text has no dictionary of which word translates which, so no head is scored: ' +
+    'pick a head to see its alignment.',
+  translateShareTitle: 'share of attention on the source word: {share}',
+  translateAligns: 'aligns',
+  translateCrossMask: 'Cross-attention',
+  translateMaskFull: 'full (as trained)',
+  translateMaskLast: 'last source token only: one fixed vector',
+  translateMaskMean: 'mean of the source',
+  translateMaskLocal: 'local window (±2, Luong)',
+  translateCompare: 'With full attention: {text}',
 };

@@ -54,6 +54,7 @@ export const en = {
   widgetLoadModelUnknown: 'Load model (size unknown)',
   widgetModelLoading: 'loading {model}… {done}',
   widgetLayerHead: 'layer {layer} · head {head}',
+  widgetCrossAttention: 'cross-attention',
   widgetSnapshotAbout: 'snapshot of {model} · {date}',
   widgetLayer: 'Layer',
 };

@@ -51,6 +51,7 @@ export const zh = {
   widgetLoadModelUnknown: '加载模型（大小未知）',
   widgetModelLoading: '正在加载 {model}… {done}',
   widgetLayerHead: '第 {layer} 层 · 第 {head} 个头',
+  widgetCrossAttention: '交叉注意力',
   widgetSnapshotAbout: '{model} 的快照 · {date}',
   widgetLayer: '层',
 };

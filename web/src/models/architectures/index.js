@@ -8,6 +8,7 @@ import { dinov2, dinov2WithRegisters } from './dinov2.js';
 import { gptNeo } from './gpt-neo.js';
 import { gpt2 } from './gpt2.js';
 import { llama } from './llama.js';
+import { marian } from './marian.js';
 import { qwen2 } from './qwen2.js';
 import { vit } from './vit.js';
 
@@ -20,6 +21,7 @@ const BY_MODEL_TYPE = {
   vit,
   dinov2,
   dinov2_with_registers: dinov2WithRegisters,
+  marian,
 };
 
 /** The model_type values loadModel accepts. */

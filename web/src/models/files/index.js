@@ -47,10 +47,18 @@ export const MODEL_FILES_OPTIONS = Object.freeze([
 const REQUIRED = ['config.json', 'tokenizer.json'];
 const OPTIONAL = ['tokenizer_config.json', 'preprocessor_config.json'];
 const VISION_REQUIRED = ['config.json', 'preprocessor_config.json'];
+// Marian's tokenizer (Helsinki-NLP/opus-mt-*: no tokenizer.json): two SentencePiece models and
+// the vocabulary they map into (target_vocab.json only with separate_vocabs).
+const MARIAN_REQUIRED = ['config.json', 'source.spm', 'target.spm', 'vocab.json'];
+const MARIAN_OPTIONAL = ['tokenizer_config.json', 'target_vocab.json'];
 
 // A vision model reads pictures, not text: its preprocessor_config.json replaces the tokenizer.
 const isVision = (config) => VISION_MODEL_TYPES.includes(config.model_type);
-const requiredFiles = (config) => (isVision(config) ? VISION_REQUIRED : REQUIRED);
+const isMarian = (config) => config.model_type === 'marian';
+const requiredFiles = (config) => {
+  if (isVision(config)) return VISION_REQUIRED;
+  return isMarian(config) ? MARIAN_REQUIRED : REQUIRED;
+};
 
 export async function loadModelFiles(source, rawOptions) {
   const options = checkOptions(rawOptions);
@@ -60,7 +68,7 @@ export async function loadModelFiles(source, rawOptions) {
   if (llama2c) return loadLlama2cFiles(llama2c, createReader(llama2c, options));
   const from = await openSource(source, options);
   const reader = createReader(from, options);
-  const { weightFile, weightFiles, index } = await planFiles(from, reader, options.signal);
+  const { weightFile, weightFiles, index, listing } = await planFiles(from, reader, options.signal);
 
   const config = plainObject(parseJson(await reader.required('config.json'), 'config.json'));
   if (isVision(config)) {
@@ -74,19 +82,13 @@ export async function loadModelFiles(source, rawOptions) {
       preprocessor,
     };
   }
-  const tokenizerJson = plainObject(
-    parseJson(await reader.required('tokenizer.json'), 'tokenizer.json'),
-    'tokenizer.json',
-  );
-  const tokenizerConfigBytes = await reader.optional('tokenizer_config.json');
-  const tokenizerConfig = tokenizerConfigBytes
-    ? plainObject(parseJson(tokenizerConfigBytes, 'tokenizer_config.json'), 'tokenizer_config.json')
-    : null;
-
+  const tokenizer = isMarian(config)
+    ? await readMarianTokenizer(reader, listing)
+    : await readTokenizer(reader);
   return {
     ...(await readWeights(reader, from, weightFile, weightFiles, index)),
     config,
-    tokenizer: { json: tokenizerJson, config: tokenizerConfig },
+    tokenizer,
   };
 }
 
@@ -109,6 +111,38 @@ async function readWeights(reader, from, weightFile, weightFiles, index) {
   };
 }
 
+async function readTokenizer(reader) {
+  return {
+    json: plainObject(
+      parseJson(await reader.required('tokenizer.json'), 'tokenizer.json'),
+      'tokenizer.json',
+    ),
+    config: await optionalJson(reader, 'tokenizer_config.json'),
+  };
+}
+
+// { marian: { sourceSpm, targetSpm, vocab, targetVocab, config } } for marian-tokenizer.js.
+async function readMarianTokenizer(reader, listing) {
+  await reader.plan([...MARIAN_REQUIRED, ...MARIAN_OPTIONAL], listing);
+  return {
+    marian: {
+      sourceSpm: await reader.required('source.spm'),
+      targetSpm: await reader.required('target.spm'),
+      vocab: plainObject(
+        parseJson(await reader.required('vocab.json'), 'vocab.json'),
+        'vocab.json',
+      ),
+      targetVocab: await optionalJson(reader, 'target_vocab.json'),
+      config: await optionalJson(reader, 'tokenizer_config.json'),
+    },
+  };
+}
+
+async function optionalJson(reader, name) {
+  const bytes = await reader.optional(name);
+  return bytes ? plainObject(parseJson(bytes, name), name) : null;
+}
+
 /**
  * What loadModelFiles would download, without downloading it: every file with its size (null
  * where the source cannot say), the required files it lacks (`missing`: a load would fail on
@@ -124,8 +158,9 @@ export async function listModelFiles(source, rawOptions) {
   if (llama2c) return listLlama2cFiles(llama2c, createReader(llama2c, options), options.signal);
   const from = await openSource(source, options);
   const reader = createReader(from, options);
-  const { weightFiles } = await planFiles(from, reader, options.signal);
+  const { weightFiles, listing } = await planFiles(from, reader, options.signal);
   const config = plainObject(parseJson(await reader.required('config.json'), 'config.json'));
+  if (isMarian(config)) await reader.plan([...MARIAN_REQUIRED, ...MARIAN_OPTIONAL], listing);
   const files = reader.planned();
   const sum = (list) =>
     list.every((file) => file.size !== null) ? list.reduce((a, f) => a + f.size, 0) : null;
@@ -167,8 +202,9 @@ async function planFiles(from, reader, signal) {
     index = readShardIndex(parseJson(await reader.required(weightFile), weightFile), weightFile);
     weightFiles = index.shards;
   }
+  // Marian's tokenizer files are planned once config.json says the model is one.
   await reader.plan([...REQUIRED, ...OPTIONAL, ...weightFiles], listing);
-  return { weightFile, weightFiles, index };
+  return { weightFile, weightFiles, index, listing };
 }
 
 function checkOptions(raw, known = MODEL_FILES_OPTIONS) {
