@@ -747,6 +747,10 @@ export interface ModelDescription extends Omit<ModelFileListing, 'config'> {
   fits: boolean;
   /** Why it does not fit (the message loadModel would refuse it with), else null. */
   reason: string | null;
+  /** A vision transformer's: it reads pictures (VisionModel), not text. */
+  vision?: true;
+  /** An encoder-decoder's encoder layers (of `layers`): it translates (Model.translate()). */
+  encoderLayers?: number;
 }
 
 /** What loading a model would take (files, sizes, memory), before its weights are downloaded. */

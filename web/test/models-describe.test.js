@@ -94,6 +94,9 @@ describe('describeModel', () => {
         [about.modelType, about.layers, about.heads, about.causal, about.fits, about.reason],
         ['gpt_neo', 3, 2, true, true, null],
       );
+      // A text model: neither a picture reader's nor a translator's field.
+      assert.equal(about.vision, undefined);
+      assert.equal(about.encoderLayers, undefined);
       model.dispose();
     }
   });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { loadModel } from '../src/models/index.js';
+import { describeModel, loadModel } from '../src/models/index.js';
 import { sinusoidalPositions } from '../src/models/architectures/marian.js';
 import { assertClose } from './support/tiny-models.mjs';
 
@@ -44,6 +44,13 @@ test('the config and files load as a Marian of two stacks', () => {
   assert.equal(info.layers, 4);
   assert.equal(info.encoderLayers, 2);
   assert.deepEqual(info.layerMasks, ['global', 'global', 'causal', 'causal']);
+});
+
+test('describeModel says, before any weight is read, that it translates', async () => {
+  const about = await describeModel(join(folder, 'marian.safetensors'));
+  assert.equal(about.modelType, 'marian');
+  assert.equal(about.encoderLayers, models.safetensors.info.encoderLayers);
+  assert.equal(about.vision, undefined);
 });
 
 test('greedy translation matches the reference at every step, either weight file', async () => {

@@ -232,6 +232,8 @@ describe('bad vision checkpoints get clear errors', () => {
     const described = await describeModel(join(out, 'dinov2-registers'));
     assert.deepEqual(described.missing, []);
     assert.equal(described.modelType, 'dinov2_with_registers');
+    assert.equal(described.vision, true);
+    assert.equal(described.encoderLayers, undefined);
     assert.ok(described.files.some((f) => f.name === 'preprocessor_config.json'));
     assert.equal(described.fits, true);
   });

@@ -14,6 +14,14 @@ import { MAX_WASM_BYTES, pairMemory } from './compare-memory.js';
 
 const HUB_URL = typeof globalThis.ATTNLENS_HUB_URL === 'string' ? globalThis.ATTNLENS_HUB_URL : '';
 
+// The columns run text through both models: a model that reads pictures or translates (as
+// describeModel says before anything downloads) cannot stand beside the page's. The string key
+// saying which, or null.
+const notText = (about) => {
+  if (about.vision) return 'compareReadsPictures';
+  return about.encoderLayers === undefined ? null : 'compareTranslates';
+};
+
 export class ComparePanel {
   // host: the panel's body; session: the page's ModelSession (its model and client);
   // update/getState as the page's panels have; trainedModel(): LearnPanel.trainedModel();
@@ -91,6 +99,7 @@ export class ComparePanel {
     const first = this.session.loaded;
     return (
       Boolean(first && this.about?.status === 'ready' && !this.about.missing?.length) &&
+      !notText(this.about) &&
       pairMemory(first.bytes, this.about).fits
     );
   }
@@ -272,6 +281,11 @@ export class ComparePanel {
     if (about.missing?.length) {
       const text = t('modelMissing', { files: about.missing.join(', ') });
       return [memory, el('p', { class: 'model-status is-error', role: 'alert', text })];
+    }
+    const reads = notText(about);
+    if (reads) {
+      const text = t('compareNotText', { name: picked.name, reads: t(reads) });
+      return [el('p', { class: 'model-status is-error compare-refused', role: 'alert', text })];
     }
     if (!fits) {
       const text = t('compareTooLarge', {

@@ -20,9 +20,12 @@ export const DESCRIBE_OPTIONS = Object.freeze([
 /**
  * @returns {Promise<{ source, files, weightFiles, weightBytes, downloadBytes, allCached,
  *   modelType, layers, heads, hidden, vocab, maxPositions, causal, dtype, parameters,
- *   memoryBytes, loadScratchBytes, fits, reason }>} memoryBytes: the weights in wasm memory;
+ *   memoryBytes, loadScratchBytes, fits, reason, vision?, encoderLayers? }>} memoryBytes: the
+ *   weights in wasm memory;
  *   loadScratchBytes: the extra the load needs for a moment; fits/reason: whether both fit the
- *   engine's memory, and the message loadModel would refuse it with when they do not.
+ *   engine's memory, and the message loadModel would refuse it with when they do not; vision
+ *   (true) and encoderLayers as the loaded model's info will have them: one that reads pictures,
+ *   one that translates.
  */
 export async function describeModel(source, options) {
   const opts = optionsObject(options, 'options', DESCRIBE_OPTIONS);
@@ -63,5 +66,7 @@ export async function describeModel(source, options) {
     loadScratchBytes: size.loadScratchBytes,
     fits: size.fits,
     reason: size.reason,
+    ...(architecture.vision ? { vision: true } : {}),
+    ...(architecture.encoderDecoder ? { encoderLayers: core.encoderLayers } : {}),
   };
 }

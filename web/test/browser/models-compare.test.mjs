@@ -15,7 +15,9 @@ import { describeModel } from '../../src/models/index.js';
 import { tinyModel } from '../support/tiny-models.mjs';
 import { artifact, newPage, openBrowser } from './harness.mjs';
 import {
+  addMarian,
   hubFixtures,
+  MARIAN,
   NEO,
   runInNode,
   SLOW,
@@ -59,6 +61,7 @@ describe('two models side by side', () => {
       n_layer: 48,
     };
     writeFileSync(config, JSON.stringify(huge));
+    addMarian(fixtures.root);
     hub = await startHub(fixtures.root);
     browser = await openBrowser();
     await useHub(browser.context, hub.url);
@@ -184,6 +187,17 @@ describe('two models side by side', () => {
       /^Not loaded: together the two models would need .* more than the 2\.0 GiB/,
     );
     assert.equal(await page.$('#compare-load'), null);
+    await page.close();
+  });
+
+  it('refuses a model that translates, in words, with nothing downloaded', async () => {
+    const page = await openStories('en');
+    await page.fill('#compare-hub-id', MARIAN);
+    await page.click('#compare-body .model-hub-form button[type="submit"]');
+    await page.waitForSelector('.compare-refused', { timeout: 30000 });
+    assert.match(await page.textContent('.compare-refused'), /^Not loaded: .* translates, so/);
+    assert.equal(await page.$('#compare-load'), null);
+    assert.deepEqual(problems(page), []);
     await page.close();
   });
 

@@ -267,6 +267,11 @@ export const enModels = {
   compareTooLarge:
     'Not loaded: together the two models would need {total}, more than the {limit} of wasm ' +
     'memory the page allows. Pick a smaller second model.',
+  compareNotText:
+    'Not loaded: {name} {reads}, so it cannot run on the page’s text beside it. Pick a model ' +
+    'that reads text.',
+  compareReadsPictures: 'reads pictures',
+  compareTranslates: 'translates',
   compareLoad: 'Load {name} beside it ({size})',
   compareLoading: 'Loading {name}… {done}',
   compareRemove: 'Remove the second model',

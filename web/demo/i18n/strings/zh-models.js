@@ -247,6 +247,9 @@ export const zhModels = {
   compareTooLarge:
     '未加载：两个模型合计需要 {total}，超过页面允许的 {limit} wasm 内存。' +
     '请选一个更小的第二个模型。',
+  compareNotText: '未加载：{name}{reads}，无法与页面的模型一起处理这段文本。请选一个读文本的模型。',
+  compareReadsPictures: '读取的是图片',
+  compareTranslates: '是翻译模型',
   compareLoad: '在旁边加载 {name}（{size}）',
   compareLoading: '正在加载 {name}… {done}',
   compareRemove: '移除第二个模型',
