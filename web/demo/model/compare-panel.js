@@ -114,7 +114,11 @@ export class ComparePanel {
         onProgress: (progress) => {
           if (this.picked !== picked || !this.loading) return;
           this.loading.progress = progress;
-          this.render();
+          // Only the status line changes: drawing the panel again would replace the Cancel
+          // button under the reader's pointer or keyboard focus at every chunk.
+          const status = this.details.querySelector('#compare-loading-status');
+          if (status) status.textContent = this.#loadingText();
+          else this.render();
         },
       });
       if (info === null || this.picked !== picked) return;
@@ -230,10 +234,8 @@ export class ComparePanel {
       ];
     }
     if (this.loading) {
-      const progress = this.loading.progress;
-      const done = progress ? formatBytes(progress.totalLoaded ?? 0) : '';
       return [
-        el('p', { class: 'model-status', text: t('compareLoading', { name: picked.name, done }) }),
+        el('p', { class: 'model-status', id: 'compare-loading-status', text: this.#loadingText() }),
         el('button', {
           type: 'button',
           class: 'model-action',
@@ -244,6 +246,12 @@ export class ComparePanel {
       ];
     }
     return [...this.#memoryParts(), remove];
+  }
+
+  #loadingText() {
+    const progress = this.loading?.progress;
+    const done = progress ? formatBytes(progress.totalLoaded ?? 0) : '';
+    return t('compareLoading', { name: this.picked.name, done });
   }
 
   // Both models' weights in wasm memory (and, before the second loads, its scratch).
