@@ -56,7 +56,7 @@ Examples:
   attnlens --model stories15M.bin --tokenizer tokenizer.bin "Once upon a time"
   attnlens --model ./TinyStories-1M "Once upon a time" --layer 3 --head all
   attnlens --model stories260K "Once upon a time, there was a" --rollout
-  attnlens --model stories260K "Once upon a time, there was a" --ablate 0.1,4.0 --lens`;
+  attnlens --model stories260K "Once upon a time" --ablate 0.1,4.0 --lens`;
 
 const OPTIONS = {
   model: { type: 'string' },
