@@ -203,6 +203,7 @@ try {
     'widget/attnlens-widget.js',
     'widget/widget-models.js',
     'widget/widget-style.js',
+    'widget/widget-translation.js',
     'widget.d.ts',
     'src/models/files/index.js',
     'src/models/tokenizer.js',
