@@ -225,7 +225,7 @@ try {
       /^(test|scripts|node_modules|demo)\//.test(f) ||
       f.includes('-eval.') ||
       (f.startsWith('widget/') &&
-        !/^widget\/(attnlens-widget|widget-models|widget-style)\.js$/.test(f)),
+        !/^widget\/(attnlens-widget|widget-models|widget-style|widget-translation)\.js$/.test(f)),
   );
   assert.deepEqual(strays, [], 'files that do not belong in the tarball');
   console.log(
