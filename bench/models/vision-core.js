@@ -48,14 +48,15 @@ const argmax = (values) => {
  *   options.models the Hugging Face folder (path or URL), the ONNX bytes and the parsed
  *   preprocessor_config.json of each model; `pairs` timed calls per side
  * @param {string} options.backend attnlens' wasm flavour ('wasm': the best this engine runs)
- * @param {() => number | null} [options.cpuMs] the process's CPU time so far (Node), or null
+ * @param {() => number | Promise<number>} [options.cpuMs] CPU time so far in ms of the process
+ *   that runs both sides (Node's; Chromium's renderer, read by vision.mjs from /proc)
  * @param {(line: string) => void} options.log
  */
 export async function runVisionBenchmark(options) {
   const { loadModel, createAttention, vision, ort, models, backend, log } = options;
-  // CPU time where the host gives one (Node); null in a page.
-  const cpuSince = (c0) => (options.cpuMs ? options.cpuMs() - c0 : null);
-  const cpuNow = () => (options.cpuMs ? options.cpuMs() : null);
+  // CPU time where the host gives one (read before the clock starts and after it stops).
+  const cpuNow = async () => (options.cpuMs ? options.cpuMs() : null);
+  const cpuSince = async (c0) => (c0 === null ? null : (await cpuNow()) - c0);
   const picture = cameraFrame();
   const attention = await createAttention({ backend, threads: 1, models: true });
   ort.env.wasm.numThreads = 1;
@@ -75,18 +76,21 @@ export async function runVisionBenchmark(options) {
       );
     }
     const ours = async () => {
-      const [t0, c0] = [performance.now(), cpuNow()];
+      const c0 = await cpuNow();
+      const t0 = performance.now();
       const result = await model.run(picture, { returnLogits: true, topK: 1 });
-      return { ms: performance.now() - t0, cpu: cpuSince(c0), result };
+      const ms = performance.now() - t0;
+      return { ms, cpu: await cpuSince(c0), result };
     };
     const theirs = async () => {
-      const [t0, c0] = [performance.now(), cpuNow()];
+      const c0 = await cpuNow();
+      const t0 = performance.now();
       const input = vision.preprocessImage(await vision.readImage(picture), plan);
       const t1 = performance.now();
       const pixels = new ort.Tensor('float32', input.pixelValues, [3, input.height, input.width]);
       const result = await session.run({ pixel_values: pixels });
       const t2 = performance.now();
-      return { ms: t2 - t0, cpu: cpuSince(c0), preprocessMs: t1 - t0, result };
+      return { ms: t2 - t0, cpu: await cpuSince(c0), preprocessMs: t1 - t0, result };
     };
     // One untimed call each (compilation, first allocations), which also checks the outputs.
     const first = { ours: (await ours()).result, theirs: (await theirs()).result };

@@ -36,6 +36,8 @@ window.runBenchmark = async ({ models, backend }) => {
     ort,
     models: specs,
     backend,
+    // vision.mjs reads the renderer's CPU time from /proc (page.exposeFunction).
+    cpuMs: window.rendererCpuMs,
     log: console.log,
   });
 };

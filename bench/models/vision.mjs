@@ -8,7 +8,7 @@
 //
 // Needs the wasm modules (./scripts/build-wasm.sh), onnxruntime-web in bench/peers/node_modules
 // (cd bench/peers && npm ci) and the models (build_vision_models.py into bench/models/build/).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -35,6 +35,35 @@ const load = () =>
     .join(' ');
 console.log(`load average before: ${load()} (1, 5, 15 min)`);
 
+// The CPU time of Chromium's renderers started by this process (the benchmark page's), from
+// /proc: the sum over their threads of schedstat's nanoseconds on a CPU (Linux only).
+function rendererCpuMs() {
+  const read = (path) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return ''; // a process or thread that has just exited
+    }
+  };
+  const children = new Map();
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    const parent = read(`/proc/${pid}/stat`)
+      .replace(/^.*\) /, '')
+      .split(' ')[1];
+    if (parent) children.set(parent, [...(children.get(parent) ?? []), pid]);
+  }
+  let ns = 0;
+  const visit = (pid) => {
+    if (read(`/proc/${pid}/cmdline`).includes('--type=renderer')) {
+      for (const task of readdirSync(`/proc/${pid}/task`, { throwIfNoEntry: false }) ?? [])
+        ns += Number(read(`/proc/${pid}/task/${task}/schedstat`).split(' ')[0] || 0);
+    }
+    for (const child of children.get(pid) ?? []) visit(child);
+  };
+  visit(String(process.pid));
+  return ns / 1e6;
+}
+
 if (values.browser) {
   const { REPO_ROOT, newPage, openBrowser } = await import('../../web/scripts/chromium.mjs');
   const browser = await openBrowser({ root: REPO_ROOT });
@@ -44,10 +73,12 @@ if (values.browser) {
       if (message.type() === 'log') console.log(message.text());
     });
     page.setDefaultTimeout(0);
+    await page.exposeFunction('rendererCpuMs', rendererCpuMs);
     await page.goto(`${browser.base}/bench/models/vision.html`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     console.log(
-      `headless Chromium ${await page.evaluate(() => navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1])}, one thread`,
+      `headless Chromium ${await page.evaluate(() => navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1])}, one thread` +
+        ` (CPU: the renderer process's)`,
     );
     await page.evaluate((options) => window.runBenchmark(options), {
       models,
