@@ -78,6 +78,10 @@ async function ortGreedy(ort, session, promptIds, newTokens, layers, heads, head
   return { ids, stamps };
 }
 
+const describeSide = ({ perSecond, firstMs, stepMs }) =>
+  `${perSecond.toFixed(2)} tokens/s (first token ${firstMs.toFixed(0)} ms, then ` +
+  `${stepMs.toFixed(0)} ms/token)`;
+
 /** One side's timing from its start and per-token stamps. */
 function timing(start, stamps) {
   const total = stamps.at(-1) - start;
@@ -157,7 +161,7 @@ export async function runGenerateBenchmark(options) {
   );
   const rows = [];
   for (let pair = 0; pair < pairs; pair++) {
-    // Alternating which side goes first, so neither always follows the other's garbage.
+    // Which side goes first alternates too: neither always runs after the other's garbage.
     let a;
     let b;
     if (pair % 2) {
@@ -174,32 +178,25 @@ export async function runGenerateBenchmark(options) {
       stepRatio: b.stepMs / a.stepMs,
     });
     log(
-      `pair ${pair + 1}: attnlens ${a.perSecond.toFixed(2)} tokens/s (first token ` +
-        `${a.firstMs.toFixed(0)} ms, then ${a.stepMs.toFixed(0)} ms/token), onnxruntime-web ` +
-        `${b.perSecond.toFixed(2)} tokens/s (first ${b.firstMs.toFixed(0)} ms, then ` +
-        `${b.stepMs.toFixed(0)} ms/token): attnlens ${rows.at(-1).ratio.toFixed(2)}x`,
+      `pair ${pair + 1}: attnlens ${describeSide(a)}, onnxruntime-web ${describeSide(b)}: ` +
+        `attnlens ${rows.at(-1).ratio.toFixed(2)}x`,
     );
   }
-  const pick = (side, key) => median(rows.map((r) => r[side][key]));
+  const sideMedians = (side) =>
+    Object.fromEntries(
+      ['perSecond', 'firstMs', 'stepMs'].map((key) => [key, median(rows.map((r) => r[side][key]))]),
+    );
   const summary = {
     same,
-    attnlens: {
-      perSecond: pick('attnlens', 'perSecond'),
-      firstMs: pick('attnlens', 'firstMs'),
-      stepMs: pick('attnlens', 'stepMs'),
-    },
-    ort: {
-      perSecond: pick('ort', 'perSecond'),
-      firstMs: pick('ort', 'firstMs'),
-      stepMs: pick('ort', 'stepMs'),
-    },
+    attnlens: sideMedians('attnlens'),
+    ort: sideMedians('ort'),
     ratio: median(rows.map((r) => r.ratio)),
     stepRatio: median(rows.map((r) => r.stepRatio)),
   };
   log(
-    `medians of ${pairs}: attnlens ${summary.attnlens.perSecond.toFixed(2)} tokens/s, ` +
-      `onnxruntime-web ${summary.ort.perSecond.toFixed(2)} tokens/s; per-pair ratio ` +
-      `${summary.ratio.toFixed(2)}x (whole call), ${summary.stepRatio.toFixed(2)}x (steps after the first token)`,
+    `medians of ${pairs}: attnlens ${describeSide(summary.attnlens)}, onnxruntime-web ` +
+      `${describeSide(summary.ort)}; per-pair ratio ${summary.ratio.toFixed(2)}x (whole call), ` +
+      `${summary.stepRatio.toFixed(2)}x (steps after the first token)`,
   );
   model.dispose();
   await session.release?.();
