@@ -35,6 +35,7 @@ import math
 import os
 import struct
 import sys
+import tempfile
 
 import numpy
 import torch
@@ -73,19 +74,53 @@ def gpt2_small_state():
     return state
 
 
+class GraphBuilder:
+    """Nodes and initializers of a GPT-2 graph over `state`, with the pieces both graphs share:
+    constants, layer norm, a Conv1D linear, gelu_new and the MLP."""
+
+    def __init__(self, state):
+        self.nodes = []
+        self.inits = [numpy_helper.from_array(t.numpy(), name) for name, t in state.items()]
+        self.const("scale", [1.0 / math.sqrt(WIDTH // HEADS)])
+        self.const("half", [0.5])
+        self.const("one", [1.0])
+        self.const("cubic", [0.044715])
+        self.const("sqrt_2_pi", [math.sqrt(2.0 / math.pi)])
+        self.const("three", [3.0])
+
+    def const(self, name, values, dtype=TensorProto.FLOAT):
+        """A list is a 1-D tensor; a single number a scalar."""
+        dims, values = ([len(values)], values) if isinstance(values, list) else ([], [values])
+        self.inits.append(helper.make_tensor(name, dtype, dims, values))
+
+    def op(self, kind, inputs, output, **attrs):
+        self.nodes.append(helper.make_node(kind, inputs, [output], **attrs))
+        return output
+
+    def ln(self, src, name):
+        return self.op("LayerNormalization", [src, name + ".weight", name + ".bias"], name + ".out",
+                       axis=-1, epsilon=1e-5)
+
+    def linear(self, src, name):
+        return self.op("Add", [self.op("MatMul", [src, name + ".weight"], name + ".mm"), name + ".bias"],
+                       name + ".y")
+
+    def mlp(self, x, p):
+        """x + c_proj(gelu_new(c_fc(ln_2(x)))), gelu_new being 0.5 h (1 + tanh(sqrt(2/pi) (h +
+        0.044715 h^3)))."""
+        op = self.op
+        h = self.linear(self.ln(x, p + "ln_2"), p + "mlp.c_fc")
+        inner = op("Mul", [op("Add", [h, op("Mul", [op("Pow", [h, "three"], p + "h3"), "cubic"], p + "c")],
+                             p + "s"), "sqrt_2_pi"], p + "inner")
+        gelu = op("Mul", [op("Mul", [h, "half"], p + "hh"), op("Add", [op("Tanh", [inner], p + "t"), "one"],
+                                                                    p + "t1")], p + "gelu")
+        return op("Add", [x, self.linear(gelu, p + "mlp.c_proj")], p + "x2")
+
+
 def gpt2_onnx(state):
     """GPT2LMHeadModel's forward as plain ONNX ops over `state`."""
-    nodes, inits = [], [numpy_helper.from_array(t.numpy(), name) for name, t in state.items()]
-    const = lambda name, values, dtype=TensorProto.FLOAT: inits.append(
-        helper.make_tensor(name, dtype, [len(values)] if isinstance(values, list) else [], values))
-    op = lambda kind, inputs, output, **attrs: nodes.append(
-        helper.make_node(kind, inputs, [output], **attrs)) or output
-    const("scale", [1.0 / math.sqrt(WIDTH // HEADS)])
-    const("half", [0.5])
-    const("one", [1.0])
-    const("cubic", [0.044715])
-    const("sqrt_2_pi", [math.sqrt(2.0 / math.pi)])
-    const("three", [3.0])
+    g = GraphBuilder(state)
+    nodes, const, op = g.nodes, g.const, g.op
     const("split3", [WIDTH, WIDTH, WIDTH], TensorProto.INT64)
     const("heads_shape", [0, HEADS, WIDTH // HEADS], TensorProto.INT64)
     const("merged_shape", [0, WIDTH], TensorProto.INT64)
@@ -96,11 +131,7 @@ def gpt2_onnx(state):
     probs = []
     for layer in range(LAYERS):
         p = f"h.{layer}."
-        ln = lambda src, name: op("LayerNormalization", [src, p + name + ".weight", p + name + ".bias"],
-                                  p + name + ".out", axis=-1, epsilon=1e-5)
-        linear = lambda src, name: op("Add", [op("MatMul", [src, p + name + ".weight"], p + name + ".mm"),
-                                              p + name + ".bias"], p + name + ".y")
-        qkv = linear(ln(x, "ln_1"), "attn.c_attn")
+        qkv = g.linear(g.ln(x, p + "ln_1"), p + "attn.c_attn")
         nodes.append(helper.make_node("Split", [qkv, "split3"], [p + "q", p + "k", p + "v"], axis=1))
         heads = lambda t: op("Transpose", [op("Reshape", [t, "heads_shape"], t + ".r")], t + ".h",
                              perm=[1, 0, 2])  # [H, N, d]
@@ -111,14 +142,7 @@ def gpt2_onnx(state):
         context = op("MatMul", [probs[-1], v], p + "context")
         merged = op("Reshape", [op("Transpose", [context], p + "ct", perm=[1, 0, 2]), "merged_shape"],
                     p + "merged")
-        x = op("Add", [x, linear(merged, "attn.c_proj")], p + "x1")
-        h = linear(ln(x, "ln_2"), "mlp.c_fc")
-        # gelu_new: 0.5 h (1 + tanh(sqrt(2/pi) (h + 0.044715 h^3)))
-        inner = op("Mul", [op("Add", [h, op("Mul", [op("Pow", [h, "three"], p + "h3"), "cubic"], p + "c")],
-                             p + "s"), "sqrt_2_pi"], p + "inner")
-        gelu = op("Mul", [op("Mul", [h, "half"], p + "hh"), op("Add", [op("Tanh", [inner], p + "t"), "one"],
-                                                                    p + "t1")], p + "gelu")
-        x = op("Add", [x, linear(gelu, "mlp.c_proj")], p + "x2")
+        x = g.mlp(op("Add", [x, g.linear(merged, p + "attn.c_proj")], p + "x1"), p)
     x = op("LayerNormalization", [x, "ln_f.weight", "ln_f.bias"], "xf", axis=-1, epsilon=1e-5)
     last = op("Gather", [x, "last"], "x_last", axis=0)  # [1, WIDTH]
     op("Gemm", [last, "wte.weight"], "logits", transB=1)  # the LM head is tied to wte
@@ -133,7 +157,7 @@ def gpt2_onnx(state):
          helper.make_tensor_value_info("causal_mask", TensorProto.FLOAT, [n, n])],
         [helper.make_tensor_value_info("attention", TensorProto.FLOAT, [LAYERS, HEADS, n, n]),
          helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, VOCAB])],
-        initializer=inits)
+        initializer=g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                               producer_name="attnlens bench/models")
     model.ir_version = 8
@@ -143,18 +167,9 @@ def gpt2_onnx(state):
 def gpt2_decode_onnx(state):
     """GPT2LMHeadModel's forward with past key/values over `state`, batch 1, as plain ONNX ops
     (the inputs and outputs of optimum's decoder_with_past export)."""
-    nodes, inits = [], [numpy_helper.from_array(t.numpy(), name) for name, t in state.items()]
-    const = lambda name, values, dtype=TensorProto.FLOAT: inits.append(
-        helper.make_tensor(name, dtype, *([len(values)], values) if isinstance(values, list) else ([], [values])))
-    op = lambda kind, inputs, output, **attrs: nodes.append(
-        helper.make_node(kind, inputs, [output], **attrs)) or output
+    g = GraphBuilder(state)
+    nodes, const, op = g.nodes, g.const, g.op
     head = WIDTH // HEADS
-    const("scale", [1.0 / math.sqrt(head)])
-    const("half", [0.5])
-    const("one", [1.0])
-    const("cubic", [0.044715])
-    const("sqrt_2_pi", [math.sqrt(2.0 / math.pi)])
-    const("three", [3.0])
     const("zero_f", 0.0)
     const("blocked_f", -3.4028234663852886e38)
     const("split3", [WIDTH, WIDTH, WIDTH], TensorProto.INT64)
@@ -185,11 +200,7 @@ def gpt2_decode_onnx(state):
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 1, VOCAB])]
     for layer in range(LAYERS):
         p = f"h.{layer}."
-        ln = lambda src, name: op("LayerNormalization", [src, p + name + ".weight", p + name + ".bias"],
-                                  p + name + ".out", axis=-1, epsilon=1e-5)
-        linear = lambda src, name: op("Add", [op("MatMul", [src, p + name + ".weight"], p + name + ".mm"),
-                                              p + name + ".bias"], p + name + ".y")
-        qkv = linear(ln(x, "ln_1"), "attn.c_attn")
+        qkv = g.linear(g.ln(x, p + "ln_1"), p + "attn.c_attn")
         nodes.append(helper.make_node("Split", [qkv, "split3"], [p + "q", p + "k", p + "v"], axis=2))
         heads = lambda t: op("Transpose", [op("Reshape", [t, "heads_shape"], t + ".r")], t + ".h",
                              perm=[0, 2, 1, 3])  # [1, H, S, d]
@@ -207,20 +218,14 @@ def gpt2_decode_onnx(state):
         context = op("MatMul", [probs, present["value"]], p + "context")
         merged = op("Reshape", [op("Transpose", [context], p + "ct", perm=[0, 2, 1, 3]), "merged_shape"],
                     p + "merged")
-        x = op("Add", [x, linear(merged, "attn.c_proj")], p + "x1")
-        h = linear(ln(x, "ln_2"), "mlp.c_fc")
-        inner = op("Mul", [op("Add", [h, op("Mul", [op("Pow", [h, "three"], p + "h3"), "cubic"], p + "c")],
-                             p + "s"), "sqrt_2_pi"], p + "inner")
-        gelu = op("Mul", [op("Mul", [h, "half"], p + "hh"), op("Add", [op("Tanh", [inner], p + "t"), "one"],
-                                                                    p + "t1")], p + "gelu")
-        x = op("Add", [x, linear(gelu, "mlp.c_proj")], p + "x2")
+        x = g.mlp(op("Add", [x, g.linear(merged, p + "attn.c_proj")], p + "x1"), p)
     x = op("LayerNormalization", [x, "ln_f.weight", "ln_f.bias"], "xf", axis=-1, epsilon=1e-5)
     # The last position's logits only: all greedy decoding reads (the whole prompt's [S, 50257]
     # would cost onnxruntime a head product per prompt token that attnlens does not compute).
     last = op("Gather", [x, "last"], "x_last", axis=1)  # [1, W]
     head_out = op("Gemm", [last, "wte.weight"], "logits_rows", transB=1)  # tied to wte
     op("Unsqueeze", [head_out, "axis0"], "logits")  # [1, 1, V]
-    graph = helper.make_graph(nodes, "gpt2-small-decode", inputs, outputs, initializer=inits)
+    graph = helper.make_graph(nodes, "gpt2-small-decode", inputs, outputs, initializer=g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                               producer_name="attnlens bench/models")
     model.ir_version = 8
@@ -279,38 +284,43 @@ MARIAN_SIZES = {"d_model": 512, "encoder_layers": 6, "decoder_layers": 6,
                 "encoder_attention_heads": 8, "decoder_attention_heads": 8,
                 "encoder_ffn_dim": 2048, "decoder_ffn_dim": 2048, "max_position_embeddings": 512}
 MARIAN_VOCAB, MARIAN_BEAMS = 65001, 4
-# The translate benchmark's 20-word sentence is in the source corpus, so its words are pieces.
+# translate.mjs's 20-word sentence (the two spell it alike): its token count is printed.
 MARIAN_SENTENCE = ("The little girl walked to the park with her cat, and they sat on the grass "
                    "to watch the birds.")
 
 
-def write_marian_base(folder):
-    """The spm models are trained on this repository's English documents and the sentence (its
-    words made frequent, so they are whole pieces as opus-mt's 32k-piece models make common
-    English words); vocab.json maps them and is filled up to opus-mt's 65,001 ids with pieces the
-    spm never produces, '<pad>' last, so the embeddings, the LM head and final_logits_bias have
-    opus-mt's size."""
-    import glob
-    import tempfile
+def english_corpus():
+    """A text of English words for the tokenizer: the GPT-2 vocabulary's words (a space and
+    letters), all of them 20 to a line, then each again about 3000 / rank times, the vocabulary's
+    order (its merges') standing in for frequency."""
+    with open(os.path.join(tokenizers.GPT3_ENCODER, "encoder.json"), encoding="utf-8") as f:
+        ids = json.load(f)
+    words = [t[1:] for t, _ in sorted(ids.items(), key=lambda item: item[1])
+             if t[0] == "\u0120" and t[1:].isascii() and t[1:].isalpha()]
+    lines = [" ".join(words[i:i + 20]) for i in range(0, len(words), 20)]
+    lines += [" ".join([w] * (3000 // rank)) for rank, w in enumerate(words, 1) if 3000 // rank > 1]
+    return "\n".join(lines) + "\n"
 
-    corpus = (MARIAN_SENTENCE + "\n") * 50
-    for path in sorted([os.path.join(REPO, "README.md")] + glob.glob(os.path.join(REPO, "docs", "*.md"))):
-        with open(path, encoding="utf-8") as f:
-            corpus += f.read()
+
+def write_marian_base(folder):
+    """One SentencePiece Unigram model of 8000 pieces trained on english_corpus() serves as
+    source.spm and target.spm (opus-mt's have 32k pieces each: common English words are whole
+    pieces in both); vocab.json maps its pieces and is filled up to opus-mt's 65,001 ids with
+    pieces the spm never produces, '<pad>' last, so the embeddings, the LM head and
+    final_logits_bias have opus-mt's size."""
     with tempfile.TemporaryDirectory() as tmp:
-        source_bytes, source = make_tiny_marian.train_spm(corpus, os.path.join(tmp, "source"), 4000)
-        target_bytes, target = make_tiny_marian.train_spm(corpus, os.path.join(tmp, "target"), 4000)
-    vocab = make_tiny_marian.make_vocab(source, target)
+        spm_bytes, spm = make_tiny_marian.train_spm(english_corpus(), os.path.join(tmp, "spm"), 8000,
+                                                    seed_size=200000)
+    vocab = make_tiny_marian.make_vocab(spm, spm)
     del vocab["<pad>"]
     for i in range(MARIAN_VOCAB - 1 - len(vocab)):
         vocab[f"\u2581filler{i}"] = len(vocab)
     vocab["<pad>"] = len(vocab)
     cfg = make_tiny_marian.config(vocab, MARIAN_SIZES, MARIAN_BEAMS, "opus-mt-base-shape")
     state = make_tiny_marian.state_dict(cfg)
-    make_tiny_marian.write_hub_folder(folder, "safetensors", cfg, state, vocab, source_bytes,
-                                      target_bytes)
-    print(f"marian-base: {source.get_piece_size()} spm pieces, vocab.json {len(vocab)} ids; the "
-          f"20-word sentence is {len(source.encode(MARIAN_SENTENCE)) + 1} source tokens with </s>")
+    make_tiny_marian.write_hub_folder(folder, "safetensors", cfg, state, vocab, spm_bytes, spm_bytes)
+    print(f"marian-base: {spm.get_piece_size()} spm pieces, vocab.json {len(vocab)} ids; the "
+          f"20-word sentence is {len(spm.encode(MARIAN_SENTENCE)) + 1} source tokens with </s>")
 
 
 NAMES = ["gpt2-small", "gpt2-small.onnx", "gpt2-small-decode.onnx", "tinystories-1m",

@@ -28,7 +28,7 @@ const { values } = parseArgs({
 });
 const maxTokens = Number(values.tokens);
 const runs = Number(values.runs);
-// build_models.py's MARIAN_SENTENCE.
+// The 20-word sentence, spelt as build_models.py's MARIAN_SENTENCE (part of the spm models' corpus).
 const SENTENCE =
   'The little girl walked to the park with her cat, and they sat on the grass to watch the birds.';
 const load = () =>

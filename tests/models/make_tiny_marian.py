@@ -66,14 +66,16 @@ MAX_NEW_TOKENS = 8
 NUM_BEAMS = 3
 
 
-def train_spm(corpus, prefix, vocab_size):
+def train_spm(corpus, prefix, vocab_size, seed_size=1000):
+    """A seeded SentencePiece Unigram model of `corpus`; `seed_size` seed pieces bound the
+    vocabulary (the tiny fixture's 1000 keep it small)."""
     import sentencepiece as spm
 
     with open(prefix + ".txt", "w", encoding="utf-8") as f:
         f.write(corpus * 4)
     spm.SentencePieceTrainer.train(
         input=prefix + ".txt", model_prefix=prefix, model_type="unigram", vocab_size=vocab_size,
-        character_coverage=1.0, num_threads=1, hard_vocab_limit=False, seed_sentencepiece_size=1000, minloglevel=2,
+        character_coverage=1.0, num_threads=1, hard_vocab_limit=False, seed_sentencepiece_size=seed_size, minloglevel=2,
         unk_id=0, bos_id=-1, eos_id=1, pad_id=-1, unk_piece="<unk>", eos_piece="</s>")
     with open(prefix + ".model", "rb") as f:
         return f.read(), spm.SentencePieceProcessor(model_file=prefix + ".model")
