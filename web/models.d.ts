@@ -641,6 +641,12 @@ export type ImageInput =
 export interface ImageRunOptions {
   /** Labels of a classifier's top scores (default 5, at most the label count). */
   topK?: number;
+  /**
+   * Mask surgery, in the mask notation: one mask for every layer or one per layer, of `global`,
+   * `patch:K` (each patch sees the K x K patches around it, K odd, at most 2 * max(rows,
+   * columns) - 1; the class token and registers stay global), `tokens:i,j` and `pad:i,j`.
+   */
+  masks?: string | string[];
   /** Adds the classifier's logits over every label. */
   returnLogits?: boolean;
   /** Adds the model's input: Float32Array [3, height, width], as the preprocessor made it. */

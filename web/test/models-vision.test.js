@@ -153,7 +153,7 @@ describe('bad pictures get clear errors and leave the model usable', () => {
         });
       }
       await assert.rejects(model.run(PICTURES[0], { topK: 6 }), RangeError);
-      await assert.rejects(model.run(PICTURES[0], { masks: 'local:1' }), TypeError);
+      await assert.rejects(model.run(PICTURES[0], { masks: 'local:1' }), RangeError);
       const result = await model.run(PICTURES[0]);
       assert.equal(result.labels.length, 5);
     } finally {

@@ -9,10 +9,16 @@ import { disposedError } from '../errors.js';
 import { boolean, integer, optionsObject, typeError } from '../argument-checks.js';
 import { readImage } from '../vision/image-input.js';
 import { preprocessImage } from '../vision/preprocessor.js';
+import { attentionMask, checkMasks, checkPatchWindows } from './layer-masks.js';
 import { topIds } from './predictions.js';
 
 /** The options run(image) accepts. */
-export const IMAGE_RUN_OPTIONS = Object.freeze(['topK', 'returnLogits', 'returnPixelValues']);
+export const IMAGE_RUN_OPTIONS = Object.freeze([
+  'topK',
+  'masks',
+  'returnLogits',
+  'returnPixelValues',
+]);
 const DEFAULT_TOP_K = 5;
 
 export class VisionModel {
@@ -87,7 +93,9 @@ export class VisionModel {
    *   input: { height, width, resized: { height, width }, crop: { top, left } },
    *   labels: { index, label, p, logit }[] | null, logits?: Float32Array,
    *   pixelValues?: Float32Array }>} attention [layers, heads, tokens, tokens], token 0 the
-   *   class token, then the registers (DINOv2 with registers), then the patches row by row
+   *   class token, then the registers (DINOv2 with registers), then the patches row by row.
+   *   Options: topK, masks (one mask notation for every layer or one per layer: global,
+   *   patch:K, tokens:i,j, pad:i,j; see mask-notation.js), returnLogits, returnPixelValues.
    */
   async run(image, options) {
     this.#live('run');
@@ -101,13 +109,16 @@ export class VisionModel {
       rows: Math.floor(input.height / patch),
       columns: Math.floor(input.width / patch),
     };
-    const tokens = 1 + this.#info.registers + grid.rows * grid.columns;
+    const first = 1 + this.#info.registers;
+    const tokens = first + grid.rows * grid.columns;
+    if (opts.masks) checkPatchWindows(opts.masks, grid);
+    const patches = { ...grid, first };
     const { attention, logits, logSumExp } = this.#core.forwardImage({
       pixels: input.pixelValues,
       height: input.height,
       width: input.width,
       n: tokens,
-      masks: null,
+      masks: opts.masks?.map(({ mask }) => attentionMask(mask, tokens, patches)) ?? null,
       logits: this.#info.predicts,
       threads,
       shape: this.#shape,
@@ -147,6 +158,7 @@ export class VisionModel {
     const opts = {
       topK:
         raw.topK === undefined ? DEFAULT_TOP_K : integer(raw.topK, 'topK', 1, this.#shape.vocab),
+      masks: checkMasks(raw.masks, this.#shape.layers, { vision: true }),
       returnLogits: boolean(raw.returnLogits, 'returnLogits'),
       returnPixelValues: boolean(raw.returnPixelValues, 'returnPixelValues'),
     };
