@@ -17,6 +17,9 @@ Reads one JSON request on stdin and writes one JSON answer on stdout:
                        "attention": [layers * heads * N * N floats] (N = 1 + registers +
                                      rows * cols),
                        "last_hidden_state": [N * hidden floats] (after the final layernorm),
+                       "hidden_states": [(layers + 1) * N * hidden floats]: the embeddings and
+                                        each layer's output, before the final layernorm (the
+                                        library's output_hidden_states),
                        "pooled": [hidden floats] | null (ViTModel's pooler: tanh(dense(class
                                  token)); Dinov2Model's: the class token),
                        "logits": [labels floats] | null}]}
@@ -110,7 +113,7 @@ def encoder(config, w, prefix, pixels, dinov2, registers, windows):
     x = x + positions
     if registers:  # after the positions, as Dinov2WithRegistersEmbeddings adds them
         x = torch.cat([x[:1], w[prefix + "embeddings.register_tokens"][0], x[1:]])
-    attentions = []
+    attentions, states = [], [x]
     for n in range(config["num_hidden_layers"]):
         p = f"{prefix}encoder.layer.{n}."
         norm1, norm2 = ("norm1", "norm2") if dinov2 else ("layernorm_before", "layernorm_after")
@@ -125,8 +128,9 @@ def encoder(config, w, prefix, pixels, dinov2, registers, windows):
         up, down = ("mlp.fc1", "mlp.fc2") if dinov2 else ("intermediate.dense", "output.dense")
         h = linear(gelu(linear(h, w, p + up)), w, p + down)
         x = x + (h * w[p + "layer_scale2.lambda1"] if dinov2 else h)
+        states.append(x)
     x = layer_norm(x, w[prefix + "layernorm.weight"], w[prefix + "layernorm.bias"], eps)
-    return (rows, cols), torch.stack(attentions), x
+    return (rows, cols), torch.stack(attentions), torch.stack(states), x
 
 
 def run_case(case):
@@ -142,7 +146,7 @@ def run_case(case):
     dinov2 = config["model_type"] in ("dinov2", "dinov2_with_registers")
     registers = config["model_type"] == "dinov2_with_registers"
     prefix = "vit." if "vit.embeddings.cls_token" in state else ""
-    grid, attentions, hidden = encoder(config, state, prefix, pixels, dinov2, registers,
+    grid, attentions, states, hidden = encoder(config, state, prefix, pixels, dinov2, registers,
                                        case.get("windows"))
     pooled = logits = None
     if dinov2:
@@ -154,6 +158,7 @@ def run_case(case):
     flat = lambda t: None if t is None else t.flatten().tolist()  # noqa: E731
     return {"grid": list(grid), "pixel_values": pixel_values.flatten().tolist(),
             "attention": flat(attentions), "last_hidden_state": flat(hidden),
+            "hidden_states": flat(states),
             "pooled": flat(pooled), "logits": flat(logits)}
 
 
