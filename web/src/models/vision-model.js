@@ -101,8 +101,8 @@ export class VisionModel {
    *   input: { height, width, resized: { height, width }, crop: { top, left } },
    *   labels: { index, label, p, logit }[] | null, logits?: Float32Array,
    *   pixelValues?: Float32Array, pooled?: Float32Array, hiddenStates?: Float32Array }>}
-   *   attention [layers, heads, tokens, tokens], token 0 the
-   *   class token, then the registers (DINOv2 with registers), then the patches row by row.
+   *   attention [layers, heads, tokens, tokens], token 0 the class token, then the registers
+   *   (DINOv2 with registers), then the patches row by row.
    *   Options: topK, masks (one mask notation for every layer or one per layer: global,
    *   patch:K, tokens:i,j, pad:i,j; see mask-notation.js), returnLogits, returnPixelValues,
    *   returnPooled ([hidden]: ViTModel's pooler over the class token, or DINOv2's class token
