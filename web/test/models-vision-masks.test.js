@@ -3,17 +3,19 @@
 // (tests/models/vision_reference.py), which adds the same window to the scores as -inf, on the
 // tiny checkpoints of tests/models/make_tiny_vit.py. Tolerance as models-vision.test.js: every
 // attention weight and logit within 2e-5. A window one patch too wide in the reference must
-// fail that comparison, so the check can tell an off-by-one window apart. Then the errors.
+// fail that comparison, so the check can tell an off-by-one window apart. Then the errors, and
+// a hostile checkpoint's ViT pooler (run({ returnPooled }); its values: models-vision.test.js).
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { loadModel } from '../src/models/index.js';
 import { checkMasks } from '../src/models/layer-masks.js';
+import { readSafetensors, writeSafetensors } from '../src/models/files/safetensors.js';
 import { mulberry32 } from '../scripts/random.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -163,6 +165,43 @@ describe('bad masks on a picture get clear errors and leave the model usable', (
     assert.throws(
       () => checkMasks(['global', 'patch:3'], 2),
       (e) => e instanceof RangeError && e.parameter === 'masks[1]' && /text model/.test(e.message),
+    );
+  });
+});
+
+describe('a ViT pooler from a hostile checkpoint is checked before it is used', () => {
+  // DINO's layout with its pooler rewritten: `edit(entries)` changes the tensors.
+  function variant(name, edit) {
+    const folder = join(out, name);
+    cpSync(join(out, 'dino-vit'), folder, { recursive: true });
+    const file = join(folder, 'model.safetensors');
+    const { entries } = readSafetensors(new Uint8Array(readFileSync(file)));
+    const tensors = new Map(entries.map((e) => [e.name, { ...e, data: e.bytes.slice() }]));
+    edit(tensors);
+    writeFileSync(file, writeSafetensors(tensors));
+    return folder;
+  }
+
+  it('a pooler of the wrong shape or with a NaN is refused, naming the tensor', async () => {
+    const shape = variant('pooler-shape', (tensors) => {
+      const bias = tensors.get('pooler.dense.bias');
+      tensors.set('pooler.dense.bias', {
+        ...bias,
+        shape: [bias.shape[0] - 1],
+        data: bias.data.slice(4),
+      });
+    });
+    await assert.rejects(
+      loadModel(shape),
+      (e) => e.code === 'shape_mismatch' && e.parameter === 'pooler.dense.bias',
+    );
+    const nan = variant('pooler-nan', (tensors) => {
+      const weight = tensors.get('pooler.dense.weight');
+      new Float32Array(weight.data.buffer)[3] = NaN;
+    });
+    await assert.rejects(
+      loadModel(nan),
+      (e) => e.parameter === 'pooler.dense.weight' && /NaN at element 3/.test(e.message),
     );
   });
 });
