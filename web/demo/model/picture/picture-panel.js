@@ -2,7 +2,9 @@
 // picture (drop, file, the bundled sample, the camera), the compute thread runs the model on it
 // (picture-compute.js), and this draws where the heads look: the shown head's class-token map
 // over the picture, a patch's own map when one is focused, rollout beside the last layer's raw
-// map, every layer x head as a small overlay, and the heads' mean attention distances.
+// map, every layer x head as a small overlay, and the heads' mean attention distances. With
+// the mask surgery on (picture-surgery.js) the views show the run under the window, and the
+// surgery's block puts its map and labels beside full attention's.
 // Loaded by page.js the first time a vision model is open, so text pages never fetch it.
 import { el } from '../../../src/views/dom.js';
 import { downloadBlob } from '../../../src/views/export.js';
@@ -12,6 +14,7 @@ import { drawOverlay, modelView } from './picture-draw.js';
 import { headMap, layerMeanMap, patchAt, rolloutMap } from './picture-maps.js';
 import { pictureControls, pictureSources } from './picture-parts.js';
 import { pictureCanvas, readPicture, samplePicture } from './picture-source.js';
+import { PictureSurgery } from './picture-surgery.js';
 
 const MAIN_SIDE = 384; // CSS pixels the main overlay is drawn at (scaled down on a phone)
 const PAIR_SIDE = 224;
@@ -21,7 +24,8 @@ export class PicturePanel {
   /** @param {{ client, getInfo: () => object | null }} parts */
   constructor(parts) {
     this.parts = parts;
-    this.run = null;
+    this.run = null; // full attention's run
+    this.masked = null; // the surgery's run, when it is on and has run
     this.view = null; // the picture as the model saw it (a canvas)
     this.state = { layer: 0, head: 0, opacity: 0.75, focus: -1 };
     this.status = el('p', { class: 'hint picture-status', role: 'status' });
@@ -41,6 +45,7 @@ export class PicturePanel {
       onclick: (event) => this.#clickPatch(event),
       onkeydown: (event) => this.#key(event),
     });
+    this.surgery = new PictureSurgery(() => this.#runSurgery());
     this.caption = el('figcaption', { class: 'hint' });
     this.rollout = el('canvas', { class: 'picture-pair-map', role: 'img' });
     this.lastLayer = el('canvas', { class: 'picture-pair-map', role: 'img' });
@@ -54,6 +59,7 @@ export class PicturePanel {
       this.controls.element,
       el('figure', { class: 'picture-figure' }, this.main, this.caption),
       el('p', { class: 'hint' }, t('pictureFocusHint')),
+      this.surgery.element,
       el(
         'div',
         { class: 'picture-pair' },
@@ -84,6 +90,7 @@ export class PicturePanel {
     if (this.key === info.key) return;
     this.key = info.key;
     this.run = null;
+    this.masked = null;
     this.render();
     if (this.source) this.#take(this.source);
     else
@@ -102,12 +109,11 @@ export class PicturePanel {
       const pixels = await readPicture(source);
       const picture = pictureCanvas(pixels);
       // The worker gets a copy: the page keeps its pixels to draw from.
-      const run = await this.parts.client.request('model-picture', 'modelPicture', {
-        key: info.key,
-        pixels: { ...pixels, data: pixels.data.slice() },
-      });
+      const run = await this.#request(info, pixels, null);
       if (!run || info.key !== this.parts.getInfo()?.key) return;
       this.run = run;
+      this.masked = null;
+      this.pixels = pixels;
       this.view = modelView(picture, run.input);
       this.state.layer = Math.min(this.state.layer, run.layers - 1);
       this.state.head = Math.min(this.state.head, run.heads - 1);
@@ -119,14 +125,58 @@ export class PicturePanel {
         columns: run.grid.columns,
       });
       this.controls.setShape(run.layers, run.heads);
+      this.surgery.setGrid(run.grid);
       this.#renderOnce();
       this.render();
-      document.body.dataset.pictureRuns = String(
-        Number(document.body.dataset.pictureRuns ?? 0) + 1,
-      );
+      count('pictureRuns');
+      if (this.surgery.mask) await this.#runSurgery();
     } catch (error) {
       this.#fail(error);
     }
+  }
+
+  // The worker gets a copy of the pixels: the page keeps its own to draw from and run again.
+  #request(info, pixels, mask) {
+    return this.parts.client.request(
+      mask ? 'model-picture-surgery' : 'model-picture',
+      'modelPicture',
+      {
+        key: info.key,
+        pixels: { ...pixels, data: pixels.data.slice() },
+        mask,
+      },
+    );
+  }
+
+  // The surgery was turned on, off or resized: the same picture again under its window (or
+  // back to full attention's run, kept).
+  async #runSurgery() {
+    const info = this.parts.getInfo();
+    const mask = this.surgery.mask;
+    const full = this.run;
+    this.masked = null;
+    if (!mask || !full || !info) {
+      this.#renderOnce();
+      this.render();
+      return;
+    }
+    this.render();
+    try {
+      const run = await this.#request(info, this.pixels, mask);
+      // A later picture, model or surgery supersedes this one.
+      if (!run || this.run !== full || mask !== this.surgery.mask) return;
+      this.masked = run;
+      this.#renderOnce();
+      this.render();
+      count('pictureSurgeryRuns');
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  // The run the views show: the surgery's when there is one.
+  get #shown() {
+    return this.masked ?? this.run;
   }
 
   #fail(error) {
@@ -135,7 +185,7 @@ export class PicturePanel {
 
   // What does not change with the layer, head or focus: labels, rollout, grid, distances.
   #renderOnce() {
-    const run = this.run;
+    const run = this.#shown;
     const common = { grid: run.grid, patchSize: run.patchSize, opacity: 0.8 };
     this.labels.replaceChildren(
       ...(run.labels ?? []).map(({ label, p }) =>
@@ -188,12 +238,21 @@ export class PicturePanel {
 
   /** Draws what the layer, head, opacity and focus choose. */
   render() {
-    const run = this.run;
+    const run = this.#shown;
     this.results.hidden = !run;
     if (!run) return;
     const { layer, head, opacity, focus } = this.state;
     const query = focus >= 0 ? 1 + run.registers + focus : 0;
-    const map = head < 0 ? layerMeanMap(run, layer, query) : headMap(run, layer, head, query);
+    const pick = (r) => (head < 0 ? layerMeanMap(r, layer, query) : headMap(r, layer, head, query));
+    const map = pick(run);
+    this.surgery.render({
+      full: this.run,
+      masked: this.masked,
+      view: this.view,
+      pick,
+      focus,
+      size,
+    });
     size(this.main, this.view, MAIN_SIDE);
     drawOverlay(this.main, this.view, map, {
       grid: run.grid,
@@ -209,7 +268,9 @@ export class PicturePanel {
             column: focus % run.grid.columns,
           })
         : t('pictureFromClass');
-    const caption = t('pictureMainCaption', { layer, who, from });
+    const k = run.mask?.replace('patch:', '');
+    const surgery = k ? ` ${t('pictureSurgeryMasked', { k })}` : '';
+    const caption = t('pictureMainCaption', { layer, who, from }) + surgery;
     this.caption.textContent = caption;
     this.main.setAttribute('aria-label', caption);
   }
@@ -251,7 +312,7 @@ export class PicturePanel {
   // The numbers behind every view: each head's class-token row over the patches, the rollout,
   // the distances and labels; the arrays as plain lists so any tool reads them.
   #exportJson() {
-    const run = this.run;
+    const run = this.#shown;
     const info = this.parts.getInfo();
     const classRows = [];
     for (let layer = 0; layer < run.layers; layer++) {
@@ -266,6 +327,7 @@ export class PicturePanel {
       patchSize: run.patchSize,
       registers: run.registers,
       input: run.input,
+      mask: run.mask ?? 'global',
       labels: run.labels,
       classAttention: classRows,
       rollout: Array.from(rolloutMap(run)),
@@ -289,6 +351,11 @@ export class PicturePanel {
   hide() {
     this.sources.stopCamera();
   }
+}
+
+// One more run of `what` (pictureRuns, pictureSurgeryRuns) on the page, for tests to wait on.
+function count(what) {
+  document.body.dataset[what] = String(Number(document.body.dataset[what] ?? 0) + 1);
 }
 
 // A canvas sized to `side` CSS pixels on its longer side, in the picture's proportions, at the
