@@ -105,7 +105,8 @@ export function readPicture(root, model) {
     throw fail(
       'shape_mismatch',
       'picture.grid',
-      `${rows} x ${columns} is not the grid of ${patchSize}-pixel patches over ${width} x ${height}`,
+      `${rows} x ${columns} is not the grid of ${patchSize}-pixel patches over ` +
+        `${width} x ${height}`,
     );
   }
   const patches = rows * columns;
