@@ -8,10 +8,10 @@ import { el } from '../../../src/views/dom.js';
 import { downloadBlob } from '../../../src/views/export.js';
 import { t } from '../../i18n.js';
 import { distancePlot } from './distance-plot.js';
-import { drawOverlay, modelView } from './picture-draw.js';
+import { drawOverlay, modelView, pictureCanvas } from '../../../src/views/picture-overlay.js';
 import { headMap, layerMeanMap, patchAt, rolloutMap } from './picture-maps.js';
 import { pictureControls, pictureSources } from './picture-parts.js';
-import { pictureCanvas, readPicture, samplePicture } from './picture-source.js';
+import { readPicture, samplePicture } from './picture-source.js';
 
 const MAIN_SIDE = 384; // CSS pixels the main overlay is drawn at (scaled down on a phone)
 const PAIR_SIDE = 224;

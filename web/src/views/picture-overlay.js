@@ -1,6 +1,16 @@
-// Drawing a Picture view: the picture as the model saw it (resized, then centre-cropped, as
-// run().input says) with a map of one weight per patch over it. The overlay darkens where the
-// map is low and tints where it is high, so the picture stays readable under any opacity.
+// Drawing a picture's attention (the page's Picture mode, <attn-lens image> and picture
+// snapshots): the picture as the model saw it (resized, then centre-cropped, as run().input
+// says) with a map of one weight per patch over it. The overlay darkens where the map is low and
+// tints where it is high, so the picture stays readable under any opacity.
+
+/** A canvas holding RGBA pixels { data, width, height }, to draw from. */
+export function pictureCanvas({ data, width, height }) {
+  const canvas = document.createElement('canvas');
+  canvas.width = width;
+  canvas.height = height;
+  canvas.getContext('2d').putImageData(new ImageData(data, width, height), 0, 0);
+  return canvas;
+}
 
 /** The picture cut and scaled as the model's input: a canvas of input.width x input.height. */
 export function modelView(source, input) {
