@@ -315,6 +315,10 @@ matchMedia('(prefers-color-scheme: dark)').addEventListener('change', render);
 controls.sync(state, null);
 render();
 if (state.model) modelPage.changed(['model'], true);
+// A picture's snapshot named by the address (?snapshot=picture.json) opens in a Picture panel of
+// its own, drawn with no model and no compute (model/page.js).
+const snapshotAddress = new URLSearchParams(location.search).get('snapshot');
+if (snapshotAddress) modelPage.openPictureSnapshot(snapshotAddress);
 // The address in its own form from the start: without the values it could not use, and with a
 // long old-style ?query moved into the fragment.
 scheduleUrl();

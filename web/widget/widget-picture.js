@@ -12,7 +12,12 @@ import { readSnapshot } from '../src/snapshot/read.js';
 import { writeSnapshot } from '../src/snapshot/write.js';
 import { el } from '../src/views/dom.js';
 import { downloadBlob } from '../src/views/export.js';
-import { drawOverlay, modelView, pictureCanvas } from '../src/views/picture-overlay.js';
+import {
+  drawOverlay,
+  modelView,
+  pictureCanvas,
+  snapshotPictureView,
+} from '../src/views/picture-overlay.js';
 import { readImageRgba } from '../src/vision/image-input.js';
 
 const TOP_LABELS = 5;
@@ -83,20 +88,6 @@ export async function pictureLens(model, { id, revision, picture }) {
   return { ...readSnapshot(snapshot), backend: info.backend, snapshot };
 }
 
-// The stored picture (a checked PNG or JPEG data URL), decoded through the same header checks as
-// any image, on a canvas of the model's input size.
-async function pictureView(picture) {
-  const comma = picture.image.indexOf(',');
-  const type = picture.image.slice(5, picture.image.indexOf(';'));
-  const bytes = Uint8Array.from(atob(picture.image.slice(comma + 1)), (c) => c.charCodeAt(0));
-  const pixels = await readImageRgba(new Blob([bytes], { type }), 'snapshot.picture.image');
-  const view = document.createElement('canvas');
-  view.width = picture.input.width;
-  view.height = picture.input.height;
-  view.getContext('2d').drawImage(pictureCanvas(pixels), 0, 0, view.width, view.height);
-  return view;
-}
-
 /** A picture lens's view in the element's parts: header controls, the overlay, the labels. */
 export class PictureView {
   constructor(parts, root, { t }) {
@@ -114,7 +105,7 @@ export class PictureView {
   /** Shows `lens`; `layer` and `head` are the element's 1-based attributes (or null). */
   async show(lens, { layer, head }) {
     if (lens !== this.lens) {
-      this.view = await pictureView(lens.picture);
+      this.view = await snapshotPictureView(lens.picture);
       this.lens = lens;
       this.asked = null;
     }

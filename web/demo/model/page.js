@@ -313,6 +313,35 @@ export class ModelPage {
     });
   }
 
+  /**
+   * A picture's snapshot at `address` (the page's ?snapshot=), drawn in a Picture panel of its
+   * own with no model and no compute; fetched with the widget's caps and read as hostile input.
+   */
+  async openPictureSnapshot(address) {
+    const [{ PicturePanel }, { fetchCapped }, { readSnapshot }, { SNAPSHOT_LIMITS }] =
+      await Promise.all([
+        import('./picture/picture-panel.js'),
+        import('../../widget/widget-models.js'),
+        import('../../src/snapshot/read.js'),
+        import('../../src/snapshot/format.js'),
+      ]);
+    const panel = new PicturePanel({ client: this.parts.client, getInfo: () => null });
+    // Beside a model's own Picture panel: ids of its own.
+    panel.element.id = 'picture-snapshot';
+    panel.element.querySelector('h2').id = 'picture-snapshot-title';
+    panel.element.setAttribute('aria-labelledby', 'picture-snapshot-title');
+    this.e.stage.before(panel.element);
+    try {
+      const bytes = await fetchCapped(address, { cap: SNAPSHOT_LIMITS.bytes, what: 'snapshot' });
+      const text = new TextDecoder().decode(bytes);
+      const lens = readSnapshot(text);
+      if (!lens.picture) throw new TypeError(`snapshot: ${address} holds text, not a picture`);
+      await panel.showSnapshot(lens, text);
+    } catch (error) {
+      panel.failSnapshot(error);
+    }
+  }
+
   #renderExplain(state, info, head, query) {
     const host = this.parts.explain.host;
     if (state.words || state.block) {

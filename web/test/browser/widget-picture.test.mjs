@@ -295,4 +295,82 @@ describe('<attn-lens> with a picture', () => {
     assert.deepEqual(problems(page), []);
     await page.close();
   });
+
+  it('the page exports a picture snapshot and draws it with no model', async () => {
+    const page = await newPage(browser.context);
+    await page.goto(`${browser.base}/demo/?${new URLSearchParams({ lang: 'en', model: VIT })}`);
+    await page.waitForSelector('#model-load, .model-status.is-ready', { timeout: 30000 });
+    if (await page.$('#model-load')) await page.click('#model-load');
+    await page.waitForFunction(() => Number(document.body.dataset.pictureRuns ?? 0) >= 1, null, {
+      timeout: 30000,
+    });
+    const save = async (selector) => {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+      return readFileSync(await download.path(), 'utf8');
+    };
+    const json = JSON.parse(await save('.picture-controls button:text-is("JSON")'));
+    const text = await save('.picture-controls .picture-export-snapshot');
+    const snapshot = readSnapshot(text);
+    assert.equal(snapshot.model.id, VIT);
+    assert.deepEqual(snapshot.picture.grid, json.grid);
+    assert.deepEqual(
+      snapshot.picture.labels,
+      json.labels.map(({ label, p }) => ({ label, p })),
+    );
+    // Every head's class-token row as the page's own JSON export has it, bit for bit.
+    const { layers, heads } = snapshot.model;
+    const patches = json.grid.rows * json.grid.columns;
+    for (let l = 0; l < layers; l++) {
+      for (let h = 0; h < heads; h++) {
+        const at = (l * heads + h) * patches;
+        assert.deepEqual(
+          Array.from(snapshot.picture.classAttention.subarray(at, at + patches)),
+          json.classAttention[l][h].map((w) => Math.fround(w)),
+        );
+      }
+    }
+    await page.close();
+
+    // The snapshot on a fresh page: no model file and nothing from the Hub is asked for.
+    writeFileSync(join(site, 'lens', 'page-picture.json'), text);
+    const fresh = await newPage(browser.context);
+    const fetched = [];
+    fresh.on('request', (r) => {
+      const url = r.url();
+      if (/\/resolve\/|\/api\/|safetensors|config\.json/.test(url)) fetched.push(url);
+      if (url.startsWith(new URL(hub.url).origin)) fetched.push(url);
+    });
+    await fresh.goto(`${browser.base}/demo/?lang=en&snapshot=../lens/page-picture.json`);
+    await fresh.waitForFunction(() => document.body.dataset.pictureSnapshots === '1', null, {
+      timeout: 30000,
+    });
+    const shown = await fresh.evaluate(() => {
+      const panel = document.getElementById('picture-snapshot');
+      return {
+        status: panel.querySelector('.picture-status').textContent,
+        cells: panel.querySelectorAll('.picture-cell').length,
+        labels: panel.querySelectorAll('.picture-labels li').length,
+        distance: panel.querySelector('.picture-distance').hidden,
+      };
+    });
+    assert.match(shown.status, new RegExp(`^Snapshot of ${VIT}`));
+    assert.equal(shown.cells, layers * heads);
+    assert.equal(shown.labels, json.labels.length);
+    assert.equal(shown.distance, true);
+    await fresh.locator('#picture-snapshot').screenshot({
+      path: artifact('page-picture-snapshot.png'),
+    });
+    assert.deepEqual(fetched, []);
+    assert.deepEqual(problems(fresh), []);
+
+    // A snapshot that is not one: the panel says so.
+    writeFileSync(join(site, 'lens', 'not-a-snapshot.json'), '{"format": "something else"}');
+    await fresh.goto(`${browser.base}/demo/?lang=en&snapshot=../lens/not-a-snapshot.json`);
+    await fresh.waitForFunction(() =>
+      document
+        .querySelector('#picture-snapshot .picture-status')
+        ?.textContent.startsWith('The snapshot could not be opened: snapshot.format'),
+    );
+    await fresh.close();
+  });
 });
