@@ -30,11 +30,11 @@ const FETCH_TIMEOUT_MS = 30000;
 /**
  * The bytes at `url` (relative to the page), at most `cap` of them: a false or missing
  * Content-Length is read only up to the cap, and a server that stalls is cut off after
- * FETCH_TIMEOUT_MS. Errors name `what` ('snapshot', 'image') as their parameter.
+ * `timeoutMs` (FETCH_TIMEOUT_MS). Errors name `what` ('snapshot', 'image') as their parameter.
  */
-export async function fetchCapped(url, { cap, what, signal }) {
+export async function fetchCapped(url, { cap, what, signal, timeoutMs = FETCH_TIMEOUT_MS }) {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS);
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
   const stop = () => controller.abort();
   signal?.addEventListener('abort', stop, { once: true });
   const tooLarge = () =>
@@ -67,11 +67,7 @@ export async function fetchCapped(url, { cap, what, signal }) {
     return bytes;
   } catch (error) {
     if (!controller.signal.aborted || signal?.aborted) throw error;
-    throw attnlensError(
-      'network',
-      what,
-      `${url} did not arrive within ${FETCH_TIMEOUT_MS / 1000} s`,
-    );
+    throw attnlensError('network', what, `${url} did not arrive within ${timeoutMs / 1000} s`);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', stop);
