@@ -98,7 +98,7 @@ export class PictureView {
     this.view = null;
     this.state = { layer: 0, head: 0, opacity: 0.75 };
     this.asked = null; // the `layer` and `head` attributes the state last followed
-    this.canvas = el('canvas', { role: 'img', tabindex: 0 });
+    this.canvas = el('canvas', { role: 'img' });
     this.labels = el('ol', { class: 'picture-labels' });
   }
 
