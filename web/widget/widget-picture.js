@@ -225,10 +225,13 @@ export class PictureView {
     canvas.dataset.head = String(state.head);
   }
 
+  // The snapshot opens on the layer and head shown now (the first head for the heads' mean).
   #export() {
     const { model } = this.lens;
     const name = (model.id ?? model.modelType).replace(/[^\w.-]+/g, '-');
-    const blob = new Blob([JSON.stringify(this.lens.snapshot)], { type: 'application/json' });
+    const selected = { layer: this.state.layer, head: Math.max(0, this.state.head) };
+    const snapshot = { ...this.lens.snapshot, selected };
+    const blob = new Blob([JSON.stringify(snapshot)], { type: 'application/json' });
     downloadBlob(blob, `attnlens-picture-${name}.json`);
   }
 

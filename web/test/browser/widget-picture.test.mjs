@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadModel } from '../../src/models/index.js';
 import { readSnapshot } from '../../src/snapshot/read.js';
 import { formatBytes } from '../../src/views/dom.js';
+import { blockingFindings } from './axe.mjs';
 import { artifact, newPage, openBrowser, REPO_ROOT } from './harness.mjs';
 import {
   folderBytes,
@@ -212,7 +213,10 @@ describe('<attn-lens> with a picture', () => {
     });
     assert.deepEqual(canvas.slice(0, 2), ['1', '0']);
     assert.match(canvas[2], /^Layer 2, head 1:/);
-    assertMaps(readSnapshot(await exportSnapshot(page)), VIT);
+    const exportedVit = readSnapshot(await exportSnapshot(page));
+    assertMaps(exportedVit, VIT);
+    // It opens where the reader was.
+    assert.deepEqual(exportedVit.selected, { layer: 1, head: 0 });
     await page.locator('#live').screenshot({ path: artifact('widget-picture-vit.png') });
     assert.deepEqual(problems(page), []);
     await page.close();
@@ -249,6 +253,33 @@ describe('<attn-lens> with a picture', () => {
     await page.locator('#live').screenshot({ path: artifact('widget-picture-snapshot.png') });
     assert.deepEqual(fetched, []);
     assert.equal(await page.textContent('#violations'), '0');
+    assert.deepEqual(problems(page), []);
+    await page.close();
+  });
+
+  it('the snapshot in Chinese at phone width: its words, its layout, axe-core', async () => {
+    writeFileSync(
+      join(site, 'lens', 'snapshot-zh.html'),
+      lensPage('<attn-lens id="live" snapshot="picture.json" language="zh" head="2"></attn-lens>'),
+    );
+    const page = await newPage(browser.context, { viewport: { width: 360, height: 740 } });
+    await page.goto(`${browser.base}/lens/snapshot-zh.html`);
+    await waitReady(page);
+    const shown = await inShadow(page, (host) => {
+      const root = host.shadowRoot;
+      const canvas = root.querySelector('.picture canvas');
+      return {
+        label: canvas.getAttribute('aria-label'),
+        width: canvas.getBoundingClientRect().width,
+        frame: root.querySelector('.frame').getBoundingClientRect().width,
+        overflow: host.scrollWidth > host.clientWidth,
+      };
+    });
+    assert.match(shown.label, /^第 1 层，第 2 个头：/);
+    assert.ok(shown.width <= shown.frame, `the picture (${shown.width}px) fits (${shown.frame}px)`);
+    assert.equal(shown.overflow, false);
+    assert.deepEqual(await blockingFindings(page), []);
+    await page.locator('#live').screenshot({ path: artifact('widget-picture-snapshot-zh.png') });
     assert.deepEqual(problems(page), []);
     await page.close();
   });
