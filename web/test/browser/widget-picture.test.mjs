@@ -393,6 +393,7 @@ describe('<attn-lens> with a picture', () => {
     });
     assert.deepEqual(fetched, []);
     assert.deepEqual(problems(fresh), []);
+    assert.deepEqual(await blockingFindings(fresh), []);
 
     // A snapshot that is not one: the panel says so.
     writeFileSync(join(site, 'lens', 'not-a-snapshot.json'), '{"format": "something else"}');

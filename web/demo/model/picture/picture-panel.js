@@ -349,6 +349,7 @@ export class PicturePanel {
       focus: -1,
     });
     this.sources.element.hidden = true;
+    this.controls.element.querySelector('.picture-focus-clear').hidden = true;
     this.status.textContent = t('pictureSnapshotShown', {
       model: model.id ?? model.modelType,
       date: lens.created.slice(0, 10),

@@ -97,6 +97,7 @@ export function pictureControls(state, { changed, exportPng, exportJson, exportS
     field(t('pictureOpacity'), opacity),
     el('button', {
       type: 'button',
+      class: 'picture-focus-clear',
       text: t('pictureFocusClear'),
       onclick: () => {
         state.focus = -1;
