@@ -43,6 +43,9 @@ export class ModelPage {
     this.timer = 0;
     this.pendingQueryText = null;
     this.translatePanel = null; // translate-panel.js, loaded with the first encoder-decoder
+    // The panel of a picture snapshot the address names (openPictureSnapshot): null while it
+    // loads, undefined when there is none.
+    this.snapshotPanel = undefined;
 
     elements.exportSnapshot.addEventListener('click', () => {
       const state = getState();
@@ -318,6 +321,7 @@ export class ModelPage {
    * own with no model and no compute; fetched with the widget's caps and read as hostile input.
    */
   async openPictureSnapshot(address) {
+    this.snapshotPanel = null;
     const [{ PicturePanel }, { fetchCapped }, { readSnapshot }, { SNAPSHOT_LIMITS }] =
       await Promise.all([
         import('./picture/picture-panel.js'),
@@ -326,6 +330,7 @@ export class ModelPage {
         import('../../src/snapshot/format.js'),
       ]);
     const panel = new PicturePanel({ client: this.parts.client, getInfo: () => null });
+    this.snapshotPanel = panel;
     // Beside a model's own Picture panel: ids of its own.
     panel.element.id = 'picture-snapshot';
     panel.element.querySelector('h2').id = 'picture-snapshot-title';
@@ -340,6 +345,12 @@ export class ModelPage {
     } catch (error) {
       panel.failSnapshot(error);
     }
+  }
+
+  /** Whether a picture snapshot the address named is open (or on its way): not yet closed. */
+  showsPictureSnapshot() {
+    if (this.snapshotPanel === undefined) return false;
+    return this.snapshotPanel === null || this.snapshotPanel.element.isConnected;
   }
 
   #renderExplain(state, info, head, query) {

@@ -394,6 +394,12 @@ describe('<attn-lens> with a picture', () => {
     assert.deepEqual(fetched, []);
     assert.deepEqual(problems(fresh), []);
     assert.deepEqual(await blockingFindings(fresh), []);
+    // The address keeps naming the snapshot, so a reload (or the link) shows it again.
+    await fresh.waitForTimeout(1200);
+    assert.equal(
+      await fresh.evaluate(() => new URLSearchParams(location.search).get('snapshot')),
+      '../lens/page-picture.json',
+    );
 
     // A snapshot that is not one: the panel says so.
     writeFileSync(join(site, 'lens', 'not-a-snapshot.json'), '{"format": "something else"}');
