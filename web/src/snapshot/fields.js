@@ -64,6 +64,17 @@ export function indexList(value, field, count) {
   return list;
 }
 
+// The view a snapshot opens on: the exported one when the snapshot holds it, else its first head.
+export function readSelected(value, model, layers, heads) {
+  const selected = object(value, 'selected');
+  const layer = int(selected.layer, 'selected.layer', 0, model.layers - 1);
+  const head = int(selected.head, 'selected.head', 0, model.heads - 1);
+  return {
+    layer: layers.includes(layer) ? layer : layers[0],
+    head: heads.includes(head) ? head : heads[0],
+  };
+}
+
 // Little-endian float32 weights [blocks, rows, cols] from a base64 field: every one a weight
 // in [0, 1] and every row summing to 1 (nothing is masked in these), or with `part` to at most 1
 // (rows cut to some of their keys: a class token's row over the patches alone).

@@ -21,7 +21,17 @@
 // Read like any file from elsewhere: sizes, shapes, every weight, and the image's own header
 // (image-header.js) against its MIME type and the caps, before anything decodes it.
 import { fromBase64, SNAPSHOT_LIMITS, toBase64, float32Bytes } from './format.js';
-import { array, fail, indexList, int, object, readRows, string, typeFail } from './fields.js';
+import {
+  array,
+  fail,
+  indexList,
+  int,
+  object,
+  readRows,
+  readSelected,
+  string,
+  typeFail,
+} from './fields.js';
 import { imageHeader } from '../vision/image-header.js';
 
 export const PICTURE_LIMITS = Object.freeze({
@@ -119,17 +129,11 @@ export function readPicture(root, model) {
     );
   }
   const header = checkPictureDataUrl(picture.image);
-  const selected = object(root.selected, 'selected');
-  const selectedLayer = int(selected.layer, 'selected.layer', 0, model.layers - 1);
-  const selectedHead = int(selected.head, 'selected.head', 0, model.heads - 1);
   const blocks = layers.length * heads.length;
   return {
     layers,
     heads,
-    selected: {
-      layer: layers.includes(selectedLayer) ? selectedLayer : layers[0],
-      head: heads.includes(selectedHead) ? selectedHead : heads[0],
-    },
+    selected: readSelected(root.selected, model, layers, heads),
     picture: {
       image: picture.image,
       imageWidth: header.width,

@@ -14,6 +14,7 @@ import {
   int,
   object,
   readRows,
+  readSelected,
   ROW_SUM_TOLERANCE,
   string,
   typeFail,
@@ -259,9 +260,6 @@ export function readSnapshot(input) {
   if (layerMasks.length !== layers.length) {
     throw fail('shape_mismatch', 'masks.layerMasks', `must have one per layer (${layers.length})`);
   }
-  const selected = object(root.selected, 'selected');
-  const selectedLayer = int(selected.layer, 'selected.layer', 0, model.layers - 1);
-  const selectedHead = int(selected.head, 'selected.head', 0, model.heads - 1);
   return {
     version: root.version,
     created,
@@ -283,11 +281,7 @@ export function readSnapshot(input) {
       layerMasks: layerMasks.map((mask, i) => string(mask, `masks.layerMasks[${i}]`, 200)),
     },
     predictions: readPredictions(root.predictions, model.causal, n),
-    // The view to open: the exported one when the snapshot holds it, else its first head.
-    selected: {
-      layer: layers.includes(selectedLayer) ? selectedLayer : layers[0],
-      head: heads.includes(selectedHead) ? selectedHead : heads[0],
-    },
+    selected: readSelected(root.selected, model, layers, heads),
     rollout: readRollout(root.rollout, n),
     translation: readTranslation(root.translation, model, n),
   };
