@@ -344,6 +344,12 @@ export const enModels = {
   pictureLabel: '{label}: {p}%',
   pictureExportPng: 'PNG',
   pictureExportJson: 'JSON',
+  pictureExportSnapshot: 'Snapshot',
+  pictureSnapshotShown:
+    'Snapshot of {model} ({date}), drawn from the file with no model and no compute. It holds ' +
+    'the class token’s maps: the patch focus and the distances need the model itself.',
+  pictureSnapshotClose: 'Close the snapshot',
+  pictureSnapshotFailed: 'The snapshot could not be opened: {message}',
   // the Translate mode (model/translate-panel.js)
   translateTitle: 'Translation, token by token',
   translateHint:

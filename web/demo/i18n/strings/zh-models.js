@@ -318,6 +318,12 @@ export const zhModels = {
   pictureLabel: '{label}：{p}%',
   pictureExportPng: 'PNG',
   pictureExportJson: 'JSON',
+  pictureExportSnapshot: '快照',
+  pictureSnapshotShown:
+    '{model} 的快照（{date}），直接由文件绘制，无需模型，也不做计算。它只含类别词元的注意力图：' +
+    '图块聚焦和注意力距离需要模型本身。',
+  pictureSnapshotClose: '关闭快照',
+  pictureSnapshotFailed: '无法打开这个快照：{message}',
   // 翻译模式（model/translate-panel.js）
   translateTitle: '逐个词元的翻译',
   translateHint:

@@ -10,10 +10,17 @@ import { el } from '../../../src/views/dom.js';
 import { downloadBlob } from '../../../src/views/export.js';
 import { t } from '../../i18n.js';
 import { distancePlot } from './distance-plot.js';
-import { drawOverlay, modelView } from './picture-draw.js';
+import { pictureDataUrl, pictureRun } from '../../../src/snapshot/picture.js';
+import { writeSnapshot } from '../../../src/snapshot/write.js';
+import {
+  drawOverlay,
+  modelView,
+  pictureCanvas,
+  snapshotPictureView,
+} from '../../../src/views/picture-overlay.js';
 import { headMap, layerMeanMap, patchAt, rolloutMap } from './picture-maps.js';
 import { pictureControls, pictureSources } from './picture-parts.js';
-import { pictureCanvas, readPicture, samplePicture } from './picture-source.js';
+import { readPicture, samplePicture } from './picture-source.js';
 import { PictureSurgery } from './picture-surgery.js';
 
 const MAIN_SIDE = 384; // CSS pixels the main overlay is drawn at (scaled down on a phone)
@@ -37,6 +44,7 @@ export class PicturePanel {
       changed: () => this.render(),
       exportPng: () => this.#exportPng(),
       exportJson: () => this.#exportJson(),
+      exportSnapshot: () => this.#exportSnapshot(),
     });
     this.main = el('canvas', {
       class: 'picture-main',
@@ -58,7 +66,7 @@ export class PicturePanel {
       this.labels,
       this.controls.element,
       el('figure', { class: 'picture-figure' }, this.main, this.caption),
-      el('p', { class: 'hint' }, t('pictureFocusHint')),
+      (this.focusHint = el('p', { class: 'hint' }, t('pictureFocusHint'))),
       this.surgery.element,
       el(
         'div',
@@ -68,7 +76,7 @@ export class PicturePanel {
       ),
       el('h3', { text: t('pictureGridTitle') }),
       this.grid,
-      el('h3', { text: t('pictureDistanceTitle') }),
+      (this.distanceTitle = el('h3', { text: t('pictureDistanceTitle') })),
       this.distance,
     );
     this.element = el(
@@ -193,17 +201,23 @@ export class PicturePanel {
       ),
     );
     this.labels.hidden = !run.labels;
-    size(this.rollout, this.view, PAIR_SIDE);
-    drawOverlay(this.rollout, this.view, rolloutMap(run), common);
+    if (run.rollout) {
+      size(this.rollout, this.view, PAIR_SIDE);
+      drawOverlay(this.rollout, this.view, rolloutMap(run), common);
+    }
     size(this.lastLayer, this.view, PAIR_SIDE);
     drawOverlay(this.lastLayer, this.view, layerMeanMap(run, run.layers - 1), common);
     this.rollout.setAttribute('aria-label', t('pictureRollout'));
     this.lastLayer.setAttribute('aria-label', t('pictureLastLayer'));
+    const names = run.names; // a snapshot's model layer and head numbers
     this.grid.style.setProperty('--heads', run.heads);
     this.grid.replaceChildren();
     for (let layer = 0; layer < run.layers; layer++) {
       for (let head = 0; head < run.heads; head++) {
-        const name = t('pictureGridCell', { layer, head });
+        const name = t('pictureGridCell', {
+          layer: names?.layers[layer] ?? layer,
+          head: names?.heads[head] ?? head,
+        });
         const cell = el('canvas', { class: 'picture-cell' });
         size(cell, this.view, CELL_SIDE);
         drawOverlay(cell, this.view, headMap(run, layer, head), common);
@@ -221,6 +235,10 @@ export class PicturePanel {
         this.grid.append(button);
       }
     }
+    this.focusHint.hidden = Boolean(run.classAttention);
+    this.rollout.parentElement.hidden = !run.rollout;
+    this.distanceTitle.hidden = this.distance.hidden = !run.distance;
+    if (!run.distance) return;
     const local = run.distance.labels.filter((label) => label === 'local').length;
     this.distance.replaceChildren(
       distancePlot(run.distance, run.layers, run.heads),
@@ -260,7 +278,9 @@ export class PicturePanel {
       opacity,
       focus,
     });
-    const who = head < 0 ? t('pictureHeadMean') : t('pictureHeadN', { head });
+    const names = run.names;
+    const who =
+      head < 0 ? t('pictureHeadMean') : t('pictureHeadN', { head: names?.heads[head] ?? head });
     const from =
       focus >= 0
         ? t('pictureFromPatch', {
@@ -270,13 +290,15 @@ export class PicturePanel {
         : t('pictureFromClass');
     const k = run.mask?.replace('patch:', '');
     const surgery = k ? ` ${t('pictureSurgeryMasked', { k })}` : '';
-    const caption = t('pictureMainCaption', { layer, who, from }) + surgery;
+    const layerName = names?.layers[layer] ?? layer;
+    const caption = t('pictureMainCaption', { layer: layerName, who, from }) + surgery;
     this.caption.textContent = caption;
     this.main.setAttribute('aria-label', caption);
   }
 
+  // A snapshot holds the class token's rows only: no patch to focus.
   #clickPatch(event) {
-    if (!this.run) return;
+    if (!this.run || this.run.classAttention) return;
     const box = this.main.getBoundingClientRect();
     const scale = this.view.width / box.width;
     const patch = patchAt(
@@ -290,7 +312,7 @@ export class PicturePanel {
 
   // Arrows move the focused patch (from the centre), Escape returns to the class token.
   #key(event) {
-    if (!this.run) return;
+    if (!this.run || this.run.classAttention) return;
     const { rows, columns } = this.run.grid;
     const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
     if (event.key === 'Escape') this.state.focus = -1;
@@ -331,7 +353,7 @@ export class PicturePanel {
       labels: run.labels,
       classAttention: classRows,
       rollout: Array.from(rolloutMap(run)),
-      distance: {
+      distance: run.distance && {
         pixels: Array.from(run.distance.distances),
         uniform: run.distance.uniform,
         threshold: run.distance.threshold,
@@ -340,6 +362,87 @@ export class PicturePanel {
     };
     const blob = new Blob([JSON.stringify(json)], { type: 'application/json' });
     downloadBlob(blob, `${this.#fileBase()}.json`);
+  }
+
+  // The snapshot (src/snapshot/picture.js) of what the panel shows: the picture as the model saw
+  // it and every layer's and head's class-token row; a snapshot shown is saved as it came.
+  #exportSnapshot() {
+    if (!this.run) return;
+    const snapshot = this.snapshotText ?? JSON.stringify(this.#snapshot());
+    const blob = new Blob([snapshot], { type: 'application/json' });
+    downloadBlob(blob, `${this.#fileBase()}-snapshot.json`);
+  }
+
+  #snapshot() {
+    const { run, state } = this;
+    const info = this.parts.getInfo();
+    // The Hub's id and revision from the session's key (hub:ID@REVISION:DTYPE); none for files.
+    const hub = /^hub:([^@]+)@([^:]*):/.exec(info.key);
+    const all = (count) => Array.from({ length: count }, (_, i) => i);
+    return writeSnapshot(
+      pictureRun({
+        model: { ...info, id: hub?.[1] ?? null, revision: hub ? hub[2] || 'main' : null },
+        run,
+        image: pictureDataUrl(this.view),
+        selected: { layer: state.layer, head: Math.max(0, state.head) },
+      }),
+      { layers: all(run.layers), heads: all(run.heads) },
+    );
+  }
+
+  /**
+   * Draws a picture's snapshot (read and checked, src/snapshot/read.js) with no model and no
+   * compute: its class-token maps over its picture, its rollout and labels. `text` is the file.
+   */
+  async showSnapshot(lens, text) {
+    this.#offerClose();
+    const { picture, model, layers, heads, selected } = lens;
+    this.view = await snapshotPictureView(picture);
+    this.snapshotText = text;
+    this.run = {
+      ...picture,
+      layers: layers.length,
+      heads: heads.length,
+      names: { layers, heads },
+      distance: null,
+    };
+    Object.assign(this.state, {
+      layer: layers.indexOf(selected.layer),
+      head: heads.indexOf(selected.head),
+      focus: -1,
+    });
+    this.sources.element.hidden = true;
+    this.controls.element.querySelector('.picture-focus-clear').hidden = true;
+    this.surgery.element.hidden = true; // a snapshot holds no model to run under a window
+    this.status.textContent = t('pictureSnapshotShown', {
+      model: model.id ?? model.modelType,
+      date: lens.created.slice(0, 10),
+    });
+    this.controls.setShape(layers.length, heads.length, { layers, heads });
+    this.#renderOnce();
+    this.render();
+    document.body.dataset.pictureSnapshots = String(
+      Number(document.body.dataset.pictureSnapshots ?? 0) + 1,
+    );
+  }
+
+  /** A snapshot that could not be opened: what went wrong, in words. */
+  failSnapshot(error) {
+    this.#offerClose();
+    this.sources.element.hidden = true;
+    this.status.textContent = t('pictureSnapshotFailed', { message: error?.message ?? error });
+  }
+
+  // A snapshot's panel stands apart from any model: the reader closes it.
+  #offerClose() {
+    if (this.closeButton) return;
+    this.closeButton = el('button', {
+      type: 'button',
+      class: 'picture-snapshot-close',
+      text: t('pictureSnapshotClose'),
+      onclick: () => this.element.remove(),
+    });
+    this.status.after(this.closeButton);
   }
 
   #fileBase() {

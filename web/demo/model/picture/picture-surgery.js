@@ -5,7 +5,7 @@
 // the Translate mode puts the full-attention translation beside a surgery's.
 import { el } from '../../../src/views/dom.js';
 import { t } from '../../i18n.js';
-import { drawOverlay } from './picture-draw.js';
+import { drawOverlay } from '../../../src/views/picture-overlay.js';
 
 const SIDE = 224; // CSS pixels of each compared map (scaled down on a phone)
 const FIRST_WINDOW = 3;
