@@ -5,7 +5,7 @@
 // key, and rows that sum to 1 where any key is visible. Any problem is a TypeError / RangeError
 // naming the field ('snapshot.tokens[3].end: ...'); nothing from the file is ever executed.
 
-import { attnlensError, describe } from '../errors.js';
+import { describe } from '../errors.js';
 import {
   fromBase64,
   SNAPSHOT_FORMAT,
@@ -13,65 +13,19 @@ import {
   SNAPSHOT_VERSION,
   unpackBits,
 } from './format.js';
-
-const ROW_SUM_TOLERANCE = 1e-3;
-
-const fail = (code, field, detail) => attnlensError(code, `snapshot.${field}`, detail);
-const typeFail = (field, expected, value) =>
-  fail('invalid_argument', field, `must be ${expected}, got ${describe(value)}`);
-
-function object(value, field) {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw typeFail(field, 'an object', value);
-  }
-  return value;
-}
-
-function array(value, field, max) {
-  if (!Array.isArray(value)) throw typeFail(field, 'an array', value);
-  if (value.length > max) {
-    throw fail('out_of_range', field, `has ${value.length} entries, more than the cap of ${max}`);
-  }
-  return value;
-}
-
-function string(value, field, max, nullable = false) {
-  if (nullable && value === null) return null;
-  if (typeof value !== 'string')
-    throw typeFail(field, nullable ? 'a string or null' : 'a string', value);
-  if (value.length > max) {
-    throw fail('out_of_range', field, `is ${value.length} characters, more than the cap of ${max}`);
-  }
-  return value;
-}
-
-function int(value, field, min, max) {
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw typeFail(field, 'a whole number', value);
-  }
-  if (value < min || value > max) {
-    throw fail('out_of_range', field, `must be from ${min} to ${max}, got ${value}`);
-  }
-  return value;
-}
-
-function bool(value, field) {
-  if (typeof value !== 'boolean') throw typeFail(field, 'true or false', value);
-  return value;
-}
-
-// Ascending distinct indices below `count`.
-function indexList(value, field, count) {
-  const list = array(value, field, count);
-  if (list.length === 0) throw fail('out_of_range', field, 'must name at least one');
-  list.forEach((index, i) => {
-    int(index, `${field}[${i}]`, 0, count - 1);
-    if (i > 0 && index <= list[i - 1]) {
-      throw fail('invalid_argument', field, 'must be ascending, without repeats');
-    }
-  });
-  return list;
-}
+import {
+  ROW_SUM_TOLERANCE,
+  array,
+  bool,
+  fail,
+  indexList,
+  int,
+  object,
+  readPrediction,
+  string,
+  typeFail,
+} from './fields.js';
+import { readAblation, readLogitLens } from './read-panels.js';
 
 function readModel(value) {
   const model = object(value, 'model');
@@ -104,21 +58,6 @@ function readTokens(value, texts) {
       segment,
     };
   });
-}
-
-function readPrediction(raw, field, vocabMax = 2 ** 31) {
-  const entry = object(raw, field);
-  const p = entry.p;
-  if (typeof p !== 'number' || !(p >= 0 && p <= 1))
-    throw typeFail(`${field}.p`, 'a probability', p);
-  return {
-    id: int(entry.id, `${field}.id`, 0, vocabMax),
-    token: string(entry.token, `${field}.token`, SNAPSHOT_LIMITS.tokenText),
-    text: string(entry.text, `${field}.text`, SNAPSHOT_LIMITS.tokenText),
-    // Snapshots written before predictions said so have no `partial`.
-    partial: entry.partial === undefined ? false : bool(entry.partial, `${field}.partial`),
-    p,
-  };
 }
 
 function readPredictions(value, causal, n) {
@@ -274,7 +213,8 @@ function readRollout(value, n) {
  *   masks, predictions, selected, rollout, translation }} attention: Float32Array
  *   [layers.length, heads.length, N, N]; visible: Uint8Array [layers.length, N, N]; rollout:
  *   Float32Array [N, N] or null (a snapshot written without it); translation: null, or { text,
- *   decoderLayers, target, layers, heads, cross: Float32Array [layers.length, heads.length, T, N] }
+ *   decoderLayers, target, layers, heads, cross: Float32Array [layers.length, heads.length, T, N] };
+ *   ablation, logitLens: null, or as read-panels.js reads them
  */
 export function readSnapshot(input) {
   let value = input;
@@ -365,6 +305,8 @@ export function readSnapshot(input) {
     },
     rollout: readRollout(root.rollout, n),
     translation: readTranslation(root.translation, model, n),
+    ablation: readAblation(root.ablation, model),
+    logitLens: readLogitLens(root.logitLens, model),
   };
 }
 
