@@ -213,8 +213,8 @@ function readRollout(value, n) {
  *   masks, predictions, selected, rollout, translation }} attention: Float32Array
  *   [layers.length, heads.length, N, N]; visible: Uint8Array [layers.length, N, N]; rollout:
  *   Float32Array [N, N] or null (a snapshot written without it); translation: null, or { text,
- *   decoderLayers, target, layers, heads, cross: Float32Array [layers.length, heads.length, T, N] };
- *   ablation, logitLens: null, or as read-panels.js reads them
+ *   decoderLayers, target, layers, heads, cross: Float32Array [layers.length, heads.length, T, N]
+ *   }; ablation, logitLens: null, or as read-panels.js reads them
  */
 export function readSnapshot(input) {
   let value = input;
