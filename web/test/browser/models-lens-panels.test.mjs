@@ -42,7 +42,7 @@ describe('the heads and logit lens panels', () => {
   }
 
   for (const setup of SETUPS) {
-    it(`measures heads, switches them off and shows every layer's guess (${setup.name})`, async () => {
+    it(`measures heads, switches them off, shows each layer's guess (${setup.name})`, async () => {
       const page = await openModel(setup);
       // No panel code is fetched before a panel opens.
       const fetched = () =>
