@@ -204,6 +204,7 @@ try {
     'widget/widget-models.js',
     'widget/widget-style.js',
     'widget/widget-translation.js',
+    'widget/widget-panels.js',
     'widget.d.ts',
     'src/models/files/index.js',
     'src/models/tokenizer.js',
@@ -225,7 +226,9 @@ try {
       /^(test|scripts|node_modules|demo)\//.test(f) ||
       f.includes('-eval.') ||
       (f.startsWith('widget/') &&
-        !/^widget\/(attnlens-widget|widget-models|widget-style|widget-translation)\.js$/.test(f)),
+        !/^widget\/(attnlens-widget|widget-models|widget-style|widget-translation|widget-panels)\.js$/.test(
+          f,
+        )),
   );
   assert.deepEqual(strays, [], 'files that do not belong in the tarball');
   console.log(

@@ -116,7 +116,7 @@ function rankedList(effects, { heads, strings, onToggle, isOff }) {
     const text = strings.rankedEntry(l, h, formatDelta(delta));
     return el(
       'li',
-      {},
+      { class: isOff.has(i) ? 'is-off' : null },
       onToggle
         ? el('button', {
             type: 'button',

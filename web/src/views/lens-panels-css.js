@@ -36,7 +36,9 @@ button.al-effect, button.al-lens-cell, .al-ranked-head { cursor: pointer; }
   font: inherit; padding: 1px 6px; border: 1px solid rgb(0 0 0 / 15%); border-radius: 3px;
   background: transparent; color: inherit;
 }
-.al-ranked-head[aria-pressed="true"] { text-decoration: line-through; font-weight: 650; }
+.al-ranked-list li.is-off, .al-ranked-head[aria-pressed="true"] {
+  text-decoration: line-through; font-weight: 650;
+}
 .al-before-after {
   display: grid; grid-template-columns: minmax(0, 1fr); gap: 14px; margin-top: 10px;
 }
