@@ -220,15 +220,13 @@ try {
   ]) {
     assert.ok(files.includes(required), `the tarball lacks ${required}`);
   }
-  // The widget's module ships; its sample pages (blog, CSP test) do not.
+  // The widget's modules ship; its sample pages (blog, CSP test) do not.
+  const widgetModules = /^widget\/(attnlens-widget|widget-(models|style|translation|panels))\.js$/;
   const strays = files.filter(
     (f) =>
       /^(test|scripts|node_modules|demo)\//.test(f) ||
       f.includes('-eval.') ||
-      (f.startsWith('widget/') &&
-        !/^widget\/(attnlens-widget|widget-models|widget-style|widget-translation|widget-panels)\.js$/.test(
-          f,
-        )),
+      (f.startsWith('widget/') && !widgetModules.test(f)),
   );
   assert.deepEqual(strays, [], 'files that do not belong in the tarball');
   console.log(
