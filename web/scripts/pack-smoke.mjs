@@ -221,12 +221,12 @@ try {
     assert.ok(files.includes(required), `the tarball lacks ${required}`);
   }
   // The widget's modules ship; its sample pages (blog, CSP test) do not.
-  const widgetModules = /^widget\/(attnlens-widget|widget-(models|style|translation|panels))\.js$/;
+  const shippedWidget = /^widget\/(attnlens-widget|widget-(models|style|translation|panels))\.js$/;
   const strays = files.filter(
     (f) =>
       /^(test|scripts|node_modules|demo)\//.test(f) ||
       f.includes('-eval.') ||
-      (f.startsWith('widget/') && !widgetModules.test(f)),
+      (f.startsWith('widget/') && !shippedWidget.test(f)),
   );
   assert.deepEqual(strays, [], 'files that do not belong in the tarball');
   console.log(
@@ -405,6 +405,7 @@ try {
     path.startsWith('node_modules/attnlens/'),
   );
   assert.ok(widgetModules.includes('node_modules/attnlens/src/i18n/strings/zh.js'));
+  assert.ok(widgetModules.includes('node_modules/attnlens/widget/widget-panels.js'));
   console.log(`installed package: the widget's ${widgetModules.length} modules all resolve`);
 
   // attnlens/models from the installed package (its dependencies resolved by npm): a tiny GPT-2

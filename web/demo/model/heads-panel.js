@@ -52,6 +52,8 @@ export class Panel {
     const params = this.#params();
     if (!params) return;
     const id = `${params.key}\u0000${params.text}`;
+    // A run that changed nothing the panel reads (a mask surgery, words) keeps what it shows.
+    if (id === this.for && this.measured?.for === id && !this.problem) return;
     if (id !== this.for) {
       // Another text: its own top prediction is the target; the heads off stay off.
       if (this.for?.split('\u0000')[0] !== params.key) this.off = [];

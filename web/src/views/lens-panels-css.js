@@ -43,20 +43,27 @@ button.al-effect, button.al-lens-cell, .al-ranked-head { cursor: pointer; }
   display: grid; grid-template-columns: minmax(0, 1fr); gap: 14px; margin-top: 10px;
 }
 .al-before-after.comparing { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
-.al-predictions h3 { font-size: 13px; margin: 6px 0; font-weight: 600; }
-.al-prediction-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 3px; }
-.al-prediction {
+/* The predictions' own look, for the widget: the demo page styles them in models.css. */
+.al-panel .al-predictions h3 { font-size: 13px; margin: 6px 0; font-weight: 600; }
+.al-panel .al-prediction-list {
+  list-style: none; margin: 0; padding: 0; display: grid; gap: 3px;
+}
+.al-panel .al-prediction {
   display: grid; grid-template-columns: minmax(0, 7em) minmax(0, 1fr) 3.2em auto; gap: 6px;
   align-items: center; font-size: 13px;
 }
-.al-prediction-token {
+.al-panel .al-prediction-token {
   font-family: ui-monospace, Menlo, Consolas, monospace; overflow: hidden;
   text-overflow: ellipsis; white-space: nowrap;
 }
-.al-prediction-track { background: rgb(0 0 0 / 7%); border-radius: 3px; height: 10px; }
-.al-prediction-bar { display: block; height: 10px; border-radius: 3px; background: #e8472a; }
-.al-prediction-p { font: 12px ui-monospace, Menlo, Consolas, monospace; text-align: right; }
-.al-prediction-change { font-size: 11px; color: var(--al-muted, #6a655b); }
+.al-panel .al-prediction-track { background: rgb(0 0 0 / 7%); border-radius: 3px; height: 10px; }
+.al-panel .al-prediction-bar {
+  display: block; height: 10px; border-radius: 3px; background: #e8472a;
+}
+.al-panel .al-prediction-p {
+  font: 12px ui-monospace, Menlo, Consolas, monospace; text-align: right;
+}
+.al-panel .al-prediction-change { font-size: 11px; color: var(--al-muted, #6a655b); }
 .al-lens-detail { min-height: 4em; }
 @media (max-width: 520px) {
   .al-before-after.comparing { grid-template-columns: minmax(0, 1fr); }
