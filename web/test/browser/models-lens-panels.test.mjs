@@ -179,6 +179,58 @@ describe('the heads and logit lens panels', () => {
   }
 });
 
+describe('Cancel in the heads panel', () => {
+  let browser;
+  before(async () => {
+    browser = await openBrowser();
+    // stories260K measures its 40 heads faster than a click: the compute thread's module is
+    // served with each layer's progress report held for 400 ms, so the click lands mid-way.
+    await browser.context.route('**/demo/model/lens-compute.js', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.text()).replace(
+        'onProgress: progress,',
+        'onProgress: (p) => { const until = Date.now() + 400; while (Date.now() < until); ' +
+          'progress(p); },',
+      );
+      assert.notEqual(body, await response.text(), 'the module still reports progress');
+      await route.fulfill({ response, body });
+    });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('stops a measurement by keyboard, and Measure again finishes it', async () => {
+    const page = await newPage(browser.context, { viewport: { width: 1200, height: 900 } });
+    const link = new URLSearchParams({ lang: 'en', model: 'stories260K', text: TEXT });
+    await page.goto(`${browser.base}/demo/?${link}`);
+    await page.waitForSelector('#model-load, .model-status.is-ready', { timeout: 30000 });
+    if (await page.$('#model-load')) await page.click('#model-load');
+    await page.waitForSelector('#heads-matter:not([hidden])');
+    await page.click('#heads-matter-open');
+    await page.waitForSelector('.heads-cancel', { timeout: 10000 });
+    assert.match(await page.textContent('.heads-status'), /Measuring the heads… \d+ of 40/);
+    await page.focus('.heads-cancel');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.heads-again');
+    assert.match(await page.textContent('.heads-status'), /^Cancelled/);
+    assert.equal(await page.locator('#heads-matter .al-effects-grid').count(), 0);
+    assert.equal(
+      await page.evaluate(() => document.activeElement.className),
+      'chip-button heads-again',
+      'the focus moves to Measure again',
+    );
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(
+      () => /40 heads measured/.test(document.querySelector('.heads-status').textContent),
+      null,
+      { timeout: 30000 },
+    );
+    assert.equal(await page.locator('#heads-matter .al-effects-grid button').count(), 40);
+    await page.close();
+  });
+});
+
 describe('the widget draws an ablation and a logit lens from a snapshot', () => {
   let browser, root;
   before(async () => {
