@@ -208,6 +208,7 @@ export class Panel {
       mode,
       el('button', {
         type: 'button',
+        id: 'heads-clear',
         class: 'chip-button heads-clear',
         text: t('headsClear'),
         disabled: this.off.length === 0,
@@ -232,8 +233,8 @@ export class Panel {
       logProb: measured.logProb,
       effects: measured.effects,
       off: offNow,
+      // The predictions are the last answered run's until the run with the heads now off answers.
       before: current?.before ?? [],
-      // Until the new run answers, the heads just switched show the run before.
       after: current?.after ?? [],
     };
   }
@@ -270,7 +271,9 @@ export class Panel {
       : this.body.querySelector(
           `.${where.className}[data-layer="${where.layer}"][data-head="${where.head}"]`,
         );
-    if (again) {
+    // "Switch all heads back on" disables itself: the focus goes to the grid's first head.
+    if (again?.disabled) this.body.querySelector('button.al-effect')?.focus();
+    else if (again) {
       if (again.closest('.al-effects-grid')) {
         for (const b of this.body.querySelectorAll('button.al-effect')) b.tabIndex = -1;
         again.tabIndex = 0;

@@ -171,6 +171,14 @@ describe('the heads and logit lens panels', () => {
       );
       assert.equal(snapshot.logitLens.tokens.length, shape.cols);
       snapshotText ??= text;
+      // "Switch all heads back on" by keyboard: none off, the focus on the grid's first head.
+      await page.focus('.heads-clear');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(
+        () => !document.querySelector('#heads-matter [aria-pressed="true"]'),
+      );
+      assert.equal(await page.evaluate(() => document.activeElement.className), 'al-effect');
+      await page.waitForSelector('#heads-matter .al-before-after:not(.comparing)');
       // The model picker asks the Hub for the catalog's sizes; offline here, as it may be.
       const offHub = page.problems.filter((p) => !p.includes('https://huggingface.co/'));
       assert.deepEqual(offHub, []);
