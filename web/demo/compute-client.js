@@ -80,6 +80,7 @@ export class ComputeClient {
     // Without a worker, real models load on this thread, on demand, all the same.
     const models = await import('./model/compute.js');
     const compare = type.startsWith('compare') ? await import('./model/compare-compute.js') : {};
+    const lens = type.startsWith('lens') ? await import('./model/lens-compute.js') : {};
     job.controller = new AbortController();
     const local = {
       modelDescribe: models.describeModel,
@@ -93,6 +94,9 @@ export class ComputeClient {
       compareRun: compare.runCompareModels,
       compareRelease: compare.releaseCompareModel,
       modelTranslate: models.translateText,
+      lensHeadEffects: lens.measureHeadEffects,
+      lensAblate: lens.runAblated,
+      lensLogitLens: lens.runLogitLens,
     };
     return local[type](params, {
       signal: job.controller.signal,

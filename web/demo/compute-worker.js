@@ -27,6 +27,12 @@ const COMPARE_HANDLERS = {
   compareRun: 'runCompareModels',
   compareRelease: 'releaseCompareModel',
 };
+// The "Which heads matter" and "Logit lens" panels: loaded when a panel first asks.
+const LENS_HANDLERS = {
+  lensHeadEffects: 'measureHeadEffects',
+  lensAblate: 'runAblated',
+  lensLogitLens: 'runLogitLens',
+};
 const running = new Map(); // id -> AbortController
 
 async function handlerFor(type) {
@@ -34,6 +40,7 @@ async function handlerFor(type) {
   if (COMPARE_HANDLERS[type]) {
     return (await import('./model/compare-compute.js'))[COMPARE_HANDLERS[type]];
   }
+  if (LENS_HANDLERS[type]) return (await import('./model/lens-compute.js'))[LENS_HANDLERS[type]];
   if (!MODEL_HANDLERS[type]) throw new Error(`unknown request ${type}`);
   const models = await import('./model/compute.js');
   return models[MODEL_HANDLERS[type]];

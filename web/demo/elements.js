@@ -164,6 +164,13 @@ export const elements = {
   compare: byId('compare'),
   compareOpen: byId('compare-open'),
   compareBody: byId('compare-body'),
+  // "Which heads matter" and "Logit lens" (model/lens-panels.js)
+  headsMatter: byId('heads-matter'),
+  headsMatterOpen: byId('heads-matter-open'),
+  headsMatterBody: byId('heads-matter-body'),
+  logitLens: byId('logit-lens'),
+  logitLensOpen: byId('logit-lens-open'),
+  logitLensBody: byId('logit-lens-body'),
   costBody: byId('cost-body'),
   primer: byId('primer'),
 

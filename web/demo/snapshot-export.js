@@ -59,9 +59,10 @@ async function runRollout(result, info) {
   }
 }
 
-export async function downloadSnapshot(state, result, info, scope) {
+/** extra: what the "Which heads matter" and "Logit lens" panels add ({ ablation, logitLens }). */
+export async function downloadSnapshot(state, result, info, scope, extra = {}) {
   const rollout = await runRollout(result, info);
-  const snapshot = pageSnapshot(state, result, info, scope, rollout);
+  const snapshot = { ...pageSnapshot(state, result, info, scope, rollout), ...extra };
   const name = (state.model === 'files' ? 'model' : state.model).replace(/[^\w.-]+/g, '-');
   const { layer, head } = snapshot.selected;
   downloadBlob(

@@ -205,6 +205,7 @@ try {
     'widget/widget-style.js',
     'widget/widget-translation.js',
     'widget/widget-picture.js',
+    'widget/widget-panels.js',
     'widget.d.ts',
     'src/models/files/index.js',
     'src/models/tokenizer.js',
@@ -221,7 +222,8 @@ try {
     assert.ok(files.includes(required), `the tarball lacks ${required}`);
   }
   // The widget's modules ship; its sample pages (blog, CSP test) do not.
-  const shippedWidget = /^widget\/(attnlens-widget|widget-(models|style|translation|picture))\.js$/;
+  const shippedWidget =
+    /^widget\/(attnlens-widget|widget-(models|style|translation|picture|panels))\.js$/;
   const strays = files.filter(
     (f) =>
       /^(test|scripts|node_modules|demo)\//.test(f) ||
@@ -406,6 +408,7 @@ try {
   );
   assert.ok(widgetModules.includes('node_modules/attnlens/src/i18n/strings/zh.js'));
   assert.ok(widgetModules.includes('node_modules/attnlens/widget/widget-picture.js'));
+  assert.ok(widgetModules.includes('node_modules/attnlens/widget/widget-panels.js'));
   console.log(`installed package: the widget's ${widgetModules.length} modules all resolve`);
 
   // attnlens/models from the installed package (its dependencies resolved by npm): a tiny GPT-2

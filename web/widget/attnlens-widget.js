@@ -148,6 +148,7 @@ export class AttnLensElement extends ElementBase {
   #warnedDemo = null; // the refused `demo` value already warned about
   #lens = null; // a snapshot, or a real model's run in the snapshot's form
   #lenses = null; // widget-models.js, once an element needed it
+  #panelsFor = null; // the snapshot whose ablation and logit lens the panels show
   #loader = null; // its LensLoader: what this element shows, and whether Load was pressed
   #shownLayer = -1; // the layer the reader picked in the header, -1 for the `layer` attribute
 
@@ -193,6 +194,7 @@ export class AttnLensElement extends ElementBase {
       view: el('div', { class: 'view', part: 'view' }),
       status: el('p', { class: 'status', role: 'status' }),
       table: el('table', { class: 'sr-only' }),
+      panels: el('div', { class: 'panels', part: 'panels', hidden: true }),
       footer: el('div', { class: 'footer', part: 'footer' }),
     };
     root.append(
@@ -202,6 +204,7 @@ export class AttnLensElement extends ElementBase {
         parts.header,
         parts.status,
         parts.view,
+        parts.panels,
         parts.table,
         parts.footer,
       ),
@@ -511,6 +514,7 @@ export class AttnLensElement extends ElementBase {
       masked: this.#t('maskedWord'),
       leftOutWord: this.#t('leftOutWord'),
     });
+    this.#renderPanels();
     const demo = this.#demoLink(this.getAttribute('demo'), settings);
     parts.footer.replaceChildren(
       ...[
@@ -525,6 +529,27 @@ export class AttnLensElement extends ElementBase {
         el('span', { class: 'backend', text: `attnlens · ${backend}` }),
       ].filter(Boolean),
     );
+  }
+
+  // A snapshot's ablation and logit lens, under the view: drawn once per snapshot (a layer or
+  // head change keeps them, and the lens's focused cell; another language draws them again).
+  #renderPanels() {
+    const lens = this.#result.lens ? this.#lens : null;
+    const language = this.#language();
+    if (this.#panelsFor?.lens === lens && this.#panelsFor.language === language) return;
+    const drawing = { lens, language };
+    this.#panelsFor = drawing;
+    const host = this.#parts.panels;
+    if (!lens?.ablation && !lens?.logitLens) {
+      host.replaceChildren();
+      host.hidden = true;
+      return;
+    }
+    const t = (key, values) => this.#t(key, values);
+    import('./widget-panels.js').then(({ renderSnapshotPanels }) => {
+      if (this.#panelsFor !== drawing) return;
+      renderSnapshotPanels(host, lens, { t, root: this.shadowRoot });
+    });
   }
 
   #describe(row, col) {

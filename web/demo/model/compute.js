@@ -114,7 +114,7 @@ export async function scoreHeads({ key }) {
 }
 
 // The text cut to PAGE_MODEL_TOKENS tokens (a pair is kept whole and must fit).
-function fitText(model, text, pair) {
+export function fitText(model, text, pair) {
   const limit = Math.min(PAGE_MODEL_TOKENS, model.info.maxPositions);
   const encode = (t) => model.tokenizer.encode(t, pair ? { pair } : {});
   let { tokens } = encode(text);

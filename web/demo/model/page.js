@@ -4,6 +4,7 @@
 import { el } from '../../src/views/dom.js';
 import { t } from '../i18n.js';
 import { ModelControls } from './controls.js';
+import { LensPanels } from './lens-panels.js';
 import { ModelPicker } from './picker.js';
 import { ModelSession } from './session.js';
 import { ModelStage } from './stage.js';
@@ -46,12 +47,20 @@ export class ModelPage {
     // The panel of a picture snapshot the address names (openPictureSnapshot): null while it
     // loads, undefined when there is none.
     this.snapshotPanel = undefined;
+    this.lensPanels = new LensPanels(elements, {
+      client: parts.client,
+      session: this.session,
+      getState,
+      getInfo: () => this.#info(),
+    });
 
     elements.exportSnapshot.addEventListener('click', () => {
       const state = getState();
       const info = this.#info();
       if (!info || !this.session.result) return;
-      downloadSnapshot(state, this.session.result, info, elements.snapshotScope.value || 'layer');
+      const scope = elements.snapshotScope.value || 'layer';
+      const extra = this.lensPanels.snapshotParts();
+      downloadSnapshot(state, this.session.result, info, scope, extra);
     });
   }
 
@@ -64,6 +73,7 @@ export class ModelPage {
     const state = this.parts.getState();
     if (!state.model) {
       this.#closeCompare();
+      this.lensPanels.close();
       this.session.release();
       this.parts.computePlayground();
       this.render();
@@ -72,6 +82,7 @@ export class ModelPage {
     if (changed.some((field) => SOURCE_FIELDS.includes(field))) {
       // The comparison was of the model that is going: its second model goes with it.
       if (!this.session.isLoaded(state)) this.#closeCompare();
+      if (!this.session.isLoaded(state)) this.lensPanels.close();
       if (!this.session.isLoaded(state)) this.session.result = null;
       this.render();
       this.#autoLoad(state);
@@ -84,8 +95,10 @@ export class ModelPage {
       this.render();
       return;
     }
-    if (changed.includes('lang')) this.compare?.relabel();
-    else if (changed.includes('scale')) this.compare?.render();
+    if (changed.includes('lang')) {
+      this.compare?.relabel();
+      this.lensPanels.relabel();
+    } else if (changed.includes('scale')) this.compare?.render();
     if (changed.includes('layer')) this.#explain();
     this.render();
   }
@@ -141,6 +154,7 @@ export class ModelPage {
     this.render();
     this.#explain();
     this.compare?.run();
+    this.lensPanels.run();
   }
 
   // "Compare two models" loads its code the first time it opens; a link naming a second model
@@ -224,6 +238,7 @@ export class ModelPage {
   /** Back on the untrained layer: the model's panels hide, the playground's show. */
   showPlayground() {
     this.#showTranslate(null);
+    this.lensPanels.show(null);
     this.controls.showMode(this.parts.getState());
     this.picker.render(this.parts.getState());
     this.e.predictions.hidden = true;
@@ -239,6 +254,7 @@ export class ModelPage {
     this.picker.render(state);
     const info = this.#info();
     this.#showPicture(info);
+    this.lensPanels.show(info);
     const translating = this.#showTranslate(info);
     if (info?.vision) return;
     if (translating) {

@@ -1,9 +1,9 @@
-// The checks every part of a snapshot's reading (read.js, picture.js) shares: a field's type,
+// The checks every part of a snapshot's reading (read.js, picture.js, read-panels.js) shares: a field's type,
 // caps on its size, index lists, and float32 weight rows decoded from base64. Each problem is a
 // TypeError / RangeError naming the field ('snapshot.tokens[3].end: ...').
 
 import { attnlensError, describe } from '../errors.js';
-import { fromBase64 } from './format.js';
+import { fromBase64, SNAPSHOT_LIMITS } from './format.js';
 
 export const ROW_SUM_TOLERANCE = 1e-3;
 
@@ -62,6 +62,22 @@ export function indexList(value, field, count) {
     }
   });
   return list;
+}
+
+// One prediction: a token of the vocabulary and its probability.
+export function readPrediction(raw, field, vocabMax = 2 ** 31) {
+  const entry = object(raw, field);
+  const p = entry.p;
+  if (typeof p !== 'number' || !(p >= 0 && p <= 1))
+    throw typeFail(`${field}.p`, 'a probability', p);
+  return {
+    id: int(entry.id, `${field}.id`, 0, vocabMax),
+    token: string(entry.token, `${field}.token`, SNAPSHOT_LIMITS.tokenText),
+    text: string(entry.text, `${field}.text`, SNAPSHOT_LIMITS.tokenText),
+    // Snapshots written before predictions said so have no `partial`.
+    partial: entry.partial === undefined ? false : bool(entry.partial, `${field}.partial`),
+    p,
+  };
 }
 
 // The view a snapshot opens on: the exported one when the snapshot holds it, else its first head.

@@ -25,7 +25,29 @@
 //                  every layer (interpret/rollout.js): one head's size, whatever the scope,
 //                  since the included layers alone could not give it
 //     "translation": { ... }                   only in a translation's snapshot (below)
+//     "ablation": { ... }                      optional: the "Which heads matter" panel (below)
+//     "logitLens": { ... }                     optional: the "Logit lens" panel (below)
 //   }
+//
+// An ablation (model.headEffects() and model.run(text, { ablate })), at the predicted position:
+//
+//     "ablation": { "position": 7, "target": { "id": 42, "token": "Ġdog", "text": " dog" },
+//       "logProb": -1.2,                          the target's log-probability, nothing ablated
+//       "effects": null | { "dtype": "float32", "encoding": "base64", "data": "..." }
+//                  little-endian float32 [model.layers, model.heads]: each head's delta (the
+//                  target's log-probability with that head zeroed, minus without)
+//       "off": [{ "layer": 3, "head": 1, "mode": "zero" | "mean" }],   the heads switched off
+//       "before": [...], "after": [...] }        the top predictions without and with them off
+//
+// A logit lens (model.run(text, { lens })): each hidden state's top k tokens, state 0 the
+// embeddings', state l + 1 layer l's output, over its own positions (the model's tokens):
+//
+//     "logitLens": { "topK": 5, "tokens": ["Once", " upon", ...],      P position labels
+//       "vocabulary": [{ "id": 42, "text": " dog" }],                   the tokens it names
+//       "top": { "dtype": "int32", "encoding": "base64", "data": "..." }
+//                  little-endian int32 [model.layers + 1, P, topK]: indices into vocabulary
+//       "probabilities": { "dtype": "float32", "encoding": "base64", "data": "..." } }
+//                  little-endian float32 [model.layers + 1, P, topK], best first
 //
 // A translation's snapshot (an encoder-decoder such as Marian) holds the source as `text` and
 // `tokens`, the encoder's self-attention as `layers`, `heads`, `attention` and `visible` (model
@@ -55,6 +77,8 @@ export const SNAPSHOT_LIMITS = Object.freeze({
   tokenText: 256,
   predictions: 64,
   topK: 100,
+  lensTopK: 10, // a logit lens's k
+  lensEntries: 1 << 20, // (layers + 1) x positions x k of a logit lens
 });
 
 // Base64 through the platform's btoa / atob (browsers, workers and Node have both), in chunks so
@@ -91,6 +115,14 @@ export function float32Bytes(values) {
   const bytes = new Uint8Array(values.length * 4);
   const view = new DataView(bytes.buffer);
   values.forEach((value, i) => view.setFloat32(i * 4, value, true));
+  return bytes;
+}
+
+/** Int32Array -> little-endian bytes (a copy). */
+export function int32Bytes(values) {
+  const bytes = new Uint8Array(values.length * 4);
+  const view = new DataView(bytes.buffer);
+  values.forEach((value, i) => view.setInt32(i * 4, value, true));
   return bytes;
 }
 

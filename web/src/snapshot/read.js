@@ -13,6 +13,7 @@ import {
   indexList,
   int,
   object,
+  readPrediction,
   readRows,
   readSelected,
   ROW_SUM_TOLERANCE,
@@ -27,6 +28,7 @@ import {
   unpackBits,
 } from './format.js';
 import { readPicture } from './picture.js';
+import { readAblation, readLogitLens } from './read-panels.js';
 
 function readModel(value) {
   const model = object(value, 'model');
@@ -59,21 +61,6 @@ function readTokens(value, texts) {
       segment,
     };
   });
-}
-
-function readPrediction(raw, field, vocabMax = 2 ** 31) {
-  const entry = object(raw, field);
-  const p = entry.p;
-  if (typeof p !== 'number' || !(p >= 0 && p <= 1))
-    throw typeFail(`${field}.p`, 'a probability', p);
-  return {
-    id: int(entry.id, `${field}.id`, 0, vocabMax),
-    token: string(entry.token, `${field}.token`, SNAPSHOT_LIMITS.tokenText),
-    text: string(entry.text, `${field}.text`, SNAPSHOT_LIMITS.tokenText),
-    // Snapshots written before predictions said so have no `partial`.
-    partial: entry.partial === undefined ? false : bool(entry.partial, `${field}.partial`),
-    p,
-  };
 }
 
 function readPredictions(value, causal, n) {
@@ -196,7 +183,8 @@ function readRollout(value, n) {
  *   masks, predictions, selected, rollout, translation }} attention: Float32Array
  *   [layers.length, heads.length, N, N]; visible: Uint8Array [layers.length, N, N]; rollout:
  *   Float32Array [N, N] or null (a snapshot written without it); translation: null, or { text,
- *   decoderLayers, target, layers, heads, cross: Float32Array [layers.length, heads.length, T, N] }
+ *   decoderLayers, target, layers, heads, cross: Float32Array [layers.length, heads.length, T, N]
+ *   }; ablation, logitLens: null, or as read-panels.js reads them
  */
 export function readSnapshot(input) {
   let value = input;
@@ -284,6 +272,8 @@ export function readSnapshot(input) {
     selected: readSelected(root.selected, model, layers, heads),
     rollout: readRollout(root.rollout, n),
     translation: readTranslation(root.translation, model, n),
+    ablation: readAblation(root.ablation, model),
+    logitLens: readLogitLens(root.logitLens, model),
   };
 }
 

@@ -208,8 +208,6 @@ export const enModels = {
   predictionsNoHead: 'This checkpoint has no masked-LM head: it gives attention, no predictions.',
   predictionsOwn: 'with its own masks',
   predictionsSurgery: 'with {mask}',
-  predictionMoved: 'was #{from}',
-  predictionNew: 'new',
   predictionChanged: 'The guess changes: {before} ({p}) becomes {after} ({q}).',
   predictionSame: 'The best guess stays {before} ({p} → {q}).',
   // the explain panel on a real head
@@ -385,4 +383,28 @@ export const enModels = {
   translateMaskMean: 'mean of the source',
   translateMaskLocal: 'local window (±2, Luong)',
   translateCompare: 'With full attention: {text}',
+  // "Which heads matter" and "Logit lens" (model/heads-panel.js, model/lens-panel.js)
+  headsMatterIntro:
+    'Which heads does this prediction depend on? Each head is switched off in turn and the ' +
+    'change in the target token’s log-probability measured. Click heads (or press Enter on ' +
+    'them) to switch them off together and see the predictions change.',
+  headsMatterOpen: 'Measure every head',
+  headsTarget: 'Target token',
+  headsTargetTop: 'the top prediction',
+  headsMode: 'Switch off by',
+  headsModeZero: 'zero (remove the head)',
+  headsModeMean: 'mean (keep its average over the text)',
+  headsClear: 'Switch all heads back on',
+  headsMeasuring: 'Measuring the heads… {done} of {total}',
+  headsMeasured: '{total} heads measured in {ms} ms.',
+  headsCancelled: 'Cancelled: the heads were not all measured.',
+  headsMeasureAgain: 'Measure again',
+  headsFailed: 'Could not measure the heads: {message}',
+  lensIntro:
+    'When does the model know the answer? Every layer’s hidden state, read through the ' +
+    'model’s own final norm and output layer (nostalgebraist’s logit lens). Hover or focus a ' +
+    'cell for its top tokens.',
+  logitLensOpen: 'Show what each layer predicts',
+  lensRunning: 'Reading every layer…',
+  lensFailed: 'Could not read the layers: {message}',
 };

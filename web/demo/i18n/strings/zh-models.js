@@ -192,8 +192,6 @@ export const zhModels = {
   predictionsNoHead: '这个检查点没有掩码语言模型头：只有注意力，没有预测。',
   predictionsOwn: '使用模型自带的掩码',
   predictionsSurgery: '使用 {mask}',
-  predictionMoved: '原为第 {from} 名',
-  predictionNew: '新出现',
   predictionChanged: '猜测改变了：{before}（{p}）变成了 {after}（{q}）。',
   predictionSame: '最可能的猜测仍是 {before}（{p} → {q}）。',
   // 真实的头上的逐步讲解
@@ -356,4 +354,25 @@ export const zhModels = {
   translateMaskMean: '源的平均',
   translateMaskLocal: '局部窗口（±2，Luong）',
   translateCompare: '完整注意力下：{text}',
+  headsMatterIntro:
+    '这个预测依赖哪些头？依次关闭每个头，测量目标词元对数概率的变化。' +
+    '点击一些头（或在其上按 Enter）将它们一起关闭，看预测如何变化。',
+  headsMatterOpen: '测量每个头',
+  headsTarget: '目标词元',
+  headsTargetTop: '首选预测',
+  headsMode: '关闭方式',
+  headsModeZero: '置零（移除该头）',
+  headsModeMean: '均值（保留它在文本上的平均）',
+  headsClear: '重新开启所有头',
+  headsMeasuring: '正在测量各个头… {done} / {total}',
+  headsMeasured: '已测量 {total} 个头，用时 {ms} 毫秒。',
+  headsCancelled: '已取消：没有测完所有头。',
+  headsMeasureAgain: '重新测量',
+  headsFailed: '无法测量各个头：{message}',
+  lensIntro:
+    '模型何时知道答案？每一层的隐藏状态都经过模型自己的最终归一化和输出层来读取' +
+    '（nostalgebraist 的 logit lens）。悬停或聚焦一个格子，查看它的首选词元。',
+  logitLensOpen: '显示每一层的预测',
+  lensRunning: '正在读取每一层…',
+  lensFailed: '无法读取各层：{message}',
 };

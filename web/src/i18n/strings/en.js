@@ -65,4 +65,31 @@ export const en = {
   widgetPictureLabel: 'Layer {layer}, {who}: where the class token looks in the picture',
   widgetTopLabels: 'Top labels',
   widgetExportSnapshot: 'Export snapshot',
+  predictionMoved: 'was #{from}',
+  predictionNew: 'new',
+  // a snapshot's "Which heads matter" and "Logit lens" (the page's panels draw them too)
+  headsMatterTitle: 'Which heads matter',
+  effectsHead: 'H{n}',
+  effectsCell: 'layer {layer}, head {head}: {delta}',
+  effectsCellOff: 'layer {layer}, head {head}: {delta}, switched off',
+  effectsCaption:
+    'Each head zeroed in turn: how the log-probability of “{target}” (now {p}) changes. ' +
+    'Red: the head helps it; blue: the head works against it.',
+  effectsNotMeasured: 'The heads’ effects were not measured.',
+  effectsTop: 'Heads that matter most',
+  effectsRanked: 'layer {layer} · head {head}: {delta}',
+  ablationBefore: 'All heads on',
+  ablationAfter: '{n} heads off',
+  ablationAfterOne: '1 head off',
+  ablationNoneOff: 'Switch heads off to see the predictions change.',
+  logitLensTitle: 'Logit lens',
+  lensEmbeddings: 'embeddings',
+  lensPosition: 'position {n}: {token}',
+  lensCell: '{state}, at “{token}”: {top}, {p}',
+  lensCellFirst: '{state}, at “{token}”: {top}, {p}; the final answer from this layer on',
+  lensDetail: '{state} at “{token}”',
+  lensCaption:
+    'The top token of each layer’s residual stream at each position, through the model’s ' +
+    'final norm and output layer; darker: more probable. Outlined: the layer from which the ' +
+    'final answer stays on top.',
 };

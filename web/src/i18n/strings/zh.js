@@ -62,4 +62,29 @@ export const zh = {
   widgetPictureLabel: '第 {layer} 层，{who}：类别词元在图中关注的位置',
   widgetTopLabels: '最可能的标签',
   widgetExportSnapshot: '导出快照',
+  predictionMoved: '原为第 {from} 名',
+  predictionNew: '新出现',
+  headsMatterTitle: '哪些头重要',
+  effectsHead: '头{n}',
+  effectsCell: '第 {layer} 层第 {head} 个头：{delta}',
+  effectsCellOff: '第 {layer} 层第 {head} 个头：{delta}，已关闭',
+  effectsCaption:
+    '依次将每个头置零：“{target}”的对数概率（当前 {p}）如何变化。' +
+    '红色：该头有助于它；蓝色：该头与它相悖。',
+  effectsNotMeasured: '未测量各头的影响。',
+  effectsTop: '最重要的头',
+  effectsRanked: '第 {layer} 层 · 第 {head} 个头：{delta}',
+  ablationBefore: '所有头开启',
+  ablationAfter: '关闭 {n} 个头',
+  ablationAfterOne: '关闭 1 个头',
+  ablationNoneOff: '关闭一些头，看预测如何变化。',
+  logitLensTitle: 'Logit lens（逻辑透镜）',
+  lensEmbeddings: '词嵌入',
+  lensPosition: '位置 {n}：{token}',
+  lensCell: '{state}，在“{token}”处：{top}，{p}',
+  lensCellFirst: '{state}，在“{token}”处：{top}，{p}；从这一层起即为最终答案',
+  lensDetail: '{state}，“{token}”处',
+  lensCaption:
+    '每一层残差流在每个位置的首选词元，经过模型的最终归一化和输出层；颜色越深，概率越高。' +
+    '带框：从这一层起最终答案一直排在首位。',
 };
