@@ -1,6 +1,6 @@
-// The checks every part of a snapshot's reading (read.js, picture.js, read-panels.js) shares: a field's type,
-// caps on its size, index lists, and float32 weight rows decoded from base64. Each problem is a
-// TypeError / RangeError naming the field ('snapshot.tokens[3].end: ...').
+// The checks every part of a snapshot's reading (read.js, picture.js, read-panels.js) shares:
+// a field's type, caps on its size, index lists, and float32 weight rows decoded from base64.
+// Each problem is a TypeError / RangeError naming the field ('snapshot.tokens[3].end: ...').
 
 import { attnlensError, describe } from '../errors.js';
 import { fromBase64, SNAPSHOT_LIMITS } from './format.js';
