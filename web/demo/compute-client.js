@@ -52,7 +52,11 @@ export class ComputeClient {
     const entry = this.pending.get(id);
     if (!entry) return;
     if (progress) {
-      entry.onProgress?.(progress);
+      try {
+        entry.onProgress?.(progress);
+      } finally {
+        this.worker.postMessage({ drawn: id }); // the worker may wait for it (context.drawn)
+      }
       return;
     }
     this.pending.delete(id);
@@ -93,10 +97,12 @@ export class ComputeClient {
       compareRun: compare.runCompareModels,
       compareRelease: compare.releaseCompareModel,
       modelTranslate: models.translateText,
+      modelContinue: models.continueText,
     };
     return local[type](params, {
       signal: job.controller.signal,
       progress: (event) => job.onProgress?.(event),
+      drawn: async () => {}, // progress was drawn as it was called, on this thread
     });
   }
 

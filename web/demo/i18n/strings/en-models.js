@@ -364,4 +364,18 @@ export const enModels = {
   translateMaskMean: 'mean of the source',
   translateMaskLocal: 'local window (±2, Luong)',
   translateCompare: 'With full attention: {text}',
+  // the Continue bar of causal models (model/continue-panel.js)
+  continueTitle: 'Let the model write on',
+  continueRun: 'Continue',
+  continueStop: 'Stop',
+  continueTokens: 'New tokens',
+  continueTemperature: 'Temperature (0: greedy)',
+  continueSeed: 'Seed',
+  continueIdle:
+    'Continue adds the model’s next tokens to the text one by one; each new row joins the views.',
+  continueGoing: 'writing… {n} new tokens so far',
+  continueDone: '{n} new tokens, kept in the text',
+  continueEos: '{n} new tokens: the model ended the text (its end-of-text token)',
+  continueStopped: 'stopped after {n} new tokens, kept in the text',
+  continueNext: 'The next token’s predictions come once the continuation is kept in the text.',
 };
