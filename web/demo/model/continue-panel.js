@@ -48,11 +48,13 @@ export class ContinuePanel {
     this.runButton = el('button', {
       type: 'button',
       id: 'continue-run',
+      class: 'model-action',
       onclick: () => this.start(),
     });
     this.stopButton = el('button', {
       type: 'button',
       id: 'continue-stop',
+      class: 'chip-button',
       onclick: () => this.stop(),
     });
     const d = CONTINUE_DEFAULTS;
@@ -116,7 +118,7 @@ export class ContinuePanel {
     });
     const serial = ++this.serial;
     this.client.cancel(LANE);
-    const run = { added: 0, going: true, error: null, stopped: null, kept: null };
+    const run = { added: 0, going: true, error: null, stopped: null, kept: null, ...options };
     this.run = run;
     this.render();
     const params = { key, text: state.text, words: state.words, ...options };
@@ -186,7 +188,7 @@ export class ContinuePanel {
         ? t('continueStopped', { n })
         : t('modelRunFailed', { message: run.error.message });
     }
-    if (run.going) return t('continueGoing', { n });
+    if (run.going) return t('continueGoing', { n, max: run.maxTokens });
     // The model's end-of-text token ended it, or the tokens asked for did.
     const key = run.stopped === 'eos' ? 'continueEos' : 'continueDone';
     return t(key, { n });

@@ -373,7 +373,7 @@ export const enModels = {
   continueSeed: 'Seed',
   continueIdle:
     'Continue adds the model’s next tokens to the text one by one; each new row joins the views.',
-  continueGoing: 'writing… {n} new tokens so far',
+  continueGoing: 'writing… {n} of {max} new tokens',
   continueDone: '{n} new tokens, kept in the text',
   continueEos: '{n} new tokens: the model ended the text (its end-of-text token)',
   continueStopped: 'stopped after {n} new tokens, kept in the text',

@@ -343,7 +343,7 @@ export const zhModels = {
   continueTemperature: '温度（0：贪心）',
   continueSeed: '随机种子',
   continueIdle: '“续写”把模型预测的下一个词元逐个加到文本后面；每个新行都会加入各个视图。',
-  continueGoing: '续写中…… 已有 {n} 个新词元',
+  continueGoing: '续写中…… 已有 {n} / {max} 个新词元',
   continueDone: '{n} 个新词元，已写入文本',
   continueEos: '{n} 个新词元：模型结束了文本（文本结束词元）',
   continueStopped: '在 {n} 个新词元后停止，已写入文本',
