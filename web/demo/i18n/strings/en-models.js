@@ -364,6 +364,7 @@ export const enModels = {
   translateMaskMean: 'mean of the source',
   translateMaskLocal: 'local window (±2, Luong)',
   translateCompare: 'With full attention: {text}',
+  translateLinesScroll: 'Scroll sideways for every token (or focus the lines and use the arrows).',
   // the Continue bar of causal models (model/continue-panel.js)
   continueTitle: 'Let the model write on',
   continueRun: 'Continue',

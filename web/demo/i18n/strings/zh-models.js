@@ -335,6 +335,7 @@ export const zhModels = {
   translateMaskMean: '源的平均',
   translateMaskLocal: '局部窗口（±2，Luong）',
   translateCompare: '完整注意力下：{text}',
+  translateLinesScroll: '左右滚动可看到全部词元（也可聚焦连线区后用方向键）。',
   // 因果模型的续写栏（model/continue-panel.js）
   continueTitle: '让模型接着写',
   continueRun: '续写',
