@@ -147,7 +147,7 @@ export class ContinuePanel {
     );
     this.render();
     // What came is kept, stopped or not: the page's text, run whole from here on.
-    if (run.kept !== null && run.kept !== state.text) this.onKeep(run.kept);
+    if (run.kept !== null) this.onKeep(run.kept);
   }
 
   /** Stop: the continuation ends after the token under way; what came is kept. */

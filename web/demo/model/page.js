@@ -216,7 +216,11 @@ export class ModelPage {
           this.session.result = result;
           this.render();
         },
-        onKeep: (text) => this.parts.update({ text }, { immediate: true }),
+        // The text kept runs whole (the same text too: its predictions come with that run).
+        onKeep: (text) =>
+          text === this.parts.getState().text
+            ? this.#schedule(0)
+            : this.parts.update({ text }, { immediate: true }),
       });
     });
     return this.continuePanel;
