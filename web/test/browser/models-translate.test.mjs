@@ -194,6 +194,11 @@ describe('Translate mode (Marian)', () => {
       assert.equal(fit.hint, false);
       await page.focus('#translate-lines .al-lines-scroll');
       for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowRight');
+      // Arrow-key scrolling is animated: wait until it has come to the end.
+      await page.waitForFunction(() => {
+        const scroller = document.querySelector('#translate-lines .al-lines-scroll');
+        return scroller.scrollLeft + scroller.clientWidth >= scroller.scrollWidth - 1;
+      });
       const last = await page.evaluate(() => {
         const scroller = document.querySelector('#translate-lines .al-lines-scroll');
         const keys = scroller.querySelectorAll('.al-lines-keys .al-token');
