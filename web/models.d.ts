@@ -493,8 +493,11 @@ export interface GenerateOptions {
   seed?: number;
   /** Cancels between two tokens: the promise rejects with an AbortError. */
   signal?: AbortSignal;
-  /** Each new token, as soon as it has run. */
-  onToken?: (token: GeneratedToken) => void;
+  /**
+   * Each new token, as soon as it has run; a promise returned holds the next token back until
+   * it settles (a consumer that draws each token sets the pace).
+   */
+  onToken?: (token: GeneratedToken) => void | Promise<unknown>;
   /** Adds each token's `logits`: the row it was chosen from. */
   returnLogits?: boolean;
 }
@@ -550,8 +553,12 @@ export interface TranslateOptions {
   /** 1: greedy; more: beam search (default config.json's num_beams; at most 16). */
   beams?: number;
   signal?: AbortSignal;
-  /** Each new token as it is chosen (with beam search: the best's tokens once it ends). */
-  onToken?: (step: TranslationStep) => void;
+  /**
+   * Each new token as it is chosen, with its position `index`. Beam search streams the leading
+   * beam: when another takes the lead, its tokens come from the first position that differs
+   * (an `index` below the tokens held: drop those from `index` on).
+   */
+  onToken?: (step: TranslationStep & { index: number }) => void;
   /** Each step's logits too. */
   returnLogits?: boolean;
   /**

@@ -52,7 +52,11 @@ export class ComputeClient {
     const entry = this.pending.get(id);
     if (!entry) return;
     if (progress) {
-      entry.onProgress?.(progress);
+      try {
+        entry.onProgress?.(progress);
+      } finally {
+        this.worker.postMessage({ drawn: id }); // the worker may wait for it (context.drawn)
+      }
       return;
     }
     this.pending.delete(id);
@@ -97,10 +101,12 @@ export class ComputeClient {
       lensHeadEffects: lens.measureHeadEffects,
       lensAblate: lens.runAblated,
       lensLogitLens: lens.runLogitLens,
+      modelContinue: models.continueText,
     };
     return local[type](params, {
       signal: job.controller.signal,
       progress: (event) => job.onProgress?.(event),
+      drawn: async () => {}, // progress was drawn as it was called, on this thread
     });
   }
 

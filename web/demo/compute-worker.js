@@ -20,6 +20,7 @@ const MODEL_HANDLERS = {
   modelHeadScores: 'scoreHeads',
   modelRelease: 'releaseModel',
   modelTranslate: 'translateText',
+  modelContinue: 'continueText',
 };
 // The second model of a comparison: its own module, loaded when a comparison first starts.
 const COMPARE_HANDLERS = {
@@ -34,6 +35,7 @@ const LENS_HANDLERS = {
   lensLogitLens: 'runLogitLens',
 };
 const running = new Map(); // id -> AbortController
+const drawing = new Map(); // id -> resolve(): a request waiting until the page drew its progress
 
 async function handlerFor(type) {
   if (handlers[type]) return handlers[type];
@@ -51,6 +53,10 @@ self.addEventListener('message', async (event) => {
     running.get(event.data.cancel)?.abort();
     return;
   }
+  if (event.data.drawn !== undefined) {
+    drawing.get(event.data.drawn)?.();
+    return;
+  }
   const { id, type, params } = event.data;
   const controller = new AbortController();
   running.set(id, controller);
@@ -59,6 +65,13 @@ self.addEventListener('message', async (event) => {
     const result = await handler(params, {
       signal: controller.signal,
       progress: (progress) => self.postMessage({ id, progress }),
+      // Resolves once the page has handled the last progress (or the request was cancelled):
+      // a stream that waits for it goes at the pace the page draws, never queueing ahead.
+      drawn: () =>
+        new Promise((resolve) => {
+          drawing.set(id, resolve);
+          controller.signal.addEventListener('abort', resolve, { once: true });
+        }),
     });
     self.postMessage({ id, ok: true, result }, transferables(result));
   } catch (error) {
@@ -77,6 +90,7 @@ self.addEventListener('message', async (event) => {
     });
   } finally {
     running.delete(id);
+    drawing.delete(id);
   }
 });
 self.postMessage({ ready: true });

@@ -256,6 +256,18 @@ test('bad input is refused with a named error, and the model stays usable', asyn
     message:
       /^text: is \d+ tokens, more than the model's 512 positions \(max_position_embeddings\)$/,
   });
+  // A promise from onToken holds the next token back until it settles.
+  const order = [];
+  await model.generate('Lily', {
+    maxTokens: 3,
+    onToken: ({ step }) => {
+      order.push(`token ${step}`);
+      return new Promise((resolve) => setTimeout(resolve, 5)).then(() =>
+        order.push(`drawn ${step}`),
+      );
+    },
+  });
+  assert.deepEqual(order, ['token 0', 'drawn 0', 'token 1', 'drawn 1', 'token 2', 'drawn 2']);
   const thrown = new Error('from onToken');
   await assert.rejects(
     model.generate('Lily', {

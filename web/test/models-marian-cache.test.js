@@ -72,6 +72,73 @@ test('per-beam caches give the reference beam, score and the rows of every step'
   }
 });
 
+// What a reader of onToken holds after each call: its tokens from `index` on are replaced.
+function replay(calls) {
+  const held = [];
+  for (const step of calls) {
+    assert.ok(step.index <= held.length, `index ${step.index} after ${held.length} tokens`);
+    held.length = step.index;
+    held.push(step);
+  }
+  return held;
+}
+
+test('beam search streams the leading beam through onToken as the lead changes', async () => {
+  let revised = 0;
+  for (const expected of reference.sources) {
+    const calls = [];
+    const result = await model.translate(expected.text, {
+      beams: 3,
+      maxTokens: reference.maxNewTokens,
+      onToken: (step) => calls.push(step),
+    });
+    // Replayed, the calls give the translation's tokens and rows, the same objects' values.
+    const held = replay(calls);
+    assert.deepEqual(
+      held.map((s) => s.id),
+      result.ids.slice(1),
+      expected.text,
+    );
+    held.forEach((step, i) => {
+      assert.equal(step.text, result.steps[i].text);
+      assert.deepEqual(step.crossAttention, result.steps[i].crossAttention);
+      assert.deepEqual(step.selfAttention, result.steps[i].selfAttention);
+    });
+    revised += calls.filter((step, i) => i > 0 && step.index <= calls[i - 1].index).length;
+  }
+  // On these sources another beam takes the lead mid-search (its tokens replace the shown ones),
+  // and the kept hypothesis replaces the last leader's last token by EOS.
+  assert.ok(revised >= 2, `${revised} revisions`);
+  // The first token arrives before the search ends: cancelling from onToken stops it.
+  const controller = new AbortController();
+  const seen = [];
+  await assert.rejects(
+    model.translate(reference.sources[0].text, {
+      beams: 3,
+      maxTokens: reference.maxNewTokens,
+      signal: controller.signal,
+      onToken: (step) => {
+        seen.push(step);
+        controller.abort();
+      },
+    }),
+    { name: 'AbortError' },
+  );
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].index, 0);
+  // Greedy decoding's tokens come once each, in order.
+  const greedy = [];
+  await model.translate(reference.sources[0].text, {
+    beams: 1,
+    maxTokens: 6,
+    onToken: (step) => greedy.push(step.index),
+  });
+  assert.deepEqual(
+    greedy,
+    greedy.map((_, i) => i),
+  );
+});
+
 test('cross-attention surgery: rows as each mask says, outputs as the reference', async () => {
   const source = reference.sources[0];
   const n = source.inputIds.length;

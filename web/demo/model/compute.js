@@ -145,7 +145,7 @@ async function visibility(masks, n) {
 
 // One run of the model on the page's text: every layer's weights and visibility, head labels
 // from them, predictions.
-async function runOnce(model, text, pair, masks) {
+export async function runOnce(model, text, pair, masks) {
   const info = model.info;
   // truncate: a pair too long for the model keeps its first positions (fitText cut the text).
   const result = await model.run(text, {
@@ -215,13 +215,26 @@ export async function runModel(params) {
 export async function runOn(model, params) {
   const pair = model.info.causal ? '' : params.pair;
   const fitted = fitText(model, params.text, pair);
-  const texts = [fitted.text, pair];
   const started = performance.now();
   const own = await runOnce(model, fitted.text, pair, model.info.layerMasks);
   const surgery = params.surgery
     ? await runOnce(model, fitted.text, pair, masksFor(model.info, params.surgery))
     : null;
-  const groups = params.words
+  return pageResult(
+    model,
+    { ...fitted, key: params.key, pair, own, surgery, words: params.words },
+    started,
+  );
+}
+
+/**
+ * A run (runOnce's form: tokens with their spans in `text`, attention, visible, labels,
+ * predictions, layerMasks; the surgery's beside it or null) as the page draws it: over tokens
+ * or words (`rows`). Shared with the Continue mode's growing sequence (continue-compute.js).
+ */
+export function pageResult(model, { key, text, pair, truncated, own, surgery, words }, started) {
+  const texts = [text, pair];
+  const groups = words
     ? wordGroups(
         own.tokens,
         texts.map((t) => (t ? tokenize(t, { granularity: 'word' }) : [])),
@@ -242,10 +255,10 @@ export async function runOn(model, params) {
     : tokens;
   return {
     kind: 'model',
-    key: params.key,
-    text: fitted.text,
+    key,
+    text,
     pair: pair || null,
-    truncated: fitted.truncated,
+    truncated,
     tokens,
     rows,
     words: Boolean(groups),
@@ -307,6 +320,15 @@ export async function explainLayer(params) {
 /** The loaded Marian's translation of params.text, streamed (translate-compute.js). */
 export function translateText(params, context) {
   return translateWith(live(params.key), params, context);
+}
+
+/**
+ * The loaded causal model's continuation of params.text, streamed with the matrix growing
+ * (continue-compute.js: loaded with the first continuation).
+ */
+export async function continueText(params, context) {
+  const { continueWith } = await import('./continue-compute.js');
+  return continueWith(live(params.key), params, context);
 }
 
 /** Frees the loaded model (the reader went back to the untrained layer). */

@@ -22,6 +22,8 @@ const SOURCE_FIELDS = ['model', 'revision', 'dtype'];
 
 // An encoder-decoder (Marian) translates instead of running: the Translate mode shows it.
 const translates = (info) => info?.encoderLayers !== undefined;
+// A causal language model writes on: the Continue bar shows under the token strip.
+const continues = (info) => Boolean(info?.causal) && !translates(info) && !info.vision;
 
 export class ModelPage {
   constructor(elements, parts) {
@@ -44,6 +46,7 @@ export class ModelPage {
     this.timer = 0;
     this.pendingQueryText = null;
     this.translatePanel = null; // translate-panel.js, loaded with the first encoder-decoder
+    this.continuePanel = null; // continue-panel.js, loaded with the first causal model
     // The panel of a picture snapshot the address names (openPictureSnapshot): null while it
     // loads, undefined when there is none.
     this.snapshotPanel = undefined;
@@ -71,6 +74,10 @@ export class ModelPage {
   /** After the state changed (`changed`: its fields): runs, explains or draws what it needs. */
   changed(changed, immediate) {
     const state = this.parts.getState();
+    // A continuation goes on from the text and the model it started with, or not at all.
+    if (changed.some((field) => SOURCE_FIELDS.includes(field) || RUN_FIELDS.includes(field))) {
+      this.continuePanel?.then((panel) => panel.interrupt());
+    }
     if (!state.model) {
       this.#closeCompare();
       this.lensPanels.close();
@@ -208,6 +215,43 @@ export class ModelPage {
     return this.translatePanel;
   }
 
+  // The Continue bar's code loads with the first causal model; it sits under the token strip.
+  #continuer() {
+    this.continuePanel ??= import('./continue-panel.js').then(({ ContinuePanel }) => {
+      const host = el('section', {
+        class: 'continue-bar',
+        id: 'continue',
+        'aria-labelledby': 'continue-title',
+      });
+      this.e.tokenStrip.after(host);
+      return new ContinuePanel(host, {
+        client: this.parts.client,
+        getState: this.parts.getState,
+        getKey: () => this.#info()?.key,
+        // Each grown run is the page's result, drawn by every view as a typed text's run is.
+        onGrow: (result) => {
+          this.session.result = result;
+          this.render();
+        },
+        // The text kept runs whole (the same text too: its predictions come with that run).
+        onKeep: (text) =>
+          text === this.parts.getState().text
+            ? this.#schedule(0)
+            : this.parts.update({ text }, { immediate: true }),
+      });
+    });
+    return this.continuePanel;
+  }
+
+  #showContinue(info) {
+    if (!continues(info) && !this.continuePanel) return;
+    (continues(info) ? this.#continuer() : this.continuePanel).then((panel) => {
+      panel.host.hidden = !continues(this.#info());
+      if (panel.host.hidden) panel.interrupt();
+      else panel.render();
+    });
+  }
+
   // Shows the Translate mode in the stage's place for a model that translates, else hides it.
   #showTranslate(info) {
     const on = translates(info);
@@ -239,6 +283,7 @@ export class ModelPage {
   showPlayground() {
     this.#showTranslate(null);
     this.lensPanels.show(null);
+    this.#showContinue(null);
     this.controls.showMode(this.parts.getState());
     this.picker.render(this.parts.getState());
     this.e.predictions.hidden = true;
@@ -256,6 +301,7 @@ export class ModelPage {
     this.#showPicture(info);
     this.lensPanels.show(info);
     const translating = this.#showTranslate(info);
+    this.#showContinue(info);
     if (info?.vision) return;
     if (translating) {
       this.e.compare.hidden = true; // a translation has no second model to stand beside
@@ -300,7 +346,9 @@ export class ModelPage {
       stage.render(state, view, { head, query });
     }
     renderNumbersTable(this.e.weightsTable, state, view, { head, query });
-    renderPredictions(this.e.predictionsBody, state, result, info);
+    if (result.continued) {
+      this.e.predictionsBody.replaceChildren(el('p', { class: 'hint', text: t('continueNext') }));
+    } else renderPredictions(this.e.predictionsBody, state, result, info);
     this.#renderExplain(state, info, head, query);
   }
 

@@ -1,8 +1,9 @@
 // The compute thread's side of the Translate mode: model.translate() on the loaded Marian, each
 // new token posted to the page as it comes (through the request's progress channel), so the
-// page draws the alignment as it grows. Greedy decoding: beam search only knows its tokens at
-// the end, and the point of this mode is to watch each one arrive. Only options translate()
-// declares are passed, so new ones (the cross-attention masks) slot in by name.
+// page draws the alignment as it grows. Greedy decoding: each token stays once it arrives, where
+// beam search's leading beam may be overtaken and its tokens replaced (onToken's index). Only
+// options translate() declares are passed, so new ones (the cross-attention masks) slot in by
+// name.
 // A page translation stops here: every token's rows cross to the page, and the matrix stays
 // legible.
 export const PAGE_TRANSLATE_TOKENS = 64;

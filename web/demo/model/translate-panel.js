@@ -82,9 +82,22 @@ export class TranslatePanel {
     this.matrixHost = el('div', { id: 'translate-matrix' });
     this.linesCaption = el('figcaption');
     this.linesHost = el('div', { id: 'translate-lines' });
+    this.linesHint = el('p', { class: 'translate-lines-hint', id: 'translate-lines-hint' });
     this.headsTitle = el('h3', { id: 'translate-heads-title' });
     this.headsHint = el('p', { class: 'hint' });
     this.headsHost = el('div', { id: 'translate-heads', class: 'translate-heads' });
+    this.views = el(
+      'div',
+      { class: 'translate-views' },
+      el('figure', { class: 'translate-figure' }, this.matrixCaption, this.matrixHost),
+      el(
+        'figure',
+        { class: 'translate-figure' },
+        this.linesCaption,
+        this.linesHost,
+        this.linesHint,
+      ),
+    );
     this.host.replaceChildren(
       this.title,
       this.hint,
@@ -102,12 +115,7 @@ export class TranslatePanel {
       this.output,
       this.compare,
       this.status,
-      el(
-        'div',
-        { class: 'translate-views' },
-        el('figure', { class: 'translate-figure' }, this.matrixCaption, this.matrixHost),
-        el('figure', { class: 'translate-figure' }, this.linesCaption, this.linesHost),
-      ),
+      this.views,
       el(
         'section',
         { class: 'translate-heads-card', 'aria-labelledby': 'translate-heads-title' },
@@ -281,7 +289,30 @@ export class TranslatePanel {
       range,
       orientation: 'horizontal',
     });
+    this.#fitLines();
     this.#renderHeads(figure);
+  }
+
+  // Lines wider than half the card take its whole width, under the matrix; wider still, they
+  // scroll sideways (a visible bar, a hint, and the keyboard's arrows once the strip has focus),
+  // so no token of a long translation is cut off.
+  #fitLines() {
+    const needed = Number(this.linesHost.querySelector('svg')?.getAttribute('width') ?? 0);
+    const half = this.views.clientWidth / 2;
+    this.views.classList.toggle('is-stacked', needed > half);
+    const scroller = this.lines.scroller;
+    const scrolls = scroller.scrollWidth > scroller.clientWidth + 1;
+    this.linesHint.hidden = !scrolls;
+    this.linesHint.textContent = scrolls ? t('translateLinesScroll') : '';
+    if (scrolls) {
+      scroller.tabIndex = 0;
+      scroller.setAttribute('role', 'region');
+      scroller.setAttribute('aria-label', t('translateLinesCaption'));
+    } else {
+      scroller.removeAttribute('tabindex');
+      scroller.removeAttribute('role');
+      scroller.removeAttribute('aria-label');
+    }
   }
 
   #statusText(run, going) {

@@ -12,15 +12,19 @@
 // token against its cache, and the survivors' caches are reordered to follow their parents. The
 // first step runs the start token once and copies that cache to every beam (they all hold the
 // same start token). Each beam carries the rows of the steps that chose its tokens.
+// After each step `onLead` sees the running beam with the highest summed log-probability (the one
+// a reader watches: it changes as beams overtake each other), and once more the hypothesis kept.
 
 /**
  * @param decoder translate-decoder.js's decoder (step, reorder, process, generation, maxLength,
  *   vocab)
- * @param {{ beams: number, turn: () => Promise<void> }} opts turn: awaited before each step
- *   (throws when cancelled)
+ * @param {{ beams: number, turn: () => Promise<void>, onLead?: (ids, steps) => void }} opts
+ *   turn: awaited before each step (throws when cancelled); onLead(ids, steps): the leading
+ *   beam after each step and the best hypothesis at the end (ids from the start token, steps:
+ *   the rows that chose each id after it, and its appended EOS's at the end)
  * @returns {Promise<{ ids: number[], steps: object[], score: number }>}
  */
-export async function beamSearch(decoder, { beams, turn }) {
+export async function beamSearch(decoder, { beams, turn, onLead }) {
   const { generation, maxLength, vocab } = decoder;
   const eos = generation.eosTokenId;
   let running = Array.from({ length: beams }, () => [generation.decoderStartTokenId]);
@@ -65,10 +69,13 @@ export async function beamSearch(decoder, { beams, turn }) {
     runningSteps = nextSteps;
     scores = nextScores;
     if (!done && length + 1 < maxLength) decoder.reorder(parents);
+    // The candidates were taken best first: the first running beam leads.
+    if (!done && running.length) onLead?.(running[0], runningSteps[0]);
   }
   if (!done) running.forEach((ids, b) => finished.add(ids, runningSteps[b], scores[b]));
   const best = finished.best();
   const ids = best.ids.length < maxLength ? [...best.ids, eos] : best.ids;
+  onLead?.(ids, best.steps);
   return { ids, steps: best.steps, score: best.score };
 }
 

@@ -119,7 +119,9 @@ export async function generateTokens(model, prompt, opts) {
       if (opts.returnLogits) token.logits = logits;
       context.push(id);
       tokens.push(token);
-      onToken?.(token);
+      // A promise from onToken holds the next token back until it settles: a consumer that
+      // draws each token (a page's worker waiting for the page) sets the pace.
+      await onToken?.(token);
       if (id === eos) {
         stopped = 'eos';
         break;

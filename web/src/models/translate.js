@@ -58,20 +58,19 @@ export async function translate(model, text, options) {
     searched =
       opts.beams === 1
         ? await greedy(decoder, model.tokenizer, opts)
-        : await beamSearch(decoder, { beams: opts.beams, turn: () => nextTurn(opts.signal) });
+        : await beamSearch(decoder, {
+            beams: opts.beams,
+            turn: () => nextTurn(opts.signal),
+            onLead: leadStreamer(model.tokenizer, opts),
+          });
   } finally {
     decoder.dispose();
   }
   // Each generated token with the rows of the step that chose it (the appended EOS of a beam
   // search's hypothesis: the step that scored it).
-  const steps = searched.ids.slice(1).map((id, i) => ({
-    id,
-    text: model.tokenizer.appendedText(searched.ids.slice(1, i + 1), id).text,
-    selfAttention: searched.steps[i].selfAttention,
-    crossAttention: searched.steps[i].crossAttention,
-    ...(opts.returnLogits ? { logits: searched.steps[i].logits } : {}),
-  }));
-  if (opts.beams > 1) for (const step of steps) opts.onToken?.(step);
+  const steps = searched.ids
+    .slice(1)
+    .map((id, i) => stepOf(model.tokenizer, searched.ids, searched.steps, i, opts));
   return {
     text: model.tokenizer.decode(searched.ids, { skipSpecialTokens: true }),
     source: { ids: source.ids, tokens: source.tokens },
@@ -146,6 +145,40 @@ function parseCrossMask(value, maxPositions) {
 
 const formatCrossMask = ({ name, radius }) => (name === 'local' ? `local:${radius}` : name);
 
+// Generated token i of `ids` (which start with the decoder's start token) with the rows of the
+// step that chose it.
+function stepOf(tokenizer, ids, steps, i, opts) {
+  const id = ids[i + 1];
+  return {
+    id,
+    text: tokenizer.appendedText(ids.slice(1, i + 1), id).text,
+    selfAttention: steps[i].selfAttention,
+    crossAttention: steps[i].crossAttention,
+    ...(opts.returnLogits ? { logits: steps[i].logits } : {}),
+  };
+}
+
+// Beam search's onToken: the leading beam's tokens as the lead changes. Only what differs from
+// the tokens already streamed is sent, from the first position where it differs (`index`): a
+// reader drops its tokens from `index` on and appends these.
+function leadStreamer(tokenizer, opts) {
+  let streamed = []; // the ids sent, after the start token
+  return (ids, steps) => {
+    if (!opts.onToken) return;
+    const tokens = ids.slice(1);
+    let from = 0;
+    while (from < streamed.length && from < tokens.length && streamed[from] === tokens[from]) {
+      from++;
+    }
+    // Shorter than what was sent: its last token goes again, so a reader drops the rest.
+    if (from === tokens.length && tokens.length < streamed.length) from = tokens.length - 1;
+    streamed = tokens;
+    for (let i = from; i < tokens.length; i++) {
+      opts.onToken({ ...stepOf(tokenizer, ids, steps, i, opts), index: i });
+    }
+  };
+}
+
 async function greedy(decoder, tokenizer, opts) {
   const { generation } = decoder;
   const ids = [generation.decoderStartTokenId];
@@ -163,6 +196,7 @@ async function greedy(decoder, tokenizer, opts) {
       text: tokenizer.appendedText(ids.slice(1, -1), best).text,
       selfAttention: step.selfAttention,
       crossAttention: step.crossAttention,
+      index: steps.length - 1,
     });
     if (best === generation.eosTokenId) break;
   }

@@ -152,4 +152,70 @@ describe('Translate mode (Marian)', () => {
     assert.deepEqual(problems(page), []);
     await page.close();
   });
+
+  // A long translation's lines are wider than any panel: they take the card's width under the
+  // matrix and scroll sideways, and every token can be scrolled (or arrowed) into view.
+  for (const width of [1280, 390]) {
+    it(`keeps every token of a long translation's lines in reach (${width}px)`, async () => {
+      const page = await newPage(browser.context, { viewport: { width, height: 900 } });
+      const text = '我爱自然语言处理。我爱我的猫。我们都喜欢学习新的语言和文化，每天读书写字。';
+      await page.goto(`${browser.base}/demo/?${new URLSearchParams({ model: MARIAN, text })}`);
+      await page.waitForSelector('#model-load, .model-status.is-ready', { timeout: 30000 });
+      if (await page.$('#model-load')) await page.click('#model-load');
+      await waitForTranslations(page, 1);
+      const steps = Number(await page.evaluate(() => document.body.dataset.translateSteps));
+      assert.ok(steps >= 20, `${steps} steps`);
+      const fit = await page.evaluate(() => {
+        const views = document.querySelector('.translate-views');
+        const scroller = document.querySelector('#translate-lines .al-lines-scroll');
+        const box = (e) => e.getBoundingClientRect();
+        const lines = box(document.getElementById('translate-lines'));
+        const right = Math.max(
+          ...[...scroller.querySelectorAll('.al-token')].map((t) => box(t).right),
+        );
+        return {
+          page: document.documentElement.scrollWidth,
+          stacked: views.classList.contains('is-stacked'),
+          linesWidth: lines.width,
+          viewsWidth: box(views).width,
+          tokensRight: right - box(scroller).left + scroller.scrollLeft,
+          scrollWidth: scroller.scrollWidth,
+          clientWidth: scroller.clientWidth,
+          tabIndex: scroller.tabIndex,
+          hint: document.getElementById('translate-lines-hint').hidden,
+        };
+      });
+      assert.ok(fit.page <= width, `page is ${fit.page}px wide`);
+      assert.equal(fit.stacked, true);
+      assert.ok(Math.abs(fit.linesWidth - fit.viewsWidth) < 1, JSON.stringify(fit));
+      // Sideways scrolling reaches the last token; the strip takes focus, and says so.
+      assert.ok(fit.scrollWidth > fit.clientWidth && fit.tokensRight <= fit.scrollWidth);
+      assert.equal(fit.tabIndex, 0);
+      assert.equal(fit.hint, false);
+      await page.focus('#translate-lines .al-lines-scroll');
+      for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowRight');
+      // Arrow-key scrolling is animated: wait until it has come to the end.
+      await page.waitForFunction(() => {
+        const scroller = document.querySelector('#translate-lines .al-lines-scroll');
+        return scroller.scrollLeft + scroller.clientWidth >= scroller.scrollWidth - 1;
+      });
+      const last = await page.evaluate(() => {
+        const scroller = document.querySelector('#translate-lines .al-lines-scroll');
+        const keys = scroller.querySelectorAll('.al-lines-keys .al-token');
+        const token = keys[keys.length - 1].getBoundingClientRect();
+        const frame = scroller.getBoundingClientRect();
+        return { token: [token.left, token.right], frame: [frame.left, frame.right] };
+      });
+      assert.ok(
+        last.token[0] >= last.frame[0] && last.token[1] <= last.frame[1] + 1,
+        JSON.stringify(last),
+      );
+      await page
+        .locator('#translate')
+        .screenshot({ path: artifact(`translate-long-${width}.png`) });
+      assert.deepEqual(await blockingFindings(page), []);
+      assert.deepEqual(problems(page), []);
+      await page.close();
+    });
+  }
 });

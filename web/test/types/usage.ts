@@ -363,11 +363,13 @@ async function models(): Promise<void> {
   void [stepRows, why2, generation.text, generation.prompt.attention, generateOptions];
   // @ts-expect-error maxTokens is a number
   await model.generate('x', { maxTokens: '8' });
+  // A promise from onToken paces the generation.
+  await model.generate('x', { onToken: () => new Promise((resolve) => setTimeout(resolve, 1)) });
   const translation: Translation = await model.translate('我爱你', {
     maxTokens: 16,
     beams: 4,
     signal: controller.signal,
-    onToken: (step: TranslationStep) => void step.crossAttention.length,
+    onToken: (step: TranslationStep & { index: number }) => void (step.index + step.id),
     returnLogits: true,
   });
   const crossRow: Float32Array | undefined = translation.steps[0]?.crossAttention;

@@ -407,4 +407,19 @@ export const enModels = {
   logitLensOpen: 'Show what each layer predicts',
   lensRunning: 'Reading every layer…',
   lensFailed: 'Could not read the layers: {message}',
+  translateLinesScroll: 'Scroll sideways for every token (or focus the lines and use the arrows).',
+  // the Continue bar of causal models (model/continue-panel.js)
+  continueTitle: 'Let the model write on',
+  continueRun: 'Continue',
+  continueStop: 'Stop',
+  continueTokens: 'New tokens',
+  continueTemperature: 'Temperature (0: greedy)',
+  continueSeed: 'Seed',
+  continueIdle:
+    'Continue adds the model’s next tokens to the text one by one; each new row joins the views.',
+  continueGoing: 'writing… {n} of {max} new tokens',
+  continueDone: '{n} new tokens, kept in the text',
+  continueEos: '{n} new tokens: the model ended the text (its end-of-text token)',
+  continueStopped: 'stopped after {n} new tokens, kept in the text',
+  continueNext: 'The next token’s predictions come once the continuation is kept in the text.',
 };

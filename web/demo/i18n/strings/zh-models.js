@@ -375,4 +375,18 @@ export const zhModels = {
   logitLensOpen: '显示每一层的预测',
   lensRunning: '正在读取每一层…',
   lensFailed: '无法读取各层：{message}',
+  translateLinesScroll: '左右滚动可看到全部词元（也可聚焦连线区后用方向键）。',
+  // 因果模型的续写栏（model/continue-panel.js）
+  continueTitle: '让模型接着写',
+  continueRun: '续写',
+  continueStop: '停止',
+  continueTokens: '新词元数',
+  continueTemperature: '温度（0：贪心）',
+  continueSeed: '随机种子',
+  continueIdle: '“续写”把模型预测的下一个词元逐个加到文本后面；每个新行都会加入各个视图。',
+  continueGoing: '续写中…… 已有 {n} / {max} 个新词元',
+  continueDone: '{n} 个新词元，已写入文本',
+  continueEos: '{n} 个新词元：模型结束了文本（文本结束词元）',
+  continueStopped: '在 {n} 个新词元后停止，已写入文本',
+  continueNext: '续写写入文本后，才会给出下一个词元的预测。',
 };
