@@ -67,31 +67,15 @@ export function makeCanvas(width, height) {
   return new OffscreenCanvas(width, height);
 }
 
-// Paints rows x cols cells at (x, y), each cellW x cellH (canvas units).
-// weights: row-major Float32Array; mask: row-major 0/1 array or null (all visible);
-// range: [lo, hi] mapped to the ends of the colour scale.
-export function paintMatrix(
-  ctx,
-  {
-    rows,
-    cols,
-    weights,
-    mask,
-    scale = DEFAULT_SCALE,
-    range,
-    x = 0,
-    y = 0,
-    cellW,
-    cellH,
-    theme = DEFAULT_THEME,
-    gap = 0,
-  },
-) {
+// The cells of a rows x cols matrix as an image of one pixel per cell, masked cells in the
+// masked colour: what paintMatrix scales up. A view that repaints the same matrix (pointer
+// moves, zoom steps) keeps it and passes it back as paintMatrix's `image`.
+export function matrixImage({ rows, cols, weights, mask, scale = DEFAULT_SCALE, range, theme }) {
   const [lo, hi] = range ?? [0, visibleMax(weights, mask) || 1];
   const span = hi - lo || 1;
   const image = new ImageData(cols, rows);
   const px = image.data;
-  const maskedRgb = parseColor(theme.masked);
+  const maskedRgb = parseColor((theme ?? DEFAULT_THEME).masked);
   let anyMasked = false;
   for (let i = 0; i < rows * cols; i++) {
     const o = i * 4;
@@ -108,12 +92,37 @@ export function paintMatrix(
     }
     px[o + 3] = 255;
   }
-  const cells = makeCanvas(cols, rows);
-  cells.getContext('2d').putImageData(image, 0, 0);
+  const canvas = makeCanvas(cols, rows);
+  canvas.getContext('2d').putImageData(image, 0, 0);
+  return { canvas, anyMasked };
+}
+
+// Paints rows x cols cells at (x, y), each cellW x cellH (canvas units).
+// weights: row-major Float32Array; mask: row-major 0/1 array or null (all visible);
+// range: [lo, hi] mapped to the ends of the colour scale; image: matrixImage's of the same
+// arguments, when the caller kept it.
+export function paintMatrix(
+  ctx,
+  {
+    rows,
+    cols,
+    weights,
+    mask,
+    scale = DEFAULT_SCALE,
+    range,
+    x = 0,
+    y = 0,
+    cellW,
+    cellH,
+    theme = DEFAULT_THEME,
+    gap = 0,
+    image = matrixImage({ rows, cols, weights, mask, scale, range, theme }),
+  },
+) {
   ctx.save();
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(cells, x, y, cols * cellW, rows * cellH);
-  if (anyMasked && cellW >= 6 && cellH >= 6)
+  ctx.drawImage(image.canvas, x, y, cols * cellW, rows * cellH);
+  if (image.anyMasked && cellW >= 6 && cellH >= 6)
     paintHatch(ctx, { rows, cols, mask, x, y, cellW, cellH, theme });
   if (gap > 0 && cellW >= 10 && cellH >= 10)
     paintGrid(ctx, { rows, cols, x, y, cellW, cellH, theme, gap });

@@ -169,6 +169,10 @@ export const enModels = {
   sinksOpen: 'Open layer {layer}, head {head} ({share} on the first token) in the matrix',
   sinksNoRows: 'One token: there is nothing to average yet.',
   layerHeadN: 'layer {layer}, head {head}',
+  modelRegion:
+    '{name} · queries {queries} × keys {keys} · strongest {weight}: “{query}” ({queryAt}) → ' +
+    '“{key}” ({keyAt})',
+  modelRegionMasked: '{name} · queries {queries} × keys {keys} · masked',
   legendOwnMax: 'each one’s largest weight',
   captionModel:
     'layer <b>{layer}</b> · head <b>{head}</b> of {heads} · <b>{n}</b> {unit} · mask ' +

@@ -154,6 +154,9 @@ export const zhModels = {
   sinksOpen: '在矩阵中打开第 {layer} 层第 {head} 个头（{share} 落在第一个词元上）',
   sinksNoRows: '只有一个词元：还没有可以平均的内容。',
   layerHeadN: '第 {layer} 层，第 {head} 个头',
+  modelRegion:
+    '{name} · 查询 {queries} × 键 {keys} · 最强 {weight}：“{query}”（{queryAt}）→ “{key}”（{keyAt}）',
+  modelRegionMasked: '{name} · 查询 {queries} × 键 {keys} · 已遮蔽',
   legendOwnMax: '各自的最大权重',
   captionModel:
     '第 <b>{layer}</b> 层 · 第 <b>{head}</b> 个头（共 {heads} 个）· <b>{n}</b> 个{unit} · 掩码 <' +
