@@ -57,7 +57,7 @@ describe('the model view at 1,024 tokens', () => {
   });
   after(async () => browser?.close());
 
-  it('draws every head from a max-pooled tile: whole diagonals, a spike at full strength', async () => {
+  it('draws heads from max-pooled tiles: whole diagonals, a spike at full strength', async () => {
     assert.equal(await page.evaluate(mount, { n: N }), 8);
     await page.locator('#model-grid').screenshot({ path: artifact('model-view-1024.png') });
     const rgb = (p, x, y) => p.data.slice((y * p.width + x) * 4, (y * p.width + x) * 4 + 3);

@@ -155,7 +155,8 @@ export const zhModels = {
   sinksNoRows: '只有一个词元：还没有可以平均的内容。',
   layerHeadN: '第 {layer} 层，第 {head} 个头',
   modelRegion:
-    '{name} · 查询 {queries} × 键 {keys} · 最强 {weight}：“{query}”（{queryAt}）→ “{key}”（{keyAt}）',
+    '{name} · 查询 {queries} × 键 {keys} · 最强 {weight}：' +
+    '“{query}”（{queryAt}）→ “{key}”（{keyAt}）',
   modelRegionMasked: '{name} · 查询 {queries} × 键 {keys} · 已遮蔽',
   legendOwnMax: '各自的最大权重',
   captionModel:
