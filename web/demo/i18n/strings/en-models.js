@@ -161,6 +161,11 @@ export const enModels = {
     'Share of attention on the first token “{token}”, each head a dot, by layer ' +
     '(mean over {rows} rows)',
   sinksAxisLayer: 'layer',
+  sinksCaptionBos:
+    'Share of attention on the first token “{token}” (circles) and on “{bos}” (squares), ' +
+    'each head a mark, by layer (mean over {rows} rows)',
+  sinksBosDot: 'layer {layer}, head {head}: {share} on “{token}”',
+  sinksBosMeanColumn: 'Mean on “{token}”',
   sinksDot: 'layer {layer}, head {head}: {share} on the first token',
   sinksLayerColumn: 'Layer',
   sinksMeanColumn: 'Mean of its heads',

@@ -146,6 +146,11 @@ export const zhModels = {
     '每个头有多少注意力停在第一个词元上（对其余词元取平均）：无事可做的头常把注意力放在那里。',
   sinksCaption: '落在第一个词元“{token}”上的注意力份额，每个头一个点，按层排列（{rows} 行的平均）',
   sinksAxisLayer: '层',
+  sinksCaptionBos:
+    '落在第一个词元“{token}”（圆点）和“{bos}”（方块）上的注意力份额，每个头一个标记，' +
+    '按层排列（{rows} 行的平均）',
+  sinksBosDot: '第 {layer} 层，第 {head} 个头：{share} 落在“{token}”上',
+  sinksBosMeanColumn: '落在“{token}”上的平均',
   sinksDot: '第 {layer} 层，第 {head} 个头：{share} 落在第一个词元上',
   sinksLayerColumn: '层',
   sinksMeanColumn: '各头的平均',
