@@ -170,6 +170,13 @@ export class Heatmap {
       cellH: layout.cell,
       theme,
       gap: 1,
+      // The scroll handler renders again, so the hatching follows the visible part.
+      view: {
+        x: this.scroller.scrollLeft,
+        y: this.scroller.scrollTop,
+        width: this.scroller.clientWidth,
+        height: this.scroller.clientHeight,
+      },
     });
     const focusVisible = this.hasFocus || this.hover;
     const marked = this.hover ?? this.focus;
