@@ -641,10 +641,24 @@ export type ImageInput =
 export interface ImageRunOptions {
   /** Labels of a classifier's top scores (default 5, at most the label count). */
   topK?: number;
+  /**
+   * Mask surgery, in the mask notation: one mask for every layer or one per layer, of `global`,
+   * `patch:K` (each patch sees the K x K patches around it, K odd, at most 2 * max(rows,
+   * columns) - 1; the class token and registers stay global), `tokens:i,j` and `pad:i,j`.
+   */
+  masks?: string | string[];
   /** Adds the classifier's logits over every label. */
   returnLogits?: boolean;
   /** Adds the model's input: Float32Array [3, height, width], as the preprocessor made it. */
   returnPixelValues?: boolean;
+  /**
+   * Adds `pooled` [hidden]: ViTModel's pooler (tanh(dense(class token))) where the checkpoint has
+   * pooler.dense.*, DINOv2's class token after the final layernorm; a TypeError without either
+   * (info.pooling null: ViTForImageClassification).
+   */
+  returnPooled?: boolean;
+  /** Adds `hiddenStates` [layers + 1, tokens, hidden]. */
+  returnHiddenStates?: boolean;
 }
 
 export interface ImageRun {
@@ -669,6 +683,13 @@ export interface ImageRun {
   labels: { index: number; label: string; p: number; logit: number }[] | null;
   logits?: Float32Array;
   pixelValues?: Float32Array;
+  /** [hidden]: the pooled output (returnPooled). */
+  pooled?: Float32Array;
+  /**
+   * [layers + 1, tokens, hidden] (returnHiddenStates): the embeddings, then each layer's output;
+   * the last after the final layernorm (the library's last_hidden_state).
+   */
+  hiddenStates?: Float32Array;
 }
 
 export interface VisionModelInfo {
@@ -696,6 +717,8 @@ export interface VisionModelInfo {
   readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar';
   /** The preprocessor_config.json's processor class. */
   readonly processor: string;
+  /** What returnPooled gives: ViTModel's pooler, DINOv2's class token, or null (none). */
+  readonly pooling: 'pooler' | 'class-token' | null;
 }
 
 export interface VisionModel {

@@ -10,23 +10,40 @@ be downloaded here):
                      mask as an additive input, Softmax, gelu_new written out, the LM head as
                      Gemm(transB) on wte. Outputs every layer's attention probabilities
                      [12, 12, N, N] and the last position's logits, as attnlens returns them.
+  gpt2-small-decode.onnx
+                     the same weights as the graph a decoder-with-past export gives (optimum's
+                     `decoder_with_past`): inputs input_ids and position_ids [1, S],
+                     attention_mask [1, past + S] and past_key_values.L.key / .value
+                     [1, 12, past, 64]; outputs logits [1, 1, 50257] (the last position's) and
+                     present.L.key / .value [1, 12, past + S, 64]. The causal mask is built in
+                     the graph; past may be empty (the prompt's run). No attention comes out.
   tinystories-1m/    TinyStories-1M's shape (GPT-Neo: 8 layers, 16 heads, hidden 64, vocab
                      50257, window 256, 2048 positions)
+  marian-base/       Marian base's shape (opus-mt: 6 + 6 layers, d_model 512, 8 heads, ffn 2048,
+                     vocab 65001, 512 positions) in the Hub's layout, random weights
+                     (tests/models/make_tiny_marian.py's layout and tokenizer files)
 
-    /usr/bin/python3 bench/models/build_models.py OUTPUT_DIR
+    /usr/bin/python3 bench/models/build_models.py OUTPUT_DIR [NAME ...]
 
-Needs Debian's python3-torch (random weights) and python3-onnx (1.12: opset 17).
+NAMEs (all by default) pick what to write. The ONNX graphs read their weights from
+OUTPUT_DIR/gpt2-small/model.safetensors (written first when gpt2-small is among the NAMEs), so
+they carry the weights attnlens loads. Needs Debian's python3-torch (random weights),
+python3-onnx (1.12: opset 17) and python3-sentencepiece (Marian's tokenizer files).
 """
 import json
 import math
 import os
+import struct
 import sys
+import tempfile
 
+import numpy
 import torch
 from onnx import TensorProto, helper, numpy_helper, save
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tests", "models"))
+import make_tiny_marian  # noqa: E402  (Marian's Hub layout, tokenizer files and weights)
 import make_tiny_models  # noqa: E402  (its hand-written safetensors writer and HF configs)
 import tokenizers  # noqa: E402
 
@@ -57,19 +74,53 @@ def gpt2_small_state():
     return state
 
 
+class GraphBuilder:
+    """Nodes and initializers of a GPT-2 graph over `state`, with the pieces both graphs share:
+    constants, layer norm, a Conv1D linear, gelu_new and the MLP."""
+
+    def __init__(self, state):
+        self.nodes = []
+        self.inits = [numpy_helper.from_array(t.numpy(), name) for name, t in state.items()]
+        self.const("scale", [1.0 / math.sqrt(WIDTH // HEADS)])
+        self.const("half", [0.5])
+        self.const("one", [1.0])
+        self.const("cubic", [0.044715])
+        self.const("sqrt_2_pi", [math.sqrt(2.0 / math.pi)])
+        self.const("three", [3.0])
+
+    def const(self, name, values, dtype=TensorProto.FLOAT):
+        """A list is a 1-D tensor; a single number a scalar."""
+        dims, values = ([len(values)], values) if isinstance(values, list) else ([], [values])
+        self.inits.append(helper.make_tensor(name, dtype, dims, values))
+
+    def op(self, kind, inputs, output, **attrs):
+        self.nodes.append(helper.make_node(kind, inputs, [output], **attrs))
+        return output
+
+    def ln(self, src, name):
+        return self.op("LayerNormalization", [src, name + ".weight", name + ".bias"], name + ".out",
+                       axis=-1, epsilon=1e-5)
+
+    def linear(self, src, name):
+        return self.op("Add", [self.op("MatMul", [src, name + ".weight"], name + ".mm"), name + ".bias"],
+                       name + ".y")
+
+    def mlp(self, x, p):
+        """x + c_proj(gelu_new(c_fc(ln_2(x)))), gelu_new being 0.5 h (1 + tanh(sqrt(2/pi) (h +
+        0.044715 h^3)))."""
+        op = self.op
+        h = self.linear(self.ln(x, p + "ln_2"), p + "mlp.c_fc")
+        inner = op("Mul", [op("Add", [h, op("Mul", [op("Pow", [h, "three"], p + "h3"), "cubic"], p + "c")],
+                             p + "s"), "sqrt_2_pi"], p + "inner")
+        gelu = op("Mul", [op("Mul", [h, "half"], p + "hh"), op("Add", [op("Tanh", [inner], p + "t"), "one"],
+                                                                    p + "t1")], p + "gelu")
+        return op("Add", [x, self.linear(gelu, p + "mlp.c_proj")], p + "x2")
+
+
 def gpt2_onnx(state):
     """GPT2LMHeadModel's forward as plain ONNX ops over `state`."""
-    nodes, inits = [], [numpy_helper.from_array(t.numpy(), name) for name, t in state.items()]
-    const = lambda name, values, dtype=TensorProto.FLOAT: inits.append(
-        helper.make_tensor(name, dtype, [len(values)] if isinstance(values, list) else [], values))
-    op = lambda kind, inputs, output, **attrs: nodes.append(
-        helper.make_node(kind, inputs, [output], **attrs)) or output
-    const("scale", [1.0 / math.sqrt(WIDTH // HEADS)])
-    const("half", [0.5])
-    const("one", [1.0])
-    const("cubic", [0.044715])
-    const("sqrt_2_pi", [math.sqrt(2.0 / math.pi)])
-    const("three", [3.0])
+    g = GraphBuilder(state)
+    nodes, const, op = g.nodes, g.const, g.op
     const("split3", [WIDTH, WIDTH, WIDTH], TensorProto.INT64)
     const("heads_shape", [0, HEADS, WIDTH // HEADS], TensorProto.INT64)
     const("merged_shape", [0, WIDTH], TensorProto.INT64)
@@ -80,11 +131,7 @@ def gpt2_onnx(state):
     probs = []
     for layer in range(LAYERS):
         p = f"h.{layer}."
-        ln = lambda src, name: op("LayerNormalization", [src, p + name + ".weight", p + name + ".bias"],
-                                  p + name + ".out", axis=-1, epsilon=1e-5)
-        linear = lambda src, name: op("Add", [op("MatMul", [src, p + name + ".weight"], p + name + ".mm"),
-                                              p + name + ".bias"], p + name + ".y")
-        qkv = linear(ln(x, "ln_1"), "attn.c_attn")
+        qkv = g.linear(g.ln(x, p + "ln_1"), p + "attn.c_attn")
         nodes.append(helper.make_node("Split", [qkv, "split3"], [p + "q", p + "k", p + "v"], axis=1))
         heads = lambda t: op("Transpose", [op("Reshape", [t, "heads_shape"], t + ".r")], t + ".h",
                              perm=[1, 0, 2])  # [H, N, d]
@@ -95,14 +142,7 @@ def gpt2_onnx(state):
         context = op("MatMul", [probs[-1], v], p + "context")
         merged = op("Reshape", [op("Transpose", [context], p + "ct", perm=[1, 0, 2]), "merged_shape"],
                     p + "merged")
-        x = op("Add", [x, linear(merged, "attn.c_proj")], p + "x1")
-        h = linear(ln(x, "ln_2"), "mlp.c_fc")
-        # gelu_new: 0.5 h (1 + tanh(sqrt(2/pi) (h + 0.044715 h^3)))
-        inner = op("Mul", [op("Add", [h, op("Mul", [op("Pow", [h, "three"], p + "h3"), "cubic"], p + "c")],
-                             p + "s"), "sqrt_2_pi"], p + "inner")
-        gelu = op("Mul", [op("Mul", [h, "half"], p + "hh"), op("Add", [op("Tanh", [inner], p + "t"), "one"],
-                                                                    p + "t1")], p + "gelu")
-        x = op("Add", [x, linear(gelu, "mlp.c_proj")], p + "x2")
+        x = g.mlp(op("Add", [x, g.linear(merged, p + "attn.c_proj")], p + "x1"), p)
     x = op("LayerNormalization", [x, "ln_f.weight", "ln_f.bias"], "xf", axis=-1, epsilon=1e-5)
     last = op("Gather", [x, "last"], "x_last", axis=0)  # [1, WIDTH]
     op("Gemm", [last, "wte.weight"], "logits", transB=1)  # the LM head is tied to wte
@@ -117,11 +157,98 @@ def gpt2_onnx(state):
          helper.make_tensor_value_info("causal_mask", TensorProto.FLOAT, [n, n])],
         [helper.make_tensor_value_info("attention", TensorProto.FLOAT, [LAYERS, HEADS, n, n]),
          helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, VOCAB])],
-        initializer=inits)
+        initializer=g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                               producer_name="attnlens bench/models")
     model.ir_version = 8
     return model
+
+
+def gpt2_decode_onnx(state):
+    """GPT2LMHeadModel's forward with past key/values over `state`, batch 1, as plain ONNX ops
+    (the inputs and outputs of optimum's decoder_with_past export)."""
+    g = GraphBuilder(state)
+    nodes, const, op = g.nodes, g.const, g.op
+    head = WIDTH // HEADS
+    const("zero_f", 0.0)
+    const("blocked_f", -3.4028234663852886e38)
+    const("split3", [WIDTH, WIDTH, WIDTH], TensorProto.INT64)
+    const("heads_shape", [0, 0, HEADS, head], TensorProto.INT64)
+    const("merged_shape", [0, 0, WIDTH], TensorProto.INT64)
+    const("last", -1, TensorProto.INT64)  # a scalar index: Gather drops the axis
+    const("zero_i", 0, TensorProto.INT64)
+    const("one_i", 1, TensorProto.INT64)
+    const("axis0", [0], TensorProto.INT64)
+    const("axis1", [1], TensorProto.INT64)
+    const("axis2", [2], TensorProto.INT64)
+
+    x = op("Add", [op("Gather", ["wte.weight", "input_ids"], "tok"),
+                   op("Gather", ["wpe.weight", "position_ids"], "pos")], "x0")  # [1, S, W]
+    # Key j is hidden from query i when j > position_ids[i] (causal) or attention_mask[j] = 0.
+    total = op("Gather", [op("Shape", ["attention_mask"], "mask_shape"), "one_i"], "total")
+    key_positions = op("Range", ["zero_i", total, "one_i"], "key_positions")  # [T]
+    later = op("Greater", [key_positions, op("Unsqueeze", ["position_ids", "axis2"], "qpos")],
+               "later")  # [1, S, T]
+    padded = op("Unsqueeze", [op("Equal", ["attention_mask", "zero_i"], "pad"), "axis1"],
+                "padded")  # [1, 1, T]
+    blocked = op("Or", [later, padded], "blocked")
+    mask = op("Unsqueeze", [op("Where", [blocked, "blocked_f", "zero_f"], "mask3"), "axis1"],
+              "mask")  # [1, 1, S, T]
+    inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "S"]),
+              helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, "T"]),
+              helper.make_tensor_value_info("position_ids", TensorProto.INT64, [1, "S"])]
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 1, VOCAB])]
+    for layer in range(LAYERS):
+        p = f"h.{layer}."
+        qkv = g.linear(g.ln(x, p + "ln_1"), p + "attn.c_attn")
+        nodes.append(helper.make_node("Split", [qkv, "split3"], [p + "q", p + "k", p + "v"], axis=2))
+        heads = lambda t: op("Transpose", [op("Reshape", [t, "heads_shape"], t + ".r")], t + ".h",
+                             perm=[0, 2, 1, 3])  # [1, H, S, d]
+        q = heads(p + "q")
+        present = {}
+        for kind in ("key", "value"):
+            past, out = f"past_key_values.{layer}.{kind}", f"present.{layer}.{kind}"
+            inputs.append(helper.make_tensor_value_info(past, TensorProto.FLOAT, [1, HEADS, "P", head]))
+            outputs.append(helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, HEADS, "T", head]))
+            present[kind] = op("Concat", [past, heads(p + kind[0])], out, axis=2)
+        scores = op("MatMul", [q, op("Transpose", [present["key"]], p + "kt", perm=[0, 1, 3, 2])],
+                    p + "scores")
+        logits = op("Add", [op("Mul", [scores, "scale"], p + "scaled"), mask], p + "logits")
+        probs = op("Softmax", [logits], p + "probs", axis=-1)
+        context = op("MatMul", [probs, present["value"]], p + "context")
+        merged = op("Reshape", [op("Transpose", [context], p + "ct", perm=[0, 2, 1, 3]), "merged_shape"],
+                    p + "merged")
+        x = g.mlp(op("Add", [x, g.linear(merged, p + "attn.c_proj")], p + "x1"), p)
+    x = op("LayerNormalization", [x, "ln_f.weight", "ln_f.bias"], "xf", axis=-1, epsilon=1e-5)
+    # The last position's logits only: all greedy decoding reads (the whole prompt's [S, 50257]
+    # would cost onnxruntime a head product per prompt token that attnlens does not compute).
+    last = op("Gather", [x, "last"], "x_last", axis=1)  # [1, W]
+    head_out = op("Gemm", [last, "wte.weight"], "logits_rows", transB=1)  # tied to wte
+    op("Unsqueeze", [head_out, "axis0"], "logits")  # [1, 1, V]
+    graph = helper.make_graph(nodes, "gpt2-small-decode", inputs, outputs, initializer=g.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                              producer_name="attnlens bench/models")
+    model.ir_version = 8
+    return model
+
+
+SAFETENSORS_NUMPY = {"F32": numpy.float32}
+
+
+def read_safetensors(path):
+    """A safetensors file's tensors (f32 only: what gpt2_small_state writes) as torch tensors."""
+    with open(path, "rb") as f:
+        (length,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(length))
+        data = f.read()
+    state = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = entry["data_offsets"]
+        array = numpy.frombuffer(data, SAFETENSORS_NUMPY[entry["dtype"]], (end - begin) // 4, begin)
+        state[name] = torch.from_numpy(array.reshape(entry["shape"]).copy())
+    return state
 
 
 def tinystories_state(config):
@@ -152,25 +279,83 @@ def write_folder(folder, config, state, tokenizer):
     make_tiny_models.write_safetensors(os.path.join(folder, "model.safetensors"), state)
 
 
+# Marian base as opus-mt has it (Helsinki-NLP/opus-mt-zh-en's config: vocab 65001, 4 beams).
+MARIAN_SIZES = {"d_model": 512, "encoder_layers": 6, "decoder_layers": 6,
+                "encoder_attention_heads": 8, "decoder_attention_heads": 8,
+                "encoder_ffn_dim": 2048, "decoder_ffn_dim": 2048, "max_position_embeddings": 512}
+MARIAN_VOCAB, MARIAN_BEAMS = 65001, 4
+# translate.mjs's 20-word sentence (the two spell it alike): its token count is printed.
+MARIAN_SENTENCE = ("The little girl walked to the park with her cat, and they sat on the grass "
+                   "to watch the birds.")
+
+
+def english_corpus():
+    """A text of English words for the tokenizer: the GPT-2 vocabulary's words (a space and
+    letters), all of them 20 to a line, then each again about 3000 / rank times, the vocabulary's
+    order (its merges') standing in for frequency."""
+    with open(os.path.join(tokenizers.GPT3_ENCODER, "encoder.json"), encoding="utf-8") as f:
+        ids = json.load(f)
+    words = [t[1:] for t, _ in sorted(ids.items(), key=lambda item: item[1])
+             if t[0] == "\u0120" and t[1:].isascii() and t[1:].isalpha()]
+    lines = [" ".join(words[i:i + 20]) for i in range(0, len(words), 20)]
+    lines += [" ".join([w] * (3000 // rank)) for rank, w in enumerate(words, 1) if 3000 // rank > 1]
+    return "\n".join(lines) + "\n"
+
+
+def write_marian_base(folder):
+    """One SentencePiece Unigram model of 8000 pieces trained on english_corpus() serves as
+    source.spm and target.spm (opus-mt's have 32k pieces each: common English words are whole
+    pieces in both); vocab.json maps its pieces and is filled up to opus-mt's 65,001 ids with
+    pieces the spm never produces, '<pad>' last, so the embeddings, the LM head and
+    final_logits_bias have opus-mt's size."""
+    with tempfile.TemporaryDirectory() as tmp:
+        spm_bytes, spm = make_tiny_marian.train_spm(english_corpus(), os.path.join(tmp, "spm"), 8000,
+                                                    seed_size=200000)
+    vocab = make_tiny_marian.make_vocab(spm, spm)
+    del vocab["<pad>"]
+    for i in range(MARIAN_VOCAB - 1 - len(vocab)):
+        vocab[f"\u2581filler{i}"] = len(vocab)
+    vocab["<pad>"] = len(vocab)
+    cfg = make_tiny_marian.config(vocab, MARIAN_SIZES, MARIAN_BEAMS, "opus-mt-base-shape")
+    state = make_tiny_marian.state_dict(cfg)
+    make_tiny_marian.write_hub_folder(folder, "safetensors", cfg, state, vocab, spm_bytes, spm_bytes)
+    print(f"marian-base: {spm.get_piece_size()} spm pieces, vocab.json {len(vocab)} ids; the "
+          f"20-word sentence is {len(spm.encode(MARIAN_SENTENCE)) + 1} source tokens with </s>")
+
+
+NAMES = ["gpt2-small", "gpt2-small.onnx", "gpt2-small-decode.onnx", "tinystories-1m",
+         "marian-base"]
+
+
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2 or any(name not in NAMES for name in sys.argv[2:]):
         sys.exit(__doc__)
     out = sys.argv[1]
+    names = sys.argv[2:] or NAMES
     tokenizer = tokenizers.gpt2_full_tokenizer()
     eos = tokenizer[0]["model"]["vocab"]["<|endoftext|>"]
 
-    gpt2 = make_tiny_models.gpt2_config(VOCAB, eos)
-    gpt2.update(n_embd=WIDTH, n_head=HEADS, n_layer=LAYERS, n_positions=POSITIONS, n_ctx=POSITIONS)
-    state = gpt2_small_state()
-    write_folder(os.path.join(out, "gpt2-small"), gpt2, state, tokenizer)
-    save(gpt2_onnx(state), os.path.join(out, "gpt2-small.onnx"))
+    if "gpt2-small" in names:
+        gpt2 = make_tiny_models.gpt2_config(VOCAB, eos)
+        gpt2.update(n_embd=WIDTH, n_head=HEADS, n_layer=LAYERS, n_positions=POSITIONS, n_ctx=POSITIONS)
+        write_folder(os.path.join(out, "gpt2-small"), gpt2, gpt2_small_state(), tokenizer)
+    if "gpt2-small.onnx" in names or "gpt2-small-decode.onnx" in names:
+        state = read_safetensors(os.path.join(out, "gpt2-small", "model.safetensors"))
+        if "gpt2-small.onnx" in names:
+            save(gpt2_onnx(state), os.path.join(out, "gpt2-small.onnx"))
+        if "gpt2-small-decode.onnx" in names:
+            save(gpt2_decode_onnx(state), os.path.join(out, "gpt2-small-decode.onnx"))
+        del state
 
-    neo = make_tiny_models.neo_config(VOCAB, eos)
-    neo.update(hidden_size=64, num_heads=16, num_layers=8, max_position_embeddings=2048,
-               window_size=256, attention_types=[[["global", "local"], 4]],
-               attention_layers=["global", "local"] * 4)
-    write_folder(os.path.join(out, "tinystories-1m"), neo, tinystories_state(neo), tokenizer)
-    print(f"wrote gpt2-small/, gpt2-small.onnx and tinystories-1m/ to {out}")
+    if "tinystories-1m" in names:
+        neo = make_tiny_models.neo_config(VOCAB, eos)
+        neo.update(hidden_size=64, num_heads=16, num_layers=8, max_position_embeddings=2048,
+                   window_size=256, attention_types=[[["global", "local"], 4]],
+                   attention_layers=["global", "local"] * 4)
+        write_folder(os.path.join(out, "tinystories-1m"), neo, tinystories_state(neo), tokenizer)
+    if "marian-base" in names:
+        write_marian_base(os.path.join(out, "marian-base"))
+    print(f"wrote {', '.join(names)} to {out}")
 
 
 if __name__ == "__main__":

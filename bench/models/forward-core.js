@@ -11,7 +11,8 @@
 /** Timed calls per side at n tokens: fewer where one takes seconds. */
 export const repeatsFor = (n) => (n <= 64 ? 9 : n <= 256 ? 5 : 3);
 
-const median = (values) => {
+/** The median of `values` (numbers). */
+export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
@@ -36,7 +37,8 @@ export function storyOf64Tokens(tokenizer) {
   return story;
 }
 
-function maxDifference(a, b, length = a.length) {
+/** The largest |a[i] - b[i]| over the first `length` elements. */
+export function maxDifference(a, b, length = a.length) {
   let worst = 0;
   for (let i = 0; i < length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
   return worst;

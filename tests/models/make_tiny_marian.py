@@ -66,14 +66,16 @@ MAX_NEW_TOKENS = 8
 NUM_BEAMS = 3
 
 
-def train_spm(corpus, prefix, vocab_size):
+def train_spm(corpus, prefix, vocab_size, seed_size=1000):
+    """A seeded SentencePiece Unigram model of `corpus`; `seed_size` seed pieces bound the
+    vocabulary (the tiny fixture's 1000 keep it small)."""
     import sentencepiece as spm
 
     with open(prefix + ".txt", "w", encoding="utf-8") as f:
         f.write(corpus * 4)
     spm.SentencePieceTrainer.train(
         input=prefix + ".txt", model_prefix=prefix, model_type="unigram", vocab_size=vocab_size,
-        character_coverage=1.0, num_threads=1, hard_vocab_limit=False, seed_sentencepiece_size=1000, minloglevel=2,
+        character_coverage=1.0, num_threads=1, hard_vocab_limit=False, seed_sentencepiece_size=seed_size, minloglevel=2,
         unk_id=0, bos_id=-1, eos_id=1, pad_id=-1, unk_piece="<unk>", eos_piece="</s>")
     with open(prefix + ".model", "rb") as f:
         return f.read(), spm.SentencePieceProcessor(model_file=prefix + ".model")
@@ -136,10 +138,10 @@ def marian_decode(processor, vocab, ids, skip_special):
     return out.replace("\u2581", " ").strip()
 
 
-def config(vocab):
+def config(vocab, sizes=SIZES, num_beams=NUM_BEAMS, name="tiny-opus-mt-zh-en"):
     pad = vocab["<pad>"]
     return {
-        "_name_or_path": "tiny-opus-mt-zh-en",
+        "_name_or_path": name,
         "activation_dropout": 0.0,
         "activation_function": "swish",
         "add_bias_logits": False,
@@ -150,18 +152,18 @@ def config(vocab):
         "bos_token_id": 0,
         "classif_dropout": 0.0,
         "classifier_dropout": 0.0,
-        "d_model": SIZES["d_model"],
-        "decoder_attention_heads": SIZES["decoder_attention_heads"],
-        "decoder_ffn_dim": SIZES["decoder_ffn_dim"],
+        "d_model": sizes["d_model"],
+        "decoder_attention_heads": sizes["decoder_attention_heads"],
+        "decoder_ffn_dim": sizes["decoder_ffn_dim"],
         "decoder_layerdrop": 0.0,
-        "decoder_layers": SIZES["decoder_layers"],
+        "decoder_layers": sizes["decoder_layers"],
         "decoder_start_token_id": pad,
         "decoder_vocab_size": len(vocab),
         "dropout": 0.1,
-        "encoder_attention_heads": SIZES["encoder_attention_heads"],
-        "encoder_ffn_dim": SIZES["encoder_ffn_dim"],
+        "encoder_attention_heads": sizes["encoder_attention_heads"],
+        "encoder_ffn_dim": sizes["encoder_ffn_dim"],
         "encoder_layerdrop": 0.0,
-        "encoder_layers": SIZES["encoder_layers"],
+        "encoder_layers": sizes["encoder_layers"],
         "eos_token_id": 0,
         "extra_pos_embeddings": len(vocab),
         "forced_eos_token_id": 0,
@@ -170,12 +172,12 @@ def config(vocab):
         "is_encoder_decoder": True,
         "label2id": {"LABEL_0": 0, "LABEL_1": 1, "LABEL_2": 2},
         "max_length": 512,
-        "max_position_embeddings": SIZES["max_position_embeddings"],
+        "max_position_embeddings": sizes["max_position_embeddings"],
         "model_type": "marian",
         "normalize_before": False,
         "normalize_embedding": False,
-        "num_beams": NUM_BEAMS,
-        "num_hidden_layers": SIZES["encoder_layers"],
+        "num_beams": num_beams,
+        "num_hidden_layers": sizes["encoder_layers"],
         "pad_token_id": pad,
         "scale_embedding": True,
         "share_encoder_decoder_embeddings": True,
@@ -233,6 +235,31 @@ def write_json(path, value, indent=None):
         json.dump(value, f, ensure_ascii=False, indent=indent)
 
 
+def write_hub_folder(folder, fmt, cfg, state, vocab, source_bytes, target_bytes):
+    """One model folder as the Hub has opus-mt's: the two spm files, vocab.json, the configs and
+    the weights in `fmt` ('safetensors' or 'bin')."""
+    os.makedirs(folder, exist_ok=True)
+    for name, data in (("source.spm", source_bytes), ("target.spm", target_bytes)):
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+    tokenizer_config = {"source_lang": "zh", "target_lang": "en", "unk_token": "<unk>",
+                        "eos_token": "</s>", "pad_token": "<pad>", "model_max_length": 512,
+                        "separate_vocabs": False, "sp_model_kwargs": {},
+                        "tokenizer_class": "MarianTokenizer"}
+    generation = {"bad_words_ids": [[cfg["pad_token_id"]]], "bos_token_id": 0,
+                  "decoder_start_token_id": cfg["pad_token_id"], "eos_token_id": 0,
+                  "forced_eos_token_id": 0, "max_length": 512, "num_beams": cfg["num_beams"],
+                  "pad_token_id": cfg["pad_token_id"], "transformers_version": "4.27.0.dev0"}
+    write_json(os.path.join(folder, "vocab.json"), vocab, indent=2)
+    write_json(os.path.join(folder, "config.json"), cfg, indent=2)
+    write_json(os.path.join(folder, "tokenizer_config.json"), tokenizer_config)
+    write_json(os.path.join(folder, "generation_config.json"), generation, indent=2)
+    if fmt == "safetensors":
+        write_safetensors(os.path.join(folder, "model.safetensors"), state)
+    else:
+        torch.save(state, os.path.join(folder, "pytorch_model.bin"))
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -241,14 +268,6 @@ def main(out_dir):
     vocab = make_vocab(source, target)
     cfg = config(vocab)
     state = state_dict(cfg)
-    tokenizer_config = {"source_lang": "zh", "target_lang": "en", "unk_token": "<unk>",
-                        "eos_token": "</s>", "pad_token": "<pad>", "model_max_length": 512,
-                        "separate_vocabs": False, "sp_model_kwargs": {},
-                        "tokenizer_class": "MarianTokenizer"}
-    generation = {"bad_words_ids": [[cfg["pad_token_id"]]], "bos_token_id": 0,
-                  "decoder_start_token_id": cfg["pad_token_id"], "eos_token_id": 0,
-                  "forced_eos_token_id": 0, "max_length": 512, "num_beams": NUM_BEAMS,
-                  "pad_token_id": cfg["pad_token_id"], "transformers_version": "4.27.0.dev0"}
     # marian-no-positions: the same model without the position tables, which some conversions
     # leave out (the library then computes them, as the loader must).
     no_positions = collections.OrderedDict(
@@ -256,19 +275,8 @@ def main(out_dir):
     for fmt, name, weights in (("safetensors", "marian.safetensors", state),
                                ("bin", "marian.bin", state),
                                ("safetensors", "marian-no-positions", no_positions)):
-        folder = os.path.join(out_dir, name)
-        os.makedirs(folder, exist_ok=True)
-        for name, data in (("source.spm", source_bytes), ("target.spm", target_bytes)):
-            with open(os.path.join(folder, name), "wb") as f:
-                f.write(data)
-        write_json(os.path.join(folder, "vocab.json"), vocab, indent=2)
-        write_json(os.path.join(folder, "config.json"), cfg, indent=2)
-        write_json(os.path.join(folder, "tokenizer_config.json"), tokenizer_config)
-        write_json(os.path.join(folder, "generation_config.json"), generation, indent=2)
-        if fmt == "safetensors":
-            write_safetensors(os.path.join(folder, "model.safetensors"), weights)
-        else:
-            torch.save(weights, os.path.join(folder, "pytorch_model.bin"))
+        write_hub_folder(os.path.join(out_dir, name), fmt, cfg, weights, vocab, source_bytes,
+                         target_bytes)
 
     all_ids = list(range(len(vocab)))
     write_json(os.path.join(out_dir, "marian-tokenizer.json"), {

@@ -39,6 +39,10 @@ const COMPUTED = [
 ];
 
 const link = readLink(location.search, location.hash, detectLanguage());
+// A picture's snapshot named by the address (?snapshot=picture.json) opens in a Picture panel of
+// its own, drawn with no model and no compute (model/page.js), and stays in the address while
+// that panel is open.
+const snapshotAddress = new URLSearchParams(location.search).get('snapshot');
 let state = link.state;
 // What the link asked for that could not be used: shown until the reader changes a setting.
 let linkProblems = link.problems;
@@ -121,7 +125,13 @@ function update(patch, { immediate = false } = {}) {
 
 function writeUrl() {
   clearTimeout(urlTimer);
-  const address = addressFromState(state, location.hash, language());
+  let address = addressFromState(state, location.hash, language());
+  if (snapshotAddress && modelPage.showsPictureSnapshot()) {
+    const at = address.indexOf('#');
+    const params = new URLSearchParams(at < 0 ? address : address.slice(0, at));
+    params.set('snapshot', snapshotAddress);
+    address = `?${params}${at < 0 ? '' : address.slice(at)}`;
+  }
   history.replaceState(null, '', `${location.pathname}${address}`);
 }
 
@@ -315,6 +325,7 @@ matchMedia('(prefers-color-scheme: dark)').addEventListener('change', render);
 controls.sync(state, null);
 render();
 if (state.model) modelPage.changed(['model'], true);
+if (snapshotAddress) modelPage.openPictureSnapshot(snapshotAddress);
 // The address in its own form from the start: without the values it could not use, and with a
 // long old-style ?query moved into the fragment.
 scheduleUrl();

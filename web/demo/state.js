@@ -149,9 +149,12 @@ const PARAMS = {
   overlay: 'overlay',
 };
 
+// A mask the text page can draw, or null. A picture's window (patch:K) needs a patch grid, which
+// a text has not: the Picture mode keeps its surgery in its own control.
 function validMask(text) {
   try {
-    return formatMask(parseMask(text));
+    const mask = parseMask(text);
+    return mask.pattern === 'patch' ? null : formatMask(mask);
   } catch {
     return null;
   }

@@ -204,6 +204,7 @@ try {
     'widget/widget-models.js',
     'widget/widget-style.js',
     'widget/widget-translation.js',
+    'widget/widget-picture.js',
     'widget.d.ts',
     'src/models/files/index.js',
     'src/models/tokenizer.js',
@@ -219,13 +220,13 @@ try {
   ]) {
     assert.ok(files.includes(required), `the tarball lacks ${required}`);
   }
-  // The widget's module ships; its sample pages (blog, CSP test) do not.
+  // The widget's modules ship; its sample pages (blog, CSP test) do not.
+  const shippedWidget = /^widget\/(attnlens-widget|widget-(models|style|translation|picture))\.js$/;
   const strays = files.filter(
     (f) =>
       /^(test|scripts|node_modules|demo)\//.test(f) ||
       f.includes('-eval.') ||
-      (f.startsWith('widget/') &&
-        !/^widget\/(attnlens-widget|widget-models|widget-style|widget-translation)\.js$/.test(f)),
+      (f.startsWith('widget/') && !shippedWidget.test(f)),
   );
   assert.deepEqual(strays, [], 'files that do not belong in the tarball');
   console.log(
@@ -404,6 +405,7 @@ try {
     path.startsWith('node_modules/attnlens/'),
   );
   assert.ok(widgetModules.includes('node_modules/attnlens/src/i18n/strings/zh.js'));
+  assert.ok(widgetModules.includes('node_modules/attnlens/widget/widget-picture.js'));
   console.log(`installed package: the widget's ${widgetModules.length} modules all resolve`);
 
   // attnlens/models from the installed package (its dependencies resolved by npm): a tiny GPT-2

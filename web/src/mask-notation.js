@@ -13,22 +13,26 @@
 //                   keys within W of its proportional position round(i * (Ns - 1) / (Nt - 1));
 //                   with equal lengths it is local:W
 //   pad:a,b,...     key padding: keys at these positions are seen by no query
+//   patch:K         a picture's 2-D local window (also "window2d:K"): each patch sees the K x K
+//                   patches around it on the patch grid (K odd); the class token and register
+//                   tokens stay global, seeing and seen by every token, as in the windowed ViTs
+//                   (Swin, ViTDet); only a vision model's run(image) has a grid to apply it to
 //   topk:K          dynamic sparsity: each query keeps only its K highest-scoring visible keys
 //   lsh:B:R:S       hashed (Reformer-style) attention: a query keeps the keys that share one of
 //                   its B hash buckets in one of R rounds, hashes drawn from seed S
 //
 // Numbers are written in digits; one left out takes its default (defaultMask(): "local" is
-// "local:2"). At most one of local, dilated, strided, fixed and align can be given; position lists
-// add up. top-k and LSH choose keys by their scores or hashes, so they combine with every pattern
-// (and with each other) and apply between two texts as well. Cross-attention queries and keys
-// come from different texts, so positions in one say nothing about the other: maskForMode()
-// keeps only what applies there (align, pad, topk, lsh).
+// "local:2", "patch" is "patch:3"). At most one of local, dilated, strided, fixed, align and
+// patch can be given; position lists add up. top-k and LSH choose keys by their scores or hashes,
+// so they combine with every pattern (and with each other) and apply between two texts as well.
+// Cross-attention queries and keys come from different texts, so positions in one say nothing
+// about the other: maskForMode() keeps only what applies there (align, pad, topk, lsh).
 // Whatever parseMask() accepts, formatMask() writes back so that it parses to the same mask.
 
 import { attnlensError } from './errors.js';
 
 /** The patterns a mask chooses between (besides being causal and having global tokens). */
-export const MASK_PATTERNS = ['global', 'local', 'dilated', 'strided', 'fixed', 'align'];
+export const MASK_PATTERNS = ['global', 'local', 'dilated', 'strided', 'fixed', 'align', 'patch'];
 
 /** The patterns that make sense between two texts (cross-attention). */
 export const CROSS_MASK_PATTERNS = ['global', 'align'];
@@ -54,6 +58,7 @@ const PARTS = new Map([
     ],
   ],
   ['align', [['window', 0]]],
+  ['patch', [['patchWindow', 1]]],
   ['tokens', null], // a list of positions
   ['pad', null],
   ['topk', [['topK', 1]]],
@@ -81,14 +86,15 @@ const ALIASES = new Map([
   ['full', 'global'],
   ['window', 'local'],
   ['global-tokens', 'tokens'],
+  ['window2d', 'patch'],
 ]);
 
 /** Every name a part may start with, aliases included. */
 export const MASK_PART_NAMES = [...PARTS.keys(), ...ALIASES.keys()];
 
 const SYNTAX =
-  'global, causal, local:W, dilated:W:D, strided:S, fixed:S:C, align:W, tokens:i,j, pad:i,j, ' +
-  'topk:K or lsh:B:R:S';
+  'global, causal, local:W, dilated:W:D, strided:S, fixed:S:C, align:W, patch:K, tokens:i,j, ' +
+  'pad:i,j, topk:K or lsh:B:R:S';
 
 /** The selection parts' values when written without numbers: topk is topk:3, lsh is lsh:4:1:0. */
 export const DEFAULT_SELECTION = Object.freeze({ ...SELECTION_DEFAULTS });
@@ -101,6 +107,7 @@ export function defaultMask() {
     dilation: 2,
     stride: 3,
     summary: 1,
+    patchWindow: 3,
     globalTokens: [],
     paddedKeys: [],
     ...SELECTION_OFF, // topK and buckets 0: no top-k, no LSH
@@ -124,9 +131,9 @@ function count(text, field, min, part) {
 }
 
 /**
- * "causal+local:2" -> { pattern, causal, window, dilation, stride, summary, globalTokens,
- * paddedKeys, topK, buckets, rounds, hashSeed } (the position lists sorted, without repeats;
- * topK 0: no top-k, buckets 0: no LSH). Throws a RangeError (code
+ * "causal+local:2" -> { pattern, causal, window, dilation, stride, summary, patchWindow,
+ * globalTokens, paddedKeys, topK, buckets, rounds, hashSeed } (the position lists sorted, without
+ * repeats; topK 0: no top-k, buckets 0: no LSH). Throws a RangeError (code
  * 'out_of_range', parameter 'mask', `part` the part at fault) whose message names the bad part.
  */
 export function parseMask(text) {
@@ -179,6 +186,12 @@ export function parseMask(text) {
         `the buckets must be even (a round picks one of B / 2 projections or its negative)`,
       );
     }
+    if (name === 'patch' && mask.patchWindow % 2 === 0) {
+      throw partError(
+        part,
+        `the window must be odd (K x K patches centred on each patch), got ${mask.patchWindow}`,
+      );
+    }
     if (name === 'causal') mask.causal = true;
     if (SELECTIONS.includes(name)) continue;
     if (name === 'global' || name === 'causal') continue;
@@ -209,6 +222,7 @@ export function formatMask(mask) {
   if (mask.pattern === 'strided') parts.push(`strided:${mask.stride}`);
   if (mask.pattern === 'fixed') parts.push(`fixed:${mask.stride}:${mask.summary}`);
   if (mask.pattern === 'align') parts.push(`align:${mask.window}`);
+  if (mask.pattern === 'patch') parts.push(`patch:${mask.patchWindow}`);
   if (mask.topK > 0) parts.push(`topk:${mask.topK}`);
   if (mask.buckets > 0) parts.push(`lsh:${mask.buckets}:${mask.rounds}:${mask.hashSeed}`);
   if (mask.globalTokens.length) parts.push(`tokens:${mask.globalTokens.join(',')}`);
@@ -253,14 +267,59 @@ function alignmentMatrix(rows, cols, width) {
 }
 
 /**
+ * The explicit [n * n] visibility matrix of patch:K over a picture's tokens: `first` tokens that
+ * are not patches (the class token, the registers), then the `rows` x `columns` patches row by
+ * row. A patch sees the patches at most (K - 1) / 2 rows and columns away; the first tokens see
+ * and are seen by every token, and so are the positions in `globalTokens` (the engine ANDs a
+ * custom matrix with everything else, so they are written into it here).
+ */
+export function patchWindowMatrix({ rows, columns, first }, k, globalTokens = []) {
+  const n = first + rows * columns;
+  const reach = (k - 1) / 2;
+  const matrix = new Uint8Array(n * n);
+  const global = new Uint8Array(n);
+  global.fill(1, 0, first);
+  for (const p of globalTokens) if (p < n) global[p] = 1;
+  for (let i = 0; i < n; i++) {
+    const row = i * n;
+    if (global[i]) {
+      matrix.fill(1, row, row + n);
+      continue;
+    }
+    for (let j = 0; j < n; j++) if (global[j]) matrix[row + j] = 1;
+    const r = Math.floor((i - first) / columns);
+    const c = (i - first) % columns;
+    for (let kr = Math.max(0, r - reach); kr <= Math.min(rows - 1, r + reach); kr++) {
+      const from = first + kr * columns + Math.max(0, c - reach);
+      const to = first + kr * columns + Math.min(columns - 1, c + reach);
+      matrix.fill(1, row + from, row + to + 1);
+    }
+  }
+  return matrix;
+}
+
+/**
  * The attention options of a parsed mask. Given `queryLength` (and `keyLength` for
  * cross-attention), sizes are clamped to what the engine accepts for that many tokens (a window
  * wider than the text is the whole text) and positions past the end are dropped, so typing
  * shorter text never turns a mask into an error. Without lengths nothing is clamped: the engine
  * reports what does not fit (the CLI shows that as a usage error). An alignment window and key
- * padding are spelt out per position, so they need the lengths.
+ * padding are spelt out per position, so they need the lengths. A patch window needs `patches`,
+ * the picture's { rows, columns, first } (see patchWindowMatrix()), and no lengths.
  */
-export function maskOptions(mask, queryLength, keyLength = queryLength) {
+export function maskOptions(mask, queryLength, keyLength = queryLength, patches = null) {
+  if (mask.pattern === 'patch') {
+    if (!patches) {
+      throw partError(
+        `patch:${mask.patchWindow}`,
+        "needs a picture's patch grid (a vision model's run(image))",
+      );
+    }
+    const n = patches.first + patches.rows * patches.columns;
+    // The rest (causal, padding, top-k, LSH) as for any mask over the n tokens.
+    const rest = maskOptions({ ...mask, pattern: 'global', globalTokens: [] }, n);
+    return { mask: patchWindowMatrix(patches, mask.patchWindow, mask.globalTokens), ...rest };
+  }
   const n = queryLength === undefined ? Infinity : Math.max(queryLength, keyLength);
   const options = {};
   if (mask.causal) options.causal = true;

@@ -137,6 +137,8 @@ describe('demo URL state', () => {
       ['q=-3&k=x', { query: -1, key: -1 }],
       ['mask=bogus', { mask: 'global' }],
       ['mask=local:x', { mask: 'global' }],
+      ['mask=patch:3', { mask: 'global' }], // a picture's window: no grid on the text page
+      ['surgery=patch:3', { surgery: '' }],
       ['compare=bogus', { compare: '' }],
       ['t=100', { temperature: 1 }],
       ['t=0.01', { temperature: 1 }],

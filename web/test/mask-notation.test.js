@@ -25,6 +25,7 @@ const FIELDS_OF = {
   strided: ['stride'],
   fixed: ['stride', 'summary'],
   align: ['window'],
+  patch: ['patchWindow'],
 };
 const usesField = (pattern, field) => FIELDS_OF[pattern].includes(field);
 
@@ -55,6 +56,9 @@ const CANONICAL = [
   'lsh:2:1:0',
   'causal+strided:3+topk:4+lsh:8:3:42+tokens:0',
   'align:1+topk:2+pad:0',
+  'patch:1',
+  'patch:3+tokens:5',
+  'patch:7+pad:2',
 ];
 
 // Other spellings of the same masks: aliases, case, spaces, order, repeats, left-out numbers.
@@ -190,6 +194,8 @@ describe('mask notation', () => {
         'pad',
         'topk',
         'lsh',
+        'patch',
+        'window2d',
       ].sort(),
     );
   });
@@ -220,6 +226,10 @@ describe('mask notation', () => {
     assertMaskError('topk:0', /topk:0: expected a positive integer for the topK, got "0"/);
     assertMaskError('lsh:0', /expected a positive integer for the buckets/);
     assertMaskError('lsh:5', /lsh:5: the buckets must be even/, 'lsh:5');
+    assertMaskError('patch:0', /patch:0: expected a positive integer for the patchWindow/);
+    assertMaskError('window2d:4', /window2d:4: the window must be odd .* got 4/, 'window2d:4');
+    assertMaskError('patch:3:3', /expected at most 1 value after "patch"/);
+    assertMaskError('local:1+patch:3', /patch:3: only one local or dilated window/, 'patch:3');
     assertMaskError('lsh:4:0', /expected a positive integer for the rounds/);
   });
 
@@ -309,6 +319,33 @@ describe('maskOptions', () => {
     assert.throws(() => maskOptions(parseMask('pad:1')), /mask: pad:1: needs the texts/);
   });
 
+  it("spells out a patch window over a picture's grid, the first tokens global", () => {
+    // The class token, then 3 x 4 patches; patch:3 reaches one row and column around.
+    const patches = { rows: 3, columns: 4, first: 1 };
+    const rows = (text) => {
+      const { mask, ...rest } = maskOptions(parseMask(text), undefined, undefined, patches);
+      assert.doesNotThrow(() => checkMaskMatrix({ queryLength: 13, keyLength: 13, mask }));
+      const lines = [];
+      for (let i = 0; i < 13; i++) lines.push([...mask.slice(i * 13, i * 13 + 13)].join(''));
+      return { lines, rest };
+    };
+    const { lines, rest } = rows('patch:3');
+    assert.deepEqual(rest, {});
+    assert.equal(lines[0], '1111111111111', 'the class token sees everything');
+    assert.equal(lines[1], '1110011000000', 'patch (0, 0): (0, 0..1), (1, 0..1)');
+    assert.equal(lines[7], '1011101110111', 'patch (1, 2): rows 0..2, columns 1..3');
+    assert.equal(lines[12], '1000000110011', 'patch (2, 3): rows 1..2, columns 2..3');
+    assert.equal(rows('patch:1').lines[6], '1000001000000', 'patch:1 sees itself');
+    const tokens = rows('patch:1+tokens:12');
+    assert.equal(tokens.lines[12], '1111111111111', 'a global token sees everything');
+    assert.equal(tokens.lines[1], '1100000000001', 'and is seen by every patch');
+    assert.deepEqual(rows('patch:5+pad:3').rest.keyValid.indexOf(0), 3);
+    assert.throws(
+      () => maskOptions(parseMask('patch:3'), 5),
+      (e) => e instanceof RangeError && /needs a picture's patch grid/.test(e.message),
+    );
+  });
+
   it('keeps only what applies between two texts in cross-attention', () => {
     const cross = (text) => formatMask(maskForMode(parseMask(text), 'cross'));
     assert.equal(cross('causal+local:2+tokens:0'), 'global');
@@ -328,6 +365,7 @@ describe('maskOptions', () => {
 
   it('gives options the engine accepts for every form, once fitted to the text', () => {
     for (const text of [...CANONICAL, ...SPELLINGS.map(([spelling]) => spelling)]) {
+      if (parseMask(text).pattern === 'patch') continue; // on a picture's grid: below
       for (const [queryLength, keyLength] of [
         [1, 1],
         [3, 3],

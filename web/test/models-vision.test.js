@@ -4,8 +4,9 @@
 // with register tokens and its antialiased interpolation) against
 // the torch reference (tests/models/vision_reference.py), which preprocesses each picture with
 // Pillow. Tolerances: pixel_values equal (the preprocessing is bit-exact); every layer's and
-// head's attention and every logit within 2e-5 absolute (float32 against float64; measured
-// ~6e-7). Then bad pictures and what the model does after them.
+// head's attention, every hidden state, the pooled output and every logit within 2e-5 absolute
+// (float32 against float64; measured ~6e-7 for attention). Then bad pictures and what the model
+// does after them.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -84,11 +85,11 @@ describe('vision transformers against the torch reference', () => {
   assert.ok(SUPPORTED_MODEL_TYPES.includes('vit') && SUPPORTED_MODEL_TYPES.includes('dinov2'));
 
   for (const [name, expected] of Object.entries({
-    vit: { classifier: true, grids: [[4, 4]], registers: 0 },
-    'dino-vit': { classifier: false, grids: [[4, 4]], registers: 0 },
-    dinov2: { classifier: false, grids: [[4, 4]], registers: 0 },
-    'dinov2-wide': { classifier: false, grids: [[4, 6]], registers: 0 },
-    'dinov2-registers': { classifier: false, grids: [[4, 5]], registers: 3 },
+    vit: { classifier: true, grids: [[4, 4]], registers: 0, pooled: false },
+    'dino-vit': { classifier: false, grids: [[4, 4]], registers: 0, pooled: true },
+    dinov2: { classifier: false, grids: [[4, 4]], registers: 0, pooled: true },
+    'dinov2-wide': { classifier: false, grids: [[4, 6]], registers: 0, pooled: true },
+    'dinov2-registers': { classifier: false, grids: [[4, 5]], registers: 3, pooled: true },
   })) {
     it(`${name}: every layer's and head's attention, the grid, the labels`, async () => {
       const model = await loadModel(join(out, name));
@@ -96,12 +97,16 @@ describe('vision transformers against the torch reference', () => {
         const { layers, heads } = model.info;
         assert.equal(model.info.vision, true);
         assert.equal(model.info.predicts, expected.classifier);
+        const pooling = name === 'dino-vit' ? 'pooler' : expected.pooled ? 'class-token' : null;
+        assert.equal(model.info.pooling, pooling);
         for (const p of PICTURES) {
           const ref = references.get(`${join(out, name)}|${p.file}`);
           const image = { data: p.data, width: p.width, height: p.height };
           const result = await model.run(image, {
             returnLogits: expected.classifier,
             returnPixelValues: true,
+            returnHiddenStates: true,
+            returnPooled: expected.pooled,
           });
           const where = `${name}, ${p.name}`;
           assert.deepEqual([result.grid.rows, result.grid.columns], ref.grid, where);
@@ -112,6 +117,22 @@ describe('vision transformers against the torch reference', () => {
           assert.equal(n, 1 + expected.registers + ref.grid[0] * ref.grid[1]);
           assert.equal(result.attention.length, layers * heads * n * n);
           assertClose(result.attention, ref.attention, `${where} attention`);
+          // The embeddings and each layer's output; the last after the final layernorm.
+          const { hidden } = model.info;
+          const last = layers * n * hidden;
+          assert.equal(result.hiddenStates.length, last + n * hidden);
+          assertClose(
+            result.hiddenStates.subarray(0, last),
+            ref.hidden_states.slice(0, last),
+            `${where} hidden states`,
+          );
+          assertClose(
+            result.hiddenStates.subarray(last),
+            ref.last_hidden_state,
+            `${where} last hidden state`,
+          );
+          if (expected.pooled) assertClose(result.pooled, ref.pooled, `${where} pooled`);
+          else assert.equal(ref.pooled, null);
           if (expected.classifier) {
             assertClose(result.logits, ref.logits, `${where} logits`);
             const order = [...ref.logits.keys()].sort((a, b) => ref.logits[b] - ref.logits[a]);
@@ -153,7 +174,12 @@ describe('bad pictures get clear errors and leave the model usable', () => {
         });
       }
       await assert.rejects(model.run(PICTURES[0], { topK: 6 }), RangeError);
-      await assert.rejects(model.run(PICTURES[0], { masks: 'local:1' }), TypeError);
+      await assert.rejects(model.run(PICTURES[0], { masks: 'local:1' }), RangeError);
+      await assert.rejects(
+        model.run(PICTURES[0], { returnPooled: true }),
+        (e) =>
+          e instanceof TypeError && e.parameter === 'returnPooled' && /no pooler/.test(e.message),
+      );
       const result = await model.run(PICTURES[0]);
       assert.equal(result.labels.length, 5);
     } finally {

@@ -16,7 +16,10 @@
 // compute); model="roneneldan/TinyStories-1M" (+ revision) shows "Load model (size)" and runs the
 // model on `text` only after that click; model="stories260K", the trained model attnlens carries,
 // runs at once (no download); `layer` and `head` (1-based) pick what is shown (widget-models.js,
-// loaded only for these).
+// loaded only for these). With a vision model (ViT, DeiT, DINO, DINOv2), image="cat.jpg" is the
+// picture it runs on after the click: each head's class-token attention over it, with layer,
+// head and opacity controls and a classifier's top labels, exportable as a snapshot that
+// snapshot= draws again (widget-picture.js, loaded only for pictures).
 //
 // Every widget on a page shares one engine (one wasm instance), and each computes only once it
 // scrolls near the viewport. Styles live in a shadow root; the host element decides the width.
@@ -132,6 +135,7 @@ export class AttnLensElement extends ElementBase {
     'model',
     'revision',
     'layer',
+    'image',
   ];
 
   #visible = false;
@@ -334,6 +338,10 @@ export class AttnLensElement extends ElementBase {
         return;
       }
       this.#lens = lens;
+      if (lens.picture) {
+        await this.#showPicture(lens, generation);
+        return;
+      }
       this.#result = this.#lenses.lensResult(lens, {
         layer: this.#shownLayer >= 0 ? String(this.#shownLayer + 1) : this.getAttribute('layer'),
         head: this.getAttribute('head'),
@@ -358,6 +366,23 @@ export class AttnLensElement extends ElementBase {
       parts.view.replaceChildren();
       parts.header.replaceChildren();
     }
+  }
+
+  // A vision model's picture or a picture snapshot (widget-picture.js, loaded only for these).
+  async #showPicture(lens, generation) {
+    const { PictureView } = await import('./widget-picture.js');
+    if (generation !== this.#generation) return;
+    if (this.#view?.kind !== 'picture') {
+      this.#view?.destroy?.();
+      this.#view = new PictureView(this.#parts, this.shadowRoot, {
+        t: (key, values) => this.#t(key, values),
+      });
+    }
+    const attributes = { layer: this.getAttribute('layer'), head: this.getAttribute('head') };
+    await this.#view.show(lens, attributes);
+    if (generation !== this.#generation) return;
+    this.dataset.state = 'ready';
+    this.dataset.renders = String(Number(this.dataset.renders ?? 0) + 1);
   }
 
   #render() {

@@ -12,6 +12,7 @@ import { readSnapshot, snapshotHead } from '../src/snapshot/read.js';
 import { SNAPSHOT_LIMITS } from '../src/snapshot/format.js';
 import { placeParams } from '../src/share-link.js';
 import { isBundledModel } from '../src/models/files/bundled.js';
+import { MAX_IMAGE_FILE_BYTES } from '../src/vision/image-input.js';
 import { el, formatBytes } from '../src/views/dom.js';
 import { translationLens, translationResult } from './widget-translation.js';
 
@@ -23,37 +24,59 @@ const hubOptions = (revision) => ({
   ...(revision ? { revision } : {}),
 });
 
+// How long a file the page names (a snapshot, a picture) may take to arrive, body included.
+const FETCH_TIMEOUT_MS = 30000;
+
+/**
+ * The bytes at `url` (relative to the page), at most `cap` of them: a false or missing
+ * Content-Length is read only up to the cap, and a server that stalls is cut off after
+ * `timeoutMs` (FETCH_TIMEOUT_MS). Errors name `what` ('snapshot', 'image') as their parameter.
+ */
+export async function fetchCapped(url, { cap, what, signal, timeoutMs = FETCH_TIMEOUT_MS }) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const stop = () => controller.abort();
+  signal?.addEventListener('abort', stop, { once: true });
+  const tooLarge = () =>
+    attnlensError('out_of_range', what, `${url} is larger than the cap of ${cap} bytes`);
+  try {
+    const response = await fetch(new URL(url, document.baseURI), { signal: controller.signal });
+    if (!response.ok) {
+      throw attnlensError('not_found', what, `${url} answered HTTP ${response.status}`);
+    }
+    if (Number(response.headers.get('content-length')) > cap) throw tooLarge();
+    const reader = response.body.getReader();
+    const chunks = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > cap) {
+        reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return bytes;
+  } catch (error) {
+    if (!controller.signal.aborted || signal?.aborted) throw error;
+    throw attnlensError('network', what, `${url} did not arrive within ${timeoutMs / 1000} s`);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', stop);
+  }
+}
+
 /** The snapshot at `url` (relative to the page), read and checked. */
 export async function fetchSnapshot(url, signal) {
-  const response = await fetch(new URL(url, document.baseURI), { signal });
-  if (!response.ok) throw new Error(`snapshot: ${url} answered HTTP ${response.status}`);
-  const tooLarge = () =>
-    attnlensError(
-      'out_of_range',
-      'snapshot',
-      `${url} is larger than the cap of ${SNAPSHOT_LIMITS.bytes} bytes`,
-    );
-  if (Number(response.headers.get('content-length')) > SNAPSHOT_LIMITS.bytes) throw tooLarge();
-  // Without a Content-Length (or with a false one) the body is read up to the cap, never past.
-  const reader = response.body.getReader();
-  const chunks = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > SNAPSHOT_LIMITS.bytes) {
-      reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await fetchCapped(url, { cap: SNAPSHOT_LIMITS.bytes, what: 'snapshot', signal });
   return readSnapshot(new TextDecoder().decode(bytes));
 }
 
@@ -75,7 +98,7 @@ const loaded = new Map();
  * the widgets' shared attention-only engine, draws the layers' masks) and runs it on `text`, as
  * a snapshot.
  */
-export async function runModel({ id, revision, text, attention, onProgress }) {
+export async function runModel({ id, revision, text, picture, attention, onProgress }) {
   const key = `${id}@${revision ?? ''}`;
   if (!loaded.has(key)) {
     const { loadModel } = await import('../src/models/index.js');
@@ -84,6 +107,11 @@ export async function runModel({ id, revision, text, attention, onProgress }) {
     promise.catch(() => loaded.delete(key));
   }
   const model = await loaded.get(key);
+  // A vision model shows where its heads look in the picture (widget-picture.js).
+  if (model.info.vision || picture) {
+    const { pictureLens } = await import('./widget-picture.js');
+    return pictureLens(model, { id, revision, picture });
+  }
   // An encoder-decoder (Marian) translates: its alignment is what it shows.
   if (model.info.encoderLayers !== undefined) return translationLens(model, { id, revision, text });
   const run = await model.run(text, { truncate: true });
@@ -142,7 +170,9 @@ export class LensLoader {
     const id = element.getAttribute('model');
     const revision = element.getAttribute('revision') || undefined;
     const text = element.getAttribute('text') ?? element.textContent.trim();
-    const key = snapshot !== null ? `snapshot:${snapshot}` : `model:${id}@${revision}:${text}`;
+    const image = element.getAttribute('image');
+    const input = image !== null ? `image:${image}` : text;
+    const key = snapshot !== null ? `snapshot:${snapshot}` : `model:${id}@${revision}:${input}`;
     if (key === this.key) return this.lens;
     const { parts, t } = this;
     if (snapshot !== null) {
@@ -163,11 +193,22 @@ export class LensLoader {
       });
       return null;
     }
+    // The picture first: a bad one is refused before the model downloads.
+    let picture = null;
+    if (image !== null) {
+      parts.status.textContent = t('widgetImageLoading', { image });
+      const { fetchPicture } = await import('./widget-picture.js');
+      picture = await fetchPicture(image, (url) =>
+        fetchCapped(url, { cap: MAX_IMAGE_FILE_BYTES, what: 'image' }),
+      );
+      if (!isCurrent()) return null;
+    }
     parts.status.textContent = t('widgetModelLoading', { model: id, done: '' });
     const lens = await runModel({
       id,
       revision,
       text,
+      picture,
       attention: await this.engine(),
       onProgress: ({ totalLoaded, totalBytes }) => {
         if (!isCurrent()) return;
@@ -206,13 +247,17 @@ async function offerLoad(parts, { modelId, revision, t, onClick }) {
 }
 
 /**
- * A model that did not load: the model's name stays in the header, the status says what
- * happened in words (src/models/load-failure.js) and the view offers to try again.
+ * A model (or its picture) that did not load: the model's name stays in the header, the status
+ * says what happened in words (src/models/load-failure.js) and the view offers to try again.
  */
 export function showFailure(parts, error, { model, t, onRetry }) {
-  const { reason, key, values } = loadFailure(error, model);
+  // The picture (image=) rather than the model: fetched, checked or decoded, it failed.
+  const picture = /^image(\.|$)/.test(error?.parameter ?? '');
+  const { reason, key, values } = picture ? { reason: 'image' } : loadFailure(error, model);
   parts.header.replaceChildren(el('span', { class: 'count', text: model }));
-  parts.status.textContent = t(key, values);
+  parts.status.textContent = picture
+    ? t('widgetImageFailed', { message: error.message })
+    : t(key, values);
   parts.status.dataset.reason = reason;
   const retry = el('button', {
     type: 'button',

@@ -86,12 +86,15 @@ export function infoOf({ key, model }) {
   };
 }
 
-/** params: { key, pixels: { data, width, height } } (RGBA): picture-compute.js runPicture. */
-export async function runPictureModel({ key, pixels }) {
+/**
+ * params: { key, pixels: { data, width, height } (RGBA), mask?: a mask surgery in the mask
+ * notation (patch:K) }: picture-compute.js runPicture.
+ */
+export async function runPictureModel({ key, pixels, mask = null }) {
   const model = live(key);
   if (!model.info.vision) throw new TypeError('model: this model does not take pictures');
   const { runPicture } = await import('./picture-compute.js');
-  return runPicture(model, pixels);
+  return runPicture(model, pixels, mask);
 }
 
 export function live(key) {

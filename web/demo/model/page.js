@@ -43,6 +43,9 @@ export class ModelPage {
     this.timer = 0;
     this.pendingQueryText = null;
     this.translatePanel = null; // translate-panel.js, loaded with the first encoder-decoder
+    // The panel of a picture snapshot the address names (openPictureSnapshot): null while it
+    // loads, undefined when there is none.
+    this.snapshotPanel = undefined;
 
     elements.exportSnapshot.addEventListener('click', () => {
       const state = getState();
@@ -311,6 +314,43 @@ export class ModelPage {
       this.e.stage.before(this.picture.element);
       this.render();
     });
+  }
+
+  /**
+   * A picture's snapshot at `address` (the page's ?snapshot=), drawn in a Picture panel of its
+   * own with no model and no compute; fetched with the widget's caps and read as hostile input.
+   */
+  async openPictureSnapshot(address) {
+    this.snapshotPanel = null;
+    const [{ PicturePanel }, { fetchCapped }, { readSnapshot }, { SNAPSHOT_LIMITS }] =
+      await Promise.all([
+        import('./picture/picture-panel.js'),
+        import('../../widget/widget-models.js'),
+        import('../../src/snapshot/read.js'),
+        import('../../src/snapshot/format.js'),
+      ]);
+    const panel = new PicturePanel({ client: this.parts.client, getInfo: () => null });
+    this.snapshotPanel = panel;
+    // Beside a model's own Picture panel: ids of its own.
+    panel.element.id = 'picture-snapshot';
+    panel.element.querySelector('h2').id = 'picture-snapshot-title';
+    panel.element.setAttribute('aria-labelledby', 'picture-snapshot-title');
+    this.e.stage.before(panel.element);
+    try {
+      const bytes = await fetchCapped(address, { cap: SNAPSHOT_LIMITS.bytes, what: 'snapshot' });
+      const text = new TextDecoder().decode(bytes);
+      const lens = readSnapshot(text);
+      if (!lens.picture) throw new TypeError(`snapshot: ${address} holds text, not a picture`);
+      await panel.showSnapshot(lens, text);
+    } catch (error) {
+      panel.failSnapshot(error);
+    }
+  }
+
+  /** Whether a picture snapshot the address named is open (or on its way): not yet closed. */
+  showsPictureSnapshot() {
+    if (this.snapshotPanel === undefined) return false;
+    return this.snapshotPanel === null || this.snapshotPanel.element.isConnected;
   }
 
   #renderExplain(state, info, head, query) {

@@ -11,14 +11,18 @@ const TOP_LABELS = 5;
 /**
  * @param model a loaded VisionModel
  * @param {{ data: Uint8ClampedArray, width: number, height: number }} pixels RGBA
+ * @param {string | null} mask a mask surgery for every layer (patch:K), or null
  * @returns {Promise<object>} run()'s result (attention [L,H,N,N], tokens, registers, grid,
- *   input, labels) with patchSize, the class token's rollout [N] and the heads' distances
+ *   input, labels) with patchSize, the mask, the class token's rollout [N] and the heads'
+ *   distances
  */
-export async function runPicture(model, pixels) {
+export async function runPicture(model, pixels, mask = null) {
   const { patchSize, layers, heads, predicts } = model.info;
   // A classifier with fewer classes than TOP_LABELS lists them all.
   const topK = Math.min(TOP_LABELS, model.labels?.length ?? TOP_LABELS);
-  const run = await model.run(pixels, predicts ? { topK } : {});
+  const options = predicts ? { topK } : {};
+  if (mask) options.masks = mask;
+  const run = await model.run(pixels, options);
   const shape = { layers, heads, n: run.tokens };
   const rollout = attentionRollout(run.attention, shape, { rows: [0] });
   const distance = meanAttentionDistance(run.attention, shape, {
@@ -26,5 +30,5 @@ export async function runPicture(model, pixels) {
     patchSize,
     first: 1 + run.registers,
   });
-  return { ...run, patchSize, layers, heads, rollout, distance };
+  return { ...run, patchSize, layers, heads, mask, rollout, distance };
 }

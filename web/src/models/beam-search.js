@@ -30,7 +30,7 @@ export async function beamSearch(decoder, { beams, turn }) {
   let done = false;
   for (let length = 1; length < maxLength && !done; length++) {
     await turn();
-    const candidates = [];
+    const top = [];
     let first = null;
     const stepped = running.map((ids, b) => {
       if (length > 1) return decoder.step(b, ids);
@@ -42,11 +42,8 @@ export async function beamSearch(decoder, { beams, turn }) {
     });
     running.forEach((ids, b) => {
       const next = decoder.process(logSoftmax(stepped[b].logits), ids);
-      for (let v = 0; v < vocab; v++) candidates.push({ score: next[v] + scores[b], beam: b, v });
+      for (let v = 0; v < vocab; v++) keepBest(top, 2 * beams, next[v] + scores[b], b, v);
     });
-    // Ties keep the flat index order (beam, then token), as torch.topk over [beams * vocab].
-    candidates.sort((a, c) => c.score - a.score || a.beam - c.beam || a.v - c.v);
-    const top = candidates.slice(0, 2 * beams);
     const nextRunning = [];
     const nextSteps = [];
     const nextScores = [];
@@ -73,6 +70,16 @@ export async function beamSearch(decoder, { beams, turn }) {
   const best = finished.best();
   const ids = best.ids.length < maxLength ? [...best.ids, eos] : best.ids;
   return { ids, steps: best.steps, score: best.score };
+}
+
+// Puts the candidate into `top` (best first, at most `size` long) when it ranks there: the best
+// 2 * beams of beams * vocab scores without sorting them all. Candidates come in flat index
+// order (beam, then token), so a tie keeps the earlier one first, as torch.topk does.
+function keepBest(top, size, score, beam, v) {
+  if (top.length === size && !(score > top[size - 1].score)) return;
+  let i = Math.min(top.length, size - 1);
+  for (; i > 0 && top[i - 1].score < score; i--) top[i] = top[i - 1];
+  top[i] = { score, beam, v };
 }
 
 function logSoftmax(logits) {

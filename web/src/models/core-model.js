@@ -160,12 +160,14 @@ export class CoreModel {
   /**
    * One forward pass of a vision transformer over `pixels` (Float32Array [channels, height,
    * width]) whose patches make `n` positions (the class token's and the patches'). `masks` as
-   * forward()'s; `logits`: whether to compute the classifier's (over the class token).
-   * @returns {{ attention: Float32Array, logits?: Float32Array, logSumExp?: Float32Array }}
+   * forward()'s; `logits`: whether to compute the classifier's (over the class token);
+   * `hiddenStates`: true returns [layers + 1, N, hidden], the last after the final layernorm.
+   * @returns {{ attention: Float32Array, logits?: Float32Array, logSumExp?: Float32Array,
+   *   hiddenStates?: Float32Array }}
    */
-  forwardImage({ pixels, height, width, n, masks, logits, threads, shape }) {
+  forwardImage({ pixels, height, width, n, masks, logits, threads, shape, hiddenStates = false }) {
     const m = this.#module;
-    const { layers, heads, vocab } = shape;
+    const { layers, heads, vocab, hidden } = shape;
     return withHeap(m, (heap) => {
       const block = new ModelBlock(m, heap, 'forward')
         .set('threads', threads)
@@ -187,11 +189,14 @@ export class CoreModel {
         block.array('logitPositions', heap.copyIn(Float64Array.of(0), 'logitPositions'));
         block.array('logits', outLogits).array('logSumExp', logSumExp);
       }
+      const states = hiddenStates ? heap.floats((layers + 1) * n * hidden, 'hiddenStates') : null;
+      if (states) block.array('hiddenStates', states);
       unwrap(m._modelForward(this.#handle, block.write()));
       return {
         attention: copyFloats(m, attention),
         logits: outLogits ? copyFloats(m, outLogits) : undefined,
         logSumExp: logSumExp ? copyFloats(m, logSumExp) : undefined,
+        hiddenStates: states ? copyFloats(m, states) : undefined,
       };
     });
   }

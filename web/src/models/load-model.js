@@ -15,6 +15,7 @@ import { convertToFloat16 } from './files/dtypes.js';
 import { createMarianTokenizer } from './marian-tokenizer.js';
 import { createTokenizer } from './tokenizer.js';
 import { VisionModel } from './vision-model.js';
+import { readPooler } from './vision-pooler.js';
 import { imageProcessor } from '../vision/preprocessor.js';
 
 /** The options loadModel accepts: loadModelFiles' plus dtype and attention (the engine). */
@@ -53,6 +54,7 @@ async function build(files, engine, dtype) {
   const keyFor = architecture.keys(tensors, core);
   if (architecture.vision) {
     const plan = imageProcessor(files.preprocessor, architecture.processor);
+    const pooler = readPooler(tensors, core.hidden); // before createCore lets the tensors go
     const model = createCore(engine, architecture, core, dtype, keyFor, tensors);
     return new VisionModel({
       core: model,
@@ -62,6 +64,7 @@ async function build(files, engine, dtype) {
       dtype,
       source: files.source,
       plan,
+      pooler,
     });
   }
   const tokenizer = files.tokenizer.marian

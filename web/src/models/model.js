@@ -7,13 +7,13 @@
 import { wasmBackendOf } from '../attention.js';
 import { describe, disposedError } from '../errors.js';
 import { boolean, integer, optionsObject, rangeError, typeError } from '../argument-checks.js';
-import { checkMaskMatrix } from '../checks.js';
-import { formatMask, maskForMode, maskOptions, parseMask } from '../mask-notation.js';
+import { formatMask, parseMask } from '../mask-notation.js';
 import { MAX_TEXT_LENGTH } from '../text/limits.js';
 import { checkGenerateOptions, generateTokens } from './generate.js';
 import { probeSequences, scoreProbes } from './head-probe.js';
 import { topPredictions } from './predictions.js';
 import { checkAblations } from './ablation.js';
+import { attentionMask, checkMasks } from './layer-masks.js';
 import { checkHeadEffectsOptions, headEffects } from './head-effects.js';
 import { checkLens, lensResult } from './logit-lens.js';
 import {
@@ -172,7 +172,7 @@ export class Model {
     const out = this.#core.forward({
       ids,
       types: this.#architecture.causal ? null : typeIds,
-      masks: opts.masks?.map((mask) => attentionMask(mask, n)) ?? null,
+      masks: opts.masks?.map(({ mask }) => attentionMask(mask, n)) ?? null,
       logitPositions: this.#info.predicts ? logitPositions : [],
       threads: this.#wasm('run').threads,
       shape: this.#shape,
@@ -483,44 +483,6 @@ function textPrefix(text, length) {
   if (text.length <= length) return text;
   const code = text.charCodeAt(length - 1);
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
-}
-
-// run({ masks }): undefined, one notation string for every layer, or one per layer.
-function checkMasks(masks, layers) {
-  if (masks === undefined) return null;
-  const parse = (text, name) => {
-    if (typeof text !== 'string')
-      throw typeError(name, `must be a mask string, got ${describe(text)}`);
-    let mask;
-    try {
-      mask = parseMask(text);
-    } catch (error) {
-      throw rangeError(name, error.message.replace(/^mask: /, ''));
-    }
-    // A model's layers take position masks; top-k and LSH run on attention() and analyze().
-    if (mask.topK > 0 || mask.buckets > 0) {
-      throw rangeError(name, `"${text}": topk and lsh do not apply to a model's layers`);
-    }
-    return mask;
-  };
-  if (typeof masks === 'string') return [parse(masks, 'masks')];
-  if (!Array.isArray(masks)) {
-    throw typeError('masks', `must be a mask string or one per layer, got ${describe(masks)}`);
-  }
-  if (masks.length !== layers) {
-    throw rangeError('masks', `must list one mask per layer (${layers}), got ${masks.length}`);
-  }
-  return masks.map((text, i) => parse(text, `masks[${i}]`));
-}
-
-// A parsed mask as the engine's checked mask options for N tokens of self-attention (sizes
-// clamped to the text; an alignment window is a local one here), as attention() takes them.
-function attentionMask(mask, n) {
-  return checkMaskMatrix({
-    queryLength: n,
-    keyLength: n,
-    ...maskOptions(maskForMode(mask, 'self'), n),
-  }).options;
 }
 
 // The core's own layer mask ({ causal, windowBefore, windowAfter }) in the mask notation. A

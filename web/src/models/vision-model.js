@@ -9,10 +9,19 @@ import { disposedError } from '../errors.js';
 import { boolean, integer, optionsObject, typeError } from '../argument-checks.js';
 import { readImage } from '../vision/image-input.js';
 import { preprocessImage } from '../vision/preprocessor.js';
+import { attentionMask, checkMasks, checkPatchWindows } from './layer-masks.js';
 import { topIds } from './predictions.js';
+import { poolClassToken } from './vision-pooler.js';
 
 /** The options run(image) accepts. */
-export const IMAGE_RUN_OPTIONS = Object.freeze(['topK', 'returnLogits', 'returnPixelValues']);
+export const IMAGE_RUN_OPTIONS = Object.freeze([
+  'topK',
+  'masks',
+  'returnLogits',
+  'returnPixelValues',
+  'returnPooled',
+  'returnHiddenStates',
+]);
 const DEFAULT_TOP_K = 5;
 
 export class VisionModel {
@@ -23,13 +32,16 @@ export class VisionModel {
   #labels;
   #info;
   #source;
+  #pooler;
 
   /**
    * Use loadModel(); this takes the loaded parts. `plan`: the checked preprocessor
-   * (vision/preprocessor.js imageProcessor()); `engine` as Model's.
+   * (vision/preprocessor.js imageProcessor()); `engine` as Model's; `pooler`: ViT's
+   * (vision-pooler.js readPooler()) or null.
    */
-  constructor({ core, engine, config, modelType, dtype, source, plan }) {
+  constructor({ core, engine, config, modelType, dtype, source, plan, pooler = null }) {
     this.#core = core;
+    this.#pooler = pooler;
     this.#engine = engine;
     this.#plan = plan;
     this.#source = Object.freeze({ ...source });
@@ -56,13 +68,15 @@ export class VisionModel {
       predicts: config.lmHead,
       backend: wasmBackendOf(engine.attention, 'attention').name,
       processor: plan.processor,
+      // What returnPooled gives: ViTModel's pooler, DINOv2's class token, or nothing.
+      pooling: modelType.startsWith('dinov2') ? 'class-token' : pooler ? 'pooler' : null,
     });
   }
 
   /**
    * { architecture, modelType, vision: true, layers, heads, headDim, hidden, patchSize,
    *   imageGrid, interpolatesPositions, registers, labels, parameters, bytes, dtype, causal,
-   *   predicts, backend, processor }
+   *   predicts, backend, processor, pooling }
    */
   get info() {
     this.#live('info');
@@ -86,8 +100,14 @@ export class VisionModel {
    *   grid: { rows, columns },
    *   input: { height, width, resized: { height, width }, crop: { top, left } },
    *   labels: { index, label, p, logit }[] | null, logits?: Float32Array,
-   *   pixelValues?: Float32Array }>} attention [layers, heads, tokens, tokens], token 0 the
-   *   class token, then the registers (DINOv2 with registers), then the patches row by row
+   *   pixelValues?: Float32Array, pooled?: Float32Array, hiddenStates?: Float32Array }>}
+   *   attention [layers, heads, tokens, tokens], token 0 the class token, then the registers
+   *   (DINOv2 with registers), then the patches row by row.
+   *   Options: topK, masks (one mask notation for every layer or one per layer: global,
+   *   patch:K, tokens:i,j, pad:i,j; see mask-notation.js), returnLogits, returnPixelValues,
+   *   returnPooled ([hidden]: ViTModel's pooler over the class token, or DINOv2's class token
+   *   after the final layernorm), returnHiddenStates ([layers + 1, tokens, hidden]: the
+   *   embeddings, then each layer's output, the last after the final layernorm).
    */
   async run(image, options) {
     this.#live('run');
@@ -101,16 +121,21 @@ export class VisionModel {
       rows: Math.floor(input.height / patch),
       columns: Math.floor(input.width / patch),
     };
-    const tokens = 1 + this.#info.registers + grid.rows * grid.columns;
-    const { attention, logits, logSumExp } = this.#core.forwardImage({
+    const first = 1 + this.#info.registers;
+    const tokens = first + grid.rows * grid.columns;
+    if (opts.masks) checkPatchWindows(opts.masks, grid);
+    const patches = { ...grid, first };
+    const wantStates = opts.returnPooled || opts.returnHiddenStates;
+    const { attention, logits, logSumExp, hiddenStates } = this.#core.forwardImage({
       pixels: input.pixelValues,
       height: input.height,
       width: input.width,
       n: tokens,
-      masks: null,
+      masks: opts.masks?.map(({ mask }) => attentionMask(mask, tokens, patches)) ?? null,
       logits: this.#info.predicts,
       threads,
       shape: this.#shape,
+      hiddenStates: wantStates,
     });
     const result = {
       attention,
@@ -122,6 +147,14 @@ export class VisionModel {
     };
     if (opts.returnLogits) result.logits = logits;
     if (opts.returnPixelValues) result.pixelValues = input.pixelValues;
+    if (opts.returnHiddenStates) result.hiddenStates = hiddenStates;
+    if (opts.returnPooled) {
+      // The class token of the last hidden state (after the final layernorm).
+      const { layers, hidden } = this.#shape;
+      const start = layers * tokens * hidden;
+      const classToken = hiddenStates.slice(start, start + hidden);
+      result.pooled = this.#pooler ? poolClassToken(this.#pooler, classToken) : classToken;
+    }
     return result;
   }
 
@@ -147,9 +180,18 @@ export class VisionModel {
     const opts = {
       topK:
         raw.topK === undefined ? DEFAULT_TOP_K : integer(raw.topK, 'topK', 1, this.#shape.vocab),
+      masks: checkMasks(raw.masks, this.#shape.layers, { vision: true }),
       returnLogits: boolean(raw.returnLogits, 'returnLogits'),
       returnPixelValues: boolean(raw.returnPixelValues, 'returnPixelValues'),
+      returnPooled: boolean(raw.returnPooled, 'returnPooled'),
+      returnHiddenStates: boolean(raw.returnHiddenStates, 'returnHiddenStates'),
     };
+    if (opts.returnPooled && this.#info.pooling === null) {
+      throw typeError(
+        'returnPooled',
+        'this checkpoint has no pooler (pooler.dense.weight; ViTForImageClassification has none)',
+      );
+    }
     if (opts.returnLogits && !this.#info.predicts) {
       throw typeError('returnLogits', 'this checkpoint has no classifier (classifier.weight)');
     }

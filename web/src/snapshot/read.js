@@ -5,7 +5,20 @@
 // key, and rows that sum to 1 where any key is visible. Any problem is a TypeError / RangeError
 // naming the field ('snapshot.tokens[3].end: ...'); nothing from the file is ever executed.
 
-import { attnlensError, describe } from '../errors.js';
+import { describe } from '../errors.js';
+import {
+  array,
+  bool,
+  fail,
+  indexList,
+  int,
+  object,
+  readRows,
+  readSelected,
+  ROW_SUM_TOLERANCE,
+  string,
+  typeFail,
+} from './fields.js';
 import {
   fromBase64,
   SNAPSHOT_FORMAT,
@@ -13,65 +26,7 @@ import {
   SNAPSHOT_VERSION,
   unpackBits,
 } from './format.js';
-
-const ROW_SUM_TOLERANCE = 1e-3;
-
-const fail = (code, field, detail) => attnlensError(code, `snapshot.${field}`, detail);
-const typeFail = (field, expected, value) =>
-  fail('invalid_argument', field, `must be ${expected}, got ${describe(value)}`);
-
-function object(value, field) {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw typeFail(field, 'an object', value);
-  }
-  return value;
-}
-
-function array(value, field, max) {
-  if (!Array.isArray(value)) throw typeFail(field, 'an array', value);
-  if (value.length > max) {
-    throw fail('out_of_range', field, `has ${value.length} entries, more than the cap of ${max}`);
-  }
-  return value;
-}
-
-function string(value, field, max, nullable = false) {
-  if (nullable && value === null) return null;
-  if (typeof value !== 'string')
-    throw typeFail(field, nullable ? 'a string or null' : 'a string', value);
-  if (value.length > max) {
-    throw fail('out_of_range', field, `is ${value.length} characters, more than the cap of ${max}`);
-  }
-  return value;
-}
-
-function int(value, field, min, max) {
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw typeFail(field, 'a whole number', value);
-  }
-  if (value < min || value > max) {
-    throw fail('out_of_range', field, `must be from ${min} to ${max}, got ${value}`);
-  }
-  return value;
-}
-
-function bool(value, field) {
-  if (typeof value !== 'boolean') throw typeFail(field, 'true or false', value);
-  return value;
-}
-
-// Ascending distinct indices below `count`.
-function indexList(value, field, count) {
-  const list = array(value, field, count);
-  if (list.length === 0) throw fail('out_of_range', field, 'must name at least one');
-  list.forEach((index, i) => {
-    int(index, `${field}[${i}]`, 0, count - 1);
-    if (i > 0 && index <= list[i - 1]) {
-      throw fail('invalid_argument', field, 'must be ascending, without repeats');
-    }
-  });
-  return list;
-}
+import { readPicture } from './picture.js';
 
 function readModel(value) {
   const model = object(value, 'model');
@@ -190,40 +145,6 @@ function readAttention(value, visibleValue, counts) {
   return { weights, visible };
 }
 
-// Little-endian float32 weights [blocks, rows, cols] from a base64 field: every one a weight
-// in [0, 1] and every row summing to 1 (nothing is masked in these).
-function readRows(value, field, { blocks, rows, cols }) {
-  const block = object(value, field);
-  if (block.dtype !== 'float32' || block.encoding !== 'base64') {
-    throw fail('invalid_argument', field, "must be { dtype: 'float32', encoding: 'base64' }");
-  }
-  const bytes = fromBase64(block.data, blocks * rows * cols * 4);
-  if (!bytes) {
-    throw fail(
-      'shape_mismatch',
-      `${field}.data`,
-      `must be base64 of ${blocks} x ${rows} x ${cols} float32 values`,
-    );
-  }
-  const view = new DataView(bytes.buffer);
-  const weights = new Float32Array(blocks * rows * cols);
-  for (let r = 0; r < blocks * rows; r++) {
-    let sum = 0;
-    for (let j = 0; j < cols; j++) {
-      const w = view.getFloat32((r * cols + j) * 4, true);
-      if (!(w >= 0 && w <= 1)) {
-        throw fail('out_of_range', `${field}[${r}][${j}]`, `is ${w}, not a weight in [0, 1]`);
-      }
-      weights[r * cols + j] = w;
-      sum += w;
-    }
-    if (Math.abs(sum - 1) > ROW_SUM_TOLERANCE) {
-      throw fail('out_of_range', `${field}[${r}]`, `sums to ${sum}, not 1`);
-    }
-  }
-  return weights;
-}
-
 // A translation's decoder side (format.js): its tokens and the cross-attention over the n
 // source tokens, checked like the rest.
 function readTranslation(value, model, n) {
@@ -269,7 +190,8 @@ function readRollout(value, n) {
 }
 
 /**
- * A checked snapshot from its JSON text (or the parsed value).
+ * A checked snapshot from its JSON text (or the parsed value). A picture's snapshot gives
+ * { version, created, model, layers, heads, selected, picture } instead (picture.js readPicture).
  * @returns {{ version, created, model, text, pair, tokens, layers, heads, n, attention, visible,
  *   masks, predictions, selected, rollout, translation }} attention: Float32Array
  *   [layers.length, heads.length, N, N]; visible: Uint8Array [layers.length, N, N]; rollout:
@@ -310,6 +232,10 @@ export function readSnapshot(input) {
   const created = string(root.created, 'created', 40);
   if (Number.isNaN(Date.parse(created))) throw typeFail('created', 'an ISO date', created);
   const model = readModel(root.model);
+  // A picture's snapshot (picture.js) holds a picture and class-token maps instead of text.
+  if (root.picture !== undefined) {
+    return { version: root.version, created, model, ...readPicture(root, model) };
+  }
   const text = string(root.text, 'text', SNAPSHOT_LIMITS.textLength);
   const pair = string(root.pair, 'pair', SNAPSHOT_LIMITS.textLength, true);
   const tokens = readTokens(root.tokens, pair === null ? [text] : [text, pair]);
@@ -334,9 +260,6 @@ export function readSnapshot(input) {
   if (layerMasks.length !== layers.length) {
     throw fail('shape_mismatch', 'masks.layerMasks', `must have one per layer (${layers.length})`);
   }
-  const selected = object(root.selected, 'selected');
-  const selectedLayer = int(selected.layer, 'selected.layer', 0, model.layers - 1);
-  const selectedHead = int(selected.head, 'selected.head', 0, model.heads - 1);
   return {
     version: root.version,
     created,
@@ -358,11 +281,7 @@ export function readSnapshot(input) {
       layerMasks: layerMasks.map((mask, i) => string(mask, `masks.layerMasks[${i}]`, 200)),
     },
     predictions: readPredictions(root.predictions, model.causal, n),
-    // The view to open: the exported one when the snapshot holds it, else its first head.
-    selected: {
-      layer: layers.includes(selectedLayer) ? selectedLayer : layers[0],
-      head: heads.includes(selectedHead) ? selectedHead : heads[0],
-    },
+    selected: readSelected(root.selected, model, layers, heads),
     rollout: readRollout(root.rollout, n),
     translation: readTranslation(root.translation, model, n),
   };

@@ -2,6 +2,7 @@
 // each included layer's visibility and mask, the tokens, the predictions and where it came from.
 
 import { float32Bytes, packBits, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, toBase64 } from './format.js';
+import { writePicture } from './picture.js';
 
 /**
  * @param {object} run
@@ -15,6 +16,8 @@ import { float32Bytes, packBits, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, toBase64 } f
  *   predictions  as model.run() returned them
  *   selected     { layer, head }
  *   rollout      optional Float32Array [N, N]: attentionRollout() of every position
+ *   picture      for a picture only (picture.js pictureRun()): the picture and the vision
+ *                model's run; then only model and selected besides it are read
  *   translation  for a translation only: { text, decoderLayers, target: [{ text, special }],
  *                cross: Float32Array [decoderLayers, model.heads, T, N] } (every layer and head
  *                of the decoder is kept)
@@ -22,6 +25,7 @@ import { float32Bytes, packBits, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, toBase64 } f
  * @returns {object} the snapshot, ready for JSON.stringify
  */
 export function writeSnapshot(run, { layers, heads, created = new Date() }) {
+  if (run.picture) return writePictureSnapshot(run, { layers, heads, created });
   const { model, tokens } = run;
   const n = tokens.length;
   const size = n * n;
@@ -38,14 +42,7 @@ export function writeSnapshot(run, { layers, heads, created = new Date() }) {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
     created: created.toISOString(),
-    model: {
-      id: model.id ?? null,
-      revision: model.revision ?? null,
-      modelType: model.modelType,
-      layers: model.layers,
-      heads: model.heads,
-      causal: model.causal,
-    },
+    model: modelField(model),
     text: run.text,
     pair: run.pair ?? null,
     tokens: tokens.map(({ text, start, end, special, segment }) => ({
@@ -134,4 +131,27 @@ const float32Field = (values) => ({
   dtype: 'float32',
   encoding: 'base64',
   data: toBase64(float32Bytes(values)),
+});
+
+// A picture's snapshot (picture.js): the common head of every snapshot, then the picture.
+function writePictureSnapshot({ model, selected, picture }, { layers, heads, created }) {
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    created: created.toISOString(),
+    model: modelField({ ...model, causal: false }),
+    layers: [...layers],
+    heads: [...heads],
+    selected: { ...selected },
+    picture: writePicture(picture, { layers, heads, modelHeads: model.heads }),
+  };
+}
+
+const modelField = ({ id, revision, modelType, layers, heads, causal }) => ({
+  id: id ?? null,
+  revision: revision ?? null,
+  modelType,
+  layers,
+  heads,
+  causal,
 });

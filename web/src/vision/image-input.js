@@ -173,3 +173,19 @@ async function readImageFile(file, name) {
     bitmap.close();
   }
 }
+
+/**
+ * `image` as RGBA { data: Uint8ClampedArray, width, height } (alpha 255), checked and read as
+ * readImage() does: pixels a canvas draws (ImageData) and model.run() takes alike.
+ */
+export async function readImageRgba(image, name = 'image') {
+  const rgb = await readImage(image, name);
+  const rgba = new Uint8ClampedArray(rgb.width * rgb.height * 4);
+  for (let i = 0, j = 0; i < rgb.data.length; i += 3, j += 4) {
+    rgba[j] = rgb.data[i];
+    rgba[j + 1] = rgb.data[i + 1];
+    rgba[j + 2] = rgb.data[i + 2];
+    rgba[j + 3] = 255;
+  }
+  return { data: rgba, width: rgb.width, height: rgb.height };
+}

@@ -21,8 +21,11 @@ const VIT = 'google/vit-base-patch16-224';
 const REGISTERS = 'facebook/dinov2-with-registers-small';
 const TOLERANCE = 1e-6; // the same wasm flavour on the same pixels: equal to float32 rounding
 
-/** model.run() in Node on the page's flavour (wasm-relaxed), on RGBA pixels from a file. */
-function runPictureInNode(folder, rgbaFile, width, height) {
+/**
+ * model.run() in Node on the page's flavour (wasm-relaxed), on RGBA pixels from a file; `mask`:
+ * the page's mask surgery for every layer, or null.
+ */
+function runPictureInNode(folder, rgbaFile, width, height, mask = null) {
   const models = new URL('../../src/models/index.js', import.meta.url).href;
   const index = new URL('../../src/index.js', import.meta.url).href;
   const script = `import { readFileSync } from 'node:fs';
@@ -32,6 +35,7 @@ function runPictureInNode(folder, rgbaFile, width, height) {
     const model = await loadModel(${JSON.stringify(folder)}, { attention });
     const data = new Uint8Array(readFileSync(${JSON.stringify(rgbaFile)}));
     const options = model.info.predicts ? { topK: Math.min(5, model.labels.length) } : {};
+    if (${JSON.stringify(mask)}) options.masks = ${JSON.stringify(mask)};
     const run = await model.run({ data, width: ${width}, height: ${height} }, options);
     console.log(JSON.stringify({ info: model.info, tokens: run.tokens, grid: run.grid,
       registers: run.registers, labels: run.labels, attention: [...run.attention] }));`;
@@ -80,6 +84,15 @@ describe('the Picture mode with a vision transformer', () => {
     await waitForPictures(page, 1);
     return page;
   }
+
+  const waitForSurgeries = (page, n) =>
+    page.waitForFunction(
+      (count) => Number(document.body.dataset.pictureSurgeryRuns ?? 0) >= count,
+      n,
+      { timeout: 30000 },
+    );
+
+  const largest = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 
   const waitForPictures = (page, n) =>
     page.waitForFunction((count) => Number(document.body.dataset.pictureRuns ?? 0) >= count, n, {
@@ -141,12 +154,14 @@ describe('the Picture mode with a vision transformer', () => {
     );
   }
 
-  async function checkAgainstNode(page, bytes, label, model = VIT) {
+  async function checkAgainstNode(page, bytes, label, model = VIT, mask = null) {
     const pixels = await pagePixels(page, bytes);
     const rgba = join(work, `${label}.rgba`);
     writeFileSync(rgba, Uint8Array.from(pixels.data));
-    const node = runPictureInNode(folders[model], rgba, pixels.width, pixels.height);
-    assertMatchesNode(await exportedJson(page), node, label);
+    const node = runPictureInNode(folders[model], rgba, pixels.width, pixels.height, mask);
+    const json = await exportedJson(page);
+    assert.equal(json.mask, mask ?? 'global', `${label}: the exported mask`);
+    assertMatchesNode(json, node, label);
     return node;
   }
 
@@ -227,6 +242,62 @@ describe('the Picture mode with a vision transformer', () => {
     await page.focus('.picture-main');
     await page.keyboard.press('ArrowUp');
     assert.deepEqual(await blockingFindings(page), [], 'axe (zh)');
+    await page.close();
+  });
+
+  it('mask surgery: a k x k window changes the maps and labels beside full attention', async () => {
+    const page = await openVit('en');
+    const sample = readFileSync(join(REPO_ROOT, 'web/demo/model/picture/sample-picture.png'));
+    const full = await checkAgainstNode(page, sample, 'surgery-full');
+    assert.ok(await page.locator('.picture-surgery-compare').isHidden());
+    assert.ok(await page.locator('.picture-surgery-window').isDisabled());
+    // By keyboard: the checkbox with Space, then the window's size with the arrow keys.
+    await page.focus('.picture-surgery-on');
+    await page.keyboard.press('Space');
+    await waitForSurgeries(page, 1);
+    const windowed = await checkAgainstNode(page, sample, 'surgery-3', VIT, 'patch:3');
+    assert.ok(await page.locator('.picture-surgery-compare').isVisible());
+    assert.match(await page.textContent('.picture-figure figcaption'), /\(3 × 3 window\)/);
+    // The window changes what the class token sees in every layer after the first.
+    assert.ok(largest(full.attention, windowed.attention) > 1e-3, 'the maps change');
+    // Both label lists side by side: full attention's and the window's, as Node gives them.
+    const lists = await page.$$eval('.picture-surgery-compare ol', (ols) =>
+      ols.map((ol) => [...ol.children].map((li) => li.textContent)),
+    );
+    const shown = (run) => run.labels.map((l) => `${l.label}: ${(l.p * 100).toFixed(1)}%`);
+    assert.deepEqual(lists, [shown(full), shown(windowed)]);
+    assert.notDeepEqual(lists[0], lists[1], 'the labels change under the window');
+    const summary = await page.textContent('.picture-surgery-summary');
+    const [before, after] = [full.labels[0].label, windowed.labels[0].label];
+    assert.ok(summary.includes(before === after ? 'unchanged' : `${before} → ${after}`), summary);
+    await page.screenshot({ path: artifact('picture-surgery-en.png'), fullPage: true });
+    assert.deepEqual(await blockingFindings(page), [], 'axe (surgery)');
+    // 1 x 1: each patch sees only itself and the class token.
+    await page.focus('.picture-surgery-window');
+    await page.keyboard.press('ArrowUp');
+    await waitForSurgeries(page, 2);
+    const alone = await checkAgainstNode(page, sample, 'surgery-1', VIT, 'patch:1');
+    assert.ok(largest(alone.attention, windowed.attention) > 1e-3, 'another window, other maps');
+    // Off again: full attention's views come back without running the picture again.
+    await page.focus('.picture-surgery-on');
+    await page.keyboard.press('Space');
+    assert.ok(await page.locator('.picture-surgery-compare').isHidden());
+    assert.equal(await page.evaluate(() => document.body.dataset.pictureRuns), '1');
+    await checkAgainstNode(page, sample, 'surgery-off');
+    await page.close();
+  });
+
+  it('the mask surgery reads in Chinese and fits a phone', async () => {
+    const page = await openVit('zh', { width: 390, height: 844 });
+    await page.check('.picture-surgery-on');
+    await waitForSurgeries(page, 1);
+    assert.match(await page.textContent('.picture-surgery legend'), /掩码手术/);
+    assert.match(await page.textContent('.picture-surgery-summary'), /3 × 3 窗口/);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - window.innerWidth,
+    );
+    assert.ok(overflow <= 0, `the page is ${overflow} px wider than the phone`);
+    await page.locator('.picture-surgery').screenshot({ path: artifact('picture-surgery-zh.png') });
     await page.close();
   });
 });

@@ -323,6 +323,21 @@ export const enModels = {
   pictureMainCaption: 'Layer {layer}, {who}: {from}.',
   pictureRollout: 'Rollout of the class token across all layers',
   pictureLastLayer: 'Last layer, raw attention (mean of heads)',
+  pictureSurgeryTitle: 'Mask surgery',
+  pictureSurgeryOn: 'Local window: each patch sees only its neighbours',
+  pictureSurgeryWindow: 'Window',
+  pictureSurgerySize: '{k} × {k} patches',
+  pictureSurgeryHint:
+    'In every layer, each patch attends only to the patches around it; the class token (and ' +
+    'any registers) still sees, and is seen by, every patch. The maps above show the model ' +
+    'under the window; here they are beside full attention. In layer 0 the class token sees ' +
+    'the same patches either way: choose a later layer, or click a patch to see its window.',
+  pictureSurgeryRunning: 'Running the picture again under the window…',
+  pictureSurgeryFull: 'Full attention',
+  pictureSurgeryMasked: '({k} × {k} window)',
+  pictureSurgeryWindowed: '{k} × {k} local window',
+  pictureSurgerySame: 'Top label unchanged under the {k} × {k} window: {label}.',
+  pictureSurgeryChanged: 'Under the {k} × {k} window the top label changes: {before} → {after}.',
   pictureGridTitle: 'Every layer × head (class token)',
   pictureGridCell: 'Layer {layer}, head {head}',
   pictureDistanceTitle: 'Mean attention distance by layer',
@@ -338,6 +353,12 @@ export const enModels = {
   pictureLabel: '{label}: {p}%',
   pictureExportPng: 'PNG',
   pictureExportJson: 'JSON',
+  pictureExportSnapshot: 'Snapshot',
+  pictureSnapshotShown:
+    'Snapshot of {model} ({date}), drawn from the file with no model and no compute. It holds ' +
+    'the class token’s maps: the patch focus and the distances need the model itself.',
+  pictureSnapshotClose: 'Close the snapshot',
+  pictureSnapshotFailed: 'The snapshot could not be opened: {message}',
   // the Translate mode (model/translate-panel.js)
   translateTitle: 'Translation, token by token',
   translateHint:

@@ -297,6 +297,21 @@ export const zhModels = {
   pictureMainCaption: '第 {layer} 层，{who}：{from}。',
   pictureRollout: '类别令牌跨所有层的注意力展开（rollout）',
   pictureLastLayer: '最后一层的原始注意力（各头平均）',
+  pictureSurgeryTitle: '掩码手术',
+  pictureSurgeryOn: '局部窗口：每个小块只看它周围的小块',
+  pictureSurgeryWindow: '窗口',
+  pictureSurgerySize: '{k} × {k} 个小块',
+  pictureSurgeryHint:
+    '每一层中，每个小块只关注它周围的小块；' +
+    '类别令牌（以及寄存器令牌）仍然看得到所有小块，也被所有小块看到。' +
+    '上面的热图显示加了窗口的模型；这里把它和完整注意力并排比较。' +
+    '第 0 层的类别令牌两边看到的小块相同：请选后面的层，或点击一个小块看它的窗口。',
+  pictureSurgeryRunning: '正在用窗口重新处理图片…',
+  pictureSurgeryFull: '完整注意力',
+  pictureSurgeryMasked: '（{k} × {k} 窗口）',
+  pictureSurgeryWindowed: '{k} × {k} 局部窗口',
+  pictureSurgerySame: '在 {k} × {k} 窗口下最高标签不变：{label}。',
+  pictureSurgeryChanged: '在 {k} × {k} 窗口下最高标签改变：{before} → {after}。',
   pictureGridTitle: '所有层 × 头（类别令牌）',
   pictureGridCell: '第 {layer} 层，头 {head}',
   pictureDistanceTitle: '各层的平均注意力距离',
@@ -312,6 +327,12 @@ export const zhModels = {
   pictureLabel: '{label}：{p}%',
   pictureExportPng: 'PNG',
   pictureExportJson: 'JSON',
+  pictureExportSnapshot: '快照',
+  pictureSnapshotShown:
+    '{model} 的快照（{date}），直接由文件绘制，无需模型，也不做计算。它只含类别词元的注意力图：' +
+    '图块聚焦和注意力距离需要模型本身。',
+  pictureSnapshotClose: '关闭快照',
+  pictureSnapshotFailed: '无法打开这个快照：{message}',
   // 翻译模式（model/translate-panel.js）
   translateTitle: '逐个词元的翻译',
   translateHint:

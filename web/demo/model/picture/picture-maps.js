@@ -13,6 +13,12 @@ export function firstPatch(run) {
  * @returns {Float32Array} [rows * columns]
  */
 export function headMap(run, layer, head, query = 0) {
+  // A snapshot holds the class token's rows over the patches only (src/snapshot/picture.js).
+  if (run.classAttention) {
+    const patches = run.grid.rows * run.grid.columns;
+    const at = (layer * run.heads + head) * patches;
+    return run.classAttention.slice(at, at + patches);
+  }
   const n = run.tokens;
   const start = ((layer * run.heads + head) * n + query) * n + firstPatch(run);
   return run.attention.slice(start, start + run.grid.rows * run.grid.columns);
@@ -30,7 +36,7 @@ export function layerMeanMap(run, layer, query = 0) {
 
 /** The class token's rollout over the patches (compute thread: attentionRollout row 0). */
 export function rolloutMap(run) {
-  return run.rollout.slice(firstPatch(run));
+  return run.classAttention ? run.rollout.slice() : run.rollout.slice(firstPatch(run));
 }
 
 /** The patch under (x, y) in input pixels, or -1 outside the grid. */

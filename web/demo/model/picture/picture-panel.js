@@ -2,16 +2,26 @@
 // picture (drop, file, the bundled sample, the camera), the compute thread runs the model on it
 // (picture-compute.js), and this draws where the heads look: the shown head's class-token map
 // over the picture, a patch's own map when one is focused, rollout beside the last layer's raw
-// map, every layer x head as a small overlay, and the heads' mean attention distances.
+// map, every layer x head as a small overlay, and the heads' mean attention distances. With
+// the mask surgery on (picture-surgery.js) the views show the run under the window, and the
+// surgery's block puts its map and labels beside full attention's.
 // Loaded by page.js the first time a vision model is open, so text pages never fetch it.
 import { el } from '../../../src/views/dom.js';
 import { downloadBlob } from '../../../src/views/export.js';
 import { t } from '../../i18n.js';
 import { distancePlot } from './distance-plot.js';
-import { drawOverlay, modelView } from './picture-draw.js';
+import { pictureDataUrl, pictureRun } from '../../../src/snapshot/picture.js';
+import { writeSnapshot } from '../../../src/snapshot/write.js';
+import {
+  drawOverlay,
+  modelView,
+  pictureCanvas,
+  snapshotPictureView,
+} from '../../../src/views/picture-overlay.js';
 import { headMap, layerMeanMap, patchAt, rolloutMap } from './picture-maps.js';
 import { pictureControls, pictureSources } from './picture-parts.js';
-import { pictureCanvas, readPicture, samplePicture } from './picture-source.js';
+import { readPicture, samplePicture } from './picture-source.js';
+import { PictureSurgery } from './picture-surgery.js';
 
 const MAIN_SIDE = 384; // CSS pixels the main overlay is drawn at (scaled down on a phone)
 const PAIR_SIDE = 224;
@@ -21,7 +31,8 @@ export class PicturePanel {
   /** @param {{ client, getInfo: () => object | null }} parts */
   constructor(parts) {
     this.parts = parts;
-    this.run = null;
+    this.run = null; // full attention's run
+    this.masked = null; // the surgery's run, when it is on and has run
     this.view = null; // the picture as the model saw it (a canvas)
     this.state = { layer: 0, head: 0, opacity: 0.75, focus: -1 };
     this.status = el('p', { class: 'hint picture-status', role: 'status' });
@@ -33,6 +44,7 @@ export class PicturePanel {
       changed: () => this.render(),
       exportPng: () => this.#exportPng(),
       exportJson: () => this.#exportJson(),
+      exportSnapshot: () => this.#exportSnapshot(),
     });
     this.main = el('canvas', {
       class: 'picture-main',
@@ -41,6 +53,7 @@ export class PicturePanel {
       onclick: (event) => this.#clickPatch(event),
       onkeydown: (event) => this.#key(event),
     });
+    this.surgery = new PictureSurgery(() => this.#runSurgery());
     this.caption = el('figcaption', { class: 'hint' });
     this.rollout = el('canvas', { class: 'picture-pair-map', role: 'img' });
     this.lastLayer = el('canvas', { class: 'picture-pair-map', role: 'img' });
@@ -53,7 +66,8 @@ export class PicturePanel {
       this.labels,
       this.controls.element,
       el('figure', { class: 'picture-figure' }, this.main, this.caption),
-      el('p', { class: 'hint' }, t('pictureFocusHint')),
+      (this.focusHint = el('p', { class: 'hint' }, t('pictureFocusHint'))),
+      this.surgery.element,
       el(
         'div',
         { class: 'picture-pair' },
@@ -62,7 +76,7 @@ export class PicturePanel {
       ),
       el('h3', { text: t('pictureGridTitle') }),
       this.grid,
-      el('h3', { text: t('pictureDistanceTitle') }),
+      (this.distanceTitle = el('h3', { text: t('pictureDistanceTitle') })),
       this.distance,
     );
     this.element = el(
@@ -84,6 +98,7 @@ export class PicturePanel {
     if (this.key === info.key) return;
     this.key = info.key;
     this.run = null;
+    this.masked = null;
     this.render();
     if (this.source) this.#take(this.source);
     else
@@ -102,12 +117,11 @@ export class PicturePanel {
       const pixels = await readPicture(source);
       const picture = pictureCanvas(pixels);
       // The worker gets a copy: the page keeps its pixels to draw from.
-      const run = await this.parts.client.request('model-picture', 'modelPicture', {
-        key: info.key,
-        pixels: { ...pixels, data: pixels.data.slice() },
-      });
+      const run = await this.#request(info, pixels, null);
       if (!run || info.key !== this.parts.getInfo()?.key) return;
       this.run = run;
+      this.masked = null;
+      this.pixels = pixels;
       this.view = modelView(picture, run.input);
       this.state.layer = Math.min(this.state.layer, run.layers - 1);
       this.state.head = Math.min(this.state.head, run.heads - 1);
@@ -119,14 +133,58 @@ export class PicturePanel {
         columns: run.grid.columns,
       });
       this.controls.setShape(run.layers, run.heads);
+      this.surgery.setGrid(run.grid);
       this.#renderOnce();
       this.render();
-      document.body.dataset.pictureRuns = String(
-        Number(document.body.dataset.pictureRuns ?? 0) + 1,
-      );
+      count('pictureRuns');
+      if (this.surgery.mask) await this.#runSurgery();
     } catch (error) {
       this.#fail(error);
     }
+  }
+
+  // The worker gets a copy of the pixels: the page keeps its own to draw from and run again.
+  #request(info, pixels, mask) {
+    return this.parts.client.request(
+      mask ? 'model-picture-surgery' : 'model-picture',
+      'modelPicture',
+      {
+        key: info.key,
+        pixels: { ...pixels, data: pixels.data.slice() },
+        mask,
+      },
+    );
+  }
+
+  // The surgery was turned on, off or resized: the same picture again under its window (or
+  // back to full attention's run, kept).
+  async #runSurgery() {
+    const info = this.parts.getInfo();
+    const mask = this.surgery.mask;
+    const full = this.run;
+    this.masked = null;
+    if (!mask || !full || !info) {
+      this.#renderOnce();
+      this.render();
+      return;
+    }
+    this.render();
+    try {
+      const run = await this.#request(info, this.pixels, mask);
+      // A later picture, model or surgery supersedes this one.
+      if (!run || this.run !== full || mask !== this.surgery.mask) return;
+      this.masked = run;
+      this.#renderOnce();
+      this.render();
+      count('pictureSurgeryRuns');
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  // The run the views show: the surgery's when there is one.
+  get #shown() {
+    return this.masked ?? this.run;
   }
 
   #fail(error) {
@@ -135,7 +193,7 @@ export class PicturePanel {
 
   // What does not change with the layer, head or focus: labels, rollout, grid, distances.
   #renderOnce() {
-    const run = this.run;
+    const run = this.#shown;
     const common = { grid: run.grid, patchSize: run.patchSize, opacity: 0.8 };
     this.labels.replaceChildren(
       ...(run.labels ?? []).map(({ label, p }) =>
@@ -143,17 +201,23 @@ export class PicturePanel {
       ),
     );
     this.labels.hidden = !run.labels;
-    size(this.rollout, this.view, PAIR_SIDE);
-    drawOverlay(this.rollout, this.view, rolloutMap(run), common);
+    if (run.rollout) {
+      size(this.rollout, this.view, PAIR_SIDE);
+      drawOverlay(this.rollout, this.view, rolloutMap(run), common);
+    }
     size(this.lastLayer, this.view, PAIR_SIDE);
     drawOverlay(this.lastLayer, this.view, layerMeanMap(run, run.layers - 1), common);
     this.rollout.setAttribute('aria-label', t('pictureRollout'));
     this.lastLayer.setAttribute('aria-label', t('pictureLastLayer'));
+    const names = run.names; // a snapshot's model layer and head numbers
     this.grid.style.setProperty('--heads', run.heads);
     this.grid.replaceChildren();
     for (let layer = 0; layer < run.layers; layer++) {
       for (let head = 0; head < run.heads; head++) {
-        const name = t('pictureGridCell', { layer, head });
+        const name = t('pictureGridCell', {
+          layer: names?.layers[layer] ?? layer,
+          head: names?.heads[head] ?? head,
+        });
         const cell = el('canvas', { class: 'picture-cell' });
         size(cell, this.view, CELL_SIDE);
         drawOverlay(cell, this.view, headMap(run, layer, head), common);
@@ -171,6 +235,10 @@ export class PicturePanel {
         this.grid.append(button);
       }
     }
+    this.focusHint.hidden = Boolean(run.classAttention);
+    this.rollout.parentElement.hidden = !run.rollout;
+    this.distanceTitle.hidden = this.distance.hidden = !run.distance;
+    if (!run.distance) return;
     const local = run.distance.labels.filter((label) => label === 'local').length;
     this.distance.replaceChildren(
       distancePlot(run.distance, run.layers, run.heads),
@@ -188,12 +256,21 @@ export class PicturePanel {
 
   /** Draws what the layer, head, opacity and focus choose. */
   render() {
-    const run = this.run;
+    const run = this.#shown;
     this.results.hidden = !run;
     if (!run) return;
     const { layer, head, opacity, focus } = this.state;
     const query = focus >= 0 ? 1 + run.registers + focus : 0;
-    const map = head < 0 ? layerMeanMap(run, layer, query) : headMap(run, layer, head, query);
+    const pick = (r) => (head < 0 ? layerMeanMap(r, layer, query) : headMap(r, layer, head, query));
+    const map = pick(run);
+    this.surgery.render({
+      full: this.run,
+      masked: this.masked,
+      view: this.view,
+      pick,
+      focus,
+      size,
+    });
     size(this.main, this.view, MAIN_SIDE);
     drawOverlay(this.main, this.view, map, {
       grid: run.grid,
@@ -201,7 +278,9 @@ export class PicturePanel {
       opacity,
       focus,
     });
-    const who = head < 0 ? t('pictureHeadMean') : t('pictureHeadN', { head });
+    const names = run.names;
+    const who =
+      head < 0 ? t('pictureHeadMean') : t('pictureHeadN', { head: names?.heads[head] ?? head });
     const from =
       focus >= 0
         ? t('pictureFromPatch', {
@@ -209,13 +288,17 @@ export class PicturePanel {
             column: focus % run.grid.columns,
           })
         : t('pictureFromClass');
-    const caption = t('pictureMainCaption', { layer, who, from });
+    const k = run.mask?.replace('patch:', '');
+    const surgery = k ? ` ${t('pictureSurgeryMasked', { k })}` : '';
+    const layerName = names?.layers[layer] ?? layer;
+    const caption = t('pictureMainCaption', { layer: layerName, who, from }) + surgery;
     this.caption.textContent = caption;
     this.main.setAttribute('aria-label', caption);
   }
 
+  // A snapshot holds the class token's rows only: no patch to focus.
   #clickPatch(event) {
-    if (!this.run) return;
+    if (!this.run || this.run.classAttention) return;
     const box = this.main.getBoundingClientRect();
     const scale = this.view.width / box.width;
     const patch = patchAt(
@@ -229,7 +312,7 @@ export class PicturePanel {
 
   // Arrows move the focused patch (from the centre), Escape returns to the class token.
   #key(event) {
-    if (!this.run) return;
+    if (!this.run || this.run.classAttention) return;
     const { rows, columns } = this.run.grid;
     const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
     if (event.key === 'Escape') this.state.focus = -1;
@@ -251,7 +334,7 @@ export class PicturePanel {
   // The numbers behind every view: each head's class-token row over the patches, the rollout,
   // the distances and labels; the arrays as plain lists so any tool reads them.
   #exportJson() {
-    const run = this.run;
+    const run = this.#shown;
     const info = this.parts.getInfo();
     const classRows = [];
     for (let layer = 0; layer < run.layers; layer++) {
@@ -266,10 +349,11 @@ export class PicturePanel {
       patchSize: run.patchSize,
       registers: run.registers,
       input: run.input,
+      mask: run.mask ?? 'global',
       labels: run.labels,
       classAttention: classRows,
       rollout: Array.from(rolloutMap(run)),
-      distance: {
+      distance: run.distance && {
         pixels: Array.from(run.distance.distances),
         uniform: run.distance.uniform,
         threshold: run.distance.threshold,
@@ -278,6 +362,87 @@ export class PicturePanel {
     };
     const blob = new Blob([JSON.stringify(json)], { type: 'application/json' });
     downloadBlob(blob, `${this.#fileBase()}.json`);
+  }
+
+  // The snapshot (src/snapshot/picture.js) of what the panel shows: the picture as the model saw
+  // it and every layer's and head's class-token row; a snapshot shown is saved as it came.
+  #exportSnapshot() {
+    if (!this.run) return;
+    const snapshot = this.snapshotText ?? JSON.stringify(this.#snapshot());
+    const blob = new Blob([snapshot], { type: 'application/json' });
+    downloadBlob(blob, `${this.#fileBase()}-snapshot.json`);
+  }
+
+  #snapshot() {
+    const { run, state } = this;
+    const info = this.parts.getInfo();
+    // The Hub's id and revision from the session's key (hub:ID@REVISION:DTYPE); none for files.
+    const hub = /^hub:([^@]+)@([^:]*):/.exec(info.key);
+    const all = (count) => Array.from({ length: count }, (_, i) => i);
+    return writeSnapshot(
+      pictureRun({
+        model: { ...info, id: hub?.[1] ?? null, revision: hub ? hub[2] || 'main' : null },
+        run,
+        image: pictureDataUrl(this.view),
+        selected: { layer: state.layer, head: Math.max(0, state.head) },
+      }),
+      { layers: all(run.layers), heads: all(run.heads) },
+    );
+  }
+
+  /**
+   * Draws a picture's snapshot (read and checked, src/snapshot/read.js) with no model and no
+   * compute: its class-token maps over its picture, its rollout and labels. `text` is the file.
+   */
+  async showSnapshot(lens, text) {
+    this.#offerClose();
+    const { picture, model, layers, heads, selected } = lens;
+    this.view = await snapshotPictureView(picture);
+    this.snapshotText = text;
+    this.run = {
+      ...picture,
+      layers: layers.length,
+      heads: heads.length,
+      names: { layers, heads },
+      distance: null,
+    };
+    Object.assign(this.state, {
+      layer: layers.indexOf(selected.layer),
+      head: heads.indexOf(selected.head),
+      focus: -1,
+    });
+    this.sources.element.hidden = true;
+    this.controls.element.querySelector('.picture-focus-clear').hidden = true;
+    this.surgery.element.hidden = true; // a snapshot holds no model to run under a window
+    this.status.textContent = t('pictureSnapshotShown', {
+      model: model.id ?? model.modelType,
+      date: lens.created.slice(0, 10),
+    });
+    this.controls.setShape(layers.length, heads.length, { layers, heads });
+    this.#renderOnce();
+    this.render();
+    document.body.dataset.pictureSnapshots = String(
+      Number(document.body.dataset.pictureSnapshots ?? 0) + 1,
+    );
+  }
+
+  /** A snapshot that could not be opened: what went wrong, in words. */
+  failSnapshot(error) {
+    this.#offerClose();
+    this.sources.element.hidden = true;
+    this.status.textContent = t('pictureSnapshotFailed', { message: error?.message ?? error });
+  }
+
+  // A snapshot's panel stands apart from any model: the reader closes it.
+  #offerClose() {
+    if (this.closeButton) return;
+    this.closeButton = el('button', {
+      type: 'button',
+      class: 'picture-snapshot-close',
+      text: t('pictureSnapshotClose'),
+      onclick: () => this.element.remove(),
+    });
+    this.status.after(this.closeButton);
   }
 
   #fileBase() {
@@ -289,6 +454,11 @@ export class PicturePanel {
   hide() {
     this.sources.stopCamera();
   }
+}
+
+// One more run of `what` (pictureRuns, pictureSurgeryRuns) on the page, for tests to wait on.
+function count(what) {
+  document.body.dataset[what] = String(Number(document.body.dataset[what] ?? 0) + 1);
 }
 
 // A canvas sized to `side` CSS pixels on its longer side, in the picture's proportions, at the

@@ -65,7 +65,7 @@ export function pictureSources(take, fail) {
 }
 
 /** Layer, head (or their mean), opacity, focus reset and exports, bound to `state`. */
-export function pictureControls(state, { changed, exportPng, exportJson }) {
+export function pictureControls(state, { changed, exportPng, exportJson, exportSnapshot }) {
   const layer = el('select', { class: 'picture-layer' });
   const head = el('select', { class: 'picture-head' });
   const opacity = el('input', {
@@ -97,6 +97,7 @@ export function pictureControls(state, { changed, exportPng, exportJson }) {
     field(t('pictureOpacity'), opacity),
     el('button', {
       type: 'button',
+      class: 'picture-focus-clear',
       text: t('pictureFocusClear'),
       onclick: () => {
         state.focus = -1;
@@ -105,18 +106,29 @@ export function pictureControls(state, { changed, exportPng, exportJson }) {
     }),
     el('button', { type: 'button', text: t('pictureExportPng'), onclick: exportPng }),
     el('button', { type: 'button', text: t('pictureExportJson'), onclick: exportJson }),
+    el('button', {
+      type: 'button',
+      class: 'picture-export-snapshot',
+      text: t('pictureExportSnapshot'),
+      onclick: exportSnapshot,
+    }),
   );
   const sync = () => {
     layer.value = String(state.layer);
     head.value = String(state.head);
   };
-  const setShape = (layers, heads) => {
+  // names: the model's layer and head numbers when a snapshot holds only some of them.
+  const setShape = (layers, heads, names = null) => {
     layer.replaceChildren(
-      ...Array.from({ length: layers }, (_, i) => el('option', { value: i, text: i })),
+      ...Array.from({ length: layers }, (_, i) =>
+        el('option', { value: i, text: names?.layers[i] ?? i }),
+      ),
     );
     head.replaceChildren(
       el('option', { value: -1, text: t('pictureHeadMean') }),
-      ...Array.from({ length: heads }, (_, i) => el('option', { value: i, text: i })),
+      ...Array.from({ length: heads }, (_, i) =>
+        el('option', { value: i, text: names?.heads[i] ?? i }),
+      ),
     );
     sync();
   };

@@ -57,4 +57,12 @@ export const en = {
   widgetCrossAttention: 'cross-attention',
   widgetSnapshotAbout: 'snapshot of {model} · {date}',
   widgetLayer: 'Layer',
+  widgetImageLoading: 'fetching the picture {image}…',
+  widgetImageFailed: 'The picture could not be used: {message}',
+  widgetHead: 'Head',
+  widgetHeadMean: 'mean of heads',
+  widgetOpacity: 'Opacity',
+  widgetPictureLabel: 'Layer {layer}, {who}: where the class token looks in the picture',
+  widgetTopLabels: 'Top labels',
+  widgetExportSnapshot: 'Export snapshot',
 };

@@ -54,4 +54,12 @@ export const zh = {
   widgetCrossAttention: '交叉注意力',
   widgetSnapshotAbout: '{model} 的快照 · {date}',
   widgetLayer: '层',
+  widgetImageLoading: '正在获取图片 {image}…',
+  widgetImageFailed: '无法使用这张图片：{message}',
+  widgetHead: '头',
+  widgetHeadMean: '各头平均',
+  widgetOpacity: '不透明度',
+  widgetPictureLabel: '第 {layer} 层，{who}：类别词元在图中关注的位置',
+  widgetTopLabels: '最可能的标签',
+  widgetExportSnapshot: '导出快照',
 };

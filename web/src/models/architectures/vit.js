@@ -3,7 +3,8 @@
 // class token and patches, GELU (erf), LayerNorm epsilon 1e-12, a final layernorm, and the
 // classifier over the class token where the checkpoint has one (its labels from id2label). It
 // runs at its trained size only (the transformers library's default, interpolate_pos_encoding
-// off). ViTModel's pooler is not read: attention and labels do not depend on it.
+// off). ViTModel's pooler is not the core's: run({ returnPooled }) applies it in JS
+// (../vision-pooler.js), since attention and labels do not depend on it.
 //
 // The core's table lists the class token and position embeddings in the checkpoint's own 3-D
 // shapes; the patch convolution [hidden, channels, patch, patch] is read as the linear layer

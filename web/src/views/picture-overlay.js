@@ -1,6 +1,18 @@
-// Drawing a Picture view: the picture as the model saw it (resized, then centre-cropped, as
-// run().input says) with a map of one weight per patch over it. The overlay darkens where the
-// map is low and tints where it is high, so the picture stays readable under any opacity.
+// Drawing a picture's attention (the page's Picture mode, <attn-lens image> and picture
+// snapshots): the picture as the model saw it (resized, then centre-cropped, as run().input
+// says) with a map of one weight per patch over it. The overlay darkens where the map is low and
+// tints where it is high, so the picture stays readable under any opacity.
+
+import { readImageRgba } from '../vision/image-input.js';
+
+/** A canvas holding RGBA pixels { data, width, height }, to draw from. */
+export function pictureCanvas({ data, width, height }) {
+  const canvas = document.createElement('canvas');
+  canvas.width = width;
+  canvas.height = height;
+  canvas.getContext('2d').putImageData(new ImageData(data, width, height), 0, 0);
+  return canvas;
+}
 
 /** The picture cut and scaled as the model's input: a canvas of input.width x input.height. */
 export function modelView(source, input) {
@@ -53,4 +65,21 @@ export function drawOverlay(canvas, view, map, { grid, patchSize, opacity, focus
       side,
     );
   }
+}
+
+/**
+ * A snapshot's picture (its checked PNG or JPEG data URL, src/snapshot/picture.js) decoded
+ * through the same header checks as any image, on a canvas of the model's input size: the view
+ * drawOverlay() draws its maps over.
+ */
+export async function snapshotPictureView(picture) {
+  const { image, input } = picture;
+  const type = image.slice(5, image.indexOf(';'));
+  const bytes = Uint8Array.from(atob(image.slice(image.indexOf(',') + 1)), (c) => c.charCodeAt(0));
+  const pixels = await readImageRgba(new Blob([bytes], { type }), 'snapshot.picture.image');
+  const view = document.createElement('canvas');
+  view.width = input.width;
+  view.height = input.height;
+  view.getContext('2d').drawImage(pictureCanvas(pixels), 0, 0, view.width, view.height);
+  return view;
 }
