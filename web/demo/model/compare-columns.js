@@ -5,7 +5,7 @@ import { el, formatBytes, tokenLabel } from '../../src/views/dom.js';
 import { ModelGrid } from '../../src/views/model-grid.js';
 import { t } from '../i18n.js';
 import { renderPredictions } from '../predictions-panel.js';
-import { labelMeasure, labelName, specialNames } from './stage.js';
+import { describeRegion, labelMeasure, labelName, specialNames } from './stage.js';
 
 // The words under a head: its label on this text and the measure behind it (no probe scores:
 // the comparison is about this text).
@@ -62,9 +62,10 @@ export class CompareColumns {
           layer: (l) => t('layerN', { n: l + 1 }),
           label: (label) => labelName(label, this.columns[side].specials),
           describe: (l, h, labels) => describeHead(l, h, labels, this.columns[side].specials),
+          region: (l, h, region) => describeRegion(l, h, region, this.columns[side].rows),
         },
       });
-      return { root, title, tokens, gridHost, missing, predictions, grid, specials: [] };
+      return { root, title, tokens, gridHost, missing, predictions, grid, specials: [], rows: [] };
     });
     this.note = el('p', { class: 'compare-tokens-note', role: 'status' });
     host.replaceChildren(
@@ -105,6 +106,7 @@ export class CompareColumns {
   #renderColumn(side, { name, info, run }) {
     const column = this.columns[side];
     column.specials = specialNames(run);
+    column.rows = run.tokens;
     column.title.textContent = columnTitle(name, info);
     column.tokens.setAttribute('aria-label', t('compareTokensLabel', { name }));
     column.tokens.replaceChildren(

@@ -81,6 +81,8 @@ export function infoOf({ key, model }) {
     bundled: model.source.kind === 'bundled',
     // vision models have no tokenizer (and run pictures, runPictureModel)
     maskToken: model.tokenizer?.special.mask?.text ?? null,
+    // the token the sinks plot names beside the first: BOS, or [CLS] for bidirectional models
+    bosToken: model.tokenizer?.special[model.info.causal ? 'bos' : 'cls']?.text ?? null,
   };
 }
 
@@ -153,6 +155,7 @@ export async function runOnce(model, text, pair, masks) {
     topK: TOP_K,
     masks,
     truncate: true,
+    sinks: true,
   });
   const n = result.tokens.length;
   const visible = await visibility(masks, n);
@@ -164,6 +167,7 @@ export async function runOnce(model, text, pair, masks) {
     labels: labelHeads(result.attention, { ...info, n, masks: visible, special }),
     predictions: result.predictions,
     layerMasks: masks,
+    sinks: result.sinks,
   };
 }
 
@@ -178,7 +182,9 @@ function forPage(run, groups, info) {
   const visible = new Uint8Array(info.layers * size);
   layerVisible.forEach((mask, l) => visible.set(mask, l * size));
   const { labels, predictions, layerMasks } = run;
-  return { attention, visible, labels, predictions, layerMasks };
+  // The sinks are shares of tokens: over words there are none (the view says so).
+  const sinks = groups ? null : run.sinks;
+  return { attention, visible, labels, predictions, layerMasks, sinks };
 }
 
 function aggregateRun(attention, visible, groups, { layers, heads }, n) {

@@ -1,9 +1,11 @@
 // The "Attention sinks" view: per layer, every head's share of attention on the first token
-// (src/interpret/sinks.js, averaged over the rows that can choose), as an SVG dot plot with the
-// layer's mean as a bar, then the same numbers as a table whose buttons open the head most on the
-// first token in the matrix. Loaded on demand (model/stage.js) the first time the view opens.
+// and, where the tokenizer's BOS/[CLS] is a different token (GPT-2 prepends none, so its
+// <|endoftext|> stands later if at all), on that token too (src/interpret/sinks.js, averaged over
+// the rows that can choose), as an SVG dot plot with each layer's mean as a bar, then the same
+// numbers as a table whose buttons open the head most on the first token in the matrix. Loaded
+// on demand (model/stage.js) the first time the view opens.
 import { el, svgEl, tokenLabel } from '../../src/views/dom.js';
-import { attentionSinks } from '../../src/interpret/sinks.js';
+import { attentionSinks, sinksByLayer } from '../../src/interpret/sinks.js';
 import { t } from '../i18n.js';
 
 const WIDTH = 560;
@@ -13,16 +15,18 @@ const TOP_HEADS = 3;
 
 const percent = (share) => `${(100 * share).toFixed(0)}%`;
 
-// run.attention -> the sinks of that run.
+// run.attention -> the sinks of that run, for a run that did not bring its own (the model's,
+// with the BOS/[CLS] share: compute.js asks run() for them).
 const cache = new WeakMap();
 
-function sinksOf(attention, shape, causal) {
-  let found = cache.get(attention);
-  if (!found) cache.set(attention, (found = attentionSinks(attention, shape, { causal })));
+function sinksOf(run, shape, causal) {
+  if (run.sinks) return run.sinks;
+  let found = cache.get(run.attention);
+  if (!found) cache.set(run.attention, (found = attentionSinks(run.attention, shape, { causal })));
   return found;
 }
 
-function plot({ first }, { layers, heads }, caption) {
+function plot(byLayer, { layers, heads }, caption, bosName) {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const band = plotWidth / layers;
@@ -47,32 +51,58 @@ function plot({ first }, { layers, heads }, caption) {
   }
   // Heads side by side within their layer's band, so every dot stays visible.
   const spread = Math.min(band * 0.7, heads * 9);
+  const offset = byLayer.bosApart ? Math.min(3, spread / heads / 3) : 0;
   for (let l = 0; l < layers; l++) {
     const centre = MARGIN.left + band * (l + 0.5);
-    let sum = 0;
+    const layer = byLayer.layers[l];
     for (let h = 0; h < heads; h++) {
-      const share = first[l * heads + h];
-      sum += share;
       const x = heads === 1 ? centre : centre - spread / 2 + (spread * h) / (heads - 1);
+      const share = layer.first[h];
       parts.push(
         svgEl(
           'circle',
-          { class: 'sinks-dot', cx: x.toFixed(1), cy: y(share).toFixed(1), r: 3.5 },
+          { class: 'sinks-dot', cx: (x - offset).toFixed(1), cy: y(share).toFixed(1), r: 3.5 },
           svgEl('title', {
             text: t('sinksDot', { layer: l + 1, head: h + 1, share: percent(share) }),
           }),
         ),
       );
+      if (layer.bos) {
+        // A square beside the circle: told apart by shape, not only by colour.
+        const bos = layer.bos[h];
+        parts.push(
+          svgEl(
+            'rect',
+            {
+              class: 'sinks-bos',
+              x: (x + offset - 3).toFixed(1),
+              y: (y(bos) - 3).toFixed(1),
+              width: 6,
+              height: 6,
+            },
+            svgEl('title', {
+              text: t('sinksBosDot', {
+                layer: l + 1,
+                head: h + 1,
+                share: percent(bos),
+                token: bosName,
+              }),
+            }),
+          ),
+        );
+      }
     }
-    const mean = sum / heads;
-    parts.push(
+    const bar = (mean, kind) =>
       svgEl('line', {
-        class: 'sinks-mean',
+        class: kind,
         x1: (centre - spread / 2 - 4).toFixed(1),
         x2: (centre + spread / 2 + 4).toFixed(1),
         y1: y(mean).toFixed(1),
         y2: y(mean).toFixed(1),
-      }),
+      });
+    parts.push(bar(layer.firstMean, 'sinks-mean'));
+    if (layer.bos) parts.push(bar(layer.bosMean, 'sinks-mean sinks-mean-bos'));
+    parts.push(
       svgEl('text', { class: 'sinks-layer', x: centre.toFixed(1), y: HEIGHT - 18, text: l + 1 }),
     );
   }
@@ -107,16 +137,20 @@ export function renderSinksPlot(host, { run, rows, info, words, onSelect }) {
     return;
   }
   const { layers, heads } = info;
-  const sinks = sinksOf(run.attention, { layers, heads, n: rows.length }, info.causal);
+  const sinks = sinksOf(run, { layers, heads, n: rows.length }, info.causal);
   if (sinks.rows === 0) {
     host.replaceChildren(el('p', { class: 'hint', text: t('sinksNoRows') }));
     return;
   }
-  const caption = t('sinksCaption', { token: tokenLabel(rows[0].text), rows: sinks.rows });
+  const byLayer = sinksByLayer(sinks, info);
+  const bosName = tokenLabel(info.bosToken ?? '');
+  const token = tokenLabel(rows[0].text);
+  const caption = byLayer.bosApart
+    ? t('sinksCaptionBos', { token, bos: bosName, rows: sinks.rows })
+    : t('sinksCaption', { token, rows: sinks.rows });
   const body = [];
   for (let l = 0; l < layers; l++) {
-    const shares = Array.from(sinks.first.subarray(l * heads, (l + 1) * heads));
-    const mean = shares.reduce((a, b) => a + b, 0) / heads;
+    const { first: shares, firstMean: mean, bosMean } = byLayer.layers[l];
     const top = shares
       .map((share, h) => ({ share, h }))
       .sort((a, b) => b.share - a.share)
@@ -127,6 +161,7 @@ export function renderSinksPlot(host, { run, rows, info, words, onSelect }) {
         null,
         el('th', { scope: 'row', text: t('layerN', { n: l + 1 }) }),
         el('td', { text: percent(mean) }),
+        byLayer.bosApart ? el('td', { text: percent(bosMean) }) : null,
         el(
           'td',
           { class: 'sinks-top' },
@@ -148,7 +183,7 @@ export function renderSinksPlot(host, { run, rows, info, words, onSelect }) {
       'figure',
       { class: 'sinks-figure' },
       el('figcaption', { text: caption }),
-      plot(sinks, info, caption),
+      plot(byLayer, info, caption, bosName),
     ),
     el(
       'table',
@@ -161,6 +196,9 @@ export function renderSinksPlot(host, { run, rows, info, words, onSelect }) {
           null,
           el('th', { scope: 'col', text: t('sinksLayerColumn') }),
           el('th', { scope: 'col', text: t('sinksMeanColumn') }),
+          byLayer.bosApart
+            ? el('th', { scope: 'col', text: t('sinksBosMeanColumn', { token: bosName }) })
+            : null,
           el('th', { scope: 'col', text: t('sinksTopColumn') }),
         ),
       ),

@@ -1,7 +1,7 @@
 // The views a real model adds to the stage: the model view (every layer x head, labelled), the
 // head view (one layer's heads overlaid as lines, each in its colour) and token focus (where one
 // token looks in every layer and head). Each click on a head opens it in the matrix view.
-import { el } from '../../src/views/dom.js';
+import { el, tokenLabel } from '../../src/views/dom.js';
 import { FocusTable } from '../../src/views/focus-table.js';
 import { LineView } from '../../src/views/lineview.js';
 import { ModelGrid } from '../../src/views/model-grid.js';
@@ -79,6 +79,28 @@ export function describeHead(layer, head, labels, score, context = {}) {
   return `${name}: ${shown} · ${headMeasuresText(labels, score, context)}`;
 }
 
+/**
+ * What a pixel of a model-grid thumbnail stands for (ModelGrid's region): its queries and keys,
+ * as 1-based token positions, and the strongest visible weight among them with its two tokens.
+ */
+export function describeRegion(layer, head, region, rows) {
+  const span = ([first, last]) => (first === last ? `${first + 1}` : `${first + 1}–${last + 1}`);
+  const name = t('layerHeadN', { layer: layer + 1, head: head + 1 });
+  if (region.weight === null) {
+    return t('modelRegionMasked', { name, queries: span(region.queries), keys: span(region.keys) });
+  }
+  return t('modelRegion', {
+    name,
+    queries: span(region.queries),
+    keys: span(region.keys),
+    weight: region.weight.toFixed(2),
+    query: tokenLabel(rows[region.query]?.text ?? ''),
+    queryAt: region.query + 1,
+    key: tokenLabel(rows[region.key]?.text ?? ''),
+    keyAt: region.key + 1,
+  });
+}
+
 /** The heads the head view overlays (0-based): the state's list, else the first few. */
 export function overlayHeads(state, heads) {
   const picked = state.overlay
@@ -97,7 +119,8 @@ export class ModelStage {
     this.e = elements;
     this.update = update;
     this.getState = getState;
-    this.context = { probeError: null, specials: [] }; // the last render's, for the grid's words
+    // the last render's, for the grid's words
+    this.context = { probeError: null, specials: [], rows: [] };
     const open = (layer, head) => update({ layer, head, view: 'matrix' });
     this.grid = new ModelGrid(elements.modelGrid, {
       onSelect: open,
@@ -105,6 +128,7 @@ export class ModelStage {
         layer: (l) => t('layerN', { n: l + 1 }),
         label: (name) => labelName(name, this.context.specials),
         describe: (l, h, labels, score) => describeHead(l, h, labels, score, this.context),
+        region: (l, h, region) => describeRegion(l, h, region, this.context.rows),
       },
     });
     this.focus = new FocusTable(elements.focusTable, {
@@ -143,7 +167,11 @@ export class ModelStage {
   // { error }), null while they are measured.
   render(state, result, info, view, probe = null) {
     this.lastRender = [result, info, view, probe];
-    this.context = { probeError: probe?.error ?? null, specials: specialNames(result) };
+    this.context = {
+      probeError: probe?.error ?? null,
+      specials: specialNames(result),
+      rows: result.rows,
+    };
     const { layer, head } = shownHead(state, info);
     const n = result.rows.length;
     const run = result.surgery ?? result.own;

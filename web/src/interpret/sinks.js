@@ -52,3 +52,31 @@ export function attentionSinks(attention, shape, options = {}) {
   }
   return { first, bos: onBos, rows: rows > 0 ? rows : 0 };
 }
+
+/**
+ * attentionSinks' shares layer by layer, as a plot by layer shows them: every head's share on
+ * the first token and the layer's mean, and the same on the BOS/[CLS] where that is a different
+ * reading: the text has the token somewhere other than (or besides) the first position. When
+ * the BOS is the first token and only there, the two shares are the same numbers and `bos` is
+ * null.
+ * @param {{ first: Float32Array, bos: Float32Array | null }} sinks
+ * @param {{ layers: number, heads: number }} shape
+ * @returns {{ bosApart: boolean, layers: { first: number[], firstMean: number,
+ *   bos: number[] | null, bosMean: number | null }[] }}
+ */
+export function sinksByLayer({ first, bos }, { layers, heads }) {
+  const bosApart = Boolean(bos) && bos.some((share, k) => share !== first[k]);
+  const mean = (list) => list.reduce((a, b) => a + b, 0) / list.length;
+  const rows = [];
+  for (let l = 0; l < layers; l++) {
+    const firstShares = Array.from(first.subarray(l * heads, (l + 1) * heads));
+    const bosShares = bosApart ? Array.from(bos.subarray(l * heads, (l + 1) * heads)) : null;
+    rows.push({
+      first: firstShares,
+      firstMean: mean(firstShares),
+      bos: bosShares,
+      bosMean: bosShares ? mean(bosShares) : null,
+    });
+  }
+  return { bosApart, layers: rows };
+}

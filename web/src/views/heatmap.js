@@ -14,7 +14,7 @@ import {
   paintRowLabels,
   paintRowStats,
 } from './matrix-layout.js';
-import { DEFAULT_THEME, paintMatrix, readTheme, visibleMax } from './matrix-paint.js';
+import { DEFAULT_THEME, matrixImage, paintMatrix, readTheme, visibleMax } from './matrix-paint.js';
 
 const MIN_CELL = 3;
 const MAX_CELL = 72;
@@ -157,6 +157,7 @@ export class Heatmap {
     ctx.clearRect(0, 0, layout.width, layout.height);
     const range = this.data.range ?? [0, visibleMax(weights, mask) || 1];
     paintMatrix(ctx, {
+      image: this.#cellsImage(range, theme),
       rows: rowTokens.length,
       cols: colTokens.length,
       weights,
@@ -169,6 +170,13 @@ export class Heatmap {
       cellH: layout.cell,
       theme,
       gap: 1,
+      // The scroll handler renders again, so the hatching follows the visible part.
+      view: {
+        x: this.scroller.scrollLeft,
+        y: this.scroller.scrollTop,
+        width: this.scroller.clientWidth,
+        height: this.scroller.clientHeight,
+      },
     });
     const focusVisible = this.hasFocus || this.hover;
     const marked = this.hover ?? this.focus;
@@ -186,6 +194,21 @@ export class Heatmap {
     paintColumnStrip(ctx, layout, { colStats, scale, range, theme });
     this.#paintMarks(ctx, layout, theme, focusVisible ? marked : null);
     this.#paintStickyLabels(ctx, layout, labels);
+  }
+
+  // The matrix's cells, one pixel each, coloured once per weights, mask, scale, range and theme:
+  // a pointer move or a zoom step at 1,024 tokens repaints from it instead of colouring a
+  // million cells again.
+  #cellsImage(range, theme) {
+    const { rowTokens, colTokens, weights, mask, scale } = this.data;
+    const key = [weights, mask, scale, range[0], range[1], theme.masked];
+    const kept = this.cells;
+    if (kept && kept.key.every((part, i) => part === key[i])) return kept.image;
+    const rows = rowTokens.length;
+    const cols = colTokens.length;
+    const image = matrixImage({ rows, cols, weights, mask, scale, range, theme });
+    this.cells = { key, image };
+    return image;
   }
 
   // Once the matrix is scrolled, the labels are painted again along the visible top and left

@@ -67,31 +67,15 @@ export function makeCanvas(width, height) {
   return new OffscreenCanvas(width, height);
 }
 
-// Paints rows x cols cells at (x, y), each cellW x cellH (canvas units).
-// weights: row-major Float32Array; mask: row-major 0/1 array or null (all visible);
-// range: [lo, hi] mapped to the ends of the colour scale.
-export function paintMatrix(
-  ctx,
-  {
-    rows,
-    cols,
-    weights,
-    mask,
-    scale = DEFAULT_SCALE,
-    range,
-    x = 0,
-    y = 0,
-    cellW,
-    cellH,
-    theme = DEFAULT_THEME,
-    gap = 0,
-  },
-) {
+// The cells of a rows x cols matrix as an image of one pixel per cell, masked cells in the
+// masked colour: what paintMatrix scales up. A view that repaints the same matrix (pointer
+// moves, zoom steps) keeps it and passes it back as paintMatrix's `image`.
+export function matrixImage({ rows, cols, weights, mask, scale = DEFAULT_SCALE, range, theme }) {
   const [lo, hi] = range ?? [0, visibleMax(weights, mask) || 1];
   const span = hi - lo || 1;
   const image = new ImageData(cols, rows);
   const px = image.data;
-  const maskedRgb = parseColor(theme.masked);
+  const maskedRgb = parseColor((theme ?? DEFAULT_THEME).masked);
   let anyMasked = false;
   for (let i = 0; i < rows * cols; i++) {
     const o = i * 4;
@@ -108,34 +92,74 @@ export function paintMatrix(
     }
     px[o + 3] = 255;
   }
-  const cells = makeCanvas(cols, rows);
-  cells.getContext('2d').putImageData(image, 0, 0);
+  const canvas = makeCanvas(cols, rows);
+  canvas.getContext('2d').putImageData(image, 0, 0);
+  return { canvas, anyMasked };
+}
+
+// Paints rows x cols cells at (x, y), each cellW x cellH (canvas units).
+// weights: row-major Float32Array; mask: row-major 0/1 array or null (all visible);
+// range: [lo, hi] mapped to the ends of the colour scale; image: matrixImage's of the same
+// arguments, when the caller kept it; view: the part of the ctx that shows ({ x, y, width,
+// height }; default all), outside which the masked cells' hatching is left out.
+export function paintMatrix(
+  ctx,
+  {
+    rows,
+    cols,
+    weights,
+    mask,
+    scale = DEFAULT_SCALE,
+    range,
+    x = 0,
+    y = 0,
+    cellW,
+    cellH,
+    theme = DEFAULT_THEME,
+    gap = 0,
+    view = null,
+    image = matrixImage({ rows, cols, weights, mask, scale, range, theme }),
+  },
+) {
   ctx.save();
   ctx.imageSmoothingEnabled = false;
-  ctx.drawImage(cells, x, y, cols * cellW, rows * cellH);
-  if (anyMasked && cellW >= 6 && cellH >= 6)
-    paintHatch(ctx, { rows, cols, mask, x, y, cellW, cellH, theme });
+  ctx.drawImage(image.canvas, x, y, cols * cellW, rows * cellH);
+  if (image.anyMasked && cellW >= 6 && cellH >= 6)
+    paintHatch(ctx, { rows, cols, mask, x, y, cellW, cellH, theme, view });
   if (gap > 0 && cellW >= 10 && cellH >= 10)
     paintGrid(ctx, { rows, cols, x, y, cellW, cellH, theme, gap });
   ctx.restore();
 }
 
 // Hatching over masked cells: the masked cells form a stencil, the pattern is drawn through it.
-function paintHatch(ctx, { rows, cols, mask, x, y, cellW, cellH, theme }) {
-  const width = Math.ceil(cols * cellW);
-  const height = Math.ceil(rows * cellH);
+// Only the cells within `view` ({ x, y, width, height } in ctx units, default all): a zoomed
+// 1,024-token matrix is 36 million pixels, and a layer that size costs a second per repaint.
+function paintHatch(ctx, { rows, cols, mask, x, y, cellW, cellH, theme, view }) {
+  const first = (at, origin, cell, count) =>
+    view ? Math.max(0, Math.min(count, Math.floor((at - origin) / cell))) : 0;
+  const last = (at, origin, cell, count) =>
+    view ? Math.max(0, Math.min(count, Math.ceil((at - origin) / cell))) : count;
+  const r0 = first(view?.y, y, cellH, rows);
+  const r1 = last(view && view.y + view.height, y, cellH, rows);
+  const c0 = first(view?.x, x, cellW, cols);
+  const c1 = last(view && view.x + view.width, x, cellW, cols);
+  if (r1 <= r0 || c1 <= c0) return;
+  const left = Math.round(c0 * cellW);
+  const top = Math.round(r0 * cellH);
+  const width = Math.ceil(c1 * cellW) - left;
+  const height = Math.ceil(r1 * cellH) - top;
   const layer = makeCanvas(width, height);
   const l = layer.getContext('2d');
   l.fillStyle = '#000';
-  for (let r = 0; r < rows; r++) {
+  for (let r = r0; r < r1; r++) {
     let start = -1;
-    for (let c = 0; c <= cols; c++) {
-      const masked = c < cols && !mask[r * cols + c];
+    for (let c = c0; c <= c1; c++) {
+      const masked = c < c1 && !mask[r * cols + c];
       if (masked && start < 0) start = c;
       if (!masked && start >= 0) {
         l.fillRect(
-          Math.round(start * cellW),
-          Math.round(r * cellH),
+          Math.round(start * cellW) - left,
+          Math.round(r * cellH) - top,
           Math.round(c * cellW) - Math.round(start * cellW),
           Math.round((r + 1) * cellH) - Math.round(r * cellH),
         );
@@ -146,7 +170,7 @@ function paintHatch(ctx, { rows, cols, mask, x, y, cellW, cellH, theme }) {
   l.globalCompositeOperation = 'source-in';
   l.fillStyle = hatchPattern(l, theme, Math.max(6, Math.round(Math.min(cellW, cellH))));
   l.fillRect(0, 0, width, height);
-  ctx.drawImage(layer, x, y);
+  ctx.drawImage(layer, x + left, y + top);
 }
 
 function paintGrid(ctx, { rows, cols, x, y, cellW, cellH, theme, gap }) {

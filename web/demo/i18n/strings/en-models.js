@@ -161,6 +161,11 @@ export const enModels = {
     'Share of attention on the first token “{token}”, each head a dot, by layer ' +
     '(mean over {rows} rows)',
   sinksAxisLayer: 'layer',
+  sinksCaptionBos:
+    'Share of attention on the first token “{token}” (circles) and on “{bos}” (squares), ' +
+    'each head a mark, by layer (mean over {rows} rows)',
+  sinksBosDot: 'layer {layer}, head {head}: {share} on “{token}”',
+  sinksBosMeanColumn: 'Mean on “{token}”',
   sinksDot: 'layer {layer}, head {head}: {share} on the first token',
   sinksLayerColumn: 'Layer',
   sinksMeanColumn: 'Mean of its heads',
@@ -169,6 +174,10 @@ export const enModels = {
   sinksOpen: 'Open layer {layer}, head {head} ({share} on the first token) in the matrix',
   sinksNoRows: 'One token: there is nothing to average yet.',
   layerHeadN: 'layer {layer}, head {head}',
+  modelRegion:
+    '{name} · queries {queries} × keys {keys} · strongest {weight}: “{query}” ({queryAt}) → ' +
+    '“{key}” ({keyAt})',
+  modelRegionMasked: '{name} · queries {queries} × keys {keys} · masked',
   legendOwnMax: 'each one’s largest weight',
   captionModel:
     'layer <b>{layer}</b> · head <b>{head}</b> of {heads} · <b>{n}</b> {unit} · mask ' +

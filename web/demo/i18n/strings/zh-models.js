@@ -146,6 +146,11 @@ export const zhModels = {
     '每个头有多少注意力停在第一个词元上（对其余词元取平均）：无事可做的头常把注意力放在那里。',
   sinksCaption: '落在第一个词元“{token}”上的注意力份额，每个头一个点，按层排列（{rows} 行的平均）',
   sinksAxisLayer: '层',
+  sinksCaptionBos:
+    '落在第一个词元“{token}”（圆点）和“{bos}”（方块）上的注意力份额，每个头一个标记，' +
+    '按层排列（{rows} 行的平均）',
+  sinksBosDot: '第 {layer} 层，第 {head} 个头：{share} 落在“{token}”上',
+  sinksBosMeanColumn: '落在“{token}”上的平均',
   sinksDot: '第 {layer} 层，第 {head} 个头：{share} 落在第一个词元上',
   sinksLayerColumn: '层',
   sinksMeanColumn: '各头的平均',
@@ -154,6 +159,10 @@ export const zhModels = {
   sinksOpen: '在矩阵中打开第 {layer} 层第 {head} 个头（{share} 落在第一个词元上）',
   sinksNoRows: '只有一个词元：还没有可以平均的内容。',
   layerHeadN: '第 {layer} 层，第 {head} 个头',
+  modelRegion:
+    '{name} · 查询 {queries} × 键 {keys} · 最强 {weight}：' +
+    '“{query}”（{queryAt}）→ “{key}”（{keyAt}）',
+  modelRegionMasked: '{name} · 查询 {queries} × 键 {keys} · 已遮蔽',
   legendOwnMax: '各自的最大权重',
   captionModel:
     '第 <b>{layer}</b> 层 · 第 <b>{head}</b> 个头（共 {heads} 个）· <b>{n}</b> 个{unit} · 掩码 <' +
