@@ -9,9 +9,18 @@ import { tokenize } from '../../src/text/tokenize.js';
 import { engine } from '../compute-core.js';
 import { translateWith } from './translate-compute.js';
 
-// The page shows at most this many tokens of a text: every layer's and head's N x N weights
-// cross to the page, and 12 x 12 heads of 256 x 256 are already 38 MB.
-export const PAGE_MODEL_TOKENS = 256;
+// The page shows at most this many tokens of a text, and fewer where every layer's and head's
+// N x N float32 weights, which all cross to the page, would pass PAGE_ATTENTION_BYTES: GPT-2
+// small's 12 x 12 heads reach 1,024 tokens (604 MB), a model with more heads stops sooner. The
+// views draw long texts from pooled tiles (src/views/tiles.js).
+export const PAGE_MODEL_TOKENS = 1024;
+const PAGE_ATTENTION_BYTES = 640 * 2 ** 20;
+
+/** How many tokens of a text the page runs and shows for this model (info: model.info). */
+export function pageTokenLimit(info) {
+  const byMemory = Math.floor(Math.sqrt(PAGE_ATTENTION_BYTES / (4 * info.layers * info.heads)));
+  return Math.max(1, Math.min(PAGE_MODEL_TOKENS, info.maxPositions, byMemory));
+}
 const TOP_K = 10;
 // Progress reaches the page at most this often (a download reports every 64 KiB chunk).
 const PROGRESS_MS = 60;
@@ -115,9 +124,9 @@ export async function scoreHeads({ key }) {
   return { key, heads: entry.scores };
 }
 
-// The text cut to PAGE_MODEL_TOKENS tokens (a pair is kept whole and must fit).
+// The text cut to the page's tokens (pageTokenLimit; a pair is kept whole and must fit).
 export function fitText(model, text, pair) {
-  const limit = Math.min(PAGE_MODEL_TOKENS, model.info.maxPositions);
+  const limit = pageTokenLimit(model.info);
   const encode = (t) => model.tokenizer.encode(t, pair ? { pair } : {});
   let { tokens } = encode(text);
   const total = tokens.length;

@@ -8,7 +8,7 @@ import { layerVisibility } from '../../src/interpret/layer-masks.js';
 import { labelHeads } from '../../src/interpret/head-labels.js';
 import { rangeError } from '../../src/argument-checks.js';
 import { engine } from '../compute-core.js';
-import { PAGE_MODEL_TOKENS, fitText, pageResult, runOnce } from './compute.js';
+import { fitText, pageResult, pageTokenLimit, runOnce } from './compute.js';
 
 /**
  * A run's attention grown by generated tokens' rows.
@@ -50,13 +50,14 @@ export function grownAttention(prompt, n, rows, planes) {
  * prompt and what was added; stopped: 'eos' or 'maxTokens'; null while it goes). The same form,
  * with stopped null, reaches progress() after each token, and the next token waits for
  * drawn() (the worker's: the page has handled it). maxTokens is cut to what the page's
- * PAGE_MODEL_TOKENS and the model's positions leave after the prompt.
+ * token limit (pageTokenLimit: the model's positions, the weights' memory) leaves after the
+ * prompt.
  */
 export async function continueWith(model, params, { signal, progress, drawn }) {
   const info = model.info;
   const started = performance.now();
   const fitted = fitText(model, params.text, '');
-  const limit = Math.min(PAGE_MODEL_TOKENS, info.maxPositions);
+  const limit = pageTokenLimit(info);
   const prompt = await runOnce(model, fitted.text, '', info.layerMasks);
   const n = prompt.tokens.length;
   if (fitted.truncated || n >= limit) {

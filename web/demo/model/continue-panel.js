@@ -10,8 +10,8 @@ import { t } from '../i18n.js';
 const LANE = 'model-continue';
 // Greedy by default (the same continuation every time); a temperature draws with the seed.
 export const CONTINUE_DEFAULTS = Object.freeze({ maxTokens: 32, temperature: 0, seed: 1 });
-// The page shows at most 256 tokens (compute.js PAGE_MODEL_TOKENS); the compute thread cuts
-// maxTokens to what the text and the model's positions leave.
+// At most this many new tokens a click; the compute thread cuts maxTokens to what the text
+// leaves of the page's token limit (compute.js pageTokenLimit).
 const MAX_TOKENS = 256;
 const MAX_TEMPERATURE = 2;
 

@@ -148,3 +148,33 @@ describe('the model view at 1,024 tokens', () => {
     assert.ok(cell >= 3, `cell ${cell} CSS px: every token pair has its own cells`);
   });
 });
+
+// The page itself on a long text: stories260K (bundled, 512 positions) runs its first 512 tokens
+// of a ~900-token story and draws all 40 heads; the counts line says what was cut.
+describe('the demo page on a long text', () => {
+  let browser, page;
+  before(async () => {
+    browser = await openBrowser();
+    page = await newPage(browser.context);
+  });
+  after(() => browser?.close());
+
+  it('runs as many tokens as the model has positions and draws every head', async () => {
+    const sentence = 'Once upon a time, there was a little girl named Lily who loved the sun. ';
+    await page.goto(`${browser.base}/demo/?lang=en`);
+    await page.waitForFunction(() => Number(document.body.dataset.computed) >= 1);
+    await page.fill('#main-text', sentence.repeat(40));
+    await page.click('label:has(input[name="model-kind"][value="real"])');
+    await page.waitForFunction(() => Number(document.body.dataset.modelRuns ?? 0) >= 1, null, {
+      timeout: 60000,
+    });
+    await page.click('#tab-model');
+    await page.waitForFunction(
+      () => document.querySelectorAll('#model-grid .al-model-cell canvas').length === 40,
+    );
+    const status = await page.textContent('#status-line');
+    const match = /^512 tokens · the first 512 of (\d+) tokens/.exec(status ?? '');
+    assert.ok(match && Number(match[1]) > 512, `status: ${status}`);
+    await page.locator('#model-grid').screenshot({ path: artifact('model-view-page-512.png') });
+  });
+});
