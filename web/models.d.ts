@@ -210,7 +210,7 @@ export type ModelType =
   | 'marian';
 /** How a model's weight matrices are stored in wasm memory. */
 // generated from model.dtypes (web/scripts/block-layouts.mjs)
-export type WeightDtype = 'f32' | 'f16';
+export type WeightDtype = 'f32' | 'f16' | 'q8';
 export declare const SUPPORTED_MODEL_TYPES: readonly ModelType[];
 /** The model types that read pictures: loadModel gives a VisionModel for them. */
 export declare const VISION_MODEL_TYPES: readonly ModelType[];
