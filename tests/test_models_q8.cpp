@@ -41,7 +41,8 @@ std::vector<double> quantize_rows(const std::vector<double>& x, std::int64_t row
       block[0] = static_cast<std::uint8_t>(half & 0xff);
       block[1] = static_cast<std::uint8_t>(half >> 8);
       for (std::int64_t i = 0; i < kQ8Block; ++i) {
-        const double q = scale == 0 ? 0 : std::max(-127.0, std::min(127.0, std::nearbyint(v[i] / scale)));
+        const double q =
+            scale == 0 ? 0 : std::max(-127.0, std::min(127.0, std::nearbyint(v[i] / scale)));
         block[2 + i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(q));
         dequantised[static_cast<std::size_t>(r * in + b * kQ8Block + i)] = q * scale;
       }
@@ -116,7 +117,8 @@ TEST_CASE("Q8_0 panel kernels: every set against double precision, awkward depth
         ops.q8_panel_to_f32(static_cast<std::size_t>(k), m.packed.data(), panel.data());
         for (std::int64_t p = 0; p < k; ++p) {
           for (std::int64_t j = 0; j < 8; ++j) {
-            REQUIRE(panel[static_cast<std::size_t>(p * 8 + j)] == m.w[static_cast<std::size_t>(j * k + p)]);
+            REQUIRE(panel[static_cast<std::size_t>(p * 8 + j)] ==
+                    m.w[static_cast<std::size_t>(j * k + p)]);
           }
         }
         const KernelSet* same = find_kernel_set(ops.name);

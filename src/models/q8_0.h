@@ -20,8 +20,8 @@
 
 namespace attnlens::models {
 
-constexpr std::int64_t kQ8Block = 32;                   // depths per block (GGML's QK8_0)
-constexpr std::int64_t kQ8BlockBytes = 2 + kQ8Block;    // written: f16 scale + 32 int8
+constexpr std::int64_t kQ8Block = 32;                 // depths per block (GGML's QK8_0)
+constexpr std::int64_t kQ8BlockBytes = 2 + kQ8Block;  // written: f16 scale + 32 int8
 constexpr std::int64_t kQ8PanelBlockBytes = 8 * 4 + kQ8Block * 8;  // packed: 8 f32 + [32][8]
 
 // Bytes of a matrix written as Q8_0 rows (in a multiple of 32).
@@ -42,7 +42,7 @@ void require_finite_q8(const std::uint8_t* written, std::int64_t in, std::int64_
                        const std::string& name);
 
 // Packs written Q8_0 rows into `dst` (q8_packed_bytes long); `src` and `dst` do not overlap.
-void pack_q8_matrix(const std::uint8_t* src, std::int64_t in, std::int64_t out,
-                    std::int64_t groups, std::uint8_t* dst);
+void pack_q8_matrix(const std::uint8_t* src, std::int64_t in, std::int64_t out, std::int64_t groups,
+                    std::uint8_t* dst);
 
 }  // namespace attnlens::models
