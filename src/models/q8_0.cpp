@@ -47,8 +47,8 @@ void require_finite_q8(const std::uint8_t* written, std::int64_t in, std::int64_
   }
 }
 
-void pack_q8_matrix(const std::uint8_t* src, std::int64_t in, std::int64_t out,
-                    std::int64_t groups, std::uint8_t* dst) {
+void pack_q8_matrix(const std::uint8_t* src, std::int64_t in, std::int64_t out, std::int64_t groups,
+                    std::uint8_t* dst) {
   const std::int64_t blocks = in / kQ8Block;
   const std::int64_t group_columns = out / groups;
   const std::int64_t panels = panels_of(group_columns);
@@ -96,7 +96,8 @@ void q8_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a,
       const auto* q = reinterpret_cast<const std::int8_t*>(bb + kScaleBytes);
       for (std::size_t p = 0; p < kBlock; ++p, ap += kRows) {
         float w[kCols];
-        for (std::size_t j = 0; j < kCols; ++j) w[j] = static_cast<float>(q[p * kCols + j]) * scale[j];
+        for (std::size_t j = 0; j < kCols; ++j)
+          w[j] = static_cast<float>(q[p * kCols + j]) * scale[j];
         for (std::size_t r = 0; r < kRows; ++r) {
           for (std::size_t j = 0; j < kCols; ++j) acc[r][j] += ap[r] * w[j];
         }
@@ -151,8 +152,8 @@ ATTNLENS_VEC_INLINE void widen8(const std::int8_t* q, f32x4& lo, f32x4& hi) {
 void q8_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
                                 std::size_t a_stride, const std::uint8_t* b, float* c) noexcept {
   for (std::size_t t = 0; t < tiles; ++t, a += a_stride, c += kRows * kCols) {
-    f32x4 c00 = simd::splat(0.0f), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
-          c30 = c00, c31 = c00;
+    f32x4 c00 = simd::splat(0.0f), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+          c31 = c00;
     const float* ap = a;
     for (std::size_t block = 0; block < k / kBlock; ++block) {
       const std::uint8_t* bb = b + block * kBlockBytes;
