@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { createAttention } from '../src/index.js';
-import { loadModel, loadModelFiles } from '../src/models/index.js';
+import { describeModel, loadModel, loadModelFiles } from '../src/models/index.js';
 import { q8Bytes, quantizeQ8_0 } from '../src/models/files/q8.js';
 import { tinyModel } from './support/tiny-models.mjs';
 
@@ -173,6 +173,16 @@ for (const name of ['smollm2', 'qwen2', 'gpt2']) {
     assert.ok(m.attention <= 0.03, `attention difference ${m.attention}`);
   });
 }
+
+test("describeModel counts the memory 'q8' takes before anything is loaded", async () => {
+  const about = await describeModel('stories260K', { attention, dtype: 'q8' });
+  const f16 = await describeModel('stories260K', { attention, dtype: 'f16' });
+  const model = await loadModel('stories260K', { attention, dtype: 'q8' });
+  assert.equal(about.dtype, 'q8');
+  assert.equal(about.memoryBytes, model.info.bytes);
+  assert.ok(about.memoryBytes < f16.memoryBytes);
+  model.dispose();
+});
 
 test("dtype must be one of 'f32', 'f16', 'q8'", async () => {
   await assert.rejects(loadModel('stories260K', { attention, dtype: 'q4' }), {
