@@ -1,6 +1,7 @@
 // attnlens benchmarks: the register-only peak, every registered kernel variant, the projections
-// (ours vs Eigen), and whole attention calls. Prints median and best times, GFLOP/s at both and
-// the best as a percentage of the peak sampled alongside; asserts nothing.
+// (ours vs Eigen), a model's linear layers in f32, f16 and Q8_0, and whole attention calls.
+// Prints median and best times, GFLOP/s at both and the best as a percentage of the peak sampled
+// alongside; asserts nothing.
 //
 //   attnlens_bench [--quick] [--filter SUBSTRING]
 //
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   attnlens_bench::bench_panel_gemm(cfg);
   attnlens_bench::bench_softmax(cfg);
   attnlens_bench::bench_projection(cfg);
+  attnlens_bench::bench_linear(cfg);
   attnlens_bench::bench_attention(cfg);
   attnlens_bench::bench_backward(cfg);
   return 0;

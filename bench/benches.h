@@ -9,6 +9,7 @@ void bench_gemm(const Config& cfg);
 void bench_panel_gemm(const Config& cfg);
 void bench_softmax(const Config& cfg);
 void bench_projection(const Config& cfg);
+void bench_linear(const Config& cfg);
 void bench_attention(const Config& cfg);
 void bench_backward(const Config& cfg);
 

@@ -51,6 +51,15 @@ export interface TensorSet {
   info(name: string): { name: string; dtype: TensorDtype; shape: number[]; byteLength: number };
   readFloat32(name: string, target?: Float32Array): Float32Array;
   readFloat16(name: string, target?: Uint16Array): Uint16Array;
+  /**
+   * The matrix as Q8_0 rows of [out, in] (34 bytes per 32 values): a GGUF Q8_0 tensor's own
+   * blocks, any float tensor quantised as llama.cpp's quantize_row_q8_0.
+   */
+  readQ8_0(
+    name: string,
+    target: Uint8Array,
+    layout: { inFeatures: number; outFeatures: number; transposed: boolean },
+  ): Uint8Array;
   release(): void;
 }
 
@@ -210,7 +219,7 @@ export type ModelType =
   | 'marian';
 /** How a model's weight matrices are stored in wasm memory. */
 // generated from model.dtypes (web/scripts/block-layouts.mjs)
-export type WeightDtype = 'f32' | 'f16';
+export type WeightDtype = 'f32' | 'f16' | 'q8';
 export declare const SUPPORTED_MODEL_TYPES: readonly ModelType[];
 /** The model types that read pictures: loadModel gives a VisionModel for them. */
 export declare const VISION_MODEL_TYPES: readonly ModelType[];
@@ -234,7 +243,10 @@ export type AblationMode = 'zero' | 'mean';
 export declare const ABLATION_MODES: readonly AblationMode[];
 
 export interface LoadModelOptions extends ModelFilesOptions {
-  /** Storage of the weight matrices in wasm memory: 'f32' (default) or 'f16' (half the bytes). */
+  /**
+   * Storage of the weight matrices in wasm memory: 'f32' (default), 'f16' (half the bytes) or
+   * 'q8' (linear layers as Q8_0 8-bit blocks, ~27% of f32's bytes; the other matrices f16).
+   */
   dtype?: WeightDtype;
   /**
    * The engine to run on, as analyze() takes it: the weights live in its wasm memory, its wasm

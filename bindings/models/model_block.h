@@ -131,7 +131,8 @@ namespace attnlens_bindings::models {
 
 #define ATTNLENS_MODEL_DTYPES(X) \
   X(kF32, "f32")                 \
-  X(kF16, "f16")
+  X(kF16, "f16")                 \
+  X(kQ8, "q8")
 
 #define ATTNLENS_MODEL_ENUMERATOR(enumerator, name) enumerator,
 #define ATTNLENS_MODEL_NAME(enumerator, name) name,

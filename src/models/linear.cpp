@@ -5,6 +5,7 @@
 
 #include "attention/prepare.h"
 #include "models/packing.h"
+#include "models/q8_0.h"
 #include "parallel.h"
 
 namespace attnlens::models {
@@ -17,6 +18,11 @@ constexpr std::int64_t kRowBlockBytes = 384 * 1024;
 // Column panels per task (128 outputs): enough tasks to share among threads, each with a
 // long run of panel_gemm calls over the same rows.
 constexpr std::int64_t kPanelsPerTask = 16;
+
+// Row tiles (of 4 tokens) up to which a Q8_0 panel runs on the dequantising kernel: it reads a
+// quarter of f32's bytes but converts every weight once per tile; from here on a panel is
+// dequantised once into f32 and every tile runs on the f32 panel GEMM (bench/: q8 linear lines).
+constexpr std::int64_t kQ8FusedTiles = 2;
 
 // Vocabulary rows of the tied head per task (and per f16 conversion).
 constexpr std::int64_t kVocabBlock = 512;
@@ -56,16 +62,25 @@ int linear(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w, co
     const std::int64_t last_panel = std::min(column_panels, first_panel + kPanelsPerTask);
     const float* a = x.data.data() + first_row_panel * in * kPanelDepth;
     std::vector<float> c(static_cast<std::size_t>(tiles * kPanelDepth * kPanelWidth));
-    std::vector<float> converted(w.f16 ? static_cast<std::size_t>(panel_floats) : 0);
+    const bool q8_fused = w.q8 && tiles <= kQ8FusedTiles;
+    std::vector<float> converted(
+        w.f16 || (w.q8 && !q8_fused) ? static_cast<std::size_t>(panel_floats) : 0);
     for (std::int64_t panel = first_panel; panel < last_panel; ++panel) {
-      const float* b = w.f32 + panel * panel_floats;
-      if (w.f16) {  // one panel at a time: it then stays in cache for every tile
+      const float* b = w.f32 ? w.f32 + panel * panel_floats : converted.data();
+      // f16, or Q8_0 for many rows: one panel at a time, so it stays in cache for every tile.
+      if (w.f16) {
         ctx.ops.half_to_float(static_cast<std::size_t>(panel_floats), w.f16 + panel * panel_floats,
                               converted.data());
-        b = converted.data();
       }
-      ctx.kernels.panel_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(in), a,
-                             static_cast<std::size_t>(in * kPanelDepth), b, c.data(), nullptr);
+      const std::uint8_t* q8 = w.q8 ? w.q8 + panel * q8_panel_bytes(in) : nullptr;
+      if (q8_fused) {
+        ctx.ops.q8_panel_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(in), a,
+                              static_cast<std::size_t>(in * kPanelDepth), q8, c.data());
+      } else {
+        if (q8) ctx.ops.q8_panel_to_f32(static_cast<std::size_t>(in), q8, converted.data());
+        ctx.kernels.panel_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(in), a,
+                               static_cast<std::size_t>(in * kPanelDepth), b, c.data(), nullptr);
+      }
       // Tiles are [4 rows][8 columns]: copy the rows and columns that exist, adding the bias.
       const std::int64_t c0 = panel * kPanelWidth;
       const std::int64_t width = std::min(kPanelWidth, w.out - c0);

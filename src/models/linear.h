@@ -1,4 +1,4 @@
-// Linear layers and the tied LM head over weights stored as f32 or f16, on the registry's
+// Linear layers and the tied LM head over weights stored as f32, f16 or Q8_0, on the registry's
 // kernels (KernelSet::panel_gemm over the packed layouts of packing.h, KernelSet::gemm) and the
 // model ops (ops.h).
 #pragma once
@@ -12,12 +12,13 @@
 namespace attnlens::models {
 
 // A linear layer's matrix as finalize() packed it (packing.h): column panels
-// [ceil(out / 8)][in][8]. Exactly one of f32 / f16 is set.
+// [ceil(out / 8)][in][8], or Q8_0 panels (q8_0.h). Exactly one of f32 / f16 / q8 is set.
 struct PackedMatrix {
   const float* f32 = nullptr;
   const std::uint16_t* f16 = nullptr;
   std::int64_t in = 0;
   std::int64_t out = 0;
+  const std::uint8_t* q8 = nullptr;
 };
 
 // An embedding matrix [rows, width] as written (row-major, rows contiguous), f32 or f16.
@@ -45,8 +46,9 @@ struct StepContext {
 };
 
 // out[r * ldo + c] = sum_p x[r][p] * W[p][c] + bias[c] (bias may be null), on
-// KernelSet::panel_gemm. Split over threads by blocks of output columns (and of rows for long
-// inputs); every output is computed the same way whatever the split. Returns the threads that
+// KernelSet::panel_gemm (a Q8_0 matrix: ModelOps::q8_panel_gemm for few rows, else each panel
+// dequantised once for panel_gemm). Split over threads by blocks of output columns (and of rows for
+// long inputs); every output is computed the same way whatever the split. Returns the threads that
 // took part.
 int linear(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w, const float* bias,
            float* out, std::int64_t ldo);

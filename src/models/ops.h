@@ -1,10 +1,10 @@
 // The row and element operations of the forward pass besides the GEMMs (which run on the
 // kernel registry's KernelSet::gemm): layer norm and RMS norm, the two GELU forms, the SwiGLU
-// gate, rotary position embeddings, half to float, and the dot products of the tied LM head. Each
-// has a plain scalar twin and a simd128 version in the same file (written against
-// src/kernels/vec128.h, or its intrinsics where vec128 has no integer widening); ModelOps picks one
-// of each, and tests expand model_op_sets() against a double-precision reference. All are noexcept
-// (see kernels_internal.h for why).
+// gate, rotary position embeddings, half to float, the dot products of the tied LM head, and the
+// dequantising Q8_0 panel kernels (q8_0.h). Each has a plain scalar twin and a simd128 version in
+// the same file (written against src/kernels/vec128.h, or its intrinsics where vec128 has no
+// integer widening); ModelOps picks one of each, and tests expand model_op_sets() against a
+// double-precision reference. All are noexcept (see kernels_internal.h for why).
 #pragma once
 
 #include <cstddef>
@@ -47,6 +47,13 @@ using HalfToFloatFn = void (*)(std::size_t n, const std::uint16_t* bits, float* 
 using DotRowsFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* a,
                            std::size_t lda, const float* b, std::size_t ldb, float* c,
                            std::size_t ldc) noexcept;
+// The dequantising panel GEMM (q8_0.h): C_t[4][8] = A_t * B for `tiles` row tiles, A as
+// KernelSet::panel_gemm's (tile t at a + t * a_stride, [k][4]), B one packed Q8_0 column panel
+// of depth k (a multiple of 32), dequantised in registers. C is overwritten.
+using Q8PanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float* a,
+                               std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
+// out[k][8] = a packed Q8_0 column panel of depth k (a multiple of 32) as f32, exactly.
+using Q8PanelToF32Fn = void (*)(std::size_t k, const std::uint8_t* b, float* out) noexcept;
 
 struct ModelOps {
   const char* name;  // "scalar" or "simd128"
@@ -59,6 +66,8 @@ struct ModelOps {
   RotaryFn rotary;
   HalfToFloatFn half_to_float;
   DotRowsFn dot_rows;
+  Q8PanelGemmFn q8_panel_gemm;
+  Q8PanelToF32Fn q8_panel_to_f32;
 };
 
 // "scalar" always, then "simd128" where vec128.h has SIMD (not with ATTNLENS_NO_SIMD).
@@ -81,6 +90,9 @@ void f16_to_f32__scalar(std::size_t n, const std::uint16_t* bits, float* out) no
 void f32_dot_rows__scalar(std::size_t m, std::size_t n, std::size_t k, const float* a,
                           std::size_t lda, const float* b, std::size_t ldb, float* c,
                           std::size_t ldc) noexcept;
+void q8_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a,
+                               std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
+void q8_panel_to_f32__scalar(std::size_t k, const std::uint8_t* b, float* out) noexcept;
 #if ATTNLENS_HAVE_SIMD
 void f32_layer_norm__simd128_x4(std::size_t rows, std::size_t n, const float* x, const float* gamma,
                                 const float* beta, float eps, float* y) noexcept;
@@ -96,6 +108,9 @@ void f16_to_f32__simd128_x8(std::size_t n, const std::uint16_t* bits, float* out
 void f32_dot_rows__simd128_4x1(std::size_t m, std::size_t n, std::size_t k, const float* a,
                                std::size_t lda, const float* b, std::size_t ldb, float* c,
                                std::size_t ldc) noexcept;
+void q8_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
+                                std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
+void q8_panel_to_f32__simd128_x8(std::size_t k, const std::uint8_t* b, float* out) noexcept;
 #endif
 
 }  // namespace attnlens::models

@@ -1,5 +1,5 @@
-// The model object: config checks, the memory check before allocating, weight storage in two
-// pools (f32 and f16 halves), and finalize()'s one-time transposition and finiteness check.
+// The model object: config checks, the memory check before allocating, weight storage in three
+// pools (f32, f16 halves, Q8_0 bytes), and finalize()'s one-time packing and finiteness check.
 // The forward pass is in forward.cpp.
 #include "attnlens/models/transformer.h"
 
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "models/packing.h"
+#include "models/q8_0.h"
 #include "models/units/unit.h"
 #include "models/weights.h"
 #include "validate.h"
@@ -17,12 +18,27 @@
 namespace attnlens::models {
 namespace {
 
-std::int64_t element_bytes(WeightDtype dtype) { return dtype == WeightDtype::kF16 ? 2 : 4; }
+// Bytes per unit of a dtype's pool: a float, a half, a byte (Q8_0).
+std::int64_t unit_bytes(WeightDtype dtype) {
+  return dtype == WeightDtype::kF32 ? 4 : dtype == WeightDtype::kF16 ? 2 : 1;
+}
 
 // Tensors start on 16-byte boundaries, so SIMD loads of a row start aligned where widths allow.
 std::size_t aligned_offset(std::size_t offset, WeightDtype dtype) {
-  const std::size_t per16 = dtype == WeightDtype::kF16 ? 8 : 4;
+  const std::size_t per16 = 16 / static_cast<std::size_t>(unit_bytes(dtype));
   return (offset + per16 - 1) / per16 * per16;
+}
+
+std::int64_t in_of(const WeightInfo& w) { return w.transposed ? w.shape[1] : w.shape[0]; }
+std::int64_t out_of(const WeightInfo& w) { return w.transposed ? w.shape[0] : w.shape[1]; }
+
+// Units of its pool a weight takes as written.
+std::int64_t written_units(const WeightInfo& w) {
+  return w.dtype == WeightDtype::kQ8_0 ? q8_written_bytes(in_of(w), out_of(w)) : w.elements;
+}
+
+const char* dtype_label(WeightDtype dtype) {
+  return dtype == WeightDtype::kF32 ? "f32" : dtype == WeightDtype::kF16 ? "f16" : "q8";
 }
 
 }  // namespace
@@ -57,13 +73,16 @@ void require_finite_halves(const std::uint16_t* bits, std::int64_t count, const 
 
 namespace {
 
-// Elements weight i occupies: packed linear matrices round their columns up to whole panels.
+// Units of its pool weight i occupies: packed linear matrices round their columns up to whole
+// panels (and a packed Q8_0 block widens its scale to f32).
 std::int64_t capacity_of(const WeightTable& table, std::size_t i) {
   const WeightInfo& w = table.infos[i];
   const std::int64_t groups = table.column_groups[i];
   if (groups == 0) return w.elements;
-  const std::int64_t in = w.transposed ? w.shape[1] : w.shape[0];
-  const std::int64_t out = w.transposed ? w.shape[0] : w.shape[1];
+  const std::int64_t in = in_of(w), out = out_of(w);
+  if (w.dtype == WeightDtype::kQ8_0) {
+    return std::max(q8_written_bytes(in, out), q8_packed_bytes(in, out, groups));
+  }
   return std::max(w.elements, packed_elements(in, out, groups));
 }
 
@@ -76,10 +95,10 @@ ModelSize model_size(const TransformerConfig& config) {
   for (std::size_t i = 0; i < table.infos.size(); ++i) {
     const WeightInfo& w = table.infos[i];
     size.parameters += w.elements;
-    size.weight_bytes += capacity_of(table, i) * element_bytes(w.dtype);
+    size.weight_bytes += capacity_of(table, i) * unit_bytes(w.dtype);
     if (table.column_groups[i] > 0) {
       size.load_scratch_bytes =
-          std::max(size.load_scratch_bytes, w.elements * element_bytes(w.dtype));
+          std::max(size.load_scratch_bytes, written_units(w) * unit_bytes(w.dtype));
     }
   }
   return size;
@@ -100,12 +119,15 @@ ModelSize require_model_fits(const TransformerConfig& config, std::int64_t memor
   if (needed > limit) {
     std::string detail = "needs " + format_bytes(needed) + " (" + std::to_string(size.parameters) +
                          " parameters, weights " + format_bytes(size.weight_bytes) +
-                         " with matrices as " +
-                         (config.matrix_dtype == WeightDtype::kF16 ? "f16" : "f32") + ", plus " +
+                         " with matrices as " + dtype_label(config.matrix_dtype) + ", plus " +
                          format_bytes(size.load_scratch_bytes) + " while loading), more than the " +
                          format_bytes(limit) + " of memory available";
     if (sizeof(void*) == 4) detail += " (a wasm32 module addresses at most 2 GiB)";
-    if (config.matrix_dtype == WeightDtype::kF32) detail += "; f16 storage halves the matrices";
+    if (config.matrix_dtype == WeightDtype::kF32) {
+      detail += "; f16 storage halves the matrices, q8 (Q8_0) quarters the linear layers'";
+    } else if (config.matrix_dtype == WeightDtype::kF16) {
+      detail += "; q8 (Q8_0) storage halves the linear layers' matrices";
+    }
     throw RangeError("model", detail);
   }
   return size;
@@ -116,11 +138,13 @@ Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
       memory_limit_(memory_limit == 0 ? default_memory_limit() : memory_limit),
       size_(require_model_fits(config_, memory_limit)) {
   WeightTable table = build_weight_table(config_);
-  std::size_t f32_count = 0, f16_count = 0;
+  std::size_t f32_count = 0, f16_count = 0, q8_count = 0;
   offsets_.reserve(table.infos.size());
   for (std::size_t i = 0; i < table.infos.size(); ++i) {
     const WeightDtype dtype = table.infos[i].dtype;
-    std::size_t& count = dtype == WeightDtype::kF16 ? f16_count : f32_count;
+    std::size_t& count = dtype == WeightDtype::kF16    ? f16_count
+                         : dtype == WeightDtype::kQ8_0 ? q8_count
+                                                       : f32_count;
     count = aligned_offset(count, dtype);
     offsets_.push_back(count);
     count += static_cast<std::size_t>(capacity_of(table, i));
@@ -130,6 +154,7 @@ Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
   column_groups_ = std::move(table.column_groups);
   f32_pool_.resize(f32_count);
   f16_pool_.resize(f16_count);
+  q8_pool_.resize(q8_count);
 }
 
 void* Transformer::weight_data(std::int64_t index) {
@@ -139,6 +164,7 @@ void* Transformer::weight_data(std::int64_t index) {
   }
   const auto i = static_cast<std::size_t>(index);
   if (infos_[i].dtype == WeightDtype::kF16) return f16_pool_.data() + offsets_[i];
+  if (infos_[i].dtype == WeightDtype::kQ8_0) return q8_pool_.data() + offsets_[i];
   return f32_pool_.data() + offsets_[i];
 }
 
@@ -150,6 +176,11 @@ const float* Transformer::f32_data(std::int64_t index) const {
 const std::uint16_t* Transformer::f16_data(std::int64_t index) const {
   const auto i = static_cast<std::size_t>(index);
   return infos_[i].dtype == WeightDtype::kF16 ? f16_pool_.data() + offsets_[i] : nullptr;
+}
+
+const std::uint8_t* Transformer::q8_data(std::int64_t index) const {
+  const auto i = static_cast<std::size_t>(index);
+  return infos_[i].dtype == WeightDtype::kQ8_0 ? q8_pool_.data() + offsets_[i] : nullptr;
 }
 
 void Transformer::finalize(const std::vector<std::string>& names) {
@@ -167,12 +198,15 @@ void Transformer::finalize(const std::vector<std::string>& names) {
       detail::require_finite(
           FloatView(f32_pool_.data() + offsets_[i], static_cast<std::size_t>(w.elements)),
           name.c_str());
-    } else {
+    } else if (w.dtype == WeightDtype::kF16) {
       require_finite_halves(f16_pool_.data() + offsets_[i], w.elements, name);
+    } else {
+      require_finite_q8(q8_pool_.data() + offsets_[i], in_of(w), out_of(w), name);
     }
   }
   std::vector<float> f32_copy;
   std::vector<std::uint16_t> f16_copy;
+  std::vector<std::uint8_t> q8_copy;
   const auto pack = [](auto* data, auto& copy, const WeightInfo& w, std::int64_t groups) {
     copy.assign(data, data + w.elements);
     const std::int64_t in = w.transposed ? w.shape[1] : w.shape[0];
@@ -181,7 +215,12 @@ void Transformer::finalize(const std::vector<std::string>& names) {
   };
   for (std::size_t i = 0; i < infos_.size(); ++i) {
     if (column_groups_[i] == 0) continue;
-    if (infos_[i].dtype == WeightDtype::kF32) {
+    const WeightInfo& w = infos_[i];
+    if (w.dtype == WeightDtype::kQ8_0) {
+      std::uint8_t* data = q8_pool_.data() + offsets_[i];
+      q8_copy.assign(data, data + q8_written_bytes(in_of(w), out_of(w)));
+      pack_q8_matrix(q8_copy.data(), in_of(w), out_of(w), column_groups_[i], data);
+    } else if (w.dtype == WeightDtype::kF32) {
       pack(f32_pool_.data() + offsets_[i], f32_copy, infos_[i], column_groups_[i]);
     } else {
       pack(f16_pool_.data() + offsets_[i], f16_copy, infos_[i], column_groups_[i]);

@@ -160,7 +160,8 @@ void validate_config(const TransformerConfig& c) {
       c.activation != Activation::kSilu) {
     throw InvalidArgumentError("activation", "unknown activation code");
   }
-  if (c.matrix_dtype != WeightDtype::kF32 && c.matrix_dtype != WeightDtype::kF16) {
+  if (c.matrix_dtype != WeightDtype::kF32 && c.matrix_dtype != WeightDtype::kF16 &&
+      c.matrix_dtype != WeightDtype::kQ8_0) {
     throw InvalidArgumentError("matrix_dtype", "unknown dtype code");
   }
   validate_llama_fields(c);

@@ -97,7 +97,7 @@ void GptPass::forward(MutableFloatView weights) {
     const std::int64_t group = models::panels_of(cw) * models::kPanelWidth * cw;
     const float* bias = value(l, models::kQkvBias);
     for (std::int64_t part = 0; part < 3; ++part) {
-      const PackedMatrix w{qkv.f32 + part * group, nullptr, cw, cw};
+      const PackedMatrix w{qkv.f32 + part * group, nullptr, cw, cw, nullptr};
       linear_forward(ctx, part == 0 ? a : nullptr, r, cw, ws.panels, w, bias + part * cw,
                      ws.qkv.data() + part * cw, 3 * cw);
     }

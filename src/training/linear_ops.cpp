@@ -45,7 +45,7 @@ PackedMatrix pack_weight(const float* w, std::int64_t in, std::int64_t out, std:
                          std::vector<float>& storage) {
   storage.resize(static_cast<std::size_t>(models::packed_elements(in, out, groups)));
   models::pack_matrix(w, /*transposed=*/false, in, out, groups, storage.data());
-  return {storage.data(), nullptr, in, out};
+  return {storage.data(), nullptr, in, out, nullptr};
 }
 
 PackedMatrix pack_weight_transposed(const float* w, std::int64_t in, std::int64_t out,
@@ -53,7 +53,7 @@ PackedMatrix pack_weight_transposed(const float* w, std::int64_t in, std::int64_
   // W [in, out] read as the [out', in'] = [in, out] layout of a transposed W^T [out, in].
   storage.resize(static_cast<std::size_t>(models::packed_elements(out, in, 1)));
   models::pack_matrix(w, /*transposed=*/true, out, in, 1, storage.data());
-  return {storage.data(), nullptr, out, in};
+  return {storage.data(), nullptr, out, in, nullptr};
 }
 
 void linear_forward(const StepContext& ctx, const float* x, std::int64_t rows, std::int64_t in,

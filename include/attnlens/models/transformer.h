@@ -58,7 +58,10 @@ enum class Activation {
   kGeluErf,   // "gelu" (BERT): 0.5 x (1 + erf(x / sqrt(2)))
   kSilu,  // "silu" / "swish": x / (1 + exp(-x)); llama's gate (the only one it takes), Marian's MLP
 };
-enum class WeightDtype { kF32, kF16 };
+// kQ8_0: GGML's Q8_0 blocks (32 int8 values and an f16 scale along the input features), for the
+// linear layers' matrices whose input width is a multiple of 32; as a config's matrix_dtype, the
+// other matrices (embeddings, a head read like one, a linear layer of another width) are kF16.
+enum class WeightDtype { kF32, kF16, kQ8_0 };
 
 // How the rotary embedding's inverse frequencies are made (the transformers library's
 // ROPE_INIT_FUNCTIONS of the same names; "dynamic" NTK equals kNone at every length up to
@@ -151,8 +154,11 @@ inline std::int64_t kv_heads_of(const TransformerConfig& c) {
 struct WeightInfo {
   std::string name;                 // e.g. "layers.0.attention.query.weight" (see weights())
   std::vector<std::int64_t> shape;  // checkpoint layout: nn.Linear [out, in], Conv1D [in, out]
-  WeightDtype dtype = WeightDtype::kF32;  // f32 values, or IEEE half bits (uint16)
-  bool transposed = false;                // written [out, in] (nn.Linear) rather than [in, out]
+  // f32 values, IEEE half bits (uint16), or (kQ8_0) Q8_0 blocks of the [out, in] matrix, whatever
+  // `transposed` says: out rows of in / 32 blocks, each a little-endian f16 scale and 32 int8
+  // (GGML's block_q8_0, 34 bytes)
+  WeightDtype dtype = WeightDtype::kF32;
+  bool transposed = false;  // written [out, in] (nn.Linear) rather than [in, out]
   std::int64_t elements = 0;
 };
 
@@ -318,8 +324,9 @@ class Transformer {
 
   // Every tensor to write, in a fixed order (see transformer.cpp's weight table).
   const std::vector<WeightInfo>& weights() const { return infos_; }
-  // Where weight `index` goes: `elements` floats (kF32) or uint16 halves (kF16). RangeError for
-  // an index past the list; InvalidArgumentError once finalized.
+  // Where weight `index` goes: `elements` floats (kF32), uint16 halves (kF16) or elements / 32
+  // Q8_0 blocks of 34 bytes (kQ8_0, see WeightInfo::dtype). RangeError for an index past the
+  // list; InvalidArgumentError once finalized.
   void* weight_data(std::int64_t index);
 
   // Once every weight is written: checks that no value is NaN or Infinity (NonFiniteError naming
@@ -347,6 +354,7 @@ class Transformer {
   // it is stored in the other dtype; and the index of each weight role (src/models/weights.h).
   const float* f32_data(std::int64_t index) const;
   const std::uint16_t* f16_data(std::int64_t index) const;
+  const std::uint8_t* q8_data(std::int64_t index) const;  // packed (q8_0.h) once finalized
   const std::vector<std::int64_t>& role_index() const { return role_index_; }
   const std::vector<std::int64_t>& column_groups() const { return column_groups_; }
 
@@ -360,6 +368,7 @@ class Transformer {
   std::vector<std::size_t> offsets_;         // element offset of each weight in its dtype's pool
   std::vector<float> f32_pool_;
   std::vector<std::uint16_t> f16_pool_;
+  std::vector<std::uint8_t> q8_pool_;
   bool finalized_ = false;
 };
 

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { createAttention } from '../attention.js';
 import { attentionFlow, attentionRollout, loadModel } from '../models/index.js';
 import { maskForMode, maskOptions, parseMask } from '../mask-notation.js';
+import { WEIGHT_DTYPES } from '../models/model-block.js';
 import { showsVocabularyEntry } from '../views/predictions.js';
 import { UsageError } from './arguments.js';
 import { COLOR_MODES, renderHeatmap } from './heatmap.js';
@@ -35,7 +36,7 @@ Options:
   --pair "text"      BERT: a second sentence ([CLS] text [SEP] pair [SEP])
   --top K            predictions to print (default 5)
   --truncate         keep the first tokens of a text longer than the model
-  --dtype f32|f16    weight storage in memory (default f32)
+  --dtype f32|f16|q8 weight storage in memory (default f32; q8: 8-bit blocks)
   --revision REV     Hub ids: branch, tag or commit (default main)
   --color MODE       truecolor | 256 | none
   --rollout          also print where a token's information comes from through
@@ -120,8 +121,10 @@ export function parseModelCommand(argv) {
     );
   }
   if (positionals.length === 0) throw new UsageError('missing the text to run the model on');
-  if (values.dtype !== undefined && !['f32', 'f16'].includes(values.dtype)) {
-    throw new UsageError(`--dtype: expected f32 or f16, got '${values.dtype}'`);
+  if (values.dtype !== undefined && !WEIGHT_DTYPES.includes(values.dtype)) {
+    throw new UsageError(
+      `--dtype: expected one of ${WEIGHT_DTYPES.join(', ')}, got '${values.dtype}'`,
+    );
   }
   if (values.color !== undefined && !COLOR_MODES.includes(values.color)) {
     throw new UsageError(

@@ -6,6 +6,7 @@
 import { CallBlock } from '../call-block.js';
 import { attnlensError, coreError, unwrap } from '../errors.js';
 import { copyFloats, heapU8, withHeap } from '../heap.js';
+import { q8Bytes } from './files/q8.js';
 import { checkModelBlockLayout, LAYOUT, ModelBlock } from './model-block.js';
 
 const code = (list, name) => LAYOUT[list].indexOf(name);
@@ -16,7 +17,7 @@ export class CoreModel {
 
   /**
    * @param {object} module the embind module (WasmBackend.module)
-   * @param {object} config architectures/*.js coreConfig() plus { dtype: 'f32' | 'f16' }; the
+   * @param {object} config architectures/*.js coreConfig() plus { dtype } (WEIGHT_DTYPES); the
    *   llama family's adds kvHeads, headDim, the biases, tieWordEmbeddings and rope ({ theta,
    *   scaling, factor, lowFreqFactor, highFreqFactor, originalMaxPositions })
    */
@@ -39,6 +40,7 @@ export class CoreModel {
   /** A typed-array view of weight `w` (from weights()) in wasm memory, to fill in place. */
   weightView(w) {
     const buffer = heapU8(this.#module).buffer;
+    if (w.dtype === 'q8') return new Uint8Array(buffer, w.address, q8Bytes(w.elements));
     return w.dtype === 'f16'
       ? new Uint16Array(buffer, w.address, w.elements)
       : new Float32Array(buffer, w.address, w.elements);

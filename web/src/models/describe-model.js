@@ -8,6 +8,7 @@ import { oneOf, optionsObject } from '../argument-checks.js';
 import { architectureOf, configError } from './architectures/index.js';
 import { coreModelSize } from './core-model.js';
 import { listModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
+import { WEIGHT_DTYPES } from './model-block.js';
 import { checkModelEngine, openModelEngine } from './model-engine.js';
 
 /** The options describeModel accepts: loadModelFiles' without onProgress, dtype, attention. */
@@ -29,7 +30,7 @@ export const DESCRIBE_OPTIONS = Object.freeze([
  */
 export async function describeModel(source, options) {
   const opts = optionsObject(options, 'options', DESCRIBE_OPTIONS);
-  const dtype = oneOf(opts.dtype, 'dtype', ['f32', 'f16'], 'f32');
+  const dtype = oneOf(opts.dtype, 'dtype', WEIGHT_DTYPES, 'f32');
   checkModelEngine(opts.attention);
   const listOptions = Object.fromEntries(
     DESCRIBE_OPTIONS.filter((key) => key !== 'dtype' && key !== 'attention')

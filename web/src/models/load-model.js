@@ -12,6 +12,8 @@ import { loadModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
 import { Model } from './model.js';
 import { checkModelEngine, openModelEngine } from './model-engine.js';
 import { convertToFloat16 } from './files/dtypes.js';
+import { quantizeQ8_0 } from './files/q8.js';
+import { WEIGHT_DTYPES } from './model-block.js';
 import { createMarianTokenizer } from './marian-tokenizer.js';
 import { createTokenizer } from './tokenizer.js';
 import { VisionModel } from './vision-model.js';
@@ -23,7 +25,7 @@ export const MODEL_OPTIONS = Object.freeze([...MODEL_FILES_OPTIONS, 'dtype', 'at
 
 export async function loadModel(source, options) {
   const opts = optionsObject(options, 'options', MODEL_OPTIONS);
-  const dtype = oneOf(opts.dtype, 'dtype', ['f32', 'f16'], 'f32');
+  const dtype = oneOf(opts.dtype, 'dtype', WEIGHT_DTYPES, 'f32');
   // `attention`, as in analyze(): an instance to run on (its wasm memory holds the weights, and
   // it outlives the model); without one the model opens its own wasm engine and closes it.
   checkModelEngine(opts.attention);
@@ -135,7 +137,8 @@ function checkNoExtraLayers(weights, keyFor, layers, architecture) {
 }
 
 // Every core weight from its checkpoint tensor, checked against the shape the config implies,
-// converted as it is copied (F16/BF16/F64 to f32, or to half bits for dtype 'f16').
+// converted as it is copied (F16/BF16/F64 to f32, or to half bits for dtype 'f16'; under 'q8' a
+// linear layer's matrix as Q8_0 blocks: a GGUF's own, or quantised).
 // `checkpointShape(name, shape)`: where the architecture stores a weight in another shape of the
 // same row-major elements (a patch convolution read as a linear layer), that shape. A weight
 // the checkpoint lacks is an error unless the architecture computes it (`computed(name)`:
@@ -167,13 +170,23 @@ function writeWeights(model, tensors, keyFor, { checkpointShape, computed }) {
     const made = values.get(w.name);
     if (made) {
       const bytes = new Uint8Array(made.buffer, made.byteOffset, made.byteLength);
-      if (w.dtype === 'f16') convertToFloat16(bytes, 'F32', view, 0, w.name);
+      if (w.dtype === 'q8') quantizeQ8_0(made, q8Layout(w), view, w.name);
+      else if (w.dtype === 'f16') convertToFloat16(bytes, 'F32', view, 0, w.name);
       else view.set(made);
-    } else if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
+    } else if (w.dtype === 'q8') tensors.readQ8_0(keys.get(w.name), view, q8Layout(w));
+    else if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
     else tensors.readFloat32(keys.get(w.name), view);
   }
   // The core's errors (a NaN in a tensor) then name the checkpoint's tensors.
   model.finalize(weights.map((w) => keys.get(w.name)));
+}
+
+// A Q8_0 weight's matrix as the core states it: checkpoint shape [out, in] when transposed.
+function q8Layout(w) {
+  const [rows, columns] = w.shape;
+  return w.transposed
+    ? { inFeatures: columns, outFeatures: rows, transposed: true }
+    : { inFeatures: rows, outFeatures: columns, transposed: false };
 }
 
 // Leading dimensions of 1 hold the same values (Marian's final_logits_bias is [1, vocab], a

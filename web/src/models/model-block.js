@@ -7,6 +7,9 @@ import { MODEL_BLOCK_LAYOUT } from './model-block-layout.js';
 
 export const LAYOUT = MODEL_BLOCK_LAYOUT;
 
+/** loadModel's dtype values, the core's matrix storages: 'f32', 'f16', 'q8' (Q8_0 blocks). */
+export const WEIGHT_DTYPES = LAYOUT.dtypes;
+
 /** Throws unless the module's model blocks have exactly these names, in this order. */
 export function checkModelBlockLayout(module) {
   if (typeof module._modelBlockLayout !== 'function') {

@@ -264,8 +264,11 @@ function entryOf(tensor, { arch, bytes, file, config, byName }) {
       );
     }
     entry.bytes = () => interleavedToHalves(values ? values() : raw, shape[0], headDim);
+    if (tensor.type === 'Q8_0') entry.q8_0 = () => interleavedToHalves(raw, shape[0], headDim);
   } else {
     entry.bytes = values ?? raw;
+    // Kept as they are for dtype 'q8': rows of [out, in] (ne0 = in), the layout the core takes.
+    if (tensor.type === 'Q8_0') entry.q8_0 = raw;
   }
   if (arch === 'gpt2' && GPT2_CONV1D.has(mapped.part) && mapped.kind === 'weight') {
     // Stored [out, in]; the architecture reads Conv1D's [in, out]: the same bytes, strided.

@@ -1,12 +1,15 @@
 // The TensorSet: every tensor of a checkpoint by name, over the bytes of its files, whatever the
 // format (safetensors, a PyTorch zip, shards of either). Formats hand it validated entries:
-//   { name, dtype, shape, file, bytes, offset?, strides? }
+//   { name, dtype, shape, file, bytes, offset?, strides?, q8_0? }
 // where `bytes` is a view of the file holding the elements (for a PyTorch storage, the whole
 // storage) or a function returning it (a storage inflated and checked when first read);
-// `offset` and `strides` in elements (absent: contiguous from the start of `bytes`).
+// `offset` and `strides` in elements (absent: contiguous from the start of `bytes`). `q8_0`
+// (GGUF): the tensor's own Q8_0 blocks, rows of the [out, in] matrix (q8.js), or a function
+// returning them, which readQ8_0 copies as they are.
 
 import { attnlensError, describe } from '../../errors.js';
 import { convertToFloat16, convertToFloat32, DTYPE_BYTES, FLOAT_DTYPES } from './dtypes.js';
+import { q8Bytes, quantizeQ8_0 } from './q8.js';
 
 /** Number of elements of `shape` (1 for a scalar). */
 export function elementCount(shape) {
@@ -51,10 +54,47 @@ class TensorSet {
     return this.#read(name, target, Uint16Array, 'a Uint16Array', convertToFloat16);
   }
 
+  /**
+   * The matrix as Q8_0 rows of [out, in] into `target` (a Uint8Array of q8Bytes(elements)): a
+   * GGUF Q8_0 tensor's own blocks, bit for bit, or any float tensor quantised (q8.js). `layout`:
+   * { inFeatures, outFeatures, transposed } as the core states the weight.
+   */
+  readQ8_0(name, target, layout) {
+    const entry = this.#entry(name);
+    if (this.#released) {
+      throw attnlensError('invalid_argument', name, 'the checkpoint files were released');
+    }
+    const bytes = q8Bytes(layout.inFeatures * layout.outFeatures);
+    if (!(target instanceof Uint8Array) || target.length !== bytes) {
+      throw attnlensError(
+        'invalid_argument',
+        'target',
+        `expected a Uint8Array of length ${bytes} for '${name}', got ${describe(target)}`,
+      );
+    }
+    if (entry.q8_0) {
+      const blocks = typeof entry.q8_0 === 'function' ? entry.q8_0() : entry.q8_0;
+      if (blocks.byteLength !== bytes) {
+        throw attnlensError(
+          'shape_mismatch',
+          name,
+          `holds ${blocks.byteLength} bytes of Q8_0 blocks, not the ${bytes} of its shape`,
+          { tensor: name },
+        );
+      }
+      target.set(blocks);
+      return target;
+    }
+    quantizeQ8_0(this.readFloat32(name), layout, target, name);
+    return target;
+  }
+
   /** Drops every file buffer; reading afterwards is an error. */
   release() {
     this.#released = true;
-    this.#entries = new Map([...this.#entries].map(([name, e]) => [name, { ...e, bytes: null }]));
+    this.#entries = new Map(
+      [...this.#entries].map(([name, e]) => [name, { ...e, bytes: null, q8_0: null }]),
+    );
   }
 
   #entry(name) {

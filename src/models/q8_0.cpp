@@ -1,0 +1,210 @@
+// Q8_0 weights: the finiteness check and the packing of q8_0.h, and the dequantising panel
+// kernels of ops.h (a plain scalar twin and a simd128 version).
+//
+// The kernels dequantise in registers (q widened to f32 and multiplied by its column's scale)
+// and multiply-add against f32 activations, rather than quantising the activations to int8 per
+// block and taking integer dot products as llama.cpp does: every product is then the product with
+// the float weight (exact, q8_0.h), so the only cost of Q8_0 is the weight's own rounding, and
+// the attention a person looks at is not perturbed a second time by 8-bit activations. It is
+// also what this toolchain can build: clang 14 has no relaxed-SIMD intrinsics, so i8x16 dot
+// would need hand-assembled wasm. With few rows (decoding, short texts) the kernel reads 1.1
+// bytes per weight instead of 4 and is bound by memory; with many rows linear() dequantises a
+// panel once into f32 and runs the f32 panel GEMM on it, so the conversion is amortised.
+#include "models/q8_0.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "attnlens/errors.h"
+#include "models/ops.h"
+#include "models/packing.h"
+
+namespace attnlens::models {
+
+std::int64_t q8_packed_bytes(std::int64_t in, std::int64_t out, std::int64_t groups) {
+  return groups * panels_of(out / groups) * q8_panel_bytes(in);
+}
+
+void require_q8_depth(std::int64_t in, const std::string& name) {
+  if (in <= 0 || in % kQ8Block != 0) {
+    throw InvalidArgumentError(name, "Q8_0 needs a depth (input features) that is a multiple of " +
+                                         std::to_string(kQ8Block) + ", got " + std::to_string(in));
+  }
+}
+
+void require_finite_q8(const std::uint8_t* written, std::int64_t in, std::int64_t out,
+                       const std::string& name) {
+  const std::int64_t blocks = out * (in / kQ8Block);
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::uint8_t* block = written + b * kQ8BlockBytes;
+    const std::uint16_t scale = static_cast<std::uint16_t>(block[0] | (block[1] << 8));
+    if ((scale & 0x7c00u) == 0x7c00u) {
+      const char* what = (scale & 0x03ffu) ? "NaN" : (scale & 0x8000u ? "-Infinity" : "+Infinity");
+      throw NonFiniteError(name, name + ": the scale of Q8_0 block " + std::to_string(b) +
+                                     " (row " + std::to_string(b / (in / kQ8Block)) + ") is " +
+                                     what + "; weights must be finite");
+    }
+  }
+}
+
+void pack_q8_matrix(const std::uint8_t* src, std::int64_t in, std::int64_t out, std::int64_t groups,
+                    std::uint8_t* dst) {
+  const std::int64_t blocks = in / kQ8Block;
+  const std::int64_t group_columns = out / groups;
+  const std::int64_t panels = panels_of(group_columns);
+  for (std::int64_t g = 0; g < groups; ++g) {
+    for (std::int64_t panel = 0; panel < panels; ++panel) {
+      std::uint8_t* packed = dst + (g * panels + panel) * q8_panel_bytes(in);
+      const std::int64_t c0 = g * group_columns + panel * kPanelWidth;
+      const std::int64_t width = std::min(kPanelWidth, group_columns - panel * kPanelWidth);
+      for (std::int64_t b = 0; b < blocks; ++b) {
+        std::uint8_t* block = packed + b * kQ8PanelBlockBytes;
+        float scales[kPanelWidth] = {};
+        std::int8_t* values = reinterpret_cast<std::int8_t*>(block + sizeof scales);
+        std::memset(values, 0, kQ8Block * kPanelWidth);
+        for (std::int64_t c = 0; c < width; ++c) {
+          const std::uint8_t* written = src + ((c0 + c) * blocks + b) * kQ8BlockBytes;
+          const std::uint16_t bits = static_cast<std::uint16_t>(written[0] | (written[1] << 8));
+          f16_to_f32__scalar(1, &bits, &scales[c]);
+          for (std::int64_t p = 0; p < kQ8Block; ++p) {
+            values[p * kPanelWidth + c] = static_cast<std::int8_t>(written[2 + p]);
+          }
+        }
+        std::memcpy(block, scales, sizeof scales);
+      }
+    }
+  }
+}
+
+namespace {
+constexpr std::size_t kRows = 4, kCols = 8, kBlock = 32;
+constexpr std::size_t kScaleBytes = kCols * sizeof(float);
+constexpr std::size_t kBlockBytes = kScaleBytes + kBlock * kCols;
+static_assert(kBlockBytes == static_cast<std::size_t>(kQ8PanelBlockBytes));
+static_assert(kRows == kPanelRows && kCols == kPanelCols);
+}  // namespace
+
+void q8_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a,
+                               std::size_t a_stride, const std::uint8_t* b, float* c) noexcept {
+  for (std::size_t t = 0; t < tiles; ++t, a += a_stride, c += kRows * kCols) {
+    float acc[kRows][kCols] = {};
+    const float* ap = a;
+    for (std::size_t block = 0; block < k / kBlock; ++block) {
+      const std::uint8_t* bb = b + block * kBlockBytes;
+      float scale[kCols];
+      std::memcpy(scale, bb, sizeof scale);
+      const auto* q = reinterpret_cast<const std::int8_t*>(bb + kScaleBytes);
+      for (std::size_t p = 0; p < kBlock; ++p, ap += kRows) {
+        float w[kCols];
+        for (std::size_t j = 0; j < kCols; ++j)
+          w[j] = static_cast<float>(q[p * kCols + j]) * scale[j];
+        for (std::size_t r = 0; r < kRows; ++r) {
+          for (std::size_t j = 0; j < kCols; ++j) acc[r][j] += ap[r] * w[j];
+        }
+      }
+    }
+    std::memcpy(c, acc, sizeof acc);
+  }
+}
+
+void q8_panel_to_f32__scalar(std::size_t k, const std::uint8_t* b, float* out) noexcept {
+  for (std::size_t block = 0; block < k / kBlock; ++block) {
+    const std::uint8_t* bb = b + block * kBlockBytes;
+    float scale[kCols];
+    std::memcpy(scale, bb, sizeof scale);
+    const auto* q = reinterpret_cast<const std::int8_t*>(bb + kScaleBytes);
+    for (std::size_t i = 0; i < kBlock * kCols; ++i) {
+      out[block * kBlock * kCols + i] = static_cast<float>(q[i]) * scale[i % kCols];
+    }
+  }
+}
+
+#if ATTNLENS_HAVE_SIMD
+namespace {
+
+using simd::f32x4;
+
+// 8 int8 values (one depth of the panel) as two f32 vectors, columns [0, 4) and [4, 8).
+// vec128.h has no integer widening, so each platform's own instructions.
+ATTNLENS_VEC_INLINE void widen8(const std::int8_t* q, f32x4& lo, f32x4& hi) {
+#if defined(__wasm_simd128__)
+  const v128_t h = wasm_i16x8_load8x8(q);
+  lo = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(h));
+  hi = wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(h));
+#elif defined(__SSE2__)
+  const __m128i x = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(q));
+  const __m128i h = _mm_srai_epi16(_mm_unpacklo_epi8(x, x), 8);
+  lo = _mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpacklo_epi16(h, h), 16));
+  hi = _mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpackhi_epi16(h, h), 16));
+#else
+  const int16x8_t h = vmovl_s8(vld1_s8(q));
+  lo = vcvtq_f32_s32(vmovl_s16(vget_low_s16(h)));
+  hi = vcvtq_f32_s32(vmovl_high_s16(h));
+#endif
+}
+
+}  // namespace
+
+// Registers: 8 accumulators, 2 scales, 2 weights and a broadcast of A (13 of V8's 15 on x86).
+// Each depth: widen (5 instructions), scale (2), then the f32 kernel's 4 broadcasts and 8
+// multiply-adds, in the same order as the scalar twin and as f32_panel_gemm__simd128_4x8 over
+// the dequantised panel (same bits).
+void q8_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
+                                std::size_t a_stride, const std::uint8_t* b, float* c) noexcept {
+  for (std::size_t t = 0; t < tiles; ++t, a += a_stride, c += kRows * kCols) {
+    f32x4 c00 = simd::splat(0.0f), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+          c31 = c00;
+    const float* ap = a;
+    for (std::size_t block = 0; block < k / kBlock; ++block) {
+      const std::uint8_t* bb = b + block * kBlockBytes;
+      const f32x4 s0 = simd::load(reinterpret_cast<const float*>(bb));
+      const f32x4 s1 = simd::load(reinterpret_cast<const float*>(bb) + 4);
+      const auto* q = reinterpret_cast<const std::int8_t*>(bb + kScaleBytes);
+      for (std::size_t p = 0; p < kBlock; ++p, ap += kRows) {
+        f32x4 b0, b1;
+        widen8(q + p * kCols, b0, b1);
+        b0 = simd::mul(b0, s0);
+        b1 = simd::mul(b1, s1);
+        f32x4 x = simd::load_splat(ap);
+        c00 = simd::mul_add(x, b0, c00);
+        c01 = simd::mul_add(x, b1, c01);
+        x = simd::load_splat(ap + 1);
+        c10 = simd::mul_add(x, b0, c10);
+        c11 = simd::mul_add(x, b1, c11);
+        x = simd::load_splat(ap + 2);
+        c20 = simd::mul_add(x, b0, c20);
+        c21 = simd::mul_add(x, b1, c21);
+        x = simd::load_splat(ap + 3);
+        c30 = simd::mul_add(x, b0, c30);
+        c31 = simd::mul_add(x, b1, c31);
+      }
+    }
+    simd::store(c + 0, c00);
+    simd::store(c + 4, c01);
+    simd::store(c + 8, c10);
+    simd::store(c + 12, c11);
+    simd::store(c + 16, c20);
+    simd::store(c + 20, c21);
+    simd::store(c + 24, c30);
+    simd::store(c + 28, c31);
+  }
+}
+
+void q8_panel_to_f32__simd128_x8(std::size_t k, const std::uint8_t* b, float* out) noexcept {
+  for (std::size_t block = 0; block < k / kBlock; ++block) {
+    const std::uint8_t* bb = b + block * kBlockBytes;
+    const f32x4 s0 = simd::load(reinterpret_cast<const float*>(bb));
+    const f32x4 s1 = simd::load(reinterpret_cast<const float*>(bb) + 4);
+    const auto* q = reinterpret_cast<const std::int8_t*>(bb + kScaleBytes);
+    float* o = out + block * kBlock * kCols;
+    for (std::size_t p = 0; p < kBlock; ++p) {
+      f32x4 b0, b1;
+      widen8(q + p * kCols, b0, b1);
+      simd::store(o + p * kCols, simd::mul(b0, s0));
+      simd::store(o + p * kCols + 4, simd::mul(b1, s1));
+    }
+  }
+}
+#endif  // ATTNLENS_HAVE_SIMD
+
+}  // namespace attnlens::models
