@@ -21,7 +21,7 @@ constexpr std::int64_t kPanelsPerTask = 16;
 // Up to this many rows (fewer than a row panel: a decoding step's one token) each row runs on
 // panel_gemv over the same weight panels, instead of a 4-row tile that is mostly padding
 // (bench/: panel_gemv lines). The bits are the tile's.
-constexpr std::int64_t kGemvMaxRows = 3;
+constexpr std::int64_t kGemvMaxRows = 2;
 // f16 panels converted at a time on that path: a few, so the one-row kernel keeps two panels
 // in flight while the converted block stays in L2.
 constexpr std::int64_t kGemvF16Panels = 4;
