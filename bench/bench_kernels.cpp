@@ -69,6 +69,52 @@ void bench_panel_gemm(const Config& cfg) {
   }
 }
 
+// A decoding step's linear layers, one token (and 2 or 3, a short remainder) against GPT-2 small's
+// weights: the tile path (one 4-row panel_gemm tile per weight panel, 3 rows of padding for one
+// token) against panel_gemv over the same panels, 16 panels per call as linear() makes them,
+// per kernel set, calls alternating. GFLOP/s count the rows that exist.
+void bench_panel_gemv(const Config& cfg) {
+  struct Shape {
+    std::size_t rows, in, out;
+  };
+  const Shape shapes[] = {{1, 768, 768},   {1, 768, 3072}, {1, 3072, 768},
+                          {1, 768, 50257}, {2, 768, 3072}, {3, 768, 3072}};
+  constexpr std::size_t kCols = attnlens::kPanelCols, kRows = attnlens::kPanelRows;
+  constexpr std::size_t kPanelsPerCall = 16;
+  for (const Shape& sh : shapes) {
+    const std::size_t panels = (sh.out + kCols - 1) / kCols;
+    const auto a = random_floats(sh.in * kRows, 6), w = random_floats(panels * sh.in * kCols, 7);
+    std::vector<float> tile(kRows * kCols), y(kPanelsPerCall * kCols);
+    for (const attnlens::KernelSet& set : attnlens::kernel_sets()) {
+      const std::string shape = " M=" + std::to_string(sh.rows) + " " + std::to_string(sh.in) +
+                                "x" + std::to_string(sh.out);
+      const std::string tiled = std::string(set.name) + " 4x8 tiles" + shape;
+      const std::string one_row = std::string(set.name) + " panel_gemv" + shape;
+      if (!selected(cfg, tiled) && !selected(cfg, one_row)) continue;
+      const std::vector<Timing> t = time_interleaved(
+          cfg,
+          {[&] {
+             for (std::size_t n = 0; n < panels; ++n) {
+               set.panel_gemm(1, sh.in, a.data(), sh.in * kRows, w.data() + n * sh.in * kCols,
+                              tile.data(), nullptr);
+             }
+           },
+           [&] {
+             for (std::size_t n = 0; n < panels; n += kPanelsPerCall) {
+               for (std::size_t r = 0; r < sh.rows; ++r) {
+                 set.panel_gemv(std::min(kPanelsPerCall, panels - n), sh.in, a.data() + r, kRows,
+                                w.data() + n * sh.in * kCols, y.data());
+               }
+             }
+           }},
+          cfg.quick ? 100 : 400);
+      const double flops = 2.0 * sh.rows * sh.in * sh.out;
+      report_flops("panel_gemv", tiled, t[0], flops);
+      report_flops("panel_gemv", one_row, t[1], flops);
+    }
+  }
+}
+
 void bench_softmax(const Config& cfg) {
   const std::size_t n = 4096;
   auto x = random_floats(n, 3);

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
               "median", "best", "best/peak");
   attnlens_bench::bench_gemm(cfg);
   attnlens_bench::bench_panel_gemm(cfg);
+  attnlens_bench::bench_panel_gemv(cfg);
   attnlens_bench::bench_softmax(cfg);
   attnlens_bench::bench_projection(cfg);
   attnlens_bench::bench_linear(cfg);

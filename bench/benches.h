@@ -7,6 +7,7 @@ namespace attnlens_bench {
 
 void bench_gemm(const Config& cfg);
 void bench_panel_gemm(const Config& cfg);
+void bench_panel_gemv(const Config& cfg);
 void bench_softmax(const Config& cfg);
 void bench_projection(const Config& cfg);
 void bench_linear(const Config& cfg);

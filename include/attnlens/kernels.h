@@ -46,6 +46,13 @@ using PanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float* a, s
 using PanelGemmStridedFn = void (*)(std::size_t tiles, std::size_t k, const float* a,
                                     std::size_t a_stride, std::size_t a_step, std::size_t a_row,
                                     const float* b, float* c, const float* c_scale) noexcept;
+// The panel product for one row: for n < panels,
+//   y[n * kPanelCols + j] = sum_{p < k} x[p * x_step] * B_n[p][j],  B_n = b + n * k * kPanelCols
+// over the column panels panel_gemm reads as B. A row of a row panel (x = a + r, x_step =
+// kPanelRows) gives the same bits as row r of the set's panel_gemm without c_scale (the same
+// operations in the same order): linear layers run their one-token decoding steps on it.
+using PanelGemvFn = void (*)(std::size_t panels, std::size_t k, const float* x, std::size_t x_step,
+                             const float* b, float* y) noexcept;
 // One step of the online softmax over a [n][kPanelCols] block of logits in base 2 (natural
 // logits times log2(e), which attention folds into the query scale), column by column (each
 // column is one query). Per column j, with m = max(max[j], max_i s[i][j]) and base = m, or 0
@@ -107,6 +114,10 @@ struct PanelGemmStridedKernel {
   const char* name;
   PanelGemmStridedFn fn;
 };
+struct PanelGemvKernel {
+  const char* name;
+  PanelGemvFn fn;
+};
 struct OnlineSoftmaxKernel {
   const char* name;
   OnlineSoftmaxFn fn;
@@ -131,6 +142,7 @@ Span<const ExpSumKernel> exp_sum_kernels();
 Span<const AdditiveRowKernel> additive_row_kernels();
 Span<const PanelGemmKernel> panel_gemm_kernels();
 Span<const PanelGemmStridedKernel> panel_gemm_strided_kernels();
+Span<const PanelGemvKernel> panel_gemv_kernels();
 Span<const OnlineSoftmaxKernel> online_softmax_kernels();
 Span<const PanelToRowsKernel> panel_to_rows_kernels();
 Span<const SoftmaxBackwardKernel> softmax_backward_kernels();
@@ -149,6 +161,7 @@ struct KernelSet {
   SoftmaxBackwardFn softmax_backward;  // attention_backward() (training/attention_backward.h)
   SoftcapFn softcap;
   PanelGemmStridedFn panel_gemm_strided;  // panel_gemm's arithmetic on unpacked rows
+  PanelGemvFn panel_gemv;                 // panel_gemm's arithmetic for one row
 };
 
 // "scalar" always; "simd128" unless built with ATTNLENS_NO_SIMD; "relaxedsimd" in wasm builds

@@ -46,6 +46,12 @@ namespace attnlens::kernels {
 #include "kernels/registry/f32-panel-gemm-strided.inc"
 #undef ATTNLENS_UKERNEL
 
+#define ATTNLENS_UKERNEL(name)                                                                     \
+  void name(std::size_t panels, std::size_t k, const float* x, std::size_t x_step, const float* b, \
+            float* y) noexcept;
+#include "kernels/registry/f32-panel-gemv.inc"
+#undef ATTNLENS_UKERNEL
+
 #define ATTNLENS_UKERNEL(name) \
   void name(std::size_t n, float* s, float* max, float* sum, float* rescale) noexcept;
 #include "kernels/registry/f32-online-softmax.inc"

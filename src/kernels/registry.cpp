@@ -46,6 +46,12 @@ const PanelGemmStridedKernel kPanelGemmStrided[] = {
 };
 #undef ATTNLENS_UKERNEL
 
+#define ATTNLENS_UKERNEL(name) PanelGemvKernel{#name, &name},
+const PanelGemvKernel kPanelGemv[] = {
+#include "kernels/registry/f32-panel-gemv.inc"
+};
+#undef ATTNLENS_UKERNEL
+
 #define ATTNLENS_UKERNEL(name) OnlineSoftmaxKernel{#name, &name},
 const OnlineSoftmaxKernel kOnlineSoftmax[] = {
 #include "kernels/registry/f32-online-softmax.inc"
@@ -75,12 +81,12 @@ const KernelSet kSets[] = {
     {"scalar", &f32_gemm__scalar, &f32_row_max__scalar, &f32_exp_sum__scalar,
      &f32_additive_row__scalar, &f32_panel_gemm__scalar_4x8, &f32_online_softmax__scalar_x8,
      &f32_panel_to_rows__scalar_x8, &f32_softmax_backward__scalar_x8, &f32_softcap__scalar,
-     &f32_panel_gemm_strided__scalar_4x8},
+     &f32_panel_gemm_strided__scalar_4x8, &f32_panel_gemv__scalar_1x8},
 #if ATTNLENS_HAVE_SIMD
     {"simd128", &f32_gemm__simd128_4x8, &f32_row_max__simd128_x8, &f32_exp_sum__simd128_x8,
      &f32_additive_row__simd128_x4, &f32_panel_gemm__simd128_4x8, &f32_online_softmax__simd128_x8,
      &f32_panel_to_rows__simd128_x8, &f32_softmax_backward__simd128_x8, &f32_softcap__simd128_x4,
-     &f32_panel_gemm_strided__simd128_4x8},
+     &f32_panel_gemm_strided__simd128_4x8, &f32_panel_gemv__simd128_2x8},
 #endif
 #if ATTNLENS_HAVE_RELAXED_SIMD
     // The simd128 set with f32x4.relaxed_madd in the GEMMs and the softmax.
@@ -88,7 +94,7 @@ const KernelSet kSets[] = {
      &f32_additive_row__simd128_x4, &f32_panel_gemm__relaxedsimd_4x8,
      &f32_online_softmax__relaxedsimd_x8, &f32_panel_to_rows__simd128_x8,
      &f32_softmax_backward__relaxedsimd_x8, &f32_softcap__simd128_x4,
-     &f32_panel_gemm_strided__relaxedsimd_4x8},
+     &f32_panel_gemm_strided__relaxedsimd_4x8, &f32_panel_gemv__relaxedsimd_2x8},
 #endif
 };
 
@@ -105,6 +111,7 @@ Span<const ExpSumKernel> exp_sum_kernels() { return view(kExpSum); }
 Span<const AdditiveRowKernel> additive_row_kernels() { return view(kAdditiveRow); }
 Span<const PanelGemmKernel> panel_gemm_kernels() { return view(kPanelGemm); }
 Span<const PanelGemmStridedKernel> panel_gemm_strided_kernels() { return view(kPanelGemmStrided); }
+Span<const PanelGemvKernel> panel_gemv_kernels() { return view(kPanelGemv); }
 Span<const OnlineSoftmaxKernel> online_softmax_kernels() { return view(kOnlineSoftmax); }
 Span<const PanelToRowsKernel> panel_to_rows_kernels() { return view(kPanelToRows); }
 Span<const SoftmaxBackwardKernel> softmax_backward_kernels() { return view(kSoftmaxBackward); }

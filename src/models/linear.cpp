@@ -23,6 +23,13 @@ constexpr std::int64_t kPanelsPerTask = 16;
 // quarter of f32's bytes but converts every weight once per tile; from here on a panel is
 // dequantised once into f32 and every tile runs on the f32 panel GEMM (bench/: q8 linear lines).
 constexpr std::int64_t kQ8FusedTiles = 2;
+// Up to this many rows (fewer than a row panel: a decoding step's one token) each row runs on
+// panel_gemv over the same weight panels, instead of a 4-row tile that is mostly padding
+// (bench/: panel_gemv lines). The bits are the tile's.
+constexpr std::int64_t kGemvMaxRows = 2;
+// f16 panels converted at a time on that path: a few, so the one-row kernel keeps two panels
+// in flight while the converted block stays in L2.
+constexpr std::int64_t kGemvF16Panels = 4;
 
 // Vocabulary rows of the tied head per task (and per f16 conversion).
 constexpr std::int64_t kVocabBlock = 512;
@@ -45,8 +52,48 @@ void pack_rows(const float* x, std::int64_t rows, std::int64_t depth, RowPanels&
   }
 }
 
+namespace {
+
+// linear() for rows <= kGemvMaxRows, split over threads by the same column tasks.
+int linear_few_rows(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w,
+                    const float* bias, float* out, std::int64_t ldo) {
+  const std::int64_t in = w.in;
+  const std::int64_t panel_floats = in * kPanelWidth;
+  const std::int64_t column_panels = panels_of(w.out);
+  const std::int64_t tasks = detail::div_up(column_panels, kPanelsPerTask);
+  return detail::parallel_for(tasks, ctx.threads, [&](std::int64_t task) {
+    const std::int64_t first_panel = task * kPanelsPerTask;
+    const std::int64_t last_panel = std::min(column_panels, first_panel + kPanelsPerTask);
+    const std::int64_t step_panels = w.f16 ? kGemvF16Panels : last_panel - first_panel;
+    std::vector<float> y(static_cast<std::size_t>(step_panels * kPanelWidth));
+    std::vector<float> converted(w.f16 ? static_cast<std::size_t>(step_panels * panel_floats) : 0);
+    for (std::int64_t panel = first_panel; panel < last_panel; panel += step_panels) {
+      const std::int64_t panels = std::min(step_panels, last_panel - panel);
+      const float* b = w.f32 ? w.f32 + panel * panel_floats : converted.data();
+      if (w.f16) {
+        ctx.ops.half_to_float(static_cast<std::size_t>(panels * panel_floats),
+                              w.f16 + panel * panel_floats, converted.data());
+      }
+      const std::int64_t c0 = panel * kPanelWidth;
+      const std::int64_t width = std::min(panels * kPanelWidth, w.out - c0);
+      for (std::int64_t row = 0; row < x.rows; ++row) {  // all in the first row panel
+        ctx.kernels.panel_gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(in),
+                               x.data.data() + row, static_cast<std::size_t>(kPanelDepth), b,
+                               y.data());
+        float* o = out + row * ldo + c0;
+        for (std::int64_t j = 0; j < width; ++j) o[j] = y[j] + (bias ? bias[c0 + j] : 0.0f);
+      }
+    }
+  });
+}
+
+}  // namespace
+
 int linear(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w, const float* bias,
            float* out, std::int64_t ldo) {
+  // The one-row kernel reads f32 panels (f16 ones converted a few at a time).
+  if (x.rows <= kGemvMaxRows && (w.f32 != nullptr || w.f16 != nullptr))
+    return linear_few_rows(ctx, x, w, bias, out, ldo);
   const std::int64_t in = w.in;
   const std::int64_t panel_floats = in * kPanelWidth;
   const std::int64_t row_panels = detail::div_up(x.rows, kPanelDepth);

@@ -71,6 +71,10 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_panel_gemm_strided__");
   }
+  for (const PanelGemvKernel& k : panel_gemv_kernels()) {
+    CHECK(k.fn != nullptr);
+    check_kernel_name(k.name, "f32_panel_gemv__");
+  }
   for (const OnlineSoftmaxKernel& k : online_softmax_kernels()) {
     CHECK(k.fn != nullptr);
     check_kernel_name(k.name, "f32_online_softmax__");
@@ -119,6 +123,9 @@ TEST_CASE("kernel registry: every variant is named, present and consistent", "[k
     for (const PanelGemmStridedKernel& k : panel_gemm_strided_kernels())
       strided_listed |= k.fn == set.panel_gemm_strided;
     CHECK(strided_listed);
+    bool gemv_listed = false;
+    for (const PanelGemvKernel& k : panel_gemv_kernels()) gemv_listed |= k.fn == set.panel_gemv;
+    CHECK(gemv_listed);
     for (const OnlineSoftmaxKernel& k : online_softmax_kernels())
       online_listed |= k.fn == set.online_softmax;
     for (const PanelToRowsKernel& k : panel_to_rows_kernels())
