@@ -198,3 +198,30 @@ test('bad cross masks get named errors; the model stays usable', async () => {
   const again = await model.translate(text, { beams: 1, maxTokens: reference.maxNewTokens });
   assert.deepEqual(again.ids, reference.sources[0].greedy);
 });
+
+// The page's Translate mode (demo/model/translate-compute.js) with beam search: the steps it
+// posts, kept as the page keeps them (dropped from `index` on), end as the translation's own.
+test("the Translate mode's beam search posts the steps the page replays", async () => {
+  const { translateWith } = await import('../demo/model/translate-compute.js');
+  const source = reference.sources[0].text;
+  const posted = [];
+  const result = await translateWith(
+    model,
+    { key: 'k', text: source, decoding: 'beams' },
+    { progress: (message) => posted.push(message) },
+  );
+  const held = replay(posted.map(({ step, index }) => ({ ...step, index })));
+  const direct = await model.translate(source, { maxTokens: model.info.maxPositions - 1 });
+  assert.equal(result.beams, direct.beams);
+  assert.ok(result.beams > 1, `the fixture's num_beams: ${result.beams}`);
+  assert.deepEqual(
+    held.map((step) => step.id),
+    result.steps.map((step) => step.id),
+  );
+  assert.deepEqual(
+    result.steps.map((step) => step.id),
+    direct.ids.slice(1),
+  );
+  const greedy = await translateWith(model, { key: 'k', text: source }, { progress: () => {} });
+  assert.equal(greedy.beams, 1);
+});

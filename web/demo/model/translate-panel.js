@@ -22,6 +22,12 @@ const CROSS_MASKS = [
   ['mean', 'translateMaskMean'],
   ['local:2', 'translateMaskLocal'],
 ];
+// Greedy (each token stays once it comes) or the model's own beam search (config.json's
+// num_beams): its leading beam streams, and a token may be replaced when another beam overtakes.
+const DECODINGS = [
+  ['greedy', 'translateDecodeGreedy'],
+  ['beams', 'translateDecodeBeams'],
+];
 
 export class TranslatePanel {
   // client: the ComputeClient; getState(): the page's state; host: the section drawn into.
@@ -35,7 +41,9 @@ export class TranslatePanel {
     this.layer = -1; // -1: averaged over the decoder's layers
     this.head = -1; // -1: averaged over heads
     this.crossMask = 'full';
-    this.reference = null; // the last translation with full attention: { text, translation }
+    this.decoding = 'greedy';
+    // The last translation with full attention: { text, decoding, translation }.
+    this.reference = null;
     this.serial = 0;
     this.#build();
   }
@@ -71,6 +79,14 @@ export class TranslatePanel {
       id: 'translate-cross-mask',
       onchange: () => {
         this.crossMask = this.maskSelect.value;
+        this.start();
+      },
+    });
+    this.decodingLabel = el('label', { for: 'translate-decoding' });
+    this.decodingSelect = el('select', {
+      id: 'translate-decoding',
+      onchange: () => {
+        this.decoding = this.decodingSelect.value;
         this.start();
       },
     });
@@ -110,6 +126,8 @@ export class TranslatePanel {
         this.headSelect,
         this.maskLabel,
         this.maskSelect,
+        this.decodingLabel,
+        this.decodingSelect,
         ...this.exports.buttons,
       ),
       this.output,
@@ -154,21 +172,24 @@ export class TranslatePanel {
       const result = await this.client.request(
         LANE,
         'modelTranslate',
-        { key, text: state.text, crossMask: this.crossMask },
+        { key, text: state.text, crossMask: this.crossMask, decoding: this.decoding },
         {
           onProgress: ({ step, index, source, decoderLayers, heads }) => {
             if (serial !== this.serial) return;
             Object.assign(this.run, { source, decoderLayers, heads });
-            this.run.steps[index] = step;
+            // A beam that overtook the leader replaces the tokens from `index` on.
+            this.run.steps.length = index;
+            this.run.steps.push(step);
             document.body.dataset.translateSteps = String(this.run.steps.length);
             this.render();
           },
         },
       );
       if (serial !== this.serial || !result) return;
-      Object.assign(this.run, result, { done: true, crossMask: this.crossMask });
+      const decoding = this.decoding;
+      Object.assign(this.run, result, { done: true, crossMask: this.crossMask, decoding });
       if (this.crossMask === 'full') {
-        this.reference = { text: this.run.text, translation: result.translation };
+        this.reference = { text: this.run.text, decoding, translation: result.translation };
       }
     } catch (error) {
       if (serial !== this.serial) return;
@@ -250,9 +271,17 @@ export class TranslatePanel {
     const options = CROSS_MASKS.map(([value, key]) => el('option', { value, text: t(key) }));
     this.maskSelect.replaceChildren(...options);
     this.maskSelect.value = this.crossMask;
+    this.decodingLabel.textContent = t('translateDecoding');
+    this.decodingSelect.replaceChildren(
+      ...DECODINGS.map(([value, key]) => el('option', { value, text: t(key) })),
+    );
+    this.decodingSelect.value = this.decoding;
     // With a surgery, the translation with full attention beside it: what the surgery changed.
     const reference = this.reference;
-    const compared = this.crossMask !== 'full' && reference && reference.text === run?.text;
+    const compared =
+      this.crossMask !== 'full' &&
+      reference?.text === run?.text &&
+      reference?.decoding === this.decoding;
     this.compare.hidden = !compared;
     this.compare.textContent = compared
       ? t('translateCompare', { text: reference.translation })
@@ -323,6 +352,7 @@ export class TranslatePanel {
         : t('modelRunFailed', { message: run.error.message });
     }
     if (going) return t('translateGoing', { n: run.steps.length });
+    if (run.beams > 1) return t('translateDoneBeams', { n: run.steps.length, beams: run.beams });
     return t('translateDone', { n: run.steps.length });
   }
 

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { loadModel } from '../../src/models/index.js';
 import { readSnapshot } from '../../src/snapshot/read.js';
 import { blockingFindings } from './axe.mjs';
 import { artifact, newPage, openBrowser } from './harness.mjs';
@@ -21,12 +22,12 @@ import {
 const TEXT = '我爱自然语言处理';
 
 describe('Translate mode (Marian)', () => {
-  let fixtures, hub, browser;
+  let fixtures, hub, browser, marianFolder;
   const problems = (page) => page.problems.filter((p) => !p.includes(new URL(hub.url).origin));
 
   before(async () => {
     fixtures = hubFixtures();
-    addMarian(fixtures.root);
+    marianFolder = addMarian(fixtures.root);
     hub = await startHub(fixtures.root);
     browser = await openBrowser();
     await useHub(browser.context, hub.url);
@@ -140,6 +141,27 @@ describe('Translate mode (Marian)', () => {
       await page.close();
     });
   }
+
+  it("decodes with the model's beam search when asked, as translate() does in Node", async () => {
+    const page = await openTranslate('en', { width: 1280, height: 900 });
+    const done = Number(await page.evaluate(() => document.body.dataset.translations));
+    await page.focus('#translate-decoding');
+    await page.selectOption('#translate-decoding', 'beams');
+    await waitForTranslations(page, done + 1);
+    const model = await loadModel(marianFolder);
+    const node = await model.translate(TEXT, { maxTokens: model.info.maxPositions - 1 });
+    model.dispose();
+    assert.ok(node.beams > 1);
+    const status = await page.textContent('#translate-status');
+    assert.ok(status.endsWith(`the best of ${node.beams} beams`), status);
+    assert.equal(await page.textContent('#translate-output'), node.text);
+    // The lines view holds the kept hypothesis' tokens, </s> included, no replaced leader's.
+    const targets = await page.$$eval('#translate-lines .al-lines-keys .al-token', (n) => n.length);
+    assert.equal(targets, node.ids.length - 1);
+    await page.locator('#translate').screenshot({ path: artifact('translate-beams-en.png') });
+    assert.deepEqual(problems(page), []);
+    await page.close();
+  });
 
   it('fits a phone and translates a new text as it is typed', async () => {
     const page = await openTranslate('en', { width: 390, height: 844 });

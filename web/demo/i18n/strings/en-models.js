@@ -376,6 +376,10 @@ export const enModels = {
   translateIdle: 'Type a text to translate.',
   translateGoing: 'translating… {n} tokens so far',
   translateDone: '{n} tokens, done',
+  translateDoneBeams: '{n} tokens, done: the best of {beams} beams',
+  translateDecoding: 'Decoding',
+  translateDecodeGreedy: 'greedy',
+  translateDecodeBeams: 'beam search (the model’s num_beams)',
   translateStopped: 'stopped after {n} tokens',
   translateHeadsTitle: 'Which heads align',
   translateHeadsHint:

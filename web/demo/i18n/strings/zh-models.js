@@ -349,6 +349,10 @@ export const zhModels = {
   translateIdle: '输入要翻译的文本。',
   translateGoing: '翻译中…… 已有 {n} 个词元',
   translateDone: '共 {n} 个词元，完成',
+  translateDoneBeams: '共 {n} 个词元，完成：{beams} 条束中最好的一条',
+  translateDecoding: '解码',
+  translateDecodeGreedy: '贪心',
+  translateDecodeBeams: '束搜索（模型的 num_beams）',
   translateStopped: '在 {n} 个词元后停止',
   translateHeadsTitle: '哪些头在对齐',
   translateHeadsHint:
