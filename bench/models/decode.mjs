@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createAttention } from '../../web/src/index.js';
 import { loadModel } from '../../web/src/models/index.js';
+import { median } from './forward-core.js';
 
 const { values } = parseArgs({
   options: {
@@ -23,8 +24,6 @@ const { values } = parseArgs({
 const sizes = values.sizes.split(',').map(Number);
 const steps = Number(values.steps);
 const folder = fileURLToPath(new URL('build/gpt2-small/', import.meta.url));
-
-const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 
 const attention = await createAttention({ backend: values.backend, models: true });
 const model = await loadModel(folder, { attention });

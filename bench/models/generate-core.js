@@ -14,11 +14,7 @@
 // Time to first token: from the call to the first token's id. Tokens per second: the new tokens
 // over the whole call, and the steady rate of the steps after the first token.
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
+import { median } from './forward-core.js';
 
 // An English paragraph; its first `promptTokens` GPT-2 tokens are the prompt.
 const PARAGRAPH =

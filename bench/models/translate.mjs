@@ -11,13 +11,14 @@
 // stops early, so every call produces --tokens tokens, the last a forced </s>).
 //
 // Time to first token: from the call to the first onToken (tokenizing, the encoder, the first
-// decoder step). Greedy streams each token as it is chosen; beam search hands its tokens to
-// onToken when the search ends, so its first token comes with the whole translation.
+// decoder step). Greedy streams each token as it is chosen; beam search streams its leading
+// beam (a token may be replaced later when another beam overtakes it).
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createAttention } from '../../web/src/index.js';
 import { loadModel } from '../../web/src/models/index.js';
+import { median } from './forward-core.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,11 +36,6 @@ const load = () =>
   `load average ${loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}`;
-const median = (list) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 console.log(`${load()} (before)`);
 const attention = await createAttention({ backend: values.backend, threads: 1, models: true });
