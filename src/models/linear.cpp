@@ -13,7 +13,7 @@ namespace {
 
 // Depth per slice: linear() accumulates each output tile over slices of this many depths, so a
 // weight panel's slice (8 KiB) stays in L1 for every row tile of the block, and the block's
-// slices of x stay in L2 while the column panels stream past (bench/: linear depth lines).
+// slices of x stay in L2 while the column panels stream past (bench/: linear-depth lines).
 // A multiple of Q8_0's 32.
 constexpr std::int64_t kDepthSlice = 256;
 // Bytes of one depth slice of x per block of rows (here 384 KiB, 384 rows at kDepthSlice): the
@@ -34,8 +34,9 @@ constexpr std::int64_t kTasksPerThread = 3;
 constexpr float kUnitScale[kPanelWidth] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
 
 // Row tiles (of 4 tokens) up to which a Q8_0 panel runs on the dequantising kernel: it reads a
-// quarter of f32's bytes but converts every weight once per tile; from here on a panel is
-// dequantised once into f32 and every tile runs on the f32 panel GEMM (bench/: q8 linear lines).
+// quarter of f32's bytes but converts every weight once per tile; from here on each slice of a
+// panel is dequantised once per row block into f32 and every tile runs on the f32 panel GEMM
+// (bench/: q8 linear lines).
 constexpr std::int64_t kQ8FusedTiles = 2;
 // Up to this many rows (fewer than a row panel: a decoding step's one token) each row runs on
 // panel_gemv over the same weight panels, instead of a 4-row tile that is mostly padding
