@@ -190,6 +190,7 @@ TEST_CASE("linear: depth slices accumulate to the whole depth's bits", "[models]
   const KernelSet& set = GENERATE(each_kernel(kernel_sets()));
   std::uint32_t seed = 90;
   for (const bool f16 : {false, true}) {
+    check_depth_slices(set, 0, 9, 3, f16, 1, seed++);  // no depth: the bias alone
     check_depth_slices(set, 7, 9, 3, f16, 1, seed++);
     check_depth_slices(set, 33, 17, 13, f16, 1, seed++);
     // Three slices at linear()'s depth (256, 256, 88) and two row blocks of its 384 rows, the

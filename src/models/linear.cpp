@@ -119,8 +119,8 @@ int linear_in_depth_slices(const StepContext& ctx, const RowPanels& x, const Pac
   const std::int64_t panel_floats = in * kPanelWidth;
   // Q8_0 slices start on a block of 32 depths.
   const std::int64_t slice_unit = w.q8 ? kQ8Block : 1;
-  const std::int64_t slice =
-      std::min(in, std::max(slice_unit, slice_depth / slice_unit * slice_unit));
+  const std::int64_t slice = std::max<std::int64_t>(
+      1, std::min(in, std::max(slice_unit, slice_depth / slice_unit * slice_unit)));
   const std::int64_t row_panels = detail::div_up(x.rows, kPanelDepth);
   const std::int64_t block_panels =
       std::max<std::int64_t>(1, kRowBlockBytes / (slice * kPanelDepth * sizeof(float)));
@@ -140,18 +140,21 @@ int linear_in_depth_slices(const StepContext& ctx, const RowPanels& x, const Pac
     const std::int64_t a_stride = in * kPanelDepth;
     // Q8_0 for few tiles runs the dequantising kernel, which overwrites C: the whole depth at once.
     const bool q8_fused = w.q8 && tiles <= kQ8FusedTiles;
-    const std::int64_t step = q8_fused ? in : slice;
-    // One slice: each panel's tiles go out as soon as they are done, so one panel's C suffices;
-    // several: every panel's C is kept while the slices accumulate into it.
-    const bool sliced = step < in;
+    const std::int64_t step = q8_fused ? std::max<std::int64_t>(in, 1) : slice;
+    // One slice (at least: a depth of 0 is one empty sum, the bias): each panel's tiles go out as
+    // soon as they are done, so one panel's C suffices; several: every panel's C is kept while
+    // the slices accumulate into it.
+    const std::int64_t slices = std::max<std::int64_t>(1, detail::div_up(in, step));
+    const bool sliced = slices > 1;
     const std::int64_t tile_floats = kPanelDepth * kPanelWidth;
     std::vector<float> c(
         static_cast<std::size_t>(tiles * tile_floats * (sliced ? last_panel - first_panel : 1)));
     std::vector<float> converted(w.f32 || q8_fused ? 0
                                                    : static_cast<std::size_t>(step * kPanelWidth));
-    for (std::int64_t p0 = 0; p0 < in; p0 += step) {
+    for (std::int64_t s = 0; s < slices; ++s) {
+      const std::int64_t p0 = s * step;
       const std::int64_t depth = std::min(step, in - p0);
-      const bool last_slice = p0 + depth == in;
+      const bool last_slice = s == slices - 1;
       for (std::int64_t panel = first_panel; panel < last_panel; ++panel) {
         float* c_panel = c.data() + (sliced ? (panel - first_panel) * tiles * tile_floats : 0);
         // f16, or Q8_0 for many rows: the panel's slice converted once, so it stays in cache for
