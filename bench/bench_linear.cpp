@@ -9,7 +9,7 @@
 // The `linear-depth` lines time linear() accumulating over depth slices of 128, 256 and 512
 // against the whole depth in one panel_gemm call (the loop before slices: row blocks of 384 KiB
 // of x at the full depth), interleaved, at ViT-base/16's shapes (197 tokens) and GPT-2 small's
-// (N = 64, 256, 1024), f32, and f16 and Q8_0 at the MLP's second layer.
+// (N = 64, 256, 1024), f32, and f16 and Q8_0 at ViT's second MLP layer and GPT-2's first (N = 64).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -120,6 +120,8 @@ void bench_linear_depth(const Config& cfg) {
       cases.push_back({"gpt2", n, in, out, 0});
     }
   }
+  cases.push_back({"gpt2", 64, 768, 3072, 1});
+  cases.push_back({"gpt2", 64, 768, 3072, 2});
   const char* storages[] = {"f32", "f16", "q8"};
   attnlens::reference::Rng rng(23);
   for (const Case& k : cases) {

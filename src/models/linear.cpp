@@ -16,6 +16,10 @@ namespace {
 // slices of x stay in L2 while the column panels stream past (bench/: linear-depth lines).
 // A multiple of Q8_0's 32.
 constexpr std::int64_t kDepthSlice = 256;
+// Up to this many bytes a whole weight panel stays in L1 by itself (GPT-2's and ViT's depth 768:
+// 24 KiB): where the whole depth also makes no more row blocks than slices would (64 tokens),
+// slicing only adds passes over C, a few percent slower (bench/: linear-depth gpt2 N=64 lines).
+constexpr std::int64_t kL1PanelBytes = 32 * 1024;
 // Bytes of one depth slice of x per block of rows (here 384 KiB, 384 rows at kDepthSlice): the
 // block stays in L2 while every column panel of W streams past it, so W is read from memory once
 // per block, and a ViT's 197 tokens or a short text read it once.
@@ -106,7 +110,16 @@ int linear_few_rows(const StepContext& ctx, const RowPanels& x, const PackedMatr
 
 int linear(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w, const float* bias,
            float* out, std::int64_t ldo) {
-  return linear_in_depth_slices(ctx, x, w, bias, out, ldo, kDepthSlice);
+  const std::int64_t tiles = detail::div_up(x.rows, kPanelDepth);
+  const auto blocks_at = [&](std::int64_t depth) {
+    const std::int64_t block = kRowBlockBytes / (std::max<std::int64_t>(depth, 1) * kPanelDepth *
+                                                 static_cast<std::int64_t>(sizeof(float)));
+    return detail::div_up(tiles, std::max<std::int64_t>(block, 1));
+  };
+  const bool whole_depth =
+      w.in * kPanelWidth * static_cast<std::int64_t>(sizeof(float)) <= kL1PanelBytes &&
+      blocks_at(w.in) <= blocks_at(kDepthSlice);
+  return linear_in_depth_slices(ctx, x, w, bias, out, ldo, whole_depth ? w.in : kDepthSlice);
 }
 
 int linear_in_depth_slices(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w,
