@@ -5,10 +5,16 @@
 // storage has as many copies of its matrix as make 48 MiB of f32 (a model's layers), and each
 // call takes the next copy, so the weights come from memory as in a forward pass, not from a
 // cache that one small matrix would stay in.
+//
+// The `linear-depth` lines time linear() accumulating over depth slices of 128, 256 and 512
+// against the whole depth in one panel_gemm call (the loop before slices: row blocks of 384 KiB
+// of x at the full depth), interleaved, at ViT-base/16's shapes (197 tokens) and GPT-2 small's
+// (N = 64, 256, 1024), f32, and f16 and Q8_0 at ViT's second MLP layer and GPT-2's first (N = 64).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attnlens/attnlens.h"
@@ -86,6 +92,99 @@ void bench_linear(const Config& cfg) {
                   (std::string("speed ") + size).c_str(), t[0].best_ms / t[2].best_ms,
                   t[1].best_ms / t[2].best_ms);
     }
+  }
+}
+
+void bench_linear_depth(const Config& cfg) {
+  using namespace attnlens::models;
+  struct Case {
+    const char* model;
+    std::int64_t rows, in, out;
+    int storage;  // 0 f32, 1 f16, 2 Q8_0
+  };
+  const attnlens::KernelSet& kernels = attnlens::default_kernel_set();
+  const StepContext ctx{kernels, model_ops_for(kernels), 1};
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    char line[64] = {};
+    if (std::fgets(line, sizeof line, f)) std::printf("linear-depth load average %s", line);
+    std::fclose(f);
+  }
+  std::vector<Case> cases = {{"vit-base", 197, 768, 2304, 0},
+                             {"vit-base", 197, 768, 3072, 0},
+                             {"vit-base", 197, 3072, 768, 0},
+                             {"vit-base", 197, 3072, 768, 1},
+                             {"vit-base", 197, 3072, 768, 2}};
+  for (std::int64_t n : {64, 256, 1024}) {
+    for (const auto& [in, out] :
+         {std::pair<std::int64_t, std::int64_t>{768, 2304}, {768, 768}, {768, 3072}, {3072, 768}}) {
+      cases.push_back({"gpt2", n, in, out, 0});
+    }
+  }
+  cases.push_back({"gpt2", 64, 768, 3072, 1});
+  cases.push_back({"gpt2", 64, 768, 3072, 2});
+  const char* storages[] = {"f32", "f16", "q8"};
+  attnlens::reference::Rng rng(23);
+  for (const Case& k : cases) {
+    const std::string size = std::string(k.model) + " " + storages[k.storage] + " " +
+                             std::to_string(k.rows) + "x" + std::to_string(k.in) + "x" +
+                             std::to_string(k.out);
+    if (!selected(cfg, "linear-depth " + size)) continue;
+    // As many copies as make 48 MiB of f32, each call the next: weights come from memory.
+    const std::int64_t elements = packed_elements(k.in, k.out, 1);
+    const std::int64_t copies = std::max<std::int64_t>(2, (48 << 20) / (elements * 4));
+    std::vector<float> f32;
+    std::vector<std::uint16_t> f16;
+    std::vector<std::uint8_t> q8;
+    const std::int64_t q8_bytes = q8_packed_bytes(k.in, k.out, 1);
+    if (k.storage == 0) {
+      f32.resize(static_cast<std::size_t>(elements * copies));
+      for (float& v : f32) v = static_cast<float>(rng.integer(-1024, 1024)) / 4096.0f;
+    } else if (k.storage == 1) {
+      f16.resize(static_cast<std::size_t>(elements * copies));
+      for (std::uint16_t& h : f16) h = static_cast<std::uint16_t>(0x2000 | rng.integer(0, 0x83ff));
+    } else {
+      std::vector<std::uint8_t> written(static_cast<std::size_t>(q8_written_bytes(k.in, k.out)));
+      q8.resize(static_cast<std::size_t>(q8_bytes * copies));
+      for (std::int64_t copy = 0; copy < copies; ++copy) {
+        for (std::size_t b = 0; b < written.size(); b += kQ8BlockBytes) {
+          written[b] = 0x00;
+          written[b + 1] = 0x1c;  // scale 2^-8
+          for (std::int64_t i = 0; i < kQ8Block; ++i) {
+            written[b + 2 + i] = static_cast<std::uint8_t>(rng.integer(-127, 127));
+          }
+        }
+        pack_q8_matrix(written.data(), k.in, k.out, 1, q8.data() + copy * q8_bytes);
+      }
+    }
+    const auto matrix = [&](std::int64_t copy) {
+      if (k.storage == 0)
+        return PackedMatrix{f32.data() + copy * elements, nullptr, k.in, k.out, nullptr};
+      if (k.storage == 1)
+        return PackedMatrix{nullptr, f16.data() + copy * elements, k.in, k.out, nullptr};
+      return PackedMatrix{nullptr, nullptr, k.in, k.out, q8.data() + copy * q8_bytes};
+    };
+    const auto x = random_floats(static_cast<std::size_t>(k.rows * k.in), 3);
+    RowPanels panels;
+    pack_rows(x.data(), k.rows, k.in, panels);
+    std::vector<float> y(static_cast<std::size_t>(k.rows * k.out));
+    const std::int64_t slices[] = {k.in, 128, 256, 512};
+    const char* names[] = {"whole", "128", "256", "512"};
+    std::vector<std::function<void()>> calls;
+    std::int64_t next = 0;
+    for (const std::int64_t slice : slices) {
+      calls.push_back([&, slice] {
+        linear_in_depth_slices(ctx, panels, matrix(next++ % copies), nullptr, y.data(), k.out,
+                               slice);
+      });
+    }
+    const std::vector<Timing> t = time_interleaved(cfg, calls, cfg.quick ? 30 : 200);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      report_flops("linear-depth", size + " depth " + names[i], t[i],
+                   2.0 * static_cast<double>(k.rows * k.in * k.out));
+    }
+    std::printf("%-11s %-46s whole / 128 %.2fx, / 256 %.2fx, / 512 %.2fx (best times)\n",
+                "linear-depth", (std::string("speed ") + size).c_str(), t[0].best_ms / t[1].best_ms,
+                t[0].best_ms / t[2].best_ms, t[0].best_ms / t[3].best_ms);
   }
 }
 

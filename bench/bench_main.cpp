@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   attnlens_bench::bench_softmax(cfg);
   attnlens_bench::bench_projection(cfg);
   attnlens_bench::bench_linear(cfg);
+  attnlens_bench::bench_linear_depth(cfg);
   attnlens_bench::bench_attention(cfg);
   attnlens_bench::bench_backward(cfg);
   return 0;

@@ -11,6 +11,7 @@ void bench_panel_gemv(const Config& cfg);
 void bench_softmax(const Config& cfg);
 void bench_projection(const Config& cfg);
 void bench_linear(const Config& cfg);
+void bench_linear_depth(const Config& cfg);
 void bench_attention(const Config& cfg);
 void bench_backward(const Config& cfg);
 

@@ -182,6 +182,48 @@ TEST_CASE("linear() on Q8_0 matrices: partial panels, partial tiles, column grou
   }
 }
 
+TEST_CASE("linear() on Q8_0 matrices: depth slices of whole blocks give the whole depth's bits",
+          "[models][q8]") {
+  struct Case {
+    std::int64_t in, out, rows, slice;
+  };
+  // Slices of one and two blocks (40 rounds down to 32), and linear()'s own depth over 19 blocks
+  // in two row blocks (96 tiles, then 4: neither on the dequantising kernel, so both depths take
+  // the same path).
+  for (const Case& k :
+       {Case{96, 9, 13, 32}, Case{96, 9, 13, 40}, Case{96, 17, 13, 64}, Case{608, 20, 397, 256}}) {
+    const Q8Matrix m = random_q8(k.in, k.out, 1, static_cast<std::uint32_t>(k.in + k.out));
+    Rng rng(static_cast<std::uint32_t>(k.rows));
+    std::vector<float> x(static_cast<std::size_t>(k.rows * k.in));
+    for (float& v : x) v = rng.uniform(-1.0f, 1.0f);
+    RowPanels panels;
+    pack_rows(x.data(), k.rows, k.in, panels);
+    const PackedMatrix w{nullptr, nullptr, k.in, k.out, m.packed.data()};
+    for (const KernelSet& kernels : kernel_sets()) {
+      const StepContext ctx{kernels, model_ops_for(kernels), 1};
+      std::vector<float> whole(static_cast<std::size_t>(k.rows * k.out)), sliced(whole.size());
+      linear_in_depth_slices(ctx, panels, w, nullptr, whole.data(), k.out, k.in);
+      linear_in_depth_slices(ctx, panels, w, nullptr, sliced.data(), k.out, k.slice);
+      INFO(kernels.name << " in " << k.in << " out " << k.out << " rows " << k.rows << " slice "
+                        << k.slice);
+      CHECK(std::memcmp(whole.data(), sliced.data(), whole.size() * sizeof(float)) == 0);
+      std::vector<double> expected(whole.size());
+      for (std::int64_t r = 0; r < k.rows; ++r) {
+        for (std::int64_t c = 0; c < k.out; ++c) {
+          double sum = 0;
+          for (std::int64_t p = 0; p < k.in; ++p) {
+            sum += static_cast<double>(x[static_cast<std::size_t>(r * k.in + p)]) *
+                   m.w[static_cast<std::size_t>(c * k.in + p)];
+          }
+          expected[static_cast<std::size_t>(r * k.out + c)] = sum;
+        }
+      }
+      ATTNLENS_CHECK_CLOSE(sliced, expected, (Tolerance{2e-6 * static_cast<double>(k.in), 0.0}),
+                           matrix_layout(k.rows, k.out), "linear");
+    }
+  }
+}
+
 TEST_CASE("Q8_0 refuses a depth that is not a multiple of 32, and non-finite scales",
           "[models][q8][errors]") {
   for (std::int64_t in : {0, 16, 33, 100}) {

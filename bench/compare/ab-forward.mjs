@@ -1,20 +1,23 @@
 #!/usr/bin/env node
 // Two builds of attnlens, the same models, one Node process: model.run() of the same model and
-// text on each, calls alternating (before, after, then after, before, ...), one thread. Prints
+// text (ViT-base: picture) on each, calls alternating (before, after, then after, before, ...), one thread. Prints
 // the medians, the after/before ratio (median of the per-pair ratios) and its interquartile
 // range; asserts nothing. See README.md.
 //
 //   node bench/compare/ab-forward.mjs --before OLD/web --after NEW/web
 //     [--models bench/models/build] [--sizes 64,256] [--pairs N] [--backend wasm-simd]
+//     [--tiny-pairs 31] [--vit-pairs 5]
 //
 // Each web/ folder needs its wasm modules in src/wasm/ (at least attnlens-models-<flavour>.js,
-// .wasm and .wasm.gz); the models come from bench/models/build_models.py.
+// .wasm and .wasm.gz); the models come from bench/models/build_models.py, and ViT-base (run when
+// its folder is there) from bench/models/build_vision_models.py. 0 pairs skips a case.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { storyOf64Tokens, textOfTokens } from '../models/forward-core.js';
+import { cameraFrame } from '../models/vision-core.js';
 import { comparePairs, formatRatio, loadAverage } from './stats.js';
 
 const { values } = parseArgs({
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '64,256' },
     pairs: { type: 'string' },
     'tiny-pairs': { type: 'string', default: '31' },
+    'vit-pairs': { type: 'string', default: '5' },
     backend: { type: 'string', default: 'wasm-simd' },
   },
 });
@@ -129,15 +133,31 @@ for (const n of sizes) {
 }
 for (const model of gpt2) model.dispose();
 
-const tiny = [];
-for (const side of sides)
-  tiny.push(
-    await side.loadModel(resolve(values.models, 'tinystories-1m'), { attention: side.attention }),
-  );
-const story = storyOf64Tokens(tiny[0].tokenizer);
-const runners = tiny.map((model) => timed(model, story));
-rows.push(await timePairs('TinyStories-1M shape, N = 64', runners, Number(values['tiny-pairs'])));
-for (const model of tiny) model.dispose();
+if (Number(values['tiny-pairs']) > 0) {
+  const tiny = [];
+  for (const side of sides)
+    tiny.push(
+      await side.loadModel(resolve(values.models, 'tinystories-1m'), { attention: side.attention }),
+    );
+  const story = storyOf64Tokens(tiny[0].tokenizer);
+  const runners = tiny.map((model) => timed(model, story));
+  rows.push(await timePairs('TinyStories-1M shape, N = 64', runners, Number(values['tiny-pairs'])));
+  for (const model of tiny) model.dispose();
+}
+
+// ViT-base/16 (random weights, vision.mjs's model): a 640 x 480 camera frame to all 144 maps.
+const vitFolder = resolve(values.models, 'vit-base');
+if (Number(values['vit-pairs']) > 0 && existsSync(vitFolder)) {
+  const vit = [];
+  for (const side of sides)
+    vit.push(await side.loadModel(vitFolder, { attention: side.attention }));
+  const picture = cameraFrame();
+  const runners = vit.map((model) => timed(model, picture, { returnLogits: true, topK: 1 }));
+  rows.push(await timePairs('ViT-base/16 224, a picture', runners, Number(values['vit-pairs'])));
+  for (const model of vit) model.dispose();
+} else if (Number(values['vit-pairs']) > 0) {
+  console.log(`ViT-base skipped: no ${vitFolder} (bench/models/build_vision_models.py)`);
+}
 for (const side of sides) side.attention.dispose();
 
 console.log(

@@ -11,17 +11,36 @@
 namespace attnlens::models {
 namespace {
 
-// Rows of x per block: the block's row panels (here 384 KiB) stay in L2 while every column
-// panel of W streams past them, so W is read from memory once per block, and a short text
-// (every block of GPT-2 small's widths up to 128 tokens) reads it once.
+// Depth per slice: linear() accumulates each output tile over slices of this many depths, so a
+// weight panel's slice (8 KiB) stays in L1 for every row tile of the block, and the block's
+// slices of x stay in L2 while the column panels stream past (bench/: linear-depth lines).
+// A multiple of Q8_0's 32.
+constexpr std::int64_t kDepthSlice = 256;
+// Up to this many bytes a whole weight panel stays in L1 by itself (GPT-2's and ViT's depth 768:
+// 24 KiB): where the whole depth also makes no more row blocks than slices would (64 tokens),
+// slicing only adds passes over C, a few percent slower (bench/: linear-depth gpt2 N=64 lines).
+constexpr std::int64_t kL1PanelBytes = 32 * 1024;
+// Bytes of one depth slice of x per block of rows (here 384 KiB, 384 rows at kDepthSlice): the
+// block stays in L2 while every column panel of W streams past it, so W is read from memory once
+// per block, and a ViT's 197 tokens or a short text read it once.
 constexpr std::int64_t kRowBlockBytes = 384 * 1024;
 // Column panels per task (128 outputs): enough tasks to share among threads, each with a
-// long run of panel_gemm calls over the same rows.
+// long run of panel_gemm calls over the same rows. With several threads and few tasks (one row
+// block, a narrow matrix) a task takes fewer, down to kMinPanelsPerTask: every panel's weights
+// are still read once per block, only x is read by more tasks.
 constexpr std::int64_t kPanelsPerTask = 16;
+constexpr std::int64_t kMinPanelsPerTask = 4;
+constexpr std::int64_t kTasksPerThread = 3;
+
+// panel_gemm's column scales for a tile that goes on accumulating: C * 1 is C, exactly, so a
+// sum over depth slices rounds as the sum over the whole depth does (the same additions in the
+// same order), and the slices change no bit of the output.
+constexpr float kUnitScale[kPanelWidth] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
 
 // Row tiles (of 4 tokens) up to which a Q8_0 panel runs on the dequantising kernel: it reads a
-// quarter of f32's bytes but converts every weight once per tile; from here on a panel is
-// dequantised once into f32 and every tile runs on the f32 panel GEMM (bench/: q8 linear lines).
+// quarter of f32's bytes but converts every weight once per tile; from here on each slice of a
+// panel is dequantised once per row block into f32 and every tile runs on the f32 panel GEMM
+// (bench/: q8 linear lines).
 constexpr std::int64_t kQ8FusedTiles = 2;
 // Up to this many rows (fewer than a row panel: a decoding step's one token) each row runs on
 // panel_gemv over the same weight panels, instead of a 4-row tile that is mostly padding
@@ -91,54 +110,99 @@ int linear_few_rows(const StepContext& ctx, const RowPanels& x, const PackedMatr
 
 int linear(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w, const float* bias,
            float* out, std::int64_t ldo) {
+  const std::int64_t tiles = detail::div_up(x.rows, kPanelDepth);
+  const auto blocks_at = [&](std::int64_t depth) {
+    const std::int64_t block = kRowBlockBytes / (std::max<std::int64_t>(depth, 1) * kPanelDepth *
+                                                 static_cast<std::int64_t>(sizeof(float)));
+    return detail::div_up(tiles, std::max<std::int64_t>(block, 1));
+  };
+  const bool whole_depth =
+      w.in * kPanelWidth * static_cast<std::int64_t>(sizeof(float)) <= kL1PanelBytes &&
+      blocks_at(w.in) <= blocks_at(kDepthSlice);
+  return linear_in_depth_slices(ctx, x, w, bias, out, ldo, whole_depth ? w.in : kDepthSlice);
+}
+
+int linear_in_depth_slices(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w,
+                           const float* bias, float* out, std::int64_t ldo,
+                           std::int64_t slice_depth) {
   // The one-row kernel reads f32 panels (f16 ones converted a few at a time).
   if (x.rows <= kGemvMaxRows && (w.f32 != nullptr || w.f16 != nullptr))
     return linear_few_rows(ctx, x, w, bias, out, ldo);
   const std::int64_t in = w.in;
   const std::int64_t panel_floats = in * kPanelWidth;
+  // Q8_0 slices start on a block of 32 depths.
+  const std::int64_t slice_unit = w.q8 ? kQ8Block : 1;
+  const std::int64_t slice = std::max<std::int64_t>(
+      1, std::min(in, std::max(slice_unit, slice_depth / slice_unit * slice_unit)));
   const std::int64_t row_panels = detail::div_up(x.rows, kPanelDepth);
   const std::int64_t block_panels =
-      std::max<std::int64_t>(1, kRowBlockBytes / (in * kPanelDepth * sizeof(float)));
+      std::max<std::int64_t>(1, kRowBlockBytes / (slice * kPanelDepth * sizeof(float)));
   const std::int64_t blocks = detail::div_up(row_panels, block_panels);
   const std::int64_t column_panels = panels_of(w.out);
-  const std::int64_t column_tasks = detail::div_up(column_panels, kPanelsPerTask);
+  std::int64_t task_panels = kPanelsPerTask;
+  while (task_panels > kMinPanelsPerTask &&
+         blocks * detail::div_up(column_panels, task_panels) < kTasksPerThread * ctx.threads)
+    task_panels /= 2;
+  const std::int64_t column_tasks = detail::div_up(column_panels, task_panels);
   return detail::parallel_for(blocks * column_tasks, ctx.threads, [&](std::int64_t task) {
     const std::int64_t first_row_panel = task / column_tasks * block_panels;
     const std::int64_t tiles = std::min(block_panels, row_panels - first_row_panel);
-    const std::int64_t first_panel = task % column_tasks * kPanelsPerTask;
-    const std::int64_t last_panel = std::min(column_panels, first_panel + kPanelsPerTask);
+    const std::int64_t first_panel = task % column_tasks * task_panels;
+    const std::int64_t last_panel = std::min(column_panels, first_panel + task_panels);
     const float* a = x.data.data() + first_row_panel * in * kPanelDepth;
-    std::vector<float> c(static_cast<std::size_t>(tiles * kPanelDepth * kPanelWidth));
+    const std::int64_t a_stride = in * kPanelDepth;
+    // Q8_0 for few tiles runs the dequantising kernel, which overwrites C: the whole depth at once.
     const bool q8_fused = w.q8 && tiles <= kQ8FusedTiles;
-    std::vector<float> converted(
-        w.f16 || (w.q8 && !q8_fused) ? static_cast<std::size_t>(panel_floats) : 0);
-    for (std::int64_t panel = first_panel; panel < last_panel; ++panel) {
-      const float* b = w.f32 ? w.f32 + panel * panel_floats : converted.data();
-      // f16, or Q8_0 for many rows: one panel at a time, so it stays in cache for every tile.
-      if (w.f16) {
-        ctx.ops.half_to_float(static_cast<std::size_t>(panel_floats), w.f16 + panel * panel_floats,
-                              converted.data());
-      }
-      const std::uint8_t* q8 = w.q8 ? w.q8 + panel * q8_panel_bytes(in) : nullptr;
-      if (q8_fused) {
-        ctx.ops.q8_panel_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(in), a,
-                              static_cast<std::size_t>(in * kPanelDepth), q8, c.data());
-      } else {
-        if (q8) ctx.ops.q8_panel_to_f32(static_cast<std::size_t>(in), q8, converted.data());
-        ctx.kernels.panel_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(in), a,
-                               static_cast<std::size_t>(in * kPanelDepth), b, c.data(), nullptr);
-      }
-      // Tiles are [4 rows][8 columns]: copy the rows and columns that exist, adding the bias.
-      const std::int64_t c0 = panel * kPanelWidth;
-      const std::int64_t width = std::min(kPanelWidth, w.out - c0);
-      for (std::int64_t t = 0; t < tiles; ++t) {
-        for (std::int64_t r = 0; r < kPanelDepth; ++r) {
-          const std::int64_t row = (first_row_panel + t) * kPanelDepth + r;
-          if (row >= x.rows) break;
-          const float* tile_row = c.data() + (t * kPanelDepth + r) * kPanelWidth;
-          float* o = out + row * ldo + c0;
-          for (std::int64_t j = 0; j < width; ++j)
-            o[j] = tile_row[j] + (bias ? bias[c0 + j] : 0.0f);
+    const std::int64_t step = q8_fused ? std::max<std::int64_t>(in, 1) : slice;
+    // One slice (at least: a depth of 0 is one empty sum, the bias): each panel's tiles go out as
+    // soon as they are done, so one panel's C suffices; several: every panel's C is kept while
+    // the slices accumulate into it.
+    const std::int64_t slices = std::max<std::int64_t>(1, detail::div_up(in, step));
+    const bool sliced = slices > 1;
+    const std::int64_t tile_floats = kPanelDepth * kPanelWidth;
+    std::vector<float> c(
+        static_cast<std::size_t>(tiles * tile_floats * (sliced ? last_panel - first_panel : 1)));
+    std::vector<float> converted(w.f32 || q8_fused ? 0
+                                                   : static_cast<std::size_t>(step * kPanelWidth));
+    for (std::int64_t s = 0; s < slices; ++s) {
+      const std::int64_t p0 = s * step;
+      const std::int64_t depth = std::min(step, in - p0);
+      const bool last_slice = s == slices - 1;
+      for (std::int64_t panel = first_panel; panel < last_panel; ++panel) {
+        float* c_panel = c.data() + (sliced ? (panel - first_panel) * tiles * tile_floats : 0);
+        // f16, or Q8_0 for many rows: the panel's slice converted once, so it stays in cache for
+        // every tile.
+        const float* b = w.f32 ? w.f32 + panel * panel_floats + p0 * kPanelWidth : converted.data();
+        if (w.f16) {
+          ctx.ops.half_to_float(static_cast<std::size_t>(depth * kPanelWidth),
+                                w.f16 + panel * panel_floats + p0 * kPanelWidth, converted.data());
+        }
+        const std::uint8_t* q8 = w.q8 ? w.q8 + panel * q8_panel_bytes(in) : nullptr;
+        if (q8_fused) {
+          ctx.ops.q8_panel_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(in), a,
+                                static_cast<std::size_t>(a_stride), q8, c_panel);
+        } else {
+          if (q8) {
+            ctx.ops.q8_panel_to_f32(static_cast<std::size_t>(depth),
+                                    q8 + p0 / kQ8Block * kQ8PanelBlockBytes, converted.data());
+          }
+          ctx.kernels.panel_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(depth),
+                                 a + p0 * kPanelDepth, static_cast<std::size_t>(a_stride), b,
+                                 c_panel, p0 == 0 ? nullptr : kUnitScale);
+        }
+        if (!last_slice) continue;
+        // Tiles are [4 rows][8 columns]: copy the rows and columns that exist, adding the bias.
+        const std::int64_t c0 = panel * kPanelWidth;
+        const std::int64_t width = std::min(kPanelWidth, w.out - c0);
+        for (std::int64_t t = 0; t < tiles; ++t) {
+          for (std::int64_t r = 0; r < kPanelDepth; ++r) {
+            const std::int64_t row = (first_row_panel + t) * kPanelDepth + r;
+            if (row >= x.rows) break;
+            const float* tile_row = c_panel + (t * kPanelDepth + r) * kPanelWidth;
+            float* o = out + row * ldo + c0;
+            for (std::int64_t j = 0; j < width; ++j)
+              o[j] = tile_row[j] + (bias ? bias[c0 + j] : 0.0f);
+          }
         }
       }
     }

@@ -47,11 +47,22 @@ struct StepContext {
 
 // out[r * ldo + c] = sum_p x[r][p] * W[p][c] + bias[c] (bias may be null), on
 // KernelSet::panel_gemm (a Q8_0 matrix: ModelOps::q8_panel_gemm for few rows, else each panel
-// dequantised once for panel_gemm). Split over threads by blocks of output columns (and of rows for
-// long inputs); every output is computed the same way whatever the split. Returns the threads that
-// took part.
+// dequantised once per block for panel_gemm), each output tile accumulated over 256-deep slices
+// of the depth unless a whole weight panel stays in L1 and the rows take no more blocks at the
+// whole depth (linear.cpp). Split over threads by blocks of output columns (and of rows for long
+// inputs); every output is computed the same way whatever the split. Returns the threads that took
+// part.
 int linear(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w, const float* bias,
            float* out, std::int64_t ldo);
+
+// linear() with each output accumulated over slices of `slice_depth` depths (rounded down to
+// Q8_0's blocks of 32, at least one; `in` or more: the whole depth in one panel_gemm call), in
+// row blocks sized to the slice; linear() is this at the depth it picks. The same bits at any slice
+// depth (a Q8_0 matrix: while each row block takes the same one of its two paths). Tests compare
+// depths, benchmarks time them against one another.
+int linear_in_depth_slices(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w,
+                           const float* bias, float* out, std::int64_t ldo,
+                           std::int64_t slice_depth);
 
 // logits[r * vocab + v] = sum_p x[r * hidden + p] * embedding[v][p] + bias[v] (bias may be
 // null): the LM head tied to the token embedding [vocab, hidden], read in place.
