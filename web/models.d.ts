@@ -678,6 +678,12 @@ export interface ImageRunOptions {
   returnPooled?: boolean;
   /** Adds `hiddenStates` [layers + 1, tokens, hidden]. */
   returnHiddenStates?: boolean;
+  /**
+   * Receives the attention and is returned as `attention` (a camera loop reuses one array
+   * instead of a fresh one a frame): exactly layers * heads * tokens * tokens elements, else a
+   * RangeError (shape_mismatch) naming the length this picture needs.
+   */
+  attentionBuffer?: Float32Array;
 }
 
 export interface ImageRun {

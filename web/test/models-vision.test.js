@@ -208,6 +208,43 @@ describe('bad pictures get clear errors and leave the model usable', () => {
   });
 });
 
+describe("a camera loop: the maps into the caller's buffer", () => {
+  it('attentionBuffer receives the same maps each frame; a wrong one is refused', async () => {
+    const model = await loadModel(join(out, 'dinov2-registers'));
+    try {
+      const [first, second] = PICTURES;
+      const fresh = [await model.run(first), await model.run(second)];
+      const buffer = new Float32Array(fresh[0].attention.length).fill(-1);
+      for (const [i, p] of [first, first].entries()) {
+        const result = await model.run(p, { attentionBuffer: buffer, returnPixelValues: true });
+        assert.equal(result.attention, buffer, `frame ${i}: the caller's own array`);
+        assert.deepEqual(result.attention, fresh[0].attention);
+        assert.equal(result.pixelValues.length, 3 * result.input.height * result.input.width);
+      }
+      // RGBA read in place: a Uint8Array and an ImageData-like Uint8ClampedArray agree.
+      const bytes = { ...first, data: new Uint8Array(first.data) };
+      assert.deepEqual((await model.run(bytes)).attention, fresh[0].attention);
+      const refused = [
+        [new Float32Array(buffer.length - 1), RangeError, 'shape_mismatch'],
+        [new Float64Array(buffer.length), TypeError, 'invalid_argument'],
+        [Array.from(buffer), TypeError, 'invalid_argument'],
+      ];
+      for (const [attentionBuffer, Class, code] of refused) {
+        await assert.rejects(model.run(first, { attentionBuffer }), (error) => {
+          assert.ok(error instanceof Class, error.message);
+          assert.equal(error.code, code, error.message);
+          assert.equal(error.parameter, 'attentionBuffer', error.message);
+          return true;
+        });
+      }
+      // Still usable, and a fresh array again without the option.
+      assert.deepEqual((await model.run(second)).attention, fresh[1].attention);
+    } finally {
+      model.dispose();
+    }
+  });
+});
+
 describe('bad vision checkpoints get clear errors', () => {
   // A copy of a fixture with one file rewritten.
   function variant(from, name, file, edit) {

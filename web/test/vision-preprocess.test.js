@@ -13,9 +13,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { imageHeader } from '../src/vision/image-header.js';
-import { MAX_IMAGE_PIXELS, readImage } from '../src/vision/image-input.js';
-import { imageProcessor, preprocessImage, resizedSize } from '../src/vision/preprocessor.js';
-import { PIL_FILTERS, resizeRgb } from '../src/vision/resample.js';
+import { MAX_IMAGE_PIXELS, readImage, readImagePixels } from '../src/vision/image-input.js';
+import {
+  imageProcessor,
+  preprocessImage,
+  preprocessLayout,
+  resizedSize,
+  writePixelValues,
+} from '../src/vision/preprocessor.js';
+import { PIL_FILTERS, resizeRgb, resizeWindow } from '../src/vision/resample.js';
+import { mulberry32 } from '../scripts/random.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const out = mkdtempSync(join(tmpdir(), 'attnlens-vision-'));
@@ -67,6 +74,71 @@ describe('preprocessing equals Pillow + numpy (the transformers processors)', ()
       }
       const want = new Float32Array(bytes(`${c.name}.f32`).buffer);
       assert.equal(firstDifference(result.pixelValues, want), null, `${c.name} pixel_values`);
+    }
+  });
+});
+
+describe("a camera frame's path: RGBA read in place, only the crop resized", () => {
+  it('every case from RGBA into a view of a larger buffer: the same float32 values', async () => {
+    for (const c of cases) {
+      const config = JSON.parse(readFileSync(join(out, `${c.name}.json`), 'utf8'));
+      const rgba = bytes(`${c.name}.rgba`);
+      const image = await readImagePixels({ data: rgba, width: c.width, height: c.height });
+      assert.equal(image.channels, 4);
+      assert.equal(image.data.buffer, rgba.buffer, `${c.name}: read in place, not copied`);
+      const plan = imageProcessor(config);
+      const layout = preprocessLayout(plan, c.height, c.width);
+      const memory = new Float32Array(3 * layout.height * layout.width + 10).fill(Number.NaN);
+      const view = memory.subarray(5, 5 + 3 * layout.height * layout.width);
+      writePixelValues(image, plan, layout, view);
+      const want = new Float32Array(bytes(`${c.name}.f32`).buffer);
+      assert.equal(firstDifference(view, want), null, `${c.name} pixel_values`);
+      assert.ok(Number.isNaN(memory[4]) && Number.isNaN(memory.at(-1)), 'nothing written outside');
+    }
+  });
+
+  it('any window of a resize: the bytes of the whole resize, RGB or RGBA, every filter', () => {
+    const next = mulberry32(11);
+    for (const [w, h, ow, oh] of [
+      [37, 23, 16, 16],
+      [13, 9, 40, 7],
+      [64, 48, 33, 29],
+      [5, 50, 5, 11],
+    ]) {
+      const rgb = Uint8Array.from({ length: w * h * 3 }, () => next() & 255);
+      const rgba = new Uint8Array(w * h * 4);
+      for (let i = 0; i < w * h; i++) rgba.set([...rgb.subarray(i * 3, i * 3 + 3), 7], i * 4);
+      for (const code of [1, 2, 3, 4, 5]) {
+        const filter = PIL_FILTERS[code];
+        const whole = resizeRgb(rgb, w, h, ow, oh, filter);
+        for (let k = 0; k < 6; k++) {
+          const top = next() % oh;
+          const left = next() % ow;
+          const window = {
+            top,
+            left,
+            height: 1 + (next() % (oh - top)),
+            width: 1 + (next() % (ow - left)),
+          };
+          const want = new Uint8Array(window.height * window.width * 3);
+          for (let y = 0; y < window.height; y++) {
+            const from = ((top + y) * ow + left) * 3;
+            want.set(whole.subarray(from, from + window.width * 3), y * window.width * 3);
+          }
+          for (const [data, channels] of [
+            [rgb, 3],
+            [rgba, 4],
+          ]) {
+            const got = resizeWindow(
+              data,
+              { width: w, height: h, channels },
+              { width: ow, height: oh, filter, window },
+            );
+            const where = `${w}x${h} -> ${ow}x${oh} ${filter.name}, ${JSON.stringify(window)}`;
+            assert.equal(firstDifference(got, want), null, `${where}, ${channels} channels`);
+          }
+        }
+      }
     }
   });
 });

@@ -41,11 +41,11 @@ export function checkAttentionShape(attention, shape, name = 'attention') {
 /**
  * One layer's head-averaged attention with the residual mixed in, Ã = (A + I) / rowsum(A + I),
  * in float64 (the products of many layers would lose float32's digits). Every weight must be in
- * [0, 1] (a RangeError names the first that is not).
+ * [0, 1] (a RangeError names the first that is not). `into`: a Float64Array [N, N] to reuse.
  * @returns {Float64Array} [N, N]
  */
-export function residualMixed(attention, layer, heads, n) {
-  const mixed = new Float64Array(n * n);
+export function residualMixed(attention, layer, heads, n, into = null) {
+  const mixed = into ? into.fill(0) : new Float64Array(n * n);
   const size = n * n;
   for (let h = 0; h < heads; h++) {
     const base = (layer * heads + h) * size;
@@ -78,29 +78,28 @@ export function attentionRollout(attention, shape, options = {}) {
   const { attention: weights, layers, heads, n } = checkAttentionShape(attention, shape);
   const rows = checkRows(options?.rows, n);
   checkRolloutWork(rows.length, layers, n, 'rows');
-  const mixed = Array.from({ length: layers }, (_, l) => residualMixed(weights, l, heads, n));
-  const out = new Float32Array(rows.length * n);
-  let current = new Float64Array(n);
-  let next = new Float64Array(n);
-  rows.forEach((position, r) => {
-    // A row of Ã_L ... Ã_1 is e_p Ã_L ... Ã_1: one vector through the layers, last first,
-    // N^2 per layer instead of the N^3 of a matrix product.
-    current.fill(0);
-    current[position] = 1;
-    for (let l = layers - 1; l >= 0; l--) {
-      next.fill(0);
-      const m = mixed[l];
+  // One layer's Ã at a time, applied to every row's vector, last layer first: a row of
+  // Ã_L ... Ã_1 is e_p Ã_L ... Ã_1, N^2 per layer and row instead of a matrix product's N^3,
+  // and N^2 of memory instead of the layers' L N^2 (a camera runs this every frame).
+  let current = new Float64Array(rows.length * n);
+  let next = new Float64Array(rows.length * n);
+  rows.forEach((position, r) => (current[r * n + position] = 1));
+  const mixed = new Float64Array(n * n);
+  for (let l = layers - 1; l >= 0; l--) {
+    residualMixed(weights, l, heads, n, mixed);
+    next.fill(0);
+    for (let r = 0; r < rows.length; r++) {
+      const at = r * n;
       for (let i = 0; i < n; i++) {
-        const share = current[i];
+        const share = current[at + i];
         if (share === 0) continue;
         const row = i * n;
-        for (let j = 0; j < n; j++) next[j] += share * m[row + j];
+        for (let j = 0; j < n; j++) next[at + j] += share * mixed[row + j];
       }
-      [current, next] = [next, current];
     }
-    for (let j = 0; j < n; j++) out[r * n + j] = current[j];
-  });
-  return out;
+    [current, next] = [next, current];
+  }
+  return Float32Array.from(current);
 }
 
 /** Refuses, naming `name`, a rollout of `rows` rows that would cost more than MAX_ROLLOUT_WORK. */

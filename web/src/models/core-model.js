@@ -5,7 +5,7 @@
 
 import { CallBlock } from '../call-block.js';
 import { attnlensError, coreError, unwrap } from '../errors.js';
-import { copyFloats, heapU8, withHeap } from '../heap.js';
+import { copyFloats, heapF32, heapU8, withHeap } from '../heap.js';
 import { q8Bytes } from './files/q8.js';
 import { checkModelBlockLayout, LAYOUT, ModelBlock } from './model-block.js';
 
@@ -160,14 +160,29 @@ export class CoreModel {
   }
 
   /**
-   * One forward pass of a vision transformer over `pixels` (Float32Array [channels, height,
-   * width]) whose patches make `n` positions (the class token's and the patches'). `masks` as
-   * forward()'s; `logits`: whether to compute the classifier's (over the class token);
-   * `hiddenStates`: true returns [layers + 1, N, hidden], the last after the final layernorm.
+   * One forward pass of a vision transformer over pixel values [3, height, width] whose patches
+   * make `n` positions (the class token's and the patches'): `writePixels(view)` writes them
+   * straight into a Float32Array view of wasm memory (no copy), and `pixelValues: true` returns
+   * a copy of them. `masks` as forward()'s; `logits`: whether to compute the classifier's (over
+   * the class token); `hiddenStates`: true returns [layers + 1, N, hidden], the last after the
+   * final layernorm; `attentionInto`: a Float32Array of layers * heads * n * n that receives
+   * the attention (checked by the caller), so a camera loop allocates none per frame.
    * @returns {{ attention: Float32Array, logits?: Float32Array, logSumExp?: Float32Array,
-   *   hiddenStates?: Float32Array }}
+   *   hiddenStates?: Float32Array, pixelValues?: Float32Array }}
    */
-  forwardImage({ pixels, height, width, n, masks, logits, threads, shape, hiddenStates = false }) {
+  forwardImage({
+    writePixels,
+    pixelValues = false,
+    height,
+    width,
+    n,
+    masks,
+    logits,
+    threads,
+    shape,
+    hiddenStates = false,
+    attentionInto = null,
+  }) {
     const m = this.#module;
     const { layers, heads, vocab, hidden } = shape;
     return withHeap(m, (heap) => {
@@ -176,7 +191,10 @@ export class CoreModel {
         .set('projectionsLayer', -1)
         .set('imageHeight', height)
         .set('imageWidth', width);
-      block.array('pixels', heap.copyIn(pixels, 'pixels'));
+      // Allocated first, written last: no allocation between the view and its writes, so no
+      // memory growth can detach the view.
+      const pixels = heap.floats(3 * height * width, 'pixels');
+      block.array('pixels', pixels);
       if (masks) {
         const addresses = masks.map((options) =>
           new CallBlock(m, heap).options(options, heap).write(),
@@ -193,9 +211,15 @@ export class CoreModel {
       }
       const states = hiddenStates ? heap.floats((layers + 1) * n * hidden, 'hiddenStates') : null;
       if (states) block.array('hiddenStates', states);
-      unwrap(m._modelForward(this.#handle, block.write()));
+      const address = block.write();
+      writePixels(heapF32(m).subarray(pixels.ptr >>> 2, (pixels.ptr >>> 2) + pixels.length));
+      const copiedPixels = pixelValues ? copyFloats(m, pixels) : undefined;
+      unwrap(m._modelForward(this.#handle, address));
+      const start = attention.ptr >>> 2;
+      if (attentionInto) attentionInto.set(heapF32(m).subarray(start, start + attention.length));
       return {
-        attention: copyFloats(m, attention),
+        pixelValues: copiedPixels,
+        attention: attentionInto ?? copyFloats(m, attention),
         logits: outLogits ? copyFloats(m, outLogits) : undefined,
         logSumExp: logSumExp ? copyFloats(m, logSumExp) : undefined,
         hiddenStates: states ? copyFloats(m, states) : undefined,

@@ -6,9 +6,16 @@
 
 import { wasmBackendOf } from '../attention.js';
 import { disposedError } from '../errors.js';
-import { boolean, integer, optionsObject, typeError } from '../argument-checks.js';
-import { readImage } from '../vision/image-input.js';
-import { preprocessImage } from '../vision/preprocessor.js';
+import {
+  boolean,
+  integer,
+  optionsObject,
+  shapeError,
+  typedArray,
+  typeError,
+} from '../argument-checks.js';
+import { readImagePixels } from '../vision/image-input.js';
+import { preprocessLayout, writePixelValues } from '../vision/preprocessor.js';
 import { attentionMask, checkMasks, checkPatchWindows } from './layer-masks.js';
 import { topIds } from './predictions.js';
 import { poolClassToken } from './vision-pooler.js';
@@ -21,6 +28,7 @@ export const IMAGE_RUN_OPTIONS = Object.freeze([
   'returnPixelValues',
   'returnPooled',
   'returnHiddenStates',
+  'attentionBuffer',
 ]);
 const DEFAULT_TOP_K = 5;
 
@@ -107,15 +115,18 @@ export class VisionModel {
    *   patch:K, tokens:i,j, pad:i,j; see mask-notation.js), returnLogits, returnPixelValues,
    *   returnPooled ([hidden]: ViTModel's pooler over the class token, or DINOv2's class token
    *   after the final layernorm), returnHiddenStates ([layers + 1, tokens, hidden]: the
-   *   embeddings, then each layer's output, the last after the final layernorm).
+   *   embeddings, then each layer's output, the last after the final layernorm),
+   *   attentionBuffer (a Float32Array of layers * heads * tokens * tokens that receives the
+   *   attention and is returned as `attention`: a camera loop reuses one instead of a fresh
+   *   array a frame).
    */
   async run(image, options) {
     this.#live('run');
     const opts = this.#checkRunOptions(options);
-    const pixels = await readImage(image, 'image');
+    const pixels = await readImagePixels(image, 'image');
     this.#live('run');
     const threads = this.#wasm('run').threads;
-    const input = preprocessImage(pixels, this.#plan, 'image');
+    const input = preprocessLayout(this.#plan, pixels.height, pixels.width, 'image');
     const patch = this.#info.patchSize;
     const grid = {
       rows: Math.floor(input.height / patch),
@@ -124,10 +135,18 @@ export class VisionModel {
     const first = 1 + this.#info.registers;
     const tokens = first + grid.rows * grid.columns;
     if (opts.masks) checkPatchWindows(opts.masks, grid);
+    const attentionInto = opts.attentionBuffer
+      ? this.#checkBuffer(opts.attentionBuffer, tokens)
+      : null;
+    // Raw pixels are read in place: a buffer transferred while run() awaited is refused.
+    if (pixels.data.length !== pixels.width * pixels.height * pixels.channels) {
+      throw typeError('image.data', 'has a detached (transferred) ArrayBuffer');
+    }
     const patches = { ...grid, first };
     const wantStates = opts.returnPooled || opts.returnHiddenStates;
-    const { attention, logits, logSumExp, hiddenStates } = this.#core.forwardImage({
-      pixels: input.pixelValues,
+    const { attention, logits, logSumExp, hiddenStates, pixelValues } = this.#core.forwardImage({
+      writePixels: (view) => writePixelValues(pixels, this.#plan, input, view),
+      pixelValues: opts.returnPixelValues,
       height: input.height,
       width: input.width,
       n: tokens,
@@ -136,9 +155,10 @@ export class VisionModel {
       threads,
       shape: this.#shape,
       hiddenStates: wantStates,
+      attentionInto,
     });
     const result = {
-      attention,
+      attention: attentionInto ? opts.attentionBuffer : attention,
       tokens,
       registers: this.#info.registers,
       grid,
@@ -146,7 +166,7 @@ export class VisionModel {
       labels: logits ? this.#topLabels(logits, logSumExp[0], opts.topK) : null,
     };
     if (opts.returnLogits) result.logits = logits;
-    if (opts.returnPixelValues) result.pixelValues = input.pixelValues;
+    if (opts.returnPixelValues) result.pixelValues = pixelValues;
     if (opts.returnHiddenStates) result.hiddenStates = hiddenStates;
     if (opts.returnPooled) {
       // The class token of the last hidden state (after the final layernorm).
@@ -185,6 +205,7 @@ export class VisionModel {
       returnPixelValues: boolean(raw.returnPixelValues, 'returnPixelValues'),
       returnPooled: boolean(raw.returnPooled, 'returnPooled'),
       returnHiddenStates: boolean(raw.returnHiddenStates, 'returnHiddenStates'),
+      attentionBuffer: raw.attentionBuffer ?? null,
     };
     if (opts.returnPooled && this.#info.pooling === null) {
       throw typeError(
@@ -196,6 +217,21 @@ export class VisionModel {
       throw typeError('returnLogits', 'this checkpoint has no classifier (classifier.weight)');
     }
     return opts;
+  }
+
+  // A view of the caller's attention buffer, which must hold exactly this picture's maps.
+  #checkBuffer(buffer, tokens) {
+    const view = typedArray(buffer, 'attentionBuffer', Float32Array);
+    const { layers, heads } = this.#shape;
+    const length = layers * heads * tokens * tokens;
+    if (view.length !== length) {
+      throw shapeError(
+        'attentionBuffer',
+        `has ${view.length} elements; this picture's attention [${layers}, ${heads}, ${tokens}, ` +
+          `${tokens}] needs ${length}`,
+      );
+    }
+    return view;
   }
 
   #live(what) {

@@ -33,6 +33,25 @@ const DRAWABLE_CLASSES = [
 
 /** `image` as { data: Uint8Array of RGB bytes, width, height }; throws the errors above. */
 export async function readImage(image, name = 'image') {
+  const { data, width, height, channels } = await readImagePixels(image, name);
+  if (channels === 3) return { data, width, height };
+  const pixels = width * height;
+  const rgb = new Uint8Array(pixels * 3);
+  for (let i = 0; i < pixels; i++) {
+    rgb[i * 3] = data[i * 4];
+    rgb[i * 3 + 1] = data[i * 4 + 1];
+    rgb[i * 3 + 2] = data[i * 4 + 2];
+  }
+  return { data: rgb, width, height };
+}
+
+/**
+ * `image` as its bytes come, checked as readImage() checks them: { data, width, height,
+ * channels: 4 } (RGBA, alpha to be skipped), raw pixels read in place (no copy) and a canvas's
+ * own ImageData; the preprocessing reads RGBA directly (preprocessor.js), a camera frame's
+ * pixels are copied nowhere else.
+ */
+export async function readImagePixels(image, name = 'image') {
   if (typeof Blob === 'function' && image instanceof Blob) return readImageFile(image, name);
   const drawable = DRAWABLE_CLASSES.find(
     (cls) => typeof globalThis[cls] === 'function' && image instanceof globalThis[cls],
@@ -96,19 +115,31 @@ function readPixels(image, name) {
         `; RGBA needs 4 a pixel, ${pixels * 4}`,
     );
   }
-  const rgb = new Uint8Array(pixels * 3);
-  for (let i = 0; i < pixels; i++) {
-    rgb[i * 3] = rgba[i * 4];
-    rgb[i * 3 + 1] = rgba[i * 4 + 1];
-    rgb[i * 3 + 2] = rgba[i * 4 + 2];
-  }
-  return { data: rgb, width, height };
+  return { data: rgba, width, height, channels: 4 };
 }
 
 function drawableSize(image, drawable) {
   if (drawable === 'HTMLImageElement') return [image.naturalWidth, image.naturalHeight];
   if (drawable === 'HTMLVideoElement') return [image.videoWidth, image.videoHeight];
   return [image.width, image.height];
+}
+
+// One canvas kept for drawing pictures to read back: a camera's frames, all of one size, need no
+// new canvas each. Only a camera-sized one is kept, so a huge picture's memory is not held.
+const MAX_KEPT_PIXELS = 2 ** 22;
+let kept = null;
+function drawingContext(width, height) {
+  if (kept?.canvas.width === width && kept?.canvas.height === height) {
+    kept.clearRect(0, 0, width, height);
+    return kept;
+  }
+  const canvas =
+    typeof OffscreenCanvas === 'function'
+      ? new OffscreenCanvas(width, height)
+      : Object.assign(document.createElement('canvas'), { width, height });
+  const context = canvas.getContext('2d', { willReadFrequently: true });
+  kept = width * height <= MAX_KEPT_PIXELS ? context : null;
+  return context;
 }
 
 function readDrawable(image, drawable, name) {
@@ -120,11 +151,7 @@ function readDrawable(image, drawable, name) {
   }
   const [width, height] = drawableSize(image, drawable);
   checkImageSize(width, height, name);
-  const canvas =
-    typeof OffscreenCanvas === 'function'
-      ? new OffscreenCanvas(width, height)
-      : Object.assign(document.createElement('canvas'), { width, height });
-  const context = canvas.getContext('2d', { willReadFrequently: true });
+  const context = drawingContext(width, height);
   let imageData;
   try {
     context.drawImage(image, 0, 0, width, height);
@@ -175,17 +202,12 @@ async function readImageFile(file, name) {
 }
 
 /**
- * `image` as RGBA { data: Uint8ClampedArray, width, height } (alpha 255), checked and read as
- * readImage() does: pixels a canvas draws (ImageData) and model.run() takes alike.
+ * `image` as RGBA { data: Uint8ClampedArray, width, height } (alpha 255, a copy), checked and
+ * read as readImage() does: pixels a canvas draws (ImageData) and model.run() takes alike.
  */
 export async function readImageRgba(image, name = 'image') {
-  const rgb = await readImage(image, name);
-  const rgba = new Uint8ClampedArray(rgb.width * rgb.height * 4);
-  for (let i = 0, j = 0; i < rgb.data.length; i += 3, j += 4) {
-    rgba[j] = rgb.data[i];
-    rgba[j + 1] = rgb.data[i + 1];
-    rgba[j + 2] = rgb.data[i + 2];
-    rgba[j + 3] = 255;
-  }
-  return { data: rgba, width: rgb.width, height: rgb.height };
+  const { data, width, height } = await readImagePixels(image, name);
+  const rgba = Uint8ClampedArray.from(data);
+  for (let j = 3; j < rgba.length; j += 4) rgba[j] = 255;
+  return { data: rgba, width, height };
 }

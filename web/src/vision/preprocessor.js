@@ -12,7 +12,7 @@
 import { describe } from '../errors.js';
 import { rangeError, typeError } from '../argument-checks.js';
 import { MAX_IMAGE_SIDE } from './image-input.js';
-import { PIL_FILTERS, resizeRgb } from './resample.js';
+import { PIL_FILTERS, resizeWindow } from './resample.js';
 
 /** The largest side a preprocessor may resize or crop to (a model's input is far smaller). */
 export const MAX_MODEL_IMAGE_SIDE = 4096;
@@ -217,56 +217,90 @@ export function resizedSize(resize, height, width, name = 'image') {
 }
 
 /**
- * `image` ({ data: RGB bytes, width, height }, image-input.js) through `plan`: { pixelValues:
- * Float32Array [3, height, width], height, width, resized: { height, width }, crop: { top, left }
- * (where the crop starts in the resized image; negative where it padded) }.
+ * Where `plan` takes an image of height x width: { height, width } of the pixel values,
+ * `resized` { height, width } and `crop` { top, left } (where the crop starts in the resized
+ * image; negative where it pads).
+ */
+export function preprocessLayout(plan, height, width, name = 'image') {
+  const resized = plan.resize ? resizedSize(plan.resize, height, width, name) : { height, width };
+  if (!plan.crop) return { ...resized, resized, crop: { top: 0, left: 0 } };
+  return {
+    ...plan.crop,
+    resized,
+    crop: {
+      top: Math.floor((resized.height - plan.crop.height) / 2),
+      left: Math.floor((resized.width - plan.crop.width) / 2),
+    },
+  };
+}
+
+/**
+ * `image` ({ data: RGB bytes, width, height } or RGBA with `channels: 4`, image-input.js) through
+ * `plan`: { pixelValues: Float32Array [3, height, width], height, width, resized, crop }
+ * (preprocessLayout()).
  */
 export function preprocessImage(image, plan, name = 'image') {
-  let { data, width, height } = image;
-  if (plan.resize) {
-    const size = resizedSize(plan.resize, height, width, name);
-    data = resizeRgb(data, width, height, size.width, size.height, plan.filter);
-    ({ width, height } = size);
-  }
-  const resized = { height, width };
-  let crop = { top: 0, left: 0 };
-  if (plan.crop) {
-    crop = {
-      top: Math.floor((height - plan.crop.height) / 2),
-      left: Math.floor((width - plan.crop.width) / 2),
-    };
-    data = centreCrop(data, width, height, plan.crop, crop);
-    ({ width, height } = plan.crop);
-  }
-  const pixelValues = new Float32Array(3 * height * width);
+  const layout = preprocessLayout(plan, image.height, image.width, name);
+  const pixelValues = new Float32Array(3 * layout.height * layout.width);
+  writePixelValues(image, plan, layout, pixelValues);
+  return { pixelValues, ...layout };
+}
+
+/**
+ * Writes `image`'s pixel values as `layout` (preprocessLayout()) places them into `out`
+ * (Float32Array [3, layout.height, layout.width], e.g. a view of wasm memory): only the resized
+ * pixels the crop keeps are computed (resample.js resizeWindow), then rescaled and normalised
+ * through a table of the 256 byte values, channels first.
+ */
+export function writePixelValues(image, plan, layout, out) {
+  const { height, width, resized, crop } = layout;
+  // The crop's window inside the resized image (transformers' center_crop pads with zeros
+  // where the crop is larger: those pixels are the value of a 0 byte).
+  const top = Math.max(crop.top, 0);
+  const left = Math.max(crop.left, 0);
+  const window = {
+    top,
+    left,
+    height: Math.min(crop.top + height, resized.height) - top,
+    width: Math.min(crop.left + width, resized.width) - left,
+  };
+  const bytes = resizeWindow(
+    image.data,
+    { width: image.width, height: image.height, channels: image.channels ?? 3 },
+    { ...resized, filter: plan.filter, window },
+  );
+  const table = valueTable(plan);
   const plane = height * width;
+  const padded = window.height !== height || window.width !== width;
+  for (let c = 0; c < 3; c++) {
+    const values = table.subarray(c * 256, c * 256 + 256);
+    const at = c * plane;
+    if (padded) out.fill(values[0], at, at + plane);
+    for (let y = 0; y < window.height; y++) {
+      let to = at + (top - crop.top + y) * width + (left - crop.left);
+      for (let i = y * window.width * 3 + c, end = i + window.width * 3; i < end; i += 3) {
+        out[to++] = values[bytes[i]];
+      }
+    }
+  }
+}
+
+// Each channel's pixel value of each byte, in numpy's order and roundings: x * factor in
+// float64 stored as float32, then (x - mean) / std in float32.
+const valueTables = new WeakMap();
+function valueTable(plan) {
+  let table = valueTables.get(plan);
+  if (table) return table;
+  table = new Float32Array(3 * 256);
   for (let c = 0; c < 3; c++) {
     const mean = plan.mean ? Math.fround(plan.mean[c]) : 0;
     const std = plan.std ? Math.fround(plan.std[c]) : 1;
-    for (let i = 0; i < plane; i++) {
-      // numpy's order and roundings: x * factor in float64 stored as float32, then (x - mean) / std
-      // in float32.
-      let v = plan.rescale === null ? data[i * 3 + c] : Math.fround(data[i * 3 + c] * plan.rescale);
+    for (let x = 0; x < 256; x++) {
+      let v = plan.rescale === null ? x : Math.fround(x * plan.rescale);
       if (plan.mean) v = Math.fround(Math.fround(v - mean) / std);
-      pixelValues[c * plane + i] = v;
+      table[c * 256 + x] = v;
     }
   }
-  return { pixelValues, height, width, resized, crop };
-}
-
-// transformers' center_crop: the window starts at floor((size - crop) / 2); where the image is
-// smaller than the crop, it is centred on zeros first (the same window, as that code ends up).
-function centreCrop(data, width, height, size, { top, left }) {
-  const out = new Uint8Array(size.height * size.width * 3);
-  for (let y = 0; y < size.height; y++) {
-    const sourceY = top + y;
-    if (sourceY < 0 || sourceY >= height) continue;
-    for (let x = 0; x < size.width; x++) {
-      const sourceX = left + x;
-      if (sourceX < 0 || sourceX >= width) continue;
-      const from = (sourceY * width + sourceX) * 3;
-      out.set(data.subarray(from, from + 3), (y * size.width + x) * 3);
-    }
-  }
-  return out;
+  valueTables.set(plan, table);
+  return table;
 }

@@ -62,9 +62,24 @@ function lanczos(x) {
 /**
  * One pass's taps: for each output position its first input index, its tap count and its
  * fixed-point weights (`ksize` slots per output), as Pillow's precompute_coeffs and
- * normalize_coeffs_8bpc make them.
+ * normalize_coeffs_8bpc make them. The last few are kept: a camera's frames ask for the same.
  */
 function passCoefficients(inSize, outSize, filter) {
+  const key = `${inSize} ${outSize} ${filter.name}`;
+  let c = recentCoefficients.get(key);
+  if (!c) {
+    c = computeCoefficients(inSize, outSize, filter);
+    if (recentCoefficients.size >= KEPT_COEFFICIENTS) {
+      recentCoefficients.delete(recentCoefficients.keys().next().value);
+    }
+    recentCoefficients.set(key, c);
+  }
+  return c;
+}
+const KEPT_COEFFICIENTS = 8;
+const recentCoefficients = new Map();
+
+function computeCoefficients(inSize, outSize, filter) {
   const scale = inSize / outSize;
   const filterScale = Math.max(scale, 1);
   const support = filter.support * filterScale;
@@ -94,11 +109,12 @@ function passCoefficients(inSize, outSize, filter) {
   return { first, count, weights, ksize };
 }
 
-// Pillow's clip8: the sum (with its rounding half already added) shifted down, clamped.
+// Pillow's clip8: the sum (with its rounding half already added) shifted down, clamped. The sums
+// are integers below 2^31 here (8-bit pixels times 22-bit weights), so the shift is exact.
 function clip8(sum) {
   if (sum <= 0) return 0;
   if (sum >= ONE * 256) return 255;
-  return Math.floor(sum / ONE);
+  return sum >> PRECISION_BITS;
 }
 
 /**
@@ -106,41 +122,107 @@ function clip8(sum) {
  * PIL_FILTERS, as a new Uint8Array. Same size in a direction skips that pass, as Pillow does.
  */
 export function resizeRgb(input, width, height, outWidth, outHeight, filter) {
-  let pixels = input;
-  if (outWidth !== width) {
-    const c = passCoefficients(width, outWidth, filter);
-    const out = new Uint8Array(outWidth * height * 3);
-    for (let y = 0; y < height; y++) {
-      const row = y * width * 3;
-      for (let x = 0; x < outWidth; x++) {
-        const base = x * c.ksize;
-        const start = row + c.first[x] * 3;
-        for (let ch = 0; ch < 3; ch++) {
-          let sum = ONE / 2;
-          for (let t = 0; t < c.count[x]; t++)
-            sum += pixels[start + t * 3 + ch] * c.weights[base + t];
-          out[(y * outWidth + x) * 3 + ch] = clip8(sum);
-        }
+  const out = resizeWindow(
+    input,
+    { width, height, channels: 3 },
+    {
+      width: outWidth,
+      height: outHeight,
+      filter,
+    },
+  );
+  return out.buffer === input.buffer ? out.slice() : out;
+}
+
+/**
+ * A window of `input` resized as Pillow resizes the whole image, computing only what the window
+ * needs: the horizontal pass over the window's columns and the input rows its rows read, then
+ * the vertical pass over its rows. Each output byte is Pillow's (the passes' sums are per pixel).
+ * @param {Uint8Array | Uint8ClampedArray} input rows of `source.width` pixels, `channels` (3
+ *   RGB, or 4 RGBA whose alpha is skipped) bytes each
+ * @param {{ width, height, channels }} source
+ * @param {{ width, height, filter, window?: { top, left, height, width } }} target the resized
+ *   size, the filter (PIL_FILTERS) and the window of the resized image wanted (inside it;
+ *   the whole image by default)
+ * @returns {Uint8Array} the window's RGB bytes (a view of `input` when nothing changes)
+ */
+export function resizeWindow(input, source, target) {
+  const { width, height, channels } = source;
+  const { filter } = target;
+  const win = target.window ?? { top: 0, left: 0, height: target.height, width: target.width };
+  const vertical =
+    target.height !== height ? passCoefficients(height, target.height, filter) : null;
+  // The input rows the window's output rows read (all of them when only the width changes).
+  let rowFirst = win.top;
+  let rowEnd = win.top + win.height;
+  if (vertical) {
+    rowFirst = vertical.first[win.top];
+    rowEnd = 0;
+    for (let y = win.top; y < win.top + win.height; y++) {
+      rowEnd = Math.max(rowEnd, vertical.first[y] + vertical.count[y]);
+    }
+  }
+  const rows = rowEnd - rowFirst;
+  const stride = win.width * 3;
+  let pixels;
+  if (target.width !== width) {
+    pixels = horizontalPass(input, width, channels, rowFirst, rows, win, filter, target.width);
+  } else if (channels === 3 && win.left === 0 && win.width === width && rowFirst === 0) {
+    pixels = input.subarray(0, rows * stride);
+  } else {
+    pixels = new Uint8Array(rows * stride);
+    for (let r = 0; r < rows; r++) {
+      for (let x = 0; x < win.width; x++) {
+        const from = ((rowFirst + r) * width + win.left + x) * channels;
+        const to = r * stride + x * 3;
+        pixels[to] = input[from];
+        pixels[to + 1] = input[from + 1];
+        pixels[to + 2] = input[from + 2];
       }
     }
-    pixels = out;
-    width = outWidth;
   }
-  if (outHeight !== height) {
-    const c = passCoefficients(height, outHeight, filter);
-    const out = new Uint8Array(width * outHeight * 3);
-    const stride = width * 3;
-    for (let y = 0; y < outHeight; y++) {
-      const base = y * c.ksize;
-      const start = c.first[y] * stride;
-      for (let i = 0; i < stride; i++) {
-        let sum = ONE / 2;
-        for (let t = 0; t < c.count[y]; t++)
-          sum += pixels[start + t * stride + i] * c.weights[base + t];
-        out[y * stride + i] = clip8(sum);
-      }
+  if (!vertical) return pixels;
+  const out = new Uint8Array(win.height * stride);
+  const { first, count, weights, ksize } = vertical;
+  for (let y = 0; y < win.height; y++) {
+    const oy = win.top + y;
+    const base = oy * ksize;
+    const start = (first[oy] - rowFirst) * stride;
+    const taps = count[oy];
+    for (let i = 0; i < stride; i++) {
+      let sum = ONE / 2;
+      for (let t = 0; t < taps; t++) sum += pixels[start + t * stride + i] * weights[base + t];
+      out[y * stride + i] = clip8(sum);
     }
-    pixels = out;
   }
-  return pixels === input ? input.slice() : pixels;
+  return out;
+}
+
+// Pillow's horizontal pass over input rows [rowFirst, rowFirst + rows) and the window's
+// columns of an image resized to `outWidth`, into RGB bytes.
+function horizontalPass(input, width, channels, rowFirst, rows, win, filter, outWidth) {
+  const { first, count, weights, ksize } = passCoefficients(width, outWidth, filter);
+  const out = new Uint8Array(rows * win.width * 3);
+  let to = 0;
+  for (let r = 0; r < rows; r++) {
+    const row = (rowFirst + r) * width * channels;
+    for (let x = win.left; x < win.left + win.width; x++) {
+      const base = x * ksize;
+      let at = row + first[x] * channels;
+      let r0 = ONE / 2;
+      let g0 = ONE / 2;
+      let b0 = ONE / 2;
+      for (let t = 0, taps = count[x]; t < taps; t++, at += channels) {
+        const w = weights[base + t];
+        r0 += input[at] * w;
+        g0 += input[at + 1] * w;
+        b0 += input[at + 2] * w;
+      }
+      out[to] = clip8(r0);
+      out[to + 1] = clip8(g0);
+      out[to + 2] = clip8(b0);
+      to += 3;
+    }
+  }
+  return out;
 }

@@ -275,6 +275,9 @@ async function models(): Promise<void> {
   const grid: number = picture.grid.rows * picture.grid.columns;
   const maps: Float32Array = picture.attention;
   const raw = await dino.run({ data: new Uint8Array(4), width: 1, height: 1 });
+  const frame: Float32Array = (await dino.run(new ImageData(16, 16), { attentionBuffer: maps }))
+    .attention;
+  void frame;
   const label: string | undefined = raw.labels?.[0]?.label;
   const vision: readonly string[] = VISION_MODEL_TYPES;
   (void grid, maps, label, vision, dino.info.patchSize);
