@@ -4,7 +4,8 @@
 // one give maps equal to model.run() in Node on the same pixels (the JSON export holds every
 // head's class-token row, the rollout and the distances), the patch focus moves by keyboard
 // and click, both languages, phone width, axe-core over the mode in both languages (with a
-// patch focused), and screenshots of each into test-artifacts/.
+// patch focused), the camera followed frame after frame (Chromium's fake camera) with its rate
+// shown, and screenshots of each into test-artifacts/.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -67,7 +68,10 @@ describe('the Picture mode with a vision transformer', () => {
       join(work, 'chosen.png'),
     ]);
     hub = await startHub(root);
-    browser = await openBrowser();
+    // Chromium's fake camera (a moving test pattern), allowed without a prompt.
+    browser = await openBrowser({
+      args: ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'],
+    });
     await useHub(browser.context, hub.url);
   });
   after(async () => {
@@ -227,6 +231,44 @@ describe('the Picture mode with a vision transformer', () => {
     // A grid cell chooses its layer and head.
     await page.locator('.picture-cell-button').last().click();
     assert.match(await page.textContent('.picture-figure figcaption'), /^Layer \d+, head \d+/);
+    await page.close();
+  });
+
+  it('follows the camera: one frame in flight, its rate shown, stopped by the reader', async () => {
+    const page = await openVit('en');
+    const runs = () => page.evaluate(() => Number(document.body.dataset.pictureRuns));
+    await page.click('.picture-camera');
+    await page.waitForSelector('.picture-follow:not([hidden])');
+    const before = await runs();
+    await page.click('.picture-follow');
+    assert.equal(await page.getAttribute('.picture-follow', 'aria-pressed'), 'true');
+    await waitForPictures(page, before + 3);
+    await page.waitForFunction(() =>
+      /frames\/s/.test(document.querySelector('.picture-status').textContent),
+    );
+    const status = await page.textContent('.picture-status');
+    assert.match(
+      status,
+      /^Following the camera: \d+\.\d frames\/s \(\d+ frames shown, \d+ dropped/,
+    );
+    assert.ok(Number(await page.getAttribute('#picture-mode', 'data-follow-fps')) > 0, status);
+    // Each frame's maps are drawn: the grid holds every layer x head.
+    assert.ok((await page.$$('.picture-cell')).length > 0);
+    await page.screenshot({ path: artifact('picture-camera-en.png'), fullPage: true });
+    await page.click('.picture-follow');
+    assert.equal(await page.getAttribute('.picture-follow', 'aria-pressed'), 'false');
+    // The frame in flight may still land; then no more come.
+    await page.waitForTimeout(1500);
+    const stopped = await runs();
+    await page.waitForTimeout(1500);
+    assert.equal(await runs(), stopped, 'no frame runs once following stops');
+    await page.click('.picture-camera');
+    assert.equal(await page.isHidden('.picture-follow'), true);
+    const hubOrigin = new URL(hub.url).origin;
+    const problems = page.problems.filter(
+      (line) => !line.includes(hubOrigin) && !line.includes('https://huggingface.co/'),
+    );
+    assert.deepEqual(problems, []);
     await page.close();
   });
 

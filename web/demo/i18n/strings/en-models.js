@@ -304,6 +304,10 @@ export const enModels = {
   pictureCamera: 'Camera',
   pictureCameraStop: 'Stop camera',
   pictureTake: 'Take picture',
+  pictureFollow: 'Follow the camera',
+  pictureFollowStop: 'Stop following',
+  pictureFollowing:
+    'Following the camera: {fps} frames/s ({shown} frames shown, {dropped} dropped while one ran).',
   pictureRunning: 'Running the model on the picture…',
   pictureDone: '{width} × {height} pixels, seen as {rows} × {columns} patches.',
   pictureFailed: 'The picture did not run: {message}',

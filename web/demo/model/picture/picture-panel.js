@@ -21,6 +21,7 @@ import {
 import { headMap, layerMeanMap, patchAt, rolloutMap } from './picture-maps.js';
 import { pictureControls, pictureSources } from './picture-parts.js';
 import { readPicture, samplePicture } from './picture-source.js';
+import { CameraFollower } from './picture-follow.js';
 import { PictureSurgery } from './picture-surgery.js';
 
 const MAIN_SIDE = 384; // CSS pixels the main overlay is drawn at (scaled down on a phone)
@@ -36,9 +37,17 @@ export class PicturePanel {
     this.view = null; // the picture as the model saw it (a canvas)
     this.state = { layer: 0, head: 0, opacity: 0.75, focus: -1 };
     this.status = el('p', { class: 'hint picture-status', role: 'status' });
+    this.follower = new CameraFollower(
+      (video) => this.#take(video, true),
+      ({ fps, shown, dropped }) => {
+        this.status.textContent = t('pictureFollowing', { fps: fps.toFixed(1), shown, dropped });
+        this.element.dataset.followFps = fps.toFixed(2);
+      },
+    );
     this.sources = pictureSources(
       (source) => this.#take(source),
       (error) => this.#fail(error),
+      this.follower,
     );
     this.controls = pictureControls(this.state, {
       changed: () => this.render(),
@@ -108,11 +117,12 @@ export class PicturePanel {
       );
   }
 
-  async #take(source) {
+  // `live`: a frame of the followed camera (the follower reports the rate instead).
+  async #take(source, live = false) {
     const info = this.parts.getInfo();
     if (!info) return;
     this.source = source instanceof Blob ? source : null; // a video frame is gone once taken
-    this.status.textContent = t('pictureRunning');
+    if (!live) this.status.textContent = t('pictureRunning');
     try {
       const pixels = await readPicture(source);
       const picture = pictureCanvas(pixels);
@@ -125,15 +135,22 @@ export class PicturePanel {
       this.view = modelView(picture, run.input);
       this.state.layer = Math.min(this.state.layer, run.layers - 1);
       this.state.head = Math.min(this.state.head, run.heads - 1);
-      this.state.focus = -1;
-      this.status.textContent = t('pictureDone', {
-        width: pixels.width,
-        height: pixels.height,
-        rows: run.grid.rows,
-        columns: run.grid.columns,
-      });
-      this.controls.setShape(run.layers, run.heads);
-      this.surgery.setGrid(run.grid);
+      if (!live) {
+        this.state.focus = -1;
+        this.status.textContent = t('pictureDone', {
+          width: pixels.width,
+          height: pixels.height,
+          rows: run.grid.rows,
+          columns: run.grid.columns,
+        });
+      }
+      // A followed camera's frames keep their shape: the controls stay as the reader left them.
+      const shape = `${run.layers} ${run.heads} ${run.grid.rows} ${run.grid.columns}`;
+      if (!live || shape !== this.shape) {
+        this.shape = shape;
+        this.controls.setShape(run.layers, run.heads);
+        this.surgery.setGrid(run.grid);
+      }
       this.#renderOnce();
       this.render();
       count('pictureRuns');
@@ -450,7 +467,7 @@ export class PicturePanel {
     return `attnlens-picture-L${layer}-${head < 0 ? 'mean' : `H${head}`}`;
   }
 
-  /** The camera's frames stop when the panel hides. */
+  /** The camera's frames (and following them) stop when the panel hides. */
   hide() {
     this.sources.stopCamera();
   }

@@ -5,8 +5,11 @@ import { el } from '../../../src/views/dom.js';
 import { t } from '../../i18n.js';
 import { samplePicture, startCamera, stopCamera } from './picture-source.js';
 
-/** Drop zone, file picker, sample and camera; `take` gets a Blob, File or video frame. */
-export function pictureSources(take, fail) {
+/**
+ * Drop zone, file picker, sample and camera; `take` gets a Blob, File or video frame;
+ * `follower` (picture-follow.js) runs the camera's frames one after another while Follow is on.
+ */
+export function pictureSources(take, fail, follower) {
   const file = el('input', {
     type: 'file',
     accept: 'image/png,image/jpeg,image/gif,image/webp,image/bmp',
@@ -33,16 +36,30 @@ export function pictureSources(take, fail) {
   });
   let video = null;
   const shoot = el('button', { type: 'button', text: t('pictureTake'), hidden: true });
+  const follow = el('button', {
+    type: 'button',
+    class: 'picture-follow',
+    text: t('pictureFollow'),
+    hidden: true,
+    'aria-pressed': 'false',
+  });
+  const following = (on) => {
+    if (on) follower.start(video);
+    else follower.stop();
+    follow.setAttribute('aria-pressed', String(on));
+    follow.textContent = t(on ? 'pictureFollowStop' : 'pictureFollow');
+  };
   const camera = el('button', {
     type: 'button',
     class: 'picture-camera',
     text: t('pictureCamera'),
   });
   const stop = () => {
+    following(false);
     stopCamera(video);
     video?.remove();
     video = null;
-    shoot.hidden = true;
+    shoot.hidden = follow.hidden = true;
     camera.textContent = t('pictureCamera');
   };
   camera.addEventListener('click', async () => {
@@ -51,7 +68,7 @@ export function pictureSources(take, fail) {
       video = await startCamera();
       video.className = 'picture-video';
       camera.after(video);
-      shoot.hidden = false;
+      shoot.hidden = follow.hidden = false;
       camera.textContent = t('pictureCameraStop');
     } catch (error) {
       stop();
@@ -59,8 +76,17 @@ export function pictureSources(take, fail) {
     }
   });
   shoot.addEventListener('click', () => video && take(video));
+  follow.addEventListener('click', () => video && following(!follower.following));
   const hasCamera = Boolean(globalThis.navigator?.mediaDevices?.getUserMedia);
-  const element = el('div', { class: 'picture-sources' }, drop, sample, hasCamera && camera, shoot);
+  const element = el(
+    'div',
+    { class: 'picture-sources' },
+    drop,
+    sample,
+    hasCamera && camera,
+    shoot,
+    follow,
+  );
   return { element, stopCamera: stop };
 }
 
