@@ -8,10 +8,11 @@
 //
 // Needs the wasm modules (./scripts/build-wasm.sh), onnxruntime-web in bench/peers/node_modules
 // (cd bench/peers && npm ci) and the models (build_vision_models.py into bench/models/build/).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { rendererCpuMs } from './renderer-cpu.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -34,35 +35,6 @@ const load = () =>
     .map((x) => x.toFixed(2))
     .join(' ');
 console.log(`load average before: ${load()} (1, 5, 15 min)`);
-
-// The CPU time of Chromium's renderers started by this process (the benchmark page's), from
-// /proc: the sum over their threads of schedstat's nanoseconds on a CPU (Linux only).
-function rendererCpuMs() {
-  const read = (path) => {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch {
-      return ''; // a process or thread that has just exited
-    }
-  };
-  const children = new Map();
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    const parent = read(`/proc/${pid}/stat`)
-      .replace(/^.*\) /, '')
-      .split(' ')[1];
-    if (parent) children.set(parent, [...(children.get(parent) ?? []), pid]);
-  }
-  let ns = 0;
-  const visit = (pid) => {
-    if (read(`/proc/${pid}/cmdline`).includes('--type=renderer')) {
-      for (const task of readdirSync(`/proc/${pid}/task`, { throwIfNoEntry: false }) ?? [])
-        ns += Number(read(`/proc/${pid}/task/${task}/schedstat`).split(' ')[0] || 0);
-    }
-    for (const child of children.get(pid) ?? []) visit(child);
-  };
-  visit(String(process.pid));
-  return ns / 1e6;
-}
 
 if (values.browser) {
   const { REPO_ROOT, newPage, openBrowser } = await import('../../web/scripts/chromium.mjs');
