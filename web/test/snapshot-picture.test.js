@@ -202,6 +202,22 @@ describe('a picture snapshot', () => {
       changed((s) => (s.picture.rollout = rows(new Array(patches).fill(-0.1)))),
       'snapshot.picture.rollout[0][0]',
     );
+    // The rollout the widget draws: one weight per patch, summing to at most 1 (the class token
+    // and registers keep the rest), and nothing else.
+    refuses(
+      changed((s) => (s.picture.rollout = rows(new Array(patches).fill(2 / patches)))),
+      'snapshot.picture.rollout[0]',
+    );
+    refuses(
+      changed((s) => (s.picture.rollout = rows(new Array(patches + 1).fill(0)))),
+      'snapshot.picture.rollout.data',
+    );
+    refuses(
+      changed((s) => (s.picture.rollout = { ...rows([0]), dtype: 'float64' })),
+      'snapshot.picture.rollout',
+      'TypeError',
+    );
+    assert.equal(readSnapshot(changed((s) => delete s.picture.rollout)).picture.rollout, null);
     refuses(
       changed((s) => (s.picture.labels = [{ label: 'cat', p: 2 }])),
       'snapshot.picture.labels[0].p',

@@ -18,8 +18,9 @@
 // runs at once (no download); `layer` and `head` (1-based) pick what is shown (widget-models.js,
 // loaded only for these). With a vision model (ViT, DeiT, DINO, DINOv2), image="cat.jpg" is the
 // picture it runs on after the click: each head's class-token attention over it, with layer,
-// head and opacity controls and a classifier's top labels, exportable as a snapshot that
-// snapshot= draws again (widget-picture.js, loaded only for pictures).
+// head and opacity controls, or the class token's rollout across the layers (view="rollout"),
+// and a classifier's top labels, exportable as a snapshot that snapshot= draws again
+// (widget-picture.js, loaded only for pictures).
 //
 // Every widget on a page shares one engine (one wasm instance), and each computes only once it
 // scrolls near the viewport. Styles live in a shadow root; the host element decides the width.
@@ -381,7 +382,11 @@ export class AttnLensElement extends ElementBase {
         t: (key, values) => this.#t(key, values),
       });
     }
-    const attributes = { layer: this.getAttribute('layer'), head: this.getAttribute('head') };
+    const attributes = {
+      layer: this.getAttribute('layer'),
+      head: this.getAttribute('head'),
+      view: this.getAttribute('view'),
+    };
     await this.#view.show(lens, attributes);
     if (generation !== this.#generation) return;
     this.dataset.state = 'ready';

@@ -1,6 +1,7 @@
 // What <attn-lens> shows of a vision transformer (ViT, DeiT, DINO, DINOv2): the picture as the
 // model saw it with a head's class-token attention over it (layer, head or the heads' mean,
-// opacity), and a classifier's top labels. A live run goes through the snapshot's own writer and
+// opacity) or the class token's attention rollout across every layer (Abnar and Zuidema 2020,
+// view="rollout"), and a classifier's top labels. A live run goes through the snapshot's own writer and
 // reader (src/snapshot/picture.js), so a model's view and a snapshot of it are one form, and the
 // reader can export it. Loaded only for an element with `image` or a picture snapshot, so the
 // widget's base bundle carries none of it.
@@ -96,20 +97,23 @@ export class PictureView {
     this.kind = 'picture';
     this.lens = null;
     this.view = null;
-    this.state = { layer: 0, head: 0, opacity: 0.75 };
-    this.asked = null; // the `layer` and `head` attributes the state last followed
+    this.state = { layer: 0, head: 0, opacity: 0.75, view: 'heads' };
+    this.asked = null; // the `layer`, `head` and `view` attributes the state last followed
     this.canvas = el('canvas', { role: 'img' });
     this.labels = el('ol', { class: 'picture-labels' });
   }
 
-  /** Shows `lens`; `layer` and `head` are the element's 1-based attributes (or null). */
-  async show(lens, { layer, head }) {
+  /**
+   * Shows `lens`; `layer` and `head` are the element's 1-based attributes (or null), `view`
+   * its view attribute: "rollout" opens on the rollout where the lens has one.
+   */
+  async show(lens, { layer, head, view = null }) {
     if (lens !== this.lens) {
       this.view = await snapshotPictureView(lens.picture);
       this.lens = lens;
       this.asked = null;
     }
-    const asked = `${layer}/${head}`;
+    const asked = `${layer}/${head}/${view}`;
     if (asked !== this.asked) {
       this.asked = asked;
       const { model, layers, heads, selected } = lens;
@@ -117,6 +121,7 @@ export class PictureView {
       const h = readClampedInteger(head, 1, model.heads, selected.head + 1) - 1;
       this.state.layer = layers.includes(l) ? l : selected.layer;
       this.state.head = heads.includes(h) ? h : selected.head;
+      this.state.view = view === 'rollout' && lens.picture.rollout ? 'rollout' : 'heads';
     }
     this.#build();
     this.render();
@@ -125,10 +130,15 @@ export class PictureView {
   #build() {
     const { parts, t, lens, state } = this;
     const { model, layers, heads, picture } = lens;
+    // Options' values are numbers (layers, heads) or names (views), as `value` is.
     const select = (label, options, value, set) =>
       el(
         'select',
-        { 'aria-label': label, onchange: (event) => set(Number(event.target.value)) },
+        {
+          'aria-label': label,
+          onchange: ({ target }) =>
+            set(typeof value === 'number' ? Number(target.value) : target.value),
+        },
         options.map(([v, text]) => el('option', { value: v, text, selected: v === value })),
       );
     const opacity = el('input', {
@@ -141,27 +151,48 @@ export class PictureView {
         this.render();
       },
     });
+    const layerSelect = select(
+      t('widgetLayer'),
+      layers.map((l) => [l, t('layerN', { n: l + 1 })]),
+      state.layer,
+      (v) => {
+        state.layer = v;
+        this.render();
+      },
+    );
+    const headSelect = select(
+      t('widgetHead'),
+      [[-1, t('widgetHeadMean')], ...heads.map((h) => [h, t('headN', { n: h + 1 })])],
+      state.head,
+      (v) => {
+        state.head = v;
+        this.render();
+      },
+    );
+    // Rollout is one map over every layer and head: the layer and head do not apply to it.
+    const viewSelect = picture.rollout
+      ? select(
+          t('widgetPictureView'),
+          [
+            ['heads', t('widgetPictureHeads')],
+            ['rollout', t('widgetPictureRollout')],
+          ],
+          state.view,
+          (v) => {
+            state.view = v;
+            this.render();
+          },
+        )
+      : null;
+    this.selects = { layer: layerSelect, head: headSelect };
     parts.header.replaceChildren(
-      el('span', { class: 'count', text: model.id ?? model.modelType }),
-      select(
-        t('widgetLayer'),
-        layers.map((l) => [l, t('layerN', { n: l + 1 })]),
-        state.layer,
-        (v) => {
-          state.layer = v;
-          this.render();
-        },
-      ),
-      select(
-        t('widgetHead'),
-        [[-1, t('widgetHeadMean')], ...heads.map((h) => [h, t('headN', { n: h + 1 })])],
-        state.head,
-        (v) => {
-          state.head = v;
-          this.render();
-        },
-      ),
-      el('label', {}, el('span', { text: t('widgetOpacity') }), opacity),
+      ...[
+        el('span', { class: 'count', text: model.id ?? model.modelType }),
+        viewSelect,
+        layerSelect,
+        headSelect,
+        el('label', {}, el('span', { text: t('widgetOpacity') }), opacity),
+      ].filter(Boolean),
     );
     this.labels.replaceChildren(
       ...(picture.labels ?? []).map(({ label, p }) =>
@@ -194,10 +225,14 @@ export class PictureView {
     );
   }
 
-  /** One weight per patch: the shown head's class-token row, or the layer's mean over heads. */
+  /**
+   * One weight per patch: the shown head's class-token row, the layer's mean over heads, or the
+   * class token's rollout (as the writer computed it from the full maps: src/snapshot/picture.js).
+   */
   map() {
     const { picture, layers, heads } = this.lens;
     const { layer, head } = this.state;
+    if (this.state.view === 'rollout') return picture.rollout;
     const patches = picture.patches;
     const a = layers.indexOf(layer);
     const row = (b) => {
@@ -219,10 +254,18 @@ export class PictureView {
     canvas.style.width = `${Math.round(view.width * scale)}px`;
     const { grid, patchSize } = lens.picture;
     drawOverlay(canvas, view, this.map(), { grid, patchSize, opacity: state.opacity });
+    const rollout = state.view === 'rollout';
     const who = state.head < 0 ? t('widgetHeadMean') : t('headN', { n: state.head + 1 });
-    canvas.setAttribute('aria-label', t('widgetPictureLabel', { layer: state.layer + 1, who }));
+    canvas.setAttribute(
+      'aria-label',
+      rollout
+        ? t('widgetPictureRolloutLabel', { layers: lens.model.layers })
+        : t('widgetPictureLabel', { layer: state.layer + 1, who }),
+    );
     canvas.dataset.layer = String(state.layer);
     canvas.dataset.head = String(state.head);
+    canvas.dataset.view = state.view;
+    this.selects.layer.disabled = this.selects.head.disabled = rollout;
   }
 
   // The snapshot opens on the layer and head shown now (the first head for the heads' mean).

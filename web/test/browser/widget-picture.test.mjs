@@ -1,7 +1,9 @@
 // <attn-lens> and pictures: model="facebook/dino-vits16" image="cat.png" (the tiny DINO ViT of
 // tests/models/make_tiny_vit.py served in the Hub's layout) offers a Load button with the size,
 // then draws each head's class-token map over the picture, equal to model.run() in Node on the
-// same pixels; a classifier lists its top labels; the exported snapshot draws again with no
+// same pixels, and the class token's rollout across the layers (view="rollout" or the View
+// control), equal to attentionRollout() over Node's maps and to the page's own export;
+// a classifier lists its top labels; the exported snapshot draws again with no
 // request to the model's files and no wasm; and pictures that are missing, corrupt or claim
 // 30,000 x 30,000 pixels get an error card, before any weight downloads, while the element stays
 // usable for the next picture. Screenshots in test-artifacts/.
@@ -11,6 +13,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { attentionRollout } from '../../src/interpret/rollout.js';
 import { loadModel } from '../../src/models/index.js';
 import { readSnapshot } from '../../src/snapshot/read.js';
 import { formatBytes } from '../../src/views/dom.js';
@@ -129,6 +132,14 @@ describe('<attn-lens> with a picture', () => {
     assert.deepEqual(picture.grid, run.grid);
     const patches = run.grid.rows * run.grid.columns;
     const n = run.tokens;
+    // The rollout the widget shows: the class token's row over every layer of Node's maps.
+    const shape = { layers: info.layers, heads: info.heads, n };
+    const rollout = attentionRollout(run.attention, shape, { rows: [0] });
+    assert.equal(picture.rollout.length, patches);
+    for (let p = 0; p < patches; p++) {
+      const diff = Math.abs(picture.rollout[p] - rollout[1 + run.registers + p]);
+      assert.ok(diff <= TOLERANCE, `${id}: rollout patch ${p}: ${diff}`);
+    }
     for (let l = 0; l < info.layers; l++) {
       for (let h = 0; h < info.heads; h++) {
         const from = (l * info.heads + h) * n * n + 1 + run.registers;
@@ -156,7 +167,7 @@ describe('<attn-lens> with a picture', () => {
         .concat(root.querySelectorAll('.header input[type=range]').length);
     });
     const { info } = expected[DINO];
-    assert.deepEqual(controls, [info.layers, info.heads + 1, 1]);
+    assert.deepEqual(controls, [2, info.layers, info.heads + 1, 1]);
     assert.equal(
       await inShadow(page, (host) => {
         const root = host.shadowRoot;
@@ -178,7 +189,7 @@ describe('<attn-lens> with a picture', () => {
     });
     assert.ok(colours > 20, `only ${colours} colours drawn`);
     // Another head, then the mean: the canvas says which.
-    await page.locator('#live').locator('.header select').nth(1).selectOption('-1');
+    await page.locator('#live').locator('.header select').nth(2).selectOption('-1');
     assert.equal(
       await inShadow(page, (host) => {
         const root = host.shadowRoot;
@@ -187,6 +198,25 @@ describe('<attn-lens> with a picture', () => {
       '-1',
     );
     await page.locator('#live').screenshot({ path: artifact('widget-picture-dino.png') });
+    // The rollout view: one map over every layer and head, so layer and head are off.
+    await page.locator('#live').locator('.header select').nth(0).selectOption('rollout');
+    const rollout = await inShadow(page, (host) => {
+      const root = host.shadowRoot;
+      const c = root.querySelector('.picture canvas');
+      const selects = [...root.querySelectorAll('.header select')];
+      return {
+        view: c.dataset.view,
+        label: c.getAttribute('aria-label'),
+        disabled: selects.map((s) => s.disabled),
+      };
+    });
+    assert.equal(rollout.view, 'rollout');
+    assert.match(
+      rollout.label,
+      new RegExp(`^Attention rollout of the class token across all ${info.layers} layers`),
+    );
+    assert.deepEqual(rollout.disabled, [false, true, true]);
+    await page.locator('#live').screenshot({ path: artifact('widget-picture-rollout.png') });
     assert.equal(await page.textContent('#violations'), '0');
     assert.deepEqual(problems(page), []);
     await page.close();
@@ -229,6 +259,10 @@ describe('<attn-lens> with a picture', () => {
       join(site, 'lens', 'snapshot.html'),
       lensPage('<attn-lens id="live" snapshot="picture.json" layer="2"></attn-lens>'),
     );
+    writeFileSync(
+      join(site, 'lens', 'snapshot-rollout.html'),
+      lensPage('<attn-lens id="live" snapshot="picture.json" view="rollout"></attn-lens>'),
+    );
     const page = await newPage(browser.context);
     const fetched = [];
     page.on('request', (r) => {
@@ -253,6 +287,32 @@ describe('<attn-lens> with a picture', () => {
     await page.locator('#live').screenshot({ path: artifact('widget-picture-snapshot.png') });
     assert.deepEqual(fetched, []);
     assert.equal(await page.textContent('#violations'), '0');
+    assert.deepEqual(problems(page), []);
+    await page.close();
+  });
+
+  it('the snapshot opens on its rollout with view="rollout", with no model', async () => {
+    const page = await newPage(browser.context);
+    const fetched = [];
+    page.on(
+      'request',
+      (r) => /\.wasm|\/resolve\/|safetensors/.test(r.url()) && fetched.push(r.url()),
+    );
+    await page.goto(`${browser.base}/lens/snapshot-rollout.html`);
+    await waitReady(page);
+    const shown = await inShadow(page, (host) => {
+      const c = host.shadowRoot.querySelector('.picture canvas');
+      return [c.dataset.view, host.shadowRoot.querySelector('.header select').value];
+    });
+    assert.deepEqual(shown, ['rollout', 'rollout']);
+    // Back to the heads' maps by the attribute: the layer and head controls come back.
+    await page.evaluate(() => document.getElementById('live').setAttribute('view', 'heads'));
+    await page.waitForFunction(
+      () =>
+        document.getElementById('live').shadowRoot.querySelector('.picture canvas').dataset.view ===
+        'heads',
+    );
+    assert.deepEqual(fetched, []);
     assert.deepEqual(problems(page), []);
     await page.close();
   });
@@ -347,6 +407,11 @@ describe('<attn-lens> with a picture', () => {
     assert.deepEqual(
       snapshot.picture.labels,
       json.labels.map(({ label, p }) => ({ label, p })),
+    );
+    // The rollout the widget draws from the snapshot is the page's own, bit for bit.
+    assert.deepEqual(
+      Array.from(snapshot.picture.rollout),
+      json.rollout.map((w) => Math.fround(w)),
     );
     // Every head's class-token row as the page's own JSON export has it, bit for bit.
     const { layers, heads } = snapshot.model;

@@ -63,6 +63,12 @@ export const en = {
   widgetHeadMean: 'mean of heads',
   widgetOpacity: 'Opacity',
   widgetPictureLabel: 'Layer {layer}, {who}: where the class token looks in the picture',
+  widgetPictureView: 'View',
+  widgetPictureHeads: 'head maps',
+  widgetPictureRollout: 'rollout across layers',
+  widgetPictureRolloutLabel:
+    'Attention rollout of the class token across all {layers} layers: where the picture ' +
+    'reaches the answer, every head and the residual mixed in',
   widgetTopLabels: 'Top labels',
   widgetExportSnapshot: 'Export snapshot',
   predictionMoved: 'was #{from}',

@@ -60,6 +60,11 @@ export const zh = {
   widgetHeadMean: '各头平均',
   widgetOpacity: '不透明度',
   widgetPictureLabel: '第 {layer} 层，{who}：类别词元在图中关注的位置',
+  widgetPictureView: '视图',
+  widgetPictureHeads: '各头的图',
+  widgetPictureRollout: '注意力展开',
+  widgetPictureRolloutLabel:
+    '类别词元跨全部 {layers} 层的注意力展开（rollout）：图中各处如何汇入答案，已混合所有头和残差连接',
   widgetTopLabels: '最可能的标签',
   widgetExportSnapshot: '导出快照',
   predictionMoved: '原为第 {from} 名',
