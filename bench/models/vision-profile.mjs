@@ -57,8 +57,11 @@ writeFileSync(`${wasm}.gz`, gzipSync(readFileSync(wasm)));
 // stack that matches PASS, then any frame that matches LEAF.
 const LEAF = [
   [/^dispatch$/, 'the profiler itself'],
-  [/resizeRgb|clip8/, 'preprocessing: resize (JS)'],
-  [/centreCrop|preprocessImage|readPixels|readImage/, 'preprocessing: read, crop, normalise (JS)'],
+  [/resizeRgb|resizeWindow|horizontalPass|clip8/, 'preprocessing: resize (JS)'],
+  [
+    /centreCrop|preprocessImage|writePixelValues|readPixels|readImage/,
+    'preprocessing: read, crop, normalise (JS)',
+  ],
   [/garbage collector/, 'garbage collection'],
   [/copyFloats/, 'attention and logits copied out of wasm memory (JS)'],
 ];
