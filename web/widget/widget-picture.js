@@ -1,10 +1,10 @@
 // What <attn-lens> shows of a vision transformer (ViT, DeiT, DINO, DINOv2): the picture as the
 // model saw it with a head's class-token attention over it (layer, head or the heads' mean,
 // opacity) or the class token's attention rollout across every layer (Abnar and Zuidema 2020,
-// view="rollout"), and a classifier's top labels. A live run goes through the snapshot's own writer and
-// reader (src/snapshot/picture.js), so a model's view and a snapshot of it are one form, and the
-// reader can export it. Loaded only for an element with `image` or a picture snapshot, so the
-// widget's base bundle carries none of it.
+// view="rollout"), and a classifier's top labels. A live run goes through the snapshot's own
+// writer and reader (src/snapshot/picture.js), so a model's view and a snapshot of it are one
+// form, and the reader can export it. Loaded only for an element with `image` or a picture
+// snapshot, so the widget's base bundle carries none of it.
 import { readClampedInteger } from '../src/argument-checks.js';
 import { attnlensError } from '../src/errors.js';
 import { attentionRollout } from '../src/interpret/rollout.js';

@@ -64,7 +64,8 @@ export const zh = {
   widgetPictureHeads: '各头的图',
   widgetPictureRollout: '注意力展开',
   widgetPictureRolloutLabel:
-    '类别词元跨全部 {layers} 层的注意力展开（rollout）：图中各处如何汇入答案，已混合所有头和残差连接',
+    '类别词元跨全部 {layers} 层的注意力展开（rollout）：' +
+    '图中各处如何汇入答案，已混合所有头和残差连接',
   widgetTopLabels: '最可能的标签',
   widgetExportSnapshot: '导出快照',
   predictionMoved: '原为第 {from} 名',
