@@ -252,8 +252,16 @@ describe('the Picture mode with a vision transformer', () => {
       /^Following the camera: \d+\.\d frames\/s \(\d+ frames shown, \d+ dropped/,
     );
     assert.ok(Number(await page.getAttribute('#picture-mode', 'data-follow-fps')) > 0, status);
-    // Each frame's maps are drawn: the grid holds every layer x head.
-    assert.ok((await page.$$('.picture-cell')).length > 0);
+    // Each frame redraws the grid's maps in its kept cells: a focused cell keeps its focus.
+    await page.focus('.picture-cell-button >> nth=1');
+    const focused = await runs();
+    await waitForPictures(page, focused + 2);
+    assert.equal(
+      await page.evaluate(() =>
+        [...document.querySelectorAll('.picture-cell-button')].indexOf(document.activeElement),
+      ),
+      1,
+    );
     await page.screenshot({ path: artifact('picture-camera-en.png'), fullPage: true });
     await page.click('.picture-follow');
     assert.equal(await page.getAttribute('.picture-follow', 'aria-pressed'), 'false');

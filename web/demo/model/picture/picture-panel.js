@@ -226,32 +226,7 @@ export class PicturePanel {
     drawOverlay(this.lastLayer, this.view, layerMeanMap(run, run.layers - 1), common);
     this.rollout.setAttribute('aria-label', t('pictureRollout'));
     this.lastLayer.setAttribute('aria-label', t('pictureLastLayer'));
-    const names = run.names; // a snapshot's model layer and head numbers
-    this.grid.style.setProperty('--heads', run.heads);
-    this.grid.replaceChildren();
-    for (let layer = 0; layer < run.layers; layer++) {
-      for (let head = 0; head < run.heads; head++) {
-        const name = t('pictureGridCell', {
-          layer: names?.layers[layer] ?? layer,
-          head: names?.heads[head] ?? head,
-        });
-        const cell = el('canvas', { class: 'picture-cell' });
-        size(cell, this.view, CELL_SIDE);
-        drawOverlay(cell, this.view, headMap(run, layer, head), common);
-        const button = el(
-          'button',
-          { type: 'button', class: 'picture-cell-button', 'aria-label': name, title: name },
-          cell,
-        );
-        button.addEventListener('click', () => {
-          Object.assign(this.state, { layer, head });
-          this.controls.sync();
-          this.render();
-          this.main.focus();
-        });
-        this.grid.append(button);
-      }
-    }
+    this.#drawGrid(run, common);
     this.focusHint.hidden = Boolean(run.classAttention);
     this.rollout.parentElement.hidden = !run.rollout;
     this.distanceTitle.hidden = this.distance.hidden = !run.distance;
@@ -269,6 +244,49 @@ export class PicturePanel {
         }),
       }),
     );
+  }
+
+  // Every layer x head as a small overlay, each a button that shows it big. The buttons are
+  // kept while the shape is the same (a followed camera's frames), so only the maps redraw and
+  // a focused cell keeps its focus.
+  #drawGrid(run, common) {
+    const names = run.names; // a snapshot's model layer and head numbers
+    const key = JSON.stringify([run.layers, run.heads, names, this.view.width, this.view.height]);
+    if (key !== this.gridKey) {
+      this.gridKey = key;
+      this.cells = [];
+      this.grid.style.setProperty('--heads', run.heads);
+      this.grid.replaceChildren();
+      for (let layer = 0; layer < run.layers; layer++) {
+        for (let head = 0; head < run.heads; head++) {
+          const name = t('pictureGridCell', {
+            layer: names?.layers[layer] ?? layer,
+            head: names?.heads[head] ?? head,
+          });
+          const cell = el('canvas', { class: 'picture-cell' });
+          size(cell, this.view, CELL_SIDE);
+          const button = el(
+            'button',
+            { type: 'button', class: 'picture-cell-button', 'aria-label': name, title: name },
+            cell,
+          );
+          button.addEventListener('click', () => {
+            Object.assign(this.state, { layer, head });
+            this.controls.sync();
+            this.render();
+            this.main.focus();
+          });
+          this.grid.append(button);
+          this.cells.push(cell);
+        }
+      }
+    }
+    for (let layer = 0; layer < run.layers; layer++) {
+      for (let head = 0; head < run.heads; head++) {
+        const cell = this.cells[layer * run.heads + head];
+        drawOverlay(cell, this.view, headMap(run, layer, head), common);
+      }
+    }
   }
 
   /** Draws what the layer, head, opacity and focus choose. */
