@@ -237,6 +237,15 @@ describe("a camera loop: the maps into the caller's buffer", () => {
           return true;
         });
       }
+      // Pixels are read in place: a buffer transferred while run() awaits is refused.
+      const moved = { ...first, data: new Uint8Array(first.data) };
+      const running = model.run(moved);
+      structuredClone(moved.data.buffer, { transfer: [moved.data.buffer] });
+      await assert.rejects(running, (error) => {
+        assert.ok(error instanceof TypeError, error.message);
+        assert.equal(error.parameter, 'image.data', error.message);
+        return true;
+      });
       // Still usable, and a fresh array again without the option.
       assert.deepEqual((await model.run(second)).attention, fresh[1].attention);
     } finally {

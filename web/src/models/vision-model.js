@@ -138,14 +138,17 @@ export class VisionModel {
     const attentionInto = opts.attentionBuffer
       ? this.#checkBuffer(opts.attentionBuffer, tokens)
       : null;
-    // Raw pixels are read in place: a buffer transferred while run() awaited is refused.
-    if (pixels.data.length !== pixels.width * pixels.height * pixels.channels) {
-      throw typeError('image.data', 'has a detached (transferred) ArrayBuffer');
-    }
     const patches = { ...grid, first };
     const wantStates = opts.returnPooled || opts.returnHiddenStates;
     const { attention, logits, logSumExp, hiddenStates, pixelValues } = this.#core.forwardImage({
-      writePixels: (view) => writePixelValues(pixels, this.#plan, input, view),
+      writePixels: (view) => {
+        // Raw pixels are read in place: a buffer transferred while run() awaited (or a view of
+        // wasm memory that the forward's allocations grew) is refused, never read as zeros.
+        if (pixels.data.length !== pixels.width * pixels.height * pixels.channels) {
+          throw typeError('image.data', 'has a detached (transferred) ArrayBuffer');
+        }
+        writePixelValues(pixels, this.#plan, input, view);
+      },
       pixelValues: opts.returnPixelValues,
       height: input.height,
       width: input.width,
