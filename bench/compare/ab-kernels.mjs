@@ -7,7 +7,8 @@
 //   node bench/compare/ab-kernels.mjs --before OLD/attnlens_bench --after NEW/attnlens_bench
 //     [--rounds 5] [--full] [--filter SUBSTRING]
 //
-// A binary whose name ends in .js (an Emscripten build) runs under this Node. Without --full
+// A binary whose name ends in .js (an Emscripten build) runs under this Node, with its flags (for a
+// relaxed-SIMD build: node --experimental-wasm-relaxed-simd ab-kernels.mjs ...). Without --full
 // each run is `--quick` (the same sizes, fewer calls). See README.md.
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -38,7 +39,7 @@ function runOnce(binary) {
     ...(values.filter ? ['--filter', values.filter] : []),
   ];
   const [command, argv] = binary.endsWith('.js')
-    ? [process.execPath, [binary, ...args]]
+    ? [process.execPath, [...process.execArgv, binary, ...args]]
     : [binary, args];
   const output = execFileSync(command, argv, { encoding: 'utf8', maxBuffer: 1 << 26 });
   const lines = new Map();

@@ -105,30 +105,36 @@ ATTNLENS_VEC_INLINE void step(Tile& t, const float* ap, std::size_t row, const f
 // loop iteration, which V8 unrolls by two itself, runs at ~97% of the register-only peak.
 // relaxed_madd does the same work in 8 instructions, and then the loop's own instructions
 // (pointer increments, V8's stack check each iteration, compare and branch) cost ~12%: so that
-// loop runs two steps an iteration, with the exit test between them. The test splits the body
-// into two basic blocks (one step each, no spills), handles odd k, and halves the per-step
-// overhead: ~95% of the relaxed_madd peak instead of ~88% (bench/: panel_gemm lines).
-template <typename M, bool kTwoStepsPerIteration>
+// loop runs four steps an iteration, with an exit test before each later step. The tests split
+// the body into four basic blocks (one step each, no spills) and handle any k; the stack check
+// and the increments of B then come once per four steps. Two steps an iteration ran at ~95% of
+// the relaxed_madd peak instead of ~88%; four took 4-9% off the panel_gemm lines' times again,
+// eight nothing more (bench/README.md, "What the kernels' design choices measured").
+template <typename M, int kStepsPerIteration>
 void panel_gemm(std::size_t tiles, std::size_t k, const float* a, std::size_t a_stride,
                 const float* b, float* c, const float* c_scale) {
   using simd::f32x4;
+  static_assert(kStepsPerIteration == 1 || kStepsPerIteration == 4);
   for (std::size_t t = 0; t < tiles; ++t, a += a_stride, c += kRows * kCols) {
     Tile acc = load_tile(c, c_scale);
     const float* ap = a;
     const float* bp = b;
     const float* const a_end = a + k * kRows;
-    if constexpr (kTwoStepsPerIteration) {
+    if constexpr (kStepsPerIteration > 1) {
       while (ap != a_end) {
         step<M>(acc, ap, 1, bp);
         ap += kRows;
-        if (ap == a_end) break;
-        // An empty asm hides that ap moved by a constant, so the second step's broadcasts use
-        // the same wasm offsets (0, 4, 8, 12) as the first: V8 keeps one loop-invariant base
-        // register per offset, and four more offsets would cost an address add per broadcast.
-        __asm__("" : "+r"(ap));
-        step<M>(acc, ap, 1, bp + kCols);
-        ap += kRows;
-        bp += 2 * kCols;
+        // Each later step follows an exit test, which ends the basic block before it.
+        for (int s = 1; s < kStepsPerIteration; ++s) {
+          if (ap == a_end) break;
+          // An empty asm hides that ap moved by a constant, so every step's broadcasts use
+          // the same wasm offsets (0, 4, 8, 12) as the first: V8 keeps one loop-invariant base
+          // register per offset, and four more offsets would cost an address add per broadcast.
+          __asm__("" : "+r"(ap));
+          step<M>(acc, ap, 1, bp + s * kCols);
+          ap += kRows;
+        }
+        bp += kStepsPerIteration * kCols;
       }
     } else {
       for (; ap != a_end; ap += kRows, bp += kCols) step<M>(acc, ap, 1, bp);
@@ -163,14 +169,14 @@ void f32_panel_gemm_strided__simd128_4x8(std::size_t tiles, std::size_t k, const
 void f32_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
                                  std::size_t a_stride, const float* b, float* c,
                                  const float* c_scale) noexcept {
-  panel_gemm<simd::MulAdd, false>(tiles, k, a, a_stride, b, c, c_scale);
+  panel_gemm<simd::MulAdd, 1>(tiles, k, a, a_stride, b, c, c_scale);
 }
 
 #if ATTNLENS_HAVE_RELAXED_SIMD
 void f32_panel_gemm__relaxedsimd_4x8(std::size_t tiles, std::size_t k, const float* a,
                                      std::size_t a_stride, const float* b, float* c,
                                      const float* c_scale) noexcept {
-  panel_gemm<simd::RelaxedMulAdd, true>(tiles, k, a, a_stride, b, c, c_scale);
+  panel_gemm<simd::RelaxedMulAdd, 4>(tiles, k, a, a_stride, b, c, c_scale);
 }
 
 void f32_panel_gemm_strided__relaxedsimd_4x8(std::size_t tiles, std::size_t k, const float* a,

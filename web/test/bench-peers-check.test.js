@@ -1,7 +1,8 @@
 // The peers benchmark (bench/peers/) times a library only after its output passed the check in
 // core/reference.js; this keeps that check honest without installing any peer: it must accept a
 // correct output for every mask, and reject small errors, NaN and wrong lengths. Also the
-// workload's layouts and masks, and the hand-assembled SIMD128 peak probe.
+// workload's layouts and masks, and the hand-assembled peak probes (SIMD128, FMA).
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -108,6 +109,27 @@ test('the SIMD128 peak probe runs its ten mul+add chains', async () => {
   for (let c = 1; c < 10; c++) sum = Math.fround(sum + acc);
   assert.equal(instance.exports.chains(1000, 0.5, 0.25), sum);
   assert.equal(FLOPS_PER_ITERATION, 80);
+});
+
+test('the FMA peak probe runs its ten relaxed_madd chains (Node 20: behind its flag)', () => {
+  // Without the flag Node 20 has no relaxed SIMD and must reject the module, not run it wrongly.
+  assert.equal(WebAssembly.validate(peakModuleBytes({ fused: true })), false);
+  const peak = new URL('../../bench/peers/core/peak.js', import.meta.url).href;
+  const script = `
+    const { peakModuleBytes } = await import(${JSON.stringify(peak)});
+    const { instance } = await WebAssembly.instantiate(peakModuleBytes({ fused: true }));
+    console.log(instance.exports.chains(1000, 0.5, 0.25));`;
+  const out = execFileSync(
+    process.execPath,
+    ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script],
+    { encoding: 'utf8' },
+  );
+  // acc * 0.5 + 0.25 is exact in float32, so fused and separate steps give the same sum.
+  let acc = Math.fround(0.25);
+  for (let i = 0; i < 1000; i++) acc = Math.fround(Math.fround(acc * 0.5) + 0.25);
+  let sum = acc;
+  for (let c = 1; c < 10; c++) sum = Math.fround(sum + acc);
+  assert.equal(Number(out.trim()), sum);
 });
 
 test('the speed probe runs on one thread, or on two at once (a worker thread)', async () => {
