@@ -75,7 +75,8 @@ void pack_rows(const float* x, std::int64_t rows, std::int64_t depth, RowPanels&
 namespace {
 
 // A tile row's first `width` outputs plus the bias (null: + 0, as the scalar loop adds), whole
-// panels as two vector adds: this copy-out ran as a scalar loop at ~3% of a ViT-base pass.
+// panels as two vector adds (ViT-base: linear()'s own frames, mostly this copy-out, took 2.7% of
+// the pass's profile samples as a scalar loop, 2.0% so).
 void store_tile_row(const float* tile_row, const float* bias, std::int64_t width, float* o) {
 #if ATTNLENS_HAVE_SIMD
   if (width == kPanelWidth) {

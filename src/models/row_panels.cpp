@@ -36,7 +36,8 @@ void f32_rows_to_panels__scalar(std::size_t rows, std::size_t depth, const float
     }
   }
   if (rows % kTile) {
-    pack_partial_panel(rows % kTile, depth, x + full * kTile * depth, panels + full * depth * kTile);
+    pack_partial_panel(rows % kTile, depth, x + full * kTile * depth,
+                       panels + full * depth * kTile);
   }
 }
 
@@ -70,7 +71,8 @@ void f32_rows_to_panels__simd128_4x4(std::size_t rows, std::size_t depth, const 
     }
   }
   if (rows % kTile) {
-    pack_partial_panel(rows % kTile, depth, x + full * kTile * depth, panels + full * depth * kTile);
+    pack_partial_panel(rows % kTile, depth, x + full * kTile * depth,
+                       panels + full * depth * kTile);
   }
 }
 #endif
