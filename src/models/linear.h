@@ -30,7 +30,8 @@ struct EmbeddingMatrix {
 };
 
 // Activations x [rows, depth] packed as row panels [ceil(rows / 4)][depth][4] (packing.h), the
-// A operand of every linear layer they feed (q, k and v share one packing).
+// A operand of every linear layer they feed (q, k and v share one packing). pack_rows() reuses
+// `data`, which holds at least the panels (a buffer packed again keeps its largest size).
 struct RowPanels {
   std::vector<float> data;
   std::int64_t rows = 0;

@@ -10,9 +10,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 #include "attnlens/kernels.h"
+#include "kernels/vec128.h"
 
 namespace attnlens::models {
 
@@ -22,6 +24,17 @@ constexpr std::int64_t kPanelDepth = static_cast<std::int64_t>(kPanelRows);  // 
 inline std::int64_t panels_of(std::int64_t columns) {
   return (columns + kPanelWidth - 1) / kPanelWidth;
 }
+
+// x [rows][depth] (rows contiguous) into ceil(rows / 4) row panels [depth][4] at `panels`, the
+// last one's missing rows zero (row_panels.cpp). rows_to_panels is the fastest variant built;
+// every variant writes the same bits.
+void f32_rows_to_panels__scalar(std::size_t rows, std::size_t depth, const float* x,
+                                float* panels) noexcept;
+#if ATTNLENS_HAVE_SIMD
+void f32_rows_to_panels__simd128_4x4(std::size_t rows, std::size_t depth, const float* x,
+                                     float* panels) noexcept;
+#endif
+void rows_to_panels(std::size_t rows, std::size_t depth, const float* x, float* panels) noexcept;
 
 // Elements a matrix of `groups` equal column groups takes once packed.
 inline std::int64_t packed_elements(std::int64_t in, std::int64_t out, std::int64_t groups) {
