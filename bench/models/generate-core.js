@@ -29,7 +29,7 @@ function argmax(values) {
 }
 
 /** Greedy decoding through the decode graph: { ids, stamps } (performance.now() per token). */
-async function ortGreedy(ort, session, promptIds, newTokens, layers, heads, headSize) {
+export async function ortGreedy(ort, session, promptIds, newTokens, layers, heads, headSize) {
   const tensor = (type, data, dims) => new ort.Tensor(type, data, dims);
   const ids = [];
   const stamps = [];
