@@ -423,6 +423,12 @@ def write_qwen2_05b(folder):
     (its ids fill the first few thousand rows of the 151,936-row embedding)."""
     tokenizer = tokenizers.qwen2_tokenizer(merges=2000)
     eos = tokenizer[0]["model"]["vocab"]["<|endoftext|>"]
+    # Pieces the tokenizer never produces fill the vocabulary up to the embedding's rows, so every
+    # id a random model predicts has a token (Qwen2.5's own tokenizer leaves its last 271 rows
+    # without one).
+    vocab = tokenizer[0]["model"]["vocab"]  # the special tokens among them
+    for i in range(QWEN2_05B["vocab_size"] - len(vocab)):
+        vocab[f"filler{i}"] = len(vocab)
     config = make_tiny_models.qwen2_config(QWEN2_05B["vocab_size"], eos)
     config.update(QWEN2_05B)
     state = make_tiny_models.to_bfloat16(make_tiny_models.llama_state(config, config["vocab_size"], 9))
