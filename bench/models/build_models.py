@@ -22,6 +22,9 @@ be downloaded here):
                      MatMulNBits (bits 8, blocks of 32): the Q8_0 weights attnlens' dtype 'q8'
                      makes of the same checkpoint, bit for bit, and wte / wpe rounded to f16 as
                      'q8' keeps embeddings (stored as f32 values)
+  gpt2-small-q4.onnx, gpt2-small-q4-decode.onnx
+                     the same with MatMulNBits bits 4: GGML's Q4_0 of the same checkpoint
+                     (llama.cpp's quantize_row_q4_0_ref), f16 scales, default zero point 8
   gpt2-small-int8.onnx
                      the forward graph with DynamicQuantizeLinear + MatMulInteger (what
                      onnxruntime's quantize_dynamic(per_channel=True) writes): int8 weights with
@@ -56,6 +59,7 @@ from onnx import TensorProto, helper, numpy_helper, save
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tests", "models"))
+import make_gguf  # noqa: E402  (ggml's reference Q8_0 / Q4_0 quantisers)
 import make_tiny_marian  # noqa: E402  (Marian's Hub layout, tokenizer files and weights)
 import make_tiny_models  # noqa: E402  (its hand-written safetensors writer and HF configs)
 import tokenizers  # noqa: E402
@@ -96,19 +100,15 @@ def to_f16_values(values):
     return values.astype(numpy.float16).astype(numpy.float32)
 
 
-def quantise_q8_0(matrix):
-    """GGML's Q8_0 of `matrix` [out, in] as web/src/models/files/q8.js writes it (llama.cpp's
-    quantize_row_q8_0: d = max |x| / 127 in f32, q = round half away from zero of x * (1 / d), d
-    stored as f16): (q int8 [out, in / 32, 32], d as f32 [out, in / 32]). q * d is attnlens'
-    dequantised weight under dtype 'q8', bit for bit."""
+def ggml_blocks(matrix, quantise, block_bytes):
+    """`matrix` [out, in] through make_gguf.py's port of ggml's reference quantiser (the bytes
+    web/src/models/files/q8.js writes for Q8_0): (the blocks' bytes after the scale [out, in / 32,
+    block_bytes - 2], the f16 scales widened to f32 [out, in / 32])."""
     rows, depth = matrix.shape
-    blocks = matrix.astype(numpy.float32).reshape(rows, depth // Q8_BLOCK, Q8_BLOCK)
-    scale = (numpy.abs(blocks).max(axis=2) / numpy.float32(127)).astype(numpy.float32)
-    with numpy.errstate(divide="ignore"):
-        inverse = numpy.where(scale == 0, numpy.float32(0), numpy.float32(1) / scale).astype(numpy.float32)
-    scaled = (numpy.abs(blocks) * inverse[:, :, None]).astype(numpy.float32).astype(numpy.float64)
-    q = (numpy.sign(blocks) * numpy.floor(scaled + 0.5)).astype(numpy.int8)
-    return q, scale.astype(numpy.float16).astype(numpy.float32)
+    raw = numpy.frombuffer(quantise(numpy.ascontiguousarray(matrix, numpy.float32)), numpy.uint8)
+    blocks = raw.reshape(rows, depth // Q8_BLOCK, block_bytes)
+    scales = blocks[:, :, :2].copy().view(numpy.float16)[:, :, 0].astype(numpy.float32)
+    return blocks[:, :, 2:], scales
 
 
 def quantised_initializers(name, conv1d, weights):
@@ -117,9 +117,15 @@ def quantised_initializers(name, conv1d, weights):
     (Q8_0's f16 scales): the same weights as attnlens' dtype 'q8'. int8: what onnxruntime's
     quantize_dynamic(per_channel=True) gives MatMulInteger: B int8 [in, out], one symmetric scale
     per output column (max |w| / 127), zero point 0."""
-    if weights == "q8":
-        q, scale = quantise_q8_0(conv1d.T)
-        return [numpy_helper.from_array((q.astype(numpy.int16) + 128).astype(numpy.uint8), name + ".q"),
+    if weights == "q8":  # int8 q as uint8 q + 128
+        q, scale = ggml_blocks(conv1d.T, make_gguf.quantize_q8_0, 34)
+        return [numpy_helper.from_array(q ^ numpy.uint8(0x80), name + ".q"),
+                numpy_helper.from_array(scale.reshape(-1), name + ".scales")]
+    if weights == "q4":  # GGML packs values j and j + 16 in byte j, MatMulNBits j and j + 1
+        q, scale = ggml_blocks(conv1d.T, make_gguf.quantize_q4_0, 18)
+        values = numpy.concatenate([q & 0xF, q >> 4], axis=2)
+        packed = (values[:, :, 0::2] | (values[:, :, 1::2] << 4)).astype(numpy.uint8)
+        return [numpy_helper.from_array(packed, name + ".q"),
                 numpy_helper.from_array(scale.reshape(-1), name + ".scales")]
     scale = (numpy.abs(conv1d).max(axis=0) / numpy.float32(127)).astype(numpy.float32)
     q = numpy.clip(numpy.round(conv1d / numpy.where(scale == 0, 1, scale)), -127, 127).astype(numpy.int8)
@@ -140,7 +146,7 @@ class GraphBuilder:
             if weights != "f32" and name.endswith(QUANTISED):
                 self.shapes[name[:-len(".weight")]] = values.shape[::-1]
                 self.inits += quantised_initializers(name[:-len(".weight")], values, weights)
-            elif weights == "q8" and name in ("wte.weight", "wpe.weight"):
+            elif weights in ("q8", "q4") and name in ("wte.weight", "wpe.weight"):
                 # attnlens keeps embeddings as f16 under dtype 'q8': the same values here.
                 self.inits.append(numpy_helper.from_array(to_f16_values(values), name))
             else:
@@ -167,10 +173,11 @@ class GraphBuilder:
 
     def linear(self, src, name):
         op = self.op
-        if self.weights == "q8":  # Q8_0: uint8 q + 128 in blocks of 32 along the depth, f32 scales
+        if self.weights in ("q8", "q4"):  # GGML blocks of 32 along the depth, f32 scales
             rows, depth = self.shapes[name]
             product = op("MatMulNBits", [src, name + ".q", name + ".scales"], name + ".mm",
-                         domain="com.microsoft", K=depth, N=rows, bits=8, block_size=Q8_BLOCK)
+                         domain="com.microsoft", K=depth, N=rows, bits=int(self.weights[1]),
+                         block_size=Q8_BLOCK)
         elif self.weights == "int8":  # activations quantised per call, weights per column
             self.nodes.append(helper.make_node("DynamicQuantizeLinear", [src],
                                                [name + ".xq", name + ".xs", name + ".xz"]))
@@ -196,7 +203,7 @@ class GraphBuilder:
 
 def opsets(weights):
     """Opset 17, and onnxruntime's contrib domain for MatMulNBits."""
-    extra = [helper.make_opsetid("com.microsoft", 1)] if weights == "q8" else []
+    extra = [helper.make_opsetid("com.microsoft", 1)] if weights in ("q8", "q4") else []
     return [helper.make_opsetid("", 17)] + extra
 
 
@@ -437,11 +444,13 @@ def write_qwen2_05b(folder):
 
 NAMES = ["gpt2-small", "gpt2-small.onnx", "gpt2-small-decode.onnx", "tinystories-1m",
          "marian-base", "gpt2-small-q8.onnx", "gpt2-small-q8-decode.onnx", "gpt2-small-int8.onnx",
-         "qwen2.5-0.5b-shape"]
+         "gpt2-small-q4.onnx", "gpt2-small-q4-decode.onnx", "qwen2.5-0.5b-shape"]
 # The int8 graphs of gpt2-small: file name, builder, weights.
 INT8_GRAPHS = {"gpt2-small-q8.onnx": (lambda st: gpt2_onnx(st, "q8")),
                "gpt2-small-q8-decode.onnx": (lambda st: gpt2_decode_onnx(st, "q8")),
-               "gpt2-small-int8.onnx": (lambda st: gpt2_onnx(st, "int8"))}
+               "gpt2-small-int8.onnx": (lambda st: gpt2_onnx(st, "int8")),
+               "gpt2-small-q4.onnx": (lambda st: gpt2_onnx(st, "q4")),
+               "gpt2-small-q4-decode.onnx": (lambda st: gpt2_decode_onnx(st, "q4"))}
 
 
 def main():

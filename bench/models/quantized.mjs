@@ -7,7 +7,7 @@
 // so they meet the same machine load. Prints numbers, asserts nothing. See README.md.
 //
 //   node bench/models/quantized.mjs [--models gpt2,qwen2] [--dtypes f32,f16,q8] [--sizes 64,256]
-//     [--prompt 32] [--steps 8] [--rounds 5] [--ort q8,int8] [--backend wasm-simd]
+//     [--prompt 32] [--steps 8] [--rounds 5] [--ort q8,int8,q4] [--backend wasm-simd]
 //
 // Needs the wasm modules, onnxruntime-web in bench/peers/node_modules, and in bench/models/build/
 // gpt2-small/ and the graphs above (build_models.py), qwen2.5-0.5b-shape/ for --models qwen2.
@@ -35,7 +35,7 @@ const { values } = parseArgs({
     prompt: { type: 'string', default: '32' },
     steps: { type: 'string', default: '8' },
     rounds: { type: 'string', default: '5' },
-    ort: { type: 'string', default: 'q8,int8' },
+    ort: { type: 'string', default: 'q8,int8,q4' },
     backend: { type: 'string', default: 'wasm-simd' },
   },
 });
@@ -57,6 +57,11 @@ const MODELS = {
         label: 'MatMulNBits 8-bit',
       },
       int8: { forward: 'gpt2-small-int8.onnx', label: 'MatMulInteger' },
+      q4: {
+        forward: 'gpt2-small-q4.onnx',
+        decode: 'gpt2-small-q4-decode.onnx',
+        label: 'MatMulNBits 4-bit',
+      },
     },
   },
   qwen2: {
