@@ -25,8 +25,8 @@ be downloaded here):
   gpt2-small-q4.onnx, gpt2-small-q4-decode.onnx
                      the same with MatMulNBits bits 4: GGML's Q4_0 of the same checkpoint
                      (llama.cpp's quantize_row_q4_0_ref), f16 scales, default zero point 8
-  gpt2-small-int8.onnx
-                     the forward graph with DynamicQuantizeLinear + MatMulInteger (what
+  gpt2-small-int8.onnx, gpt2-small-int8-decode.onnx
+                     the two graphs with DynamicQuantizeLinear + MatMulInteger (what
                      onnxruntime's quantize_dynamic(per_channel=True) writes): int8 weights with
                      one scale per output column, activations quantised to uint8 per call
   qwen2.5-0.5b-shape/
@@ -444,11 +444,12 @@ def write_qwen2_05b(folder):
 
 NAMES = ["gpt2-small", "gpt2-small.onnx", "gpt2-small-decode.onnx", "tinystories-1m",
          "marian-base", "gpt2-small-q8.onnx", "gpt2-small-q8-decode.onnx", "gpt2-small-int8.onnx",
-         "gpt2-small-q4.onnx", "gpt2-small-q4-decode.onnx", "qwen2.5-0.5b-shape"]
+         "gpt2-small-int8-decode.onnx", "gpt2-small-q4.onnx", "gpt2-small-q4-decode.onnx", "qwen2.5-0.5b-shape"]
 # The int8 graphs of gpt2-small: file name, builder, weights.
 INT8_GRAPHS = {"gpt2-small-q8.onnx": (lambda st: gpt2_onnx(st, "q8")),
                "gpt2-small-q8-decode.onnx": (lambda st: gpt2_decode_onnx(st, "q8")),
                "gpt2-small-int8.onnx": (lambda st: gpt2_onnx(st, "int8")),
+               "gpt2-small-int8-decode.onnx": (lambda st: gpt2_decode_onnx(st, "int8")),
                "gpt2-small-q4.onnx": (lambda st: gpt2_onnx(st, "q4")),
                "gpt2-small-q4-decode.onnx": (lambda st: gpt2_decode_onnx(st, "q4"))}
 

@@ -56,7 +56,11 @@ const MODELS = {
         decode: 'gpt2-small-q8-decode.onnx',
         label: 'MatMulNBits 8-bit',
       },
-      int8: { forward: 'gpt2-small-int8.onnx', label: 'MatMulInteger' },
+      int8: {
+        forward: 'gpt2-small-int8.onnx',
+        decode: 'gpt2-small-int8-decode.onnx',
+        label: 'MatMulInteger',
+      },
       q4: {
         forward: 'gpt2-small-q4.onnx',
         decode: 'gpt2-small-q4-decode.onnx',
