@@ -444,8 +444,9 @@ def write_qwen2_05b(folder):
 
 NAMES = ["gpt2-small", "gpt2-small.onnx", "gpt2-small-decode.onnx", "tinystories-1m",
          "marian-base", "gpt2-small-q8.onnx", "gpt2-small-q8-decode.onnx", "gpt2-small-int8.onnx",
-         "gpt2-small-int8-decode.onnx", "gpt2-small-q4.onnx", "gpt2-small-q4-decode.onnx", "qwen2.5-0.5b-shape"]
-# The int8 graphs of gpt2-small: file name, builder, weights.
+         "gpt2-small-int8-decode.onnx", "gpt2-small-q4.onnx", "gpt2-small-q4-decode.onnx",
+         "qwen2.5-0.5b-shape"]
+# The quantised graphs of gpt2-small, by file name.
 INT8_GRAPHS = {"gpt2-small-q8.onnx": (lambda st: gpt2_onnx(st, "q8")),
                "gpt2-small-q8-decode.onnx": (lambda st: gpt2_decode_onnx(st, "q8")),
                "gpt2-small-int8.onnx": (lambda st: gpt2_onnx(st, "int8")),
