@@ -24,8 +24,8 @@ import { cpus } from 'node:os';
 import { createAttention } from '../../web/src/index.js';
 import { loadModel } from '../../web/src/models/index.js';
 import { comparePairs, formatRatio, loadAverage } from '../compare/stats.js';
-import { maxDifference, median, textOfTokens } from './forward-core.js';
-import { ortGreedy } from './generate-core.js';
+import { causalMask, maxDifference, median, textOfTokens } from './forward-core.js';
+import { argmax, ortGreedy } from './generate-core.js';
 
 const { values } = parseArgs({
   options: {
@@ -76,11 +76,6 @@ const MODELS = {
 };
 
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
-const argmax = (values) => {
-  let best = 0;
-  for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i;
-  return best;
-};
 
 /** Runs `sides` (each { name, call: async () => ms }) `rounds` times, rotating who goes first. */
 async function alternate(sides, rounds) {
@@ -126,6 +121,7 @@ async function benchModel(key) {
       console.log(`  dtype ${dtype} does not load: ${error.code ?? ''} ${error.message}`);
     }
   }
+  if (models.length === 0) throw new Error(`no dtype of ${values.dtypes} loads ${spec.folder}`);
   const sessions = [];
   for (const kind of list(values.ort)) {
     const graph = spec.ort[kind];
@@ -249,13 +245,6 @@ async function benchModel(key) {
     await session.forward.release?.();
     await session.decode?.release?.();
   }
-}
-
-function causalMask(n) {
-  const mask = new Float32Array(n * n);
-  for (let i = 0; i < n; i++)
-    for (let j = i + 1; j < n; j++) mask[i * n + j] = -3.4028234663852886e38;
-  return mask;
 }
 
 console.log(
