@@ -5,8 +5,9 @@
 //
 //   memory    the weights in wasm memory as loadModel() allocates them for dtype f32, f16 and
 //             q8: the core's own count (coreModelSize, what describeModel() reports), exact.
-//             q4 is an estimate until the core keeps Q4 blocks: q8's layout with every Q8_0
-//             matrix as Q4_0 blocks (18 bytes per 32 weights) instead of packed Q8_0 (36 bytes).
+//             q4 too where the core has it (WEIGHT_DTYPES); until then an estimate: q8's layout
+//             with every packed Q8_0 matrix (36 bytes per 32 weights) in the 4-bit panel form
+//             (per 32 x 8 block 8 f32 scales, 8 f32 mins and 128 bytes of values: 24 bytes per 32).
 //   download  computed from the parameters: safetensors f32 (4 bytes a weight) and f16 / bf16
 //             (2), the header left out; for the llama-family models the GGUF files llama.cpp
 //             writes (tensor data; the file adds its metadata, mostly the tokenizer, a few MB):
@@ -21,9 +22,11 @@ import { wasmBackendOf } from '../../web/src/attention.js';
 import { createAttention } from '../../web/src/index.js';
 import { architectureOf } from '../../web/src/models/architectures/index.js';
 import { coreModelSize } from '../../web/src/models/core-model.js';
+import { WEIGHT_DTYPES } from '../../web/src/models/model-block.js';
 
 const { models } = JSON.parse(readFileSync(new URL('curated-models.json', import.meta.url)));
 const Q8_PACKED = 36 / 32; // packed Q8_0 in wasm memory: 8 f32 scales + 256 int8 per 32x8 block
+const Q4_PACKED = 24 / 32; // the 4-bit panel form in wasm memory
 const Q4_0 = 18 / 32;
 const Q8_0 = 34 / 32;
 const Q6_K = 210 / 256;
@@ -98,11 +101,14 @@ for (const { id, config, gguf, published = {} } of models) {
   const [f32, f16, q8] = ['f32', 'f16', 'q8'].map(size);
   // The Q8_0 matrices' weights (panels padded to 8 columns): f16 keeps them at 2 bytes, q8 at 36/32.
   const q8Weights = (f16.weightBytes - q8.weightBytes) / (2 - Q8_PACKED);
-  const q4 = q8.weightBytes - q8Weights * (Q8_PACKED - Q4_0);
+  const q4 = WEIGHT_DTYPES.includes('q4')
+    ? size('q4').weightBytes
+    : q8.weightBytes - q8Weights * (Q8_PACKED - Q4_PACKED);
+  const q4Cell = WEIGHT_DTYPES.includes('q4') ? mib(q4) : `≈ ${mib(q4)}`;
   const fits = (s) => (s.fits ? '' : ' (refused: over wasm32)');
   memoryRows.push(
     `| ${id} | ${(f32.parameters / 1e6).toFixed(1)}M | ${mib(f32.weightBytes)}${fits(f32)} | ` +
-      `${mib(f16.weightBytes)}${fits(f16)} | ${mib(q8.weightBytes)}${fits(q8)} | ≈ ${mib(q4)} |`,
+      `${mib(f16.weightBytes)}${fits(f16)} | ${mib(q8.weightBytes)}${fits(q8)} | ${q4Cell} |`,
   );
   const listed = Object.entries(published)
     .map(([file, { size: s }]) => `${file} ${s}`)
@@ -135,6 +141,6 @@ console.log(
 console.log('| --- | --- | --- | --- |');
 console.log(downloadRows.join('\n'));
 console.log('\nWeights in wasm memory (the core’s count; MiB = 2^20 bytes):\n');
-console.log('| model | parameters | f32 | f16 | q8 | q4 (estimate) |');
+console.log('| model | parameters | f32 | f16 | q8 | q4 (≈: estimated) |');
 console.log('| --- | --- | --- | --- | --- | --- |');
 console.log(memoryRows.join('\n'));
