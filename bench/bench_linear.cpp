@@ -1,10 +1,11 @@
 // The linear layers of a model forward (models::linear) with the matrix stored as f32, f16 and
-// Q8_0, at GPT-2 small's shapes (768 -> 768: q, k, v, the attention output; 768 -> 3072: the
-// MLP's first layer) for N = 1 (a decode step), 64 and 512 tokens. The three storages run in
-// turn in one loop (time_interleaved), so their ratios hold on a busy machine; one thread. Each
-// storage has as many copies of its matrix as make 48 MiB of f32 (a model's layers), and each
-// call takes the next copy, so the weights come from memory as in a forward pass, not from a
-// cache that one small matrix would stay in.
+// Q8_0, at GPT-2 small's shapes (768 -> 2304: q|k|v; 768 -> 768: the attention output; 768 ->
+// 3072 and 3072 -> 768: the MLP) and Qwen2.5-0.5B's (896 -> 896: q and o; 896 -> 128: k and v;
+// 896 -> 4864: gate and up; 4864 -> 896: down) for N = 1 (a decode step), 64 and 512 tokens. The
+// storages run in turn in one loop (time_interleaved), so their ratios hold on a busy machine;
+// one thread. Each storage has as many copies of its matrix as make 48 MiB of f32 (a model's
+// layers), and each call takes the next copy, so the weights come from memory as in a forward
+// pass, not from a cache that one small matrix would stay in.
 //
 // The `linear-depth` lines time linear() accumulating over depth slices of 128, 256 and 512
 // against the whole depth in one panel_gemm call (the loop before slices: row blocks of 384 KiB
@@ -13,6 +14,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,9 +29,77 @@
 
 namespace attnlens_bench {
 
+namespace {
+
+// One weight storage of the `linear` lines: as many copies of one matrix as make 48 MiB of f32
+// (at least 2), and the PackedMatrix of copy `i`. A storage the core gains (Q4) is one more
+// make_* function and one more entry in bench_linear's list.
+struct StoredCopies {
+  const char* name;
+  std::int64_t copies = 0;
+  std::function<attnlens::models::PackedMatrix(std::int64_t)> matrix;
+  std::shared_ptr<void> keep;  // the copies' memory
+};
+
+std::int64_t copies_for(std::int64_t in, std::int64_t out) {
+  return std::max<std::int64_t>(2,
+                                (48 << 20) / (attnlens::models::packed_elements(in, out, 1) * 4));
+}
+
+StoredCopies make_f32(std::int64_t in, std::int64_t out, attnlens::reference::Rng& rng) {
+  using namespace attnlens::models;
+  const std::int64_t elements = packed_elements(in, out, 1), copies = copies_for(in, out);
+  auto data = std::make_shared<std::vector<float>>(static_cast<std::size_t>(elements * copies));
+  for (float& v : *data) v = static_cast<float>(rng.integer(-1024, 1024)) / 4096.0f;
+  return {"f32", copies,
+          [=](std::int64_t c) {
+            return PackedMatrix{data->data() + c * elements, nullptr, in, out, nullptr};
+          },
+          data};
+}
+
+StoredCopies make_f16(std::int64_t in, std::int64_t out, attnlens::reference::Rng& rng) {
+  using namespace attnlens::models;
+  const std::int64_t elements = packed_elements(in, out, 1), copies = copies_for(in, out);
+  auto data =
+      std::make_shared<std::vector<std::uint16_t>>(static_cast<std::size_t>(elements * copies));
+  for (std::uint16_t& h : *data) h = static_cast<std::uint16_t>(0x2000 | rng.integer(0, 0x83ff));
+  return {"f16", copies,
+          [=](std::int64_t c) {
+            return PackedMatrix{nullptr, data->data() + c * elements, in, out, nullptr};
+          },
+          data};
+}
+
+StoredCopies make_q8(std::int64_t in, std::int64_t out, attnlens::reference::Rng& rng) {
+  using namespace attnlens::models;
+  const std::int64_t bytes = q8_packed_bytes(in, out, 1), copies = copies_for(in, out);
+  auto data = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(bytes * copies));
+  std::vector<std::uint8_t> written(static_cast<std::size_t>(q8_written_bytes(in, out)));
+  for (std::int64_t copy = 0; copy < copies; ++copy) {
+    for (std::size_t b = 0; b < written.size(); b += kQ8BlockBytes) {
+      written[b] = 0x00;
+      written[b + 1] = 0x1c;  // scale 2^-8
+      for (std::int64_t i = 0; i < kQ8Block; ++i) {
+        written[b + 2 + i] = static_cast<std::uint8_t>(rng.integer(-127, 127));
+      }
+    }
+    pack_q8_matrix(written.data(), in, out, 1, data->data() + copy * bytes);
+  }
+  return {"q8", copies,
+          [=](std::int64_t c) {
+            return PackedMatrix{nullptr, nullptr, in, out, data->data() + c * bytes};
+          },
+          data};
+}
+
+}  // namespace
+
 void bench_linear(const Config& cfg) {
   using namespace attnlens::models;
   struct Shape {
+    const char* model;
+    const char* layer;
     std::int64_t in, out;
   };
   const attnlens::KernelSet& kernels = attnlens::default_kernel_set();
@@ -38,59 +109,51 @@ void bench_linear(const Config& cfg) {
     if (std::fgets(line, sizeof line, f)) std::printf("linear     load average %s", line);
     std::fclose(f);
   }
+  // GPT-2 small (hidden 768) and Qwen2.5-0.5B (hidden 896, 14 query heads and 2 key/value heads
+  // of 64, intermediate 4864): every distinct linear layer of a block.
+  const Shape shapes[] = {{"gpt2", "q|k|v", 768, 2304},     {"gpt2", "attn out", 768, 768},
+                          {"gpt2", "mlp up", 768, 3072},    {"gpt2", "mlp down", 3072, 768},
+                          {"qwen2", "q, o", 896, 896},      {"qwen2", "k, v", 896, 128},
+                          {"qwen2", "gate, up", 896, 4864}, {"qwen2", "down", 4864, 896}};
+  using Maker = StoredCopies (*)(std::int64_t, std::int64_t, attnlens::reference::Rng&);
+  const Maker storages[] = {make_f32, make_f16, make_q8};
   attnlens::reference::Rng rng(17);
-  for (const Shape& shape : {Shape{768, 768}, Shape{768, 3072}}) {
+  for (const Shape& shape : shapes) {
     const std::int64_t in = shape.in, out = shape.out;
-    const std::int64_t elements = packed_elements(in, out, 1);
-    const std::int64_t copies = std::max<std::int64_t>(2, (48 << 20) / (elements * 4));
-    std::vector<float> f32(static_cast<std::size_t>(elements * copies));
-    for (float& v : f32) v = static_cast<float>(rng.integer(-1024, 1024)) / 4096.0f;
-    std::vector<std::uint16_t> f16(f32.size());
-    for (std::uint16_t& h : f16) h = static_cast<std::uint16_t>(0x2000 | rng.integer(0, 0x83ff));
-    std::vector<std::uint8_t> written(static_cast<std::size_t>(q8_written_bytes(in, out)));
-    const std::int64_t q8_bytes = q8_packed_bytes(in, out, 1);
-    std::vector<std::uint8_t> q8(static_cast<std::size_t>(q8_bytes * copies));
-    for (std::int64_t copy = 0; copy < copies; ++copy) {
-      for (std::size_t b = 0; b < written.size(); b += kQ8BlockBytes) {
-        written[b] = 0x00;
-        written[b + 1] = 0x1c;  // scale 2^-8
-        for (std::int64_t i = 0; i < kQ8Block; ++i) {
-          written[b + 2 + i] = static_cast<std::uint8_t>(rng.integer(-127, 127));
-        }
-      }
-      pack_q8_matrix(written.data(), in, out, 1, q8.data() + copy * q8_bytes);
-    }
-    const auto matrix = [&](int storage, std::int64_t copy) {
-      if (storage == 0)
-        return PackedMatrix{f32.data() + copy * elements, nullptr, in, out, nullptr};
-      if (storage == 1)
-        return PackedMatrix{nullptr, f16.data() + copy * elements, in, out, nullptr};
-      return PackedMatrix{nullptr, nullptr, in, out, q8.data() + copy * q8_bytes};
-    };
-    const char* names[] = {"f32", "f16", "q8"};
+    const std::string layer =
+        std::string(shape.model) + " " + std::to_string(in) + "x" + std::to_string(out);
+    if (!selected(cfg, "linear " + layer)) continue;
+    std::vector<StoredCopies> stored;
+    for (const Maker make : storages) stored.push_back(make(in, out, rng));
     for (std::int64_t n : {1, 64, 512}) {
-      const std::string size =
-          std::to_string(in) + "x" + std::to_string(out) + " N=" + std::to_string(n);
+      const std::string size = layer + " N=" + std::to_string(n);
       if (!selected(cfg, "linear " + size)) continue;
       const auto x = random_floats(static_cast<std::size_t>(n * in), 3);
       RowPanels panels;
       pack_rows(x.data(), n, in, panels);
       std::vector<float> y(static_cast<std::size_t>(n * out));
       std::vector<std::function<void()>> calls;
-      std::int64_t next[3] = {0, 0, 0};
-      for (int storage = 0; storage < 3; ++storage) {
-        calls.push_back([&, storage] {
-          const std::int64_t copy = next[storage]++ % copies;
-          linear(ctx, panels, matrix(storage, copy), nullptr, y.data(), out);
+      std::vector<std::int64_t> next(stored.size(), 0);
+      for (std::size_t s = 0; s < stored.size(); ++s) {
+        calls.push_back([&, s] {
+          const StoredCopies& w = stored[s];
+          linear(ctx, panels, w.matrix(next[s]++ % w.copies), nullptr, y.data(), out);
         });
       }
       const std::vector<Timing> t = time_interleaved(cfg, calls, cfg.quick ? 30 : 200);
       for (std::size_t i = 0; i < t.size(); ++i) {
-        report_flops("linear", std::string(names[i]) + " " + size, t[i], 2.0 * n * in * out);
+        report_flops("linear", std::string(stored[i].name) + " " + size, t[i],
+                     2.0 * static_cast<double>(n * in * out));
       }
-      std::printf("%-11s %-46s q8 / f32 %.2fx, q8 / f16 %.2fx (best times)\n", "linear",
-                  (std::string("speed ") + size).c_str(), t[0].best_ms / t[2].best_ms,
-                  t[1].best_ms / t[2].best_ms);
+      std::string speeds;
+      for (std::size_t i = 1; i < t.size(); ++i) {
+        char part[48];
+        std::snprintf(part, sizeof part, "%s%s %.2fx", i > 1 ? ", " : "", stored[i].name,
+                      t[0].best_ms / t[i].best_ms);
+        speeds += part;
+      }
+      std::printf("%-11s %-46s speed of f32's: %s (best times)\n", "linear",
+                  (std::string("speed ") + size).c_str(), speeds.c_str());
     }
   }
 }

@@ -17,6 +17,22 @@ be downloaded here):
                      [1, 12, past, 64]; outputs logits [1, 1, 50257] (the last position's) and
                      present.L.key / .value [1, 12, past + S, 64]. The causal mask is built in
                      the graph; past may be empty (the prompt's run). No attention comes out.
+  gpt2-small-q8.onnx, gpt2-small-q8-decode.onnx
+                     the two graphs above with every linear layer of a block as onnxruntime's
+                     MatMulNBits (bits 8, blocks of 32): the Q8_0 weights attnlens' dtype 'q8'
+                     makes of the same checkpoint, bit for bit, and wte / wpe rounded to f16 as
+                     'q8' keeps embeddings (stored as f32 values)
+  gpt2-small-q4.onnx, gpt2-small-q4-decode.onnx
+                     the same with MatMulNBits bits 4: GGML's Q4_0 of the same checkpoint
+                     (llama.cpp's quantize_row_q4_0_ref), f16 scales, default zero point 8
+  gpt2-small-int8.onnx, gpt2-small-int8-decode.onnx
+                     the two graphs with DynamicQuantizeLinear + MatMulInteger (what
+                     onnxruntime's quantize_dynamic(per_channel=True) writes): int8 weights with
+                     one scale per output column, activations quantised to uint8 per call
+  qwen2.5-0.5b-shape/
+                     Qwen2.5-0.5B's shape (24 layers, hidden 896, 14 heads, 2 key/value heads,
+                     intermediate 4864, vocab 151936, tied) with random bfloat16 weights and the
+                     builder's own small tokenizer (write_qwen2_05b), ~1 GB
   tinystories-1m/    TinyStories-1M's shape (GPT-Neo: 8 layers, 16 heads, hidden 64, vocab
                      50257, window 256, 2048 positions)
   marian-base/       Marian base's shape (opus-mt: 6 + 6 layers, d_model 512, 8 heads, ffn 2048,
@@ -43,6 +59,7 @@ from onnx import TensorProto, helper, numpy_helper, save
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tests", "models"))
+import make_gguf  # noqa: E402  (ggml's reference Q8_0 / Q4_0 quantisers)
 import make_tiny_marian  # noqa: E402  (Marian's Hub layout, tokenizer files and weights)
 import make_tiny_models  # noqa: E402  (its hand-written safetensors writer and HF configs)
 import tokenizers  # noqa: E402
@@ -74,13 +91,66 @@ def gpt2_small_state():
     return state
 
 
+# The Conv1D matrices ([in, out]) the int8 graphs quantise: every linear layer of a block.
+QUANTISED = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
+Q8_BLOCK = 32
+
+
+def to_f16_values(values):
+    return values.astype(numpy.float16).astype(numpy.float32)
+
+
+def ggml_blocks(matrix, quantise, block_bytes):
+    """`matrix` [out, in] through make_gguf.py's port of ggml's reference quantiser (the bytes
+    web/src/models/files/q8.js writes for Q8_0): (the blocks' bytes after the scale [out, in / 32,
+    block_bytes - 2], the f16 scales widened to f32 [out, in / 32])."""
+    rows, depth = matrix.shape
+    raw = numpy.frombuffer(quantise(numpy.ascontiguousarray(matrix, numpy.float32)), numpy.uint8)
+    blocks = raw.reshape(rows, depth // Q8_BLOCK, block_bytes)
+    scales = blocks[:, :, :2].copy().view(numpy.float16)[:, :, 0].astype(numpy.float32)
+    return blocks[:, :, 2:], scales
+
+
+def quantised_initializers(name, conv1d, weights):
+    """The initializers of one Conv1D matrix ([in, out]) in an int8 graph. q8: MatMulNBits' B
+    [out, in / 32, 32] uint8 (Q8_0's q + 128, its default zero point) and scales [out * in / 32]
+    (Q8_0's f16 scales): the same weights as attnlens' dtype 'q8'. int8: what onnxruntime's
+    quantize_dynamic(per_channel=True) gives MatMulInteger: B int8 [in, out], one symmetric scale
+    per output column (max |w| / 127), zero point 0."""
+    if weights == "q8":  # int8 q as uint8 q + 128
+        q, scale = ggml_blocks(conv1d.T, make_gguf.quantize_q8_0, 34)
+        return [numpy_helper.from_array(q ^ numpy.uint8(0x80), name + ".q"),
+                numpy_helper.from_array(scale.reshape(-1), name + ".scales")]
+    if weights == "q4":  # GGML packs values j and j + 16 in byte j, MatMulNBits j and j + 1
+        q, scale = ggml_blocks(conv1d.T, make_gguf.quantize_q4_0, 18)
+        values = numpy.concatenate([q & 0xF, q >> 4], axis=2)
+        packed = (values[:, :, 0::2] | (values[:, :, 1::2] << 4)).astype(numpy.uint8)
+        return [numpy_helper.from_array(packed, name + ".q"),
+                numpy_helper.from_array(scale.reshape(-1), name + ".scales")]
+    scale = (numpy.abs(conv1d).max(axis=0) / numpy.float32(127)).astype(numpy.float32)
+    q = numpy.clip(numpy.round(conv1d / numpy.where(scale == 0, 1, scale)), -127, 127).astype(numpy.int8)
+    return [numpy_helper.from_array(q, name + ".q"), numpy_helper.from_array(scale, name + ".scales")]
+
+
 class GraphBuilder:
     """Nodes and initializers of a GPT-2 graph over `state`, with the pieces both graphs share:
     constants, layer norm, a Conv1D linear, gelu_new and the MLP."""
 
-    def __init__(self, state):
+    def __init__(self, state, weights="f32"):
         self.nodes = []
-        self.inits = [numpy_helper.from_array(t.numpy(), name) for name, t in state.items()]
+        self.weights = weights
+        self.inits = []
+        self.shapes = {}  # a quantised matrix's (out, in)
+        for name, t in state.items():
+            values = t.numpy()
+            if weights != "f32" and name.endswith(QUANTISED):
+                self.shapes[name[:-len(".weight")]] = values.shape[::-1]
+                self.inits += quantised_initializers(name[:-len(".weight")], values, weights)
+            elif weights in ("q8", "q4") and name in ("wte.weight", "wpe.weight"):
+                # attnlens keeps embeddings as f16 under dtype 'q8': the same values here.
+                self.inits.append(numpy_helper.from_array(to_f16_values(values), name))
+            else:
+                self.inits.append(numpy_helper.from_array(values, name))
         self.const("scale", [1.0 / math.sqrt(WIDTH // HEADS)])
         self.const("half", [0.5])
         self.const("one", [1.0])
@@ -102,8 +172,22 @@ class GraphBuilder:
                        axis=-1, epsilon=1e-5)
 
     def linear(self, src, name):
-        return self.op("Add", [self.op("MatMul", [src, name + ".weight"], name + ".mm"), name + ".bias"],
-                       name + ".y")
+        op = self.op
+        if self.weights in ("q8", "q4"):  # GGML blocks of 32 along the depth, f32 scales
+            rows, depth = self.shapes[name]
+            product = op("MatMulNBits", [src, name + ".q", name + ".scales"], name + ".mm",
+                         domain="com.microsoft", K=depth, N=rows, bits=int(self.weights[1]),
+                         block_size=Q8_BLOCK)
+        elif self.weights == "int8":  # activations quantised per call, weights per column
+            self.nodes.append(helper.make_node("DynamicQuantizeLinear", [src],
+                                               [name + ".xq", name + ".xs", name + ".xz"]))
+            integers = op("MatMulInteger", [name + ".xq", name + ".q", name + ".xz"], name + ".mmi")
+            floats = op("Cast", [integers], name + ".mmf", to=TensorProto.FLOAT)
+            product = op("Mul", [op("Mul", [floats, name + ".xs"], name + ".mmx"), name + ".scales"],
+                         name + ".mm")
+        else:
+            product = op("MatMul", [src, name + ".weight"], name + ".mm")
+        return op("Add", [product, name + ".bias"], name + ".y")
 
     def mlp(self, x, p):
         """x + c_proj(gelu_new(c_fc(ln_2(x)))), gelu_new being 0.5 h (1 + tanh(sqrt(2/pi) (h +
@@ -117,9 +201,16 @@ class GraphBuilder:
         return op("Add", [x, self.linear(gelu, p + "mlp.c_proj")], p + "x2")
 
 
-def gpt2_onnx(state):
-    """GPT2LMHeadModel's forward as plain ONNX ops over `state`."""
-    g = GraphBuilder(state)
+def opsets(weights):
+    """Opset 17, and onnxruntime's contrib domain for MatMulNBits."""
+    extra = [helper.make_opsetid("com.microsoft", 1)] if weights in ("q8", "q4") else []
+    return [helper.make_opsetid("", 17)] + extra
+
+
+def gpt2_onnx(state, weights="f32"):
+    """GPT2LMHeadModel's forward as plain ONNX ops over `state`; `weights` 'q8' or 'int8': the
+    linear layers as GraphBuilder.linear quantises them."""
+    g = GraphBuilder(state, weights)
     nodes, const, op = g.nodes, g.const, g.op
     const("split3", [WIDTH, WIDTH, WIDTH], TensorProto.INT64)
     const("heads_shape", [0, HEADS, WIDTH // HEADS], TensorProto.INT64)
@@ -158,16 +249,16 @@ def gpt2_onnx(state):
         [helper.make_tensor_value_info("attention", TensorProto.FLOAT, [LAYERS, HEADS, n, n]),
          helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, VOCAB])],
         initializer=g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+    model = helper.make_model(graph, opset_imports=opsets(weights),
                               producer_name="attnlens bench/models")
     model.ir_version = 8
     return model
 
 
-def gpt2_decode_onnx(state):
+def gpt2_decode_onnx(state, weights="f32"):
     """GPT2LMHeadModel's forward with past key/values over `state`, batch 1, as plain ONNX ops
-    (the inputs and outputs of optimum's decoder_with_past export)."""
-    g = GraphBuilder(state)
+    (the inputs and outputs of optimum's decoder_with_past export); `weights` as gpt2_onnx's."""
+    g = GraphBuilder(state, weights)
     nodes, const, op = g.nodes, g.const, g.op
     head = WIDTH // HEADS
     const("zero_f", 0.0)
@@ -226,7 +317,7 @@ def gpt2_decode_onnx(state):
     head_out = op("Gemm", [last, "wte.weight"], "logits_rows", transB=1)  # tied to wte
     op("Unsqueeze", [head_out, "axis0"], "logits")  # [1, 1, V]
     graph = helper.make_graph(nodes, "gpt2-small-decode", inputs, outputs, initializer=g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+    model = helper.make_model(graph, opset_imports=opsets(weights),
                               producer_name="attnlens bench/models")
     model.ir_version = 8
     return model
@@ -323,8 +414,45 @@ def write_marian_base(folder):
           f"20-word sentence is {len(spm.encode(MARIAN_SENTENCE)) + 1} source tokens with </s>")
 
 
+# Qwen/Qwen2.5-0.5B's config.json fields (the transformers Qwen2Config it was saved from); the
+# tokenizer is the builder's own (make_qwen2_05b), so bos/eos are its id.
+QWEN2_05B = {"hidden_size": 896, "intermediate_size": 4864, "num_hidden_layers": 24,
+             "num_attention_heads": 14, "num_key_value_heads": 2, "max_position_embeddings": 32768,
+             "max_window_layers": 24, "sliding_window": 32768, "use_sliding_window": False,
+             "rope_theta": 1000000.0, "rms_norm_eps": 1e-06, "tie_word_embeddings": True,
+             "vocab_size": 151936}
+
+
+def write_qwen2_05b(folder):
+    """Qwen2.5-0.5B's shape with seeded random weights (make_tiny_models.llama_state), bfloat16
+    as the Hub's model.safetensors is. No real Qwen tokenizer can be had here: the tokenizer is
+    tests/models/tokenizers.py's byte-level BPE in Qwen2.5's tokenizer.json layout, 2,000 merges
+    (its ids fill the first few thousand rows of the 151,936-row embedding)."""
+    tokenizer = tokenizers.qwen2_tokenizer(merges=2000)
+    eos = tokenizer[0]["model"]["vocab"]["<|endoftext|>"]
+    # Pieces the tokenizer never produces fill the vocabulary up to the embedding's rows, so every
+    # id a random model predicts has a token (Qwen2.5's own tokenizer leaves its last 271 rows
+    # without one).
+    vocab = tokenizer[0]["model"]["vocab"]  # the special tokens among them
+    for i in range(QWEN2_05B["vocab_size"] - len(vocab)):
+        vocab[f"filler{i}"] = len(vocab)
+    config = make_tiny_models.qwen2_config(QWEN2_05B["vocab_size"], eos)
+    config.update(QWEN2_05B)
+    state = make_tiny_models.to_bfloat16(make_tiny_models.llama_state(config, config["vocab_size"], 9))
+    write_folder(folder, config, state, tokenizer)
+
+
 NAMES = ["gpt2-small", "gpt2-small.onnx", "gpt2-small-decode.onnx", "tinystories-1m",
-         "marian-base"]
+         "marian-base", "gpt2-small-q8.onnx", "gpt2-small-q8-decode.onnx", "gpt2-small-int8.onnx",
+         "gpt2-small-int8-decode.onnx", "gpt2-small-q4.onnx", "gpt2-small-q4-decode.onnx",
+         "qwen2.5-0.5b-shape"]
+# The quantised graphs of gpt2-small, by file name.
+INT8_GRAPHS = {"gpt2-small-q8.onnx": (lambda st: gpt2_onnx(st, "q8")),
+               "gpt2-small-q8-decode.onnx": (lambda st: gpt2_decode_onnx(st, "q8")),
+               "gpt2-small-int8.onnx": (lambda st: gpt2_onnx(st, "int8")),
+               "gpt2-small-int8-decode.onnx": (lambda st: gpt2_decode_onnx(st, "int8")),
+               "gpt2-small-q4.onnx": (lambda st: gpt2_onnx(st, "q4")),
+               "gpt2-small-q4-decode.onnx": (lambda st: gpt2_decode_onnx(st, "q4"))}
 
 
 def main():
@@ -339,13 +467,19 @@ def main():
         gpt2 = make_tiny_models.gpt2_config(VOCAB, eos)
         gpt2.update(n_embd=WIDTH, n_head=HEADS, n_layer=LAYERS, n_positions=POSITIONS, n_ctx=POSITIONS)
         write_folder(os.path.join(out, "gpt2-small"), gpt2, gpt2_small_state(), tokenizer)
-    if "gpt2-small.onnx" in names or "gpt2-small-decode.onnx" in names:
+    graphs = [n for n in names if n.endswith(".onnx")]
+    if graphs:
         state = read_safetensors(os.path.join(out, "gpt2-small", "model.safetensors"))
         if "gpt2-small.onnx" in names:
             save(gpt2_onnx(state), os.path.join(out, "gpt2-small.onnx"))
         if "gpt2-small-decode.onnx" in names:
             save(gpt2_decode_onnx(state), os.path.join(out, "gpt2-small-decode.onnx"))
+        for name in graphs:
+            if name in INT8_GRAPHS:
+                save(INT8_GRAPHS[name](state), os.path.join(out, name))
         del state
+    if "qwen2.5-0.5b-shape" in names:
+        write_qwen2_05b(os.path.join(out, "qwen2.5-0.5b-shape"))
 
     if "tinystories-1m" in names:
         neo = make_tiny_models.neo_config(VOCAB, eos)

@@ -22,14 +22,15 @@ const PARAGRAPH =
   'to exchange grain, salt and cloth. Over the centuries it grew into a market town, then a ' +
   'port, and its people learned to build bridges, schools and a library that still stands. ';
 
-function argmax(values) {
+/** The index of the largest of `values` (the first on ties). */
+export function argmax(values) {
   let best = 0;
   for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i;
   return best;
 }
 
 /** Greedy decoding through the decode graph: { ids, stamps } (performance.now() per token). */
-async function ortGreedy(ort, session, promptIds, newTokens, layers, heads, headSize) {
+export async function ortGreedy(ort, session, promptIds, newTokens, layers, heads, headSize) {
   const tensor = (type, data, dims) => new ort.Tensor(type, data, dims);
   const ids = [];
   const stamps = [];
