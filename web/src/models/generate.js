@@ -16,6 +16,7 @@ import {
 import { mulberry32 } from '../text/hash.js';
 import { abortError } from './files/abort.js';
 import { optional } from './files/options.js';
+import { idsWithTokens, predictedToken } from './predictions.js';
 import { pickToken } from './sampling.js';
 
 /** The options generate() accepts. */
@@ -115,7 +116,8 @@ export async function generateTokens(model, prompt, opts) {
       const id = pickToken(logits, 0, vocab, opts, random);
       const last = step === opts.maxTokens - 1;
       const out = forward([id], n + step, !last);
-      const token = { id, ...tokenizer.appendedText(context, id), step, attention: out.attention };
+      const { text, partial } = predictedToken(tokenizer, context, id);
+      const token = { id, text, partial, step, attention: out.attention };
       if (opts.returnLogits) token.logits = logits;
       context.push(id);
       tokens.push(token);
@@ -144,12 +146,13 @@ export async function generateTokens(model, prompt, opts) {
 }
 
 // What the new ids add to the prompt's text, decoded together (a character split over several
-// byte tokens comes out whole), without special tokens.
+// byte tokens comes out whole), without special tokens and without rows that are no token.
 function appendedText(tokenizer, promptIds, ids) {
   const options = { skipSpecialTokens: true };
+  const kept = idsWithTokens(tokenizer, ids);
   const before = tokenizer.decode(Array.from(promptIds), options);
-  const after = tokenizer.decode([...promptIds, ...ids], options);
-  return after.startsWith(before) ? after.slice(before.length) : tokenizer.decode(ids, options);
+  const after = tokenizer.decode([...promptIds, ...kept], options);
+  return after.startsWith(before) ? after.slice(before.length) : tokenizer.decode(kept, options);
 }
 
 // One turn of the event loop (setImmediate in Node, a message in browsers: unlike setTimeout,

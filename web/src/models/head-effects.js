@@ -14,7 +14,7 @@ import { integer, optionsObject, rangeError, typeError } from '../argument-check
 import { abortError } from './files/abort.js';
 import { optional } from './files/options.js';
 import { nextTurn } from './generate.js';
-import { topIds } from './predictions.js';
+import { predictedToken, topIds } from './predictions.js';
 
 export const HEAD_EFFECTS_OPTIONS = Object.freeze(['target', 'position', 'signal', 'onProgress']);
 
@@ -101,7 +101,7 @@ export async function headEffects(lent, { ids, position, context }, opts) {
   results.sort((a, b) => a.delta - b.delta || a.layer - b.layer || a.head - b.head);
   return {
     position,
-    target: { id, token: tokenizer.idToToken(id) ?? '', ...tokenizer.appendedText(context, id) },
+    target: { id, ...predictedToken(tokenizer, context, id) },
     logProb: base,
     p: Math.exp(base),
     heads: results,

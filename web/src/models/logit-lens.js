@@ -5,6 +5,7 @@
 
 import { describe } from '../errors.js';
 import { integer, optionsObject, typeError } from '../argument-checks.js';
+import { predictedToken } from './predictions.js';
 
 const DEFAULT_LENS_TOP_K = 5;
 // The core's bound (lens.cpp's kMaxLensTopK).
@@ -41,8 +42,8 @@ export function lensResult(
       for (let j = 0; j < topK; j++) {
         const at = (state * n + i) * topK + j;
         const id = lensIds[at];
-        const { text } = tokenizer.appendedText(context, id);
-        row.push({ id, token: tokenizer.idToToken(id) ?? '', text, p: lensProbabilities[at] });
+        const { token, text } = predictedToken(tokenizer, context, id);
+        row.push({ id, token, text, p: lensProbabilities[at] });
       }
       rows.push(row);
     }

@@ -13,10 +13,26 @@
 export function topPredictions(logits, offset, vocab, logSumExp, k, tokenizer, context) {
   return topIds(logits, offset, vocab, k).map((id) => ({
     id,
-    token: tokenizer.idToToken(id) ?? '',
-    ...tokenizer.appendedText(context, id),
+    ...predictedToken(tokenizer, context, id),
     p: Math.exp(logits[offset + id] - logSumExp),
   }));
+}
+
+/**
+ * The token a model's output row `id` stands for and what it adds after `context`. A model may
+ * have more output rows than its tokenizer has tokens (Qwen2.5: 151,936 rows for 151,665 tokens,
+ * padded for speed): such a row is no token, so its token and text are '' (as the transformers
+ * library's decode skips an id its tokenizer lacks).
+ * @returns {{ token: string, text: string, partial: boolean }}
+ */
+export function predictedToken(tokenizer, context, id) {
+  if (id >= tokenizer.vocabSize) return { token: '', text: '', partial: false };
+  return { token: tokenizer.idToToken(id) ?? '', ...tokenizer.appendedText(context, id) };
+}
+
+/** `ids` less those its tokenizer has no token for (see predictedToken). */
+export function idsWithTokens(tokenizer, ids) {
+  return Array.from(ids).filter((id) => id < tokenizer.vocabSize);
 }
 
 // Up to this k a running insertion into a sorted list of k beats sorting the whole vocabulary.
