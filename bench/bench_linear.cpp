@@ -1,7 +1,10 @@
-// The linear layers of a model forward (models::linear) with the matrix stored as f32, f16 and
-// Q8_0, at GPT-2 small's shapes (768 -> 768: q, k, v, the attention output; 768 -> 3072: the
-// MLP's first layer) for N = 1 (a decode step), 64 and 512 tokens. The three storages run in
-// turn in one loop (time_interleaved), so their ratios hold on a busy machine; one thread. Each
+// The linear layers of a model forward (models::linear) with the matrix stored as f32, f16, Q8_0
+// and 4-bit (q4: Q4_0 / Q4_K's panel form, q4.h), at GPT-2 small's shapes (768 -> 768: q, k, v,
+// the attention output; 768 -> 3072: the MLP's first layer) and Qwen2.5-0.5B's (896 -> 896: q
+// and the attention output; 896 -> 4864: gate and up; 4864 -> 896: down) for N = 1 (a decode
+// step), 64 and 512 tokens. Lines: `linear STORAGE INxOUT N=n` (GFLOP/s), then `linear speed
+// INxOUT N=n` with the ratios of best times. The four storages run in turn in one loop
+// (time_interleaved), so their ratios hold on a busy machine; one thread. Each
 // storage has as many copies of its matrix as make 48 MiB of f32 (a model's layers), and each
 // call takes the next copy, so the weights come from memory as in a forward pass, not from a
 // cache that one small matrix would stay in.
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +26,7 @@
 #include "models/linear.h"
 #include "models/ops.h"
 #include "models/packing.h"
+#include "models/q4.h"
 #include "models/q8_0.h"
 
 namespace attnlens_bench {
@@ -39,7 +44,8 @@ void bench_linear(const Config& cfg) {
     std::fclose(f);
   }
   attnlens::reference::Rng rng(17);
-  for (const Shape& shape : {Shape{768, 768}, Shape{768, 3072}}) {
+  for (const Shape& shape :
+       {Shape{768, 768}, Shape{768, 3072}, Shape{896, 896}, Shape{896, 4864}, Shape{4864, 896}}) {
     const std::int64_t in = shape.in, out = shape.out;
     const std::int64_t elements = packed_elements(in, out, 1);
     const std::int64_t copies = std::max<std::int64_t>(2, (48 << 20) / (elements * 4));
@@ -50,6 +56,9 @@ void bench_linear(const Config& cfg) {
     std::vector<std::uint8_t> written(static_cast<std::size_t>(q8_written_bytes(in, out)));
     const std::int64_t q8_bytes = q8_packed_bytes(in, out, 1);
     std::vector<std::uint8_t> q8(static_cast<std::size_t>(q8_bytes * copies));
+    std::vector<std::uint8_t> written4(static_cast<std::size_t>(q4_written_bytes(in, out)));
+    const std::int64_t q4_bytes = q4_packed_bytes(in, out, 1);
+    std::vector<std::uint8_t> q4(static_cast<std::size_t>(q4_bytes * copies));
     for (std::int64_t copy = 0; copy < copies; ++copy) {
       for (std::size_t b = 0; b < written.size(); b += kQ8BlockBytes) {
         written[b] = 0x00;
@@ -59,15 +68,24 @@ void bench_linear(const Config& cfg) {
         }
       }
       pack_q8_matrix(written.data(), in, out, 1, q8.data() + copy * q8_bytes);
+      for (std::size_t b = 0; b < written4.size(); b += kQ4BlockBytes) {
+        const float scale_min[2] = {1.0f / 256, 8.0f / 256};  // Q4_0's form, d = 2^-8
+        std::memcpy(written4.data() + b, scale_min, sizeof scale_min);
+        for (std::int64_t i = 0; i < kQ4Block / 2; ++i) {
+          written4[b + 8 + i] = static_cast<std::uint8_t>(rng.integer(0, 255));
+        }
+      }
+      pack_q4_matrix(written4.data(), in, out, 1, q4.data() + copy * q4_bytes);
     }
     const auto matrix = [&](int storage, std::int64_t copy) {
       if (storage == 0)
         return PackedMatrix{f32.data() + copy * elements, nullptr, in, out, nullptr};
       if (storage == 1)
         return PackedMatrix{nullptr, f16.data() + copy * elements, in, out, nullptr};
-      return PackedMatrix{nullptr, nullptr, in, out, q8.data() + copy * q8_bytes};
+      if (storage == 2) return PackedMatrix{nullptr, nullptr, in, out, q8.data() + copy * q8_bytes};
+      return PackedMatrix{nullptr, nullptr, in, out, nullptr, q4.data() + copy * q4_bytes};
     };
-    const char* names[] = {"f32", "f16", "q8"};
+    const char* names[] = {"f32", "f16", "q8", "q4"};
     for (std::int64_t n : {1, 64, 512}) {
       const std::string size =
           std::to_string(in) + "x" + std::to_string(out) + " N=" + std::to_string(n);
@@ -77,8 +95,8 @@ void bench_linear(const Config& cfg) {
       pack_rows(x.data(), n, in, panels);
       std::vector<float> y(static_cast<std::size_t>(n * out));
       std::vector<std::function<void()>> calls;
-      std::int64_t next[3] = {0, 0, 0};
-      for (int storage = 0; storage < 3; ++storage) {
+      std::int64_t next[4] = {0, 0, 0, 0};
+      for (int storage = 0; storage < 4; ++storage) {
         calls.push_back([&, storage] {
           const std::int64_t copy = next[storage]++ % copies;
           linear(ctx, panels, matrix(storage, copy), nullptr, y.data(), out);
@@ -88,9 +106,12 @@ void bench_linear(const Config& cfg) {
       for (std::size_t i = 0; i < t.size(); ++i) {
         report_flops("linear", std::string(names[i]) + " " + size, t[i], 2.0 * n * in * out);
       }
-      std::printf("%-11s %-46s q8 / f32 %.2fx, q8 / f16 %.2fx (best times)\n", "linear",
-                  (std::string("speed ") + size).c_str(), t[0].best_ms / t[2].best_ms,
-                  t[1].best_ms / t[2].best_ms);
+      std::printf(
+          "%-11s %-46s q8 / f32 %.2fx, q8 / f16 %.2fx, q4 / f32 %.2fx, q4 / f16 %.2fx, "
+          "q4 / q8 %.2fx (best times; above 1: the quantised one is faster)\n",
+          "linear", (std::string("speed ") + size).c_str(), t[0].best_ms / t[2].best_ms,
+          t[1].best_ms / t[2].best_ms, t[0].best_ms / t[3].best_ms, t[1].best_ms / t[3].best_ms,
+          t[2].best_ms / t[3].best_ms);
     }
   }
 }
