@@ -62,8 +62,8 @@ std::vector<double> quantize_rows_q4_0(const std::vector<double>& x, std::int64_
       }
       const float d = max / -8;
       const float id = d != 0 ? 1.0f / d : 0.0f;
-      const std::uint16_t bits = static_cast<std::uint16_t>(
-          round_to_half(std::fabs(d)) | (d < 0 ? 0x8000 : 0));
+      const std::uint16_t bits =
+          static_cast<std::uint16_t>(round_to_half(std::fabs(d)) | (d < 0 ? 0x8000 : 0));
       const float scale = half_value(bits);
       int q[32];
       for (std::int64_t i = 0; i < kQ4Block; ++i) {
@@ -147,8 +147,8 @@ TEST_CASE("4-bit panel kernels: every set against double precision, Q4_0 and Q4_
                 const double bound = static_cast<double>(k + 2) * magnitude / 16777216.0 + 1e-30;
                 const double got = c[t * 32 + r * 8 + j];
                 if (std::fabs(got - sum) > bound) {
-                  FAIL_CHECK("tile " << t << " row " << r << " col " << j << ": " << got
-                                     << " vs " << sum << " (bound " << bound << ")");
+                  FAIL_CHECK("tile " << t << " row " << r << " col " << j << ": " << got << " vs "
+                                     << sum << " (bound " << bound << ")");
                 }
               }
             }
@@ -201,8 +201,8 @@ TEST_CASE("linear() on 4-bit matrices: partial panels, partial tiles, column gro
             const std::int64_t group_out = out / groups;
             const std::int64_t group_bytes = panels_of(group_out) * q4_panel_bytes(in);
             for (std::int64_t g = 0; g < groups; ++g) {
-              PackedMatrix w{nullptr, nullptr, in, group_out, nullptr,
-                             m.packed.data() + g * group_bytes};
+              PackedMatrix w{nullptr,   nullptr, in,
+                             group_out, nullptr, m.packed.data() + g * group_bytes};
               linear(ctx, panels, w, bias.data() + g * group_out, y.data() + g * group_out, out);
             }
             INFO(kernels.name << " in " << in << " out " << out << " groups " << groups << " rows "

@@ -26,9 +26,10 @@ std::int64_t q4_packed_bytes(std::int64_t in, std::int64_t out, std::int64_t gro
 
 void require_q4_depth(std::int64_t in, const std::string& name) {
   if (in <= 0 || in % kQ4Block != 0) {
-    throw InvalidArgumentError(name, "4-bit weights need a depth (input features) that is a "
-                                     "multiple of " +
-                                         std::to_string(kQ4Block) + ", got " + std::to_string(in));
+    throw InvalidArgumentError(name,
+                               "4-bit weights need a depth (input features) that is a "
+                               "multiple of " +
+                                   std::to_string(kQ4Block) + ", got " + std::to_string(in));
   }
 }
 
@@ -74,7 +75,7 @@ void pack_q4_matrix(const std::uint8_t* src, std::int64_t in, std::int64_t out, 
         std::memset(block, 0, kBlockBytes);
         for (std::int64_t c = 0; c < width; ++c) {
           const std::uint8_t* written = src + ((c0 + c) * blocks + b) * kQ4BlockBytes;
-          std::memcpy(block + c * sizeof(float), written, sizeof(float));                // s
+          std::memcpy(block + c * sizeof(float), written, sizeof(float));                    // s
           std::memcpy(block + kScaleBytes + c * sizeof(float), written + 4, sizeof(float));  // m
           for (std::size_t p = 0; p < kHalf; ++p) block[kValuesAt + p * kCols + c] = written[8 + p];
         }
@@ -103,7 +104,8 @@ void q4_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a,
       std::memcpy(min, bb + kScaleBytes, sizeof min);
       for (std::size_t p = 0; p < kBlock; ++p, ap += kRows) {
         float w[kCols];
-        for (std::size_t j = 0; j < kCols; ++j) w[j] = nibble(bb + kValuesAt, p, j) * scale[j] - min[j];
+        for (std::size_t j = 0; j < kCols; ++j)
+          w[j] = nibble(bb + kValuesAt, p, j) * scale[j] - min[j];
         for (std::size_t r = 0; r < kRows; ++r) {
           for (std::size_t j = 0; j < kCols; ++j) acc[r][j] += ap[r] * w[j];
         }
@@ -164,7 +166,8 @@ ATTNLENS_VEC_INLINE void widen_nibbles(const std::uint8_t* q, f32x4& lo, f32x4& 
   hi = wasm_f32x4_convert_i32x4(wasm_u32x4_extend_high_u16x8(n));
 #elif defined(__SSE2__)
   const __m128i zero = _mm_setzero_si128();
-  const __m128i bytes = _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q)), zero);
+  const __m128i bytes =
+      _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q)), zero);
   const __m128i n = kHigh ? _mm_srli_epi16(bytes, 4) : _mm_and_si128(bytes, _mm_set1_epi16(0x0f));
   lo = _mm_cvtepi32_ps(_mm_unpacklo_epi16(n, zero));
   hi = _mm_cvtepi32_ps(_mm_unpackhi_epi16(n, zero));

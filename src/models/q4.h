@@ -6,7 +6,9 @@
 //   Q4_K  s = d * sc, m = dmin * mn (sub-block) (ggml's dequantize_row_q4_K: d1 * q - m1)
 // s * q is exact in f32 (a 4-bit integer times at most 11 + 6 significant bits), so one rounding
 // of s * q - m gives the weight ggml's dequantisation gives, bit for bit, whether the kernel
-// multiplies and subtracts or fuses the two (Q4_0's s * q - m is exact).
+// multiplies and subtracts or fuses the two (Q4_0's s * q - m is exact). The one exception is a
+// zero's sign: Q4_0's (q - 8) * d is -0 for q = 8 where d < 0, s * q - m is +0; they are equal
+// and give the same bits in every sum of products (which starts at +0).
 //
 //   written  W as out rows of in / 32 sub-blocks of 24 bytes: s and m as little-endian f32, then
 //            16 bytes whose low nibbles are the first 16 q and high nibbles the last 16 (Q4_0's
@@ -26,8 +28,8 @@
 
 namespace attnlens::models {
 
-constexpr std::int64_t kQ4Block = 32;                                 // depths per sub-block
-constexpr std::int64_t kQ4BlockBytes = 4 + 4 + kQ4Block / 2;          // written: s, m, 16 bytes
+constexpr std::int64_t kQ4Block = 32;                                  // depths per sub-block
+constexpr std::int64_t kQ4BlockBytes = 4 + 4 + kQ4Block / 2;           // written: s, m, 16 bytes
 constexpr std::int64_t kQ4PanelBlockBytes = 2 * 8 * 4 + kQ4Block * 4;  // packed: 8 s, 8 m, 128
 
 // Bytes of a matrix written as Q4 rows (in a multiple of 32).
