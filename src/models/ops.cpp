@@ -16,7 +16,7 @@ const ModelOps kOpSets[] = {
      &f32_gelu_erf__simd128_x4, &f32_silu_gate__simd128_x4, &f32_silu__simd128_x4,
      &f32_rotary__simd128_x4, &f16_to_f32__simd128_x8, &f32_dot_rows__simd128_4x1,
      &q8_panel_gemm__simd128_4x8, &q8_panel_to_f32__simd128_x8, &q4_panel_gemm__simd128_4x8,
-     &q4_panel_to_f32__simd128_x8, &q8_panel_gemv__simd128_2x8, &q4_panel_gemv__simd128_2x8},
+     &q4_panel_to_f32__simd128_x8, &q8_panel_gemv__simd128_1x8, &q4_panel_gemv__simd128_1x8},
 #endif
 };
 

@@ -131,9 +131,9 @@ void q8_panel_to_f32__simd128_x8(std::size_t k, const std::uint8_t* b, float* ou
 void q4_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
                                 std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
 void q4_panel_to_f32__simd128_x8(std::size_t k, const std::uint8_t* b, float* out) noexcept;
-void q8_panel_gemv__simd128_2x8(std::size_t panels, std::size_t k, const float* x,
+void q8_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
                                 std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
-void q4_panel_gemv__simd128_2x8(std::size_t panels, std::size_t k, const float* x,
+void q4_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
                                 std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
 #endif
 

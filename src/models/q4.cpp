@@ -224,61 +224,40 @@ void q4_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a
 
 namespace {
 
-// One panel's 8 dequantised weights of depth p of a block (p < 16: low nibbles, else high).
-struct PanelBlock {
-  f32x4 s0, s1, m0, m1;
-  const std::uint8_t* q;
-  explicit PanelBlock(const std::uint8_t* bb)
-      : s0(simd::load(reinterpret_cast<const float*>(bb))),
-        s1(simd::load(reinterpret_cast<const float*>(bb) + 4)),
-        m0(simd::load(reinterpret_cast<const float*>(bb + kScaleBytes))),
-        m1(simd::load(reinterpret_cast<const float*>(bb + kScaleBytes) + 4)),
-        q(bb + kValuesAt) {}
-};
-
+// Depths [0, 16) (kHigh false) or [16, 32) of one block of one panel, `xp` advancing.
 template <bool kHigh>
-ATTNLENS_VEC_INLINE void block_weights(const PanelBlock& b, std::size_t p, f32x4& w0, f32x4& w1) {
-  widen_nibbles<kHigh>(b.q + p * kCols, w0, w1);
-  w0 = simd::sub(simd::mul(w0, b.s0), b.m0);
-  w1 = simd::sub(simd::mul(w1, b.s1), b.m1);
-}
-
-// Depths [0, 16) (kHigh false) or [16, 32) of one block for two panels, `xp` advancing.
-template <bool kHigh>
-ATTNLENS_VEC_INLINE void gemv_half_block(const PanelBlock& b0, const PanelBlock& b1,
-                                         const float*& xp, std::size_t x_step, f32x4* c) {
+ATTNLENS_VEC_INLINE void gemv_half_block(const std::uint8_t* bb, const float*& xp,
+                                         std::size_t x_step, f32x4& c0, f32x4& c1) {
+  const f32x4 s0 = simd::load(reinterpret_cast<const float*>(bb));
+  const f32x4 s1 = simd::load(reinterpret_cast<const float*>(bb) + 4);
+  const f32x4 m0 = simd::load(reinterpret_cast<const float*>(bb + kScaleBytes));
+  const f32x4 m1 = simd::load(reinterpret_cast<const float*>(bb + kScaleBytes) + 4);
+  const std::uint8_t* q = bb + kValuesAt;
   for (std::size_t p = 0; p < kHalf; ++p, xp += x_step) {
-    f32x4 w00, w01, w10, w11;
-    block_weights<kHigh>(b0, p, w00, w01);
-    block_weights<kHigh>(b1, p, w10, w11);
+    f32x4 w0, w1;
+    widen_nibbles<kHigh>(q + p * kCols, w0, w1);
     const f32x4 v = simd::load_splat(xp);
-    c[0] = simd::mul_add(v, w00, c[0]);
-    c[1] = simd::mul_add(v, w01, c[1]);
-    c[2] = simd::mul_add(v, w10, c[2]);
-    c[3] = simd::mul_add(v, w11, c[3]);
+    c0 = simd::mul_add(v, simd::sub(simd::mul(w0, s0), m0), c0);
+    c1 = simd::mul_add(v, simd::sub(simd::mul(w1, s1), m1), c1);
   }
 }
 
 }  // namespace
 
-// Two panels at a time (a lone last panel runs against itself, its second result dropped): 4
-// accumulator chains, as the f32 one-row kernel. The scales and mins of both panels do not all
-// fit in registers with them; they reload from L1.
-void q4_panel_gemv__simd128_2x8(std::size_t panels, std::size_t k, const float* x,
+// One panel at a time: 2 accumulator chains, 2 scales, 2 mins, 2 weights and a broadcast (9
+// registers; two panels at once do not fit V8's 15 with their scales and mins).
+void q4_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
                                 std::size_t x_step, const std::uint8_t* b, float* y) noexcept {
   const std::size_t panel_bytes = k / kBlock * kBlockBytes;
-  for (std::size_t n = 0; n < panels; n += 2, b += 2 * panel_bytes, y += 2 * kCols) {
-    const bool pair = n + 2 <= panels;
-    f32x4 c[4];
-    for (f32x4& v : c) v = simd::splat(0.0f);
+  for (std::size_t n = 0; n < panels; ++n, b += panel_bytes, y += kCols) {
+    f32x4 c0 = simd::splat(0.0f), c1 = c0;
     const float* xp = x;
     for (std::size_t block = 0; block < k / kBlock; ++block) {
-      const PanelBlock b0(b + block * kBlockBytes);
-      const PanelBlock b1(b + (pair ? panel_bytes : 0) + block * kBlockBytes);
-      gemv_half_block<false>(b0, b1, xp, x_step, c);
-      gemv_half_block<true>(b0, b1, xp, x_step, c);
+      gemv_half_block<false>(b + block * kBlockBytes, xp, x_step, c0, c1);
+      gemv_half_block<true>(b + block * kBlockBytes, xp, x_step, c0, c1);
     }
-    for (std::size_t i = 0; i < (pair ? 4u : 2u); ++i) simd::store(y + 4 * i, c[i]);
+    simd::store(y, c0);
+    simd::store(y + 4, c1);
   }
 }
 

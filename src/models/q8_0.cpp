@@ -210,41 +210,13 @@ void q8_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a
   }
 }
 
-// Two panels at a time: 4 accumulator chains, 4 scales, 4 weights and a broadcast (13
-// registers). Per depth: two widenings and scalings, then 4 multiply-adds, as a tile's row does.
-void q8_panel_gemv__simd128_2x8(std::size_t panels, std::size_t k, const float* x,
+// One panel at a time: 2 accumulator chains, 2 scales, 2 weights and a broadcast (7 registers;
+// two panels at once, 13, measured no faster in V8: the loop is bound by its instructions, the
+// widening, scaling and multiply-adds per depth, not by the add chains). As a tile's row does.
+void q8_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
                                 std::size_t x_step, const std::uint8_t* b, float* y) noexcept {
   const std::size_t panel_bytes = k / kBlock * kBlockBytes;
-  std::size_t n = 0;
-  for (; n + 2 <= panels; n += 2, b += 2 * panel_bytes, y += 2 * kCols) {
-    f32x4 c00 = simd::splat(0.0f), c01 = c00, c10 = c00, c11 = c00;
-    const float* xp = x;
-    for (std::size_t block = 0; block < k / kBlock; ++block) {
-      const std::uint8_t* b0 = b + block * kBlockBytes;
-      const std::uint8_t* b1 = b0 + panel_bytes;
-      const f32x4 s00 = simd::load(reinterpret_cast<const float*>(b0));
-      const f32x4 s01 = simd::load(reinterpret_cast<const float*>(b0) + 4);
-      const f32x4 s10 = simd::load(reinterpret_cast<const float*>(b1));
-      const f32x4 s11 = simd::load(reinterpret_cast<const float*>(b1) + 4);
-      const auto* q0 = reinterpret_cast<const std::int8_t*>(b0 + kScaleBytes);
-      const auto* q1 = reinterpret_cast<const std::int8_t*>(b1 + kScaleBytes);
-      for (std::size_t p = 0; p < kBlock; ++p, xp += x_step) {
-        f32x4 w00, w01, w10, w11;
-        widen8(q0 + p * kCols, w00, w01);
-        widen8(q1 + p * kCols, w10, w11);
-        const f32x4 v = simd::load_splat(xp);
-        c00 = simd::mul_add(v, simd::mul(w00, s00), c00);
-        c01 = simd::mul_add(v, simd::mul(w01, s01), c01);
-        c10 = simd::mul_add(v, simd::mul(w10, s10), c10);
-        c11 = simd::mul_add(v, simd::mul(w11, s11), c11);
-      }
-    }
-    simd::store(y, c00);
-    simd::store(y + 4, c01);
-    simd::store(y + 8, c10);
-    simd::store(y + 12, c11);
-  }
-  if (n < panels) {
+  for (std::size_t n = 0; n < panels; ++n, b += panel_bytes, y += kCols) {
     f32x4 c0 = simd::splat(0.0f), c1 = c0;
     const float* xp = x;
     for (std::size_t block = 0; block < k / kBlock; ++block) {
