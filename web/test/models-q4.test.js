@@ -206,6 +206,27 @@ async function sameFile(label, file, texts) {
 test("a Q4_0 GGUF (stories260K) under dtype 'q4' keeps its blocks: the model 'f32' runs", () =>
   sameFile('stories260K-q4_0.gguf', 'stories260K-q4_0.gguf', STORY_TEXTS));
 
+test("decoding on the one-row 4-bit kernels: a Q4_0 GGUF continues as under 'f32'", async () => {
+  // Each step after the prompt is one row: q4_panel_gemv, with the 4-row tile's bits.
+  const path = gguf('stories260K-q4_0.gguf');
+  const stories = [];
+  for (const dtype of ['f32', 'q4']) {
+    const model = await loadModel(path, { attention, dtype });
+    const story = await model.generate(STORY_TEXTS[0], { maxTokens: 24, returnLogits: true });
+    stories.push(story);
+    model.dispose();
+  }
+  const [f32, q4] = stories;
+  assert.deepEqual(q4.ids, f32.ids);
+  let max = 0;
+  q4.tokens.forEach((token, i) => {
+    token.logits.forEach((v, j) => (max = Math.max(max, Math.abs(v - f32.tokens[i].logits[j]))));
+  });
+  console.log(`stories260K-q4_0.gguf decoding under q4 against f32: logits within ${max}`);
+  // Only the f16 embedding differs (as in the run() comparison above).
+  assert.ok(max < 0.05, `largest logit difference ${max}`);
+});
+
 test("a Q4_K GGUF (wide llama, rows of 256) under dtype 'q4': the model 'f32' runs", () =>
   sameFile('wide-q4_k.gguf', 'wide-q4_k.gguf', STORY_TEXTS));
 
