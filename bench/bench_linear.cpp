@@ -1,5 +1,5 @@
-// The linear layers of a model forward (models::linear) with the matrix stored as f32, f16 and
-// Q8_0, at GPT-2 small's shapes (768 -> 2304: q|k|v; 768 -> 768: the attention output; 768 ->
+// The linear layers of a model forward (models::linear) with the matrix stored as f32, f16, Q8_0
+// and 4-bit (q4: Q4_0 / Q4_K's panel form, q4.h), at GPT-2 small's shapes (768 -> 2304: q|k|v; 768 -> 768: the attention output; 768 ->
 // 3072 and 3072 -> 768: the MLP) and Qwen2.5-0.5B's (896 -> 896: q and o; 896 -> 128: k and v;
 // 896 -> 4864: gate and up; 4864 -> 896: down) for N = 1 (a decode step), 64 and 512 tokens. The
 // storages run in turn in one loop (time_interleaved), so their ratios hold on a busy machine;
@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,6 +26,7 @@
 #include "models/linear.h"
 #include "models/ops.h"
 #include "models/packing.h"
+#include "models/q4.h"
 #include "models/q8_0.h"
 
 namespace attnlens_bench {
@@ -32,8 +34,8 @@ namespace attnlens_bench {
 namespace {
 
 // One weight storage of the `linear` lines: as many copies of one matrix as make 48 MiB of f32
-// (at least 2), and the PackedMatrix of copy `i`. A storage the core gains (Q4) is one more
-// make_* function and one more entry in bench_linear's list.
+// (at least 2), and the PackedMatrix of copy `i`. A storage the core gains is one more make_*
+// function and one more entry in bench_linear's list.
 struct StoredCopies {
   const char* name;
   std::int64_t copies = 0;
@@ -93,6 +95,28 @@ StoredCopies make_q8(std::int64_t in, std::int64_t out, attnlens::reference::Rng
           data};
 }
 
+StoredCopies make_q4(std::int64_t in, std::int64_t out, attnlens::reference::Rng& rng) {
+  using namespace attnlens::models;
+  const std::int64_t bytes = q4_packed_bytes(in, out, 1), copies = copies_for(in, out);
+  auto data = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(bytes * copies));
+  std::vector<std::uint8_t> written(static_cast<std::size_t>(q4_written_bytes(in, out)));
+  for (std::int64_t copy = 0; copy < copies; ++copy) {
+    for (std::size_t b = 0; b < written.size(); b += kQ4BlockBytes) {
+      const float scale_min[2] = {1.0f / 256, 8.0f / 256};  // Q4_0's form, d = 2^-8
+      std::memcpy(written.data() + b, scale_min, sizeof scale_min);
+      for (std::int64_t i = 0; i < kQ4Block / 2; ++i) {
+        written[b + 8 + i] = static_cast<std::uint8_t>(rng.integer(0, 255));
+      }
+    }
+    pack_q4_matrix(written.data(), in, out, 1, data->data() + copy * bytes);
+  }
+  return {"q4", copies,
+          [=](std::int64_t c) {
+            return PackedMatrix{nullptr, nullptr, in, out, nullptr, data->data() + c * bytes};
+          },
+          data};
+}
+
 }  // namespace
 
 void bench_linear(const Config& cfg) {
@@ -116,7 +140,7 @@ void bench_linear(const Config& cfg) {
                           {"qwen2", "q, o", 896, 896},      {"qwen2", "k, v", 896, 128},
                           {"qwen2", "gate, up", 896, 4864}, {"qwen2", "down", 4864, 896}};
   using Maker = StoredCopies (*)(std::int64_t, std::int64_t, attnlens::reference::Rng&);
-  const Maker storages[] = {make_f32, make_f16, make_q8};
+  const Maker storages[] = {make_f32, make_f16, make_q8, make_q4};
   attnlens::reference::Rng rng(17);
   for (const Shape& shape : shapes) {
     const std::int64_t in = shape.in, out = shape.out;

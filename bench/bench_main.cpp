@@ -1,5 +1,5 @@
 // attnlens benchmarks: the register-only peak, every registered kernel variant, the projections
-// (ours vs Eigen), a model's linear layers in f32, f16 and Q8_0, and whole attention calls.
+// (ours vs Eigen), a model's linear layers in f32, f16, Q8_0 and 4-bit, and whole attention calls.
 // Prints median and best times, GFLOP/s at both and the best as a percentage of the peak sampled
 // alongside; asserts nothing.
 //

@@ -60,6 +60,16 @@ export interface TensorSet {
     target: Uint8Array,
     layout: { inFeatures: number; outFeatures: number; transposed: boolean },
   ): Uint8Array;
+  /**
+   * The matrix as 4-bit rows of [out, in] (24 bytes per 32 values: f32 scale s, f32 min m, 16
+   * bytes of nibbles q; value s * q - m): a GGUF Q4_0 or Q4_K tensor's blocks with their values
+   * unchanged, any other tensor quantised as llama.cpp's quantize_row_q4_0.
+   */
+  readQ4(
+    name: string,
+    target: Uint8Array,
+    layout: { inFeatures: number; outFeatures: number; transposed: boolean },
+  ): Uint8Array;
   release(): void;
 }
 
@@ -219,7 +229,15 @@ export type ModelType =
   | 'marian';
 /** How a model's weight matrices are stored in wasm memory. */
 // generated from model.dtypes (web/scripts/block-layouts.mjs)
-export type WeightDtype = 'f32' | 'f16' | 'q8';
+export type WeightDtype = 'f32' | 'f16' | 'q8' | 'q4';
+/**
+ * Per storage type ('f32' vectors and what else stays f32, 'f16' embeddings under 'q8'/'q4',
+ * 'q8' Q8_0 and 'q4' 4-bit linear layers): tensors and bytes as written (packing pads each matrix
+ * to whole 8-column panels; `bytes` of the model's info counts that).
+ */
+export type WeightTypes = Readonly<
+  Partial<Record<WeightDtype, { readonly tensors: number; readonly bytes: number }>>
+>;
 export declare const SUPPORTED_MODEL_TYPES: readonly ModelType[];
 /** The model types that read pictures: loadModel gives a VisionModel for them. */
 export declare const VISION_MODEL_TYPES: readonly ModelType[];
@@ -276,6 +294,8 @@ export interface ModelInfo {
   /** Bytes the weights take in wasm memory. */
   readonly bytes: number;
   readonly dtype: WeightDtype;
+  /** The storage types the weights are kept in, and the bytes of their values as written. */
+  readonly weightTypes: WeightTypes;
   /** GPT models: each query sees only earlier tokens; predictions are next tokens. */
   readonly causal: boolean;
   /** False for a BERT checkpoint without its masked-LM head (BertModel): no predictions. */
@@ -737,6 +757,7 @@ export interface VisionModelInfo {
   readonly parameters: number;
   readonly bytes: number;
   readonly dtype: WeightDtype;
+  readonly weightTypes: WeightTypes;
   readonly causal: false;
   readonly predicts: boolean;
   readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar';

@@ -117,9 +117,9 @@ constexpr attnlens::models::Architecture kArchitectures[] = {
 constexpr attnlens::models::Activation kActivations[] = {attnlens::models::Activation::kGeluTanh,
                                                          attnlens::models::Activation::kGeluErf,
                                                          attnlens::models::Activation::kSilu};
-constexpr attnlens::models::WeightDtype kDtypes[] = {attnlens::models::WeightDtype::kF32,
-                                                     attnlens::models::WeightDtype::kF16,
-                                                     attnlens::models::WeightDtype::kQ8_0};
+constexpr attnlens::models::WeightDtype kDtypes[] = {
+    attnlens::models::WeightDtype::kF32, attnlens::models::WeightDtype::kF16,
+    attnlens::models::WeightDtype::kQ8_0, attnlens::models::WeightDtype::kQ4};
 static_assert(std::size(kArchitectures) == std::size(mb::kArchitectureNames));
 static_assert(std::size(kActivations) == std::size(mb::kActivationNames));
 constexpr attnlens::models::RopeScaling kRopeScalings[] = {attnlens::models::RopeScaling::kNone,

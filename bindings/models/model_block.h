@@ -132,7 +132,8 @@ namespace attnlens_bindings::models {
 #define ATTNLENS_MODEL_DTYPES(X) \
   X(kF32, "f32")                 \
   X(kF16, "f16")                 \
-  X(kQ8, "q8")
+  X(kQ8, "q8")                   \
+  X(kQ4, "q4")
 
 #define ATTNLENS_MODEL_ENUMERATOR(enumerator, name) enumerator,
 #define ATTNLENS_MODEL_NAME(enumerator, name) name,

@@ -5,6 +5,7 @@
 
 #include "attention/prepare.h"
 #include "models/packing.h"
+#include "models/q4.h"
 #include "models/q8_0.h"
 #include "parallel.h"
 
@@ -37,14 +38,15 @@ constexpr std::int64_t kTasksPerThread = 3;
 // same order), and the slices change no bit of the output.
 constexpr float kUnitScale[kPanelWidth] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
 
-// Row tiles (of 4 tokens) up to which a Q8_0 panel runs on the dequantising kernel: it reads a
-// quarter of f32's bytes but converts every weight once per tile; from here on each slice of a
-// panel is dequantised once per row block into f32 and every tile runs on the f32 panel GEMM
-// (bench/: q8 linear lines).
+// Row tiles (of 4 tokens) up to which a Q8_0 or 4-bit panel runs on the dequantising kernel: it
+// reads a quarter (a fifth) of f32's bytes but converts every weight once per tile; from here on
+// each slice of a panel is dequantised once per row block into f32 and every tile runs on the f32
+// panel GEMM (bench/: q8 and q4 linear lines).
 constexpr std::int64_t kQ8FusedTiles = 2;
 // Up to this many rows (fewer than a row panel: a decoding step's one token) each row runs on
-// panel_gemv over the same weight panels, instead of a 4-row tile that is mostly padding
-// (bench/: panel_gemv lines). The bits are the tile's.
+// panel_gemv over the same weight panels (a Q8_0 or 4-bit matrix: ModelOps' one-row
+// dequantising kernels), instead of a 4-row tile that is mostly padding (bench/: panel_gemv and
+// linear N=1 lines). The bits are the tile's.
 constexpr std::int64_t kGemvMaxRows = 2;
 // f16 panels converted at a time on that path: a few, so the one-row kernel keeps two panels
 // in flight while the converted block stays in L2.
@@ -96,6 +98,9 @@ int linear_few_rows(const StepContext& ctx, const RowPanels& x, const PackedMatr
   const std::int64_t panel_floats = in * kPanelWidth;
   const std::int64_t column_panels = panels_of(w.out);
   const std::int64_t tasks = detail::div_up(column_panels, kPanelsPerTask);
+  const std::uint8_t* quant = w.q8 ? w.q8 : w.q4;
+  const std::int64_t quant_panel_bytes = w.q8 ? q8_panel_bytes(in) : q4_panel_bytes(in);
+  const QuantPanelGemvFn quant_gemv = w.q8 ? ctx.ops.q8_panel_gemv : ctx.ops.q4_panel_gemv;
   return detail::parallel_for(tasks, ctx.threads, [&](std::int64_t task) {
     const std::int64_t first_panel = task * kPanelsPerTask;
     const std::int64_t last_panel = std::min(column_panels, first_panel + kPanelsPerTask);
@@ -112,9 +117,15 @@ int linear_few_rows(const StepContext& ctx, const RowPanels& x, const PackedMatr
       const std::int64_t c0 = panel * kPanelWidth;
       const std::int64_t width = std::min(panels * kPanelWidth, w.out - c0);
       for (std::int64_t row = 0; row < x.rows; ++row) {  // all in the first row panel
-        ctx.kernels.panel_gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(in),
-                               x.data.data() + row, static_cast<std::size_t>(kPanelDepth), b,
-                               y.data());
+        if (quant) {
+          quant_gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(in),
+                     x.data.data() + row, static_cast<std::size_t>(kPanelDepth),
+                     quant + panel * quant_panel_bytes, y.data());
+        } else {
+          ctx.kernels.panel_gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(in),
+                                 x.data.data() + row, static_cast<std::size_t>(kPanelDepth), b,
+                                 y.data());
+        }
         float* o = out + row * ldo + c0;
         for (std::int64_t j = 0; j < width; ++j) o[j] = y[j] + (bias ? bias[c0 + j] : 0.0f);
       }
@@ -141,13 +152,20 @@ int linear(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w, co
 int linear_in_depth_slices(const StepContext& ctx, const RowPanels& x, const PackedMatrix& w,
                            const float* bias, float* out, std::int64_t ldo,
                            std::int64_t slice_depth) {
-  // The one-row kernel reads f32 panels (f16 ones converted a few at a time).
-  if (x.rows <= kGemvMaxRows && (w.f32 != nullptr || w.f16 != nullptr))
-    return linear_few_rows(ctx, x, w, bias, out, ldo);
+  // The one-row kernels read f32 panels (f16 ones converted a few at a time) or dequantise
+  // Q8_0 / 4-bit ones in registers.
+  if (x.rows <= kGemvMaxRows) return linear_few_rows(ctx, x, w, bias, out, ldo);
   const std::int64_t in = w.in;
   const std::int64_t panel_floats = in * kPanelWidth;
-  // Q8_0 slices start on a block of 32 depths.
-  const std::int64_t slice_unit = w.q8 ? kQ8Block : 1;
+  // A quantised matrix: its panels, their bytes and blocks, and the kernels that dequantise them.
+  const std::uint8_t* quant = w.q8 ? w.q8 : w.q4;
+  const std::int64_t quant_panel_bytes = w.q8 ? q8_panel_bytes(in) : q4_panel_bytes(in);
+  const std::int64_t quant_block_bytes = w.q8 ? kQ8PanelBlockBytes : kQ4PanelBlockBytes;
+  const QuantPanelGemmFn quant_gemm = w.q8 ? ctx.ops.q8_panel_gemm : ctx.ops.q4_panel_gemm;
+  const QuantPanelToF32Fn quant_to_f32 = w.q8 ? ctx.ops.q8_panel_to_f32 : ctx.ops.q4_panel_to_f32;
+  static_assert(kQ8Block == kQ4Block);
+  // Q8_0 and 4-bit slices start on a block of 32 depths.
+  const std::int64_t slice_unit = quant ? kQ8Block : 1;
   const std::int64_t slice = std::max<std::int64_t>(
       1, std::min(in, std::max(slice_unit, slice_depth / slice_unit * slice_unit)));
   const std::int64_t row_panels = detail::div_up(x.rows, kPanelDepth);
@@ -167,9 +185,10 @@ int linear_in_depth_slices(const StepContext& ctx, const RowPanels& x, const Pac
     const std::int64_t last_panel = std::min(column_panels, first_panel + task_panels);
     const float* a = x.data.data() + first_row_panel * in * kPanelDepth;
     const std::int64_t a_stride = in * kPanelDepth;
-    // Q8_0 for few tiles runs the dequantising kernel, which overwrites C: the whole depth at once.
-    const bool q8_fused = w.q8 && tiles <= kQ8FusedTiles;
-    const std::int64_t step = q8_fused ? std::max<std::int64_t>(in, 1) : slice;
+    // A quantised matrix for few tiles runs the dequantising kernel, which overwrites C: the whole
+    // depth at once.
+    const bool fused = quant && tiles <= kQ8FusedTiles;
+    const std::int64_t step = fused ? std::max<std::int64_t>(in, 1) : slice;
     // One slice (at least: a depth of 0 is one empty sum, the bias): each panel's tiles go out as
     // soon as they are done, so one panel's C suffices; several: every panel's C is kept while
     // the slices accumulate into it.
@@ -178,29 +197,28 @@ int linear_in_depth_slices(const StepContext& ctx, const RowPanels& x, const Pac
     const std::int64_t tile_floats = kPanelDepth * kPanelWidth;
     std::vector<float> c(
         static_cast<std::size_t>(tiles * tile_floats * (sliced ? last_panel - first_panel : 1)));
-    std::vector<float> converted(w.f32 || q8_fused ? 0
-                                                   : static_cast<std::size_t>(step * kPanelWidth));
+    std::vector<float> converted(w.f32 || fused ? 0 : static_cast<std::size_t>(step * kPanelWidth));
     for (std::int64_t s = 0; s < slices; ++s) {
       const std::int64_t p0 = s * step;
       const std::int64_t depth = std::min(step, in - p0);
       const bool last_slice = s == slices - 1;
       for (std::int64_t panel = first_panel; panel < last_panel; ++panel) {
         float* c_panel = c.data() + (sliced ? (panel - first_panel) * tiles * tile_floats : 0);
-        // f16, or Q8_0 for many rows: the panel's slice converted once, so it stays in cache for
-        // every tile.
+        // f16, or a quantised matrix for many rows: the panel's slice converted once, so it stays
+        // in cache for every tile.
         const float* b = w.f32 ? w.f32 + panel * panel_floats + p0 * kPanelWidth : converted.data();
         if (w.f16) {
           ctx.ops.half_to_float(static_cast<std::size_t>(depth * kPanelWidth),
                                 w.f16 + panel * panel_floats + p0 * kPanelWidth, converted.data());
         }
-        const std::uint8_t* q8 = w.q8 ? w.q8 + panel * q8_panel_bytes(in) : nullptr;
-        if (q8_fused) {
-          ctx.ops.q8_panel_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(in), a,
-                                static_cast<std::size_t>(a_stride), q8, c_panel);
+        const std::uint8_t* q = quant ? quant + panel * quant_panel_bytes : nullptr;
+        if (fused) {
+          quant_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(in), a,
+                     static_cast<std::size_t>(a_stride), q, c_panel);
         } else {
-          if (q8) {
-            ctx.ops.q8_panel_to_f32(static_cast<std::size_t>(depth),
-                                    q8 + p0 / kQ8Block * kQ8PanelBlockBytes, converted.data());
+          if (q) {
+            quant_to_f32(static_cast<std::size_t>(depth), q + p0 / kQ8Block * quant_block_bytes,
+                         converted.data());
           }
           ctx.kernels.panel_gemm(static_cast<std::size_t>(tiles), static_cast<std::size_t>(depth),
                                  a + p0 * kPanelDepth, static_cast<std::size_t>(a_stride), b,

@@ -9,12 +9,14 @@ const ModelOps kOpSets[] = {
     {"scalar", &f32_layer_norm__scalar, &f32_rms_norm__scalar, &f32_gelu_tanh__scalar,
      &f32_gelu_erf__scalar, &f32_silu_gate__scalar, &f32_silu__scalar, &f32_rotary__scalar,
      &f16_to_f32__scalar, &f32_dot_rows__scalar, &q8_panel_gemm__scalar_4x8,
-     &q8_panel_to_f32__scalar},
+     &q8_panel_to_f32__scalar, &q4_panel_gemm__scalar_4x8, &q4_panel_to_f32__scalar,
+     &q8_panel_gemv__scalar_1x8, &q4_panel_gemv__scalar_1x8},
 #if ATTNLENS_HAVE_SIMD
     {"simd128", &f32_layer_norm__simd128_x4, &f32_rms_norm__simd128_x4, &f32_gelu_tanh__simd128_x4,
      &f32_gelu_erf__simd128_x4, &f32_silu_gate__simd128_x4, &f32_silu__simd128_x4,
      &f32_rotary__simd128_x4, &f16_to_f32__simd128_x8, &f32_dot_rows__simd128_4x1,
-     &q8_panel_gemm__simd128_4x8, &q8_panel_to_f32__simd128_x8},
+     &q8_panel_gemm__simd128_4x8, &q8_panel_to_f32__simd128_x8, &q4_panel_gemm__simd128_4x8,
+     &q4_panel_to_f32__simd128_x8, &q8_panel_gemv__simd128_1x8, &q4_panel_gemv__simd128_1x8},
 #endif
 };
 

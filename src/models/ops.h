@@ -1,10 +1,10 @@
 // The row and element operations of the forward pass besides the GEMMs (which run on the
 // kernel registry's KernelSet::gemm): layer norm and RMS norm, the two GELU forms, the SwiGLU
 // gate, rotary position embeddings, half to float, the dot products of the tied LM head, and the
-// dequantising Q8_0 panel kernels (q8_0.h). Each has a plain scalar twin and a simd128 version in
-// the same file (written against src/kernels/vec128.h, or its intrinsics where vec128 has no
-// integer widening); ModelOps picks one of each, and tests expand model_op_sets() against a
-// double-precision reference. All are noexcept (see kernels_internal.h for why).
+// dequantising Q8_0 and 4-bit panel kernels (q8_0.h, q4.h). Each has a plain scalar twin and a
+// simd128 version in the same file (written against src/kernels/vec128.h, or its intrinsics where
+// vec128 has no integer widening); ModelOps picks one of each, and tests expand model_op_sets()
+// against a double-precision reference. All are noexcept (see kernels_internal.h for why).
 #pragma once
 
 #include <cstddef>
@@ -47,13 +47,19 @@ using HalfToFloatFn = void (*)(std::size_t n, const std::uint16_t* bits, float* 
 using DotRowsFn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* a,
                            std::size_t lda, const float* b, std::size_t ldb, float* c,
                            std::size_t ldc) noexcept;
-// The dequantising panel GEMM (q8_0.h): C_t[4][8] = A_t * B for `tiles` row tiles, A as
-// KernelSet::panel_gemm's (tile t at a + t * a_stride, [k][4]), B one packed Q8_0 column panel
-// of depth k (a multiple of 32), dequantised in registers. C is overwritten.
-using Q8PanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float* a,
-                               std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
-// out[k][8] = a packed Q8_0 column panel of depth k (a multiple of 32) as f32, exactly.
-using Q8PanelToF32Fn = void (*)(std::size_t k, const std::uint8_t* b, float* out) noexcept;
+// The dequantising panel GEMM (q8_0.h, q4.h): C_t[4][8] = A_t * B for `tiles` row tiles, A as
+// KernelSet::panel_gemm's (tile t at a + t * a_stride, [k][4]), B one packed Q8_0 or 4-bit column
+// panel of depth k (a multiple of 32), dequantised in registers. C is overwritten.
+using QuantPanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float* a,
+                                  std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
+// out[k][8] = a packed Q8_0 or 4-bit column panel of depth k (a multiple of 32) as f32, exactly.
+using QuantPanelToF32Fn = void (*)(std::size_t k, const std::uint8_t* b, float* out) noexcept;
+// The one-row twin (a decoding step's token, where a 4-row tile would be mostly padding):
+// y[8 n + j] = sum_p x[p * x_step] * B_n[p][j] over `panels` consecutive packed panels of depth k,
+// each column summed in the order and with the operations of the panel GEMM's row, so a row comes
+// out with the bits it has in a tile (as KernelSet::panel_gemv does for f32 panels).
+using QuantPanelGemvFn = void (*)(std::size_t panels, std::size_t k, const float* x,
+                                  std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
 
 struct ModelOps {
   const char* name;  // "scalar" or "simd128"
@@ -66,8 +72,12 @@ struct ModelOps {
   RotaryFn rotary;
   HalfToFloatFn half_to_float;
   DotRowsFn dot_rows;
-  Q8PanelGemmFn q8_panel_gemm;
-  Q8PanelToF32Fn q8_panel_to_f32;
+  QuantPanelGemmFn q8_panel_gemm;
+  QuantPanelToF32Fn q8_panel_to_f32;
+  QuantPanelGemmFn q4_panel_gemm;
+  QuantPanelToF32Fn q4_panel_to_f32;
+  QuantPanelGemvFn q8_panel_gemv;
+  QuantPanelGemvFn q4_panel_gemv;
 };
 
 // "scalar" always, then "simd128" where vec128.h has SIMD (not with ATTNLENS_NO_SIMD).
@@ -93,6 +103,13 @@ void f32_dot_rows__scalar(std::size_t m, std::size_t n, std::size_t k, const flo
 void q8_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a,
                                std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
 void q8_panel_to_f32__scalar(std::size_t k, const std::uint8_t* b, float* out) noexcept;
+void q4_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a,
+                               std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
+void q4_panel_to_f32__scalar(std::size_t k, const std::uint8_t* b, float* out) noexcept;
+void q8_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const float* x,
+                               std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
+void q4_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const float* x,
+                               std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
 #if ATTNLENS_HAVE_SIMD
 void f32_layer_norm__simd128_x4(std::size_t rows, std::size_t n, const float* x, const float* gamma,
                                 const float* beta, float eps, float* y) noexcept;
@@ -111,6 +128,13 @@ void f32_dot_rows__simd128_4x1(std::size_t m, std::size_t n, std::size_t k, cons
 void q8_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
                                 std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
 void q8_panel_to_f32__simd128_x8(std::size_t k, const std::uint8_t* b, float* out) noexcept;
+void q4_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
+                                std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
+void q4_panel_to_f32__simd128_x8(std::size_t k, const std::uint8_t* b, float* out) noexcept;
+void q8_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
+                                std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
+void q4_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
+                                std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
 #endif
 
 }  // namespace attnlens::models

@@ -119,6 +119,26 @@ void q8_panel_to_f32__scalar(std::size_t k, const std::uint8_t* b, float* out) n
   }
 }
 
+void q8_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const float* x,
+                               std::size_t x_step, const std::uint8_t* b, float* y) noexcept {
+  const std::size_t panel_bytes = k / kBlock * kBlockBytes;
+  for (std::size_t n = 0; n < panels; ++n, b += panel_bytes, y += kCols) {
+    float acc[kCols] = {};
+    const float* xp = x;
+    for (std::size_t block = 0; block < k / kBlock; ++block) {
+      const std::uint8_t* bb = b + block * kBlockBytes;
+      float scale[kCols];
+      std::memcpy(scale, bb, sizeof scale);
+      const auto* q = reinterpret_cast<const std::int8_t*>(bb + kScaleBytes);
+      for (std::size_t p = 0; p < kBlock; ++p, xp += x_step) {
+        for (std::size_t j = 0; j < kCols; ++j)
+          acc[j] += *xp * (static_cast<float>(q[p * kCols + j]) * scale[j]);
+      }
+    }
+    std::memcpy(y, acc, sizeof acc);
+  }
+}
+
 #if ATTNLENS_HAVE_SIMD
 namespace {
 
@@ -187,6 +207,33 @@ void q8_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a
     simd::store(c + 20, c21);
     simd::store(c + 24, c30);
     simd::store(c + 28, c31);
+  }
+}
+
+// One panel at a time: 2 accumulator chains, 2 scales, 2 weights and a broadcast (7 registers;
+// two panels at once, 13, measured no faster in V8: the loop is bound by its instructions, the
+// widening, scaling and multiply-adds per depth, not by the add chains). As a tile's row does.
+void q8_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
+                                std::size_t x_step, const std::uint8_t* b, float* y) noexcept {
+  const std::size_t panel_bytes = k / kBlock * kBlockBytes;
+  for (std::size_t n = 0; n < panels; ++n, b += panel_bytes, y += kCols) {
+    f32x4 c0 = simd::splat(0.0f), c1 = c0;
+    const float* xp = x;
+    for (std::size_t block = 0; block < k / kBlock; ++block) {
+      const std::uint8_t* bb = b + block * kBlockBytes;
+      const f32x4 s0 = simd::load(reinterpret_cast<const float*>(bb));
+      const f32x4 s1 = simd::load(reinterpret_cast<const float*>(bb) + 4);
+      const auto* q = reinterpret_cast<const std::int8_t*>(bb + kScaleBytes);
+      for (std::size_t p = 0; p < kBlock; ++p, xp += x_step) {
+        f32x4 w0, w1;
+        widen8(q + p * kCols, w0, w1);
+        const f32x4 v = simd::load_splat(xp);
+        c0 = simd::mul_add(v, simd::mul(w0, s0), c0);
+        c1 = simd::mul_add(v, simd::mul(w1, s1), c1);
+      }
+    }
+    simd::store(y, c0);
+    simd::store(y + 4, c1);
   }
 }
 

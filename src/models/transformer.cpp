@@ -1,6 +1,6 @@
 // The model object: config checks, the memory check before allocating, weight storage in three
-// pools (f32, f16 halves, Q8_0 bytes), and finalize()'s one-time packing and finiteness check.
-// The forward pass is in forward.cpp.
+// pools (f32, f16 halves, bytes of Q8_0 and 4-bit blocks), and finalize()'s one-time packing and
+// finiteness check. The forward pass is in forward.cpp.
 #include "attnlens/models/transformer.h"
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "models/packing.h"
+#include "models/q4.h"
 #include "models/q8_0.h"
 #include "models/units/unit.h"
 #include "models/weights.h"
@@ -18,7 +19,7 @@
 namespace attnlens::models {
 namespace {
 
-// Bytes per unit of a dtype's pool: a float, a half, a byte (Q8_0).
+// Bytes per unit of a dtype's pool: a float, a half, a byte (Q8_0, 4-bit).
 std::int64_t unit_bytes(WeightDtype dtype) {
   return dtype == WeightDtype::kF32 ? 4 : dtype == WeightDtype::kF16 ? 2 : 1;
 }
@@ -34,11 +35,20 @@ std::int64_t out_of(const WeightInfo& w) { return w.transposed ? w.shape[0] : w.
 
 // Units of its pool a weight takes as written.
 std::int64_t written_units(const WeightInfo& w) {
-  return w.dtype == WeightDtype::kQ8_0 ? q8_written_bytes(in_of(w), out_of(w)) : w.elements;
+  if (w.dtype == WeightDtype::kQ8_0) return q8_written_bytes(in_of(w), out_of(w));
+  if (w.dtype == WeightDtype::kQ4) return q4_written_bytes(in_of(w), out_of(w));
+  return w.elements;
 }
 
 const char* dtype_label(WeightDtype dtype) {
-  return dtype == WeightDtype::kF32 ? "f32" : dtype == WeightDtype::kF16 ? "f16" : "q8";
+  return dtype == WeightDtype::kF32    ? "f32"
+         : dtype == WeightDtype::kF16  ? "f16"
+         : dtype == WeightDtype::kQ8_0 ? "q8"
+                                       : "q4";
+}
+
+bool in_byte_pool(WeightDtype dtype) {
+  return dtype == WeightDtype::kQ8_0 || dtype == WeightDtype::kQ4;
 }
 
 }  // namespace
@@ -74,7 +84,7 @@ void require_finite_halves(const std::uint16_t* bits, std::int64_t count, const 
 namespace {
 
 // Units of its pool weight i occupies: packed linear matrices round their columns up to whole
-// panels (and a packed Q8_0 block widens its scale to f32).
+// panels (and a packed Q8_0 block widens its scale to f32; a 4-bit one takes its written size).
 std::int64_t capacity_of(const WeightTable& table, std::size_t i) {
   const WeightInfo& w = table.infos[i];
   const std::int64_t groups = table.column_groups[i];
@@ -82,6 +92,9 @@ std::int64_t capacity_of(const WeightTable& table, std::size_t i) {
   const std::int64_t in = in_of(w), out = out_of(w);
   if (w.dtype == WeightDtype::kQ8_0) {
     return std::max(q8_written_bytes(in, out), q8_packed_bytes(in, out, groups));
+  }
+  if (w.dtype == WeightDtype::kQ4) {
+    return std::max(q4_written_bytes(in, out), q4_packed_bytes(in, out, groups));
   }
   return std::max(w.elements, packed_elements(in, out, groups));
 }
@@ -124,9 +137,13 @@ ModelSize require_model_fits(const TransformerConfig& config, std::int64_t memor
                          format_bytes(limit) + " of memory available";
     if (sizeof(void*) == 4) detail += " (a wasm32 module addresses at most 2 GiB)";
     if (config.matrix_dtype == WeightDtype::kF32) {
-      detail += "; f16 storage halves the matrices, q8 (Q8_0) quarters the linear layers'";
+      detail +=
+          "; f16 storage halves the matrices, q8 (Q8_0) quarters the linear layers', q4 "
+          "takes a fifth";
     } else if (config.matrix_dtype == WeightDtype::kF16) {
-      detail += "; q8 (Q8_0) storage halves the linear layers' matrices";
+      detail += "; q8 (Q8_0) storage halves the linear layers' matrices, q4 takes 3/8";
+    } else if (config.matrix_dtype == WeightDtype::kQ8_0) {
+      detail += "; q4 (4-bit) storage takes 2/3 of q8's linear layers";
     }
     throw RangeError("model", detail);
   }
@@ -138,13 +155,13 @@ Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
       memory_limit_(memory_limit == 0 ? default_memory_limit() : memory_limit),
       size_(require_model_fits(config_, memory_limit)) {
   WeightTable table = build_weight_table(config_);
-  std::size_t f32_count = 0, f16_count = 0, q8_count = 0;
+  std::size_t f32_count = 0, f16_count = 0, byte_count = 0;
   offsets_.reserve(table.infos.size());
   for (std::size_t i = 0; i < table.infos.size(); ++i) {
     const WeightDtype dtype = table.infos[i].dtype;
-    std::size_t& count = dtype == WeightDtype::kF16    ? f16_count
-                         : dtype == WeightDtype::kQ8_0 ? q8_count
-                                                       : f32_count;
+    std::size_t& count = dtype == WeightDtype::kF16 ? f16_count
+                         : in_byte_pool(dtype)      ? byte_count
+                                                    : f32_count;
     count = aligned_offset(count, dtype);
     offsets_.push_back(count);
     count += static_cast<std::size_t>(capacity_of(table, i));
@@ -154,7 +171,7 @@ Transformer::Transformer(TransformerConfig config, std::int64_t memory_limit)
   column_groups_ = std::move(table.column_groups);
   f32_pool_.resize(f32_count);
   f16_pool_.resize(f16_count);
-  q8_pool_.resize(q8_count);
+  byte_pool_.resize(byte_count);
 }
 
 void* Transformer::weight_data(std::int64_t index) {
@@ -164,7 +181,7 @@ void* Transformer::weight_data(std::int64_t index) {
   }
   const auto i = static_cast<std::size_t>(index);
   if (infos_[i].dtype == WeightDtype::kF16) return f16_pool_.data() + offsets_[i];
-  if (infos_[i].dtype == WeightDtype::kQ8_0) return q8_pool_.data() + offsets_[i];
+  if (in_byte_pool(infos_[i].dtype)) return byte_pool_.data() + offsets_[i];
   return f32_pool_.data() + offsets_[i];
 }
 
@@ -180,7 +197,12 @@ const std::uint16_t* Transformer::f16_data(std::int64_t index) const {
 
 const std::uint8_t* Transformer::q8_data(std::int64_t index) const {
   const auto i = static_cast<std::size_t>(index);
-  return infos_[i].dtype == WeightDtype::kQ8_0 ? q8_pool_.data() + offsets_[i] : nullptr;
+  return infos_[i].dtype == WeightDtype::kQ8_0 ? byte_pool_.data() + offsets_[i] : nullptr;
+}
+
+const std::uint8_t* Transformer::q4_data(std::int64_t index) const {
+  const auto i = static_cast<std::size_t>(index);
+  return infos_[i].dtype == WeightDtype::kQ4 ? byte_pool_.data() + offsets_[i] : nullptr;
 }
 
 void Transformer::finalize(const std::vector<std::string>& names) {
@@ -200,13 +222,15 @@ void Transformer::finalize(const std::vector<std::string>& names) {
           name.c_str());
     } else if (w.dtype == WeightDtype::kF16) {
       require_finite_halves(f16_pool_.data() + offsets_[i], w.elements, name);
+    } else if (w.dtype == WeightDtype::kQ8_0) {
+      require_finite_q8(byte_pool_.data() + offsets_[i], in_of(w), out_of(w), name);
     } else {
-      require_finite_q8(q8_pool_.data() + offsets_[i], in_of(w), out_of(w), name);
+      require_finite_q4(byte_pool_.data() + offsets_[i], in_of(w), out_of(w), name);
     }
   }
   std::vector<float> f32_copy;
   std::vector<std::uint16_t> f16_copy;
-  std::vector<std::uint8_t> q8_copy;
+  std::vector<std::uint8_t> byte_copy;
   const auto pack = [](auto* data, auto& copy, const WeightInfo& w, std::int64_t groups) {
     copy.assign(data, data + w.elements);
     const std::int64_t in = w.transposed ? w.shape[1] : w.shape[0];
@@ -217,9 +241,13 @@ void Transformer::finalize(const std::vector<std::string>& names) {
     if (column_groups_[i] == 0) continue;
     const WeightInfo& w = infos_[i];
     if (w.dtype == WeightDtype::kQ8_0) {
-      std::uint8_t* data = q8_pool_.data() + offsets_[i];
-      q8_copy.assign(data, data + q8_written_bytes(in_of(w), out_of(w)));
-      pack_q8_matrix(q8_copy.data(), in_of(w), out_of(w), column_groups_[i], data);
+      std::uint8_t* data = byte_pool_.data() + offsets_[i];
+      byte_copy.assign(data, data + q8_written_bytes(in_of(w), out_of(w)));
+      pack_q8_matrix(byte_copy.data(), in_of(w), out_of(w), column_groups_[i], data);
+    } else if (w.dtype == WeightDtype::kQ4) {
+      std::uint8_t* data = byte_pool_.data() + offsets_[i];
+      byte_copy.assign(data, data + q4_written_bytes(in_of(w), out_of(w)));
+      pack_q4_matrix(byte_copy.data(), in_of(w), out_of(w), column_groups_[i], data);
     } else if (w.dtype == WeightDtype::kF32) {
       pack(f32_pool_.data() + offsets_[i], f32_copy, infos_[i], column_groups_[i]);
     } else {

@@ -7,6 +7,7 @@
 #include "attnlens/models/transformer.h"
 #include "models/linear.h"
 #include "models/packing.h"
+#include "models/q4.h"
 #include "models/q8_0.h"
 #include "models/weights.h"
 
@@ -55,8 +56,12 @@ class Views {
     const std::int64_t i = role_of(model_.role_index(), row, role);
     if (i < 0) return {};
     const WeightInfo& w = model_.weights()[static_cast<std::size_t>(i)];
-    return {model_.f32_data(i), model_.f16_data(i), w.transposed ? w.shape[1] : w.shape[0],
-            w.transposed ? w.shape[0] : w.shape[1], model_.q8_data(i)};
+    return {model_.f32_data(i),
+            model_.f16_data(i),
+            w.transposed ? w.shape[1] : w.shape[0],
+            w.transposed ? w.shape[0] : w.shape[1],
+            model_.q8_data(i),
+            model_.q4_data(i)};
   }
 
   EmbeddingMatrix embedding(Role role) const {
@@ -75,10 +80,14 @@ class Views {
     if (qkv.in > 0) {  // GPT-2: one matrix packed as three groups of whole panels, q | k | v
       const std::int64_t group = panels_of(h) * kPanelWidth * qkv.in;
       const std::int64_t q8_group = panels_of(h) * q8_panel_bytes(qkv.in);
+      const std::int64_t q4_group = panels_of(h) * q4_panel_bytes(qkv.in);
       const auto part = [&](std::int64_t g) {
         return PackedMatrix{qkv.f32 ? qkv.f32 + g * group : nullptr,
-                            qkv.f16 ? qkv.f16 + g * group : nullptr, qkv.in, h,
-                            qkv.q8 ? qkv.q8 + g * q8_group : nullptr};
+                            qkv.f16 ? qkv.f16 + g * group : nullptr,
+                            qkv.in,
+                            h,
+                            qkv.q8 ? qkv.q8 + g * q8_group : nullptr,
+                            qkv.q4 ? qkv.q4 + g * q4_group : nullptr};
       };
       v.attention.q = part(0);
       v.attention.k = part(1);

@@ -161,7 +161,7 @@ void validate_config(const TransformerConfig& c) {
     throw InvalidArgumentError("activation", "unknown activation code");
   }
   if (c.matrix_dtype != WeightDtype::kF32 && c.matrix_dtype != WeightDtype::kF16 &&
-      c.matrix_dtype != WeightDtype::kQ8_0) {
+      c.matrix_dtype != WeightDtype::kQ8_0 && c.matrix_dtype != WeightDtype::kQ4) {
     throw InvalidArgumentError("matrix_dtype", "unknown dtype code");
   }
   validate_llama_fields(c);

@@ -135,14 +135,16 @@ class TableBuilder {
   WeightTable take() { return std::move(table_); }
 
  private:
-  // Matrices (2-D) take the config's dtype, vectors stay f32. Under kQ8_0 only a linear layer
-  // (packed: column groups) whose input width is a multiple of 32 is Q8_0; the other matrices
-  // are f16, as llama.cpp leaves a tensor its block size does not divide in a wider type.
+  // Matrices (2-D) take the config's dtype, vectors stay f32. Under kQ8_0 (kQ4) only a linear
+  // layer (packed: column groups) whose input width is a multiple of 32 is Q8_0 (4-bit); the
+  // other matrices are f16, as llama.cpp leaves a tensor its block size does not divide in a
+  // wider type.
   WeightDtype dtype_of(const WeightInfo& info, std::int64_t column_groups) const {
     if (info.shape.size() != 2) return WeightDtype::kF32;
-    if (config_.matrix_dtype != WeightDtype::kQ8_0) return config_.matrix_dtype;
+    const WeightDtype dtype = config_.matrix_dtype;
+    if (dtype != WeightDtype::kQ8_0 && dtype != WeightDtype::kQ4) return dtype;
     const std::int64_t in = info.transposed ? info.shape[1] : info.shape[0];
-    return column_groups > 0 && in % 32 == 0 ? WeightDtype::kQ8_0 : WeightDtype::kF16;
+    return column_groups > 0 && in % 32 == 0 ? dtype : WeightDtype::kF16;
   }
 
   const TransformerConfig& config_;

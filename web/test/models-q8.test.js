@@ -184,11 +184,11 @@ test("describeModel counts the memory 'q8' takes before anything is loaded", asy
   model.dispose();
 });
 
-test("dtype must be one of 'f32', 'f16', 'q8'", async () => {
-  await assert.rejects(loadModel('stories260K', { attention, dtype: 'q4' }), {
+test("dtype must be one of 'f32', 'f16', 'q8', 'q4'", async () => {
+  await assert.rejects(loadModel('stories260K', { attention, dtype: 'q5' }), {
     name: 'RangeError',
     code: 'out_of_range',
     parameter: 'dtype',
-    message: /f32.*f16.*q8/,
+    message: /f32.*f16.*q8.*q4/,
   });
 });

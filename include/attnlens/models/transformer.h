@@ -61,7 +61,9 @@ enum class Activation {
 // kQ8_0: GGML's Q8_0 blocks (32 int8 values and an f16 scale along the input features), for the
 // linear layers' matrices whose input width is a multiple of 32; as a config's matrix_dtype, the
 // other matrices (embeddings, a head read like one, a linear layer of another width) are kF16.
-enum class WeightDtype { kF32, kF16, kQ8_0 };
+// kQ4: 4-bit weights (GGML's Q4_0 and Q4_K in one form, src/models/q4.h: per 32 input features
+// an f32 scale s and min m and 32 nibbles q, value = s * q - m), for the same matrices as kQ8_0.
+enum class WeightDtype { kF32, kF16, kQ8_0, kQ4 };
 
 // How the rotary embedding's inverse frequencies are made (the transformers library's
 // ROPE_INIT_FUNCTIONS of the same names; "dynamic" NTK equals kNone at every length up to
@@ -156,7 +158,7 @@ struct WeightInfo {
   std::vector<std::int64_t> shape;  // checkpoint layout: nn.Linear [out, in], Conv1D [in, out]
   // f32 values, IEEE half bits (uint16), or (kQ8_0) Q8_0 blocks of the [out, in] matrix, whatever
   // `transposed` says: out rows of in / 32 blocks, each a little-endian f16 scale and 32 int8
-  // (GGML's block_q8_0, 34 bytes)
+  // (GGML's block_q8_0, 34 bytes), or (kQ4) out rows of in / 32 sub-blocks of 24 bytes (q4.h)
   WeightDtype dtype = WeightDtype::kF32;
   bool transposed = false;  // written [out, in] (nn.Linear) rather than [in, out]
   std::int64_t elements = 0;
@@ -325,7 +327,8 @@ class Transformer {
   // Every tensor to write, in a fixed order (see transformer.cpp's weight table).
   const std::vector<WeightInfo>& weights() const { return infos_; }
   // Where weight `index` goes: `elements` floats (kF32), uint16 halves (kF16) or elements / 32
-  // Q8_0 blocks of 34 bytes (kQ8_0, see WeightInfo::dtype). RangeError for an index past the
+  // Q8_0 blocks of 34 bytes (kQ8_0) or elements / 32 4-bit sub-blocks of 24 bytes (kQ4), see
+  // WeightInfo::dtype. RangeError for an index past the
   // list; InvalidArgumentError once finalized.
   void* weight_data(std::int64_t index);
 
@@ -355,6 +358,7 @@ class Transformer {
   const float* f32_data(std::int64_t index) const;
   const std::uint16_t* f16_data(std::int64_t index) const;
   const std::uint8_t* q8_data(std::int64_t index) const;  // packed (q8_0.h) once finalized
+  const std::uint8_t* q4_data(std::int64_t index) const;  // packed (q4.h) once finalized
   const std::vector<std::int64_t>& role_index() const { return role_index_; }
   const std::vector<std::int64_t>& column_groups() const { return column_groups_; }
 
@@ -368,7 +372,7 @@ class Transformer {
   std::vector<std::size_t> offsets_;         // element offset of each weight in its dtype's pool
   std::vector<float> f32_pool_;
   std::vector<std::uint16_t> f16_pool_;
-  std::vector<std::uint8_t> q8_pool_;
+  std::vector<std::uint8_t> byte_pool_;  // Q8_0 and 4-bit blocks
   bool finalized_ = false;
 };
 

@@ -6,10 +6,28 @@
 import { CallBlock } from '../call-block.js';
 import { attnlensError, coreError, unwrap } from '../errors.js';
 import { copyFloats, heapF32, heapU8, withHeap } from '../heap.js';
+import { q4Bytes } from './files/q4.js';
 import { q8Bytes } from './files/q8.js';
 import { checkModelBlockLayout, LAYOUT, ModelBlock } from './model-block.js';
 
 const code = (list, name) => LAYOUT[list].indexOf(name);
+
+function weightTypesOf(weights) {
+  const types = {};
+  for (const w of weights) {
+    const bytes =
+      w.dtype === 'q8'
+        ? q8Bytes(w.elements)
+        : w.dtype === 'q4'
+          ? q4Bytes(w.elements)
+          : w.elements * (w.dtype === 'f16' ? 2 : 4);
+    const entry = (types[w.dtype] ??= { tensors: 0, bytes: 0 });
+    entry.tensors++;
+    entry.bytes += bytes;
+  }
+  for (const entry of Object.values(types)) Object.freeze(entry);
+  return Object.freeze(types);
+}
 
 export class CoreModel {
   #module;
@@ -30,6 +48,10 @@ export class CoreModel {
       this.parameters = block.result('resultParameters');
       this.weightBytes = block.result('resultWeightBytes');
     });
+    // The storage types the weights are kept in, { f32?, f16?, q8?, q4? }, each { tensors, bytes }
+    // (bytes of the values as written: packing then pads each matrix to whole 8-column panels and
+    // widens a Q8_0 scale to f32, which `weightBytes` counts).
+    this.weightTypes = weightTypesOf(this.weights());
   }
 
   /** [{ name, shape, dtype, transposed, elements, address }]: the tensors to write. */
@@ -41,6 +63,7 @@ export class CoreModel {
   weightView(w) {
     const buffer = heapU8(this.#module).buffer;
     if (w.dtype === 'q8') return new Uint8Array(buffer, w.address, q8Bytes(w.elements));
+    if (w.dtype === 'q4') return new Uint8Array(buffer, w.address, q4Bytes(w.elements));
     return w.dtype === 'f16'
       ? new Uint16Array(buffer, w.address, w.elements)
       : new Float32Array(buffer, w.address, w.elements);

@@ -13,6 +13,7 @@ import { Model } from './model.js';
 import { checkModelEngine, openModelEngine } from './model-engine.js';
 import { convertToFloat16 } from './files/dtypes.js';
 import { quantizeQ8_0 } from './files/q8.js';
+import { quantizeQ4_0 } from './files/q4.js';
 import { WEIGHT_DTYPES } from './model-block.js';
 import { createMarianTokenizer } from './marian-tokenizer.js';
 import { createTokenizer } from './tokenizer.js';
@@ -138,7 +139,7 @@ function checkNoExtraLayers(weights, keyFor, layers, architecture) {
 
 // Every core weight from its checkpoint tensor, checked against the shape the config implies,
 // converted as it is copied (F16/BF16/F64 to f32, or to half bits for dtype 'f16'; under 'q8' a
-// linear layer's matrix as Q8_0 blocks: a GGUF's own, or quantised).
+// linear layer's matrix as Q8_0 blocks, under 'q4' as 4-bit ones: a GGUF's own, or quantised).
 // `checkpointShape(name, shape)`: where the architecture stores a weight in another shape of the
 // same row-major elements (a patch convolution read as a linear layer), that shape. A weight
 // the checkpoint lacks is an error unless the architecture computes it (`computed(name)`:
@@ -170,10 +171,12 @@ function writeWeights(model, tensors, keyFor, { checkpointShape, computed }) {
     const made = values.get(w.name);
     if (made) {
       const bytes = new Uint8Array(made.buffer, made.byteOffset, made.byteLength);
-      if (w.dtype === 'q8') quantizeQ8_0(made, q8Layout(w), view, w.name);
+      if (w.dtype === 'q8') quantizeQ8_0(made, blockLayout(w), view, w.name);
+      else if (w.dtype === 'q4') quantizeQ4_0(made, blockLayout(w), view, w.name);
       else if (w.dtype === 'f16') convertToFloat16(bytes, 'F32', view, 0, w.name);
       else view.set(made);
-    } else if (w.dtype === 'q8') tensors.readQ8_0(keys.get(w.name), view, q8Layout(w));
+    } else if (w.dtype === 'q8') tensors.readQ8_0(keys.get(w.name), view, blockLayout(w));
+    else if (w.dtype === 'q4') tensors.readQ4(keys.get(w.name), view, blockLayout(w));
     else if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
     else tensors.readFloat32(keys.get(w.name), view);
   }
@@ -181,8 +184,9 @@ function writeWeights(model, tensors, keyFor, { checkpointShape, computed }) {
   model.finalize(weights.map((w) => keys.get(w.name)));
 }
 
-// A Q8_0 weight's matrix as the core states it: checkpoint shape [out, in] when transposed.
-function q8Layout(w) {
+// A Q8_0 or 4-bit weight's matrix as the core states it: checkpoint shape [out, in] when
+// transposed.
+function blockLayout(w) {
   const [rows, columns] = w.shape;
   return w.transposed
     ? { inFeatures: columns, outFeatures: rows, transposed: true }

@@ -90,7 +90,7 @@ export const MODEL_BLOCK_LAYOUT = Object.freeze({
   }),
   architectures: Object.freeze(['gpt2', 'gpt_neo', 'bert', 'llama', 'vit', 'marian']),
   activations: Object.freeze(['gelu_tanh', 'gelu_erf', 'silu']),
-  dtypes: Object.freeze(['f32', 'f16', 'q8']),
+  dtypes: Object.freeze(['f32', 'f16', 'q8', 'q4']),
   ropeScalings: Object.freeze(['none', 'linear', 'llama3']),
   ablationModes: Object.freeze(['zero', 'mean']),
   crossMasks: Object.freeze(['full', 'last', 'mean', 'local']),

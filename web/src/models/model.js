@@ -88,6 +88,7 @@ export class Model {
       parameters: core.parameters,
       bytes: core.weightBytes,
       dtype,
+      weightTypes: core.weightTypes,
       causal: architecture.causal,
       predicts: config.lmHead ?? architecture.encoderDecoder === true,
       ...(architecture.encoderDecoder ? { encoderLayers: config.encoderLayers } : {}),
@@ -98,7 +99,7 @@ export class Model {
 
   /**
    * { architecture, modelType, layers, heads, kvHeads, headDim, hidden, vocab, maxPositions,
-   *   parameters, bytes, dtype, causal, predicts, backend, layerMasks }
+   *   parameters, bytes, dtype, weightTypes, causal, predicts, backend, layerMasks }
    */
   get info() {
     this.#live('info');

@@ -72,6 +72,7 @@ export class VisionModel {
       parameters: core.parameters,
       bytes: core.weightBytes,
       dtype,
+      weightTypes: core.weightTypes,
       causal: false,
       predicts: config.lmHead,
       backend: wasmBackendOf(engine.attention, 'attention').name,

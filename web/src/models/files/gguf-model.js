@@ -12,11 +12,13 @@
 // - gpt2: Conv1D weights [in, out] are stored transposed, [out, in]; they are read back through
 //   strides.
 // Quantised tensors are dequantised when the model reads them (gguf-types.js), one at a time,
-// so the file and one tensor's floats are all that is held besides the model.
+// so the file and one tensor's floats are all that is held besides the model; under dtype 'q8'
+// a Q8_0 tensor, and under 'q4' a Q4_0 or Q4_K one, is handed to the core as blocks instead.
 
 import { attnlensError, describe } from '../../errors.js';
 import { dequantize, GGUF_READ_TYPES, isQuantized } from './gguf-types.js';
 import { ggufTokenizerFiles } from './gguf-tokenizer.js';
+import { Q4_GGUF_TYPES } from './q4.js';
 import { readGgufHeader } from './gguf.js';
 
 /** The values of general.architecture that load. */
@@ -264,11 +266,10 @@ function entryOf(tensor, { arch, bytes, file, config, byName }) {
       );
     }
     entry.bytes = () => interleavedToHalves(values ? values() : raw, shape[0], headDim);
-    if (tensor.type === 'Q8_0') entry.q8_0 = () => interleavedToHalves(raw, shape[0], headDim);
+    keepBlocks(entry, tensor.type, () => interleavedToHalves(raw, shape[0], headDim));
   } else {
     entry.bytes = values ?? raw;
-    // Kept as they are for dtype 'q8': rows of [out, in] (ne0 = in), the layout the core takes.
-    if (tensor.type === 'Q8_0') entry.q8_0 = raw;
+    keepBlocks(entry, tensor.type, raw);
   }
   if (arch === 'gpt2' && GPT2_CONV1D.has(mapped.part) && mapped.kind === 'weight') {
     // Stored [out, in]; the architecture reads Conv1D's [in, out]: the same bytes, strided.
@@ -276,6 +277,13 @@ function entryOf(tensor, { arch, bytes, file, config, byName }) {
     entry.strides = [1, shape[1]];
   }
   return entry;
+}
+
+// Kept as they are for dtype 'q8' (a Q8_0 tensor) and 'q4' (Q4_0, Q4_K): rows of [out, in]
+// (ne0 = in), the layout the core takes. `blocks`: the bytes, or a function returning them.
+function keepBlocks(entry, type, blocks) {
+  if (type === 'Q8_0') entry.q8_0 = blocks;
+  if (Q4_GGUF_TYPES.includes(type)) entry.q4 = { type, blocks };
 }
 
 const floatBytes = (values) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);

@@ -2,8 +2,8 @@
 // reads, each exactly as ggml's reference dequantize_row_* (ggml-quants.c) computes it in
 // float32: every product and difference rounded to float32 (Math.fround) in ggml's order, so the
 // values are bit for bit the ones llama.cpp's reference gives. The model then holds them in its
-// f32 (or, with dtype 'f16', half) storage; keeping the blocks in wasm memory with kernels of
-// their own is a later step.
+// f32 (or, with dtype 'f16', half) storage; under dtype 'q8' a Q8_0 tensor's blocks and under
+// 'q4' a Q4_0 or Q4_K tensor's (q8.js, q4.js) stay as they are in wasm memory instead.
 //
 // Block layouts (QK_K = 256 values per super-block):
 //   Q8_0  34 bytes / 32:  half d, int8 q[32]                     x = q * d
@@ -106,8 +106,11 @@ function dequantizeQ4_0(bytes, out, blocks, half) {
   }
 }
 
-// ggml's get_scale_min_k4: sub-block j's 6-bit scale and min from the 12 packed bytes at `s`.
-function scaleMin(bytes, s, j) {
+/** ggml's GGML_FP16_TO_FP32: the float32 value of half bits. */
+export const halfToFloat = (bits) => halfTable()[bits];
+
+/** ggml's get_scale_min_k4: sub-block j's 6-bit scale and min from the 12 packed bytes at `s`. */
+export function scaleMinK4(bytes, s, j) {
   if (j < 4) return [bytes[s + j] & 63, bytes[s + j + 4] & 63];
   return [
     (bytes[s + j + 4] & 0x0f) | ((bytes[s + j - 4] >> 6) << 4),
@@ -127,8 +130,8 @@ function dequantizeK45(bytes, out, blocks, half, five) {
     let qs = at + (five ? 48 : 16);
     let y = b * 256;
     for (let j = 0, sub = 0; j < 256; j += 64, sub += 2) {
-      const [sc1, m1] = scaleMin(bytes, scales, sub);
-      const [sc2, m2] = scaleMin(bytes, scales, sub + 1);
+      const [sc1, m1] = scaleMinK4(bytes, scales, sub);
+      const [sc2, m2] = scaleMinK4(bytes, scales, sub + 1);
       const d1 = f(d * sc1);
       const min1 = f(min * m1);
       const d2 = f(d * sc2);

@@ -1,14 +1,17 @@
 // The TensorSet: every tensor of a checkpoint by name, over the bytes of its files, whatever the
 // format (safetensors, a PyTorch zip, shards of either). Formats hand it validated entries:
-//   { name, dtype, shape, file, bytes, offset?, strides?, q8_0? }
+//   { name, dtype, shape, file, bytes, offset?, strides?, q8_0?, q4? }
 // where `bytes` is a view of the file holding the elements (for a PyTorch storage, the whole
 // storage) or a function returning it (a storage inflated and checked when first read);
 // `offset` and `strides` in elements (absent: contiguous from the start of `bytes`). `q8_0`
 // (GGUF): the tensor's own Q8_0 blocks, rows of the [out, in] matrix (q8.js), or a function
-// returning them, which readQ8_0 copies as they are.
+// returning them, which readQ8_0 copies as they are. `q4` (GGUF): { type: 'Q4_0' | 'Q4_K', blocks }
+// with blocks as q8_0's, which readQ4 rewrites as the core's 4-bit rows without rounding (q4.js).
 
 import { attnlensError, describe } from '../../errors.js';
 import { convertToFloat16, convertToFloat32, DTYPE_BYTES, FLOAT_DTYPES } from './dtypes.js';
+import { GGML_TYPES, tensorBytes } from './gguf-types.js';
+import { q4Bytes, q4FromGguf, quantizeQ4_0 } from './q4.js';
 import { q8Bytes, quantizeQ8_0 } from './q8.js';
 
 /** Number of elements of `shape` (1 for a scalar). */
@@ -89,11 +92,48 @@ class TensorSet {
     return target;
   }
 
+  /**
+   * The matrix as 4-bit rows of [out, in] into `target` (a Uint8Array of q4Bytes(elements),
+   * q4.js): a GGUF Q4_0 or Q4_K tensor's blocks, values unchanged, or any other tensor quantised
+   * to Q4_0. `layout` as readQ8_0's.
+   */
+  readQ4(name, target, layout) {
+    const entry = this.#entry(name);
+    if (this.#released) {
+      throw attnlensError('invalid_argument', name, 'the checkpoint files were released');
+    }
+    const bytes = q4Bytes(layout.inFeatures * layout.outFeatures);
+    if (!(target instanceof Uint8Array) || target.length !== bytes) {
+      throw attnlensError(
+        'invalid_argument',
+        'target',
+        `expected a Uint8Array of length ${bytes} for '${name}', got ${describe(target)}`,
+      );
+    }
+    if (entry.q4) {
+      const { type, blocks: own } = entry.q4;
+      const blocks = typeof own === 'function' ? own() : own;
+      const ggml = Object.values(GGML_TYPES).find((t) => t.name === type);
+      const expected = tensorBytes(ggml, layout.inFeatures * layout.outFeatures);
+      if (blocks.byteLength !== expected) {
+        throw attnlensError(
+          'shape_mismatch',
+          name,
+          `holds ${blocks.byteLength} bytes of ${type} blocks, not the ${expected} of its shape`,
+          { tensor: name },
+        );
+      }
+      return q4FromGguf(blocks, type, target);
+    }
+    quantizeQ4_0(this.readFloat32(name), layout, target, name);
+    return target;
+  }
+
   /** Drops every file buffer; reading afterwards is an error. */
   release() {
     this.#released = true;
     this.#entries = new Map(
-      [...this.#entries].map(([name, e]) => [name, { ...e, bytes: null, q8_0: null }]),
+      [...this.#entries].map(([name, e]) => [name, { ...e, bytes: null, q8_0: null, q4: null }]),
     );
   }
 

@@ -1,0 +1,397 @@
+// 4-bit weights (src/models/q4.h): the dequantising panel kernels of every ModelOps set against a
+// double-precision reference over awkward depths and tiles, in both of the forms GGUF files use
+// (Q4_0: s = d, m = 8 d; Q4_K: s = d * sc, m = dmin * mn with 6-bit sc and mn), the dequantised
+// panel bit for bit against ggml's dequantisation order, linear() on widths that are not whole
+// panels and row counts that are not whole tiles (both of its paths, several column groups), the
+// refusals, whole models stored as Q4 against the reference forward of the same weights, and the
+// one-row (decoding) kernels of Q8_0 and 4-bit panels against the tile kernels' rows, bit for bit.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "models/linear.h"
+#include "models/ops.h"
+#include "models/packing.h"
+#include "models/q4.h"
+#include "models/q8_0.h"
+#include "models_test_util.h"
+
+using namespace attnlens;
+using namespace attnlens::models;
+using namespace attnlens_test;
+
+namespace {
+
+float half_value(std::uint16_t bits) {
+  float v;
+  f16_to_f32__scalar(1, &bits, &v);
+  return v;
+}
+
+// The f16 nearest to `d` (d >= 0, well inside half's normal range or 0), as bits.
+std::uint16_t round_to_half(float d) {
+  if (d == 0.0f) return 0;
+  const int e = std::ilogb(d);
+  return exact_half(static_cast<float>(std::ldexp(std::nearbyint(std::ldexp(d, 10 - e)), e - 10)));
+}
+
+void write_block(std::uint8_t* block, float s, float m, const int* q) {
+  std::memcpy(block, &s, 4);
+  std::memcpy(block + 4, &m, 4);
+  for (int j = 0; j < 16; ++j) block[8 + j] = static_cast<std::uint8_t>(q[j] | (q[j + 16] << 4));
+}
+
+// ggml's quantize_row_q4_0_ref: d = (the value of largest magnitude) / -8 stored as f16,
+// q = min(15, (int)(x / d + 8.5)). Writes `rows` rows of `in` values as written Q4 rows
+// (s = d, m = 8 d) and returns the dequantised values ((q - 8) * d).
+std::vector<double> quantize_rows_q4_0(const std::vector<double>& x, std::int64_t rows,
+                                       std::int64_t in, std::uint8_t* out) {
+  std::vector<double> dequantised(x.size());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t b = 0; b < in / kQ4Block; ++b) {
+      const double* v = x.data() + r * in + b * kQ4Block;
+      float amax = 0, max = 0;
+      for (std::int64_t i = 0; i < kQ4Block; ++i) {
+        const float f = static_cast<float>(v[i]);
+        if (std::fabs(f) > amax) {
+          amax = std::fabs(f);
+          max = f;
+        }
+      }
+      const float d = max / -8;
+      const float id = d != 0 ? 1.0f / d : 0.0f;
+      const std::uint16_t bits =
+          static_cast<std::uint16_t>(round_to_half(std::fabs(d)) | (d < 0 ? 0x8000 : 0));
+      const float scale = half_value(bits);
+      int q[32];
+      for (std::int64_t i = 0; i < kQ4Block; ++i) {
+        q[i] = std::min(15, static_cast<int>(static_cast<float>(v[i]) * id + 8.5f));
+        dequantised[static_cast<std::size_t>(r * in + b * kQ4Block + i)] =
+            static_cast<double>(q[i] - 8) * scale;
+      }
+      write_block(out + (r * (in / kQ4Block) + b) * kQ4BlockBytes, scale, 8 * scale, q);
+    }
+  }
+  return dequantised;
+}
+
+// A 4-bit matrix W [in, out] (written as out rows of in), packed, with its float weights as
+// ggml's dequantisation computes them (in float: s * q rounded, then minus m, rounded).
+struct Q4Matrix {
+  std::vector<std::uint8_t> packed;
+  std::vector<float> w;  // [out][in]
+  std::int64_t in, out;
+};
+
+// Q4_K-like sub-blocks (`k_quant`: s = d * sc, m = dmin * mn from random f16 d, dmin and 6-bit
+// sc, mn) or Q4_0 ones (s = d, m = 8 d), random nibbles.
+Q4Matrix random_q4(std::int64_t in, std::int64_t out, std::int64_t groups, bool k_quant,
+                   std::uint32_t seed) {
+  Rng rng(seed);
+  Q4Matrix m{{}, {}, in, out};
+  std::vector<std::uint8_t> written(static_cast<std::size_t>(q4_written_bytes(in, out)));
+  m.w.resize(static_cast<std::size_t>(in * out));
+  for (std::int64_t o = 0; o < out; ++o) {
+    for (std::int64_t b = 0; b < in / kQ4Block; ++b) {
+      const float d = half_value(round_to_half(rng.uniform(0.0005f, 0.004f)));
+      float s = d, mn = 8 * d;
+      if (k_quant) {
+        const float dmin = half_value(round_to_half(rng.uniform(0.0005f, 0.004f)));
+        s = d * static_cast<float>(static_cast<int>(rng.uniform(0.0f, 63.99f)));
+        mn = dmin * static_cast<float>(static_cast<int>(rng.uniform(0.0f, 63.99f)));
+      }
+      int q[32];
+      for (int i = 0; i < 32; ++i) {
+        q[i] = static_cast<int>(rng.uniform(0.0f, 15.99f));
+        const volatile float product = s * static_cast<float>(q[i]);  // ggml: d1 * q, then - m1
+        m.w[static_cast<std::size_t>(o * in + b * kQ4Block + i)] = product - mn;
+      }
+      write_block(written.data() + (o * (in / kQ4Block) + b) * kQ4BlockBytes, s, mn, q);
+    }
+  }
+  m.packed.resize(static_cast<std::size_t>(q4_packed_bytes(in, out, groups)));
+  pack_q4_matrix(written.data(), in, out, groups, m.packed.data());
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("4-bit panel kernels: every set against double precision, Q4_0 and Q4_K forms",
+          "[models][ops][q4]") {
+  for (const ModelOps& ops : model_op_sets()) {
+    for (bool k_quant : {false, true}) {
+      for (std::int64_t k : {32, 64, 96, 160, 256, 768}) {
+        for (std::size_t tiles : {1u, 2u, 3u, 5u}) {
+          const Q4Matrix m = random_q4(k, 8, 1, k_quant, static_cast<std::uint32_t>(k + tiles));
+          Rng rng(static_cast<std::uint32_t>(7 * k + tiles));
+          std::vector<float> a(tiles * static_cast<std::size_t>(k) * 4);
+          for (float& x : a) x = rng.uniform(-2.0f, 2.0f);
+          std::vector<float> c(tiles * 32, -1.0f);
+          ops.q4_panel_gemm(tiles, static_cast<std::size_t>(k), a.data(),
+                            static_cast<std::size_t>(k) * 4, m.packed.data(), c.data());
+          INFO(ops.name << (k_quant ? " Q4_K" : " Q4_0") << " k " << k << " tiles " << tiles);
+          for (std::size_t t = 0; t < tiles; ++t) {
+            for (std::size_t r = 0; r < 4; ++r) {
+              for (std::size_t j = 0; j < 8; ++j) {
+                double sum = 0, magnitude = 0;
+                for (std::int64_t p = 0; p < k; ++p) {
+                  const double term = static_cast<double>(a[(t * k + p) * 4 + r]) *
+                                      m.w[j * static_cast<std::size_t>(k) + p];
+                  sum += term;
+                  magnitude += std::fabs(term);
+                }
+                // k additions in f32, each rounding by at most one unit roundoff of the partial
+                // sum (bounded by the sum of magnitudes), and each product rounded once.
+                const double bound = static_cast<double>(k + 2) * magnitude / 16777216.0 + 1e-30;
+                const double got = c[t * 32 + r * 8 + j];
+                if (std::fabs(got - sum) > bound) {
+                  FAIL_CHECK("tile " << t << " row " << r << " col " << j << ": " << got << " vs "
+                                     << sum << " (bound " << bound << ")");
+                }
+              }
+            }
+          }
+          // Dequantising the panel gives ggml's float weights bit for bit, and the f32 panel
+          // GEMM of the kernel set of the same name computes the same bits over them.
+          std::vector<float> panel(static_cast<std::size_t>(k) * 8);
+          ops.q4_panel_to_f32(static_cast<std::size_t>(k), m.packed.data(), panel.data());
+          for (std::int64_t p = 0; p < k; ++p) {
+            for (std::int64_t j = 0; j < 8; ++j) {
+              const float want = m.w[static_cast<std::size_t>(j * k + p)];
+              const float got = panel[static_cast<std::size_t>(p * 8 + j)];
+              REQUIRE(std::memcmp(&got, &want, sizeof got) == 0);
+            }
+          }
+          const KernelSet* same = find_kernel_set(ops.name);
+          REQUIRE(same != nullptr);
+          std::vector<float> f32(tiles * 32);
+          same->panel_gemm(tiles, static_cast<std::size_t>(k), a.data(),
+                           static_cast<std::size_t>(k) * 4, panel.data(), f32.data(), nullptr);
+          CHECK(f32 == c);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("linear() on 4-bit matrices: partial panels, partial tiles, column groups, both paths",
+          "[models][q4]") {
+  for (const KernelSet& kernels : kernel_sets()) {
+    const ModelOps& ops = model_ops_for(kernels);
+    const StepContext ctx{kernels, ops, 1};
+    for (std::int64_t in : {32, 96, 256}) {
+      for (std::int64_t out : {1, 7, 9, 33, 3 * 11, 3 * 24}) {
+        for (std::int64_t groups : {1, 3}) {
+          if (out % groups != 0) continue;
+          const Q4Matrix m =
+              random_q4(in, out, groups, in == 256, static_cast<std::uint32_t>(in * out));
+          // Rows 1..9 cover the dequantising kernel (up to 2 tiles) and the dequantise-then-f32
+          // path (3 tiles and more), with partial last tiles.
+          for (std::int64_t rows : {1, 2, 3, 5, 8, 9, 13}) {
+            Rng rng(static_cast<std::uint32_t>(rows * 31 + out));
+            std::vector<float> x(static_cast<std::size_t>(rows * in));
+            for (float& v : x) v = rng.uniform(-1.0f, 1.0f);
+            std::vector<float> bias(static_cast<std::size_t>(out));
+            for (float& v : bias) v = rng.uniform(-0.5f, 0.5f);
+            RowPanels panels;
+            pack_rows(x.data(), rows, in, panels);
+            std::vector<float> y(static_cast<std::size_t>(rows * out), -7.0f);
+            const std::int64_t group_out = out / groups;
+            const std::int64_t group_bytes = panels_of(group_out) * q4_panel_bytes(in);
+            for (std::int64_t g = 0; g < groups; ++g) {
+              PackedMatrix w{nullptr,   nullptr, in,
+                             group_out, nullptr, m.packed.data() + g * group_bytes};
+              linear(ctx, panels, w, bias.data() + g * group_out, y.data() + g * group_out, out);
+            }
+            INFO(kernels.name << " in " << in << " out " << out << " groups " << groups << " rows "
+                              << rows);
+            std::vector<double> expected(y.size());
+            for (std::int64_t r = 0; r < rows; ++r) {
+              for (std::int64_t c = 0; c < out; ++c) {
+                double sum = bias[static_cast<std::size_t>(c)];
+                for (std::int64_t p = 0; p < in; ++p) {
+                  sum += static_cast<double>(x[static_cast<std::size_t>(r * in + p)]) *
+                         m.w[static_cast<std::size_t>(c * in + p)];
+                }
+                expected[static_cast<std::size_t>(r * out + c)] = sum;
+              }
+            }
+            // |x| <= 1, |w| <= 0.26: each output's terms sum to at most in / 4.
+            ATTNLENS_CHECK_CLOSE(y, expected, (Tolerance{2e-6 * static_cast<double>(in), 0.0}),
+                                 matrix_layout(rows, out), "linear");
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("linear() on 4-bit matrices: depth slices of whole blocks give the whole depth's bits",
+          "[models][q4]") {
+  struct Case {
+    std::int64_t in, out, rows, slice;
+  };
+  for (const Case& k :
+       {Case{96, 9, 13, 32}, Case{96, 9, 13, 40}, Case{96, 17, 13, 64}, Case{608, 20, 397, 256}}) {
+    const Q4Matrix m = random_q4(k.in, k.out, 1, true, static_cast<std::uint32_t>(k.in + k.out));
+    Rng rng(static_cast<std::uint32_t>(k.rows));
+    std::vector<float> x(static_cast<std::size_t>(k.rows * k.in));
+    for (float& v : x) v = rng.uniform(-1.0f, 1.0f);
+    RowPanels panels;
+    pack_rows(x.data(), k.rows, k.in, panels);
+    const PackedMatrix w{nullptr, nullptr, k.in, k.out, nullptr, m.packed.data()};
+    for (const KernelSet& kernels : kernel_sets()) {
+      const StepContext ctx{kernels, model_ops_for(kernels), 1};
+      std::vector<float> whole(static_cast<std::size_t>(k.rows * k.out)), sliced(whole.size());
+      linear_in_depth_slices(ctx, panels, w, nullptr, whole.data(), k.out, k.in);
+      linear_in_depth_slices(ctx, panels, w, nullptr, sliced.data(), k.out, k.slice);
+      INFO(kernels.name << " in " << k.in << " out " << k.out << " rows " << k.rows << " slice "
+                        << k.slice);
+      CHECK(std::memcmp(whole.data(), sliced.data(), whole.size() * sizeof(float)) == 0);
+    }
+  }
+}
+
+TEST_CASE("4-bit weights refuse a depth that is not a multiple of 32, and non-finite scales",
+          "[models][q4][errors]") {
+  for (std::int64_t in : {0, 16, 33, 100}) {
+    CHECK_THROWS_AS(require_q4_depth(in, "w"), InvalidArgumentError);
+  }
+  require_q4_depth(64, "w");
+  std::vector<std::uint8_t> written(static_cast<std::size_t>(q4_written_bytes(64, 3)), 0);
+  require_finite_q4(written.data(), 64, 3, "w");
+  const float nan = std::nanf(""), inf = INFINITY;
+  std::memcpy(written.data() + 3 * kQ4BlockBytes, &nan, 4);  // block 3's scale
+  try {
+    require_finite_q4(written.data(), 64, 3, "w");
+    FAIL("a NaN scale was accepted");
+  } catch (const NonFiniteError& e) {
+    CHECK(std::string(e.what()).find("scale of 4-bit block 3 (row 1) is NaN") != std::string::npos);
+  }
+  std::memset(written.data(), 0, written.size());
+  const float minus_inf = -inf;
+  std::memcpy(written.data() + 5 * kQ4BlockBytes + 4, &minus_inf, 4);  // block 5's min
+  try {
+    require_finite_q4(written.data(), 64, 3, "w");
+    FAIL("an infinite min was accepted");
+  } catch (const NonFiniteError& e) {
+    CHECK(std::string(e.what()).find("min of 4-bit block 5 (row 2) is -Infinity") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("q4 storage: linear layers as 4-bit, the rest f16, the forward of the same weights",
+          "[models][q4]") {
+  for (Architecture arch : {Architecture::kGpt2, Architecture::kLlama, Architecture::kBert}) {
+    TransformerConfig c = tiny(arch);
+    c.hidden = 64;
+    c.heads = 4;
+    c.intermediate = arch == Architecture::kLlama ? 72 : 96;  // llama: down_proj stays f16
+    c.matrix_dtype = WeightDtype::kQ4;
+    Transformer model(c);
+    TransformerConfig c8 = c;
+    c8.matrix_dtype = WeightDtype::kQ8_0;
+    CHECK(model.size().weight_bytes < model_size(c8).weight_bytes);
+    Checkpoint ckpt = make_checkpoint(model, 5);
+    for (std::size_t i = 0; i < model.weights().size(); ++i) {
+      const WeightInfo& w = model.weights()[i];
+      std::vector<double>& v = ckpt.values.at(w.name);
+      void* data = model.weight_data(static_cast<std::int64_t>(i));
+      const bool linear_layer = w.name.find("embedding") == std::string::npos &&
+                                w.name != "lm_head" && w.shape.size() == 2;
+      const std::int64_t in = w.transposed ? w.shape[1] : w.shape[0];
+      INFO(w.name);
+      if (w.shape.size() == 2) {
+        CHECK(w.dtype == (linear_layer && in % 32 == 0 ? WeightDtype::kQ4 : WeightDtype::kF16));
+      }
+      if (w.dtype == WeightDtype::kQ4) {
+        // Written as [out][in] whatever the checkpoint layout; the checkpoint then holds the
+        // dequantised values in its own layout for the reference.
+        const std::int64_t out = w.transposed ? w.shape[0] : w.shape[1];
+        std::vector<double> rows(v.size());
+        for (std::int64_t o = 0; o < out; ++o) {
+          for (std::int64_t p = 0; p < in; ++p) {
+            rows[static_cast<std::size_t>(o * in + p)] =
+                v[static_cast<std::size_t>(w.transposed ? o * in + p : p * out + o)];
+          }
+        }
+        const std::vector<double> q =
+            quantize_rows_q4_0(rows, out, in, static_cast<std::uint8_t*>(data));
+        for (std::int64_t o = 0; o < out; ++o) {
+          for (std::int64_t p = 0; p < in; ++p) {
+            v[static_cast<std::size_t>(w.transposed ? o * in + p : p * out + o)] =
+                q[static_cast<std::size_t>(o * in + p)];
+          }
+        }
+      } else {
+        for (std::size_t j = 0; j < v.size(); ++j) {
+          if (w.dtype == WeightDtype::kF16) {
+            static_cast<std::uint16_t*>(data)[j] = exact_half(static_cast<float>(v[j]));
+          } else {
+            static_cast<float*>(data)[j] = static_cast<float>(v[j]);
+          }
+        }
+      }
+    }
+    model.finalize();
+    INFO(arch_name(arch));
+    std::vector<std::int32_t> types;
+    // 3 tokens run on the dequantising kernel, 11 on the dequantise-then-f32 path.
+    for (std::int64_t n : {3, 11}) {
+      if (arch == Architecture::kBert) types.assign(static_cast<std::size_t>(n), 1);
+      check_against_reference(model, ckpt, random_ids(n, c.vocab, 3), types, {});
+    }
+  }
+}
+
+TEST_CASE("one-row Q8_0 and 4-bit kernels: a tile row's bits, every set, odd panel counts",
+          "[models][ops][q4][q8]") {
+  for (const ModelOps& ops : model_op_sets()) {
+    for (std::int64_t k : {32, 96, 256}) {
+      for (std::int64_t panels : {1, 2, 3, 5}) {
+        const std::int64_t out = panels * 8;
+        const Q4Matrix m4 = random_q4(k, out, 1, true, static_cast<std::uint32_t>(k * panels));
+        Rng rng(static_cast<std::uint32_t>(k + 3 * panels));
+        std::vector<std::uint8_t> written(static_cast<std::size_t>(q8_written_bytes(k, out)));
+        for (std::size_t b = 0; b < written.size(); b += kQ8BlockBytes) {
+          const std::uint16_t half = round_to_half(rng.uniform(0.001f, 0.01f));
+          written[b] = static_cast<std::uint8_t>(half & 0xff);
+          written[b + 1] = static_cast<std::uint8_t>(half >> 8);
+          for (std::int64_t i = 0; i < kQ8Block; ++i)
+            written[b + 2 + i] = static_cast<std::uint8_t>(rng.uniform(-127.0f, 127.0f));
+        }
+        std::vector<std::uint8_t> q8(static_cast<std::size_t>(q8_packed_bytes(k, out, 1)));
+        pack_q8_matrix(written.data(), k, out, 1, q8.data());
+        // One tile of 4 rows [k][4]; the one-row kernels read its row 2 (stride 4).
+        std::vector<float> a(static_cast<std::size_t>(k) * 4);
+        for (float& v : a) v = rng.uniform(-2.0f, 2.0f);
+        struct Kind {
+          const char* name;
+          const std::uint8_t* packed;
+          std::int64_t panel_bytes;
+          QuantPanelGemmFn gemm;
+          QuantPanelGemvFn gemv;
+        };
+        for (const Kind& kind :
+             {Kind{"q8", q8.data(), q8_panel_bytes(k), ops.q8_panel_gemm, ops.q8_panel_gemv},
+              Kind{"q4", m4.packed.data(), q4_panel_bytes(k), ops.q4_panel_gemm,
+                   ops.q4_panel_gemv}}) {
+          INFO(ops.name << " " << kind.name << " k " << k << " panels " << panels);
+          std::vector<float> y(static_cast<std::size_t>(out) + 8, -3.0f);
+          kind.gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(k), a.data() + 2, 4,
+                    kind.packed, y.data());
+          for (std::size_t g = static_cast<std::size_t>(out); g < y.size(); ++g)
+            REQUIRE(y[g] == -3.0f);  // nothing written past the last panel
+          for (std::int64_t n = 0; n < panels; ++n) {
+            std::vector<float> c(32);
+            kind.gemm(1, static_cast<std::size_t>(k), a.data(), static_cast<std::size_t>(k) * 4,
+                      kind.packed + n * kind.panel_bytes, c.data());
+            CHECK(std::memcmp(y.data() + n * 8, c.data() + 2 * 8, 8 * sizeof(float)) == 0);
+          }
+        }
+      }
+    }
+  }
+}
