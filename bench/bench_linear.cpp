@@ -1,11 +1,11 @@
 // The linear layers of a model forward (models::linear) with the matrix stored as f32, f16, Q8_0
-// and 4-bit (q4: Q4_0 / Q4_K's panel form, q4.h), at GPT-2 small's shapes (768 -> 2304: q|k|v; 768 -> 768: the attention output; 768 ->
-// 3072 and 3072 -> 768: the MLP) and Qwen2.5-0.5B's (896 -> 896: q and o; 896 -> 128: k and v;
-// 896 -> 4864: gate and up; 4864 -> 896: down) for N = 1 (a decode step), 64 and 512 tokens. The
-// storages run in turn in one loop (time_interleaved), so their ratios hold on a busy machine;
-// one thread. Each storage has as many copies of its matrix as make 48 MiB of f32 (a model's
-// layers), and each call takes the next copy, so the weights come from memory as in a forward
-// pass, not from a cache that one small matrix would stay in.
+// and 4-bit (q4: Q4_0 / Q4_K's panel form, q4.h), at GPT-2 small's shapes (768 -> 2304: q|k|v; 768
+// -> 768: the attention output; 768 -> 3072 and 3072 -> 768: the MLP) and Qwen2.5-0.5B's (896 ->
+// 896: q and o; 896 -> 128: k and v; 896 -> 4864: gate and up; 4864 -> 896: down) for N = 1 (a
+// decode step), 64 and 512 tokens. The storages run in turn in one loop (time_interleaved), so
+// their ratios hold on a busy machine; one thread. Each storage has as many copies of its matrix as
+// make 48 MiB of f32 (a model's layers), and each call takes the next copy, so the weights come
+// from memory as in a forward pass, not from a cache that one small matrix would stay in.
 //
 // The `linear-depth` lines time linear() accumulating over depth slices of 128, 256 and 512
 // against the whole depth in one panel_gemm call (the loop before slices: row blocks of 384 KiB
