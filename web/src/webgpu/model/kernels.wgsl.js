@@ -1,0 +1,243 @@
+// The WGSL kernels of a model's forward pass on the GPU (gpu-model.js), f32 throughout: the
+// embeddings, layer norm, a tiled linear layer with its bias, GELU and residual fused in, and
+// attention that writes its probabilities where the views read them. Each kernel's uniforms are
+// described once (uniforms.js), so WGSL and the JS packing share one field list.
+
+import { defineUniforms } from '../uniforms.js';
+
+export const EMBED_UNIFORMS = defineUniforms('EmbedParams', ['tokens', 'hidden', 'past']);
+export const EMBED_WORKGROUP = 256;
+
+/** x[i, c] = wte[ids[i], c] + wpe[past + i, c]. */
+export function embedKernel() {
+  return `${EMBED_UNIFORMS.wgsl}
+@group(0) @binding(0) var<uniform> p: EmbedParams;
+@group(0) @binding(1) var<storage, read> ids: array<u32>;
+@group(0) @binding(2) var<storage, read> wte: array<f32>;
+@group(0) @binding(3) var<storage, read> wpe: array<f32>;
+@group(0) @binding(4) var<storage, read_write> x: array<f32>;
+
+@compute @workgroup_size(${EMBED_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let index = gid.x;
+  if (index >= p.tokens * p.hidden) { return; }
+  let i = index / p.hidden;
+  let c = index % p.hidden;
+  x[index] = wte[ids[i] * p.hidden + c] + wpe[(p.past + i) * p.hidden + c];
+}
+`;
+}
+
+export const NORM_UNIFORMS = defineUniforms('NormParams', ['columns', 'eps:f32']);
+export const NORM_WORKGROUP = 256;
+
+/** One row per workgroup: y = (x - mean) / sqrt(var + eps) * weight + bias, two passes. */
+export function layerNormKernel() {
+  return `${NORM_UNIFORMS.wgsl}
+@group(0) @binding(0) var<uniform> p: NormParams;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read> weight: array<f32>;
+@group(0) @binding(3) var<storage, read> bias: array<f32>;
+@group(0) @binding(4) var<storage, read_write> y: array<f32>;
+
+var<workgroup> partial: array<f32, ${NORM_WORKGROUP}>;
+
+fn rowSum(t: u32, value: f32) -> f32 {
+  partial[t] = value;
+  workgroupBarrier();
+  for (var step = ${NORM_WORKGROUP / 2}u; step > 0u; step = step / 2u) {
+    if (t < step) { partial[t] = partial[t] + partial[t + step]; }
+    workgroupBarrier();
+  }
+  let total = partial[0];
+  workgroupBarrier();
+  return total;
+}
+
+@compute @workgroup_size(${NORM_WORKGROUP})
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
+  let t = local.x;
+  let base = group.x * p.columns;
+  var sum = 0.0;
+  for (var c = t; c < p.columns; c = c + ${NORM_WORKGROUP}u) { sum = sum + x[base + c]; }
+  let mean = rowSum(t, sum) / f32(p.columns);
+  var squares = 0.0;
+  for (var c = t; c < p.columns; c = c + ${NORM_WORKGROUP}u) {
+    let d = x[base + c] - mean;
+    squares = squares + d * d;
+  }
+  let inverse = inverseSqrt(rowSum(t, squares) / f32(p.columns) + p.eps);
+  for (var c = t; c < p.columns; c = c + ${NORM_WORKGROUP}u) {
+    y[base + c] = (x[base + c] - mean) * inverse * weight[c] + bias[c];
+  }
+}
+`;
+}
+
+// y [m, n] (=, or += with `accumulate`) act(a [m, k] rows from aRow x W + bias): a 64 x 64 tile
+// per workgroup, 4 x 4 outputs per invocation, k in steps of 16 through workgroup memory.
+export const LINEAR_UNIFORMS = defineUniforms('LinearParams', ['m', 'n', 'k', 'aRow']);
+export const LINEAR_TILE = 64;
+const DEPTH = 16;
+
+/**
+ * @param {{ transposed: boolean, gelu: boolean, accumulate: boolean }} variant `transposed`: W is
+ *   [n, k] (nn.Linear, a tied LM head) rather than [k, n] (GPT-2's Conv1D); `gelu`: the tanh
+ *   form (gelu_new); `accumulate`: add to y (a residual connection) instead of writing it
+ */
+export function linearKernel({ transposed, gelu, accumulate }) {
+  const weightAt = transposed ? 'w[col * p.k + kk]' : 'w[kk * p.n + col]';
+  // Consecutive invocations read consecutive addresses of W in either layout.
+  const weightTile = transposed
+    ? 'let r = index % 16u; let c = index / 16u;'
+    : 'let r = index / 64u; let c = index % 64u;';
+  const activate = gelu
+    ? `let inner = clamp(0.7978845608028654 * (v + 0.044715 * v * v * v), -15.0, 15.0);
+        v = 0.5 * v * (1.0 + tanh(inner));`
+    : '';
+  const store = accumulate ? 'y[at] = y[at] + v;' : 'y[at] = v;';
+  return `${LINEAR_UNIFORMS.wgsl}
+@group(0) @binding(0) var<uniform> p: LinearParams;
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read> w: array<f32>;
+@group(0) @binding(3) var<storage, read> bias: array<f32>;
+@group(0) @binding(4) var<storage, read_write> y: array<f32>;
+
+var<workgroup> tileA: array<f32, ${LINEAR_TILE * DEPTH}>;
+var<workgroup> tileW: array<f32, ${DEPTH * LINEAR_TILE}>;
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
+  let row0 = group.y * ${LINEAR_TILE}u;
+  let col0 = group.x * ${LINEAR_TILE}u;
+  let t = local.y * 16u + local.x;
+  var acc: array<f32, 16>;
+  for (var k0 = 0u; k0 < p.k; k0 = k0 + ${DEPTH}u) {
+    for (var e = 0u; e < 4u; e = e + 1u) {
+      let index = t + e * 256u;
+      let r = index / 16u;
+      let c = index % 16u;
+      let row = row0 + r;
+      let kk = k0 + c;
+      var value = 0.0;
+      if (row < p.m && kk < p.k) { value = a[(p.aRow + row) * p.k + kk]; }
+      tileA[r * 16u + c] = value;
+    }
+    for (var e = 0u; e < 4u; e = e + 1u) {
+      let index = t + e * 256u;
+      ${weightTile}
+      let kk = k0 + r;
+      let col = col0 + c;
+      var value = 0.0;
+      if (col < p.n && kk < p.k) { value = ${weightAt}; }
+      tileW[r * 64u + c] = value;
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < ${DEPTH}u; kk = kk + 1u) {
+      var av: array<f32, 4>;
+      var wv: array<f32, 4>;
+      for (var i = 0u; i < 4u; i = i + 1u) { av[i] = tileA[(local.y + 16u * i) * 16u + kk]; }
+      for (var j = 0u; j < 4u; j = j + 1u) { wv[j] = tileW[kk * 64u + local.x + 16u * j]; }
+      for (var i = 0u; i < 4u; i = i + 1u) {
+        for (var j = 0u; j < 4u; j = j + 1u) { acc[i * 4u + j] = acc[i * 4u + j] + av[i] * wv[j]; }
+      }
+    }
+    workgroupBarrier();
+  }
+  for (var i = 0u; i < 4u; i = i + 1u) {
+    let row = row0 + local.y + 16u * i;
+    for (var j = 0u; j < 4u; j = j + 1u) {
+      let col = col0 + local.x + 16u * j;
+      if (row < p.m && col < p.n) {
+        var v = acc[i * 4u + j] + bias[col];
+        ${activate}
+        let at = row * p.n + col;
+        ${store}
+      }
+    }
+  }
+}
+`;
+}
+
+// One workgroup per (query, head): the scores of the query's row into `probabilities` [heads,
+// N, N], its softmax in place (zeros where the mask hides a key), then the weighted sum of the
+// values. q, k and v are column blocks of one [N, 3 * hidden] matrix (GPT-2's c_attn).
+export const ATTENTION_UNIFORMS = defineUniforms('AttentionParams', [
+  'tokens',
+  'headDim',
+  'hidden',
+  'scale:f32',
+]);
+export const ATTENTION_WORKGROUP = 64;
+
+/** @param {{ causal: boolean }} variant */
+export function attentionKernel({ causal }) {
+  const W = ATTENTION_WORKGROUP;
+  return `${ATTENTION_UNIFORMS.wgsl}
+@group(0) @binding(0) var<uniform> p: AttentionParams;
+@group(0) @binding(1) var<storage, read> qkv: array<f32>;
+@group(0) @binding(2) var<storage, read_write> probabilities: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+
+var<workgroup> partial: array<f32, ${W}>;
+
+fn reduce(t: u32, value: f32, isMax: bool) -> f32 {
+  partial[t] = value;
+  workgroupBarrier();
+  for (var step = ${W / 2}u; step > 0u; step = step / 2u) {
+    if (t < step) {
+      if (isMax) { partial[t] = max(partial[t], partial[t + step]); }
+      else { partial[t] = partial[t] + partial[t + step]; }
+    }
+    workgroupBarrier();
+  }
+  let result = partial[0];
+  workgroupBarrier();
+  return result;
+}
+
+@compute @workgroup_size(${W})
+fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
+  let t = local.x;
+  let i = group.x;
+  let head = group.y;
+  let n = p.tokens;
+  let stride = 3u * p.hidden;
+  let q = i * stride + head * p.headDim;
+  let row = (head * n + i) * n;
+  let visible = ${causal ? 'i + 1u' : 'n'};
+  var best = -3.0e38;
+  for (var j = t; j < visible; j = j + ${W}u) {
+    let k = j * stride + p.hidden + head * p.headDim;
+    var dot = 0.0;
+    for (var d = 0u; d < p.headDim; d = d + 1u) { dot = dot + qkv[q + d] * qkv[k + d]; }
+    let score = dot * p.scale;
+    probabilities[row + j] = score;
+    best = max(best, score);
+  }
+  best = reduce(t, best, true);
+  var sum = 0.0;
+  for (var j = t; j < visible; j = j + ${W}u) {
+    let e = exp(probabilities[row + j] - best);
+    probabilities[row + j] = e;
+    sum = sum + e;
+  }
+  let inverse = 1.0 / reduce(t, sum, false);
+  for (var j = t; j < n; j = j + ${W}u) {
+    var value = 0.0;
+    if (j < visible) { value = probabilities[row + j] * inverse; }
+    probabilities[row + j] = value;
+  }
+  storageBarrier();
+  for (var d = t; d < p.headDim; d = d + ${W}u) {
+    var acc = 0.0;
+    let v = 2u * p.hidden + head * p.headDim + d;
+    for (var j = 0u; j < visible; j = j + 1u) {
+      acc = acc + probabilities[row + j] * qkv[j * stride + v];
+    }
+    out[i * p.hidden + head * p.headDim + d] = acc;
+  }
+}
+`;
+}

@@ -1,0 +1,255 @@
+// A model's forward pass on WebGPU (loadModel(source, { backend: 'webgpu' })) against the wasm
+// forward on the tiny GPT-2 of the model tests, on SwiftShader: every layer's attention within
+// 1e-5, logits within 1e-4, the same top predictions; what it refuses and why; a bad call leaves
+// the model usable; a lost device hands the runs to wasm.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { loadModel } from '../../src/models/index.js';
+import { MODEL_WEBGPU_MIN_FLOPS } from '../../src/models/model-backend.js';
+import { rejectsWith, tinyModel } from '../support/tiny-models.mjs';
+import { gpu, requestDevice } from './support.js';
+
+const ATTENTION_TOLERANCE = 1e-5;
+const LOGIT_TOLERANCE = 1e-4;
+const TEXTS = ['Hello world, this is a test.', 'a', 'The cat sat on the mat and the dog sat.'];
+
+function maxDifference(actual, expected, label) {
+  assert.equal(actual.length, expected.length, `${label}: length`);
+  let worst = 0;
+  for (let i = 0; i < expected.length; i++) {
+    const diff = Math.abs(actual[i] - expected[i]);
+    assert.ok(Number.isFinite(actual[i]), `${label}: ${actual[i]} at ${i}`);
+    worst = Math.max(worst, diff);
+  }
+  return worst;
+}
+
+function assertSameRun(actual, expected, label) {
+  const attention = maxDifference(actual.attention, expected.attention, `${label}: attention`);
+  assert.ok(attention <= ATTENTION_TOLERANCE, `${label}: attention differs by ${attention}`);
+  if (expected.logits) {
+    const logits = maxDifference(actual.logits, expected.logits, `${label}: logits`);
+    assert.ok(logits <= LOGIT_TOLERANCE, `${label}: logits differ by ${logits}`);
+  }
+  assert.deepEqual(
+    actual.predictions.map((p) => p.id),
+    expected.predictions.map((p) => p.id),
+    `${label}: top predictions`,
+  );
+  assert.deepEqual(actual.tokens, expected.tokens);
+  return attention;
+}
+
+let wasm;
+let onGpu;
+let device; // shared by most models here, so the kernels compile once (SwiftShader is slow)
+before(async () => {
+  device = await requestDevice();
+  wasm = await loadModel(tinyModel('gpt2'));
+  onGpu = await loadModel(tinyModel('gpt2'), { backend: 'webgpu', webgpu: { device } });
+});
+after(() => {
+  wasm?.dispose();
+  onGpu?.dispose();
+  device?.destroy();
+});
+
+describe("GPT-2 on backend 'webgpu'", () => {
+  it('says where it runs and why', () => {
+    assert.equal(onGpu.info.backend, 'webgpu');
+    assert.match(onGpu.info.backendReason, /^backend 'webgpu': run\(\) on .*software adapter/);
+    assert.match(wasm.info.backendReason, /^backend 'wasm'/);
+    assert.equal(wasm.info.backend.startsWith('wasm-'), true);
+  });
+
+  it('matches the wasm forward: attention, logits and top-k', async () => {
+    for (const text of TEXTS) {
+      const options = { returnLogits: true, topK: 10 };
+      const [expected, actual] = [await wasm.run(text, options), await onGpu.run(text, options)];
+      assert.equal(actual.backend, 'webgpu');
+      assert.equal(expected.backend, undefined, 'a wasm model adds nothing to its results');
+      const worst = assertSameRun(actual, expected, JSON.stringify(text));
+      console.log(
+        `# ${JSON.stringify(text)}: N=${actual.tokens.length} max |attention diff| ${worst}`,
+      );
+    }
+  });
+
+  it("the last position's logits only, as run() asks by default", async () => {
+    const text = TEXTS[2];
+    const [expected, actual] = [await wasm.run(text), await onGpu.run(text)];
+    assertSameRun(actual, expected, 'last position');
+    for (let i = 0; i < expected.predictions.length; i++) {
+      assert.ok(Math.abs(actual.predictions[i].p - expected.predictions[i].p) < 1e-5);
+    }
+  });
+
+  it('runs what the GPU forward lacks (masks, ablate) on wasm, saying so', async () => {
+    const text = TEXTS[0];
+    for (const options of [
+      { masks: ['causal+local:2', 'causal'] },
+      { ablate: [{ layer: 0, head: 1 }] },
+    ]) {
+      const [expected, actual] = [await wasm.run(text, options), await onGpu.run(text, options)];
+      assert.equal(actual.backend, wasm.info.backend);
+      assert.deepEqual(actual.attention, expected.attention);
+    }
+  });
+
+  it('keeps working after bad calls, and runs calls one at a time', async () => {
+    await rejectsWith(onGpu.run('x'.repeat(10), { topK: 0 }), {
+      name: 'RangeError',
+      code: 'out_of_range',
+      parameter: 'topK',
+    });
+    await rejectsWith(onGpu.run('word '.repeat(40)), {
+      name: 'RangeError',
+      code: 'out_of_range',
+      parameter: 'text',
+    });
+    await rejectsWith(onGpu.run(42), {
+      name: 'TypeError',
+      code: 'invalid_argument',
+      parameter: 'text',
+    });
+    const [expected, ...together] = await Promise.all([
+      wasm.run(TEXTS[0]),
+      onGpu.run(TEXTS[0]),
+      onGpu.run(TEXTS[1]),
+      onGpu.run(TEXTS[0]),
+    ]);
+    assertSameRun(together[0], expected, 'concurrent first');
+    assertSameRun(together[2], expected, 'concurrent third');
+    const truncated = await onGpu.run('word '.repeat(40), { truncate: true });
+    assert.equal(truncated.tokens.length, onGpu.info.maxPositions);
+    assertSameRun(truncated, await wasm.run('word '.repeat(40), { truncate: true }), 'N = max');
+  });
+
+  it('generate() and headScores() still run (on wasm)', async () => {
+    const options = { maxTokens: 3, temperature: 0 };
+    assert.deepEqual(
+      (await onGpu.generate('Hello', options)).ids,
+      (await wasm.generate('Hello', options)).ids,
+    );
+  });
+});
+
+describe('choosing the backend', () => {
+  it("'auto' keeps wasm on a software adapter, and says why", async () => {
+    const model = await loadModel(tinyModel('gpt2'), { backend: 'auto', webgpu: { gpu } });
+    try {
+      assert.equal(model.info.backend, wasm.info.backend);
+      assert.match(model.info.backendReason, /^auto: no WebGPU forward \(.*software.*\): wasm$/);
+      assert.equal((await model.run(TEXTS[0])).backend, wasm.info.backend);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it("'auto' takes the GPU for runs of at least webgpu.minFlops", async () => {
+    const model = await loadModel(tinyModel('gpt2'), {
+      backend: 'auto',
+      webgpu: { device, allowSoftwareAdapter: true, minFlops: 4e5 },
+    });
+    try {
+      assert.equal(model.info.backend, 'webgpu');
+      assert.match(model.info.backendReason, /^auto: run\(\) on .* from 400000 flops/);
+      assert.equal((await model.run('a')).backend, wasm.info.backend);
+      const long = await model.run(TEXTS[2]);
+      assert.equal(long.backend, 'webgpu');
+      assertSameRun(long, await wasm.run(TEXTS[2]), 'auto, long');
+    } finally {
+      model.dispose();
+    }
+    assert.ok(MODEL_WEBGPU_MIN_FLOPS > 4e5);
+  });
+
+  it("'webgpu' refuses an architecture it does not run yet, by name", async () => {
+    for (const name of ['llama-untied', 'bert', 'gpt-neo']) {
+      await rejectsWith(loadModel(tinyModel(name), { backend: 'webgpu', webgpu: { gpu } }), {
+        name: 'RangeError',
+        code: 'out_of_range',
+        parameter: 'backend',
+        message: /'webgpu': the WebGPU forward runs gpt2 so far, not (llama|bert|gpt_neo)/,
+      });
+    }
+    const model = await loadModel(tinyModel('bert'), {
+      backend: 'auto',
+      webgpu: { gpu, allowSoftwareAdapter: true },
+    });
+    assert.match(model.info.backendReason, /^auto: the WebGPU forward runs gpt2 so far/);
+    model.dispose();
+  });
+
+  it("'webgpu' without WebGPU, and bad options, are errors naming the option", async () => {
+    await assert.rejects(loadModel(tinyModel('gpt2'), { backend: 'webgpu' }), (error) => {
+      assert.equal(error.code, 'unavailable');
+      assert.equal(error.parameter, 'backend');
+      assert.match(error.message, /no navigator\.gpu/);
+      return true;
+    });
+    await rejectsWith(loadModel(tinyModel('gpt2'), { backend: 'gpu' }), {
+      name: 'RangeError',
+      code: 'out_of_range',
+      parameter: 'backend',
+    });
+    await rejectsWith(loadModel(tinyModel('gpt2'), { webgpu: { gpu } }), {
+      name: 'TypeError',
+      code: 'invalid_argument',
+      parameter: 'webgpu',
+    });
+    await rejectsWith(loadModel(tinyModel('gpt2'), { backend: 'auto', webgpu: { minFlops: -1 } }), {
+      name: 'RangeError',
+      code: 'out_of_range',
+      parameter: 'webgpu.minFlops',
+    });
+    await rejectsWith(
+      loadModel(tinyModel('gpt2'), { backend: 'webgpu', webgpu: { gpu }, dtype: 'q8' }),
+      { name: 'RangeError', code: 'out_of_range', parameter: 'backend', message: /Q8_0/ },
+    );
+  });
+
+  it('f16 weights in wasm run as f32 on the GPU', async () => {
+    const options = { dtype: 'f16' };
+    const half = await loadModel(tinyModel('gpt2'), options);
+    const model = await loadModel(tinyModel('gpt2'), {
+      ...options,
+      backend: 'webgpu',
+      webgpu: { device },
+    });
+    try {
+      assertSameRun(await model.run(TEXTS[0]), await half.run(TEXTS[0]), 'f16');
+    } finally {
+      half.dispose();
+      model.dispose();
+    }
+  });
+
+  it('a lost device hands the runs to wasm', async () => {
+    const own = await requestDevice();
+    const model = await loadModel(tinyModel('gpt2'), {
+      backend: 'webgpu',
+      webgpu: { device: own },
+    });
+    try {
+      assert.equal((await model.run(TEXTS[0])).backend, 'webgpu');
+      own.destroy();
+      await own.lost;
+      const result = await model.run(TEXTS[0]);
+      assert.equal(result.backend, wasm.info.backend);
+      assertSameRun(result, await wasm.run(TEXTS[0]), 'after the loss');
+      assert.equal(model.info.backend, wasm.info.backend);
+      assert.match(model.info.backendReason, /device was lost.*wasm from then on/);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('dispose() during a GPU run rejects the run as disposed', async () => {
+    const model = await loadModel(tinyModel('gpt2'), { backend: 'webgpu', webgpu: { device } });
+    const running = model.run(TEXTS[2]);
+    model.dispose();
+    await assert.rejects(running, (error) => error.code === 'disposed');
+  });
+});
