@@ -1,5 +1,6 @@
 // A model's forward pass on WebGPU (loadModel(source, { backend: 'webgpu' })) against the wasm
-// forward on the tiny GPT-2 of the model tests, on SwiftShader: every layer's attention within
+// forward on the tiny GPT-2 and llama-family models of the model tests (and the bundled
+// stories260K), on SwiftShader: every layer's attention within
 // 1e-5, logits within 1e-4, the same top predictions; what it refuses and why; a bad call leaves
 // the model usable; a lost device hands the runs to wasm.
 
@@ -135,6 +136,33 @@ describe("GPT-2 on backend 'webgpu'", () => {
   });
 });
 
+describe("the llama family on backend 'webgpu'", () => {
+  // llama-untied: biases everywhere, llama3 rope scaling, an untied head, 2 K/V heads for 4;
+  // qwen2: q/k/v biases only, tied; smollm2: 6 heads on 2 K/V heads, no biases.
+  for (const name of ['llama-untied', 'qwen2', 'smollm2', 'stories260K']) {
+    it(`${name} matches the wasm forward`, async () => {
+      const source = name === 'stories260K' ? name : tinyModel(name);
+      const reference = await loadModel(source);
+      const model = await loadModel(source, { backend: 'webgpu', webgpu: { device } });
+      try {
+        assert.equal(model.info.backend, 'webgpu');
+        const text = name === 'stories260K' ? 'Once upon a time, Lily saw a cat.' : TEXTS[2];
+        const options = { returnLogits: true };
+        const [expected, actual] = [
+          await reference.run(text, options),
+          await model.run(text, options),
+        ];
+        assert.equal(actual.backend, 'webgpu');
+        const worst = assertSameRun(actual, expected, name);
+        console.log(`# ${name}: N=${actual.tokens.length} max |attention diff| ${worst}`);
+      } finally {
+        reference.dispose();
+        model.dispose();
+      }
+    });
+  }
+});
+
 describe('choosing the backend', () => {
   it("'auto' keeps wasm on a software adapter, and says why", async () => {
     const model = await loadModel(tinyModel('gpt2'), { backend: 'auto', webgpu: { gpu } });
@@ -166,19 +194,24 @@ describe('choosing the backend', () => {
   });
 
   it("'webgpu' refuses an architecture it does not run yet, by name", async () => {
-    for (const name of ['llama-untied', 'bert', 'gpt-neo']) {
+    const refusals = {
+      bert: /'webgpu': the WebGPU forward runs gpt2, llama so far, not bert; /,
+      'gpt-neo': /'webgpu': the WebGPU forward runs gpt2, llama so far, not gpt_neo; /,
+      'qwen2-sliding': /'webgpu': the WebGPU forward has no sliding-window layers/,
+    };
+    for (const [name, message] of Object.entries(refusals)) {
       await rejectsWith(loadModel(tinyModel(name), { backend: 'webgpu', webgpu: { gpu } }), {
         name: 'RangeError',
         code: 'out_of_range',
         parameter: 'backend',
-        message: /'webgpu': the WebGPU forward runs gpt2 so far, not (llama|bert|gpt_neo)/,
+        message,
       });
     }
     const model = await loadModel(tinyModel('bert'), {
       backend: 'auto',
       webgpu: { gpu, allowSoftwareAdapter: true },
     });
-    assert.match(model.info.backendReason, /^auto: the WebGPU forward runs gpt2 so far/);
+    assert.match(model.info.backendReason, /^auto: the WebGPU forward runs gpt2, llama so far/);
     model.dispose();
   });
 

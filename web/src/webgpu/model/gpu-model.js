@@ -1,29 +1,26 @@
 // A model's forward pass on a WebGPU device: the weights uploaded once (f32), then one submission
-// per run of WGSL passes (kernels.wgsl.js), and every layer's attention probabilities and the
-// asked rows of logits read back. GPT-2 so far (pre-LN blocks, Conv1D weights [in, out], c_attn
-// packing q | k | v, gelu_new, the LM head tied to wte); gpuModelSupport() says what else is
-// refused and why, so an architecture that is not yet here is refused by name, never run wrong.
+// per run of WGSL passes (kernels.wgsl.js, recorded by layers.js), and every layer's attention
+// probabilities and the asked rows of logits read back. GPT-2 and the llama family so far;
+// gpuModelSupport() says what else is refused and why, so an architecture (or a variant: sliding
+// windows) that is not yet here is refused by name, never run wrong.
 
 import { GpuDeclined } from '../errors.js';
 import { MapMode } from '../flags.js';
 import { GpuBuffers } from '../gpu-buffers.js';
 import { PipelineCache } from '../pipelines.js';
 import {
-  ATTENTION_UNIFORMS,
-  ATTENTION_WORKGROUP,
-  EMBED_UNIFORMS,
-  EMBED_WORKGROUP,
   LINEAR_TILE,
   LINEAR_UNIFORMS,
-  NORM_UNIFORMS,
   attentionKernel,
   embedKernel,
-  layerNormKernel,
   linearKernel,
+  normKernel,
+  rotaryKernel,
 } from './kernels.wgsl.js';
+import { encodeLayers, headDimOf } from './layers.js';
 
 /** The architectures (the core's names) whose forward pass runs on WebGPU. */
-export const GPU_ARCHITECTURES = Object.freeze(['gpt2']);
+export const GPU_ARCHITECTURES = Object.freeze(['gpt2', 'llama']);
 
 /**
  * Why the core config `core` (architectures/*.js coreConfig() plus dtype) cannot run on the GPU
@@ -36,8 +33,17 @@ export function gpuModelSupport(core, dtype) {
       `${core.architecture}`
     );
   }
-  if (core.activation !== 'gelu_tanh') {
-    return `the WebGPU forward has gelu_new (gelu_tanh) only, not ${core.activation}`;
+  const activation = core.architecture === 'gpt2' ? 'gelu_tanh' : 'silu';
+  if (core.activation !== activation) {
+    return (
+      `the WebGPU forward runs ${core.architecture} with ${activation} only, not ` + core.activation
+    );
+  }
+  if (core.localWindows?.length) {
+    return 'the WebGPU forward has no sliding-window layers (use_sliding_window) yet';
+  }
+  if (core.headDim !== undefined && core.headDim % 2 !== 0) {
+    return `the WebGPU forward rotates even head widths only, not ${core.headDim}`;
   }
   if (dtype === 'q8') return "the WebGPU forward has no Q8_0 weights (dtype 'q8')";
   return null;
@@ -145,7 +151,8 @@ export class GpuModel {
   /** Bytes the largest binding of a forward pass of `n` tokens takes (attention's, logits'...). */
   largestBinding(n) {
     const { heads, hidden, intermediate, vocab } = this.#config;
-    return 4 * Math.max(heads * n * n, n * 3 * hidden, n * intermediate, n * vocab);
+    const widest = Math.max(3 * hidden, heads * headDimOf(this.#config), intermediate, vocab);
+    return 4 * Math.max(heads * n * n, n * widest);
   }
 
   /**
@@ -177,114 +184,61 @@ export class GpuModel {
           `this device allows (${this.#gpu.maxBufferBytes})`,
       );
     }
-    const { layers, heads, hidden, intermediate, vocab, layerNormEps } = this.#config;
-    const headDim = hidden / heads;
+    const config = this.#config;
+    const { layers, heads, hidden, vocab } = config;
     const rows = logitRows === 'all' ? n : 1;
     const b = this.#buffers;
     const device = this.#device;
     const pipelines = await this.#compile();
-    const idsBuffer = b.upload('ids', Uint32Array.from(ids));
-    const x = b.storage('x', 4 * n * hidden);
-    const normed = b.storage('normed', 4 * n * hidden);
-    const qkv = b.storage('qkv', 4 * n * 3 * hidden);
-    const attended = b.storage('attended', 4 * n * hidden);
-    const mlp = b.storage('mlp', 4 * n * intermediate);
-    const probabilities = b.storage('probabilities', 4 * heads * n * n);
-    const logits = b.storage('logits', 4 * rows * vocab);
     const layerBytes = 4 * heads * n * n;
     const readbacks = Array.from({ length: layers }, (_, l) =>
       b.readback(`attention:${l}`, layerBytes),
     );
+    const logits = b.storage('logits', 4 * rows * vocab);
     const logitsReadback = b.readback('logits', 4 * rows * vocab);
-    const w = (name) => this.#weights.get(name);
-    const uniform = (role, spec, values) => b.uniform(role, spec.pack(values));
-    const norm = uniform('norm', NORM_UNIFORMS, { columns: hidden, eps: layerNormEps });
-    const linear = (role, m, out, k, aRow = 0) =>
-      uniform(`linear:${role}`, LINEAR_UNIFORMS, { m, n: out, k, aRow });
-    const qkvParams = linear('qkv', n, 3 * hidden, hidden);
-    const projParams = linear('proj', n, hidden, hidden);
-    const upParams = linear('up', n, intermediate, hidden);
-    const downParams = linear('down', n, hidden, intermediate);
-    const headParams = linear('head', rows, vocab, hidden, logitRows === 'all' ? 0 : n - 1);
-    const tiles = (m, out) => [Math.ceil(out / LINEAR_TILE), Math.ceil(m / LINEAR_TILE)];
-
     const encoder = device.createCommandEncoder({ label: 'attnlens model forward' });
-    let pass = encoder.beginComputePass();
-    const dispatch = (pipeline, resources, groups) => {
-      pass.setPipeline(pipeline);
-      pass.setBindGroup(
-        0,
-        device.createBindGroup({
-          layout: pipeline.getBindGroupLayout(0),
-          entries: resources.map((buffer, binding) => ({ binding, resource: { buffer } })),
-        }),
-      );
-      pass.dispatchWorkgroups(...groups);
+    const pass = { current: encoder.beginComputePass() };
+    const run = {
+      n,
+      pipelines,
+      buffers: b,
+      weight: (name) => this.#weights.get(name),
+      zeros: this.#zeros(),
+      scales: this.#scales,
+      uniform: (role, spec, values) => b.uniform(role, spec.pack(values)),
+      tiles: (m, out) => [Math.ceil(out / LINEAR_TILE), Math.ceil(m / LINEAR_TILE)],
+      dispatch: (pipeline, resources, groups) => {
+        pass.current.setPipeline(pipeline);
+        pass.current.setBindGroup(
+          0,
+          device.createBindGroup({
+            layout: pipeline.getBindGroupLayout(0),
+            entries: resources.map((buffer, binding) => ({ binding, resource: { buffer } })),
+          }),
+        );
+        pass.current.dispatchWorkgroups(...groups);
+      },
+      // Between passes: the layer's probabilities to its readback buffer.
+      readAttention: (probabilities, l) => {
+        pass.current.end();
+        encoder.copyBufferToBuffer(probabilities, 0, readbacks[l], 0, layerBytes);
+        pass.current = encoder.beginComputePass();
+      },
     };
-    const embed = uniform('embed', EMBED_UNIFORMS, { tokens: n, hidden, past: 0 });
-    dispatch(
-      pipelines.embed,
-      [embed, idsBuffer, w('token_embedding'), w('position_embedding'), x],
-      [Math.ceil((n * hidden) / EMBED_WORKGROUP)],
-    );
-    for (let l = 0; l < layers; l++) {
-      const at = (name) => w(`layers.${l}.${name}`);
-      const attentionParams = uniform(`attention:${l}`, ATTENTION_UNIFORMS, {
-        tokens: n,
-        headDim,
-        hidden,
-        scale: this.#scales[l],
-      });
-      dispatch(
-        pipelines.layerNorm,
-        [norm, x, at('attention_norm.weight'), at('attention_norm.bias'), normed],
-        [n],
-      );
-      dispatch(
-        pipelines.linear,
-        [qkvParams, normed, at('attention.qkv.weight'), at('attention.qkv.bias'), qkv],
-        tiles(n, 3 * hidden),
-      );
-      dispatch(pipelines.attention, [attentionParams, qkv, probabilities, attended], [n, heads]);
-      pass.end();
-      encoder.copyBufferToBuffer(probabilities, 0, readbacks[l], 0, layerBytes);
-      pass = encoder.beginComputePass();
-      dispatch(
-        pipelines.residual,
-        [projParams, attended, at('attention.output.weight'), at('attention.output.bias'), x],
-        tiles(n, hidden),
-      );
-      dispatch(
-        pipelines.layerNorm,
-        [norm, x, at('mlp_norm.weight'), at('mlp_norm.bias'), normed],
-        [n],
-      );
-      dispatch(
-        pipelines.gelu,
-        [upParams, normed, at('mlp.input.weight'), at('mlp.input.bias'), mlp],
-        tiles(n, intermediate),
-      );
-      dispatch(
-        pipelines.residual,
-        [downParams, mlp, at('mlp.output.weight'), at('mlp.output.bias'), x],
-        tiles(n, hidden),
-      );
-    }
-    let final = x;
-    if (this.#config.finalNorm !== false) {
-      dispatch(
-        pipelines.layerNorm,
-        [norm, x, w('final_norm.weight'), w('final_norm.bias'), normed],
-        [n],
-      );
-      final = normed;
-    }
-    dispatch(
+    const final = encodeLayers(config, ids, run);
+    const headParams = run.uniform('linear:head', LINEAR_UNIFORMS, {
+      m: rows,
+      n: vocab,
+      k: hidden,
+      aRow: logitRows === 'all' ? 0 : n - 1,
+    });
+    const head = config.tieWordEmbeddings === false ? 'lm_head' : 'token_embedding';
+    run.dispatch(
       pipelines.head,
-      [headParams, final, w('token_embedding'), this.#zeros(vocab), logits],
-      tiles(rows, vocab),
+      [headParams, final, run.weight(head), run.zeros, logits],
+      run.tiles(rows, vocab),
     );
-    pass.end();
+    pass.current.end();
     encoder.copyBufferToBuffer(logits, 0, logitsReadback, 0, 4 * rows * vocab);
     device.queue.submit([encoder.finish()]);
 
@@ -306,10 +260,11 @@ export class GpuModel {
     return { attention, logits: logitValues, logSumExp: logSumExps(logitValues, rows, vocab) };
   }
 
-  // A bias of zeros for the tied LM head, which has none.
-  #zeros(count) {
-    const role = `zeros:${count}`;
-    const buffer = this.#buffers.storage(role, 4 * count);
+  // Zeros as long as the longest bias, for the linear layers that have none.
+  #zeros() {
+    const { vocab, hidden, intermediate, heads } = this.#config;
+    const count = Math.max(vocab, 3 * hidden, intermediate, heads * headDimOf(this.#config));
+    const buffer = this.#buffers.storage('zeros', 4 * count);
     if (!this.#zeroed) {
       this.#device.queue.writeBuffer(buffer, 0, new Float32Array(count));
       this.#zeroed = true;
@@ -321,15 +276,32 @@ export class GpuModel {
     if (!this.#compiled) {
       const get = (key, source) => this.#pipelines.get(key, source);
       const plain = { transposed: false, gelu: false, accumulate: false };
-      const entries = {
-        embed: get('model-embed', embedKernel),
-        layerNorm: get('model-layer-norm', layerNormKernel),
-        attention: get('model-attention-causal', () => attentionKernel({ causal: true })),
-        linear: get('model-linear', () => linearKernel(plain)),
-        gelu: get('model-linear-gelu', () => linearKernel({ ...plain, gelu: true })),
-        residual: get('model-linear-residual', () => linearKernel({ ...plain, accumulate: true })),
-        head: get('model-linear-transposed', () => linearKernel({ ...plain, transposed: true })),
-      };
+      const linear = (variant) =>
+        get(
+          `model-linear-${Object.keys(variant)
+            .filter((k) => variant[k])
+            .join('-')}`,
+          () => linearKernel({ ...plain, ...variant }),
+        );
+      const entries =
+        this.#config.architecture === 'gpt2'
+          ? {
+              embed: get('model-embed-positions', () => embedKernel({ positions: true })),
+              norm: get('model-layer-norm', () => normKernel({ rms: false })),
+              linear: linear({}),
+              gelu: linear({ gelu: true }),
+              residual: linear({ accumulate: true }),
+            }
+          : {
+              embed: get('model-embed', () => embedKernel({ positions: false })),
+              norm: get('model-rms-norm', () => normKernel({ rms: true })),
+              linear: linear({ transposed: true }),
+              gated: linear({ transposed: true, gated: true }),
+              residual: linear({ transposed: true, accumulate: true }),
+              rotary: get('model-rotary', rotaryKernel),
+            };
+      entries.attention = get('model-attention-causal', () => attentionKernel({ causal: true }));
+      entries.head = linear({ transposed: true });
       this.#compiled = Promise.all(Object.values(entries)).then((list) =>
         Object.fromEntries(Object.keys(entries).map((key, i) => [key, list[i]])),
       );

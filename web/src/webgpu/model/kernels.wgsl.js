@@ -8,14 +8,18 @@ import { defineUniforms } from '../uniforms.js';
 export const EMBED_UNIFORMS = defineUniforms('EmbedParams', ['tokens', 'hidden', 'past']);
 export const EMBED_WORKGROUP = 256;
 
-/** x[i, c] = wte[ids[i], c] + wpe[past + i, c]. */
-export function embedKernel() {
+/**
+ * x[i, c] = wte[ids[i], c] + wpe[past + i, c]; without `positions` (rotary models) wte's row only.
+ * @param {{ positions: boolean }} variant
+ */
+export function embedKernel({ positions }) {
+  const position = positions ? ' + wpe[(p.past + i) * p.hidden + c]' : '';
   return `${EMBED_UNIFORMS.wgsl}
 @group(0) @binding(0) var<uniform> p: EmbedParams;
 @group(0) @binding(1) var<storage, read> ids: array<u32>;
 @group(0) @binding(2) var<storage, read> wte: array<f32>;
-@group(0) @binding(3) var<storage, read> wpe: array<f32>;
-@group(0) @binding(4) var<storage, read_write> x: array<f32>;
+@group(0) @binding(3) var<storage, read_write> x: array<f32>;
+${positions ? '@group(0) @binding(4) var<storage, read> wpe: array<f32>;' : ''}
 
 @compute @workgroup_size(${EMBED_WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -23,7 +27,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   if (index >= p.tokens * p.hidden) { return; }
   let i = index / p.hidden;
   let c = index % p.hidden;
-  x[index] = wte[ids[i] * p.hidden + c] + wpe[(p.past + i) * p.hidden + c];
+  x[index] = wte[ids[i] * p.hidden + c]${position};
 }
 `;
 }
@@ -31,14 +35,30 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 export const NORM_UNIFORMS = defineUniforms('NormParams', ['columns', 'eps:f32']);
 export const NORM_WORKGROUP = 256;
 
-/** One row per workgroup: y = (x - mean) / sqrt(var + eps) * weight + bias, two passes. */
-export function layerNormKernel() {
+/**
+ * One row per workgroup. LayerNorm: y = (x - mean) / sqrt(var + eps) * weight + bias, two
+ * passes; RMSNorm (`rms`): y = x / sqrt(mean(x^2) + eps) * weight.
+ * @param {{ rms: boolean }} variant
+ */
+export function normKernel({ rms }) {
+  const body = rms
+    ? `let inverse = inverseSqrt(rowSum(t, squares(t, base, 0.0)) / f32(p.columns) + p.eps);
+  for (var c = t; c < p.columns; c = c + ${NORM_WORKGROUP}u) {
+    y[base + c] = x[base + c] * inverse * weight[c];
+  }`
+    : `var sum = 0.0;
+  for (var c = t; c < p.columns; c = c + ${NORM_WORKGROUP}u) { sum = sum + x[base + c]; }
+  let mean = rowSum(t, sum) / f32(p.columns);
+  let inverse = inverseSqrt(rowSum(t, squares(t, base, mean)) / f32(p.columns) + p.eps);
+  for (var c = t; c < p.columns; c = c + ${NORM_WORKGROUP}u) {
+    y[base + c] = (x[base + c] - mean) * inverse * weight[c] + bias[c];
+  }`;
   return `${NORM_UNIFORMS.wgsl}
 @group(0) @binding(0) var<uniform> p: NormParams;
 @group(0) @binding(1) var<storage, read> x: array<f32>;
 @group(0) @binding(2) var<storage, read> weight: array<f32>;
-@group(0) @binding(3) var<storage, read> bias: array<f32>;
-@group(0) @binding(4) var<storage, read_write> y: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+${rms ? '' : '@group(0) @binding(4) var<storage, read> bias: array<f32>;'}
 
 var<workgroup> partial: array<f32, ${NORM_WORKGROUP}>;
 
@@ -54,22 +74,21 @@ fn rowSum(t: u32, value: f32) -> f32 {
   return total;
 }
 
+// This invocation's share of the row's sum of (x - center)^2.
+fn squares(t: u32, base: u32, center: f32) -> f32 {
+  var total = 0.0;
+  for (var c = t; c < p.columns; c = c + ${NORM_WORKGROUP}u) {
+    let d = x[base + c] - center;
+    total = total + d * d;
+  }
+  return total;
+}
+
 @compute @workgroup_size(${NORM_WORKGROUP})
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
   let t = local.x;
   let base = group.x * p.columns;
-  var sum = 0.0;
-  for (var c = t; c < p.columns; c = c + ${NORM_WORKGROUP}u) { sum = sum + x[base + c]; }
-  let mean = rowSum(t, sum) / f32(p.columns);
-  var squares = 0.0;
-  for (var c = t; c < p.columns; c = c + ${NORM_WORKGROUP}u) {
-    let d = x[base + c] - mean;
-    squares = squares + d * d;
-  }
-  let inverse = inverseSqrt(rowSum(t, squares) / f32(p.columns) + p.eps);
-  for (var c = t; c < p.columns; c = c + ${NORM_WORKGROUP}u) {
-    y[base + c] = (x[base + c] - mean) * inverse * weight[c] + bias[c];
-  }
+  ${body}
 }
 `;
 }
@@ -81,11 +100,12 @@ export const LINEAR_TILE = 64;
 const DEPTH = 16;
 
 /**
- * @param {{ transposed: boolean, gelu: boolean, accumulate: boolean }} variant `transposed`: W is
- *   [n, k] (nn.Linear, a tied LM head) rather than [k, n] (GPT-2's Conv1D); `gelu`: the tanh
- *   form (gelu_new); `accumulate`: add to y (a residual connection) instead of writing it
+ * @param {{ transposed: boolean, gelu: boolean, accumulate: boolean, gated: boolean }} variant
+ *   `transposed`: W is [n, k] (nn.Linear, an LM head) rather than [k, n] (GPT-2's Conv1D);
+ *   `gelu`: the tanh form (gelu_new); `accumulate`: add to y (a residual connection) instead of
+ *   writing it; `gated`: multiply by silu(gate[row, col]) (the llama MLP's up projection)
  */
-export function linearKernel({ transposed, gelu, accumulate }) {
+export function linearKernel({ transposed, gelu, accumulate, gated = false }) {
   const weightAt = transposed ? 'w[col * p.k + kk]' : 'w[kk * p.n + col]';
   // Consecutive invocations read consecutive addresses of W in either layout.
   const weightTile = transposed
@@ -95,6 +115,7 @@ export function linearKernel({ transposed, gelu, accumulate }) {
     ? `let inner = clamp(0.7978845608028654 * (v + 0.044715 * v * v * v), -15.0, 15.0);
         v = 0.5 * v * (1.0 + tanh(inner));`
     : '';
+  const gate = gated ? 'let g = gate[at];\n        v = v * (g / (1.0 + exp(min(-g, 80.0))));' : '';
   const store = accumulate ? 'y[at] = y[at] + v;' : 'y[at] = v;';
   return `${LINEAR_UNIFORMS.wgsl}
 @group(0) @binding(0) var<uniform> p: LinearParams;
@@ -102,6 +123,7 @@ export function linearKernel({ transposed, gelu, accumulate }) {
 @group(0) @binding(2) var<storage, read> w: array<f32>;
 @group(0) @binding(3) var<storage, read> bias: array<f32>;
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;
+${gated ? '@group(0) @binding(5) var<storage, read> gate: array<f32>;' : ''}
 
 var<workgroup> tileA: array<f32, ${LINEAR_TILE * DEPTH}>;
 var<workgroup> tileW: array<f32, ${DEPTH * LINEAR_TILE}>;
@@ -152,6 +174,7 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
         var v = acc[i * 4u + j] + bias[col];
         ${activate}
         let at = row * p.n + col;
+        ${gate}
         ${store}
       }
     }
@@ -162,11 +185,18 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
 
 // One workgroup per (query, head): the scores of the query's row into `probabilities` [heads,
 // N, N], its softmax in place (zeros where the mask hides a key), then the weighted sum of the
-// values. q, k and v are column blocks of one [N, 3 * hidden] matrix (GPT-2's c_attn).
+// values. q, k and v are read through strides and offsets (GPT-2's c_attn packs them in one
+// [N, 3 * hidden] matrix, bound three times); query head h reads K/V head h / group (grouped
+// query attention).
 export const ATTENTION_UNIFORMS = defineUniforms('AttentionParams', [
   'tokens',
   'headDim',
-  'hidden',
+  'qStride',
+  'kvStride',
+  'kOffset',
+  'vOffset',
+  'group',
+  'outStride',
   'scale:f32',
 ]);
 export const ATTENTION_WORKGROUP = 64;
@@ -176,9 +206,11 @@ export function attentionKernel({ causal }) {
   const W = ATTENTION_WORKGROUP;
   return `${ATTENTION_UNIFORMS.wgsl}
 @group(0) @binding(0) var<uniform> p: AttentionParams;
-@group(0) @binding(1) var<storage, read> qkv: array<f32>;
-@group(0) @binding(2) var<storage, read_write> probabilities: array<f32>;
-@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<storage, read> qs: array<f32>;
+@group(0) @binding(2) var<storage, read> ks: array<f32>;
+@group(0) @binding(3) var<storage, read> vs: array<f32>;
+@group(0) @binding(4) var<storage, read_write> probabilities: array<f32>;
+@group(0) @binding(5) var<storage, read_write> out: array<f32>;
 
 var<workgroup> partial: array<f32, ${W}>;
 
@@ -203,15 +235,15 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
   let i = group.x;
   let head = group.y;
   let n = p.tokens;
-  let stride = 3u * p.hidden;
-  let q = i * stride + head * p.headDim;
+  let q = i * p.qStride + head * p.headDim;
+  let kvColumn = (head / p.group) * p.headDim;
   let row = (head * n + i) * n;
   let visible = ${causal ? 'i + 1u' : 'n'};
   var best = -3.0e38;
   for (var j = t; j < visible; j = j + ${W}u) {
-    let k = j * stride + p.hidden + head * p.headDim;
+    let k = j * p.kvStride + p.kOffset + kvColumn;
     var dot = 0.0;
-    for (var d = 0u; d < p.headDim; d = d + 1u) { dot = dot + qkv[q + d] * qkv[k + d]; }
+    for (var d = 0u; d < p.headDim; d = d + 1u) { dot = dot + qs[q + d] * ks[k + d]; }
     let score = dot * p.scale;
     probabilities[row + j] = score;
     best = max(best, score);
@@ -232,12 +264,50 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) l
   storageBarrier();
   for (var d = t; d < p.headDim; d = d + ${W}u) {
     var acc = 0.0;
-    let v = 2u * p.hidden + head * p.headDim + d;
+    let v = p.vOffset + kvColumn + d;
     for (var j = 0u; j < visible; j = j + 1u) {
-      acc = acc + probabilities[row + j] * qkv[j * stride + v];
+      acc = acc + probabilities[row + j] * vs[j * p.kvStride + v];
     }
-    out[i * p.hidden + head * p.headDim + d] = acc;
+    out[i * p.outStride + head * p.headDim + d] = acc;
   }
+}
+`;
+}
+
+export const ROTARY_UNIFORMS = defineUniforms('RotaryParams', [
+  'tokens',
+  'heads',
+  'headDim',
+  'stride',
+]);
+export const ROTARY_WORKGROUP = 256;
+
+/**
+ * Rotary position embedding in place, rotate_half form (first half of each head against its
+ * second half), with the cos and sin tables [N, headDim / 2] the core computes.
+ */
+export function rotaryKernel() {
+  return `${ROTARY_UNIFORMS.wgsl}
+@group(0) @binding(0) var<uniform> p: RotaryParams;
+@group(0) @binding(1) var<storage, read> cosines: array<f32>;
+@group(0) @binding(2) var<storage, read> sines: array<f32>;
+@group(0) @binding(3) var<storage, read_write> x: array<f32>;
+
+@compute @workgroup_size(${ROTARY_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let half = p.headDim / 2u;
+  let index = gid.x;
+  if (index >= p.tokens * p.heads * half) { return; }
+  let i = index % half;
+  let head = (index / half) % p.heads;
+  let r = index / (half * p.heads);
+  let at = r * p.stride + head * p.headDim + i;
+  let a = x[at];
+  let b = x[at + half];
+  let c = cosines[r * half + i];
+  let s = sines[r * half + i];
+  x[at] = a * c - b * s;
+  x[at + half] = b * c + a * s;
 }
 `;
 }
