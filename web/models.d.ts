@@ -262,9 +262,9 @@ export interface LoadModelOptions extends ModelFilesOptions {
    */
   attention?: Attention;
   /**
-   * Where run() computes the forward pass: 'wasm' (default), 'webgpu' (GPT-2 so far; rejects
-   * with code 'unavailable' without WebGPU and 'out_of_range' for another architecture, both
-   * naming 'backend') or 'auto' (WebGPU for runs of at least webgpu.minFlops on a hardware
+   * Where run() computes the forward pass: 'wasm' (default), 'webgpu' (GPT-2 and the llama family
+   * so far; rejects with code 'unavailable' without WebGPU and 'out_of_range' for another
+   * architecture, both naming 'backend') or 'auto' (WebGPU for runs of at least webgpu.minFlops on a hardware
    * adapter, else wasm). The weights stay in wasm memory too; info.backendReason says why.
    */
   backend?: ModelBackend;

@@ -243,6 +243,39 @@ describe('choosing the backend', () => {
     );
   });
 
+  it("runs larger than the bindings go to wasm; weights larger refuse 'webgpu'", async () => {
+    // The tiny GPT-2's largest weight, wte, is 377 x 24 floats: 36,192 bytes. The logits of 26
+    // tokens (26 x 377 floats) no longer fit one binding of that size; those of 22 do.
+    const model = await loadModel(tinyModel('gpt2'), {
+      backend: 'webgpu',
+      webgpu: { device, maxBufferBytes: 36192 },
+    });
+    try {
+      const short = await model.run(TEXTS[0]);
+      assert.equal(short.tokens.length, 22);
+      assert.equal(short.backend, 'webgpu');
+      const long = await model.run(TEXTS[2]);
+      assert.equal(long.tokens.length, 26);
+      assert.equal(long.backend, wasm.info.backend);
+      assertSameRun(long, await wasm.run(TEXTS[2]), 'declined run');
+      assert.equal(model.info.backend, 'webgpu', 'one declined run keeps the GPU forward');
+    } finally {
+      model.dispose();
+    }
+    await rejectsWith(
+      loadModel(tinyModel('gpt2'), {
+        backend: 'webgpu',
+        webgpu: { device, maxBufferBytes: 36188 },
+      }),
+      {
+        name: 'RangeError',
+        code: 'out_of_range',
+        parameter: 'backend',
+        message: /token_embedding takes 36192 bytes, more than one WebGPU binding holds here/,
+      },
+    );
+  });
+
   it('f16 weights in wasm run as f32 on the GPU', async () => {
     const options = { dtype: 'f16' };
     const half = await loadModel(tinyModel('gpt2'), options);

@@ -4,6 +4,7 @@
 // gpuModelSupport() says what else is refused and why, so an architecture (or a variant: sliding
 // windows) that is not yet here is refused by name, never run wrong.
 
+import { attnlensError } from '../../errors.js';
 import { GpuDeclined } from '../errors.js';
 import { MapMode } from '../flags.js';
 import { GpuBuffers } from '../gpu-buffers.js';
@@ -184,18 +185,60 @@ export class GpuModel {
           `this device allows (${this.#gpu.maxBufferBytes})`,
       );
     }
-    const config = this.#config;
-    const { layers, heads, hidden, vocab } = config;
+    const { layers, heads, vocab } = this.#config;
     const rows = logitRows === 'all' ? n : 1;
     const b = this.#buffers;
     const device = this.#device;
     const pipelines = await this.#compile();
+    // The result first: a text whose attention JavaScript cannot hold fails before any GPU work.
+    const attention = allocateAttention(layers * heads * n * n);
+    // A buffer the device cannot allocate, or a pass it refuses, declines the run (wasm runs it)
+    // rather than reading back whatever the buffers held.
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
     const layerBytes = 4 * heads * n * n;
-    const readbacks = Array.from({ length: layers }, (_, l) =>
-      b.readback(`attention:${l}`, layerBytes),
-    );
+    let readbacks;
+    let logitsReadback;
+    let scopes;
+    try {
+      readbacks = Array.from({ length: layers }, (_, l) =>
+        b.readback(`attention:${l}`, layerBytes),
+      );
+      logitsReadback = b.readback('logits', 4 * rows * vocab);
+      this.#encode(ids, logitRows, { pipelines, readbacks, logitsReadback, layerBytes });
+    } finally {
+      scopes = [device.popErrorScope(), device.popErrorScope()];
+    }
+    const [invalid, outOfMemory] = await Promise.all(scopes);
+    const failure = outOfMemory ?? invalid;
+    if (failure) throw new GpuDeclined(`the GPU forward failed: ${failure.message}`);
+    const layerFloats = heads * n * n;
+    const read = async (buffer, bytes, into, offset) => {
+      await buffer.mapAsync(MapMode.READ, 0, bytes);
+      into.set(new Float32Array(buffer.getMappedRange(0, bytes)), offset);
+      buffer.unmap();
+    };
+    const logitValues = new Float32Array(rows * vocab);
+    await Promise.all([
+      ...readbacks.map((buffer, l) => read(buffer, layerBytes, attention, l * layerFloats)),
+      read(logitsReadback, 4 * rows * vocab, logitValues, 0),
+    ]);
+    if (this.#disposed) throw new Error('the WebGPU model was disposed');
+    requireFinite(logitValues, 'logits');
+    requireFinite(attention, 'attention');
+    return { attention, logits: logitValues, logSumExp: logSumExps(logitValues, rows, vocab) };
+  }
+
+  // Records and submits one forward pass: the layers (layers.js), the LM head over the asked
+  // rows, and the copies of every layer's probabilities and the logits to their readbacks.
+  #encode(ids, logitRows, { pipelines, readbacks, logitsReadback, layerBytes }) {
+    const config = this.#config;
+    const { hidden, vocab } = config;
+    const n = ids.length;
+    const rows = logitRows === 'all' ? n : 1;
+    const b = this.#buffers;
+    const device = this.#device;
     const logits = b.storage('logits', 4 * rows * vocab);
-    const logitsReadback = b.readback('logits', 4 * rows * vocab);
     const encoder = device.createCommandEncoder({ label: 'attnlens model forward' });
     const pass = { current: encoder.beginComputePass() };
     const run = {
@@ -241,23 +284,6 @@ export class GpuModel {
     pass.current.end();
     encoder.copyBufferToBuffer(logits, 0, logitsReadback, 0, 4 * rows * vocab);
     device.queue.submit([encoder.finish()]);
-
-    const attention = new Float32Array(layers * heads * n * n);
-    const layerFloats = heads * n * n;
-    const read = async (buffer, bytes, into, offset) => {
-      await buffer.mapAsync(MapMode.READ, 0, bytes);
-      into.set(new Float32Array(buffer.getMappedRange(0, bytes)), offset);
-      buffer.unmap();
-    };
-    const logitValues = new Float32Array(rows * vocab);
-    await Promise.all([
-      ...readbacks.map((buffer, l) => read(buffer, layerBytes, attention, l * layerFloats)),
-      read(logitsReadback, 4 * rows * vocab, logitValues, 0),
-    ]);
-    if (this.#disposed) throw new Error('the WebGPU model was disposed');
-    requireFinite(logitValues, 'logits');
-    requireFinite(attention, 'attention');
-    return { attention, logits: logitValues, logSumExp: logSumExps(logitValues, rows, vocab) };
   }
 
   // Zeros as long as the longest bias, for the linear layers that have none.
@@ -310,6 +336,20 @@ export class GpuModel {
       });
     }
     return this.#compiled;
+  }
+}
+
+function allocateAttention(length) {
+  try {
+    return new Float32Array(length);
+  } catch (cause) {
+    throw attnlensError(
+      'out_of_memory',
+      'attention',
+      `[layers, heads, N, N] takes ${4 * length} bytes, more than this JavaScript engine ` +
+        'allocates at once: run a shorter text',
+      { cause },
+    );
   }
 }
 
