@@ -151,7 +151,7 @@ async function gpuForward(place, core, dtype) {
     layers: core.layers,
     backend,
     minFlops,
-    reason: gpuReason(backend, place.gpu.adapter, minFlops),
+    reason: gpuReason(backend, place.gpu.adapter, minFlops, webgpu.storage),
   };
 }
 

@@ -81,13 +81,15 @@ export function declineModel(backend, reason) {
   return `auto: ${reason}: wasm`;
 }
 
-/** The reason a model with a GPU forward gives for it. */
-export function gpuReason(backend, adapter, minFlops) {
+/** The reason a model with a GPU forward gives for it (`storage`: webgpu.storage as asked). */
+export function gpuReason(backend, adapter, minFlops, storage) {
   const name = adapter.description || adapter.architecture || adapter.vendor || 'a GPU';
   const software = adapter.software ? ' (a software adapter)' : '';
+  // The model forward stores its weights as f32 whatever webgpu.storage asks: said, not hidden.
+  const f32 = storage === 'f16' ? ", f32 weights (storage 'f16' is not used by models yet)" : '';
   return backend === 'webgpu'
-    ? `backend 'webgpu': run() on ${name}${software}; ${WASM_PARTS}`
-    : `auto: run() on ${name}${software} from ${minFlops} flops, smaller runs on wasm; ` +
+    ? `backend 'webgpu': run() on ${name}${software}${f32}; ${WASM_PARTS}`
+    : `auto: run() on ${name}${software}${f32} from ${minFlops} flops, smaller runs on wasm; ` +
         WASM_PARTS;
 }
 

@@ -282,9 +282,13 @@ describe('choosing the backend', () => {
     const model = await loadModel(tinyModel('gpt2'), {
       ...options,
       backend: 'webgpu',
-      webgpu: { device },
+      webgpu: { device, storage: 'f16' },
     });
     try {
+      assert.match(
+        model.info.backendReason,
+        /f32 weights \(storage 'f16' is not used by models yet\)/,
+      );
       assertSameRun(await model.run(TEXTS[0]), await half.run(TEXTS[0]), 'f16');
     } finally {
       half.dispose();
