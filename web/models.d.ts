@@ -262,8 +262,8 @@ export interface LoadModelOptions extends ModelFilesOptions {
    */
   attention?: Attention;
   /**
-   * Where run() computes the forward pass: 'wasm' (default), 'webgpu' (GPT-2 and the llama family
-   * so far; rejects with code 'unavailable' without WebGPU and 'out_of_range' for another
+   * Where run() computes the forward pass: 'wasm' (default), 'webgpu' (GPT-2, the llama family
+   * and ViT so far; rejects with code 'unavailable' without WebGPU and 'out_of_range' for another
    * architecture, both naming 'backend') or 'auto' (WebGPU for runs of at least webgpu.minFlops on a hardware
    * adapter, else wasm). The weights stay in wasm memory too; info.backendReason says why.
    */
@@ -728,6 +728,8 @@ export interface ImageRun {
    * the last after the final layernorm (the library's last_hidden_state).
    */
   hiddenStates?: Float32Array;
+  /** Models loaded with backend 'webgpu' or 'auto': the forward that ran this call. */
+  backend?: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
 }
 
 export interface VisionModelInfo {
@@ -752,7 +754,10 @@ export interface VisionModelInfo {
   readonly dtype: WeightDtype;
   readonly causal: false;
   readonly predicts: boolean;
-  readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar';
+  /** 'webgpu' while run() has a GPU forward (loadModel's backend 'webgpu' or 'auto'). */
+  readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
+  /** Why the forward runs where it does. */
+  readonly backendReason: string;
   /** The preprocessor_config.json's processor class. */
   readonly processor: string;
   /** What returnPooled gives: ViTModel's pooler, DINOv2's class token, or null (none). */

@@ -83,14 +83,17 @@ async function build(files, engine, dtype, place) {
   if (architecture.vision) {
     const plan = imageProcessor(files.preprocessor, architecture.processor);
     const pooler = readPooler(tensors, core.hidden); // before createCore lets the tensors go
-    if (place.gpu) {
-      // 'webgpu' throws here; 'auto' runs the picture on wasm, as every vision model does so far.
-      declineModel(place.backend, `the WebGPU forward does not run ${core.architecture} yet`);
-      if (place.gpu.owned) place.gpu.device.destroy();
+    const gpu = await gpuForward(place, core, dtype);
+    let model;
+    try {
+      model = createCore(engine, architecture, core, dtype, keyFor, tensors, gpu);
+    } catch (error) {
+      gpu.model?.dispose();
+      throw error;
     }
-    const model = createCore(engine, architecture, core, dtype, keyFor, tensors);
     return new VisionModel({
       core: model,
+      gpu,
       engine,
       config: core,
       modelType: config.model_type,
@@ -151,7 +154,11 @@ async function gpuForward(place, core, dtype) {
     layers: core.layers,
     backend,
     minFlops,
-    reason: gpuReason(backend, place.gpu.adapter, minFlops, webgpu.storage),
+    reason: gpuReason(backend, place.gpu.adapter, {
+      minFlops,
+      storage: webgpu.storage,
+      vision: core.architecture === 'vit',
+    }),
   };
 }
 

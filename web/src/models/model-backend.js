@@ -81,21 +81,28 @@ export function declineModel(backend, reason) {
   return `auto: ${reason}: wasm`;
 }
 
-/** The reason a model with a GPU forward gives for it (`storage`: webgpu.storage as asked). */
-export function gpuReason(backend, adapter, minFlops, storage) {
+/**
+ * The reason a model with a GPU forward gives for it (`storage`: webgpu.storage as asked;
+ * `vision`: a VisionModel's, whose wasm-only parts differ).
+ */
+export function gpuReason(backend, adapter, { minFlops, storage, vision }) {
   const name = adapter.description || adapter.architecture || adapter.vendor || 'a GPU';
   const software = adapter.software ? ' (a software adapter)' : '';
   // The model forward stores its weights as f32 whatever webgpu.storage asks: said, not hidden.
   const f32 = storage === 'f16' ? ", f32 weights (storage 'f16' is not used by models yet)" : '';
+  const onWasm = vision ? VISION_WASM_PARTS : WASM_PARTS;
   return backend === 'webgpu'
-    ? `backend 'webgpu': run() on ${name}${software}${f32}; ${WASM_PARTS}`
+    ? `backend 'webgpu': run() on ${name}${software}${f32}; ${onWasm}`
     : `auto: run() on ${name}${software}${f32} from ${minFlops} flops, smaller runs on wasm; ` +
-        WASM_PARTS;
+        onWasm;
 }
 
 const WASM_PARTS =
   'run() with masks, ablate, lens or projections, generate(), headScores() and headEffects() ' +
   'on wasm';
+const VISION_WASM_PARTS =
+  'run() with masks, returnPooled or returnHiddenStates, or of a picture whose patch grid is ' +
+  'not the trained one, on wasm';
 
 /** Floating-point operations of one forward pass of `n` tokens. */
 export function forwardFlops({ parameters, layers, hidden }, n) {

@@ -1,10 +1,15 @@
 // A model's forward pass on WebGPU (loadModel(source, { backend: 'webgpu' })) against the wasm
-// forward on the tiny GPT-2 and llama-family models of the model tests (and the bundled
+// forward on the tiny GPT-2, llama-family and ViT models of the model tests (and the bundled
 // stories260K), on SwiftShader: every layer's attention within
 // 1e-5, logits within 1e-4, the same top predictions; what it refuses and why; a bad call leaves
 // the model usable; a lost device hands the runs to wasm.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { loadModel } from '../../src/models/index.js';
 import { MODEL_WEBGPU_MIN_FLOPS } from '../../src/models/model-backend.js';
@@ -163,6 +168,69 @@ describe("the llama family on backend 'webgpu'", () => {
   }
 });
 
+describe("vision transformers on backend 'webgpu'", () => {
+  const vision = mkdtempSync(join(tmpdir(), 'attnlens-gpu-vision-'));
+  const width = 60;
+  const height = 45;
+  const data = new Uint8ClampedArray(width * height * 4);
+  before(() => {
+    const repo = fileURLToPath(new URL('../../../', import.meta.url));
+    execFileSync('/usr/bin/python3', [join(repo, 'tests/models/make_tiny_vit.py'), vision]);
+    let state = 7;
+    for (let i = 0; i < data.length; i++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      data[i] = state >>> 24;
+    }
+  });
+
+  // vit: ViTForImageClassification (a classifier over 5 labels); dino-vit: ViTModel (none).
+  for (const name of ['vit', 'dino-vit']) {
+    it(`${name} matches the wasm forward`, async () => {
+      const reference = await loadModel(join(vision, name));
+      const model = await loadModel(join(vision, name), { backend: 'webgpu', webgpu: { device } });
+      try {
+        assert.equal(model.info.backend, 'webgpu');
+        assert.match(model.info.backendReason, /returnPooled or returnHiddenStates/);
+        const options = model.info.predicts ? { returnLogits: true } : {};
+        const image = { data, width, height };
+        const [expected, actual] = [
+          await reference.run(image, options),
+          await model.run(image, options),
+        ];
+        assert.equal(actual.backend, 'webgpu');
+        const worst = maxDifference(actual.attention, expected.attention, `${name}: attention`);
+        assert.ok(worst <= ATTENTION_TOLERANCE, `${name}: attention differs by ${worst}`);
+        if (expected.logits) {
+          const logits = maxDifference(actual.logits, expected.logits, `${name}: logits`);
+          assert.ok(logits <= LOGIT_TOLERANCE, `${name}: logits differ by ${logits}`);
+        }
+        assert.deepEqual(
+          actual.labels?.map((l) => l.index),
+          expected.labels?.map((l) => l.index),
+        );
+        console.log(`# ${name}: N=${actual.tokens} max |attention diff| ${worst}`);
+        // Hidden states come from the wasm forward, which says so.
+        const states = await model.run(image, { returnHiddenStates: true });
+        assert.equal(states.backend, wasm.info.backend);
+      } finally {
+        reference.dispose();
+        model.dispose();
+      }
+    });
+  }
+
+  it('DINOv2 (layer scale, registers) is refused by name', async () => {
+    for (const name of ['dinov2', 'dinov2-registers']) {
+      await rejectsWith(loadModel(join(vision, name), { backend: 'webgpu', webgpu: { device } }), {
+        name: 'RangeError',
+        code: 'out_of_range',
+        parameter: 'backend',
+        message: /the WebGPU forward has no DINOv2 \(layer scale, registers\) yet/,
+      });
+    }
+  });
+});
+
 describe('choosing the backend', () => {
   it("'auto' keeps wasm on a software adapter, and says why", async () => {
     const model = await loadModel(tinyModel('gpt2'), { backend: 'auto', webgpu: { gpu } });
@@ -195,8 +263,8 @@ describe('choosing the backend', () => {
 
   it("'webgpu' refuses an architecture it does not run yet, by name", async () => {
     const refusals = {
-      bert: /'webgpu': the WebGPU forward runs gpt2, llama so far, not bert; /,
-      'gpt-neo': /'webgpu': the WebGPU forward runs gpt2, llama so far, not gpt_neo; /,
+      bert: /'webgpu': the WebGPU forward runs gpt2, llama, vit so far, not bert; /,
+      'gpt-neo': /'webgpu': the WebGPU forward runs gpt2, llama, vit so far, not gpt_neo; /,
       'qwen2-sliding': /'webgpu': the WebGPU forward has no sliding-window layers/,
     };
     for (const [name, message] of Object.entries(refusals)) {
@@ -211,7 +279,10 @@ describe('choosing the backend', () => {
       backend: 'auto',
       webgpu: { gpu, allowSoftwareAdapter: true },
     });
-    assert.match(model.info.backendReason, /^auto: the WebGPU forward runs gpt2, llama so far/);
+    assert.match(
+      model.info.backendReason,
+      /^auto: the WebGPU forward runs gpt2, llama, vit so far/,
+    );
     model.dispose();
   });
 

@@ -17,11 +17,12 @@ import {
   linearKernel,
   normKernel,
   rotaryKernel,
+  visionEmbedKernel,
 } from './kernels.wgsl.js';
 import { encodeLayers, headDimOf } from './layers.js';
 
 /** The architectures (the core's names) whose forward pass runs on WebGPU. */
-export const GPU_ARCHITECTURES = Object.freeze(['gpt2', 'llama']);
+export const GPU_ARCHITECTURES = Object.freeze(['gpt2', 'llama', 'vit']);
 
 /**
  * Why the core config `core` (architectures/*.js coreConfig() plus dtype) cannot run on the GPU
@@ -34,7 +35,10 @@ export function gpuModelSupport(core, dtype) {
       `${core.architecture}`
     );
   }
-  const activation = core.architecture === 'gpt2' ? 'gelu_tanh' : 'silu';
+  const activation = { gpt2: 'gelu_tanh', llama: 'silu', vit: 'gelu_erf' }[core.architecture];
+  if (core.layerScale || core.registers > 0) {
+    return 'the WebGPU forward has no DINOv2 (layer scale, registers) yet';
+  }
   if (core.activation !== activation) {
     return (
       `the WebGPU forward runs ${core.architecture} with ${activation} only, not ` + core.activation
@@ -161,7 +165,20 @@ export class GpuModel {
    * `logitRows`: 'last' (the last position's) or 'all'. Runs after earlier calls finish.
    */
   forward(ids, logitRows) {
-    const run = this.#queue.then(() => this.#forward(ids, logitRows));
+    return this.#serially(ids, ids.length, logitRows);
+  }
+
+  /**
+   * A vision transformer's pass over `patches` (Float32Array [patches, C * P * P], unfolded in
+   * the patch weight's order): N = patches + 1 (the class token), logits (the classifier's, over
+   * the class token) when `logits`.
+   */
+  forwardImage(patches, n, logits) {
+    return this.#serially(patches, n, logits ? 'first' : 'none');
+  }
+
+  #serially(input, n, logitRows) {
+    const run = this.#queue.then(() => this.#forward(input, n, logitRows));
     this.#queue = run.catch(() => {});
     return run;
   }
@@ -175,10 +192,9 @@ export class GpuModel {
     if (this.#gpu.owned) this.#device.destroy();
   }
 
-  async #forward(ids, logitRows) {
+  async #forward(input, n, logitRows) {
     if (this.#disposed) throw new Error('the WebGPU model was disposed');
     if (this.#lost) throw new GpuDeclined(`the WebGPU device was lost (${this.#lost})`);
-    const n = ids.length;
     if (this.largestBinding(n) > this.#gpu.maxBufferBytes) {
       throw new GpuDeclined(
         `${n} tokens need ${this.largestBinding(n)} bytes in one WebGPU binding, more than ` +
@@ -186,7 +202,7 @@ export class GpuModel {
       );
     }
     const { layers, heads, vocab } = this.#config;
-    const rows = logitRows === 'all' ? n : 1;
+    const rows = logitRows === 'all' ? n : logitRows === 'none' ? 0 : 1;
     const b = this.#buffers;
     const device = this.#device;
     const pipelines = await this.#compile();
@@ -204,8 +220,8 @@ export class GpuModel {
       readbacks = Array.from({ length: layers }, (_, l) =>
         b.readback(`attention:${l}`, layerBytes),
       );
-      logitsReadback = b.readback('logits', 4 * rows * vocab);
-      this.#encode(ids, logitRows, { pipelines, readbacks, logitsReadback, layerBytes });
+      logitsReadback = b.readback('logits', 4 * Math.max(1, rows) * vocab);
+      this.#encode(input, n, logitRows, { pipelines, readbacks, logitsReadback, layerBytes });
     } finally {
       scopes = [device.popErrorScope(), device.popErrorScope()];
     }
@@ -221,24 +237,24 @@ export class GpuModel {
     const logitValues = new Float32Array(rows * vocab);
     await Promise.all([
       ...readbacks.map((buffer, l) => read(buffer, layerBytes, attention, l * layerFloats)),
-      read(logitsReadback, 4 * rows * vocab, logitValues, 0),
+      ...(rows > 0 ? [read(logitsReadback, 4 * rows * vocab, logitValues, 0)] : []),
     ]);
     if (this.#disposed) throw new Error('the WebGPU model was disposed');
     requireFinite(logitValues, 'logits');
     requireFinite(attention, 'attention');
+    if (rows === 0) return { attention };
     return { attention, logits: logitValues, logSumExp: logSumExps(logitValues, rows, vocab) };
   }
 
   // Records and submits one forward pass: the layers (layers.js), the LM head over the asked
   // rows, and the copies of every layer's probabilities and the logits to their readbacks.
-  #encode(ids, logitRows, { pipelines, readbacks, logitsReadback, layerBytes }) {
+  #encode(input, n, logitRows, { pipelines, readbacks, logitsReadback, layerBytes }) {
     const config = this.#config;
     const { hidden, vocab } = config;
-    const n = ids.length;
-    const rows = logitRows === 'all' ? n : 1;
+    const rows = logitRows === 'all' ? n : logitRows === 'none' ? 0 : 1;
     const b = this.#buffers;
     const device = this.#device;
-    const logits = b.storage('logits', 4 * rows * vocab);
+    const logits = b.storage('logits', 4 * Math.max(1, rows) * vocab);
     const encoder = device.createCommandEncoder({ label: 'attnlens model forward' });
     const pass = { current: encoder.beginComputePass() };
     const run = {
@@ -268,21 +284,27 @@ export class GpuModel {
         pass.current = encoder.beginComputePass();
       },
     };
-    const final = encodeLayers(config, ids, run);
-    const headParams = run.uniform('linear:head', LINEAR_UNIFORMS, {
-      m: rows,
-      n: vocab,
-      k: hidden,
-      aRow: logitRows === 'all' ? 0 : n - 1,
-    });
-    const head = config.tieWordEmbeddings === false ? 'lm_head' : 'token_embedding';
-    run.dispatch(
-      pipelines.head,
-      [headParams, final, run.weight(head), run.zeros, logits],
-      run.tiles(rows, vocab),
-    );
+    const final = encodeLayers(config, input, run);
+    if (rows > 0) {
+      const headParams = run.uniform('linear:head', LINEAR_UNIFORMS, {
+        m: rows,
+        n: vocab,
+        k: hidden,
+        aRow: logitRows === 'last' ? n - 1 : 0,
+      });
+      // The LM head (tied to the embeddings, or its own) has no bias; ViT's classifier has one.
+      const [head, bias] =
+        config.architecture === 'vit'
+          ? [run.weight('classifier.weight'), run.weight('classifier.bias')]
+          : [run.weight(config.tieWordEmbeddings === false ? 'lm_head' : 'token_embedding'), null];
+      run.dispatch(
+        pipelines.head,
+        [headParams, final, head, bias ?? run.zeros, logits],
+        run.tiles(rows, vocab),
+      );
+    }
     pass.current.end();
-    encoder.copyBufferToBuffer(logits, 0, logitsReadback, 0, 4 * rows * vocab);
+    if (rows > 0) encoder.copyBufferToBuffer(logits, 0, logitsReadback, 0, 4 * rows * vocab);
     device.queue.submit([encoder.finish()]);
   }
 
@@ -309,24 +331,36 @@ export class GpuModel {
             .join('-')}`,
           () => linearKernel({ ...plain, ...variant }),
         );
+      const architecture = this.#config.architecture;
       const entries =
-        this.#config.architecture === 'gpt2'
+        architecture === 'vit'
           ? {
-              embed: get('model-embed-positions', () => embedKernel({ positions: true })),
+              embed: get('model-embed-vision', visionEmbedKernel),
               norm: get('model-layer-norm', () => normKernel({ rms: false })),
-              linear: linear({}),
-              gelu: linear({ gelu: true }),
-              residual: linear({ accumulate: true }),
-            }
-          : {
-              embed: get('model-embed', () => embedKernel({ positions: false })),
-              norm: get('model-rms-norm', () => normKernel({ rms: true })),
               linear: linear({ transposed: true }),
-              gated: linear({ transposed: true, gated: true }),
+              gelu: linear({ transposed: true, gelu: 'erf' }),
               residual: linear({ transposed: true, accumulate: true }),
-              rotary: get('model-rotary', rotaryKernel),
-            };
-      entries.attention = get('model-attention-causal', () => attentionKernel({ causal: true }));
+            }
+          : architecture === 'gpt2'
+            ? {
+                embed: get('model-embed-positions', () => embedKernel({ positions: true })),
+                norm: get('model-layer-norm', () => normKernel({ rms: false })),
+                linear: linear({}),
+                gelu: linear({ gelu: true }),
+                residual: linear({ accumulate: true }),
+              }
+            : {
+                embed: get('model-embed', () => embedKernel({ positions: false })),
+                norm: get('model-rms-norm', () => normKernel({ rms: true })),
+                linear: linear({ transposed: true }),
+                gated: linear({ transposed: true, gated: true }),
+                residual: linear({ transposed: true, accumulate: true }),
+                rotary: get('model-rotary', rotaryKernel),
+              };
+      const causal = architecture !== 'vit';
+      entries.attention = get(`model-attention-${causal ? 'causal' : 'full'}`, () =>
+        attentionKernel({ causal }),
+      );
       entries.head = linear({ transposed: true });
       this.#compiled = Promise.all(Object.values(entries)).then((list) =>
         Object.fromEntries(Object.keys(entries).map((key, i) => [key, list[i]])),

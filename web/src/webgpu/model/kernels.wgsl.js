@@ -32,6 +32,31 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 `;
 }
 
+/**
+ * A vision transformer's input: x[0] = cls + pos[0], x[1 + p] = patches[p] + pos[1 + p] (the
+ * patches already through the patch embedding's linear layer).
+ */
+export function visionEmbedKernel() {
+  return `${EMBED_UNIFORMS.wgsl}
+@group(0) @binding(0) var<uniform> p: EmbedParams;
+@group(0) @binding(1) var<storage, read> patches: array<f32>;
+@group(0) @binding(2) var<storage, read> cls: array<f32>;
+@group(0) @binding(3) var<storage, read_write> x: array<f32>;
+@group(0) @binding(4) var<storage, read> positions: array<f32>;
+
+@compute @workgroup_size(${EMBED_WORKGROUP})
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let index = gid.x;
+  if (index >= p.tokens * p.hidden) { return; }
+  let r = index / p.hidden;
+  let c = index % p.hidden;
+  var value = cls[c];
+  if (r > 0u) { value = patches[(r - 1u) * p.hidden + c]; }
+  x[index] = value + positions[index];
+}
+`;
+}
+
 export const NORM_UNIFORMS = defineUniforms('NormParams', ['columns', 'eps:f32']);
 export const NORM_WORKGROUP = 256;
 
@@ -100,10 +125,11 @@ export const LINEAR_TILE = 64;
 const DEPTH = 16;
 
 /**
- * @param {{ transposed: boolean, gelu: boolean, accumulate: boolean, gated: boolean }} variant
- *   `transposed`: W is [n, k] (nn.Linear, an LM head) rather than [k, n] (GPT-2's Conv1D);
- *   `gelu`: the tanh form (gelu_new); `accumulate`: add to y (a residual connection) instead of
- *   writing it; `gated`: multiply by silu(gate[row, col]) (the llama MLP's up projection)
+ * @param {{ transposed: boolean, gelu: boolean | 'erf', accumulate: boolean, gated: boolean }}
+ *   variant `transposed`: W is [n, k] (nn.Linear, an LM head) rather than [k, n] (GPT-2's
+ *   Conv1D); `gelu`: true (the tanh form, gelu_new) or 'erf' (the exact form); `accumulate`: add
+ *   to y (a residual connection) instead of writing it; `gated`: multiply by silu(gate[row,
+ *   col]) (the llama MLP's up projection)
  */
 export function linearKernel({ transposed, gelu, accumulate, gated = false }) {
   const weightAt = transposed ? 'w[col * p.k + kk]' : 'w[kk * p.n + col]';
@@ -111,10 +137,20 @@ export function linearKernel({ transposed, gelu, accumulate, gated = false }) {
   const weightTile = transposed
     ? 'let r = index % 16u; let c = index / 16u;'
     : 'let r = index / 64u; let c = index % 64u;';
-  const activate = gelu
-    ? `let inner = clamp(0.7978845608028654 * (v + 0.044715 * v * v * v), -15.0, 15.0);
+  // gelu 'tanh' (gelu_new) or 'erf' (the exact form; erf by Abramowitz and Stegun 7.1.26, within
+  // 1.5e-7, as WGSL has no erf).
+  const activate =
+    gelu === 'erf'
+      ? `let z = abs(v) * 0.7071067811865476;
+        let s = 1.0 / (1.0 + 0.3275911 * z);
+        let poly = s * (0.254829592 + s * (-0.284496736 + s * (1.421413741 +
+          s * (-1.453152027 + s * 1.061405429))));
+        let e = sign(v) * (1.0 - poly * exp(-z * z));
+        v = 0.5 * v * (1.0 + e);`
+      : gelu
+        ? `let inner = clamp(0.7978845608028654 * (v + 0.044715 * v * v * v), -15.0, 15.0);
         v = 0.5 * v * (1.0 + tanh(inner));`
-    : '';
+        : '';
   const gate = gated ? 'let g = gate[at];\n        v = v * (g / (1.0 + exp(min(-g, 80.0))));' : '';
   const store = accumulate ? 'y[at] = y[at] + v;' : 'y[at] = v;';
   return `${LINEAR_UNIFORMS.wgsl}

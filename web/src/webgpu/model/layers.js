@@ -16,11 +16,14 @@ import { inverseFrequencies, rotaryTables } from './rotary-tables.js';
 /** A core config's head width (the llama family may set its own). */
 export const headDimOf = (config) => config.headDim ?? config.hidden / config.heads;
 
-/** Records the embeddings, every layer and the final norm; returns the final hidden states. */
-export function encodeLayers(config, ids, run) {
-  return config.architecture === 'gpt2'
-    ? gpt2Layers(config, ids, run)
-    : llamaLayers(config, ids, run);
+/**
+ * Records the embeddings, every layer and the final norm; returns the final hidden states.
+ * `input`: token ids, or for a vision transformer the unfolded patches [patches, C * P * P].
+ */
+export function encodeLayers(config, input, run) {
+  if (config.architecture === 'gpt2') return gpt2Layers(config, input, run);
+  if (config.architecture === 'vit') return vitLayers(config, input, run);
+  return llamaLayers(config, input, run);
 }
 
 function embed(config, ids, run, x, positions) {
@@ -182,5 +185,90 @@ function llamaLayers(config, ids, run) {
     linear(pipelines.residual, downParams, mlp, 'mlp.output', x, hidden);
   }
   run.dispatch(pipelines.norm, [norm, x, weight('final_norm.weight'), normed], [n]);
+  return normed;
+}
+
+// ViT (and DeiT, DINO): patches through the patch embedding, the class token, position
+// embeddings; pre-LN blocks of q/k/v as nn.Linear, attention over every token, the exact GELU.
+function vitLayers(config, patches, run) {
+  const { n, buffers: b, pipelines, weight } = run;
+  const { layers, heads, hidden, intermediate, layerNormEps, channels, patchSize } = config;
+  const headDim = headDimOf(config);
+  const depth = channels * patchSize * patchSize;
+  const x = b.storage('x', 4 * n * hidden);
+  const normed = b.storage('normed', 4 * n * hidden);
+  const q = b.storage('q', 4 * n * hidden);
+  const k = b.storage('k', 4 * n * hidden);
+  const v = b.storage('v', 4 * n * hidden);
+  const attended = b.storage('attended', 4 * n * hidden);
+  const mlp = b.storage('mlp', 4 * n * intermediate);
+  const probabilities = b.storage('probabilities', 4 * heads * n * n);
+  const embedded = b.storage('patches-embedded', 4 * (n - 1) * hidden);
+  run.dispatch(
+    pipelines.linear,
+    [
+      linearParams(run, 'patches', n - 1, hidden, depth),
+      b.upload('patches', patches),
+      weight('patch_embedding.weight'),
+      weight('patch_embedding.bias'),
+      embedded,
+    ],
+    run.tiles(n - 1, hidden),
+  );
+  run.dispatch(
+    pipelines.embed,
+    [
+      run.uniform('embed', EMBED_UNIFORMS, { tokens: n, hidden, past: 0 }),
+      embedded,
+      weight('class_token'),
+      x,
+      weight('position_embedding'),
+    ],
+    [Math.ceil((n * hidden) / EMBED_WORKGROUP)],
+  );
+  const norm = run.uniform('norm', NORM_UNIFORMS, { columns: hidden, eps: layerNormEps });
+  const square = linearParams(run, 'square', n, hidden, hidden);
+  const upParams = linearParams(run, 'up', n, intermediate, hidden);
+  const downParams = linearParams(run, 'down', n, hidden, intermediate);
+  for (let l = 0; l < layers; l++) {
+    const at = (name) => weight(`layers.${l}.${name}`);
+    const linear = (pipeline, params, input, name, output, width) =>
+      run.dispatch(
+        pipeline,
+        [params, input, at(`${name}.weight`), at(`${name}.bias`), output],
+        run.tiles(n, width),
+      );
+    const layerNorm = (name) => [norm, x, at(`${name}.weight`), normed, at(`${name}.bias`)];
+    const attentionParams = run.uniform(`attention:${l}`, ATTENTION_UNIFORMS, {
+      tokens: n,
+      headDim,
+      qStride: hidden,
+      kvStride: hidden,
+      kOffset: 0,
+      vOffset: 0,
+      group: 1,
+      outStride: hidden,
+      scale: run.scales[l],
+    });
+    run.dispatch(pipelines.norm, layerNorm('attention_norm'), [n]);
+    linear(pipelines.linear, square, normed, 'attention.query', q, hidden);
+    linear(pipelines.linear, square, normed, 'attention.key', k, hidden);
+    linear(pipelines.linear, square, normed, 'attention.value', v, hidden);
+    run.dispatch(
+      pipelines.attention,
+      [attentionParams, q, k, v, probabilities, attended],
+      [n, heads],
+    );
+    run.readAttention(probabilities, l);
+    linear(pipelines.residual, square, attended, 'attention.output', x, hidden);
+    run.dispatch(pipelines.norm, layerNorm('mlp_norm'), [n]);
+    linear(pipelines.gelu, upParams, normed, 'mlp.input', mlp, intermediate);
+    linear(pipelines.residual, downParams, mlp, 'mlp.output', x, hidden);
+  }
+  run.dispatch(
+    pipelines.norm,
+    [norm, x, weight('final_norm.weight'), normed, weight('final_norm.bias')],
+    [n],
+  );
   return normed;
 }
