@@ -6,9 +6,11 @@
 // logits to JavaScript (tokenizing, the GPU's upload, dispatches and readback included).
 //
 //   node bench/models/webgpu-forward.mjs [--model DIR] [--sizes 1024] [--repeats 3]
-//                                        [--backend wasm-simd]
+//                                        [--backend wasm-simd] [--vision DIR]
 //
-// DIR defaults to bench/models/build/gpt2-small/ (build_models.py). Node uses the `webgpu`
+// DIR defaults to bench/models/build/gpt2-small/ (build_models.py). --vision adds a vision
+// transformer's run(picture) (a 640 x 480 frame) on both, e.g. build/vit-base/
+// (build_vision_models.py). Node uses the `webgpu`
 // package (web/node_modules); without a GPU run it through web/scripts/swiftshader.mjs with a
 // small model and size (a software adapter's numbers only show that the passes run).
 import { loadavg } from 'node:os';
@@ -17,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { createAttention } from '../../web/src/index.js';
 import { loadModel } from '../../web/src/models/index.js';
 import { maxDifference, median, textOfTokens } from './forward-core.js';
+import { cameraFrame } from './vision-core.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +30,7 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '1024' },
     repeats: { type: 'string', default: '3' },
     backend: { type: 'string', default: 'wasm' },
+    vision: { type: 'string' },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -79,7 +83,39 @@ for (const n of sizes) {
       `${top(actual) === top(expected) ? 'yes' : 'NO'} (ran on ${actual.backend})`,
   );
 }
-console.log(`load ${loadavg()[0].toFixed(2)}`);
 wasm.dispose();
 onGpu.dispose();
+
+if (values.vision) {
+  const frame = cameraFrame();
+  const wasmVision = await loadModel(values.vision, { attention });
+  const gpuVision = await loadModel(values.vision, { backend: 'webgpu', webgpu: { gpu } });
+  const timeImage = async (model) => {
+    const start = performance.now();
+    const result = await model.run(frame);
+    return { ms: performance.now() - start, result };
+  };
+  await timeImage(gpuVision);
+  const [wasmTimes, gpuTimes] = [[], []];
+  let last;
+  for (let r = 0; r < repeats; r++) {
+    const a = await timeImage(wasmVision);
+    const b = await timeImage(gpuVision);
+    wasmTimes.push(a.ms);
+    gpuTimes.push(b.ms);
+    last = [a.result, b.result];
+  }
+  const [expected, actual] = last;
+  const [w, g] = [median(wasmTimes), median(gpuTimes)];
+  const label = (run) => run.labels?.[0]?.index ?? '-';
+  console.log(
+    `vision (${wasmVision.info.layers} layers, ${expected.tokens} tokens) | ${w.toFixed(0)} ms | ` +
+      `${g.toFixed(0)} ms | ${(w / g).toFixed(2)}x | ` +
+      `${maxDifference(actual.attention, expected.attention).toExponential(2)} | top label ` +
+      `${label(actual) === label(expected) ? 'same' : 'DIFFERS'} (ran on ${actual.backend})`,
+  );
+  wasmVision.dispose();
+  gpuVision.dispose();
+}
+console.log(`load ${loadavg()[0].toFixed(2)}`);
 attention.dispose();
