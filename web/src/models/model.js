@@ -191,6 +191,7 @@ export class Model {
         ablations: opts.ablate,
         lensTopK: opts.lens,
       });
+    this.#wasm('run'); // the instance the weights live in must be live, whichever forward runs
     const gpuOut = this.#gpuTakes(opts, n) ? await this.#gpuForward(ids, opts) : null;
     this.#live('run');
     const out = gpuOut ?? wasmForward();

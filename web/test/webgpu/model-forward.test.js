@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { createAttention } from '../../src/index.js';
 import { loadModel } from '../../src/models/index.js';
 import { MODEL_WEBGPU_MIN_FLOPS } from '../../src/models/model-backend.js';
 import { rejectsWith, tinyModel } from '../support/tiny-models.mjs';
@@ -385,6 +386,19 @@ describe('choosing the backend', () => {
     } finally {
       model.dispose();
     }
+  });
+
+  it('a model whose engine instance was disposed refuses GPU runs too', async () => {
+    const engine = await createAttention({ backend: 'wasm', models: true });
+    const model = await loadModel(tinyModel('gpt2'), {
+      attention: engine,
+      backend: 'webgpu',
+      webgpu: { device },
+    });
+    assert.equal((await model.run(TEXTS[1])).backend, 'webgpu');
+    engine.dispose();
+    await assert.rejects(model.run(TEXTS[1]), (error) => error.code === 'disposed');
+    model.dispose();
   });
 
   it('dispose() during a GPU run rejects the run as disposed', async () => {
