@@ -50,7 +50,9 @@ export function gpuModelSupport(core, dtype) {
   if (core.headDim !== undefined && core.headDim % 2 !== 0) {
     return `the WebGPU forward rotates even head widths only, not ${core.headDim}`;
   }
-  if (dtype === 'q8') return "the WebGPU forward has no Q8_0 weights (dtype 'q8')";
+  if (dtype !== 'f32' && dtype !== 'f16') {
+    return `the WebGPU forward has f32 and f16 weights only, not dtype '${dtype}'`;
+  }
   return null;
 }
 
@@ -134,6 +136,9 @@ export class GpuModel {
    * halves), in the checkpoint's layout. Throws GpuDeclined when it is larger than one binding.
    */
   upload(name, view) {
+    if (!(view instanceof Float32Array || view instanceof Uint16Array)) {
+      throw new Error(`${name}: the WebGPU forward uploads f32 or f16 weights only`);
+    }
     const floats = view instanceof Uint16Array ? halvesToFloats(view) : view;
     if (floats.byteLength > this.#gpu.maxBufferBytes) {
       throw new GpuDeclined(
