@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'size_overflow' // RangeError
   | 'out_of_memory' // RangeError
   | 'disposed' // Error: a call into a disposed instance or buffer set, or pending at dispose()
-  | 'busy'; // Error: attnlens/train's trainer asked to start while a run is in progress
+  | 'busy' // Error: attnlens/train's trainer asked to start while a run is in progress
+  | 'unavailable'; // Error: loadModel's backend 'webgpu' where this host has no WebGPU
 
 /**
  * The properties attnlens adds to the TypeError / RangeError it throws. The message starts with

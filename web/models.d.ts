@@ -1,7 +1,7 @@
 // Type declarations of the attnlens/models entry (hand-written; checked by test/types with
 // `tsc --noEmit --strict`). The contract they describe is docs/JS_API.md ("attnlens/models").
 
-import type { Attention, ErrorCode } from './index.js';
+import type { Attention, ErrorCode, WebGpuOptions } from './index.js';
 import type { HeadScore } from './train.js';
 
 // ---- files ----------------------------------------------------------------------------------
@@ -246,6 +246,11 @@ export declare const BUNDLED_MODELS: readonly string[];
 /** Where llama2.c's tokenizer.bin (Llama 2's 32,000 tokens, for stories15M/42M/110M) is. */
 export declare const LLAMA2C_TOKENIZER_URL: string;
 export declare const MODEL_OPTIONS: readonly string[];
+/** Where a model's forward pass runs (loadModel's `backend`). */
+export type ModelBackend = 'wasm' | 'webgpu' | 'auto';
+export declare const MODEL_BACKENDS: readonly ModelBackend[];
+/** 'auto' runs a forward pass on WebGPU from this many flops (2 x parameters x N + attention). */
+export declare const MODEL_WEBGPU_MIN_FLOPS: number;
 export declare const RUN_OPTIONS: readonly string[];
 /** The options Model.generate() accepts. */
 export declare const GENERATE_OPTIONS: readonly string[];
@@ -274,6 +279,15 @@ export interface LoadModelOptions extends ModelFilesOptions {
    * own (createAttention({ backend: 'wasm', models: true })) and closes it at dispose().
    */
   attention?: Attention;
+  /**
+   * Where run() computes the forward pass: 'wasm' (default), 'webgpu' (GPT-2, the llama family
+   * and ViT so far; rejects with code 'unavailable' without WebGPU and 'out_of_range' for another
+   * architecture, both naming 'backend') or 'auto' (WebGPU for runs of at least webgpu.minFlops on a hardware
+   * adapter, else wasm). The weights stay in wasm memory too; info.backendReason says why.
+   */
+  backend?: ModelBackend;
+  /** With backend 'webgpu' or 'auto': createAttention's options (minFlops: the forward's flops). */
+  webgpu?: WebGpuOptions;
 }
 
 export interface ModelInfo {
@@ -300,7 +314,10 @@ export interface ModelInfo {
   readonly causal: boolean;
   /** False for a BERT checkpoint without its masked-LM head (BertModel): no predictions. */
   readonly predicts: boolean;
-  readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar';
+  /** 'webgpu' while run() has a GPU forward (loadModel's backend 'webgpu' or 'auto'). */
+  readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
+  /** Why the forward runs where it does ("backend 'wasm' (loadModel's default)", ...). */
+  readonly backendReason: string;
   /** Each layer's own mask in the mask notation ('causal', 'causal+local:255', 'global'). */
   readonly layerMasks: readonly string[];
 }
@@ -510,6 +527,8 @@ export interface ModelRun {
   ablated?: Required<HeadAblation>[];
   /** With `lens`. */
   lens?: LogitLens;
+  /** Models loaded with backend 'webgpu' or 'auto': the forward that ran this call. */
+  backend?: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
 }
 
 export interface GenerateOptions {
@@ -735,6 +754,8 @@ export interface ImageRun {
    * the last after the final layernorm (the library's last_hidden_state).
    */
   hiddenStates?: Float32Array;
+  /** Models loaded with backend 'webgpu' or 'auto': the forward that ran this call. */
+  backend?: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
 }
 
 export interface VisionModelInfo {
@@ -760,7 +781,10 @@ export interface VisionModelInfo {
   readonly weightTypes: WeightTypes;
   readonly causal: false;
   readonly predicts: boolean;
-  readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar';
+  /** 'webgpu' while run() has a GPU forward (loadModel's backend 'webgpu' or 'auto'). */
+  readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
+  /** Why the forward runs where it does. */
+  readonly backendReason: string;
   /** The preprocessor_config.json's processor class. */
   readonly processor: string;
   /** What returnPooled gives: ViTModel's pooler, DINOv2's class token, or null (none). */

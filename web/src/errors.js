@@ -2,8 +2,9 @@
 // expect) carrying `code` and `parameter`, whether the JS checks or the C++ core found the problem.
 //
 // Codes are the core's ErrorKind names (include/attnlens/errors.h) plus 'out_of_memory',
-// 'disposed' (an instance or buffer set used after dispose(), a plain Error) and 'busy' (a
-// trainer asked to start while a run is in progress, a plain Error).
+// 'disposed' (an instance or buffer set used after dispose(), a plain Error), 'busy' (a
+// trainer asked to start while a run is in progress, a plain Error) and 'unavailable' (what was
+// asked for needs something this host lacks: loadModel's backend 'webgpu' without WebGPU).
 
 import { typedArrayName } from './typed-arrays.js';
 
@@ -17,6 +18,7 @@ const CLASS_OF_CODE = {
   out_of_memory: RangeError,
   disposed: Error,
   busy: Error,
+  unavailable: Error,
 };
 
 /**

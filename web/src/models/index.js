@@ -9,6 +9,7 @@
 
 export { loadModel, MODEL_OPTIONS } from './load-model.js';
 export { RUN_OPTIONS } from './model.js';
+export { MODEL_BACKENDS, MODEL_WEBGPU_MIN_FLOPS } from './model-backend.js';
 export { IMAGE_RUN_OPTIONS } from './vision-model.js';
 export { GENERATE_OPTIONS } from './generate.js';
 export { TRANSLATE_OPTIONS } from './translate.js';

@@ -11,6 +11,14 @@ import { CoreModel, shapeMismatch } from './core-model.js';
 import { loadModelFiles, MODEL_FILES_OPTIONS } from './files/index.js';
 import { Model } from './model.js';
 import { checkModelEngine, openModelEngine } from './model-engine.js';
+import {
+  checkModelBackend,
+  declineModel,
+  gpuReason,
+  MODEL_WEBGPU_MIN_FLOPS,
+  openModelDevice,
+} from './model-backend.js';
+import { GpuDeclined } from '../webgpu/errors.js';
 import { convertToFloat16 } from './files/dtypes.js';
 import { quantizeQ8_0 } from './files/q8.js';
 import { quantizeQ4_0 } from './files/q4.js';
@@ -21,8 +29,17 @@ import { VisionModel } from './vision-model.js';
 import { readPooler } from './vision-pooler.js';
 import { imageProcessor } from '../vision/preprocessor.js';
 
-/** The options loadModel accepts: loadModelFiles' plus dtype and attention (the engine). */
-export const MODEL_OPTIONS = Object.freeze([...MODEL_FILES_OPTIONS, 'dtype', 'attention']);
+/**
+ * The options loadModel accepts: loadModelFiles' plus dtype, attention (the engine), backend and
+ * webgpu (where the forward pass runs: model-backend.js).
+ */
+export const MODEL_OPTIONS = Object.freeze([
+  ...MODEL_FILES_OPTIONS,
+  'dtype',
+  'attention',
+  'backend',
+  'webgpu',
+]);
 
 export async function loadModel(source, options) {
   const opts = optionsObject(options, 'options', MODEL_OPTIONS);
@@ -30,27 +47,36 @@ export async function loadModel(source, options) {
   // `attention`, as in analyze(): an instance to run on (its wasm memory holds the weights, and
   // it outlives the model); without one the model opens its own wasm engine and closes it.
   checkModelEngine(opts.attention);
+  const where = checkModelBackend(opts);
   const fileOptions = Object.fromEntries(
     MODEL_FILES_OPTIONS.filter((key) => opts[key] !== undefined).map((key) => [key, opts[key]]),
   );
   const owned = opts.attention === undefined;
-  const [files, engine] = await Promise.allSettled([
+  const [files, engine, device] = await Promise.allSettled([
     loadModelFiles(source, fileOptions),
     owned ? openModelEngine() : opts.attention,
+    openModelDevice(where),
   ]);
-  if (files.status === 'rejected' || engine.status === 'rejected') {
+  const closeDevice = () => {
+    const gpu = device.status === 'fulfilled' ? device.value.gpu : null;
+    if (gpu?.owned) gpu.device.destroy();
+  };
+  if ([files, engine, device].some((settled) => settled.status === 'rejected')) {
     if (owned && engine.status === 'fulfilled') engine.value.dispose();
-    throw files.status === 'rejected' ? files.reason : engine.reason;
+    closeDevice();
+    throw [files, engine, device].find((settled) => settled.status === 'rejected').reason;
   }
+  const place = { ...where, ...device.value };
   try {
-    return await build(files.value, { attention: engine.value, owned }, dtype);
+    return await build(files.value, { attention: engine.value, owned }, dtype, place);
   } catch (error) {
     if (owned) engine.value.dispose();
+    closeDevice();
     throw error;
   }
 }
 
-async function build(files, engine, dtype) {
+async function build(files, engine, dtype, place) {
   const { config, tensors } = files;
   const architecture = architectureOf(config);
   const core = architecture.coreConfig(config, tensors);
@@ -58,9 +84,17 @@ async function build(files, engine, dtype) {
   if (architecture.vision) {
     const plan = imageProcessor(files.preprocessor, architecture.processor);
     const pooler = readPooler(tensors, core.hidden); // before createCore lets the tensors go
-    const model = createCore(engine, architecture, core, dtype, keyFor, tensors);
+    const gpu = await gpuForward(place, core, dtype);
+    let model;
+    try {
+      model = createCore(engine, architecture, core, dtype, keyFor, tensors, gpu);
+    } catch (error) {
+      gpu.model?.dispose();
+      throw error;
+    }
     return new VisionModel({
       core: model,
+      gpu,
       engine,
       config: core,
       modelType: config.model_type,
@@ -83,9 +117,17 @@ async function build(files, engine, dtype) {
         'files come from different models',
     );
   }
-  const model = createCore(engine, architecture, core, dtype, keyFor, tensors);
+  const gpu = await gpuForward(place, core, dtype);
+  let model;
+  try {
+    model = createCore(engine, architecture, core, dtype, keyFor, tensors, gpu);
+  } catch (error) {
+    gpu.model?.dispose();
+    throw error;
+  }
   return new Model({
     core: model,
+    gpu,
     engine,
     tokenizer,
     architecture,
@@ -96,8 +138,49 @@ async function build(files, engine, dtype) {
   });
 }
 
-// The core model of `core` with every weight written from the tensors, which are then let go.
-function createCore(engine, architecture, core, dtype, keyFor, tensors) {
+// Where `core` runs: { model (a GpuModel to fill), backend, reason, minFlops } or, without a GPU
+// forward, { model: null, backend, reason }. The GPU forward is loaded only with a device.
+async function gpuForward(place, core, dtype) {
+  const { backend, webgpu } = place;
+  if (!place.gpu) return { model: null, backend, reason: place.reason };
+  const { GpuModel, gpuModelSupport } = await import('../webgpu/model/gpu-model.js');
+  const refused = gpuModelSupport(core, dtype);
+  if (refused) {
+    if (place.gpu.owned) place.gpu.device.destroy();
+    return { model: null, backend, reason: declineModel(backend, refused) };
+  }
+  const minFlops = webgpu.minFlops ?? MODEL_WEBGPU_MIN_FLOPS;
+  return {
+    model: new GpuModel(place.gpu, core),
+    layers: core.layers,
+    backend,
+    minFlops,
+    reason: gpuReason(backend, place.gpu.adapter, {
+      minFlops,
+      storage: webgpu.storage,
+      vision: core.architecture === 'vit',
+    }),
+  };
+}
+
+// Copies every weight (as written, before the core packs its matrices) to the GPU. A weight
+// larger than one binding: for 'webgpu' an error, for 'auto' the model stays on wasm.
+function uploadWeights(gpu, model, weights) {
+  try {
+    const scales = Array.from({ length: gpu.layers }, (_, l) => model.layerScale(l));
+    gpu.model.setLayerScales(scales);
+    for (const w of weights) gpu.model.upload(w.name, model.weightView(w));
+  } catch (error) {
+    if (!(error instanceof GpuDeclined)) throw error;
+    gpu.model.dispose();
+    gpu.model = null;
+    gpu.reason = declineModel(gpu.backend, error.message);
+  }
+}
+
+// The core model of `core` with every weight written from the tensors, which are then let go
+// (and, with a GPU forward, uploaded to it).
+function createCore(engine, architecture, core, dtype, keyFor, tensors, gpu = null) {
   let model;
   try {
     model = new CoreModel(wasmBackendOf(engine.attention, 'attention').module, { ...core, dtype });
@@ -109,6 +192,7 @@ function createCore(engine, architecture, core, dtype, keyFor, tensors) {
     writeWeights(model, tensors, keyFor, {
       checkpointShape: architecture.checkpointShape?.(core),
       computed: (name) => architecture.computedWeight?.(name, core),
+      beforeFinalize: gpu?.model ? (weights) => uploadWeights(gpu, model, weights) : null,
     });
   } catch (error) {
     model.destroy();
@@ -144,7 +228,7 @@ function checkNoExtraLayers(weights, keyFor, layers, architecture) {
 // same row-major elements (a patch convolution read as a linear layer), that shape. A weight
 // the checkpoint lacks is an error unless the architecture computes it (`computed(name)`:
 // Marian's static position table).
-function writeWeights(model, tensors, keyFor, { checkpointShape, computed }) {
+function writeWeights(model, tensors, keyFor, { checkpointShape, computed, beforeFinalize }) {
   const shapeOf = checkpointShape ?? ((name, shape) => shape);
   const weights = model.weights();
   const keys = new Map();
@@ -180,6 +264,7 @@ function writeWeights(model, tensors, keyFor, { checkpointShape, computed }) {
     else if (w.dtype === 'f16') tensors.readFloat16(keys.get(w.name), view);
     else tensors.readFloat32(keys.get(w.name), view);
   }
+  beforeFinalize?.(weights);
   // The core's errors (a NaN in a tensor) then name the checkpoint's tensors.
   model.finalize(weights.map((w) => keys.get(w.name)));
 }

@@ -23,6 +23,8 @@ import {
   planInterpret,
 } from './run-interpret.js';
 import { translate } from './translate.js';
+import { forwardFlops, gpuTakesRun } from './model-backend.js';
+import { GpuDeclined } from '../webgpu/errors.js';
 
 /** The options run() accepts. */
 export const RUN_OPTIONS = Object.freeze([
@@ -49,13 +51,20 @@ export class Model {
   #source;
   #generation;
   #maxPositions;
+  #gpu;
 
   /**
    * Use loadModel(); this takes the loaded parts. `engine`: { attention, owned }, the Attention
    * instance the model runs on and whether the model opened it (and closes it at dispose).
+   * `gpu` (load-model.js gpuForward()): { model: a GpuModel or null, backend, reason, minFlops }.
    */
-  constructor({ core, engine, tokenizer, architecture, config, modelType, dtype, source }) {
+  constructor({ core, engine, tokenizer, architecture, config, modelType, dtype, source, gpu }) {
     this.#core = core;
+    this.#gpu = gpu ?? {
+      model: null,
+      backend: 'wasm',
+      reason: "backend 'wasm' (loadModel's default)",
+    };
     this.#generation = config.generation ?? null;
     this.#maxPositions = config.maxPositions;
     this.#source = Object.freeze({ ...source });
@@ -92,14 +101,15 @@ export class Model {
       causal: architecture.causal,
       predicts: config.lmHead ?? architecture.encoderDecoder === true,
       ...(architecture.encoderDecoder ? { encoderLayers: config.encoderLayers } : {}),
-      backend: wasmBackendOf(engine.attention, 'attention').name,
+      backend: this.#gpu.model ? 'webgpu' : wasmBackendOf(engine.attention, 'attention').name,
+      backendReason: this.#gpu.reason,
       layerMasks: Object.freeze(layerMasks),
     });
   }
 
   /**
    * { architecture, modelType, layers, heads, kvHeads, headDim, hidden, vocab, maxPositions,
-   *   parameters, bytes, dtype, weightTypes, causal, predicts, backend, layerMasks }
+   *   parameters, bytes, dtype, weightTypes, causal, predicts, backend, backendReason, layerMasks }
    */
   get info() {
     this.#live('info');
@@ -170,17 +180,22 @@ export class Model {
     const causal = this.#architecture.causal;
     const predictedAt = causal ? n - 1 : (maskPositions[0] ?? 0);
     const plan = planInterpret(opts.interpret, { n, layers, predictedAt });
-    const out = this.#core.forward({
-      ids,
-      types: this.#architecture.causal ? null : typeIds,
-      masks: opts.masks?.map(({ mask }) => attentionMask(mask, n)) ?? null,
-      logitPositions: this.#info.predicts ? logitPositions : [],
-      threads: this.#wasm('run').threads,
-      shape: this.#shape,
-      projectionsLayer: opts.projections,
-      ablations: opts.ablate,
-      lensTopK: opts.lens,
-    });
+    const wasmForward = () =>
+      this.#core.forward({
+        ids,
+        types: this.#architecture.causal ? null : typeIds,
+        masks: opts.masks?.map(({ mask }) => attentionMask(mask, n)) ?? null,
+        logitPositions: this.#info.predicts ? logitPositions : [],
+        threads: this.#wasm('run').threads,
+        shape: this.#shape,
+        projectionsLayer: opts.projections,
+        ablations: opts.ablate,
+        lensTopK: opts.lens,
+      });
+    this.#wasm('run'); // the instance the weights live in must be live, whichever forward runs
+    const gpuOut = this.#gpuTakes(opts, n) ? await this.#gpuForward(ids, opts) : null;
+    this.#live('run');
+    const out = gpuOut ?? wasmForward();
     const { attention, logits, logSumExp, projections } = out;
     const rowOf = (position) => (opts.returnLogits ? position : logitPositions.indexOf(position));
     const top = (position) => {
@@ -204,6 +219,10 @@ export class Model {
         : maskPositions.map((position) => ({ position, top: top(position) }));
     }
     const result = { tokens, attention, predictions };
+    // Only models loaded with backend 'webgpu' or 'auto' say, per run, which forward ran.
+    if (this.#gpu.backend !== 'wasm') {
+      result.backend = gpuOut ? 'webgpu' : wasmBackendOf(this.#engine.attention, 'run').name;
+    }
     if (opts.returnLogits) result.logits = logits;
     if (opts.ablate.length > 0) result.ablated = opts.ablate;
     if (opts.lens > 0) {
@@ -351,13 +370,44 @@ export class Model {
     return headEffects(lent, { ids, position, context }, opts);
   }
 
-  /** Frees the model's wasm memory; later calls throw. Safe to call twice. */
+  /** Frees the model's wasm memory (and GPU buffers); later calls throw. Safe to call twice. */
   dispose() {
     if (this.#core === null) return;
+    this.#gpu.model?.dispose();
     // A disposed instance already let go of the module, and with it of this model's memory.
     if (!this.#engineDisposed()) this.#core.destroy();
     if (this.#engine.owned) this.#engine.attention.dispose();
     this.#core = null;
+  }
+
+  // Whether this run goes to the GPU forward: one is held, the options are all its own, and
+  // under 'auto' the run is large enough.
+  #gpuTakes(opts, n) {
+    if (!this.#gpu.model || !gpuTakesRun(opts)) return false;
+    if (this.#gpu.backend === 'webgpu') return true;
+    return forwardFlops(this.#info, n) >= this.#gpu.minFlops;
+  }
+
+  // The GPU forward's { attention, logits, logSumExp }, or null when it declines this run (then
+  // wasm runs it). A lost device ends the GPU forward for good: info says so from then on.
+  async #gpuForward(ids, opts) {
+    const gpu = this.#gpu.model;
+    try {
+      return await gpu.forward(ids, opts.returnLogits ? 'all' : 'last');
+    } catch (error) {
+      this.#live('run');
+      if (!(error instanceof GpuDeclined)) throw error;
+      if (gpu.lost && this.#gpu.model === gpu) {
+        gpu.dispose();
+        this.#gpu = { ...this.#gpu, model: null, reason: `${error.message}: wasm from then on` };
+        this.#info = Object.freeze({
+          ...this.#info,
+          backend: wasmBackendOf(this.#engine.attention, 'run').name,
+          backendReason: this.#gpu.reason,
+        });
+      }
+      return null;
+    }
   }
 
   #live(what) {

@@ -19,6 +19,8 @@ import { preprocessLayout, writePixelValues } from '../vision/preprocessor.js';
 import { attentionMask, checkMasks, checkPatchWindows } from './layer-masks.js';
 import { topIds } from './predictions.js';
 import { poolClassToken } from './vision-pooler.js';
+import { forwardFlops } from './model-backend.js';
+import { GpuDeclined } from '../webgpu/errors.js';
 
 /** The options run(image) accepts. */
 export const IMAGE_RUN_OPTIONS = Object.freeze([
@@ -41,14 +43,20 @@ export class VisionModel {
   #info;
   #source;
   #pooler;
+  #gpu;
 
   /**
    * Use loadModel(); this takes the loaded parts. `plan`: the checked preprocessor
    * (vision/preprocessor.js imageProcessor()); `engine` as Model's; `pooler`: ViT's
-   * (vision-pooler.js readPooler()) or null.
+   * (vision-pooler.js readPooler()) or null; `gpu` as Model's.
    */
-  constructor({ core, engine, config, modelType, dtype, source, plan, pooler = null }) {
+  constructor({ core, engine, config, modelType, dtype, source, plan, pooler = null, gpu }) {
     this.#core = core;
+    this.#gpu = gpu ?? {
+      model: null,
+      backend: 'wasm',
+      reason: "backend 'wasm' (loadModel's default)",
+    };
     this.#pooler = pooler;
     this.#engine = engine;
     this.#plan = plan;
@@ -75,7 +83,8 @@ export class VisionModel {
       weightTypes: core.weightTypes,
       causal: false,
       predicts: config.lmHead,
-      backend: wasmBackendOf(engine.attention, 'attention').name,
+      backend: this.#gpu.model ? 'webgpu' : wasmBackendOf(engine.attention, 'attention').name,
+      backendReason: this.#gpu.reason,
       processor: plan.processor,
       // What returnPooled gives: ViTModel's pooler, DINOv2's class token, or nothing.
       pooling: modelType.startsWith('dinov2') ? 'class-token' : pooler ? 'pooler' : null,
@@ -85,7 +94,7 @@ export class VisionModel {
   /**
    * { architecture, modelType, vision: true, layers, heads, headDim, hidden, patchSize,
    *   imageGrid, interpolatesPositions, registers, labels, parameters, bytes, dtype, causal,
-   *   predicts, backend, processor, pooling }
+   *   predicts, backend, backendReason, processor, pooling }
    */
   get info() {
     this.#live('info');
@@ -141,26 +150,40 @@ export class VisionModel {
       : null;
     const patches = { ...grid, first };
     const wantStates = opts.returnPooled || opts.returnHiddenStates;
-    const { attention, logits, logSumExp, hiddenStates, pixelValues } = this.#core.forwardImage({
-      writePixels: (view) => {
-        // Raw pixels are read in place: a buffer transferred while run() awaited (or a view of
-        // wasm memory that the forward's allocations grew) is refused, never read as zeros.
-        if (pixels.data.length !== pixels.width * pixels.height * pixels.channels) {
-          throw typeError('image.data', 'has a detached (transferred) ArrayBuffer');
-        }
-        writePixelValues(pixels, this.#plan, input, view);
-      },
-      pixelValues: opts.returnPixelValues,
-      height: input.height,
-      width: input.width,
-      n: tokens,
-      masks: opts.masks?.map(({ mask }) => attentionMask(mask, tokens, patches)) ?? null,
-      logits: this.#info.predicts,
-      threads,
-      shape: this.#shape,
-      hiddenStates: wantStates,
-      attentionInto,
-    });
+    // Raw pixels are read in place: a buffer transferred while run() awaited (or a view of wasm
+    // memory that the forward's allocations grew) is refused, never read as zeros.
+    const writePixels = (view) => {
+      if (pixels.data.length !== pixels.width * pixels.height * pixels.channels) {
+        throw typeError('image.data', 'has a detached (transferred) ArrayBuffer');
+      }
+      writePixelValues(pixels, this.#plan, input, view);
+    };
+    let onGpu = null;
+    let gpuPixelValues = null;
+    if (this.#gpuTakes(opts, grid, tokens)) {
+      // The GPU forward unfolds the patches in JavaScript, so its pixel values are made here.
+      gpuPixelValues = new Float32Array(3 * input.height * input.width);
+      writePixels(gpuPixelValues);
+      const layout = { pixelValues: gpuPixelValues, height: input.height, width: input.width };
+      onGpu = await this.#gpuForward(unfoldPatches(layout, patch, grid), tokens);
+      this.#live('run');
+    }
+    const { attention, logits, logSumExp, hiddenStates, pixelValues } = onGpu
+      ? { ...onGpu, pixelValues: gpuPixelValues }
+      : this.#core.forwardImage({
+          writePixels,
+          pixelValues: opts.returnPixelValues,
+          height: input.height,
+          width: input.width,
+          n: tokens,
+          masks: opts.masks?.map(({ mask }) => attentionMask(mask, tokens, patches)) ?? null,
+          logits: this.#info.predicts,
+          threads,
+          shape: this.#shape,
+          hiddenStates: wantStates,
+          attentionInto,
+        });
+    if (onGpu && attentionInto) attentionInto.set(attention);
     const result = {
       attention: attentionInto ? opts.attentionBuffer : attention,
       tokens,
@@ -169,6 +192,10 @@ export class VisionModel {
       input: { height: input.height, width: input.width, resized: input.resized, crop: input.crop },
       labels: logits ? this.#topLabels(logits, logSumExp[0], opts.topK) : null,
     };
+    // Only models loaded with backend 'webgpu' or 'auto' say, per run, which forward ran.
+    if (this.#gpu.backend !== 'wasm') {
+      result.backend = onGpu ? 'webgpu' : wasmBackendOf(this.#engine.attention, 'run').name;
+    }
     if (opts.returnLogits) result.logits = logits;
     if (opts.returnPixelValues) result.pixelValues = pixelValues;
     if (opts.returnHiddenStates) result.hiddenStates = hiddenStates;
@@ -182,12 +209,46 @@ export class VisionModel {
     return result;
   }
 
-  /** Frees the model's wasm memory; later calls throw. Safe to call twice. */
+  /** Frees the model's wasm memory (and GPU buffers); later calls throw. Safe to call twice. */
   dispose() {
     if (this.#core === null) return;
+    this.#gpu.model?.dispose();
     if (!this.#engineDisposed()) this.#core.destroy();
     if (this.#engine.owned) this.#engine.attention.dispose();
     this.#core = null;
+  }
+
+  // Whether this run goes to the GPU forward: one is held; no masks, hidden states or pooled
+  // output; the trained grid of positions (no resizing); under 'auto' a large enough run.
+  #gpuTakes(opts, grid, tokens) {
+    if (!this.#gpu.model || opts.masks || opts.returnPooled || opts.returnHiddenStates)
+      return false;
+    const side = this.#info.imageGrid;
+    if (grid.rows !== side || grid.columns !== side) return false;
+    if (this.#gpu.backend === 'webgpu') return true;
+    return forwardFlops(this.#info, tokens) >= this.#gpu.minFlops;
+  }
+
+  // The GPU forward's { attention, logits, logSumExp }, or null when it declines this run (then
+  // wasm runs it). A lost device ends the GPU forward for good: info says so from then on.
+  async #gpuForward(patches, tokens) {
+    const gpu = this.#gpu.model;
+    try {
+      return await gpu.forwardImage(patches, tokens, this.#info.predicts);
+    } catch (error) {
+      this.#live('run');
+      if (!(error instanceof GpuDeclined)) throw error;
+      if (gpu.lost && this.#gpu.model === gpu) {
+        gpu.dispose();
+        this.#gpu = { ...this.#gpu, model: null, reason: `${error.message}: wasm from then on` };
+        this.#info = Object.freeze({
+          ...this.#info,
+          backend: wasmBackendOf(this.#engine.attention, 'run').name,
+          backendReason: this.#gpu.reason,
+        });
+      }
+      return null;
+    }
   }
 
   #topLabels(logits, logSumExp, k) {
@@ -257,4 +318,25 @@ export class VisionModel {
       return true;
     }
   }
+}
+
+// The picture's patches as rows [rows * columns, C * P * P] in the patch weight's order
+// (channel, row, column), from pixel values [C, height, width].
+function unfoldPatches({ pixelValues, height, width }, patch, grid) {
+  const channels = pixelValues.length / (height * width);
+  const depth = channels * patch * patch;
+  const out = new Float32Array(grid.rows * grid.columns * depth);
+  for (let pr = 0; pr < grid.rows; pr++) {
+    for (let pc = 0; pc < grid.columns; pc++) {
+      let at = (pr * grid.columns + pc) * depth;
+      for (let c = 0; c < channels; c++) {
+        for (let y = 0; y < patch; y++) {
+          const from = c * height * width + (pr * patch + y) * width + pc * patch;
+          out.set(pixelValues.subarray(from, from + patch), at);
+          at += patch;
+        }
+      }
+    }
+  }
+  return out;
 }

@@ -38,6 +38,9 @@ import {
   BUNDLED_MODELS,
   LLAMA2C_TOKENIZER_URL,
   SUPPORTED_MODEL_TYPES,
+  MODEL_BACKENDS,
+  MODEL_WEBGPU_MIN_FLOPS,
+  type ModelBackend,
   type LayerProjections,
   type MaskPrediction,
   type ModelDescription,
@@ -384,6 +387,16 @@ async function models(): Promise<void> {
   const about: ModelDescription = await describeModel('gpt2', { dtype: 'f16', revision: 'main' });
   const needs: number = about.memoryBytes + about.loadScratchBytes;
   const why: string | null = about.fits ? null : about.reason;
+  const onGpu: Model = await loadModel('gpt2', {
+    backend: 'auto',
+    webgpu: { minFlops: MODEL_WEBGPU_MIN_FLOPS, allowSoftwareAdapter: false },
+  });
+  const reason: string = onGpu.info.backendReason;
+  const ran: string | undefined = (await onGpu.run('x')).backend;
+  const backends: readonly ModelBackend[] = MODEL_BACKENDS;
+  void [reason, ran, backends];
+  // @ts-expect-error backend is 'wasm', 'webgpu' or 'auto'
+  await loadModel('gpt2', { backend: 'gpu' });
   const size: number | null = (await listModelFiles('gpt2')).downloadBytes;
   void [needs, why, size];
   // @ts-expect-error describeModel reports no progress

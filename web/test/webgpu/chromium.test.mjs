@@ -4,7 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { WEB_ROOT, artifact, newPage, openBrowser } from '../browser/harness.mjs';
+import { tinyModel } from '../support/tiny-models.mjs';
 
 const TOLERANCE = 1e-4;
 const computed = (p) => p.evaluate(() => Number(document.body.dataset.computed ?? 0));
@@ -101,5 +104,35 @@ test(
     await demo.waitForFunction(() => location.search.includes('backend=wasm'));
     assert.deepEqual(demo.problems, []);
     await demo.close();
+  },
+);
+
+test(
+  "a GPT-2 forward on loadModel's backend 'webgpu' equals wasm's",
+  { timeout: 300000 },
+  async () => {
+    const folder = tinyModel('gpt2');
+    const files = readdirSync(folder).map((name) => ({
+      name,
+      bytes: [...readFileSync(join(folder, name))],
+    }));
+    const forward = await newPage(browser.context);
+    await forward.goto(`${browser.base}/test/webgpu/model-page.html`);
+    await forward.waitForFunction(() => document.body.dataset.ready === 'true');
+    const out = await forward.evaluate(
+      ([picked, text]) => window.compareForward(picked, text),
+      [files, 'Hello world, this is a test.'],
+    );
+    console.log(
+      `# Chromium: N=${out.tokens} max |attention diff| ${out.attention}, logits ${out.logits}`,
+    );
+    assert.equal(out.backend, 'webgpu');
+    assert.equal(out.ran, 'webgpu');
+    assert.match(out.reason, /^backend 'webgpu': run\(\) on .*software adapter/);
+    assert.ok(out.attention <= 1e-5, `attention differs by ${out.attention}`);
+    assert.ok(out.logits <= 1e-4, `logits differ by ${out.logits}`);
+    assert.deepEqual(out.top, out.expectedTop);
+    assert.deepEqual(forward.problems, []);
+    await forward.close();
   },
 );
