@@ -23,14 +23,10 @@ import { after, before, test } from 'node:test';
 import { createAttention } from '../src/index.js';
 import { describeModel, loadModel, loadModelFiles } from '../src/models/index.js';
 import { q8Bytes, quantizeQ8_0 } from '../src/models/files/q8.js';
+import { FIXTURE_TEXTS, measureDtype, STORY_TEXTS } from './support/quantized-accuracy.mjs';
 import { tinyModel } from './support/tiny-models.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const STORY_TEXTS = [
-  'Once upon a time, there was a little girl named Lily. She loved to play outside.',
-  'Tom and his dog went to the park. They saw a big red ball and ran to get it.',
-];
-const FIXTURE_TEXTS = ['Hello world, the cat sat on 12 mats.', ' two  spaces\nand café 你好 🐱!'];
 
 let attention;
 let work;
@@ -42,61 +38,8 @@ before(async () => {
 });
 after(() => attention?.dispose());
 
-async function runAll(model, texts) {
-  const results = [];
-  for (const text of texts) {
-    results.push(await model.run(text, { returnLogits: true, truncate: true }));
-  }
-  return results;
-}
-
-// Top-5 agreement (the same set of five ids) over every position, and the largest and mean
-// attention differences.
-function compare(actual, expected) {
-  const vocab = expected[0].logits.length / expected[0].tokens.length;
-  const top5 = (logits, row) =>
-    [...logits.subarray(row * vocab, (row + 1) * vocab)]
-      .map((value, id) => [value, id])
-      .sort((x, y) => y[0] - x[0])
-      .slice(0, 5)
-      .map(([, id]) => id)
-      .sort((x, y) => x - y)
-      .join();
-  let same = 0;
-  let positions = 0;
-  let max = 0;
-  let sum = 0;
-  let count = 0;
-  expected.forEach((want, i) => {
-    assert.deepEqual(actual[i].tokens, want.tokens);
-    for (let row = 0; row < want.tokens.length; row++, positions++) {
-      if (top5(actual[i].logits, row) === top5(want.logits, row)) same++;
-    }
-    want.attention.forEach((value, k) => {
-      const d = Math.abs(value - actual[i].attention[k]);
-      max = Math.max(max, d);
-      sum += d;
-      count++;
-    });
-  });
-  return { top5: same / positions, attention: max, meanAttention: sum / count };
-}
-
-async function measure(label, source, texts, options = {}) {
-  const f32 = await loadModel(source, { attention, ...options });
-  const q8 = await loadModel(source, { attention, dtype: 'q8', ...options });
-  assert.equal(q8.info.dtype, 'q8');
-  const measured = compare(await runAll(q8, texts), await runAll(f32, texts));
-  const bytes = { f32: f32.info.bytes, q8: q8.info.bytes };
-  f32.dispose();
-  q8.dispose();
-  console.log(
-    `${label} q8 against f32: top-5 agreement ${measured.top5.toFixed(3)}, attention ` +
-      `difference max ${measured.attention.toExponential(2)}, mean ` +
-      `${measured.meanAttention.toExponential(2)}; weights ${bytes.q8} bytes (f32 ${bytes.f32})`,
-  );
-  return { ...measured, bytes };
-}
+const measure = (label, source, texts, options) =>
+  measureDtype(attention, 'q8', label, source, texts, options);
 
 test('the quantiser writes the bytes of ggml quantize_row_q8_0_ref', async () => {
   const f32 = await loadModelFiles(join(work, 'stories260K-f32.gguf'));
