@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "models/linear.h"
 #include "models/ops.h"
+#include "models/packing.h"
 #include "models_test_util.h"
 
 namespace attnlens_test {
@@ -76,6 +78,32 @@ std::vector<double> linear_reference(const std::vector<float>& x, const std::vec
     }
   }
   return y;
+}
+
+// linear() on `rows` random rows x (|x| <= 1, seeded by rows and out) and a random bias through a
+// quantised matrix of `groups` column groups, group g being group_matrix(g, out / groups), into
+// one output of `out` columns, against linear_reference over w (its float weights, [out][in]).
+// The tolerance, 2e-6 per depth, holds for |w| <= 0.5 (each output's terms sum to at most in / 2).
+template <typename Weight, typename GroupMatrix>
+void check_quantized_linear(const StepContext& ctx, std::int64_t rows, std::int64_t in,
+                            std::int64_t out, std::int64_t groups, const std::vector<Weight>& w,
+                            GroupMatrix group_matrix) {
+  Rng rng(static_cast<std::uint32_t>(rows * 31 + out));
+  const std::vector<float> x = random_floats(static_cast<std::size_t>(rows * in), rng);
+  const std::vector<float> bias = random_floats(static_cast<std::size_t>(out), rng, -0.5f, 0.5f);
+  RowPanels panels;
+  pack_rows(x.data(), rows, in, panels);
+  std::vector<float> y(static_cast<std::size_t>(rows * out), -7.0f);
+  const std::int64_t group_out = out / groups;
+  for (std::int64_t g = 0; g < groups; ++g) {
+    const PackedMatrix matrix = group_matrix(g, group_out);
+    linear(ctx, panels, matrix, bias.data() + g * group_out, y.data() + g * group_out, out);
+  }
+  INFO(ctx.kernels.name << " in " << in << " out " << out << " groups " << groups << " rows "
+                        << rows);
+  const std::vector<double> expected = linear_reference(x, w, bias.data(), rows, in, out);
+  ATTNLENS_CHECK_CLOSE(y, expected, (Tolerance{2e-6 * static_cast<double>(in), 0.0}),
+                       matrix_layout(rows, out), "linear");
 }
 
 // Writes `rows` rows of `in` values (x, [rows][in]) as quantised blocks at `out` and returns the

@@ -167,27 +167,12 @@ TEST_CASE("linear() on 4-bit matrices: partial panels, partial tiles, column gro
           // Rows 1..9 cover the dequantising kernel (up to 2 tiles) and the dequantise-then-f32
           // path (3 tiles and more), with partial last tiles.
           for (std::int64_t rows : {1, 2, 3, 5, 8, 9, 13}) {
-            Rng rng(static_cast<std::uint32_t>(rows * 31 + out));
-            const std::vector<float> x = random_floats(static_cast<std::size_t>(rows * in), rng);
-            const std::vector<float> bias =
-                random_floats(static_cast<std::size_t>(out), rng, -0.5f, 0.5f);
-            RowPanels panels;
-            pack_rows(x.data(), rows, in, panels);
-            std::vector<float> y(static_cast<std::size_t>(rows * out), -7.0f);
-            const std::int64_t group_out = out / groups;
-            const std::int64_t group_bytes = panels_of(group_out) * q4_panel_bytes(in);
-            for (std::int64_t g = 0; g < groups; ++g) {
-              PackedMatrix w{nullptr,   nullptr, in,
-                             group_out, nullptr, m.packed.data() + g * group_bytes};
-              linear(ctx, panels, w, bias.data() + g * group_out, y.data() + g * group_out, out);
-            }
-            INFO(kernels.name << " in " << in << " out " << out << " groups " << groups << " rows "
-                              << rows);
-            const std::vector<double> expected =
-                linear_reference(x, m.w, bias.data(), rows, in, out);
-            // |x| <= 1, |w| <= 0.26: each output's terms sum to at most in / 4.
-            ATTNLENS_CHECK_CLOSE(y, expected, (Tolerance{2e-6 * static_cast<double>(in), 0.0}),
-                                 matrix_layout(rows, out), "linear");
+            check_quantized_linear(
+                ctx, rows, in, out, groups, m.w, [&](std::int64_t g, std::int64_t group_out) {
+                  const std::uint8_t* group =
+                      m.packed.data() + g * panels_of(group_out) * q4_panel_bytes(in);
+                  return PackedMatrix{nullptr, nullptr, in, group_out, nullptr, group};
+                });
           }
         }
       }
