@@ -19,7 +19,7 @@ import { createAttention } from '../src/index.js';
 import { loadModel, loadModelFiles } from '../src/models/index.js';
 import { createTokenizer } from '../src/models/tokenizer.js';
 import { parseForRewrite, writeGguf } from './support/gguf-writer.mjs';
-import { compareRuns, FIXTURE_TEXTS as TEXTS, runTexts } from './support/quantized-accuracy.mjs';
+import { compareRuns, FIXTURE_TEXTS as TEXTS, runTexts } from './support/quantized-weights.mjs';
 import { tinyModel, tinyModels } from './support/tiny-models.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));

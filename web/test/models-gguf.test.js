@@ -27,7 +27,7 @@ import { startHubServer } from './support/hub-server.mjs';
 import { convertToFloat32 } from '../src/models/files/dtypes.js';
 import { readGgufHeader } from '../src/models/files/gguf.js';
 import { dequantize } from '../src/models/files/gguf-types.js';
-import { compareRuns } from './support/quantized-accuracy.mjs';
+import { compareRuns } from './support/quantized-weights.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TEXTS = [

@@ -29,7 +29,12 @@ import { describeModel, loadModel, loadModelFiles } from '../src/models/index.js
 import { readGgufHeader } from '../src/models/files/gguf.js';
 import { dequantize } from '../src/models/files/gguf-types.js';
 import { dequantizeQ4, q4Bytes, q4FromGguf, quantizeQ4_0 } from '../src/models/files/q4.js';
-import { FIXTURE_TEXTS, measureDtype, STORY_TEXTS } from './support/quantized-accuracy.mjs';
+import {
+  checkQuantiserLayouts,
+  FIXTURE_TEXTS,
+  measureDtype,
+  STORY_TEXTS,
+} from './support/quantized-weights.mjs';
 import { tinyModel, tinyModels } from './support/tiny-models.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -105,34 +110,12 @@ test('the Q4_0 quantiser writes the blocks of ggml quantize_row_q4_0_ref', async
 });
 
 test('the quantiser: a Conv1D [in, out] matrix as rows of [out, in]; refusals', () => {
-  const inFeatures = 64;
-  const outFeatures = 3;
-  const values = Float32Array.from({ length: inFeatures * outFeatures }, (_, i) => (i % 17) - 8);
-  const transposed = new Float32Array(values.length);
-  for (let p = 0; p < inFeatures; p++) {
-    for (let o = 0; o < outFeatures; o++) {
-      transposed[o * inFeatures + p] = values[p * outFeatures + o];
-    }
-  }
-  const size = q4Bytes(values.length);
-  const a = new Uint8Array(size);
-  const b = new Uint8Array(size);
-  quantizeQ4_0(values, { inFeatures, outFeatures, transposed: false }, a, 'w');
-  quantizeQ4_0(transposed, { inFeatures, outFeatures, transposed: true }, b, 'w');
-  assert.deepEqual(a, b);
+  const { transposed, blocks: b } = checkQuantiserLayouts(quantizeQ4_0, q4Bytes, 1e6);
   // Integers -8..8 with -8 the largest magnitude: d = 1, so every value is exact.
   const back = dequantizeQ4(b);
   for (let i = 0; i < 32; i++) {
     if (transposed[i] !== 8) assert.equal(back[i], transposed[i], `value ${i}`);
   }
-  assert.throws(
-    () => quantizeQ4_0(new Float32Array(48), { inFeatures: 48, outFeatures: 1 }, a, 'w'),
-    { name: 'TypeError', code: 'invalid_argument', message: /48 input features.*multiple of 32/ },
-  );
-  assert.throws(
-    () => quantizeQ4_0(new Float32Array(32).fill(1e6), { inFeatures: 32, outFeatures: 1 }, a, 'w'),
-    { name: 'RangeError', code: 'out_of_range', message: /beyond f16's 65504/ },
-  );
 });
 
 // A Q4 GGUF under 'q4' against the same file under 'f32' (its blocks dequantised on load).

@@ -23,7 +23,12 @@ import { after, before, test } from 'node:test';
 import { createAttention } from '../src/index.js';
 import { describeModel, loadModel, loadModelFiles } from '../src/models/index.js';
 import { q8Bytes, quantizeQ8_0 } from '../src/models/files/q8.js';
-import { FIXTURE_TEXTS, measureDtype, STORY_TEXTS } from './support/quantized-accuracy.mjs';
+import {
+  checkQuantiserLayouts,
+  FIXTURE_TEXTS,
+  measureDtype,
+  STORY_TEXTS,
+} from './support/quantized-weights.mjs';
 import { tinyModel } from './support/tiny-models.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -59,35 +64,13 @@ test('the quantiser writes the bytes of ggml quantize_row_q8_0_ref', async () =>
 });
 
 test('the quantiser: a Conv1D [in, out] matrix as rows of [out, in]; refusals', () => {
-  const inFeatures = 64;
-  const outFeatures = 3;
-  const values = Float32Array.from({ length: inFeatures * outFeatures }, (_, i) => (i % 17) - 8);
-  const transposed = new Float32Array(values.length);
-  for (let p = 0; p < inFeatures; p++) {
-    for (let o = 0; o < outFeatures; o++) {
-      transposed[o * inFeatures + p] = values[p * outFeatures + o];
-    }
-  }
-  const size = q8Bytes(values.length);
-  const a = new Uint8Array(size);
-  const b = new Uint8Array(size);
-  quantizeQ8_0(values, { inFeatures, outFeatures, transposed: false }, a, 'w');
-  quantizeQ8_0(transposed, { inFeatures, outFeatures, transposed: true }, b, 'w');
-  assert.deepEqual(a, b);
+  const { transposed, blocks: b } = checkQuantiserLayouts(quantizeQ8_0, q8Bytes, 1e7);
   // Every block's largest value is 8 or -8: scale 8/127, and q = round(x * 127 / 8).
   const row = new Int8Array(b.buffer, 2, 32);
   for (let i = 0; i < 32; i++) {
     const x = transposed[i];
     assert.equal(row[i], Math.sign(x) * Math.round(Math.abs(x) * (127 / 8)));
   }
-  assert.throws(
-    () => quantizeQ8_0(new Float32Array(48), { inFeatures: 48, outFeatures: 1 }, a, 'w'),
-    { name: 'TypeError', code: 'invalid_argument', message: /48 input features.*multiple of 32/ },
-  );
-  assert.throws(
-    () => quantizeQ8_0(new Float32Array(32).fill(1e7), { inFeatures: 32, outFeatures: 1 }, a, 'w'),
-    { name: 'RangeError', code: 'out_of_range', message: /beyond f16's 65504/ },
-  );
 });
 
 test("stories260K (the real bundled model): dtype 'q8' against f32", async () => {

@@ -1,7 +1,8 @@
-// The accuracy cost of quantised weights, measured the same way by every test that prints it
-// (models-q8, models-q4, models-gguf, models-gguf-fixtures): top-5 agreement of the next-token
-// predictions (the same set of five ids at a position) and the largest and mean differences of
-// any attention weight, between two runs of the same texts.
+// What the tests of quantised weights share (models-q8, models-q4, models-gguf,
+// models-gguf-fixtures). The accuracy cost, measured the same way by every test that prints it:
+// top-5 agreement of the next-token predictions (the same set of five ids at a position) and the
+// largest and mean differences of any attention weight, between two runs of the same texts. And
+// the quantisers' (q8.js, q4.js) handling of a checkpoint's two matrix layouts and their refusals.
 
 import assert from 'node:assert/strict';
 import { loadModel } from '../../src/models/index.js';
@@ -80,4 +81,39 @@ export async function measureDtype(attention, dtype, label, source, texts, optio
       `${types[dtype]?.tensors ?? 0} tensors`,
   );
   return { ...measured, bytes, types };
+}
+
+/**
+ * Quantises with `quantize` (quantizeQ8_0, quantizeQ4_0) a 64 x 3 matrix of the integers -8..8
+ * in Conv1D's layout [in, out] and in nn.Linear's [out, in] (into buffers of `bytesOf(elements)`),
+ * asserts the same blocks from both, and that a depth of 48 and values whose scale overflows f16
+ * (`overflowing`) are refused. Returns the [out, in] values and their blocks.
+ */
+export function checkQuantiserLayouts(quantize, bytesOf, overflowing) {
+  const inFeatures = 64;
+  const outFeatures = 3;
+  const values = Float32Array.from({ length: inFeatures * outFeatures }, (_, i) => (i % 17) - 8);
+  const transposed = new Float32Array(values.length);
+  for (let p = 0; p < inFeatures; p++) {
+    for (let o = 0; o < outFeatures; o++) {
+      transposed[o * inFeatures + p] = values[p * outFeatures + o];
+    }
+  }
+  const size = bytesOf(values.length);
+  const a = new Uint8Array(size);
+  const b = new Uint8Array(size);
+  quantize(values, { inFeatures, outFeatures, transposed: false }, a, 'w');
+  quantize(transposed, { inFeatures, outFeatures, transposed: true }, b, 'w');
+  assert.deepEqual(a, b);
+  assert.throws(() => quantize(new Float32Array(48), { inFeatures: 48, outFeatures: 1 }, a, 'w'), {
+    name: 'TypeError',
+    code: 'invalid_argument',
+    message: /48 input features.*multiple of 32/,
+  });
+  assert.throws(
+    () =>
+      quantize(new Float32Array(32).fill(overflowing), { inFeatures: 32, outFeatures: 1 }, a, 'w'),
+    { name: 'RangeError', code: 'out_of_range', message: /beyond f16's 65504/ },
+  );
+  return { transposed, blocks: b };
 }
