@@ -109,18 +109,21 @@ inline Checkpoint make_checkpoint(const Transformer& model, std::uint32_t seed) 
   return ckpt;
 }
 
+// One f16 or f32 tensor's values `v` into the model's storage for it.
+inline void write_weight(const WeightInfo& w, const std::vector<double>& v, void* data) {
+  for (std::size_t j = 0; j < v.size(); ++j) {
+    if (w.dtype == WeightDtype::kF16) {
+      static_cast<std::uint16_t*>(data)[j] = exact_half(static_cast<float>(v[j]));
+    } else {
+      static_cast<float*>(data)[j] = static_cast<float>(v[j]);
+    }
+  }
+}
+
 inline void write_weights(Transformer& model, const Checkpoint& ckpt) {
   for (std::size_t i = 0; i < model.weights().size(); ++i) {
     const WeightInfo& w = model.weights()[i];
-    const std::vector<double>& v = ckpt.values.at(w.name);
-    void* data = model.weight_data(static_cast<std::int64_t>(i));
-    for (std::size_t j = 0; j < v.size(); ++j) {
-      if (w.dtype == WeightDtype::kF16) {
-        static_cast<std::uint16_t*>(data)[j] = exact_half(static_cast<float>(v[j]));
-      } else {
-        static_cast<float*>(data)[j] = static_cast<float>(v[j]);
-      }
-    }
+    write_weight(w, ckpt.values.at(w.name), model.weight_data(static_cast<std::int64_t>(i)));
   }
   model.finalize();
 }

@@ -380,14 +380,7 @@ TEST_CASE("weights that are not finite are refused by finalize(), naming the ten
     for (std::size_t i = 0; i < model.weights().size(); ++i) {
       const WeightInfo& w = model.weights()[i];
       void* data = model.weight_data(static_cast<std::int64_t>(i));
-      const std::vector<double>& v = ckpt.values.at(w.name);
-      for (std::size_t j = 0; j < v.size(); ++j) {
-        if (w.dtype == WeightDtype::kF16) {
-          static_cast<std::uint16_t*>(data)[j] = exact_half(static_cast<float>(v[j]));
-        } else {
-          static_cast<float*>(data)[j] = static_cast<float>(v[j]);
-        }
-      }
+      write_weight(w, ckpt.values.at(w.name), data);
       if (w.name == "layers.1.attention.key.weight") {
         if (w.dtype == WeightDtype::kF16) {
           static_cast<std::uint16_t*>(data)[7] = 0x7c00;  // +Infinity

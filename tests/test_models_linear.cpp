@@ -33,28 +33,64 @@ std::vector<std::uint16_t> random_halves(std::size_t n, Rng& rng) {
   return h;
 }
 
+// W [in, out] as a checkpoint writes it, f32 or (`f16`) half bits with their float values in w,
+// packed as finalize() does.
+struct RandomWeights {
+  std::vector<float> w, packed;
+  std::vector<std::uint16_t> w_half, packed_half;
+  std::int64_t in, out;
+  bool f16;
+
+  RandomWeights(std::int64_t in_, std::int64_t out_, bool f16_, const models::ModelOps& ops,
+                Rng& rng)
+      : w(static_cast<std::size_t>(in_ * out_)), in(in_), out(out_), f16(f16_) {
+    if (f16) {
+      w_half = random_halves(w.size(), rng);
+      ops.half_to_float(w.size(), w_half.data(), w.data());
+    } else {
+      w = random_floats(w.size(), rng);
+    }
+    const auto packed_size = static_cast<std::size_t>(models::packed_elements(in, out, 1));
+    packed.resize(packed_size);
+    packed_half.resize(f16 ? packed_size : 0);
+    models::pack_matrix(w.data(), false, in, out, 1, packed.data());
+    if (f16) models::pack_matrix(w_half.data(), false, in, out, 1, packed_half.data());
+  }
+
+  // The matrix as linear() takes it: the f16 storage when f16, else the f32.
+  models::PackedMatrix matrix() const {
+    return {f16 ? nullptr : packed.data(), f16 ? packed_half.data() : nullptr, in, out};
+  }
+};
+
+// Output (r, c) of x [rows, in] W [in, out] + bias within twice the rounding of its in + 2
+// operations (products and sums) from the double-precision value; a failed check otherwise.
+bool close_to_double(float actual, const std::vector<float>& x, const std::vector<float>& w,
+                     const std::vector<float>& bias, std::int64_t r, std::int64_t c,
+                     std::int64_t in, std::int64_t out) {
+  double expected = bias[c], magnitude = std::fabs(expected);
+  for (std::int64_t p = 0; p < in; ++p) {
+    const double product = static_cast<double>(x[r * in + p]) * w[p * out + c];
+    expected += product;
+    magnitude += std::fabs(product);
+  }
+  const double allowed = 2.0 * static_cast<double>(in + 2) * kUnitRoundoff * magnitude;
+  if (!(std::fabs(actual - expected) <= allowed)) {
+    FAIL_CHECK("row " << r << " column " << c << ": " << actual << ", expected " << expected);
+    return false;
+  }
+  return true;
+}
+
 void check_linear(const KernelSet& set, std::int64_t in, std::int64_t out, bool f16, int threads,
                   std::uint32_t seed) {
   Rng rng(seed);
   const models::ModelOps& ops = models::model_ops_for(set);
   const models::StepContext ctx{set, ops, threads};
-  // W as a checkpoint writes it ([in, out]), packed as finalize() does.
-  std::vector<float> w(static_cast<std::size_t>(in * out));
-  std::vector<std::uint16_t> w_half;
-  if (f16) {
-    w_half = random_halves(w.size(), rng);
-    ops.half_to_float(w.size(), w_half.data(), w.data());
-  } else {
-    w = random_floats(w.size(), rng);
-  }
-  const auto packed_size = static_cast<std::size_t>(models::packed_elements(in, out, 1));
-  std::vector<float> packed(packed_size);
-  std::vector<std::uint16_t> packed_half(f16 ? packed_size : 0);
-  models::pack_matrix(w.data(), false, in, out, 1, packed.data());
-  if (f16) models::pack_matrix(w_half.data(), false, in, out, 1, packed_half.data());
-  models::PackedMatrix matrix{f16 ? nullptr : packed.data(), f16 ? packed_half.data() : nullptr, in,
-                              out};
-  const models::PackedMatrix as_f32{packed.data(), nullptr, in, out};
+  const RandomWeights weights(in, out, f16, ops, rng);
+  const std::vector<float>& w = weights.w;
+  const models::PackedMatrix matrix = weights.matrix();
+  const models::PackedMatrix as_f32{weights.packed.data(), nullptr, in, out};
 
   const std::vector<float> x = random_floats(static_cast<std::size_t>(kManyRows * in), rng);
   const std::vector<float> bias = random_floats(static_cast<std::size_t>(out), rng);
@@ -83,17 +119,7 @@ void check_linear(const KernelSet& set, std::int64_t in, std::int64_t out, bool 
           FAIL_CHECK("row " << r << " column " << c << ": " << actual << ", tile path " << tile);
           return;
         }
-        double expected = bias[c], magnitude = std::fabs(expected);
-        for (std::int64_t p = 0; p < in; ++p) {
-          const double product = static_cast<double>(x[r * in + p]) * w[p * out + c];
-          expected += product;
-          magnitude += std::fabs(product);
-        }
-        const double allowed = 2.0 * static_cast<double>(in + 2) * kUnitRoundoff * magnitude;
-        if (!(std::fabs(actual - expected) <= allowed)) {
-          FAIL_CHECK("row " << r << " column " << c << ": " << actual << ", expected " << expected);
-          return;
-        }
+        if (!close_to_double(actual, x, w, bias, r, c, in, out)) return;
       }
     }
   }
@@ -107,21 +133,9 @@ void check_depth_slices(const KernelSet& set, std::int64_t in, std::int64_t out,
   Rng rng(seed);
   const models::ModelOps& ops = models::model_ops_for(set);
   const models::StepContext ctx{set, ops, threads};
-  std::vector<float> w(static_cast<std::size_t>(in * out));
-  std::vector<std::uint16_t> w_half;
-  if (f16) {
-    w_half = random_halves(w.size(), rng);
-    ops.half_to_float(w.size(), w_half.data(), w.data());
-  } else {
-    w = random_floats(w.size(), rng);
-  }
-  const auto packed_size = static_cast<std::size_t>(models::packed_elements(in, out, 1));
-  std::vector<float> packed(packed_size);
-  std::vector<std::uint16_t> packed_half(f16 ? packed_size : 0);
-  models::pack_matrix(w.data(), false, in, out, 1, packed.data());
-  if (f16) models::pack_matrix(w_half.data(), false, in, out, 1, packed_half.data());
-  const models::PackedMatrix matrix{f16 ? nullptr : packed.data(),
-                                    f16 ? packed_half.data() : nullptr, in, out};
+  const RandomWeights weights(in, out, f16, ops, rng);
+  const std::vector<float>& w = weights.w;
+  const models::PackedMatrix matrix = weights.matrix();
   const std::vector<float> x = random_floats(static_cast<std::size_t>(rows * in), rng);
   const std::vector<float> bias = random_floats(static_cast<std::size_t>(out), rng);
   const std::int64_t ldo = out + 3;  // padding that must stay untouched
@@ -139,17 +153,7 @@ void check_depth_slices(const KernelSet& set, std::int64_t in, std::int64_t out,
         if (actual != -7.0f) FAIL_CHECK("wrote padding at row " << r << " column " << c);
         continue;
       }
-      double expected = bias[c], magnitude = std::fabs(expected);
-      for (std::int64_t p = 0; p < in; ++p) {
-        const double product = static_cast<double>(x[r * in + p]) * w[p * out + c];
-        expected += product;
-        magnitude += std::fabs(product);
-      }
-      const double allowed = 2.0 * static_cast<double>(in + 2) * kUnitRoundoff * magnitude;
-      if (!(std::fabs(actual - expected) <= allowed)) {
-        FAIL_CHECK("row " << r << " column " << c << ": " << actual << ", expected " << expected);
-        return;
-      }
+      if (!close_to_double(actual, x, w, bias, r, c, in, out)) return;
     }
   }
   // Slices of one depth, a few, not dividing the depth; 0 stands for linear() itself.

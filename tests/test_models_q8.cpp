@@ -14,6 +14,7 @@
 #include "models/packing.h"
 #include "models/q8_0.h"
 #include "models_test_util.h"
+#include "quantized_test_util.h"
 
 using namespace attnlens;
 using namespace attnlens::models;
@@ -84,33 +85,14 @@ TEST_CASE("Q8_0 panel kernels: every set against double precision, awkward depth
       for (std::size_t tiles : {1u, 2u, 3u, 5u}) {
         const Q8Matrix m = random_q8(k, 8, 1, static_cast<std::uint32_t>(k + tiles));
         Rng rng(static_cast<std::uint32_t>(7 * k + tiles));
-        std::vector<float> a(tiles * static_cast<std::size_t>(k) * 4);
-        for (float& x : a) x = rng.uniform(-2.0f, 2.0f);
+        const std::vector<float> a =
+            random_floats(tiles * static_cast<std::size_t>(k) * 4, rng, -2.0f, 2.0f);
         std::vector<float> c(tiles * 32, -1.0f);
         ops.q8_panel_gemm(tiles, static_cast<std::size_t>(k), a.data(),
                           static_cast<std::size_t>(k) * 4, m.packed.data(), c.data());
         INFO(ops.name << " k " << k << " tiles " << tiles);
-        for (std::size_t t = 0; t < tiles; ++t) {
-          for (std::size_t r = 0; r < 4; ++r) {
-            for (std::size_t j = 0; j < 8; ++j) {
-              double sum = 0, magnitude = 0;
-              for (std::int64_t p = 0; p < k; ++p) {
-                const double term = a[(t * static_cast<std::size_t>(k) + p) * 4 + r] *
-                                    m.w[j * static_cast<std::size_t>(k) + p];
-                sum += term;
-                magnitude += std::fabs(term);
-              }
-              // k additions in f32, each rounding by at most one unit roundoff of the partial sum
-              // (bounded by the sum of magnitudes); the weights themselves are exact.
-              const double bound = static_cast<double>(k + 1) * magnitude / 16777216.0 + 1e-30;
-              const double got = c[t * 32 + r * 8 + j];
-              if (std::fabs(got - sum) > bound) {
-                FAIL_CHECK("tile " << t << " row " << r << " col " << j << ": " << got << " vs "
-                                   << sum << " (bound " << bound << ")");
-              }
-            }
-          }
-        }
+        // The weights themselves are exact in f32: no rounding beyond the sums'.
+        check_panel_gemm_against_double(tiles, k, a, m.w, c, 0);
         // Dequantising the panel gives the float weights exactly, and the f32 panel GEMM of the
         // kernel set of the same name computes the same bits over them.
         std::vector<float> panel(static_cast<std::size_t>(k) * 8);
@@ -121,12 +103,7 @@ TEST_CASE("Q8_0 panel kernels: every set against double precision, awkward depth
                     m.w[static_cast<std::size_t>(j * k + p)]);
           }
         }
-        const KernelSet* same = find_kernel_set(ops.name);
-        REQUIRE(same != nullptr);
-        std::vector<float> f32(tiles * 32);
-        same->panel_gemm(tiles, static_cast<std::size_t>(k), a.data(),
-                         static_cast<std::size_t>(k) * 4, panel.data(), f32.data(), nullptr);
-        CHECK(f32 == c);
+        check_f32_panel_gemm_same_bits(ops, tiles, k, a, panel, c);
       }
     }
   }
@@ -145,36 +122,12 @@ TEST_CASE("linear() on Q8_0 matrices: partial panels, partial tiles, column grou
           // Rows 1..9 cover the dequantising kernel (up to 2 tiles) and the dequantise-then-f32
           // path (3 tiles and more), with partial last tiles.
           for (std::int64_t rows : {1, 3, 5, 8, 9, 13}) {
-            Rng rng(static_cast<std::uint32_t>(rows * 31 + out));
-            std::vector<float> x(static_cast<std::size_t>(rows * in));
-            for (float& v : x) v = rng.uniform(-1.0f, 1.0f);
-            std::vector<float> bias(static_cast<std::size_t>(out));
-            for (float& v : bias) v = rng.uniform(-0.5f, 0.5f);
-            RowPanels panels;
-            pack_rows(x.data(), rows, in, panels);
-            std::vector<float> y(static_cast<std::size_t>(rows * out), -7.0f);
-            const std::int64_t group_out = out / groups;
-            const std::int64_t group_bytes = panels_of(group_out) * q8_panel_bytes(in);
-            for (std::int64_t g = 0; g < groups; ++g) {
-              PackedMatrix w{nullptr, nullptr, in, group_out, m.packed.data() + g * group_bytes};
-              linear(ctx, panels, w, bias.data() + g * group_out, y.data() + g * group_out, out);
-            }
-            INFO(kernels.name << " in " << in << " out " << out << " groups " << groups << " rows "
-                              << rows);
-            std::vector<double> expected(y.size());
-            for (std::int64_t r = 0; r < rows; ++r) {
-              for (std::int64_t c = 0; c < out; ++c) {
-                double sum = bias[static_cast<std::size_t>(c)];
-                for (std::int64_t p = 0; p < in; ++p) {
-                  sum += static_cast<double>(x[static_cast<std::size_t>(r * in + p)]) *
-                         m.w[static_cast<std::size_t>(c * in + p)];
-                }
-                expected[static_cast<std::size_t>(r * out + c)] = sum;
-              }
-            }
-            // |x| <= 1, |w| <= 0.5: each output's terms sum to at most in / 2.
-            ATTNLENS_CHECK_CLOSE(y, expected, (Tolerance{2e-6 * static_cast<double>(in), 0.0}),
-                                 matrix_layout(rows, out), "linear");
+            check_quantized_linear(
+                ctx, rows, in, out, groups, m.w, [&](std::int64_t g, std::int64_t group_out) {
+                  const std::uint8_t* group =
+                      m.packed.data() + g * panels_of(group_out) * q8_panel_bytes(in);
+                  return PackedMatrix{nullptr, nullptr, in, group_out, group};
+                });
           }
         }
       }
@@ -194,8 +147,7 @@ TEST_CASE("linear() on Q8_0 matrices: depth slices of whole blocks give the whol
        {Case{96, 9, 13, 32}, Case{96, 9, 13, 40}, Case{96, 17, 13, 64}, Case{608, 20, 397, 256}}) {
     const Q8Matrix m = random_q8(k.in, k.out, 1, static_cast<std::uint32_t>(k.in + k.out));
     Rng rng(static_cast<std::uint32_t>(k.rows));
-    std::vector<float> x(static_cast<std::size_t>(k.rows * k.in));
-    for (float& v : x) v = rng.uniform(-1.0f, 1.0f);
+    const std::vector<float> x = random_floats(static_cast<std::size_t>(k.rows * k.in), rng);
     RowPanels panels;
     pack_rows(x.data(), k.rows, k.in, panels);
     const PackedMatrix w{nullptr, nullptr, k.in, k.out, m.packed.data()};
@@ -207,17 +159,7 @@ TEST_CASE("linear() on Q8_0 matrices: depth slices of whole blocks give the whol
       INFO(kernels.name << " in " << k.in << " out " << k.out << " rows " << k.rows << " slice "
                         << k.slice);
       CHECK(std::memcmp(whole.data(), sliced.data(), whole.size() * sizeof(float)) == 0);
-      std::vector<double> expected(whole.size());
-      for (std::int64_t r = 0; r < k.rows; ++r) {
-        for (std::int64_t c = 0; c < k.out; ++c) {
-          double sum = 0;
-          for (std::int64_t p = 0; p < k.in; ++p) {
-            sum += static_cast<double>(x[static_cast<std::size_t>(r * k.in + p)]) *
-                   m.w[static_cast<std::size_t>(c * k.in + p)];
-          }
-          expected[static_cast<std::size_t>(r * k.out + c)] = sum;
-        }
-      }
+      const std::vector<double> expected = linear_reference(x, m.w, nullptr, k.rows, k.in, k.out);
       ATTNLENS_CHECK_CLOSE(sliced, expected, (Tolerance{2e-6 * static_cast<double>(k.in), 0.0}),
                            matrix_layout(k.rows, k.out), "linear");
     }
@@ -243,64 +185,5 @@ TEST_CASE("Q8_0 refuses a depth that is not a multiple of 32, and non-finite sca
 
 TEST_CASE("q8 storage: linear layers as Q8_0, the rest f16, the forward of the same weights",
           "[models][q8]") {
-  for (Architecture arch : {Architecture::kGpt2, Architecture::kLlama, Architecture::kBert}) {
-    TransformerConfig c = tiny(arch);
-    c.hidden = 64;
-    c.heads = 4;
-    c.intermediate = arch == Architecture::kLlama ? 72 : 96;  // llama: down_proj stays f16
-    c.matrix_dtype = WeightDtype::kQ8_0;
-    Transformer model(c);
-    TransformerConfig c16 = c;
-    c16.matrix_dtype = WeightDtype::kF16;
-    CHECK(model.size().weight_bytes < model_size(c16).weight_bytes);
-    Checkpoint ckpt = make_checkpoint(model, 5);
-    for (std::size_t i = 0; i < model.weights().size(); ++i) {
-      const WeightInfo& w = model.weights()[i];
-      std::vector<double>& v = ckpt.values.at(w.name);
-      void* data = model.weight_data(static_cast<std::int64_t>(i));
-      const bool linear_layer = w.name.find("embedding") == std::string::npos &&
-                                w.name != "lm_head" && w.shape.size() == 2;
-      const std::int64_t in = w.transposed ? w.shape[1] : w.shape[0];
-      INFO(w.name);
-      if (w.shape.size() == 2) {
-        CHECK(w.dtype == (linear_layer && in % 32 == 0 ? WeightDtype::kQ8_0 : WeightDtype::kF16));
-      }
-      if (w.dtype == WeightDtype::kQ8_0) {
-        // Written as [out][in] whatever the checkpoint layout; the checkpoint then holds the
-        // dequantised values in its own layout for the reference.
-        const std::int64_t out = w.transposed ? w.shape[0] : w.shape[1];
-        std::vector<double> rows(v.size());
-        for (std::int64_t o = 0; o < out; ++o) {
-          for (std::int64_t p = 0; p < in; ++p) {
-            rows[static_cast<std::size_t>(o * in + p)] =
-                v[static_cast<std::size_t>(w.transposed ? o * in + p : p * out + o)];
-          }
-        }
-        const std::vector<double> q =
-            quantize_rows(rows, out, in, static_cast<std::uint8_t*>(data));
-        for (std::int64_t o = 0; o < out; ++o) {
-          for (std::int64_t p = 0; p < in; ++p) {
-            v[static_cast<std::size_t>(w.transposed ? o * in + p : p * out + o)] =
-                q[static_cast<std::size_t>(o * in + p)];
-          }
-        }
-      } else {
-        for (std::size_t j = 0; j < v.size(); ++j) {
-          if (w.dtype == WeightDtype::kF16) {
-            static_cast<std::uint16_t*>(data)[j] = exact_half(static_cast<float>(v[j]));
-          } else {
-            static_cast<float*>(data)[j] = static_cast<float>(v[j]);
-          }
-        }
-      }
-    }
-    model.finalize();
-    INFO(arch_name(arch));
-    std::vector<std::int32_t> types;
-    // 3 tokens run on the dequantising kernel, 11 on the dequantise-then-f32 path.
-    for (std::int64_t n : {3, 11}) {
-      if (arch == Architecture::kBert) types.assign(static_cast<std::size_t>(n), 1);
-      check_against_reference(model, ckpt, random_ids(n, c.vocab, 3), types, {});
-    }
-  }
+  check_quantized_storage(WeightDtype::kQ8_0, WeightDtype::kF16, quantize_rows);
 }

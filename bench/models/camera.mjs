@@ -12,10 +12,10 @@
 // seconds as the page would (a frame that comes while one is in flight is dropped) and counts
 // the frames shown. Needs the models (build_vision_models.py into bench/models/build/).
 import { existsSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadAverage } from './bench-page.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -30,11 +30,7 @@ const { values } = parseArgs({
 const build = fileURLToPath(new URL('build/', import.meta.url));
 const folder = resolve(build, values.model);
 if (!existsSync(folder)) throw new Error(`${folder}: build the models first (README.md)`);
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
-console.log(`load average before: ${load()} (1, 5, 15 min)`);
+console.log(`load average before: ${loadAverage()} (1, 5, 15 min)`);
 
 if (values.browser) {
   const { runInChromium } = await import('./camera-browser.mjs');
@@ -80,4 +76,4 @@ if (values.browser) {
     side.attention.dispose();
   }
 }
-console.log(`load average after: ${load()} (1, 5, 15 min)`);
+console.log(`load average after: ${loadAverage()} (1, 5, 15 min)`);

@@ -9,10 +9,9 @@
 // Needs the wasm modules (./scripts/build-wasm.sh), onnxruntime-web in bench/peers/node_modules
 // (cd bench/peers && npm ci) and the models (build_vision_models.py into bench/models/build/).
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { rendererCpuMs } from './renderer-cpu.mjs';
+import { loadAverage, openBenchPage } from './bench-page.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -30,28 +29,13 @@ const models = names.map((name, i) => {
   return { name, title: TITLES[name], pairs: pairCounts[i] ?? pairCounts.at(-1) };
 });
 const build = new URL('build/', import.meta.url);
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
-console.log(`load average before: ${load()} (1, 5, 15 min)`);
+console.log(`load average before: ${loadAverage()} (1, 5, 15 min)`);
 
 if (values.browser) {
-  const { REPO_ROOT, newPage, openBrowser } = await import('../../web/scripts/chromium.mjs');
+  const { REPO_ROOT, openBrowser } = await import('../../web/scripts/chromium.mjs');
   const browser = await openBrowser({ root: REPO_ROOT });
   try {
-    const page = await newPage(browser.context);
-    page.on('console', (message) => {
-      if (message.type() === 'log') console.log(message.text());
-    });
-    page.setDefaultTimeout(0);
-    await page.exposeFunction('rendererCpuMs', rendererCpuMs);
-    await page.goto(`${browser.base}/bench/models/vision.html`);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true');
-    console.log(
-      `headless Chromium ${await page.evaluate(() => navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1])}, one thread` +
-        ` (CPU: the renderer process's)`,
-    );
+    const page = await openBenchPage(browser, 'vision');
     await page.evaluate((options) => window.runBenchmark(options), {
       models,
       backend: values.backend,
@@ -87,4 +71,4 @@ if (values.browser) {
     log: console.log,
   });
 }
-console.log(`load average after: ${load()} (1, 5, 15 min)`);
+console.log(`load average after: ${loadAverage()} (1, 5, 15 min)`);

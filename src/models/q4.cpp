@@ -17,6 +17,7 @@
 #include "attnlens/errors.h"
 #include "models/ops.h"
 #include "models/packing.h"
+#include "models/quant_blocks.h"
 
 namespace attnlens::models {
 
@@ -35,19 +36,12 @@ void require_q4_depth(std::int64_t in, const std::string& name) {
 
 void require_finite_q4(const std::uint8_t* written, std::int64_t in, std::int64_t out,
                        const std::string& name) {
-  const std::int64_t blocks = out * (in / kQ4Block);
-  for (std::int64_t b = 0; b < blocks; ++b) {
+  const std::int64_t row_blocks = in / kQ4Block;
+  for (std::int64_t b = 0; b < out * row_blocks; ++b) {
     float scale_min[2];
     std::memcpy(scale_min, written + b * kQ4BlockBytes, sizeof scale_min);
-    for (int which = 0; which < 2; ++which) {
-      const float v = scale_min[which];
-      if (std::isfinite(v)) continue;
-      const char* what = std::isnan(v) ? "NaN" : (v < 0 ? "-Infinity" : "+Infinity");
-      throw NonFiniteError(name, name + ": the " + (which == 0 ? "scale" : "min") +
-                                     " of 4-bit block " + std::to_string(b) + " (row " +
-                                     std::to_string(b / (in / kQ4Block)) + ") is " + what +
-                                     "; weights must be finite");
-    }
+    require_finite_block_value(scale_min[0], "scale", "4-bit", b, row_blocks, name);
+    require_finite_block_value(scale_min[1], "min", "4-bit", b, row_blocks, name);
   }
 }
 
@@ -62,26 +56,15 @@ static_assert(kRows == kPanelRows && kCols == kPanelCols);
 
 void pack_q4_matrix(const std::uint8_t* src, std::int64_t in, std::int64_t out, std::int64_t groups,
                     std::uint8_t* dst) {
-  const std::int64_t blocks = in / kQ4Block;
-  const std::int64_t group_columns = out / groups;
-  const std::int64_t panels = panels_of(group_columns);
-  for (std::int64_t g = 0; g < groups; ++g) {
-    for (std::int64_t panel = 0; panel < panels; ++panel) {
-      std::uint8_t* packed = dst + (g * panels + panel) * q4_panel_bytes(in);
-      const std::int64_t c0 = g * group_columns + panel * kPanelWidth;
-      const std::int64_t width = std::min(kPanelWidth, group_columns - panel * kPanelWidth);
-      for (std::int64_t b = 0; b < blocks; ++b) {
-        std::uint8_t* block = packed + b * kQ4PanelBlockBytes;
-        std::memset(block, 0, kBlockBytes);
-        for (std::int64_t c = 0; c < width; ++c) {
-          const std::uint8_t* written = src + ((c0 + c) * blocks + b) * kQ4BlockBytes;
-          std::memcpy(block + c * sizeof(float), written, sizeof(float));                    // s
-          std::memcpy(block + kScaleBytes + c * sizeof(float), written + 4, sizeof(float));  // m
-          for (std::size_t p = 0; p < kHalf; ++p) block[kValuesAt + p * kCols + c] = written[8 + p];
-        }
-      }
-    }
-  }
+  pack_block_panels(src, in / kQ4Block, out, groups, kQ4BlockBytes, kQ4PanelBlockBytes, dst,
+                    [](std::uint8_t* block, std::int64_t c, const std::uint8_t* written) {
+                      std::memcpy(block + c * sizeof(float), written, sizeof(float));  // s
+                      std::memcpy(block + kScaleBytes + c * sizeof(float), written + 4,
+                                  sizeof(float));  // m
+                      for (std::size_t p = 0; p < kHalf; ++p) {
+                        block[kValuesAt + p * kCols + c] = written[8 + p];
+                      }
+                    });
 }
 
 namespace {

@@ -18,6 +18,7 @@
 #include "attnlens/errors.h"
 #include "models/ops.h"
 #include "models/packing.h"
+#include "models/quant_blocks.h"
 
 namespace attnlens::models {
 
@@ -34,46 +35,31 @@ void require_q8_depth(std::int64_t in, const std::string& name) {
 
 void require_finite_q8(const std::uint8_t* written, std::int64_t in, std::int64_t out,
                        const std::string& name) {
-  const std::int64_t blocks = out * (in / kQ8Block);
-  for (std::int64_t b = 0; b < blocks; ++b) {
+  const std::int64_t row_blocks = in / kQ8Block;
+  for (std::int64_t b = 0; b < out * row_blocks; ++b) {
     const std::uint8_t* block = written + b * kQ8BlockBytes;
-    const std::uint16_t scale = static_cast<std::uint16_t>(block[0] | (block[1] << 8));
-    if ((scale & 0x7c00u) == 0x7c00u) {
-      const char* what = (scale & 0x03ffu) ? "NaN" : (scale & 0x8000u ? "-Infinity" : "+Infinity");
-      throw NonFiniteError(name, name + ": the scale of Q8_0 block " + std::to_string(b) +
-                                     " (row " + std::to_string(b / (in / kQ8Block)) + ") is " +
-                                     what + "; weights must be finite");
-    }
+    const std::uint16_t bits = static_cast<std::uint16_t>(block[0] | (block[1] << 8));
+    if ((bits & 0x7c00u) != 0x7c00u) continue;  // a finite f16: its exponent is not all ones
+    float scale;
+    f16_to_f32__scalar(1, &bits, &scale);
+    require_finite_block_value(scale, "scale", "Q8_0", b, row_blocks, name);
   }
 }
 
 void pack_q8_matrix(const std::uint8_t* src, std::int64_t in, std::int64_t out, std::int64_t groups,
                     std::uint8_t* dst) {
-  const std::int64_t blocks = in / kQ8Block;
-  const std::int64_t group_columns = out / groups;
-  const std::int64_t panels = panels_of(group_columns);
-  for (std::int64_t g = 0; g < groups; ++g) {
-    for (std::int64_t panel = 0; panel < panels; ++panel) {
-      std::uint8_t* packed = dst + (g * panels + panel) * q8_panel_bytes(in);
-      const std::int64_t c0 = g * group_columns + panel * kPanelWidth;
-      const std::int64_t width = std::min(kPanelWidth, group_columns - panel * kPanelWidth);
-      for (std::int64_t b = 0; b < blocks; ++b) {
-        std::uint8_t* block = packed + b * kQ8PanelBlockBytes;
-        float scales[kPanelWidth] = {};
-        std::int8_t* values = reinterpret_cast<std::int8_t*>(block + sizeof scales);
-        std::memset(values, 0, kQ8Block * kPanelWidth);
-        for (std::int64_t c = 0; c < width; ++c) {
-          const std::uint8_t* written = src + ((c0 + c) * blocks + b) * kQ8BlockBytes;
-          const std::uint16_t bits = static_cast<std::uint16_t>(written[0] | (written[1] << 8));
-          f16_to_f32__scalar(1, &bits, &scales[c]);
-          for (std::int64_t p = 0; p < kQ8Block; ++p) {
-            values[p * kPanelWidth + c] = static_cast<std::int8_t>(written[2 + p]);
-          }
-        }
-        std::memcpy(block, scales, sizeof scales);
-      }
-    }
-  }
+  pack_block_panels(src, in / kQ8Block, out, groups, kQ8BlockBytes, kQ8PanelBlockBytes, dst,
+                    [](std::uint8_t* block, std::int64_t c, const std::uint8_t* written) {
+                      // 8 f32 scales, then the values [32][8] (int8 bytes copied as they are).
+                      const auto bits = static_cast<std::uint16_t>(written[0] | (written[1] << 8));
+                      float scale;
+                      f16_to_f32__scalar(1, &bits, &scale);
+                      std::memcpy(block + c * sizeof(float), &scale, sizeof scale);
+                      std::uint8_t* values = block + kPanelWidth * sizeof(float);
+                      for (std::int64_t p = 0; p < kQ8Block; ++p) {
+                        values[p * kPanelWidth + c] = written[2 + p];
+                      }
+                    });
 }
 
 namespace {

@@ -19,10 +19,10 @@ import { createAttention } from '../src/index.js';
 import { loadModel, loadModelFiles } from '../src/models/index.js';
 import { createTokenizer } from '../src/models/tokenizer.js';
 import { parseForRewrite, writeGguf } from './support/gguf-writer.mjs';
+import { compareRuns, FIXTURE_TEXTS as TEXTS, runTexts } from './support/quantized-weights.mjs';
 import { tinyModel, tinyModels } from './support/tiny-models.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const TEXTS = ['Hello world, the cat sat on 12 mats.', ' two  spaces\nand café 你好 🐱!'];
 const FIXTURES = ['smollm2', 'qwen2', 'gpt2'];
 // Bounds on top-5 agreement and attention difference against F32 (the measured values print).
 // The fixtures' weights are random: their next-token logits lie close together, so the top-5
@@ -46,36 +46,9 @@ after(() => attention?.dispose());
 
 async function runAll(source) {
   const model = await loadModel(source, { attention });
-  const results = [];
-  for (const text of TEXTS)
-    results.push(await model.run(text, { returnLogits: true, truncate: true }));
+  const results = await runTexts(model, TEXTS);
   model.dispose();
   return results;
-}
-
-function compare(actual, expected) {
-  let same = 0;
-  let positions = 0;
-  let attentionDiff = 0;
-  const vocab = expected[0].logits.length / expected[0].tokens.length;
-  const top5 = (logits, row) =>
-    [...logits.subarray(row * vocab, (row + 1) * vocab)]
-      .map((value, id) => [value, id])
-      .sort((x, y) => y[0] - x[0])
-      .slice(0, 5)
-      .map(([, id]) => id)
-      .sort((x, y) => x - y)
-      .join();
-  expected.forEach((want, i) => {
-    assert.deepEqual(actual[i].tokens, want.tokens);
-    for (let row = 0; row < want.tokens.length; row++, positions++) {
-      if (top5(actual[i].logits, row) === top5(want.logits, row)) same++;
-    }
-    want.attention.forEach((value, k) => {
-      attentionDiff = Math.max(attentionDiff, Math.abs(value - actual[i].attention[k]));
-    });
-  });
-  return { top5: same / positions, attention: attentionDiff };
 }
 
 for (const name of FIXTURES) {
@@ -88,7 +61,7 @@ for (const name of FIXTURES) {
       assert.deepEqual(run.logits, expected[i].logits, `${name} logits of text ${i}`);
     });
     for (const [type, bound] of Object.entries(BOUNDS)) {
-      const measured = compare(await runAll(join(work, `${name}-${type}.gguf`)), f32);
+      const measured = compareRuns(await runAll(join(work, `${name}-${type}.gguf`)), f32);
       console.log(
         `${name} ${type.toUpperCase()} against F32: top-5 agreement ` +
           `${measured.top5.toFixed(3)}, max attention difference ` +

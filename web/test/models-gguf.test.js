@@ -27,6 +27,7 @@ import { startHubServer } from './support/hub-server.mjs';
 import { convertToFloat32 } from '../src/models/files/dtypes.js';
 import { readGgufHeader } from '../src/models/files/gguf.js';
 import { dequantize } from '../src/models/files/gguf-types.js';
+import { compareRuns } from './support/quantized-weights.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TEXTS = [
@@ -100,41 +101,9 @@ test('every GGUF type dequantises bit for bit as the reference dequantiser', () 
   assert.equal(at, reference.length);
 });
 
-// The share of positions whose five most likely next tokens are the same set in both runs.
-function top5Agreement(a, b, vocab) {
-  let same = 0;
-  let positions = 0;
-  const top5 = (logits, row) =>
-    [...logits.subarray(row * vocab, (row + 1) * vocab)]
-      .map((value, id) => [value, id])
-      .sort((x, y) => y[0] - x[0])
-      .slice(0, 5)
-      .map(([, id]) => id)
-      .sort((x, y) => x - y)
-      .join();
-  a.forEach((run, i) => {
-    for (let row = 0; row < run.tokens.length; row++) {
-      positions++;
-      if (top5(run.logits, row) === top5(b[i].logits, row)) same++;
-    }
-  });
-  return same / positions;
-}
-
-function maxAttentionDifference(a, b) {
-  let worst = 0;
-  a.forEach((run, i) => {
-    for (let k = 0; k < run.attention.length; k++) {
-      worst = Math.max(worst, Math.abs(run.attention[k] - b[i].attention[k]));
-    }
-  });
-  return worst;
-}
-
 test('Q8_0 and Q4_0 stories260K against F32: top-5 agreement, attention difference', async () => {
   const f32 = await loadModel(gguf('stories260K-f32.gguf'), { attention });
   const expected = await runAll(f32);
-  const vocab = expected[0].logits.length / expected[0].tokens.length;
   f32.dispose();
   for (const [type, bound] of Object.entries(BOUNDS)) {
     // 'q4' keeps the Q4_0 file's blocks (models-q4.test.js); it would re-quantise Q8_0's.
@@ -142,9 +111,7 @@ test('Q8_0 and Q4_0 stories260K against F32: top-5 agreement, attention differen
       const model = await loadModel(gguf(`stories260K-${type}.gguf`), { attention, dtype });
       const actual = await runAll(model);
       model.dispose();
-      actual.forEach((run, i) => assert.deepEqual(run.tokens, expected[i].tokens));
-      const top5 = top5Agreement(actual, expected, vocab);
-      const diff = maxAttentionDifference(actual, expected);
+      const { top5, attention: diff } = compareRuns(actual, expected);
       console.log(
         `stories260K ${type.toUpperCase()} (dtype ${dtype}) against F32: top-5 agreement ` +
           `${top5.toFixed(3)}, max attention difference ${diff.toExponential(2)}`,
@@ -169,14 +136,12 @@ const K_BOUNDS = {
 test('K-quants in a model: Q6_K, Q5_K and Q4_K against F32 (and Q8_0 beside them)', async () => {
   const f32 = await loadModel(gguf('wide-f32.gguf'), { attention });
   const expected = await runAll(f32);
-  const vocab = expected[0].logits.length / expected[0].tokens.length;
   f32.dispose();
   for (const [type, bound] of Object.entries(K_BOUNDS)) {
     const model = await loadModel(gguf(`wide-${type}.gguf`), { attention });
     const actual = await runAll(model);
     model.dispose();
-    const top5 = top5Agreement(actual, expected, vocab);
-    const diff = maxAttentionDifference(actual, expected);
+    const { top5, attention: diff } = compareRuns(actual, expected);
     console.log(
       `random llama (rows of 256) ${type.toUpperCase()} against F32: top-5 agreement ` +
         `${top5.toFixed(3)}, max attention difference ${diff.toExponential(2)}`,

@@ -29,14 +29,15 @@ import { describeModel, loadModel, loadModelFiles } from '../src/models/index.js
 import { readGgufHeader } from '../src/models/files/gguf.js';
 import { dequantize } from '../src/models/files/gguf-types.js';
 import { dequantizeQ4, q4Bytes, q4FromGguf, quantizeQ4_0 } from '../src/models/files/q4.js';
+import {
+  checkQuantiserLayouts,
+  FIXTURE_TEXTS,
+  measureDtype,
+  STORY_TEXTS,
+} from './support/quantized-weights.mjs';
 import { tinyModel, tinyModels } from './support/tiny-models.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const STORY_TEXTS = [
-  'Once upon a time, there was a little girl named Lily. She loved to play outside.',
-  'Tom and his dog went to the park. They saw a big red ball and ran to get it.',
-];
-const FIXTURE_TEXTS = ['Hello world, the cat sat on 12 mats.', ' two  spaces\nand café 你好 🐱!'];
 
 let attention;
 let work;
@@ -49,63 +50,8 @@ before(async () => {
 });
 after(() => attention?.dispose());
 
-async function runAll(model, texts) {
-  const results = [];
-  for (const text of texts) {
-    results.push(await model.run(text, { returnLogits: true, truncate: true }));
-  }
-  return results;
-}
-
-// Top-5 agreement (the same set of five ids) over every position, and the largest and mean
-// attention differences.
-function compare(actual, expected) {
-  const vocab = expected[0].logits.length / expected[0].tokens.length;
-  const top5 = (logits, row) =>
-    [...logits.subarray(row * vocab, (row + 1) * vocab)]
-      .map((value, id) => [value, id])
-      .sort((x, y) => y[0] - x[0])
-      .slice(0, 5)
-      .map(([, id]) => id)
-      .sort((x, y) => x - y)
-      .join();
-  let same = 0;
-  let positions = 0;
-  let max = 0;
-  let sum = 0;
-  let count = 0;
-  expected.forEach((want, i) => {
-    assert.deepEqual(actual[i].tokens, want.tokens);
-    for (let row = 0; row < want.tokens.length; row++, positions++) {
-      if (top5(actual[i].logits, row) === top5(want.logits, row)) same++;
-    }
-    want.attention.forEach((value, k) => {
-      const d = Math.abs(value - actual[i].attention[k]);
-      max = Math.max(max, d);
-      sum += d;
-      count++;
-    });
-  });
-  return { top5: same / positions, attention: max, meanAttention: sum / count };
-}
-
-async function measure(label, source, texts) {
-  const f32 = await loadModel(source, { attention });
-  const q4 = await loadModel(source, { attention, dtype: 'q4' });
-  assert.equal(q4.info.dtype, 'q4');
-  const measured = compare(await runAll(q4, texts), await runAll(f32, texts));
-  const bytes = { f32: f32.info.bytes, q4: q4.info.bytes };
-  const types = q4.info.weightTypes;
-  f32.dispose();
-  q4.dispose();
-  console.log(
-    `${label} q4 against f32: top-5 agreement ${measured.top5.toFixed(3)}, attention ` +
-      `difference max ${measured.attention.toExponential(2)}, mean ` +
-      `${measured.meanAttention.toExponential(2)}; weights ${bytes.q4} bytes (f32 ${bytes.f32}), ` +
-      `4-bit ${types.q4?.bytes ?? 0} bytes in ${types.q4?.tensors ?? 0} tensors`,
-  );
-  return { ...measured, bytes, types };
-}
+const measure = (label, source, texts, options) =>
+  measureDtype(attention, 'q4', label, source, texts, options);
 
 // The bits of each value, a zero's sign cleared: ggml's Q4_0 dequantisation (q - 8) * d gives -0
 // for q = 8 where d < 0, s * q - m gives +0. The two are equal as numbers and give the same bits
@@ -164,34 +110,12 @@ test('the Q4_0 quantiser writes the blocks of ggml quantize_row_q4_0_ref', async
 });
 
 test('the quantiser: a Conv1D [in, out] matrix as rows of [out, in]; refusals', () => {
-  const inFeatures = 64;
-  const outFeatures = 3;
-  const values = Float32Array.from({ length: inFeatures * outFeatures }, (_, i) => (i % 17) - 8);
-  const transposed = new Float32Array(values.length);
-  for (let p = 0; p < inFeatures; p++) {
-    for (let o = 0; o < outFeatures; o++) {
-      transposed[o * inFeatures + p] = values[p * outFeatures + o];
-    }
-  }
-  const size = q4Bytes(values.length);
-  const a = new Uint8Array(size);
-  const b = new Uint8Array(size);
-  quantizeQ4_0(values, { inFeatures, outFeatures, transposed: false }, a, 'w');
-  quantizeQ4_0(transposed, { inFeatures, outFeatures, transposed: true }, b, 'w');
-  assert.deepEqual(a, b);
+  const { transposed, blocks: b } = checkQuantiserLayouts(quantizeQ4_0, q4Bytes, 1e6);
   // Integers -8..8 with -8 the largest magnitude: d = 1, so every value is exact.
   const back = dequantizeQ4(b);
   for (let i = 0; i < 32; i++) {
     if (transposed[i] !== 8) assert.equal(back[i], transposed[i], `value ${i}`);
   }
-  assert.throws(
-    () => quantizeQ4_0(new Float32Array(48), { inFeatures: 48, outFeatures: 1 }, a, 'w'),
-    { name: 'TypeError', code: 'invalid_argument', message: /48 input features.*multiple of 32/ },
-  );
-  assert.throws(
-    () => quantizeQ4_0(new Float32Array(32).fill(1e6), { inFeatures: 32, outFeatures: 1 }, a, 'w'),
-    { name: 'RangeError', code: 'out_of_range', message: /beyond f16's 65504/ },
-  );
 });
 
 // A Q4 GGUF under 'q4' against the same file under 'f32' (its blocks dequantised on load).

@@ -23,14 +23,15 @@ import { after, before, test } from 'node:test';
 import { createAttention } from '../src/index.js';
 import { describeModel, loadModel, loadModelFiles } from '../src/models/index.js';
 import { q8Bytes, quantizeQ8_0 } from '../src/models/files/q8.js';
+import {
+  checkQuantiserLayouts,
+  FIXTURE_TEXTS,
+  measureDtype,
+  STORY_TEXTS,
+} from './support/quantized-weights.mjs';
 import { tinyModel } from './support/tiny-models.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const STORY_TEXTS = [
-  'Once upon a time, there was a little girl named Lily. She loved to play outside.',
-  'Tom and his dog went to the park. They saw a big red ball and ran to get it.',
-];
-const FIXTURE_TEXTS = ['Hello world, the cat sat on 12 mats.', ' two  spaces\nand café 你好 🐱!'];
 
 let attention;
 let work;
@@ -42,61 +43,8 @@ before(async () => {
 });
 after(() => attention?.dispose());
 
-async function runAll(model, texts) {
-  const results = [];
-  for (const text of texts) {
-    results.push(await model.run(text, { returnLogits: true, truncate: true }));
-  }
-  return results;
-}
-
-// Top-5 agreement (the same set of five ids) over every position, and the largest and mean
-// attention differences.
-function compare(actual, expected) {
-  const vocab = expected[0].logits.length / expected[0].tokens.length;
-  const top5 = (logits, row) =>
-    [...logits.subarray(row * vocab, (row + 1) * vocab)]
-      .map((value, id) => [value, id])
-      .sort((x, y) => y[0] - x[0])
-      .slice(0, 5)
-      .map(([, id]) => id)
-      .sort((x, y) => x - y)
-      .join();
-  let same = 0;
-  let positions = 0;
-  let max = 0;
-  let sum = 0;
-  let count = 0;
-  expected.forEach((want, i) => {
-    assert.deepEqual(actual[i].tokens, want.tokens);
-    for (let row = 0; row < want.tokens.length; row++, positions++) {
-      if (top5(actual[i].logits, row) === top5(want.logits, row)) same++;
-    }
-    want.attention.forEach((value, k) => {
-      const d = Math.abs(value - actual[i].attention[k]);
-      max = Math.max(max, d);
-      sum += d;
-      count++;
-    });
-  });
-  return { top5: same / positions, attention: max, meanAttention: sum / count };
-}
-
-async function measure(label, source, texts, options = {}) {
-  const f32 = await loadModel(source, { attention, ...options });
-  const q8 = await loadModel(source, { attention, dtype: 'q8', ...options });
-  assert.equal(q8.info.dtype, 'q8');
-  const measured = compare(await runAll(q8, texts), await runAll(f32, texts));
-  const bytes = { f32: f32.info.bytes, q8: q8.info.bytes };
-  f32.dispose();
-  q8.dispose();
-  console.log(
-    `${label} q8 against f32: top-5 agreement ${measured.top5.toFixed(3)}, attention ` +
-      `difference max ${measured.attention.toExponential(2)}, mean ` +
-      `${measured.meanAttention.toExponential(2)}; weights ${bytes.q8} bytes (f32 ${bytes.f32})`,
-  );
-  return { ...measured, bytes };
-}
+const measure = (label, source, texts, options) =>
+  measureDtype(attention, 'q8', label, source, texts, options);
 
 test('the quantiser writes the bytes of ggml quantize_row_q8_0_ref', async () => {
   const f32 = await loadModelFiles(join(work, 'stories260K-f32.gguf'));
@@ -116,35 +64,13 @@ test('the quantiser writes the bytes of ggml quantize_row_q8_0_ref', async () =>
 });
 
 test('the quantiser: a Conv1D [in, out] matrix as rows of [out, in]; refusals', () => {
-  const inFeatures = 64;
-  const outFeatures = 3;
-  const values = Float32Array.from({ length: inFeatures * outFeatures }, (_, i) => (i % 17) - 8);
-  const transposed = new Float32Array(values.length);
-  for (let p = 0; p < inFeatures; p++) {
-    for (let o = 0; o < outFeatures; o++) {
-      transposed[o * inFeatures + p] = values[p * outFeatures + o];
-    }
-  }
-  const size = q8Bytes(values.length);
-  const a = new Uint8Array(size);
-  const b = new Uint8Array(size);
-  quantizeQ8_0(values, { inFeatures, outFeatures, transposed: false }, a, 'w');
-  quantizeQ8_0(transposed, { inFeatures, outFeatures, transposed: true }, b, 'w');
-  assert.deepEqual(a, b);
+  const { transposed, blocks: b } = checkQuantiserLayouts(quantizeQ8_0, q8Bytes, 1e7);
   // Every block's largest value is 8 or -8: scale 8/127, and q = round(x * 127 / 8).
   const row = new Int8Array(b.buffer, 2, 32);
   for (let i = 0; i < 32; i++) {
     const x = transposed[i];
     assert.equal(row[i], Math.sign(x) * Math.round(Math.abs(x) * (127 / 8)));
   }
-  assert.throws(
-    () => quantizeQ8_0(new Float32Array(48), { inFeatures: 48, outFeatures: 1 }, a, 'w'),
-    { name: 'TypeError', code: 'invalid_argument', message: /48 input features.*multiple of 32/ },
-  );
-  assert.throws(
-    () => quantizeQ8_0(new Float32Array(32).fill(1e7), { inFeatures: 32, outFeatures: 1 }, a, 'w'),
-    { name: 'RangeError', code: 'out_of_range', message: /beyond f16's 65504/ },
-  );
 });
 
 test("stories260K (the real bundled model): dtype 'q8' against f32", async () => {

@@ -7,11 +7,11 @@
 // gguf-types.js's dequantisation gives. f32/f16 checkpoints (and a GGUF's other types) are
 // quantised to Q4_0 as llama.cpp's quantize_row_q4_0_ref does.
 
-import { attnlensError } from '../../errors.js';
 import { halfBits } from '../../webgpu/f16.js';
 import { halfToFloat, scaleMinK4 } from './gguf-types.js';
+import { QUANT_BLOCK, readBlock, requireBlockDepth, requireHalfScale } from './quant-blocks.js';
 
-export const Q4_BLOCK = 32;
+export const Q4_BLOCK = QUANT_BLOCK;
 export const Q4_BLOCK_BYTES = 24;
 
 /** Bytes of a 4-bit matrix of `elements` values (a multiple of 32). */
@@ -21,17 +21,6 @@ export const q4Bytes = (elements) => (elements / Q4_BLOCK) * Q4_BLOCK_BYTES;
 export const Q4_GGUF_TYPES = Object.freeze(['Q4_0', 'Q4_K']);
 
 const f = Math.fround;
-
-function requireDepth(inFeatures, name) {
-  if (inFeatures % Q4_BLOCK !== 0) {
-    throw attnlensError(
-      'invalid_argument',
-      name,
-      `has ${inFeatures} input features; 4-bit blocks need a multiple of ${Q4_BLOCK}`,
-      { tensor: name },
-    );
-  }
-}
 
 // Writes one sub-block at `at`: s, m, then the 32 nibbles `q` (q[i] | q[i + 16] << 4).
 function writeBlock(view, out, at, s, m, q) {
@@ -46,20 +35,19 @@ function writeBlock(view, out, at, s, m, q) {
  * as Q4_0 (d = the value of largest magnitude / -8, stored as f16; q = min(15, trunc(x / d +
  * 8.5))), written as 4-bit rows of the [out, in] matrix. `name` names the tensor in errors.
  */
-export function quantizeQ4_0(values, { inFeatures, outFeatures, transposed }, out, name) {
-  requireDepth(inFeatures, name);
+export function quantizeQ4_0(values, layout, out, name) {
+  const { inFeatures, outFeatures } = layout;
+  requireBlockDepth(inFeatures, '4-bit', name);
   const blocks = inFeatures / Q4_BLOCK;
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   const column = new Float32Array(Q4_BLOCK);
   const q = new Uint8Array(Q4_BLOCK);
   for (let o = 0; o < outFeatures; o++) {
     for (let b = 0; b < blocks; b++) {
+      readBlock(values, layout, o, b, column);
       let amax = 0;
       let max = 0;
-      for (let i = 0; i < Q4_BLOCK; i++) {
-        const p = b * Q4_BLOCK + i;
-        const x = transposed ? values[o * inFeatures + p] : values[p * outFeatures + o];
-        column[i] = x;
+      for (const x of column) {
         if (amax < Math.abs(x)) {
           amax = Math.abs(x);
           max = x;
@@ -68,15 +56,7 @@ export function quantizeQ4_0(values, { inFeatures, outFeatures, transposed }, ou
       const d = f(max / -8);
       const inverse = d === 0 ? 0 : f(1 / d);
       const bits = halfBits(d);
-      if ((bits & 0x7c00) === 0x7c00 && Number.isFinite(amax)) {
-        throw attnlensError(
-          'out_of_range',
-          name,
-          `values up to ${amax} in row ${o} need a Q4_0 scale beyond f16's 65504; load the ` +
-            "model with dtype 'f32'",
-          { tensor: name },
-        );
-      }
+      requireHalfScale(bits, amax, o, 'Q4_0', name);
       for (let i = 0; i < Q4_BLOCK; i++) {
         // (int8_t)(x * id + 8.5f): a truncation toward zero, then at most 15.
         q[i] = Math.min(15, Math.trunc(f(f(column[i] * inverse) + 8.5)));
