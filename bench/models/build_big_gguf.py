@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests/models"))
 import make_gguf  # noqa: E402
 import tokenizers  # noqa: E402
-from make_gguf import ARRAY, F32V, STRING, U32  # noqa: E402,F401
+from make_gguf import F32V, STRING, U32  # noqa: E402
 
 SHAPES = {
     "qwen2.5-0.5b": dict(arch="qwen2", pre="qwen2", hidden=896, layers=24, heads=14, kv_heads=2,
