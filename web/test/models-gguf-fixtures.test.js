@@ -20,7 +20,7 @@ import { loadModel, loadModelFiles } from '../src/models/index.js';
 import { createTokenizer } from '../src/models/tokenizer.js';
 import { parseForRewrite, writeGguf } from './support/gguf-writer.mjs';
 import { compareRuns, FIXTURE_TEXTS as TEXTS, runTexts } from './support/quantized-weights.mjs';
-import { tinyModel, tinyModels } from './support/tiny-models.mjs';
+import { rejectsWith, tinyModel, tinyModels, withConfig } from './support/tiny-models.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = ['smollm2', 'qwen2', 'gpt2'];
@@ -89,4 +89,82 @@ test("tokenizer.ggml.pre 'llama-bpe' (Llama 3): digits in runs of at most three"
   const starts = new Set(tokens.map((t) => t.start));
   for (const boundary of [3, 6]) assert.ok(starts.has(boundary), `a token starts at ${boundary}`);
   assert.ok(!tokens.some((t) => t.start < 3 && t.end > 3), 'no token crosses a run of three');
+});
+
+// Llama 3.1+ GGUFs carry rope_scaling as llama.cpp's converter writes it: rope_freqs.weight, one
+// factor per inverse frequency. The tiny llama (head_dim 8) at Llama 3's rope_theta 500000 has
+// one frequency of each kind (kept, smoothed, divided by the factor), so a file with those
+// factors must run exactly as the safetensors model with config.json's llama3 rope_scaling.
+const LLAMA3 = {
+  rope_type: 'llama3',
+  factor: 8,
+  low_freq_factor: 1,
+  high_freq_factor: 4,
+  original_max_position_embeddings: 8192,
+};
+
+// The factors as convert_hf_to_gguf.py's LlamaModel computes them (written here, not imported).
+function converterFactors(
+  theta,
+  headDim,
+  { factor, low_freq_factor: low, high_freq_factor: high },
+) {
+  const factors = new Float32Array(headDim / 2);
+  for (let i = 0; i < headDim / 2; i++) {
+    const freq = 1 / theta ** ((2 * i) / headDim);
+    const wavelen = (2 * Math.PI) / freq;
+    if (wavelen < 8192 / high) factors[i] = 1;
+    else if (wavelen > 8192 / low) factors[i] = factor;
+    else {
+      const smooth = (8192 / wavelen - low) / (high - low);
+      factors[i] = 1 / ((1 - smooth) / factor + smooth);
+    }
+  }
+  return factors;
+}
+
+function withRopeFreqs(factors, theta = 500000) {
+  const model = parseForRewrite(readFileSync(join(work, 'smollm2-f32.gguf')));
+  model.metadata = model.metadata.map(([k, v]) => [k, k === 'llama.rope.freq_base' ? theta : v]);
+  const data = new Uint8Array(factors.buffer.slice(0));
+  model.tensors.unshift({ name: 'rope_freqs.weight', dims: [factors.length], typeId: 0, data });
+  return new File([writeGguf(model)], 'llama3-rope.gguf');
+}
+
+test("rope_freqs.weight (Llama 3.1+) is read as config.json's llama3 rope_scaling", async () => {
+  const factors = converterFactors(500000, 8, LLAMA3);
+  assert.deepEqual(Array.from(factors.map((f) => (f === 1 ? 1 : f === 8 ? 8 : 0))), [1, 1, 0, 8]);
+  const files = await loadModelFiles([withRopeFreqs(factors)]);
+  assert.deepEqual(files.config.rope_scaling, LLAMA3);
+  const folder = withConfig('smollm2', (c) => ({ ...c, rope_theta: 500000, rope_scaling: LLAMA3 }));
+  const expected = await runAll(folder);
+  const unscaled = await runAll(withConfig('smollm2', (c) => ({ ...c, rope_theta: 500000 })));
+  const actual = await runAll([withRopeFreqs(factors)]);
+  actual.forEach((run, i) => {
+    assert.deepEqual(run.attention, expected[i].attention, `attention of text ${i}`);
+    assert.deepEqual(run.logits, expected[i].logits, `logits of text ${i}`);
+  });
+  assert.notDeepEqual(actual[0].attention, unscaled[0].attention, 'the scaling changes attention');
+});
+
+test("rope_freqs.weight that is not Llama 3's scaling is refused by name", async () => {
+  const good = converterFactors(500000, 8, LLAMA3);
+  const smoothed = Float32Array.from(good, (f, i) => (i === 2 ? f * 1.01 : f));
+  const cases = [
+    [smoothed, /rope_freqs\.weight is not Llama 3's rope scaling .* differs by 1\.0/],
+    [good.subarray(0, 3).slice(), /rope_freqs\.weight must be 4 F32 values \(head_dim \/ 2\)/],
+    [Float32Array.from(good, (f, i) => (i === 1 ? NaN : f)), /not a positive finite number/],
+  ];
+  for (const [factors, message] of cases) {
+    await rejectsWith(loadModel([withRopeFreqs(factors)], { attention }), {
+      name: 'TypeError',
+      code: 'invalid_argument',
+      parameter: 'llama3-rope.gguf',
+      message,
+    });
+  }
+  // The engine is usable after each refusal.
+  const model = await loadModel([withRopeFreqs(good)], { attention });
+  assert.equal(model.info.layers, 2);
+  model.dispose();
 });

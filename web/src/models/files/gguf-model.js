@@ -59,7 +59,7 @@ const GPT2_CONV1D = new Set(['attn_qkv', 'attn_output', 'ffn_up', 'ffn_down']);
  */
 export function readGgufModel(bytes, file) {
   const header = readGgufHeader(bytes, file);
-  const { arch, config, meta, byName } = ggufConfig(header, file);
+  const { arch, config, meta, byName } = ggufConfig(header, file, bytes);
   const entries = [];
   for (const tensor of header.tensors) {
     const entry = entryOf(tensor, { arch, bytes, file, config, byName });
@@ -71,9 +71,10 @@ export function readGgufModel(bytes, file) {
 
 /**
  * The config.json a GGUF header stands for: { arch, config, meta (typed metadata access),
- * byName (its tensors) }.
+ * byName (its tensors) }. `bytes`: the file, or its start (a listing's probe), for the one tensor
+ * the config is made from (llama's rope_freqs.weight).
  */
-export function ggufConfig(header, file) {
+export function ggufConfig(header, file, bytes) {
   const meta = metadataReader(header.metadata, file);
   const arch = meta.string('general.architecture');
   if (!GGUF_ARCHITECTURES.includes(arch)) {
@@ -91,7 +92,7 @@ export function ggufConfig(header, file) {
   }
   const vocab = embedding.shape[0];
   const config =
-    arch === 'gpt2' ? gpt2Config(meta, vocab) : llamaConfig(meta, arch, byName, vocab, file);
+    arch === 'gpt2' ? gpt2Config(meta, vocab) : llamaConfig(meta, arch, byName, vocab, file, bytes);
   return { arch, config, meta, byName };
 }
 
@@ -132,7 +133,7 @@ function metadataReader(metadata, file) {
   };
 }
 
-function llamaConfig(meta, arch, byName, vocab, file) {
+function llamaConfig(meta, arch, byName, vocab, file, bytes) {
   const key = (name) => `${arch}.${name}`;
   const heads = meta.count(key('attention.head_count'));
   const hidden = meta.count(key('embedding_length'));
@@ -150,14 +151,8 @@ function llamaConfig(meta, arch, byName, vocab, file) {
         'partial rotary is not supported',
     );
   }
-  if (byName.has('rope_freqs.weight')) {
-    throw attnlensError(
-      'invalid_argument',
-      file,
-      'rope_freqs.weight: per-dimension rotary frequency factors (Llama 3.1-style ' +
-        'scaling) are not supported yet',
-    );
-  }
+  const theta = meta.number(key('rope.freq_base'), 10000);
+  const ropeFreqs = byName.get('rope_freqs.weight');
   const config = {
     model_type: arch,
     hidden_size: hidden,
@@ -168,8 +163,10 @@ function llamaConfig(meta, arch, byName, vocab, file) {
     vocab_size: vocab,
     max_position_embeddings: meta.count(key('context_length')),
     rms_norm_eps: meta.number(key('attention.layer_norm_rms_epsilon')),
-    rope_theta: meta.number(key('rope.freq_base'), 10000),
-    rope_scaling: ropeScaling(meta, key, file),
+    rope_theta: theta,
+    rope_scaling: ropeFreqs
+      ? llama3Scaling(ropeFreqs, bytes, theta, headDim, file)
+      : ropeScaling(meta, key, file),
     hidden_act: 'silu',
     tie_word_embeddings: !byName.has('output.weight'),
   };
@@ -189,6 +186,63 @@ function ropeScaling(meta, key, file) {
     file,
     `${key('rope.scaling.type')} ${describe(type)} is not supported (supported: none, linear)`,
   );
+}
+
+// llama.cpp's converter writes Llama 3.1+'s rope_scaling (rope_type llama3) as rope_freqs.weight:
+// head_dim / 2 f32 factors, each dividing one inverse frequency. They are read back as the
+// llama3 parameters they come from: the factor is the largest, and low_freq_factor 1,
+// high_freq_factor 4 and an original context of 8192 are every Llama 3.1, 3.2 and 3.3
+// checkpoint's; the parameters are kept only if they give the file's factors (to 1e-5), so a
+// file with other factors is refused rather than run with the wrong rotation.
+const LLAMA3_ROPE = {
+  low_freq_factor: 1,
+  high_freq_factor: 4,
+  original_max_position_embeddings: 8192,
+};
+const ROPE_FACTORS_TOLERANCE = 1e-5;
+
+function llama3Scaling(tensor, bytes, theta, headDim, file) {
+  const half = headDim / 2;
+  const refuse = (why) => {
+    throw attnlensError('invalid_argument', file, `rope_freqs.weight ${why}`, {
+      tensor: tensor.name,
+    });
+  };
+  if (tensor.type !== 'F32' || tensor.shape.length !== 1 || tensor.shape[0] !== half) {
+    refuse(`must be ${half} F32 values (head_dim / 2), got ${tensor.type} [${tensor.shape}]`);
+  }
+  if (!bytes || tensor.offset + tensor.byteLength > bytes.byteLength) {
+    refuse(`lies past the ${bytes?.byteLength ?? 0} bytes read of the file`);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset + tensor.offset, tensor.byteLength);
+  const factors = Array.from({ length: half }, (_, i) => view.getFloat32(4 * i, true));
+  if (!factors.every((f) => Number.isFinite(f) && f > 0)) {
+    refuse('holds a factor that is not a positive finite number');
+  }
+  const scaling = { rope_type: 'llama3', factor: Math.max(...factors), ...LLAMA3_ROPE };
+  const expected = llama3Factors(scaling, theta, headDim);
+  const worst = Math.max(...factors.map((f, i) => Math.abs(f - expected[i]) / expected[i]));
+  if (!(worst <= ROPE_FACTORS_TOLERANCE)) {
+    refuse(
+      `is not Llama 3's rope scaling (factor ${scaling.factor}, low_freq_factor 1, ` +
+        `high_freq_factor 4, original context 8192): a factor differs by ${worst.toExponential(2)}`,
+    );
+  }
+  return scaling;
+}
+
+// The factors llama.cpp's converter writes for llama3 scaling (LlamaModel.generate_extra_tensors,
+// as the transformers library's _compute_llama3_parameters scales each inverse frequency).
+function llama3Factors(scaling, theta, headDim) {
+  const { factor, low_freq_factor: low, high_freq_factor: high } = scaling;
+  const original = scaling.original_max_position_embeddings;
+  return Array.from({ length: headDim / 2 }, (_, i) => {
+    const wavelength = 2 * Math.PI * theta ** ((2 * i) / headDim);
+    if (wavelength < original / high) return 1;
+    if (wavelength > original / low) return factor;
+    const smooth = (original / wavelength - low) / (high - low);
+    return 1 / ((1 - smooth) / factor + smooth);
+  });
 }
 
 function gpt2Config(meta, vocab) {
@@ -237,6 +291,8 @@ function hfNameOf(name, arch, file) {
 }
 
 function entryOf(tensor, { arch, bytes, file, config, byName }) {
+  // Llama 3's rotary factors became the config's rope_scaling (llama3Scaling).
+  if (arch !== 'gpt2' && tensor.name === 'rope_freqs.weight') return null;
   const mapped = hfNameOf(tensor.name, arch, file);
   if (!mapped) {
     requireCopyOf(tensor, byName.get('token_embd.weight'), bytes, file);

@@ -40,7 +40,7 @@ export async function listGgufFiles(from, reader, signal) {
   }
   const start = await from.head(from.modelName, HEADER_PROBE_BYTES, signal);
   const header = readGgufHeader(start, from.modelName, model.size ?? undefined);
-  const { config } = ggufConfig(header, from.modelName);
+  const { config } = ggufConfig(header, from.modelName, start);
   return {
     source: { ...from.describe, format: 'gguf', version: header.version },
     files: reader.planned(),
