@@ -17,10 +17,13 @@ export const MAX_WASM_BYTES = 2 ** 31;
 export function malloc(module, byteLength, name) {
   const ptr = byteLength < MAX_WASM_BYTES ? module._malloc(Math.max(byteLength, 1)) : 0;
   if (ptr === 0) {
+    // Say what is in use: a request well under 2 GiB fails when weights already fill the memory.
+    const inUse = heapU8(module).byteLength;
     throw attnlensError(
       'out_of_memory',
       name,
-      `cannot allocate ${byteLength} bytes of wasm memory (it is limited to 2 GiB)`,
+      `cannot allocate ${mib(byteLength)} of wasm memory: it is limited to 2 GiB, and ` +
+        `${mib(inUse)} of it is already grown (model weights, other buffers)`,
     );
   }
   return ptr;
@@ -35,6 +38,8 @@ function currentView(module, name, Type) {
   const buffer = module.attnlensMemory?.buffer;
   return buffer !== undefined && view.buffer !== buffer ? new Type(buffer) : view;
 }
+
+const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB (${bytes} bytes)`;
 
 /** Views of the whole wasm memory as it is now. */
 export const heapU8 = (module) => currentView(module, 'HEAPU8', Uint8Array);
