@@ -13,10 +13,11 @@
 //             skipped unless webgpu.allowSoftwareAdapter; anything else runs on wasm.
 
 import { oneOf, typeError } from '../argument-checks.js';
+import { wasmBackendOf } from '../attention.js';
 import { checkWebGpuOptions } from '../checks.js';
 import { attnlensError } from '../errors.js';
 import { findGpu } from '../webgpu/detect.js';
-import { WebGpuUnavailable } from '../webgpu/errors.js';
+import { GpuDeclined, WebGpuUnavailable } from '../webgpu/errors.js';
 
 /** The values of loadModel's `backend` option. */
 export const MODEL_BACKENDS = Object.freeze(['wasm', 'webgpu', 'auto']);
@@ -112,4 +113,36 @@ export function forwardFlops({ parameters, layers, hidden }, n) {
 /** Whether run()'s checked options are all ones the GPU forward computes. */
 export function gpuTakesRun(opts) {
   return opts.masks === null && opts.projections < 0 && opts.ablate.length === 0 && !opts.lens;
+}
+
+/**
+ * A GPU forward's result, or null where the GPU declines the run (then wasm runs it). After the
+ * await, `live()` checks the model was not disposed meanwhile. A lost device ends the GPU forward
+ * for good: it is disposed and `endGpu(reason)` is told, once, what the model's info says from
+ * then on. `current(gpu)`: whether `gpu` is still the model's (two runs may lose it together).
+ */
+export async function gpuForwardOrNull(gpu, forward, { live, current, endGpu }) {
+  try {
+    return await forward(gpu);
+  } catch (error) {
+    live();
+    if (!(error instanceof GpuDeclined)) throw error;
+    if (gpu.lost && current(gpu)) {
+      gpu.dispose();
+      endGpu(`${error.message}: wasm from then on`);
+    }
+    return null;
+  }
+}
+
+/** A model's GPU state and info once its GPU forward ended for `reason`: wasm from then on. */
+export function withoutGpu(gpu, info, attention, reason) {
+  return {
+    gpu: { ...gpu, model: null, reason },
+    info: Object.freeze({
+      ...info,
+      backend: wasmBackendOf(attention, 'run').name,
+      backendReason: reason,
+    }),
+  };
 }

@@ -23,8 +23,7 @@ import {
   planInterpret,
 } from './run-interpret.js';
 import { translate } from './translate.js';
-import { forwardFlops, gpuTakesRun } from './model-backend.js';
-import { GpuDeclined } from '../webgpu/errors.js';
+import { forwardFlops, gpuForwardOrNull, gpuTakesRun, withoutGpu } from './model-backend.js';
 
 /** The options run() accepts. */
 export const RUN_OPTIONS = Object.freeze([
@@ -391,23 +390,22 @@ export class Model {
   // The GPU forward's { attention, logits, logSumExp }, or null when it declines this run (then
   // wasm runs it). A lost device ends the GPU forward for good: info says so from then on.
   async #gpuForward(ids, opts) {
-    const gpu = this.#gpu.model;
-    try {
-      return await gpu.forward(ids, opts.returnLogits ? 'all' : 'last');
-    } catch (error) {
-      this.#live('run');
-      if (!(error instanceof GpuDeclined)) throw error;
-      if (gpu.lost && this.#gpu.model === gpu) {
-        gpu.dispose();
-        this.#gpu = { ...this.#gpu, model: null, reason: `${error.message}: wasm from then on` };
-        this.#info = Object.freeze({
-          ...this.#info,
-          backend: wasmBackendOf(this.#engine.attention, 'run').name,
-          backendReason: this.#gpu.reason,
-        });
-      }
-      return null;
-    }
+    return gpuForwardOrNull(
+      this.#gpu.model,
+      (gpu) => gpu.forward(ids, opts.returnLogits ? 'all' : 'last'),
+      {
+        live: () => this.#live('run'),
+        current: (gpu) => this.#gpu.model === gpu,
+        endGpu: (reason) => {
+          ({ gpu: this.#gpu, info: this.#info } = withoutGpu(
+            this.#gpu,
+            this.#info,
+            this.#engine.attention,
+            reason,
+          ));
+        },
+      },
+    );
   }
 
   #live(what) {

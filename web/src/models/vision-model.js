@@ -19,8 +19,7 @@ import { preprocessLayout, writePixelValues } from '../vision/preprocessor.js';
 import { attentionMask, checkMasks, checkPatchWindows } from './layer-masks.js';
 import { topIds } from './predictions.js';
 import { poolClassToken } from './vision-pooler.js';
-import { forwardFlops } from './model-backend.js';
-import { GpuDeclined } from '../webgpu/errors.js';
+import { forwardFlops, gpuForwardOrNull, withoutGpu } from './model-backend.js';
 
 /** The options run(image) accepts. */
 export const IMAGE_RUN_OPTIONS = Object.freeze([
@@ -232,23 +231,22 @@ export class VisionModel {
   // The GPU forward's { attention, logits, logSumExp }, or null when it declines this run (then
   // wasm runs it). A lost device ends the GPU forward for good: info says so from then on.
   async #gpuForward(patches, tokens) {
-    const gpu = this.#gpu.model;
-    try {
-      return await gpu.forwardImage(patches, tokens, this.#info.predicts);
-    } catch (error) {
-      this.#live('run');
-      if (!(error instanceof GpuDeclined)) throw error;
-      if (gpu.lost && this.#gpu.model === gpu) {
-        gpu.dispose();
-        this.#gpu = { ...this.#gpu, model: null, reason: `${error.message}: wasm from then on` };
-        this.#info = Object.freeze({
-          ...this.#info,
-          backend: wasmBackendOf(this.#engine.attention, 'run').name,
-          backendReason: this.#gpu.reason,
-        });
-      }
-      return null;
-    }
+    return gpuForwardOrNull(
+      this.#gpu.model,
+      (gpu) => gpu.forwardImage(patches, tokens, this.#info.predicts),
+      {
+        live: () => this.#live('run'),
+        current: (gpu) => this.#gpu.model === gpu,
+        endGpu: (reason) => {
+          ({ gpu: this.#gpu, info: this.#info } = withoutGpu(
+            this.#gpu,
+            this.#info,
+            this.#engine.attention,
+            reason,
+          ));
+        },
+      },
+    );
   }
 
   #topLabels(logits, logSumExp, k) {
