@@ -4,7 +4,8 @@
 // panel bit for bit against ggml's dequantisation order, linear() on widths that are not whole
 // panels and row counts that are not whole tiles (both of its paths, several column groups), the
 // refusals, whole models stored as Q4 against the reference forward of the same weights, and the
-// one-row (decoding) kernels of Q8_0 and 4-bit panels against the tile kernels' rows, bit for bit.
+// one-row (decoding) kernels of Q8_0 and 4-bit panels: the row rounded to 16 bits (Int16Row), its
+// integer sums against double precision, the same bits in every set.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -84,6 +85,7 @@ struct Q4Matrix {
   std::vector<std::uint8_t> packed;
   std::vector<float> w;  // [out][in]
   std::int64_t in, out;
+  std::vector<float> min;  // [out][in / 32]: each sub-block's m
 };
 
 // Q4_K-like sub-blocks (`k_quant`: s = d * sc, m = dmin * mn from random f16 d, dmin and 6-bit
@@ -91,7 +93,7 @@ struct Q4Matrix {
 Q4Matrix random_q4(std::int64_t in, std::int64_t out, std::int64_t groups, bool k_quant,
                    std::uint32_t seed) {
   Rng rng(seed);
-  Q4Matrix m{{}, {}, in, out};
+  Q4Matrix m{{}, {}, in, out, {}};
   std::vector<std::uint8_t> written(static_cast<std::size_t>(q4_written_bytes(in, out)));
   m.w.resize(static_cast<std::size_t>(in * out));
   for (std::int64_t o = 0; o < out; ++o) {
@@ -110,6 +112,7 @@ Q4Matrix random_q4(std::int64_t in, std::int64_t out, std::int64_t groups, bool 
         m.w[static_cast<std::size_t>(o * in + b * kQ4Block + i)] = product - mn;
       }
       write_block(written.data() + (o * (in / kQ4Block) + b) * kQ4BlockBytes, s, mn, q);
+      m.min.push_back(mn);
     }
   }
   m.packed.resize(static_cast<std::size_t>(q4_packed_bytes(in, out, groups)));
@@ -238,51 +241,148 @@ TEST_CASE("q4 storage: linear layers as 4-bit, the rest f16, the forward of the 
   check_quantized_storage(WeightDtype::kQ4, WeightDtype::kQ8_0, quantize_rows_q4_0);
 }
 
-TEST_CASE("one-row Q8_0 and 4-bit kernels: a tile row's bits, every set, odd panel counts",
+namespace {
+
+// A one-row kernel's outputs y [out] against double precision. Two references: the 16-bit
+// row's own values (values * scale, what the kernel multiplies), to f32's rounding of the
+// per-block sums; and the float row x, further off by at most the row's rounding (scale / 2 per
+// value) times the weights. `w` [out][k] are the float weights, `min` [out][k / 32] the 4-bit
+// sub-blocks' m (empty for Q8_0), which the kernel multiplies by the block sums separately.
+void check_one_row(const std::vector<float>& y, const Int16Row& row, const std::vector<float>& x,
+                   const std::vector<float>& w, const std::vector<float>& min, std::int64_t k,
+                   std::int64_t out) {
+  const std::int64_t blocks = k / 32;
+  for (std::int64_t c = 0; c < out; ++c) {
+    double rounded = 0, exact = 0, magnitude = 0, rounding = 0;
+    for (std::int64_t p = 0; p < k; ++p) {
+      const double scale = row.scales[static_cast<std::size_t>(p / 32)];
+      const double x_hat = row.values[static_cast<std::size_t>(p)] * scale;
+      const double weight = w[static_cast<std::size_t>(c * k + p)];
+      const double m = min.empty() ? 0.0 : min[static_cast<std::size_t>(c * blocks + p / 32)];
+      rounded += x_hat * weight;
+      exact += static_cast<double>(x[static_cast<std::size_t>(p)]) * weight;
+      // s q = w + m: the two products the 4-bit kernel subtracts are each at most this.
+      magnitude += std::fabs(x_hat) * (std::fabs(weight) + 2 * std::fabs(m));
+      rounding += scale / 2 * std::fabs(weight);
+    }
+    // Per block: the sum's conversion, two products, a subtraction and the addition.
+    const double bound = static_cast<double>(blocks + 5) * magnitude / 16777216.0 + 1e-30;
+    const double got = y[static_cast<std::size_t>(c)];
+    if (std::fabs(got - rounded) > bound || std::fabs(got - exact) > bound + rounding) {
+      FAIL_CHECK("column " << c << ": " << got << " vs " << rounded << " (16-bit row, bound "
+                           << bound << "), " << exact << " (f32 row, bound " << bound + rounding
+                           << ")");
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Int16Row: 16-bit values per block within half a step of x, sums, zero and NaN blocks",
+          "[models][ops][q8][q4]") {
+  Rng rng(5);
+  std::vector<float> x = random_floats(160, rng, -3.0f, 3.0f);
+  std::fill(x.begin() + 32, x.begin() + 64, 0.0f);  // block 1: all zero
+  x[96 + 3] = 1e30f;                                // block 3: one huge value
+  Int16Row row;
+  row.quantize(160, x.data(), 1);
+  for (std::size_t b = 0; b < 5; ++b) {
+    float amax = 0;
+    std::int32_t sum = 0;
+    for (std::size_t i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[b * 32 + i]));
+    INFO("block " << b);
+    CHECK(row.scales[b] == amax / 32767.0f);
+    for (std::size_t i = 0; i < 32; ++i) {
+      const std::int16_t v = row.values[b * 32 + i];
+      REQUIRE(std::abs(v) <= 32767);
+      sum += v;
+      const double error = std::fabs(v * static_cast<double>(row.scales[b]) - x[b * 32 + i]);
+      // Half a step, plus x * (32767 / max)'s and the scale's roundings: 32767 x 3 x 2^-24 steps.
+      REQUIRE(error <= row.scales[b] * 0.51);
+      if (std::fabs(x[b * 32 + i]) == amax && amax > 0) CHECK(std::abs(v) == 32767);
+    }
+    CHECK(row.sums[b] == row.scales[b] * static_cast<float>(sum));
+  }
+  // Strided, as linear() reads a row of its 4-row panels; the buffers are reused.
+  std::vector<float> strided(64 * 4, 9.0f);
+  for (std::size_t p = 0; p < 64; ++p) strided[p * 4 + 1] = x[p];
+  Int16Row again = row;
+  again.quantize(64, strided.data() + 1, 4);
+  CHECK(std::equal(again.values.begin(), again.values.begin() + 64, row.values.begin()));
+  // A non-finite block keeps values 0 and a scale that is not finite.
+  x[40] = std::nanf("");
+  x[130] = -INFINITY;
+  row.quantize(160, x.data(), 1);
+  CHECK(std::isnan(row.scales[1]));
+  CHECK(std::isinf(row.scales[4]));
+  for (std::size_t i = 32; i < 64; ++i) CHECK(row.values[i] == 0);
+}
+
+TEST_CASE("one-row Q8_0 and 4-bit kernels: integer sums of the 16-bit row, every set's bits",
           "[models][ops][q4][q8]") {
-  for (const ModelOps& ops : model_op_sets()) {
-    for (std::int64_t k : {32, 96, 256}) {
-      for (std::int64_t panels : {1, 2, 3, 5}) {
-        const std::int64_t out = panels * 8;
-        const Q4Matrix m4 = random_q4(k, out, 1, true, static_cast<std::uint32_t>(k * panels));
-        Rng rng(static_cast<std::uint32_t>(k + 3 * panels));
-        std::vector<std::uint8_t> written(static_cast<std::size_t>(q8_written_bytes(k, out)));
-        for (std::size_t b = 0; b < written.size(); b += kQ8BlockBytes) {
-          const std::uint16_t half = round_to_half(rng.uniform(0.001f, 0.01f));
-          written[b] = static_cast<std::uint8_t>(half & 0xff);
-          written[b + 1] = static_cast<std::uint8_t>(half >> 8);
-          for (std::int64_t i = 0; i < kQ8Block; ++i)
-            written[b + 2 + i] = static_cast<std::uint8_t>(rng.uniform(-127.0f, 127.0f));
+  for (std::int64_t k : {32, 96, 256}) {
+    for (std::int64_t panels : {1, 2, 3, 5}) {
+      const std::int64_t out = panels * 8;
+      const Q4Matrix m4 = random_q4(k, out, 1, true, static_cast<std::uint32_t>(k * panels));
+      Rng rng(static_cast<std::uint32_t>(k + 3 * panels));
+      std::vector<std::uint8_t> written(static_cast<std::size_t>(q8_written_bytes(k, out)));
+      std::vector<float> w8(static_cast<std::size_t>(k * out));
+      for (std::int64_t b = 0; b < out * (k / kQ8Block); ++b) {
+        std::uint8_t* block = written.data() + b * kQ8BlockBytes;
+        const std::uint16_t half = round_to_half(rng.uniform(0.001f, 0.01f));
+        block[0] = static_cast<std::uint8_t>(half & 0xff);
+        block[1] = static_cast<std::uint8_t>(half >> 8);
+        for (std::int64_t i = 0; i < kQ8Block; ++i) {
+          // Column 0's first block all -128 (a file may hold it; ggml writes -127..127): with x's
+          // first block all at its largest, 32 products of -128 x 32767 test the sums' range.
+          const int q = b == 0 ? -128 : static_cast<int>(rng.uniform(-127.0f, 127.99f));
+          block[2 + i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(q));
+          w8[static_cast<std::size_t>(b * kQ8Block + i)] = static_cast<float>(q) * half_value(half);
         }
-        std::vector<std::uint8_t> q8(static_cast<std::size_t>(q8_packed_bytes(k, out, 1)));
-        pack_q8_matrix(written.data(), k, out, 1, q8.data());
-        // One tile of 4 rows [k][4]; the one-row kernels read its row 2 (stride 4).
-        const std::vector<float> a =
-            random_floats(static_cast<std::size_t>(k) * 4, rng, -2.0f, 2.0f);
-        struct Kind {
-          const char* name;
-          const std::uint8_t* packed;
-          std::int64_t panel_bytes;
-          QuantPanelGemmFn gemm;
-          QuantPanelGemvFn gemv;
-        };
-        for (const Kind& kind :
-             {Kind{"q8", q8.data(), q8_panel_bytes(k), ops.q8_panel_gemm, ops.q8_panel_gemv},
-              Kind{"q4", m4.packed.data(), q4_panel_bytes(k), ops.q4_panel_gemm,
-                   ops.q4_panel_gemv}}) {
+      }
+      std::vector<std::uint8_t> q8(static_cast<std::size_t>(q8_packed_bytes(k, out, 1)));
+      pack_q8_matrix(written.data(), k, out, 1, q8.data());
+      std::vector<float> x = random_floats(static_cast<std::size_t>(k), rng, -2.0f, 2.0f);
+      std::fill(x.begin(), x.begin() + 32, 1.75f);
+      if (k > 64) std::fill(x.begin() + 64, x.begin() + 96, 0.0f);  // a zero block
+      Int16Row row;
+      row.quantize(static_cast<std::size_t>(k), x.data(), 1);
+      struct Kind {
+        const char* name;
+        const std::uint8_t* packed;
+        QuantPanelGemvFn ModelOps::*gemv;
+        const std::vector<float>& w;
+        const std::vector<float>& min;
+      };
+      const std::vector<float> no_min;
+      for (const Kind& kind :
+           {Kind{"q8", q8.data(), &ModelOps::q8_panel_gemv, w8, no_min},
+            Kind{"q4", m4.packed.data(), &ModelOps::q4_panel_gemv, m4.w, m4.min}}) {
+        std::vector<float> first;
+        for (const ModelOps& ops : model_op_sets()) {
           INFO(ops.name << " " << kind.name << " k " << k << " panels " << panels);
           std::vector<float> y(static_cast<std::size_t>(out) + 8, -3.0f);
-          kind.gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(k), a.data() + 2, 4,
-                    kind.packed, y.data());
+          (ops.*kind.gemv)(static_cast<std::size_t>(panels), static_cast<std::size_t>(k), row,
+                           kind.packed, y.data());
           for (std::size_t g = static_cast<std::size_t>(out); g < y.size(); ++g)
             REQUIRE(y[g] == -3.0f);  // nothing written past the last panel
-          for (std::int64_t n = 0; n < panels; ++n) {
-            std::vector<float> c(32);
-            kind.gemm(1, static_cast<std::size_t>(k), a.data(), static_cast<std::size_t>(k) * 4,
-                      kind.packed + n * kind.panel_bytes, c.data());
-            CHECK(std::memcmp(y.data() + n * 8, c.data() + 2 * 8, 8 * sizeof(float)) == 0);
-          }
+          y.resize(static_cast<std::size_t>(out));
+          check_one_row(y, row, x, kind.w, kind.min, k, out);
+          if (first.empty()) first = y;
+          CHECK(std::memcmp(y.data(), first.data(), y.size() * sizeof(float)) == 0);
         }
+      }
+      // A row with a NaN makes every output NaN, as the f32 product would.
+      x[static_cast<std::size_t>(k - 1)] = std::nanf("");
+      row.quantize(static_cast<std::size_t>(k), x.data(), 1);
+      for (const ModelOps& ops : model_op_sets()) {
+        std::vector<float> y(static_cast<std::size_t>(out));
+        ops.q8_panel_gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(k), row,
+                          q8.data(), y.data());
+        for (const float v : y) REQUIRE(std::isnan(v));
+        ops.q4_panel_gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(k), row,
+                          m4.packed.data(), y.data());
+        for (const float v : y) REQUIRE(std::isnan(v));
       }
     }
   }

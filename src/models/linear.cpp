@@ -43,11 +43,6 @@ constexpr float kUnitScale[kPanelWidth] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1
 // each slice of a panel is dequantised once per row block into f32 and every tile runs on the f32
 // panel GEMM (bench/: q8 and q4 linear lines).
 constexpr std::int64_t kQ8FusedTiles = 2;
-// Up to this many rows (fewer than a row panel: a decoding step's one token) each row runs on
-// panel_gemv over the same weight panels (a Q8_0 or 4-bit matrix: ModelOps' one-row
-// dequantising kernels), instead of a 4-row tile that is mostly padding (bench/: panel_gemv and
-// linear N=1 lines). The bits are the tile's.
-constexpr std::int64_t kGemvMaxRows = 2;
 // f16 panels converted at a time on that path: a few, so the one-row kernel keeps two panels
 // in flight while the converted block stays in L2.
 constexpr std::int64_t kGemvF16Panels = 4;
@@ -101,6 +96,11 @@ int linear_few_rows(const StepContext& ctx, const RowPanels& x, const PackedMatr
   const std::uint8_t* quant = w.q8 ? w.q8 : w.q4;
   const std::int64_t quant_panel_bytes = w.q8 ? q8_panel_bytes(in) : q4_panel_bytes(in);
   const QuantPanelGemvFn quant_gemv = w.q8 ? ctx.ops.q8_panel_gemv : ctx.ops.q4_panel_gemv;
+  // Each row rounded to 16-bit integers once, for every column task.
+  Int16Row rows[kGemvMaxRows];
+  for (std::int64_t row = 0; quant && row < x.rows; ++row) {
+    rows[row].quantize(static_cast<std::size_t>(in), x.data.data() + row, kPanelDepth);
+  }
   return detail::parallel_for(tasks, ctx.threads, [&](std::int64_t task) {
     const std::int64_t first_panel = task * kPanelsPerTask;
     const std::int64_t last_panel = std::min(column_panels, first_panel + kPanelsPerTask);
@@ -118,8 +118,7 @@ int linear_few_rows(const StepContext& ctx, const RowPanels& x, const PackedMatr
       const std::int64_t width = std::min(panels * kPanelWidth, w.out - c0);
       for (std::int64_t row = 0; row < x.rows; ++row) {  // all in the first row panel
         if (quant) {
-          quant_gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(in),
-                     x.data.data() + row, static_cast<std::size_t>(kPanelDepth),
+          quant_gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(in), rows[row],
                      quant + panel * quant_panel_bytes, y.data());
         } else {
           ctx.kernels.panel_gemv(static_cast<std::size_t>(panels), static_cast<std::size_t>(in),

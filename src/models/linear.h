@@ -34,6 +34,12 @@ struct EmbeddingMatrix {
 // Activations x [rows, depth] packed as row panels [ceil(rows / 4)][depth][4] (packing.h), the
 // A operand of every linear layer they feed (q, k and v share one packing). pack_rows() reuses
 // `data`, which holds at least the panels (a buffer packed again keeps its largest size).
+// Up to this many rows (fewer than a row panel: a decoding step's one token) linear() runs each
+// row on panel_gemv over the weight panels, instead of a 4-row tile that is mostly padding
+// (bench/: panel_gemv and linear N=1 lines). The bits are the tile's for f32 and f16 weights; a
+// Q8_0 or 4-bit matrix runs ModelOps' one-row integer kernels on the row rounded to 16 bits.
+constexpr std::int64_t kGemvMaxRows = 2;
+
 struct RowPanels {
   std::vector<float> data;
   std::int64_t rows = 0;

@@ -13,6 +13,7 @@
 #include "attnlens/kernels.h"
 #include "attnlens/span.h"
 #include "kernels/vec128.h"
+#include "models/int16_row.h"
 
 namespace attnlens::models {
 
@@ -54,12 +55,14 @@ using QuantPanelGemmFn = void (*)(std::size_t tiles, std::size_t k, const float*
                                   std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
 // out[k][8] = a packed Q8_0 or 4-bit column panel of depth k (a multiple of 32) as f32, exactly.
 using QuantPanelToF32Fn = void (*)(std::size_t k, const std::uint8_t* b, float* out) noexcept;
-// The one-row twin (a decoding step's token, where a 4-row tile would be mostly padding):
-// y[8 n + j] = sum_p x[p * x_step] * B_n[p][j] over `panels` consecutive packed panels of depth k,
-// each column summed in the order and with the operations of the panel GEMM's row, so a row comes
-// out with the bits it has in a tile (as KernelSet::panel_gemv does for f32 panels).
-using QuantPanelGemvFn = void (*)(std::size_t panels, std::size_t k, const float* x,
-                                  std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
+// The one-row kernel (a decoding step's token, where a 4-row tile would be mostly padding):
+// y[8 n + j] = sum_p x[p] * B_n[p][j] over `panels` consecutive packed panels of depth k, with x
+// rounded to 16-bit integers per block (int16_row.h) and each block's integer weights and values
+// summed as integers (exactly), then scaled: per block of column j, y += dot * (s_j * scale)
+// (Q8_0) or dot * (s_j * scale) - m_j * sum (4-bit), in block order. The scalar twin and the SIMD
+// kernel give the same bits; a row differs from the tile's f32 row only by x's 16-bit rounding.
+using QuantPanelGemvFn = void (*)(std::size_t panels, std::size_t k, const Int16Row& x,
+                                  const std::uint8_t* b, float* y) noexcept;
 
 struct ModelOps {
   const char* name;  // "scalar" or "simd128"
@@ -106,10 +109,10 @@ void q8_panel_to_f32__scalar(std::size_t k, const std::uint8_t* b, float* out) n
 void q4_panel_gemm__scalar_4x8(std::size_t tiles, std::size_t k, const float* a,
                                std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
 void q4_panel_to_f32__scalar(std::size_t k, const std::uint8_t* b, float* out) noexcept;
-void q8_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const float* x,
-                               std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
-void q4_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const float* x,
-                               std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
+void q8_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const Int16Row& x,
+                               const std::uint8_t* b, float* y) noexcept;
+void q4_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const Int16Row& x,
+                               const std::uint8_t* b, float* y) noexcept;
 #if ATTNLENS_HAVE_SIMD
 void f32_layer_norm__simd128_x4(std::size_t rows, std::size_t n, const float* x, const float* gamma,
                                 const float* beta, float eps, float* y) noexcept;
@@ -131,10 +134,10 @@ void q8_panel_to_f32__simd128_x8(std::size_t k, const std::uint8_t* b, float* ou
 void q4_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a,
                                 std::size_t a_stride, const std::uint8_t* b, float* c) noexcept;
 void q4_panel_to_f32__simd128_x8(std::size_t k, const std::uint8_t* b, float* out) noexcept;
-void q8_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
-                                std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
-void q4_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
-                                std::size_t x_step, const std::uint8_t* b, float* y) noexcept;
+void q8_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const Int16Row& x,
+                                const std::uint8_t* b, float* y) noexcept;
+void q4_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const Int16Row& x,
+                                const std::uint8_t* b, float* y) noexcept;
 #endif
 
 }  // namespace attnlens::models

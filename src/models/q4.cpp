@@ -2,12 +2,14 @@
 // of ops.h (a plain scalar twin and a simd128 version; the relaxed-SIMD build compiles the same
 // simd128 code, and its many-row path runs the relaxed f32 panel GEMM).
 //
-// As for Q8_0 (q8_0.cpp, where the reasoning is written out), the kernels dequantise in registers
-// (the nibble widened to f32, times its column's scale, minus its min) and multiply-add against
-// f32 activations: every product is then the product with the float weight ggml's dequantisation
-// gives (q4.h), so the only cost of Q4 is the weight's own rounding, and the activations are not
-// rounded to 8 bits a second time. With few rows the kernel reads 0.75 bytes per weight instead
-// of 4; with many rows linear() dequantises a panel once into f32 and runs the f32 panel GEMM.
+// As for Q8_0 (q8_0.cpp, where the reasoning is written out), the tile kernels dequantise in
+// registers (the nibble widened to f32, times its column's scale, minus its min) and multiply-add
+// against f32 activations: every product is then the product with the float weight ggml's
+// dequantisation gives (q4.h), so the only cost of Q4 is the weight's own rounding. With few rows
+// the kernel reads 0.75 bytes per weight instead of 4; with many rows linear() dequantises a panel
+// once into f32 and runs the f32 panel GEMM. The one-row kernel multiplies integers, as Q8_0's:
+// sum_p x_p (s q_p - m) = s * sum_p x_p q_p - m * sum_p x_p, the first an exact integer dot
+// product with the row's 16-bit values, the second the row's block sum (int16_row.h).
 #include "models/q4.h"
 
 #include <algorithm>
@@ -112,21 +114,25 @@ void q4_panel_to_f32__scalar(std::size_t k, const std::uint8_t* b, float* out) n
   }
 }
 
-void q4_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const float* x,
-                               std::size_t x_step, const std::uint8_t* b, float* y) noexcept {
+void q4_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const Int16Row& x,
+                               const std::uint8_t* b, float* y) noexcept {
   const std::size_t panel_bytes = k / kBlock * kBlockBytes;
   for (std::size_t n = 0; n < panels; ++n, b += panel_bytes, y += kCols) {
     float acc[kCols] = {};
-    const float* xp = x;
     for (std::size_t block = 0; block < k / kBlock; ++block) {
       const std::uint8_t* bb = b + block * kBlockBytes;
       float scale[kCols], min[kCols];
       std::memcpy(scale, bb, sizeof scale);
       std::memcpy(min, bb + kScaleBytes, sizeof min);
-      for (std::size_t p = 0; p < kBlock; ++p, xp += x_step) {
+      const std::int16_t* v = x.values.data() + block * kBlock;
+      std::int32_t dot[kCols] = {};  // at most 32 x 15 x 32767 < 2^24: exact
+      for (std::size_t p = 0; p < kBlock; ++p) {
         for (std::size_t j = 0; j < kCols; ++j)
-          acc[j] += *xp * (nibble(bb + kValuesAt, p, j) * scale[j] - min[j]);
+          dot[j] += static_cast<std::int32_t>(nibble(bb + kValuesAt, p, j)) * v[p];
       }
+      const float x_scale = x.scales[block], x_sum = x.sums[block];
+      for (std::size_t j = 0; j < kCols; ++j)
+        acc[j] += static_cast<float>(dot[j]) * (scale[j] * x_scale) - min[j] * x_sum;
     }
     std::memcpy(y, acc, sizeof acc);
   }
@@ -207,37 +213,95 @@ void q4_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a
 
 namespace {
 
-// Depths [0, 16) (kHigh false) or [16, 32) of one block of one panel, `xp` advancing.
-template <bool kHigh>
-ATTNLENS_VEC_INLINE void gemv_half_block(const std::uint8_t* bb, const float*& xp,
-                                         std::size_t x_step, f32x4& c0, f32x4& c1) {
-  const f32x4 s0 = simd::load(reinterpret_cast<const float*>(bb));
-  const f32x4 s1 = simd::load(reinterpret_cast<const float*>(bb) + 4);
-  const f32x4 m0 = simd::load(reinterpret_cast<const float*>(bb + kScaleBytes));
-  const f32x4 m1 = simd::load(reinterpret_cast<const float*>(bb + kScaleBytes) + 4);
-  const std::uint8_t* q = bb + kValuesAt;
-  for (std::size_t p = 0; p < kHalf; ++p, xp += x_step) {
-    f32x4 w0, w1;
-    widen_nibbles<kHigh>(q + p * kCols, w0, w1);
-    const f32x4 v = simd::load_splat(xp);
-    c0 = simd::mul_add(v, simd::sub(simd::mul(w0, s0), m0), c0);
-    c1 = simd::mul_add(v, simd::sub(simd::mul(w1, s1), m1), c1);
+// The integer sums of one 4-bit panel block against 32 values of an Int16Row: columns [0, 4) in
+// `lo`, [4, 8) in `hi`. Each step takes byte rows p and p + 1 (16 bytes: the low nibbles are
+// depths p and p + 1, the high ones p + 16 and p + 17), interleaves each nibble's two depths per
+// column and widens them to 16 bits, so one dot product of 8 lanes with (v[p], v[p + 1])
+// repeated gives 4 columns' two products summed.
+#if defined(__wasm_simd128__)
+using i32x4 = v128_t;
+ATTNLENS_VEC_INLINE void q4_block_dot(const std::uint8_t* q, const std::int16_t* v, i32x4& lo,
+                                      i32x4& hi) {
+  lo = wasm_i32x4_splat(0);
+  hi = lo;
+  const v128_t mask = wasm_i8x16_splat(0x0f);
+  for (std::size_t p = 0; p < kHalf; p += 2) {
+    const v128_t w = wasm_v128_load(q + p * kCols);
+    const v128_t nibbles[2] = {wasm_v128_and(w, mask), wasm_v128_and(wasm_u16x8_shr(w, 4), mask)};
+    for (std::size_t h = 0; h < 2; ++h) {
+      const v128_t pairs = wasm_i8x16_shuffle(nibbles[h], nibbles[h], 0, 8, 1, 9, 2, 10, 3, 11, 4,
+                                              12, 5, 13, 6, 14, 7, 15);
+      const v128_t x = wasm_v128_load32_splat(v + p + h * kHalf);
+      lo = wasm_i32x4_add(lo, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_low_u8x16(pairs), x));
+      hi = wasm_i32x4_add(hi, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_high_u8x16(pairs), x));
+    }
   }
 }
+ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return wasm_f32x4_convert_i32x4(v); }
+#elif defined(__SSE2__)
+using i32x4 = __m128i;
+ATTNLENS_VEC_INLINE void q4_block_dot(const std::uint8_t* q, const std::int16_t* v, i32x4& lo,
+                                      i32x4& hi) {
+  lo = _mm_setzero_si128();
+  hi = lo;
+  const __m128i mask = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
+  for (std::size_t p = 0; p < kHalf; p += 2) {
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + p * kCols));
+    const __m128i nibbles[2] = {_mm_and_si128(w, mask), _mm_and_si128(_mm_srli_epi16(w, 4), mask)};
+    for (std::size_t h = 0; h < 2; ++h) {
+      const __m128i pairs = _mm_unpacklo_epi8(nibbles[h], _mm_srli_si128(nibbles[h], 8));
+      std::int32_t two;
+      std::memcpy(&two, v + p + h * kHalf, sizeof two);
+      const __m128i x = _mm_set1_epi32(two);
+      lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi8(pairs, zero), x));
+      hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi8(pairs, zero), x));
+    }
+  }
+}
+ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return _mm_cvtepi32_ps(v); }
+#else
+using i32x4 = int32x4_t;
+ATTNLENS_VEC_INLINE void q4_block_dot(const std::uint8_t* q, const std::int16_t* v, i32x4& lo,
+                                      i32x4& hi) {
+  lo = vdupq_n_s32(0);
+  hi = lo;
+  for (std::size_t p = 0; p < kHalf; ++p) {
+    const uint16x8_t bytes = vmovl_u8(vld1_u8(q + p * kCols));
+    const int16x8_t nibbles[2] = {vreinterpretq_s16_u16(vandq_u16(bytes, vdupq_n_u16(0x0f))),
+                                  vreinterpretq_s16_u16(vshrq_n_u16(bytes, 4))};
+    for (std::size_t h = 0; h < 2; ++h) {
+      lo = vmlal_n_s16(lo, vget_low_s16(nibbles[h]), v[p + h * kHalf]);
+      hi = vmlal_high_n_s16(hi, nibbles[h], v[p + h * kHalf]);
+    }
+  }
+}
+ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return vcvtq_f32_s32(v); }
+#endif
 
 }  // namespace
 
-// One panel at a time: 2 accumulator chains, 2 scales, 2 mins, 2 weights and a broadcast (9
-// registers; two panels at once do not fit V8's 15 with their scales and mins).
-void q4_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
-                                std::size_t x_step, const std::uint8_t* b, float* y) noexcept {
+// One panel at a time: per block the integer sums, then the f32 accumulators += sums * (scales *
+// the block's scale) - mins * the block's sum, as the scalar twin does. Per 32 weights (two byte
+// rows): a load, 3 nibble operations, 2 shuffles, 4 widenings, 2 broadcasts, 4 dot products and 4
+// adds, against f32's 28 instructions.
+void q4_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const Int16Row& x,
+                                const std::uint8_t* b, float* y) noexcept {
   const std::size_t panel_bytes = k / kBlock * kBlockBytes;
   for (std::size_t n = 0; n < panels; ++n, b += panel_bytes, y += kCols) {
     f32x4 c0 = simd::splat(0.0f), c1 = c0;
-    const float* xp = x;
     for (std::size_t block = 0; block < k / kBlock; ++block) {
-      gemv_half_block<false>(b + block * kBlockBytes, xp, x_step, c0, c1);
-      gemv_half_block<true>(b + block * kBlockBytes, xp, x_step, c0, c1);
+      const std::uint8_t* bb = b + block * kBlockBytes;
+      i32x4 lo, hi;
+      q4_block_dot(bb + kValuesAt, x.values.data() + block * kBlock, lo, hi);
+      const f32x4 x_scale = simd::splat(x.scales[block]), x_sum = simd::splat(x.sums[block]);
+      const auto* scale = reinterpret_cast<const float*>(bb);
+      const auto* min = reinterpret_cast<const float*>(bb + kScaleBytes);
+      const f32x4 t0 = simd::sub(simd::mul(to_f32(lo), simd::mul(simd::load(scale), x_scale)),
+                                 simd::mul(simd::load(min), x_sum));
+      const f32x4 t1 = simd::sub(simd::mul(to_f32(hi), simd::mul(simd::load(scale + 4), x_scale)),
+                                 simd::mul(simd::load(min + 4), x_sum));
+      c0 = simd::add(c0, t0);
+      c1 = simd::add(c1, t1);
     }
     simd::store(y, c0);
     simd::store(y + 4, c1);

@@ -1,15 +1,19 @@
 // Q8_0 weights: the finiteness check and the packing of q8_0.h, and the dequantising panel
 // kernels of ops.h (a plain scalar twin and a simd128 version).
 //
-// The kernels dequantise in registers (q widened to f32 and multiplied by its column's scale)
-// and multiply-add against f32 activations, rather than quantising the activations to int8 per
-// block and taking integer dot products as llama.cpp does: every product is then the product with
-// the float weight (exact, q8_0.h), so the only cost of Q8_0 is the weight's own rounding, and
-// the attention a person looks at is not perturbed a second time by 8-bit activations. It is
-// also what this toolchain can build: clang 14 has no relaxed-SIMD intrinsics, so i8x16 dot
-// would need hand-assembled wasm. With few rows (decoding, short texts) the kernel reads 1.1
-// bytes per weight instead of 4 and is bound by memory; with many rows linear() dequantises a
-// panel once into f32 and runs the f32 panel GEMM on it, so the conversion is amortised.
+// The tile kernels dequantise in registers (q widened to f32 and multiplied by its column's
+// scale) and multiply-add against f32 activations: every product is the product with the float
+// weight (exact, q8_0.h), so a tile's rows equal the f32 panel GEMM's over the dequantised panel,
+// bit for bit. With few rows (a short text) the kernel reads 1.1 bytes per weight instead of 4;
+// with many rows linear() dequantises a panel once into f32 and runs the f32 panel GEMM on it, so
+// the conversion is amortised.
+//
+// The one-row kernel (a decoding step) is bound by the conversion, not by memory: widening and
+// scaling each weight costs more instructions than f32's multiply-add, so dequantising ran at 0.6x
+// f32's one-row kernel in V8. It multiplies integers instead: the row rounded to 16 bits per
+// block (int16_row.h: 1/258 of the weights' own rounding) and 8 weights of two depths at a time
+// in one i32x4.dot_i16x8_s, exact, with one multiply by the scales per block (bench/: linear N=1
+// lines). Relaxed SIMD's i8x16 dot product would need 7-bit activations (and clang 15).
 #include "models/q8_0.h"
 
 #include <algorithm>
@@ -105,21 +109,24 @@ void q8_panel_to_f32__scalar(std::size_t k, const std::uint8_t* b, float* out) n
   }
 }
 
-void q8_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const float* x,
-                               std::size_t x_step, const std::uint8_t* b, float* y) noexcept {
+void q8_panel_gemv__scalar_1x8(std::size_t panels, std::size_t k, const Int16Row& x,
+                               const std::uint8_t* b, float* y) noexcept {
   const std::size_t panel_bytes = k / kBlock * kBlockBytes;
   for (std::size_t n = 0; n < panels; ++n, b += panel_bytes, y += kCols) {
     float acc[kCols] = {};
-    const float* xp = x;
     for (std::size_t block = 0; block < k / kBlock; ++block) {
       const std::uint8_t* bb = b + block * kBlockBytes;
       float scale[kCols];
       std::memcpy(scale, bb, sizeof scale);
       const auto* q = reinterpret_cast<const std::int8_t*>(bb + kScaleBytes);
-      for (std::size_t p = 0; p < kBlock; ++p, xp += x_step) {
-        for (std::size_t j = 0; j < kCols; ++j)
-          acc[j] += *xp * (static_cast<float>(q[p * kCols + j]) * scale[j]);
+      const std::int16_t* v = x.values.data() + block * kBlock;
+      std::int32_t dot[kCols] = {};  // at most 32 x 128 x 32767 < 2^28: exact
+      for (std::size_t p = 0; p < kBlock; ++p) {
+        for (std::size_t j = 0; j < kCols; ++j) dot[j] += q[p * kCols + j] * v[p];
       }
+      const float x_scale = x.scales[block];
+      for (std::size_t j = 0; j < kCols; ++j)
+        acc[j] += static_cast<float>(dot[j]) * (scale[j] * x_scale);
     }
     std::memcpy(y, acc, sizeof acc);
   }
@@ -196,27 +203,82 @@ void q8_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a
   }
 }
 
-// One panel at a time: 2 accumulator chains, 2 scales, 2 weights and a broadcast (7 registers;
-// two panels at once, 13, measured no faster in V8: the loop is bound by its instructions, the
-// widening, scaling and multiply-adds per depth, not by the add chains). As a tile's row does.
-void q8_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const float* x,
-                                std::size_t x_step, const std::uint8_t* b, float* y) noexcept {
+namespace {
+
+// The integer sums of one Q8_0 panel block against 32 values of an Int16Row: columns [0, 4) in
+// `lo`, [4, 8) in `hi`. Each step takes two depths (16 bytes: depth p's 8 columns, then p + 1's),
+// interleaves them per column and sign-extends to 16 bits, so one dot product of 8 lanes with the
+// values (v[p], v[p + 1]) repeated gives 4 columns' two products summed.
+#if defined(__wasm_simd128__)
+using i32x4 = v128_t;
+ATTNLENS_VEC_INLINE void q8_block_dot(const std::int8_t* q, const std::int16_t* v, i32x4& lo,
+                                      i32x4& hi) {
+  lo = wasm_i32x4_splat(0);
+  hi = lo;
+  for (std::size_t p = 0; p < kBlock; p += 2) {
+    const v128_t w = wasm_v128_load(q + p * kCols);
+    const v128_t pairs =
+        wasm_i8x16_shuffle(w, w, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    const v128_t x = wasm_v128_load32_splat(v + p);
+    lo = wasm_i32x4_add(lo, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(pairs), x));
+    hi = wasm_i32x4_add(hi, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(pairs), x));
+  }
+}
+ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return wasm_f32x4_convert_i32x4(v); }
+#elif defined(__SSE2__)
+using i32x4 = __m128i;
+ATTNLENS_VEC_INLINE void q8_block_dot(const std::int8_t* q, const std::int16_t* v, i32x4& lo,
+                                      i32x4& hi) {
+  lo = _mm_setzero_si128();
+  hi = lo;
+  for (std::size_t p = 0; p < kBlock; p += 2) {
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + p * kCols));
+    const __m128i pairs = _mm_unpacklo_epi8(w, _mm_srli_si128(w, 8));
+    std::int32_t two;
+    std::memcpy(&two, v + p, sizeof two);
+    const __m128i x = _mm_set1_epi32(two);
+    lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_srai_epi16(_mm_unpacklo_epi8(pairs, pairs), 8), x));
+    hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_srai_epi16(_mm_unpackhi_epi8(pairs, pairs), 8), x));
+  }
+}
+ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return _mm_cvtepi32_ps(v); }
+#else
+using i32x4 = int32x4_t;
+ATTNLENS_VEC_INLINE void q8_block_dot(const std::int8_t* q, const std::int16_t* v, i32x4& lo,
+                                      i32x4& hi) {
+  lo = vdupq_n_s32(0);
+  hi = lo;
+  for (std::size_t p = 0; p < kBlock; ++p) {
+    const int16x8_t w = vmovl_s8(vld1_s8(q + p * kCols));
+    lo = vmlal_n_s16(lo, vget_low_s16(w), v[p]);
+    hi = vmlal_high_n_s16(hi, w, v[p]);
+  }
+}
+ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return vcvtq_f32_s32(v); }
+#endif
+
+}  // namespace
+
+// One panel at a time: per block the integer sums (2 accumulators, a weight pair in 3 registers
+// and the values), then the f32 accumulators += sums * (scales * the block's scale), as the
+// scalar twin does. Per two depths of 8 columns: a load, a shuffle, 2 widenings, a broadcast, 2
+// dot products and 2 adds, against f32's 14 instructions (4 loads, 2 broadcasts, 4 multiplies, 4
+// adds).
+void q8_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const Int16Row& x,
+                                const std::uint8_t* b, float* y) noexcept {
   const std::size_t panel_bytes = k / kBlock * kBlockBytes;
   for (std::size_t n = 0; n < panels; ++n, b += panel_bytes, y += kCols) {
     f32x4 c0 = simd::splat(0.0f), c1 = c0;
-    const float* xp = x;
     for (std::size_t block = 0; block < k / kBlock; ++block) {
       const std::uint8_t* bb = b + block * kBlockBytes;
-      const f32x4 s0 = simd::load(reinterpret_cast<const float*>(bb));
-      const f32x4 s1 = simd::load(reinterpret_cast<const float*>(bb) + 4);
-      const auto* q = reinterpret_cast<const std::int8_t*>(bb + kScaleBytes);
-      for (std::size_t p = 0; p < kBlock; ++p, xp += x_step) {
-        f32x4 w0, w1;
-        widen8(q + p * kCols, w0, w1);
-        const f32x4 v = simd::load_splat(xp);
-        c0 = simd::mul_add(v, simd::mul(w0, s0), c0);
-        c1 = simd::mul_add(v, simd::mul(w1, s1), c1);
-      }
+      i32x4 lo, hi;
+      q8_block_dot(reinterpret_cast<const std::int8_t*>(bb + kScaleBytes),
+                   x.values.data() + block * kBlock, lo, hi);
+      const f32x4 x_scale = simd::splat(x.scales[block]);
+      const f32x4 s0 = simd::mul(simd::load(reinterpret_cast<const float*>(bb)), x_scale);
+      const f32x4 s1 = simd::mul(simd::load(reinterpret_cast<const float*>(bb) + 4), x_scale);
+      c0 = simd::add(c0, simd::mul(to_f32(lo), s0));
+      c1 = simd::add(c1, simd::mul(to_f32(hi), s1));
     }
     simd::store(y, c0);
     simd::store(y + 4, c1);

@@ -131,7 +131,7 @@ test("a Q4_0 GGUF (stories260K) under dtype 'q4' keeps its blocks: the model 'f3
   sameFile('stories260K-q4_0.gguf', 'stories260K-q4_0.gguf', STORY_TEXTS));
 
 test("decoding on the one-row 4-bit kernels: a Q4_0 GGUF continues as under 'f32'", async () => {
-  // Each step after the prompt is one row: q4_panel_gemv, with the 4-row tile's bits.
+  // Each step after the prompt is one row: q4_panel_gemv, on the row rounded to 16 bits.
   const path = gguf('stories260K-q4_0.gguf');
   const stories = [];
   for (const dtype of ['f32', 'q4']) {
