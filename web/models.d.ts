@@ -318,6 +318,9 @@ export interface ModelInfo {
   readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
   /** Why the forward runs where it does ("backend 'wasm' (loadModel's default)", ...). */
   readonly backendReason: string;
+  /** While run() has a GPU forward: the bytes its weights take on the GPU (the model's dtype:
+   * halves for 'f16', f32 otherwise). */
+  readonly gpuBytes?: number;
   /** Each layer's own mask in the mask notation ('causal', 'causal+local:255', 'global'). */
   readonly layerMasks: readonly string[];
 }
@@ -785,6 +788,8 @@ export interface VisionModelInfo {
   readonly backend: 'wasm-relaxed' | 'wasm-simd' | 'wasm-scalar' | 'webgpu';
   /** Why the forward runs where it does. */
   readonly backendReason: string;
+  /** While run() has a GPU forward: the bytes its weights take on the GPU. */
+  readonly gpuBytes?: number;
   /** The preprocessor_config.json's processor class. */
   readonly processor: string;
   /** What returnPooled gives: ViTModel's pooler, DINOv2's class token, or null (none). */

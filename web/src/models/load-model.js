@@ -158,6 +158,7 @@ async function gpuForward(place, core, dtype) {
     reason: gpuReason(backend, place.gpu.adapter, {
       minFlops,
       storage: webgpu.storage,
+      dtype,
       vision: core.architecture === 'vit',
     }),
   };
@@ -169,7 +170,7 @@ function uploadWeights(gpu, model, weights) {
   try {
     const scales = Array.from({ length: gpu.layers }, (_, l) => model.layerScale(l));
     gpu.model.setLayerScales(scales);
-    for (const w of weights) gpu.model.upload(w.name, model.weightView(w));
+    for (const w of weights) gpu.model.upload(w.name, model.weightView(w), w.shape);
   } catch (error) {
     if (!(error instanceof GpuDeclined)) throw error;
     gpu.model.dispose();

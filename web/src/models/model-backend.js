@@ -84,13 +84,19 @@ export function declineModel(backend, reason) {
 
 /**
  * The reason a model with a GPU forward gives for it (`storage`: webgpu.storage as asked;
- * `vision`: a VisionModel's, whose wasm-only parts differ).
+ * `dtype`: the model's; `vision`: a VisionModel's, whose wasm-only parts differ).
  */
-export function gpuReason(backend, adapter, { minFlops, storage, vision }) {
+export function gpuReason(backend, adapter, { minFlops, storage, dtype, vision }) {
   const name = adapter.description || adapter.architecture || adapter.vendor || 'a GPU';
   const software = adapter.software ? ' (a software adapter)' : '';
-  // The model forward stores its weights as f32 whatever webgpu.storage asks: said, not hidden.
-  const f32 = storage === 'f16' ? ", f32 weights (storage 'f16' is not used by models yet)" : '';
+  // The GPU holds the weights as wasm does (an f32 model's are not rounded to halves for it),
+  // whatever webgpu.storage asks: said, not hidden.
+  const f32 =
+    dtype === 'f16'
+      ? ', f16 weights (halves, widened to f32 as read)'
+      : storage === 'f16'
+        ? ", f32 weights (a model's GPU weights keep its dtype: halves with dtype 'f16')"
+        : '';
   const onWasm = vision ? VISION_WASM_PARTS : WASM_PARTS;
   return backend === 'webgpu'
     ? `backend 'webgpu': run() on ${name}${software}${f32}; ${onWasm}`
@@ -135,12 +141,18 @@ export async function gpuForwardOrNull(gpu, forward, { live, current, endGpu }) 
   }
 }
 
+/** model.info's `gpuBytes` while the model has a GPU forward: its weights' bytes on the GPU. */
+export function gpuBytesOf(gpu) {
+  return gpu.model ? { gpuBytes: gpu.model.weightBytes } : {};
+}
+
 /** A model's GPU state and info once its GPU forward ended for `reason`: wasm from then on. */
 export function withoutGpu(gpu, info, attention, reason) {
+  const wasmInfo = Object.fromEntries(Object.entries(info).filter(([key]) => key !== 'gpuBytes'));
   return {
     gpu: { ...gpu, model: null, reason },
     info: Object.freeze({
-      ...info,
+      ...wasmInfo,
       backend: wasmBackendOf(attention, 'run').name,
       backendReason: reason,
     }),

@@ -23,7 +23,13 @@ import {
   planInterpret,
 } from './run-interpret.js';
 import { translate } from './translate.js';
-import { forwardFlops, gpuForwardOrNull, gpuTakesRun, withoutGpu } from './model-backend.js';
+import {
+  forwardFlops,
+  gpuBytesOf,
+  gpuForwardOrNull,
+  gpuTakesRun,
+  withoutGpu,
+} from './model-backend.js';
 
 /** The options run() accepts. */
 export const RUN_OPTIONS = Object.freeze([
@@ -102,6 +108,7 @@ export class Model {
       ...(architecture.encoderDecoder ? { encoderLayers: config.encoderLayers } : {}),
       backend: this.#gpu.model ? 'webgpu' : wasmBackendOf(engine.attention, 'attention').name,
       backendReason: this.#gpu.reason,
+      ...gpuBytesOf(this.#gpu),
       layerMasks: Object.freeze(layerMasks),
     });
   }

@@ -19,7 +19,7 @@ import { preprocessLayout, writePixelValues } from '../vision/preprocessor.js';
 import { attentionMask, checkMasks, checkPatchWindows } from './layer-masks.js';
 import { topIds } from './predictions.js';
 import { poolClassToken } from './vision-pooler.js';
-import { forwardFlops, gpuForwardOrNull, withoutGpu } from './model-backend.js';
+import { forwardFlops, gpuBytesOf, gpuForwardOrNull, withoutGpu } from './model-backend.js';
 
 /** The options run(image) accepts. */
 export const IMAGE_RUN_OPTIONS = Object.freeze([
@@ -84,6 +84,7 @@ export class VisionModel {
       predicts: config.lmHead,
       backend: this.#gpu.model ? 'webgpu' : wasmBackendOf(engine.attention, 'attention').name,
       backendReason: this.#gpu.reason,
+      ...gpuBytesOf(this.#gpu),
       processor: plan.processor,
       // What returnPooled gives: ViTModel's pooler, DINOv2's class token, or nothing.
       pooling: modelType.startsWith('dinov2') ? 'class-token' : pooler ? 'pooler' : null,

@@ -392,9 +392,10 @@ async function models(): Promise<void> {
     webgpu: { minFlops: MODEL_WEBGPU_MIN_FLOPS, allowSoftwareAdapter: false },
   });
   const reason: string = onGpu.info.backendReason;
+  const gpuBytes: number | undefined = onGpu.info.gpuBytes;
   const ran: string | undefined = (await onGpu.run('x')).backend;
   const backends: readonly ModelBackend[] = MODEL_BACKENDS;
-  void [reason, ran, backends];
+  void [reason, gpuBytes, ran, backends];
   // @ts-expect-error backend is 'wasm', 'webgpu' or 'auto'
   await loadModel('gpt2', { backend: 'gpu' });
   const size: number | null = (await listModelFiles('gpt2')).downloadBytes;

@@ -184,11 +184,20 @@ describe("vision transformers on backend 'webgpu'", () => {
     }
   });
 
-  // vit: ViTForImageClassification (a classifier over 5 labels); dino-vit: ViTModel (none).
-  for (const name of ['vit', 'dino-vit']) {
-    it(`${name} matches the wasm forward`, async () => {
-      const reference = await loadModel(join(vision, name));
-      const model = await loadModel(join(vision, name), { backend: 'webgpu', webgpu: { device } });
+  // vit: ViTForImageClassification (a classifier over 5 labels); dino-vit: ViTModel (none);
+  // vit under dtype 'f16': its matrices halves on the GPU, its class token and positions f32.
+  for (const [name, dtype] of [
+    ['vit', 'f32'],
+    ['dino-vit', 'f32'],
+    ['vit', 'f16'],
+  ]) {
+    it(`${name} (${dtype}) matches the wasm forward`, async () => {
+      const reference = await loadModel(join(vision, name), { dtype });
+      const model = await loadModel(join(vision, name), {
+        dtype,
+        backend: 'webgpu',
+        webgpu: { device },
+      });
       try {
         assert.equal(model.info.backend, 'webgpu');
         assert.match(model.info.backendReason, /returnPooled or returnHiddenStates/);
@@ -199,6 +208,8 @@ describe("vision transformers on backend 'webgpu'", () => {
           await model.run(image, options),
         ];
         assert.equal(actual.backend, 'webgpu');
+        // The GPU holds the weights in the model's dtype, as wasm does.
+        assert.ok(model.info.gpuBytes < 1.1 * model.info.bytes, `${model.info.gpuBytes} bytes`);
         const worst = maxDifference(actual.attention, expected.attention, `${name}: attention`);
         assert.ok(worst <= ATTENTION_TOLERANCE, `${name}: attention differs by ${worst}`);
         if (expected.logits) {
@@ -209,7 +220,7 @@ describe("vision transformers on backend 'webgpu'", () => {
           actual.labels?.map((l) => l.index),
           expected.labels?.map((l) => l.index),
         );
-        console.log(`# ${name}: N=${actual.tokens} max |attention diff| ${worst}`);
+        console.log(`# ${name} ${dtype}: N=${actual.tokens} max |attention diff| ${worst}`);
         // A camera loop's buffer receives the GPU's maps, and the pixel values are the ones the
         // wasm forward would take.
         const buffer = new Float32Array(actual.attention.length).fill(Number.NaN);
@@ -365,22 +376,39 @@ describe('choosing the backend', () => {
     );
   });
 
-  it('f16 weights in wasm run as f32 on the GPU', async () => {
-    const options = { dtype: 'f16' };
-    const half = await loadModel(tinyModel('gpt2'), options);
+  it('f16 weights stay halves on the GPU: half the bytes, the f16 model on wasm', async () => {
+    for (const name of ['gpt2', 'llama-untied']) {
+      const half = await loadModel(tinyModel(name), { dtype: 'f16' });
+      const [f32Gpu, halfGpu] = await Promise.all(
+        ['f32', 'f16'].map((dtype) =>
+          loadModel(tinyModel(name), { dtype, backend: 'webgpu', webgpu: { device } }),
+        ),
+      );
+      try {
+        assert.match(halfGpu.info.backendReason, /f16 weights \(halves, widened to f32 as read\)/);
+        // Every matrix is halves; the norms and biases (a few hundred values) stay f32.
+        const ratio = halfGpu.info.gpuBytes / f32Gpu.info.gpuBytes;
+        console.log(
+          `${name}: GPU weights f16 ${halfGpu.info.gpuBytes} bytes, f32 ${f32Gpu.info.gpuBytes}`,
+        );
+        assert.ok(ratio > 0.5 && ratio < 0.6, `${name}: f16 takes ${ratio} of f32's GPU bytes`);
+        for (const text of TEXTS) {
+          const options = { returnLogits: true, topK: 10 };
+          const expected = await half.run(text, options);
+          assertSameRun(await halfGpu.run(text, options), expected, `${name} f16 ${text}`);
+        }
+      } finally {
+        for (const model of [half, f32Gpu, halfGpu]) model.dispose();
+      }
+    }
+    // Storage 'f16' asked of an f32 model: its weights stay f32 on the GPU, and it says so.
     const model = await loadModel(tinyModel('gpt2'), {
-      ...options,
       backend: 'webgpu',
       webgpu: { device, storage: 'f16' },
     });
     try {
-      assert.match(
-        model.info.backendReason,
-        /f32 weights \(storage 'f16' is not used by models yet\)/,
-      );
-      assertSameRun(await model.run(TEXTS[0]), await half.run(TEXTS[0]), 'f16');
+      assert.match(model.info.backendReason, /f32 weights \(a model's GPU weights keep its dtype/);
     } finally {
-      half.dispose();
       model.dispose();
     }
   });

@@ -76,6 +76,24 @@ function halvesToFloats(halves) {
   return out;
 }
 
+// Whether a weight the core holds as halves is read as halves (kernels.wgsl.js weightBinding):
+// every matrix, which the linear kernels, the head and the text embeddings read, but a vision
+// transformer's class token and position table, which its embedding kernel reads as f32.
+function readsHalves(config, name, shape) {
+  if (shape.length !== 2) return false;
+  return !(
+    config.architecture === 'vit' &&
+    (name === 'class_token' || name === 'position_embedding')
+  );
+}
+
+function evenLength(halves) {
+  if (halves.length % 2 === 0) return halves;
+  const padded = new Uint16Array(halves.length + 1);
+  padded.set(halves);
+  return padded;
+}
+
 const STORAGE = 0x80 | 0x8 | 0x4; // STORAGE | COPY_DST | COPY_SRC
 
 // Models on one device share its compiled pipelines (compiling is most of a first run's time).
@@ -91,6 +109,7 @@ export class GpuModel {
   #config;
   #scales;
   #weights = new Map(); // core weight name -> GPUBuffer
+  #halves = new WeakSet(); // the weight buffers that hold halves
   #buffers;
   #pipelines;
   #queue = Promise.resolve();
@@ -133,29 +152,39 @@ export class GpuModel {
 
   /**
    * Uploads one weight as the core holds it before packing (`view`: Float32Array, or Uint16Array
-   * halves), in the checkpoint's layout. Throws GpuDeclined when it is larger than one binding.
+   * halves), in the checkpoint's layout (`shape`, the core's). Halves stay halves where a kernel
+   * reads them as such (kernels.wgsl.js weightBinding: the matrices of linear layers and heads
+   * and the text embeddings), so an f16 model takes half the GPU memory; the rest is widened
+   * here. Throws GpuDeclined when it is larger than one binding.
    */
-  upload(name, view) {
+  upload(name, view, shape) {
     if (!(view instanceof Float32Array || view instanceof Uint16Array)) {
       throw new Error(`${name}: the WebGPU forward uploads f32 or f16 weights only`);
     }
-    const floats = view instanceof Uint16Array ? halvesToFloats(view) : view;
-    if (floats.byteLength > this.#gpu.maxBufferBytes) {
+    const halves = view instanceof Uint16Array && readsHalves(this.#config, name, shape);
+    // writeBuffer takes whole 4-byte words: an odd count of halves gets one of padding.
+    const data = halves
+      ? evenLength(view)
+      : view instanceof Uint16Array
+        ? halvesToFloats(view)
+        : view;
+    if (data.byteLength > this.#gpu.maxBufferBytes) {
       throw new GpuDeclined(
-        `${name} takes ${floats.byteLength} bytes, more than one WebGPU binding holds here ` +
+        `${name} takes ${data.byteLength} bytes, more than one WebGPU binding holds here ` +
           `(${this.#gpu.maxBufferBytes})`,
       );
     }
     const buffer = this.#device.createBuffer({
       label: `attnlens ${name}`,
-      size: Math.max(16, Math.ceil(floats.byteLength / 16) * 16),
+      size: Math.max(16, Math.ceil(data.byteLength / 16) * 16),
       usage: STORAGE,
     });
     this.#weights.get(name)?.destroy();
     this.#weights.set(name, buffer);
+    if (halves) this.#halves.add(buffer);
     // A shared (threaded) wasm memory cannot be handed to writeBuffer in every browser.
-    const data = floats.buffer instanceof ArrayBuffer ? floats : floats.slice();
-    this.#device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+    const copy = data.buffer instanceof ArrayBuffer ? data : data.slice();
+    this.#device.queue.writeBuffer(buffer, 0, copy.buffer, copy.byteOffset, copy.byteLength);
   }
 
   /** Bytes the largest binding of a forward pass of `n` tokens takes (attention's, logits'...). */
@@ -271,7 +300,12 @@ export class GpuModel {
       scales: this.#scales,
       uniform: (role, spec, values) => b.uniform(role, spec.pack(values)),
       tiles: (m, out) => [Math.ceil(out / LINEAR_TILE), Math.ceil(m / LINEAR_TILE)],
-      dispatch: (pipeline, resources, groups) => {
+      // A linear pass of a model holding halves has both variants ({ f32, halves }): the one for
+      // the weight it binds (always binding 2).
+      dispatch: (variants, resources, groups) => {
+        const pipeline = variants.halves
+          ? variants[this.#halves.has(resources[2]) ? 'halves' : 'f32']
+          : variants;
         pass.current.setPipeline(pipeline);
         pass.current.setBindGroup(
           0,
@@ -329,13 +363,28 @@ export class GpuModel {
     if (!this.#compiled) {
       const get = (key, source) => this.#pipelines.get(key, source);
       const plain = { transposed: false, gelu: false, accumulate: false };
-      const linear = (variant) =>
+      const linearVariant = (variant) =>
         get(
           `model-linear-${Object.keys(variant)
             .filter((k) => variant[k])
             .join('-')}`,
           () => linearKernel({ ...plain, ...variant }),
         );
+      const holdsHalves = [...this.#weights.values()].some((b) => this.#halves.has(b));
+      const linear = (variant) =>
+        holdsHalves
+          ? Promise.all([linearVariant(variant), linearVariant({ ...variant, halves: true })]).then(
+              ([f32, halves]) => ({ f32, halves }),
+            )
+          : linearVariant(variant);
+      const halvesOf = (name) => this.#halves.has(this.#weights.get(name));
+      const embed = (positions) => {
+        const halves = [halvesOf('token_embedding'), positions && halvesOf('position_embedding')];
+        const key = `model-embed${positions ? '-positions' : ''}${halves
+          .map((h) => (h ? '-halves' : '-f32'))
+          .join('')}`;
+        return get(key, () => embedKernel({ positions, halves }));
+      };
       const architecture = this.#config.architecture;
       const entries =
         architecture === 'vit'
@@ -348,14 +397,14 @@ export class GpuModel {
             }
           : architecture === 'gpt2'
             ? {
-                embed: get('model-embed-positions', () => embedKernel({ positions: true })),
+                embed: embed(true),
                 norm: get('model-layer-norm', () => normKernel({ rms: false })),
                 linear: linear({}),
                 gelu: linear({ gelu: true }),
                 residual: linear({ accumulate: true }),
               }
             : {
-                embed: get('model-embed', () => embedKernel({ positions: false })),
+                embed: embed(false),
                 norm: get('model-rms-norm', () => normKernel({ rms: true })),
                 linear: linear({ transposed: true }),
                 gated: linear({ transposed: true, gated: true }),

@@ -1,25 +1,46 @@
-// The WGSL kernels of a model's forward pass on the GPU (gpu-model.js), f32 throughout: the
-// embeddings, layer norm, a tiled linear layer with its bias, GELU and residual fused in, and
+// The WGSL kernels of a model's forward pass on the GPU (gpu-model.js), f32 arithmetic throughout:
+// the embeddings, layer norm, a tiled linear layer with its bias, GELU and residual fused in, and
 // attention that writes its probabilities where the views read them. Each kernel's uniforms are
 // described once (uniforms.js), so WGSL and the JS packing share one field list.
 
 import { defineUniforms } from '../uniforms.js';
+
+/**
+ * A read-only weight binding and its accessor `${name}At(i)`. With `halves` the GPU holds the
+ * weight as a model loaded with dtype 'f16' holds it in wasm, two halves per u32 (half the
+ * memory and bandwidth), widened by unpack2x16float as read: core WGSL on every adapter (no
+ * 'shader-f16'), exact, and the arithmetic stays f32.
+ */
+export function weightBinding(binding, name, halves) {
+  const declaration = `@group(0) @binding(${binding}) var<storage, read> ${name}: array<${
+    halves ? 'u32' : 'f32'
+  }>;`;
+  return halves
+    ? `${declaration}
+fn ${name}At(i: u32) -> f32 {
+  let pair = unpack2x16float(${name}[i >> 1u]);
+  return select(pair.x, pair.y, (i & 1u) == 1u);
+}`
+    : `${declaration}
+fn ${name}At(i: u32) -> f32 { return ${name}[i]; }`;
+}
 
 export const EMBED_UNIFORMS = defineUniforms('EmbedParams', ['tokens', 'hidden', 'past']);
 export const EMBED_WORKGROUP = 256;
 
 /**
  * x[i, c] = wte[ids[i], c] + wpe[past + i, c]; without `positions` (rotary models) wte's row only.
- * @param {{ positions: boolean }} variant
+ * `halves`: [wte's, wpe's] (weightBinding).
+ * @param {{ positions: boolean, halves?: boolean[] }} variant
  */
-export function embedKernel({ positions }) {
-  const position = positions ? ' + wpe[(p.past + i) * p.hidden + c]' : '';
+export function embedKernel({ positions, halves = [false, false] }) {
+  const position = positions ? ' + wpeAt((p.past + i) * p.hidden + c)' : '';
   return `${EMBED_UNIFORMS.wgsl}
 @group(0) @binding(0) var<uniform> p: EmbedParams;
 @group(0) @binding(1) var<storage, read> ids: array<u32>;
-@group(0) @binding(2) var<storage, read> wte: array<f32>;
+${weightBinding(2, 'wte', halves[0])}
 @group(0) @binding(3) var<storage, read_write> x: array<f32>;
-${positions ? '@group(0) @binding(4) var<storage, read> wpe: array<f32>;' : ''}
+${positions ? weightBinding(4, 'wpe', halves[1]) : ''}
 
 @compute @workgroup_size(${EMBED_WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -27,7 +48,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
   if (index >= p.tokens * p.hidden) { return; }
   let i = index / p.hidden;
   let c = index % p.hidden;
-  x[index] = wte[ids[i] * p.hidden + c]${position};
+  x[index] = wteAt(ids[i] * p.hidden + c)${position};
 }
 `;
 }
@@ -125,14 +146,15 @@ export const LINEAR_TILE = 64;
 const DEPTH = 16;
 
 /**
- * @param {{ transposed: boolean, gelu: boolean | 'erf', accumulate: boolean, gated: boolean }}
+ * @param {{ transposed: boolean, gelu: boolean | 'erf', accumulate: boolean, gated: boolean,
+ *   halves: boolean }}
  *   variant `transposed`: W is [n, k] (nn.Linear, an LM head) rather than [k, n] (GPT-2's
  *   Conv1D); `gelu`: true (the tanh form, gelu_new) or 'erf' (the exact form); `accumulate`: add
  *   to y (a residual connection) instead of writing it; `gated`: multiply by silu(gate[row,
- *   col]) (the llama MLP's up projection)
+ *   col]) (the llama MLP's up projection); `halves`: W is held as halves (weightBinding)
  */
-export function linearKernel({ transposed, gelu, accumulate, gated = false }) {
-  const weightAt = transposed ? 'w[col * p.k + kk]' : 'w[kk * p.n + col]';
+export function linearKernel({ transposed, gelu, accumulate, gated = false, halves = false }) {
+  const weightAt = transposed ? 'wAt(col * p.k + kk)' : 'wAt(kk * p.n + col)';
   // Consecutive invocations read consecutive addresses of W in either layout.
   const weightTile = transposed
     ? 'let r = index % 16u; let c = index / 16u;'
@@ -156,7 +178,7 @@ export function linearKernel({ transposed, gelu, accumulate, gated = false }) {
   return `${LINEAR_UNIFORMS.wgsl}
 @group(0) @binding(0) var<uniform> p: LinearParams;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> w: array<f32>;
+${weightBinding(2, 'w', halves)}
 @group(0) @binding(3) var<storage, read> bias: array<f32>;
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;
 ${gated ? '@group(0) @binding(5) var<storage, read> gate: array<f32>;' : ''}
