@@ -170,7 +170,7 @@ function uploadWeights(gpu, model, weights) {
   try {
     const scales = Array.from({ length: gpu.layers }, (_, l) => model.layerScale(l));
     gpu.model.setLayerScales(scales);
-    for (const w of weights) gpu.model.upload(w.name, model.weightView(w), w.shape);
+    for (const w of weights) gpu.model.upload(w.name, model.weightView(w), w);
   } catch (error) {
     if (!(error instanceof GpuDeclined)) throw error;
     gpu.model.dispose();

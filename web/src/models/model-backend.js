@@ -91,12 +91,16 @@ export function gpuReason(backend, adapter, { minFlops, storage, dtype, vision }
   const software = adapter.software ? ' (a software adapter)' : '';
   // The GPU holds the weights as wasm does (an f32 model's are not rounded to halves for it),
   // whatever webgpu.storage asks: said, not hidden.
+  const held = {
+    f16: ', f16 weights (halves, widened to f32 as read)',
+    q8: ', Q8_0 weights (widened to f32 as read)',
+    q4: ', 4-bit weights (widened to f32 as read)',
+  }[dtype];
   const f32 =
-    dtype === 'f16'
-      ? ', f16 weights (halves, widened to f32 as read)'
-      : storage === 'f16'
-        ? ", f32 weights (a model's GPU weights keep its dtype: halves with dtype 'f16')"
-        : '';
+    held ??
+    (storage === 'f16'
+      ? ", f32 weights (a model's GPU weights keep its dtype: halves with dtype 'f16')"
+      : '');
   const onWasm = vision ? VISION_WASM_PARTS : WASM_PARTS;
   return backend === 'webgpu'
     ? `backend 'webgpu': run() on ${name}${software}${f32}; ${onWasm}`

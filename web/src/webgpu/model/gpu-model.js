@@ -50,8 +50,8 @@ export function gpuModelSupport(core, dtype) {
   if (core.headDim !== undefined && core.headDim % 2 !== 0) {
     return `the WebGPU forward rotates even head widths only, not ${core.headDim}`;
   }
-  if (dtype !== 'f32' && dtype !== 'f16') {
-    return `the WebGPU forward has f32 and f16 weights only, not dtype '${dtype}'`;
+  if (!['f32', 'f16', 'q8', 'q4'].includes(dtype)) {
+    return `the WebGPU forward has f32, f16, q8 and q4 weights only, not dtype '${dtype}'`;
   }
   return null;
 }
@@ -76,21 +76,24 @@ function halvesToFloats(halves) {
   return out;
 }
 
-// Whether a weight the core holds as halves is read as halves (kernels.wgsl.js weightBinding):
-// every matrix, which the linear kernels, the head and the text embeddings read, but a vision
-// transformer's class token and position table, which its embedding kernel reads as f32.
-function readsHalves(config, name, shape) {
-  if (shape.length !== 2) return false;
-  return !(
-    config.architecture === 'vit' &&
-    (name === 'class_token' || name === 'position_embedding')
-  );
+// How the GPU holds a weight the core holds as `dtype` (kernels.wgsl.js weightBinding): Q8_0
+// and 4-bit rows as they are; halves as halves where a kernel reads them so (every matrix: the
+// linear kernels, the head and the text embeddings read it), but a vision transformer's class
+// token and position table, which its embedding kernel reads as f32, widened.
+function gpuStorage(config, name, shape, dtype) {
+  if (dtype === 'q8' || dtype === 'q4') return dtype;
+  if (dtype !== 'f16' || shape.length !== 2) return 'f32';
+  const visionTable =
+    config.architecture === 'vit' && (name === 'class_token' || name === 'position_embedding');
+  return visionTable ? 'f32' : 'halves';
 }
 
-function evenLength(halves) {
-  if (halves.length % 2 === 0) return halves;
-  const padded = new Uint16Array(halves.length + 1);
-  padded.set(halves);
+// writeBuffer takes whole 4-byte words: an odd count of halves or a Q8_0 matrix of an odd
+// number of 34-byte blocks gets padding.
+function wholeWords(view) {
+  if (view.byteLength % 4 === 0) return view;
+  const padded = new Uint8Array(Math.ceil(view.byteLength / 4) * 4);
+  padded.set(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
   return padded;
 }
 
@@ -109,7 +112,7 @@ export class GpuModel {
   #config;
   #scales;
   #weights = new Map(); // core weight name -> GPUBuffer
-  #halves = new WeakSet(); // the weight buffers that hold halves
+  #storage = new WeakMap(); // weight GPUBuffer -> 'halves' | 'q8' | 'q4' (else f32)
   #buffers;
   #pipelines;
   #queue = Promise.resolve();
@@ -151,23 +154,20 @@ export class GpuModel {
   }
 
   /**
-   * Uploads one weight as the core holds it before packing (`view`: Float32Array, or Uint16Array
-   * halves), in the checkpoint's layout (`shape`, the core's). Halves stay halves where a kernel
-   * reads them as such (kernels.wgsl.js weightBinding: the matrices of linear layers and heads
-   * and the text embeddings), so an f16 model takes half the GPU memory; the rest is widened
+   * Uploads one weight as the core holds it before packing (`view`: Float32Array, Uint16Array
+   * halves, or Uint8Array Q8_0 / 4-bit rows for `dtype` 'q8' / 'q4'), in the checkpoint's layout
+   * (`shape`, the core's), quantised rows as [out, in]. Every weight keeps its bytes where a
+   * kernel reads them so (gpuStorage), so the GPU holds what wasm holds; the rest is widened
    * here. Throws GpuDeclined when it is larger than one binding.
    */
-  upload(name, view, shape) {
-    if (!(view instanceof Float32Array || view instanceof Uint16Array)) {
-      throw new Error(`${name}: the WebGPU forward uploads f32 or f16 weights only`);
+  upload(name, view, { shape, dtype }) {
+    const expected = { f32: Float32Array, f16: Uint16Array, q8: Uint8Array, q4: Uint8Array };
+    if (!(view instanceof (expected[dtype] ?? Float32Array))) {
+      throw new Error(`${name}: the WebGPU forward uploads f32, f16, q8 or q4 weights only`);
     }
-    const halves = view instanceof Uint16Array && readsHalves(this.#config, name, shape);
-    // writeBuffer takes whole 4-byte words: an odd count of halves gets one of padding.
-    const data = halves
-      ? evenLength(view)
-      : view instanceof Uint16Array
-        ? halvesToFloats(view)
-        : view;
+    const storage = gpuStorage(this.#config, name, shape, dtype);
+    const data =
+      storage !== 'f32' ? wholeWords(view) : dtype === 'f16' ? halvesToFloats(view) : view;
     if (data.byteLength > this.#gpu.maxBufferBytes) {
       throw new GpuDeclined(
         `${name} takes ${data.byteLength} bytes, more than one WebGPU binding holds here ` +
@@ -181,7 +181,7 @@ export class GpuModel {
     });
     this.#weights.get(name)?.destroy();
     this.#weights.set(name, buffer);
-    if (halves) this.#halves.add(buffer);
+    if (storage !== 'f32') this.#storage.set(buffer, storage);
     // A shared (threaded) wasm memory cannot be handed to writeBuffer in every browser.
     const copy = data.buffer instanceof ArrayBuffer ? data : data.slice();
     this.#device.queue.writeBuffer(buffer, 0, copy.buffer, copy.byteOffset, copy.byteLength);
@@ -300,11 +300,11 @@ export class GpuModel {
       scales: this.#scales,
       uniform: (role, spec, values) => b.uniform(role, spec.pack(values)),
       tiles: (m, out) => [Math.ceil(out / LINEAR_TILE), Math.ceil(m / LINEAR_TILE)],
-      // A linear pass of a model holding halves has both variants ({ f32, halves }): the one for
-      // the weight it binds (always binding 2).
+      // A linear pass has a variant per weight storage the model holds ({ f32, halves, q8 }):
+      // the one of the weight it binds (always binding 2).
       dispatch: (variants, resources, groups) => {
-        const pipeline = variants.halves
-          ? variants[this.#halves.has(resources[2]) ? 'halves' : 'f32']
+        const pipeline = variants.f32
+          ? variants[this.#storage.get(resources[2]) ?? 'f32']
           : variants;
         pass.current.setPipeline(pipeline);
         pass.current.setBindGroup(
@@ -367,23 +367,25 @@ export class GpuModel {
         get(
           `model-linear-${Object.keys(variant)
             .filter((k) => variant[k])
+            .map((k) => (variant[k] === true ? k : `${k}:${variant[k]}`))
             .join('-')}`,
           () => linearKernel({ ...plain, ...variant }),
         );
-      const holdsHalves = [...this.#weights.values()].some((b) => this.#halves.has(b));
+      const storages = new Set(['f32']);
+      for (const buffer of this.#weights.values()) storages.add(this.#storage.get(buffer) ?? 'f32');
+      // { f32: pipeline, halves?, q8?, q4? }: the variants of the storages the weights have.
       const linear = (variant) =>
-        holdsHalves
-          ? Promise.all([linearVariant(variant), linearVariant({ ...variant, halves: true })]).then(
-              ([f32, halves]) => ({ f32, halves }),
-            )
-          : linearVariant(variant);
-      const halvesOf = (name) => this.#halves.has(this.#weights.get(name));
+        Promise.all([...storages].map((storage) => linearVariant({ ...variant, storage }))).then(
+          (list) => Object.fromEntries([...storages].map((storage, i) => [storage, list[i]])),
+        );
+      const storageOf = (name) => this.#storage.get(this.#weights.get(name)) ?? 'f32';
       const embed = (positions) => {
-        const halves = [halvesOf('token_embedding'), positions && halvesOf('position_embedding')];
-        const key = `model-embed${positions ? '-positions' : ''}${halves
-          .map((h) => (h ? '-halves' : '-f32'))
-          .join('')}`;
-        return get(key, () => embedKernel({ positions, halves }));
+        const storage = [
+          storageOf('token_embedding'),
+          positions ? storageOf('position_embedding') : 'f32',
+        ];
+        const key = `model-embed${positions ? '-positions' : ''}-${storage.join('-')}`;
+        return get(key, () => embedKernel({ positions, storage }));
       };
       const architecture = this.#config.architecture;
       const entries =

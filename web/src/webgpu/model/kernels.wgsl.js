@@ -6,23 +6,49 @@
 import { defineUniforms } from '../uniforms.js';
 
 /**
- * A read-only weight binding and its accessor `${name}At(i)`. With `halves` the GPU holds the
- * weight as a model loaded with dtype 'f16' holds it in wasm, two halves per u32 (half the
- * memory and bandwidth), widened by unpack2x16float as read: core WGSL on every adapter (no
- * 'shader-f16'), exact, and the arithmetic stays f32.
+ * A read-only weight binding and its accessor `${name}At(i)`, the weight held on the GPU as the
+ * model holds it in wasm (`storage`):
+ * - 'f32';
+ * - 'halves' (dtype 'f16'): two halves per u32, widened by unpack2x16float (core WGSL on every
+ *   adapter, no 'shader-f16'), exactly: half the memory and bandwidth;
+ * - 'q8' (dtype 'q8'): GGML's Q8_0 rows of the [out, in] matrix, per 32 inputs a little-endian
+ *   f16 scale d and 32 int8 q (34 bytes, so read byte by byte), value q * d, exact in f32;
+ * - 'q4' (dtype 'q4'): the core's 4-bit rows (src/models/q4.h), per 32 inputs an f32 scale s,
+ *   an f32 min m and 16 bytes of nibbles (depth j low, j + 16 high), value s * q - m, one
+ *   rounding (s * q is exact), as wasm's.
+ * Quantised rows are [out, in]: a kernel reads them at out * in + depth (transposed).
+ * The arithmetic stays f32.
  */
-export function weightBinding(binding, name, halves) {
+export function weightBinding(binding, name, storage = 'f32') {
   const declaration = `@group(0) @binding(${binding}) var<storage, read> ${name}: array<${
-    halves ? 'u32' : 'f32'
+    storage === 'f32' ? 'f32' : 'u32'
   }>;`;
-  return halves
-    ? `${declaration}
-fn ${name}At(i: u32) -> f32 {
+  const byteAt = `fn ${name}Byte(o: u32) -> u32 {
+  return (${name}[o >> 2u] >> ((o & 3u) * 8u)) & 0xffu;
+}`;
+  const accessors = {
+    f32: `fn ${name}At(i: u32) -> f32 { return ${name}[i]; }`,
+    halves: `fn ${name}At(i: u32) -> f32 {
   let pair = unpack2x16float(${name}[i >> 1u]);
   return select(pair.x, pair.y, (i & 1u) == 1u);
-}`
-    : `${declaration}
-fn ${name}At(i: u32) -> f32 { return ${name}[i]; }`;
+}`,
+    q8: `${byteAt}
+fn ${name}At(i: u32) -> f32 {
+  let base = (i / 32u) * 34u;
+  let scale = unpack2x16float(${name}Byte(base) | (${name}Byte(base + 1u) << 8u)).x;
+  let q = i32(${name}Byte(base + 2u + i % 32u) << 24u) >> 24u;
+  return f32(q) * scale;
+}`,
+    q4: `${byteAt}
+fn ${name}At(i: u32) -> f32 {
+  let word = (i / 32u) * 6u;
+  let within = i % 32u;
+  let byte = ${name}Byte((word + 2u) * 4u + within % 16u);
+  let q = select(byte & 0xfu, byte >> 4u, within >= 16u);
+  return f32(q) * bitcast<f32>(${name}[word]) - bitcast<f32>(${name}[word + 1u]);
+}`,
+  };
+  return `${declaration}\n${accessors[storage]}`;
 }
 
 export const EMBED_UNIFORMS = defineUniforms('EmbedParams', ['tokens', 'hidden', 'past']);
@@ -30,17 +56,17 @@ export const EMBED_WORKGROUP = 256;
 
 /**
  * x[i, c] = wte[ids[i], c] + wpe[past + i, c]; without `positions` (rotary models) wte's row only.
- * `halves`: [wte's, wpe's] (weightBinding).
- * @param {{ positions: boolean, halves?: boolean[] }} variant
+ * `storage`: [wte's, wpe's] (weightBinding: 'f32' or 'halves').
+ * @param {{ positions: boolean, storage?: string[] }} variant
  */
-export function embedKernel({ positions, halves = [false, false] }) {
+export function embedKernel({ positions, storage = ['f32', 'f32'] }) {
   const position = positions ? ' + wpeAt((p.past + i) * p.hidden + c)' : '';
   return `${EMBED_UNIFORMS.wgsl}
 @group(0) @binding(0) var<uniform> p: EmbedParams;
 @group(0) @binding(1) var<storage, read> ids: array<u32>;
-${weightBinding(2, 'wte', halves[0])}
+${weightBinding(2, 'wte', storage[0])}
 @group(0) @binding(3) var<storage, read_write> x: array<f32>;
-${positions ? weightBinding(4, 'wpe', halves[1]) : ''}
+${positions ? weightBinding(4, 'wpe', storage[1]) : ''}
 
 @compute @workgroup_size(${EMBED_WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -147,13 +173,15 @@ const DEPTH = 16;
 
 /**
  * @param {{ transposed: boolean, gelu: boolean | 'erf', accumulate: boolean, gated: boolean,
- *   halves: boolean }}
+ *   storage: string }}
  *   variant `transposed`: W is [n, k] (nn.Linear, an LM head) rather than [k, n] (GPT-2's
  *   Conv1D); `gelu`: true (the tanh form, gelu_new) or 'erf' (the exact form); `accumulate`: add
  *   to y (a residual connection) instead of writing it; `gated`: multiply by silu(gate[row,
- *   col]) (the llama MLP's up projection); `halves`: W is held as halves (weightBinding)
+ *   col]) (the llama MLP's up projection); `storage`: how W is held (weightBinding)
  */
-export function linearKernel({ transposed, gelu, accumulate, gated = false, halves = false }) {
+export function linearKernel({ transposed, gelu, accumulate, gated = false, storage = 'f32' }) {
+  // Quantised rows are [out, in] whatever the checkpoint's layout (weightBinding).
+  transposed ||= storage === 'q8' || storage === 'q4';
   const weightAt = transposed ? 'wAt(col * p.k + kk)' : 'wAt(kk * p.n + col)';
   // Consecutive invocations read consecutive addresses of W in either layout.
   const weightTile = transposed
@@ -178,7 +206,7 @@ export function linearKernel({ transposed, gelu, accumulate, gated = false, halv
   return `${LINEAR_UNIFORMS.wgsl}
 @group(0) @binding(0) var<uniform> p: LinearParams;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
-${weightBinding(2, 'w', halves)}
+${weightBinding(2, 'w', storage)}
 @group(0) @binding(3) var<storage, read> bias: array<f32>;
 @group(0) @binding(4) var<storage, read_write> y: array<f32>;
 ${gated ? '@group(0) @binding(5) var<storage, read> gate: array<f32>;' : ''}
