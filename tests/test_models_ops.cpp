@@ -115,9 +115,13 @@ TEST_CASE("both GELU forms match double precision", "[models][ops]") {
 TEST_CASE("half to float is exact for all 65536 halves", "[models][ops]") {
   std::vector<std::uint16_t> bits(65536 + 3);  // +3: the last vector block is partial
   for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<std::uint16_t>(i);
+  std::vector<float> scalar(bits.size());
+  f16_to_f32__scalar(bits.size(), bits.data(), scalar.data());
   for (const ModelOps& ops : model_op_sets()) {
     std::vector<float> out(bits.size());
     ops.half_to_float(bits.size(), bits.data(), out.data());
+    // Every set gives the scalar twin's bits, NaN payloads included.
+    CHECK(std::memcmp(out.data(), scalar.data(), out.size() * sizeof(float)) == 0);
     for (std::size_t i = 0; i < bits.size(); ++i) {
       const double expected = half_value(bits[i]);
       const bool same = std::isnan(expected)

@@ -2,7 +2,8 @@
 // are rebiased, subnormals become normal floats, infinities and NaN (payload kept) stay so.
 //
 // vec128.h has no integer widening or shifts by other than 23, so the simd128 version uses the
-// platform intrinsics directly (wasm_simd128.h, SSE2, NEON's own conversion instruction).
+// platform intrinsics directly (wasm_simd128.h, SSE2, NEON's own conversion instruction), and its
+// own steps (below).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -51,24 +52,29 @@ void f16_to_f32__scalar(std::size_t n, const std::uint16_t* bits, float* out) no
 }
 
 #if ATTNLENS_HAVE_SIMD
+// Four halves, sign-extended to 32-bit lanes, in 7 operations where the scalar twin's steps took
+// 15 (the f16 linear layers and the tied LM head of a decoding step convert every weight they
+// read): the half's bits shifted into float position (<< 13) and the copies of the sign that
+// lands in the exponent cleared, which is the half as a float 2^-112 too small (a subnormal half
+// as a subnormal float), then one multiply by 2^112, exact (a power of two, into the normal
+// range). An all-ones exponent (Inf, NaN) comes out finite (2^16 x 1.m) and gets its exponent
+// set back to all ones, the payload kept. The same bits as the scalar twin for every half.
+constexpr std::uint32_t kSignAndMagnitude = 0x8fffffffu;  // bits 28-30 hold copies of the sign
+constexpr std::uint32_t kHalfExponent = 0x1fu << 23;      // after << 13
+constexpr std::uint32_t kFloatExponent = 0xffu << 23;
+constexpr float kHalfScale = 0x1p112f;  // 2^(127 - 15)
+
 #if defined(__wasm_simd128__)
 namespace {
 
-// Four halves (already widened to 32-bit lanes) to floats; the same steps as the scalar twin.
 inline v128_t convert4(v128_t h) {
-  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
-  const v128_t o = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7fff)), 13);
-  const v128_t exponent = wasm_v128_and(o, wasm_i32x4_splat(static_cast<int>(kShiftedExponent)));
-  const v128_t normal = wasm_i32x4_add(o, wasm_i32x4_splat(static_cast<int>(kRebias)));
-  const v128_t inf_nan = wasm_i32x4_add(normal, wasm_i32x4_splat(static_cast<int>(kInfNanRebias)));
-  const v128_t subnormal = wasm_f32x4_sub(wasm_i32x4_add(normal, wasm_i32x4_splat(1 << 23)),
-                                          wasm_i32x4_splat(static_cast<int>(kSubnormalMagic)));
-  const v128_t is_inf_nan =
-      wasm_i32x4_eq(exponent, wasm_i32x4_splat(static_cast<int>(kShiftedExponent)));
-  const v128_t is_subnormal = wasm_i32x4_eq(exponent, wasm_i32x4_splat(0));
-  v128_t r = wasm_v128_bitselect(inf_nan, normal, is_inf_nan);
-  r = wasm_v128_bitselect(subnormal, r, is_subnormal);
-  return wasm_v128_or(r, sign);
+  const v128_t t =
+      wasm_v128_and(wasm_i32x4_shl(h, 13), wasm_i32x4_splat(static_cast<int>(kSignAndMagnitude)));
+  const v128_t scaled = wasm_f32x4_mul(t, wasm_f32x4_splat(kHalfScale));
+  const v128_t exponent = wasm_i32x4_splat(static_cast<int>(kHalfExponent));
+  const v128_t inf_nan = wasm_i32x4_eq(wasm_v128_and(t, exponent), exponent);
+  return wasm_v128_or(scaled,
+                      wasm_v128_and(inf_nan, wasm_i32x4_splat(static_cast<int>(kFloatExponent))));
 }
 
 }  // namespace
@@ -77,8 +83,8 @@ void f16_to_f32__simd128_x8(std::size_t n, const std::uint16_t* bits, float* out
   const std::size_t n8 = n / 8 * 8;
   for (std::size_t i = 0; i < n8; i += 8) {
     const v128_t h = wasm_v128_load(bits + i);
-    wasm_v128_store(out + i, convert4(wasm_u32x4_extend_low_u16x8(h)));
-    wasm_v128_store(out + i + 4, convert4(wasm_u32x4_extend_high_u16x8(h)));
+    wasm_v128_store(out + i, convert4(wasm_i32x4_extend_low_i16x8(h)));
+    wasm_v128_store(out + i + 4, convert4(wasm_i32x4_extend_high_i16x8(h)));
   }
   f16_to_f32__scalar(n - n8, bits + n8, out + n8);
 }
@@ -86,22 +92,16 @@ void f16_to_f32__simd128_x8(std::size_t n, const std::uint16_t* bits, float* out
 #elif defined(__SSE2__)
 namespace {
 
-inline __m128 convert4(__m128i h) {
-  const __m128i sign = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16);
-  const __m128i o = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7fff)), 13);
-  const __m128i exponent = _mm_and_si128(o, _mm_set1_epi32(static_cast<int>(kShiftedExponent)));
-  const __m128i normal = _mm_add_epi32(o, _mm_set1_epi32(static_cast<int>(kRebias)));
-  const __m128i inf_nan = _mm_add_epi32(normal, _mm_set1_epi32(static_cast<int>(kInfNanRebias)));
-  const __m128i subnormal = _mm_castps_si128(
-      _mm_sub_ps(_mm_castsi128_ps(_mm_add_epi32(normal, _mm_set1_epi32(1 << 23))),
-                 _mm_castsi128_ps(_mm_set1_epi32(static_cast<int>(kSubnormalMagic)))));
-  const __m128i is_inf_nan =
-      _mm_cmpeq_epi32(exponent, _mm_set1_epi32(static_cast<int>(kShiftedExponent)));
-  const __m128i is_subnormal = _mm_cmpeq_epi32(exponent, _mm_setzero_si128());
-  __m128i r =
-      _mm_or_si128(_mm_and_si128(is_inf_nan, inf_nan), _mm_andnot_si128(is_inf_nan, normal));
-  r = _mm_or_si128(_mm_and_si128(is_subnormal, subnormal), _mm_andnot_si128(is_subnormal, r));
-  return _mm_castsi128_ps(_mm_or_si128(r, sign));
+// `high`: the half in a lane's upper 16 bits, so an arithmetic shift by 3 is the sign-extended
+// half shifted by 13.
+inline __m128 convert4(__m128i high) {
+  const __m128i t =
+      _mm_and_si128(_mm_srai_epi32(high, 3), _mm_set1_epi32(static_cast<int>(kSignAndMagnitude)));
+  const __m128 scaled = _mm_mul_ps(_mm_castsi128_ps(t), _mm_set1_ps(kHalfScale));
+  const __m128i exponent = _mm_set1_epi32(static_cast<int>(kHalfExponent));
+  const __m128i inf_nan = _mm_cmpeq_epi32(_mm_and_si128(t, exponent), exponent);
+  return _mm_or_ps(scaled, _mm_castsi128_ps(_mm_and_si128(
+                               inf_nan, _mm_set1_epi32(static_cast<int>(kFloatExponent)))));
 }
 
 }  // namespace
@@ -111,8 +111,8 @@ void f16_to_f32__simd128_x8(std::size_t n, const std::uint16_t* bits, float* out
   const __m128i zero = _mm_setzero_si128();
   for (std::size_t i = 0; i < n8; i += 8) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bits + i));
-    _mm_storeu_ps(out + i, convert4(_mm_unpacklo_epi16(h, zero)));
-    _mm_storeu_ps(out + i + 4, convert4(_mm_unpackhi_epi16(h, zero)));
+    _mm_storeu_ps(out + i, convert4(_mm_unpacklo_epi16(zero, h)));
+    _mm_storeu_ps(out + i + 4, convert4(_mm_unpackhi_epi16(zero, h)));
   }
   f16_to_f32__scalar(n - n8, bits + n8, out + n8);
 }
