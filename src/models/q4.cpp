@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "attnlens/errors.h"
+#include "models/int16_dot.h"
 #include "models/ops.h"
 #include "models/packing.h"
 #include "models/quant_blocks.h"
@@ -214,69 +215,18 @@ void q4_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a
 namespace {
 
 // The integer sums of one 4-bit panel block against 32 values of an Int16Row: columns [0, 4) in
-// `lo`, [4, 8) in `hi`. Each step takes byte rows p and p + 1 (16 bytes: the low nibbles are
-// depths p and p + 1, the high ones p + 16 and p + 17), interleaves each nibble's two depths per
-// column and widens them to 16 bits, so one dot product of 8 lanes with (v[p], v[p + 1])
-// repeated gives 4 columns' two products summed.
-#if defined(__wasm_simd128__)
-using i32x4 = v128_t;
-ATTNLENS_VEC_INLINE void q4_block_dot(const std::uint8_t* q, const std::int16_t* v, i32x4& lo,
-                                      i32x4& hi) {
-  lo = wasm_i32x4_splat(0);
+// `lo`, [4, 8) in `hi`. Byte rows p and p + 1 (16 bytes) hold depths p and p + 1 in their low
+// nibbles and p + 16 and p + 17 in their high ones: two depth pairs (int16_dot.h) a load.
+ATTNLENS_VEC_INLINE void q4_block_dot(const std::uint8_t* q, const std::int16_t* v,
+                                      int16_dot::i32x4& lo, int16_dot::i32x4& hi) {
+  lo = int16_dot::zero();
   hi = lo;
-  const v128_t mask = wasm_i8x16_splat(0x0f);
   for (std::size_t p = 0; p < kHalf; p += 2) {
-    const v128_t w = wasm_v128_load(q + p * kCols);
-    const v128_t nibbles[2] = {wasm_v128_and(w, mask), wasm_v128_and(wasm_u16x8_shr(w, 4), mask)};
-    for (std::size_t h = 0; h < 2; ++h) {
-      const v128_t pairs = wasm_i8x16_shuffle(nibbles[h], nibbles[h], 0, 8, 1, 9, 2, 10, 3, 11, 4,
-                                              12, 5, 13, 6, 14, 7, 15);
-      const v128_t x = wasm_v128_load32_splat(v + p + h * kHalf);
-      lo = wasm_i32x4_add(lo, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_low_u8x16(pairs), x));
-      hi = wasm_i32x4_add(hi, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_high_u8x16(pairs), x));
-    }
+    const int16_dot::bytes16 w = int16_dot::load16(q + p * kCols);
+    int16_dot::add_depth_pair<false>(int16_dot::low_nibbles(w), v + p, lo, hi);
+    int16_dot::add_depth_pair<false>(int16_dot::high_nibbles(w), v + p + kHalf, lo, hi);
   }
 }
-ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return wasm_f32x4_convert_i32x4(v); }
-#elif defined(__SSE2__)
-using i32x4 = __m128i;
-ATTNLENS_VEC_INLINE void q4_block_dot(const std::uint8_t* q, const std::int16_t* v, i32x4& lo,
-                                      i32x4& hi) {
-  lo = _mm_setzero_si128();
-  hi = lo;
-  const __m128i mask = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
-  for (std::size_t p = 0; p < kHalf; p += 2) {
-    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + p * kCols));
-    const __m128i nibbles[2] = {_mm_and_si128(w, mask), _mm_and_si128(_mm_srli_epi16(w, 4), mask)};
-    for (std::size_t h = 0; h < 2; ++h) {
-      const __m128i pairs = _mm_unpacklo_epi8(nibbles[h], _mm_srli_si128(nibbles[h], 8));
-      std::int32_t two;
-      std::memcpy(&two, v + p + h * kHalf, sizeof two);
-      const __m128i x = _mm_set1_epi32(two);
-      lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi8(pairs, zero), x));
-      hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi8(pairs, zero), x));
-    }
-  }
-}
-ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return _mm_cvtepi32_ps(v); }
-#else
-using i32x4 = int32x4_t;
-ATTNLENS_VEC_INLINE void q4_block_dot(const std::uint8_t* q, const std::int16_t* v, i32x4& lo,
-                                      i32x4& hi) {
-  lo = vdupq_n_s32(0);
-  hi = lo;
-  for (std::size_t p = 0; p < kHalf; ++p) {
-    const uint16x8_t bytes = vmovl_u8(vld1_u8(q + p * kCols));
-    const int16x8_t nibbles[2] = {vreinterpretq_s16_u16(vandq_u16(bytes, vdupq_n_u16(0x0f))),
-                                  vreinterpretq_s16_u16(vshrq_n_u16(bytes, 4))};
-    for (std::size_t h = 0; h < 2; ++h) {
-      lo = vmlal_n_s16(lo, vget_low_s16(nibbles[h]), v[p + h * kHalf]);
-      hi = vmlal_high_n_s16(hi, nibbles[h], v[p + h * kHalf]);
-    }
-  }
-}
-ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return vcvtq_f32_s32(v); }
-#endif
 
 }  // namespace
 
@@ -291,15 +241,17 @@ void q4_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const Int16Ro
     f32x4 c0 = simd::splat(0.0f), c1 = c0;
     for (std::size_t block = 0; block < k / kBlock; ++block) {
       const std::uint8_t* bb = b + block * kBlockBytes;
-      i32x4 lo, hi;
+      int16_dot::i32x4 lo, hi;
       q4_block_dot(bb + kValuesAt, x.values.data() + block * kBlock, lo, hi);
       const f32x4 x_scale = simd::splat(x.scales[block]), x_sum = simd::splat(x.sums[block]);
       const auto* scale = reinterpret_cast<const float*>(bb);
       const auto* min = reinterpret_cast<const float*>(bb + kScaleBytes);
-      const f32x4 t0 = simd::sub(simd::mul(to_f32(lo), simd::mul(simd::load(scale), x_scale)),
-                                 simd::mul(simd::load(min), x_sum));
-      const f32x4 t1 = simd::sub(simd::mul(to_f32(hi), simd::mul(simd::load(scale + 4), x_scale)),
-                                 simd::mul(simd::load(min + 4), x_sum));
+      const f32x4 t0 =
+          simd::sub(simd::mul(int16_dot::to_f32(lo), simd::mul(simd::load(scale), x_scale)),
+                    simd::mul(simd::load(min), x_sum));
+      const f32x4 t1 =
+          simd::sub(simd::mul(int16_dot::to_f32(hi), simd::mul(simd::load(scale + 4), x_scale)),
+                    simd::mul(simd::load(min + 4), x_sum));
       c0 = simd::add(c0, t0);
       c1 = simd::add(c1, t1);
     }

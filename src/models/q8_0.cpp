@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "attnlens/errors.h"
+#include "models/int16_dot.h"
 #include "models/ops.h"
 #include "models/packing.h"
 #include "models/quant_blocks.h"
@@ -205,57 +206,16 @@ void q8_panel_gemm__simd128_4x8(std::size_t tiles, std::size_t k, const float* a
 
 namespace {
 
-// The integer sums of one Q8_0 panel block against 32 values of an Int16Row: columns [0, 4) in
-// `lo`, [4, 8) in `hi`. Each step takes two depths (16 bytes: depth p's 8 columns, then p + 1's),
-// interleaves them per column and sign-extends to 16 bits, so one dot product of 8 lanes with the
-// values (v[p], v[p + 1]) repeated gives 4 columns' two products summed.
-#if defined(__wasm_simd128__)
-using i32x4 = v128_t;
-ATTNLENS_VEC_INLINE void q8_block_dot(const std::int8_t* q, const std::int16_t* v, i32x4& lo,
-                                      i32x4& hi) {
-  lo = wasm_i32x4_splat(0);
+// The integer sums of one Q8_0 panel block against 32 values of an Int16Row, two depths at a time
+// (int16_dot.h): columns [0, 4) in `lo`, [4, 8) in `hi`.
+ATTNLENS_VEC_INLINE void q8_block_dot(const std::int8_t* q, const std::int16_t* v,
+                                      int16_dot::i32x4& lo, int16_dot::i32x4& hi) {
+  lo = int16_dot::zero();
   hi = lo;
   for (std::size_t p = 0; p < kBlock; p += 2) {
-    const v128_t w = wasm_v128_load(q + p * kCols);
-    const v128_t pairs =
-        wasm_i8x16_shuffle(w, w, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
-    const v128_t x = wasm_v128_load32_splat(v + p);
-    lo = wasm_i32x4_add(lo, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(pairs), x));
-    hi = wasm_i32x4_add(hi, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(pairs), x));
+    int16_dot::add_depth_pair<true>(int16_dot::load16(q + p * kCols), v + p, lo, hi);
   }
 }
-ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return wasm_f32x4_convert_i32x4(v); }
-#elif defined(__SSE2__)
-using i32x4 = __m128i;
-ATTNLENS_VEC_INLINE void q8_block_dot(const std::int8_t* q, const std::int16_t* v, i32x4& lo,
-                                      i32x4& hi) {
-  lo = _mm_setzero_si128();
-  hi = lo;
-  for (std::size_t p = 0; p < kBlock; p += 2) {
-    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + p * kCols));
-    const __m128i pairs = _mm_unpacklo_epi8(w, _mm_srli_si128(w, 8));
-    std::int32_t two;
-    std::memcpy(&two, v + p, sizeof two);
-    const __m128i x = _mm_set1_epi32(two);
-    lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_srai_epi16(_mm_unpacklo_epi8(pairs, pairs), 8), x));
-    hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_srai_epi16(_mm_unpackhi_epi8(pairs, pairs), 8), x));
-  }
-}
-ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return _mm_cvtepi32_ps(v); }
-#else
-using i32x4 = int32x4_t;
-ATTNLENS_VEC_INLINE void q8_block_dot(const std::int8_t* q, const std::int16_t* v, i32x4& lo,
-                                      i32x4& hi) {
-  lo = vdupq_n_s32(0);
-  hi = lo;
-  for (std::size_t p = 0; p < kBlock; ++p) {
-    const int16x8_t w = vmovl_s8(vld1_s8(q + p * kCols));
-    lo = vmlal_n_s16(lo, vget_low_s16(w), v[p]);
-    hi = vmlal_high_n_s16(hi, w, v[p]);
-  }
-}
-ATTNLENS_VEC_INLINE f32x4 to_f32(i32x4 v) { return vcvtq_f32_s32(v); }
-#endif
 
 }  // namespace
 
@@ -271,14 +231,14 @@ void q8_panel_gemv__simd128_1x8(std::size_t panels, std::size_t k, const Int16Ro
     f32x4 c0 = simd::splat(0.0f), c1 = c0;
     for (std::size_t block = 0; block < k / kBlock; ++block) {
       const std::uint8_t* bb = b + block * kBlockBytes;
-      i32x4 lo, hi;
+      int16_dot::i32x4 lo, hi;
       q8_block_dot(reinterpret_cast<const std::int8_t*>(bb + kScaleBytes),
                    x.values.data() + block * kBlock, lo, hi);
       const f32x4 x_scale = simd::splat(x.scales[block]);
       const f32x4 s0 = simd::mul(simd::load(reinterpret_cast<const float*>(bb)), x_scale);
       const f32x4 s1 = simd::mul(simd::load(reinterpret_cast<const float*>(bb) + 4), x_scale);
-      c0 = simd::add(c0, simd::mul(to_f32(lo), s0));
-      c1 = simd::add(c1, simd::mul(to_f32(hi), s1));
+      c0 = simd::add(c0, simd::mul(int16_dot::to_f32(lo), s0));
+      c1 = simd::add(c1, simd::mul(int16_dot::to_f32(hi), s1));
     }
     simd::store(y, c0);
     simd::store(y + 4, c1);
