@@ -191,7 +191,7 @@ struct ForwardInputs {
   // Vision transformers, instead of tokens: pixel_values [channels, height, width], finite.
   // The patches are the whole patch_size squares from the top left (a remainder is dropped, as
   // the patch convolution drops it); N = 1 + registers + rows * columns.
-  Span<const float> pixels;
+  Span<const float> pixels = {};
   std::int64_t image_height = 0;
   std::int64_t image_width = 0;
 };
@@ -270,9 +270,9 @@ struct ForwardOutputs {
                                    // then each layer's; for GPT models the last is after ln_f
   MutableFloatView log_sum_exp;    // [logit_positions], or empty: log sum_v exp(logit_v) of each
                                    // logits row, so a token's probability is exp(logit - it)
-  MutableFloatView projections;    // [3, heads, N, head_dim], or empty: q, k, v of
-                                   // ForwardOptions::projections_layer, head-major, as attention()
-                                   // receives them (before the layer's attention_scale())
+  // [3, heads, N, head_dim], or empty: q, k, v of ForwardOptions::projections_layer, head-major,
+  // as attention() receives them (before the layer's attention_scale())
+  MutableFloatView projections = {};
   // An encoder-decoder's: `attention` is then the encoder's [encoder_layers, heads, N, N];
   // `logits`, `log_sum_exp` and `hidden_states` ([decoder layers + 1, T, hidden]) are the
   // decoder's (logit_positions < T); `projections` are not offered.
