@@ -10,6 +10,7 @@ import { DEFAULT_SCALE, SCALE_NAMES } from '../src/views/colormap.js';
 import { formatMask, maskForMode, parseMask } from '../src/mask-notation.js';
 import { validateRevision } from '../src/models/files/hub.js';
 import { validateHubSource } from '../src/models/files/llama2c-names.js';
+import { WEIGHT_DTYPES } from '../src/models/model-block.js';
 import {
   DEFAULT_GRANULARITY,
   DEFAULT_HEAD_DIM,
@@ -211,7 +212,7 @@ export function readLink(search, hash = '', language = 'en') {
   use('model', validModelId);
   use('second', (text) => (state.model ? validModelId(text) : null));
   use('revision', (text) => (state.model ? valid(validateRevision, text) : null));
-  use('dtype', (text) => readChoice(text, ['f32', 'f16'], null));
+  use('dtype', (text) => readChoice(text, WEIGHT_DTYPES, null));
   // A real model's heads are known once it loads: a link may name any, clamped then.
   use('head', (text) => {
     const head = readIntegerIn(text, 1, state.model ? MAX_LINK_LAYERS : state.heads);

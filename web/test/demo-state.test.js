@@ -238,6 +238,15 @@ describe('a real model in the link', () => {
     ]);
   });
 
+  it("keeps every dtype loadModel takes ('q8', 'q4' too), and names one it does not", () => {
+    for (const dtype of ['f32', 'f16', 'q8', 'q4']) {
+      assert.deepEqual(roundTrip({ ...model, dtype }), { ...model, dtype });
+    }
+    const { state, problems } = readLink('?model=stories260K&dtype=q2');
+    assert.equal(state.dtype, defaultState().dtype);
+    assert.deepEqual(problems, [{ param: 'dtype', value: 'q2' }]);
+  });
+
   it("leaves a model's settings out of the untrained layer's link and out of picked files'", () => {
     assert.equal(searchFromState({ ...model, model: '' }), '?head=8&view=model');
     assert.equal(searchFromState({ ...model, model: 'files' }), '?head=8&view=model');

@@ -314,6 +314,8 @@ export class ModelPicker {
       },
       el('option', { value: 'f32', text: t('modelDtypeF32') }),
       el('option', { value: 'f16', text: t('modelDtypeF16') }),
+      el('option', { value: 'q8', text: t('modelDtypeQ8') }),
+      el('option', { value: 'q4', text: t('modelDtypeQ4') }),
     );
     select.value = state.dtype;
     return el(

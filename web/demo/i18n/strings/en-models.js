@@ -42,6 +42,8 @@ export const enModels = {
   modelDtypeLabel: 'Weights stored as',
   modelDtypeF32: 'f32 (as trained)',
   modelDtypeF16: 'f16 (half the memory)',
+  modelDtypeQ8: 'q8 (8-bit blocks: about a quarter of the memory)',
+  modelDtypeQ4: 'q4 (4-bit blocks: about a fifth of the memory)',
   modelMissing:
     'Cannot load: the repository has no {files}. attnlens reads tokenizer.json (a model with ' +
     'only vocab.txt needs it converted).',

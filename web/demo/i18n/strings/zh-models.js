@@ -39,6 +39,8 @@ export const zhModels = {
   modelDtypeLabel: '权重存储为',
   modelDtypeF32: 'f32（与训练时相同）',
   modelDtypeF16: 'f16（内存减半）',
+  modelDtypeQ8: 'q8（8 位分块，约四分之一内存）',
+  modelDtypeQ4: 'q4（4 位分块，约五分之一内存）',
   modelMissing:
     '无法加载：模型仓库里没有 {files}。attnlens 读取 tokenizer.json（只有 vocab.txt 的模型需要先' +
     '转换）。',
