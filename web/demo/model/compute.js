@@ -71,6 +71,9 @@ export async function openModel(params, { signal, progress }) {
   return load(sourceOf(params), {
     ...loadOptions(params),
     dtype: params.dtype ?? 'f32',
+    // Long texts on a hardware GPU run the forward there (the result is wasm's, within 1e-5);
+    // without one, or on a software adapter, everything stays on wasm. info.backend says which.
+    backend: 'auto',
     signal,
     onProgress: (event) => {
       const now = Date.now();
