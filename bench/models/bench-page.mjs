@@ -1,6 +1,8 @@
-// What the vision and camera benchmarks (vision.mjs, camera.mjs) share: the load average they
-// print before and after, and with --browser their page opened in headless Chromium.
-import { loadavg } from 'node:os';
+// What the vision and camera benchmarks (vision.mjs, camera.mjs) share: the processor and the
+// load average they print before and after, and with --browser their page opened in headless
+// Chromium.
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { rendererCpuMs } from './renderer-cpu.mjs';
 
 /** The 1, 5 and 15 minute load averages, as printed. */
@@ -8,6 +10,24 @@ export const loadAverage = () =>
   loadavg()
     .map((x) => x.toFixed(2))
     .join(' ');
+
+/**
+ * The processor, as printed: its name, and on Linux its family and model numbers (a name such as
+ * "AMD EPYC" covers several generations, and the engines' speed ratio differs between them:
+ * bench/models/README.md), and the number of CPUs.
+ */
+export function processor() {
+  const all = cpus();
+  let generation = '';
+  try {
+    const info = readFileSync('/proc/cpuinfo', 'utf8');
+    const field = (name) => info.match(new RegExp(`^${name}\\s*: (.*)$`, 'm'))?.[1];
+    if (field('cpu family')) generation = `, family ${field('cpu family')} model ${field('model')}`;
+  } catch {
+    // Not Linux: the name alone.
+  }
+  return `${all[0]?.model?.trim() ?? 'unknown processor'}${generation}, ${all.length} CPUs`;
+}
 
 /**
  * Opens bench/models/`name`.html in `browser` (web/scripts/chromium.mjs's openBrowser) with the

@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadAverage } from './bench-page.mjs';
+import { loadAverage, processor } from './bench-page.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -30,7 +30,7 @@ const { values } = parseArgs({
 const build = fileURLToPath(new URL('build/', import.meta.url));
 const folder = resolve(build, values.model);
 if (!existsSync(folder)) throw new Error(`${folder}: build the models first (README.md)`);
-console.log(`load average before: ${loadAverage()} (1, 5, 15 min)`);
+console.log(`${processor()}; load average before: ${loadAverage()} (1, 5, 15 min)`);
 
 if (values.browser) {
   const { runInChromium } = await import('./camera-browser.mjs');

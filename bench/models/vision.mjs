@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadAverage, openBenchPage } from './bench-page.mjs';
+import { loadAverage, openBenchPage, processor } from './bench-page.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -29,7 +29,7 @@ const models = names.map((name, i) => {
   return { name, title: TITLES[name], pairs: pairCounts[i] ?? pairCounts.at(-1) };
 });
 const build = new URL('build/', import.meta.url);
-console.log(`load average before: ${loadAverage()} (1, 5, 15 min)`);
+console.log(`${processor()}; load average before: ${loadAverage()} (1, 5, 15 min)`);
 
 if (values.browser) {
   const { REPO_ROOT, openBrowser } = await import('../../web/scripts/chromium.mjs');
